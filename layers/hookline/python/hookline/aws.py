@@ -1,0 +1,31 @@
+"""Lazily created, cached boto3 resources: nothing connects at import time.
+
+boto3 honours AWS_ENDPOINT_URL, which is how local mode points every client at
+the embedded moto server without a code path of its own.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+import boto3
+from botocore.config import Config
+
+_CONFIG = Config(retries={"mode": "standard", "max_attempts": 3}, connect_timeout=3, read_timeout=10)
+
+
+@cache
+def dynamodb_table(name: str) -> Any:
+    return boto3.resource("dynamodb", config=_CONFIG).Table(name)
+
+
+@cache
+def sqs_client() -> Any:
+    return boto3.client("sqs", config=_CONFIG)
+
+
+def reset_clients() -> None:
+    """Forget cached clients (tests start a fresh moto per test)."""
+    dynamodb_table.cache_clear()
+    sqs_client.cache_clear()

@@ -1,0 +1,54 @@
+"""The delivery queue's consumer: a batch of SQS records in, partial failures out.
+
+Records are delivered concurrently, so one slow receiver cannot push a whole
+batch past the function timeout. A record fails (and SQS redelivers it after
+the visibility timeout) only when hookline itself could not finish: a receiver's
+failure is a recorded outcome, not a failed record. A record that is not a
+delivery task fails too; after the redrive policy's receive count it rests in
+the dead-letter queue.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from aws_lambda_powertools.utilities.batch import AsyncBatchProcessor, EventType, async_process_partial_response
+from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
+
+from hookline import container
+from hookline.delivery import DeliveryReport, DeliveryWorker
+from hookline.models import DeliveryTask
+from hookline.observability import get_logger
+
+
+def log_report(report: DeliveryReport) -> None:
+    t = report.task
+    get_logger().info(
+        "delivery attempt",
+        extra={
+            "tenant": t.tenant,
+            "event_id": t.event_id,
+            "delivery_id": t.delivery_id,
+            "endpoint_id": t.endpoint_id,
+            "attempt": t.attempt,
+            "outcome": report.outcome,
+            "status_code": report.status_code,
+            "error": report.error,
+            "duration_ms": report.duration_ms,
+            "reason": report.reason,
+        },
+    )
+
+
+def handle_batch(event: dict[str, Any], context: Any, worker: DeliveryWorker | None = None) -> dict[str, Any]:
+    worker = worker or container.delivery_worker()
+    processor = AsyncBatchProcessor(event_type=EventType.SQS)
+
+    async def record_handler(record: SQSRecord) -> None:
+        task = DeliveryTask.from_message(record.body)
+        report = await asyncio.to_thread(worker.deliver, task)
+        log_report(report)
+
+    response = async_process_partial_response(event=event, record_handler=record_handler, processor=processor, context=context)
+    return dict(response)

@@ -1,0 +1,61 @@
+"""The composition root: builds services from settings, lazily and once per process.
+
+Handlers and the local runner ask for services here; tests build services
+directly with fakes or moto. Nothing connects to AWS at import time.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from hookline import aws, topology
+from hookline.clock import utcnow
+from hookline.delivery import DeliveryWorker
+from hookline.endpoints import EndpointService
+from hookline.ingest import EventService
+from hookline.outbound import WebhookClient
+from hookline.queues import TaskQueue
+from hookline.settings import Settings, get_settings
+from hookline.store import EndpointRepository, EventRepository
+
+# A claim outlives the longest possible invocation, and expires well before the
+# queue's visibility timeout hands a crashed worker's task to someone else.
+LEASE_SECONDS = 2 * topology.DELIVERY_TIMEOUT_SECONDS
+
+
+def _repos(settings: Settings) -> tuple[EventRepository, EndpointRepository]:
+    table = aws.dynamodb_table(settings.table_name)
+    return EventRepository(table, topology.TABLE.ttl_attribute), EndpointRepository(table)
+
+
+@lru_cache(maxsize=1)
+def endpoint_service() -> EndpointService:
+    settings = get_settings()
+    return EndpointService(_repos(settings)[1], settings, utcnow)
+
+
+@lru_cache(maxsize=1)
+def event_service() -> EventService:
+    settings = get_settings()
+    events, endpoints = _repos(settings)
+    return EventService(events, endpoints, TaskQueue(aws.sqs_client(), settings.delivery_queue_url), settings, utcnow)
+
+
+@lru_cache(maxsize=1)
+def delivery_worker() -> DeliveryWorker:
+    settings = get_settings()
+    events, endpoints = _repos(settings)
+    client = WebhookClient(
+        connect_timeout=settings.connect_timeout_seconds,
+        request_timeout=settings.request_timeout_seconds,
+        body_limit=settings.response_body_limit_bytes,
+        allowed_networks=settings.allow_private_networks,
+    )
+    return DeliveryWorker(events, endpoints, client, settings, utcnow, LEASE_SECONDS)
+
+
+def reset() -> None:
+    """Forget every cached service, setting and client (tests, local runner restarts)."""
+    for getter in (endpoint_service, event_service, delivery_worker, get_settings):
+        getter.cache_clear()
+    aws.reset_clients()

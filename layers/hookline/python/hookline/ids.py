@@ -1,0 +1,48 @@
+"""Prefixed, time-sortable ids: `evt_`, `ep_`, `dlv_`, followed by 26 base32 characters.
+
+The first 10 characters encode the creation time in milliseconds (ULID layout),
+so ids sort by creation time; the rest is random. An event id derived from a
+caller's idempotency key is a hash instead, so the same key always names the
+same event.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import secrets
+import time
+
+_ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz"  # Crockford base32, lower case
+_BODY_LEN = 26
+
+EVENT = "evt"
+ENDPOINT = "ep"
+DELIVERY = "dlv"
+
+_PATTERN = re.compile(rf"^(?P<prefix>[a-z]+)_[{_ALPHABET}]{{{_BODY_LEN}}}$")
+
+
+def _encode(number: int, length: int) -> str:
+    chars = []
+    for _ in range(length):
+        number, rem = divmod(number, 32)
+        chars.append(_ALPHABET[rem])
+    return "".join(reversed(chars))
+
+
+def new_id(prefix: str, now_ms: int | None = None) -> str:
+    ms = int(time.time() * 1000) if now_ms is None else now_ms
+    return f"{prefix}_{_encode(ms, 10)}{_encode(secrets.randbits(80), 16)}"
+
+
+def derived_id(prefix: str, *parts: str) -> str:
+    digest = hashlib.sha256("\x1f".join(parts).encode()).digest()
+    return f"{prefix}_{_encode(int.from_bytes(digest[:17], 'big'), _BODY_LEN)}"
+
+
+def is_id(value: object, prefix: str) -> bool:
+    if not isinstance(value, str):
+        return False
+    match = _PATTERN.match(value)
+    return bool(match and match.group("prefix") == prefix)

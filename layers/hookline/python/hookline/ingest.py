@@ -1,0 +1,124 @@
+"""Accepting events: store durably, fan out to deliveries, queue the tasks.
+
+A 202 means the event, its deliveries and their tasks are all stored. Every
+step is repeatable: when a step fails the caller gets a 503 and may repeat the
+same request (same `id`), which finishes the job without duplicating anything.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable
+from datetime import datetime, timedelta
+from typing import Any
+
+from botocore.exceptions import BotoCoreError, ClientError
+
+from hookline import ids, validation
+from hookline.clock import iso
+from hookline.errors import Conflict, NotFound, Unavailable
+from hookline.models import Delivery, DeliveryTask, Event, PlannedDelivery, webhook_body
+from hookline.queues import QueueError, TaskQueue
+from hookline.settings import Settings
+from hookline.store import EndpointRepository, EventRepository
+
+
+def request_hash(event_type: str, data: Any) -> str:
+    canonical = json.dumps({"type": event_type, "data": data}, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+class EventService:
+    def __init__(
+        self,
+        events: EventRepository,
+        endpoints: EndpointRepository,
+        queue: TaskQueue,
+        settings: Settings,
+        clock: Callable[[], datetime],
+    ):
+        self._events = events
+        self._endpoints = endpoints
+        self._queue = queue
+        self._settings = settings
+        self._clock = clock
+
+    def _expires_at(self, now: datetime) -> int:
+        return int((now + timedelta(days=self._settings.retention_days)).timestamp())
+
+    def accept(self, tenant: str, body: dict[str, Any]) -> dict[str, Any]:
+        data = validation.event_create(body)
+        now = self._clock()
+        digest = request_hash(data.type, data.data)
+        if data.idempotency_key is not None:
+            event_id = ids.derived_id(ids.EVENT, tenant, data.idempotency_key)
+        else:
+            event_id = ids.new_id(ids.EVENT, int(now.timestamp() * 1000))
+        expires_at = self._expires_at(now)
+        try:
+            existing = self._events.get_event(tenant, event_id) if data.idempotency_key else None
+            if existing is not None:
+                return self._finish_existing(existing, digest, expires_at)
+            targets = [ep for ep in self._endpoints.all_for_tenant(tenant) if ep.status == "active" and ep.subscribes_to(data.type)]
+            created_at = iso(now)
+            event = Event(
+                id=event_id,
+                tenant=tenant,
+                type=data.type,
+                created_at=created_at,
+                body=webhook_body(event_id, data.type, created_at, data.data),
+                request_hash=digest,
+                deliveries=tuple(PlannedDelivery(ids.new_id(ids.DELIVERY), ep.id) for ep in targets),
+            )
+            if not self._events.create_event(event, expires_at):
+                # A concurrent request with the same id won the race.
+                raced = self._events.get_event(tenant, event_id)
+                if raced is None:
+                    raise Unavailable("event is being stored by a concurrent request; retry")
+                return self._finish_existing(raced, digest, expires_at)
+            deliveries = [self._delivery(event, p, created_at) for p in event.deliveries]
+            self._events.create_deliveries(deliveries, expires_at)
+            self._queue.send([self._task(d) for d in deliveries])
+        except (ClientError, BotoCoreError, QueueError) as exc:
+            raise Unavailable(f"the event could not be queued ({type(exc).__name__}); repeat the request with the same id") from None
+        return {"id": event.id, "deliveries": len(event.deliveries)}
+
+    def _finish_existing(self, event: Event, digest: str, expires_at: int) -> dict[str, Any]:
+        """Idempotent replay: same body answers as before, after finishing any interrupted step."""
+        if event.request_hash != digest:
+            raise Conflict("an event with this id exists with a different body", code="idempotency_conflict")
+        _, stored = self._events.event_with_deliveries(event.tenant, event.id)
+        known = {d.id: d for d in stored}
+        unsent: list[Delivery] = []
+        for planned in event.deliveries:
+            d = known.get(planned.id)
+            if d is None:
+                d = self._delivery(event, planned, event.created_at)
+                self._events.ensure_delivery(d, expires_at)
+            if d.status == "pending" and d.attempts_made == 0:
+                # Its task may never have been queued. A duplicate task is
+                # harmless: the attempt claim lets only one copy deliver.
+                unsent.append(d)
+        self._queue.send([self._task(d) for d in unsent])
+        return {"id": event.id, "deliveries": len(event.deliveries)}
+
+    @staticmethod
+    def _delivery(event: Event, planned: PlannedDelivery, created_at: str) -> Delivery:
+        return Delivery(id=planned.id, tenant=event.tenant, event_id=event.id, endpoint_id=planned.endpoint_id, created_at=created_at, updated_at=created_at)
+
+    @staticmethod
+    def _task(d: Delivery) -> DeliveryTask:
+        return DeliveryTask(tenant=d.tenant, event_id=d.event_id, delivery_id=d.id, endpoint_id=d.endpoint_id, attempt=d.attempts_made + 1)
+
+    def describe(self, tenant: str, event_id: str) -> dict[str, Any]:
+        event, deliveries = self._events.event_with_deliveries(tenant, event_id) if ids.is_id(event_id, ids.EVENT) else (None, [])
+        if event is None:
+            raise NotFound(f"event {event_id[:64]} not found")
+        return {
+            "id": event.id,
+            "type": event.type,
+            "data": event.data,
+            "created_at": event.created_at,
+            "deliveries": [d.public() for d in deliveries],
+        }

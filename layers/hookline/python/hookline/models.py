@@ -1,0 +1,160 @@
+"""The domain: Endpoint, Event, Delivery, Attempt, and the queue's DeliveryTask."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+EndpointStatus = Literal["active", "disabled"]
+DeliveryStatus = Literal["pending", "succeeded", "failed"]
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    id: str
+    tenant: str
+    url: str
+    secret: str
+    event_types: tuple[str, ...] = ()
+    description: str = ""
+    status: EndpointStatus = "active"
+    disabled_reason: str | None = None
+    created_at: str = ""
+    updated_at: str = ""
+
+    def subscribes_to(self, event_type: str) -> bool:
+        return not self.event_types or event_type in self.event_types
+
+    def public(self) -> dict[str, Any]:
+        """What the API shows: everything but the secret."""
+        out: dict[str, Any] = {
+            "id": self.id,
+            "url": self.url,
+            "event_types": list(self.event_types),
+            "description": self.description,
+            "status": self.status,
+            "created_at": self.created_at,
+            "updated_at": self.updated_at,
+        }
+        if self.disabled_reason:
+            out["disabled_reason"] = self.disabled_reason
+        return out
+
+
+@dataclass(frozen=True)
+class PlannedDelivery:
+    id: str
+    endpoint_id: str
+
+
+@dataclass(frozen=True)
+class Event:
+    id: str
+    tenant: str
+    type: str
+    created_at: str
+    body: str  # the exact webhook body, fixed at acceptance
+    request_hash: str
+    deliveries: tuple[PlannedDelivery, ...] = ()
+
+    @property
+    def data(self) -> Any:
+        return json.loads(self.body)["data"]
+
+
+def webhook_body(event_id: str, event_type: str, timestamp: str, data: Any) -> str:
+    """The bytes sent on every attempt; computed once, at acceptance."""
+    return json.dumps({"id": event_id, "type": event_type, "timestamp": timestamp, "data": data}, separators=(",", ":"), ensure_ascii=False)
+
+
+@dataclass(frozen=True)
+class Attempt:
+    number: int
+    at: str
+    status_code: int | None
+    error: str | None
+    duration_ms: int
+    outcome: str  # succeeded | failed (or, later, retrying)
+    reason: str = ""
+    response_body: str = ""
+
+    def public(self) -> dict[str, Any]:
+        return {
+            "number": self.number,
+            "at": self.at,
+            "status_code": self.status_code,
+            "error": self.error,
+            "duration_ms": self.duration_ms,
+            "outcome": self.outcome,
+            "reason": self.reason,
+            "response_body": self.response_body,
+        }
+
+
+@dataclass(frozen=True)
+class Delivery:
+    id: str
+    tenant: str
+    event_id: str
+    endpoint_id: str
+    status: DeliveryStatus = "pending"
+    attempts_made: int = 0
+    created_at: str = ""
+    updated_at: str = ""
+    attempts: tuple[Attempt, ...] = field(default=())
+
+    def public(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "endpoint_id": self.endpoint_id,
+            "status": self.status,
+            "created_at": self.created_at,
+            "updated_at": self.updated_at,
+            "attempts": [a.public() for a in sorted(self.attempts, key=lambda a: a.number)],
+        }
+
+
+class MalformedTask(ValueError):
+    """A queue message that is not a delivery task."""
+
+
+@dataclass(frozen=True)
+class DeliveryTask:
+    """What travels on the queue: ids and the attempt number, never the payload."""
+
+    tenant: str
+    event_id: str
+    delivery_id: str
+    endpoint_id: str
+    attempt: int = 1
+
+    def to_message(self) -> str:
+        return json.dumps(
+            {
+                "v": 1,
+                "tenant": self.tenant,
+                "event_id": self.event_id,
+                "delivery_id": self.delivery_id,
+                "endpoint_id": self.endpoint_id,
+                "attempt": self.attempt,
+            },
+            separators=(",", ":"),
+        )
+
+    @classmethod
+    def from_message(cls, body: str) -> DeliveryTask:
+        try:
+            raw = json.loads(body)
+            task = cls(
+                tenant=str(raw["tenant"]),
+                event_id=str(raw["event_id"]),
+                delivery_id=str(raw["delivery_id"]),
+                endpoint_id=str(raw["endpoint_id"]),
+                attempt=int(raw.get("attempt", 1)),
+            )
+        except (ValueError, KeyError, TypeError) as exc:
+            raise MalformedTask(f"not a delivery task: {exc}") from None
+        if task.attempt < 1:
+            raise MalformedTask("attempt must be at least 1")
+        return task

@@ -1,0 +1,103 @@
+"""One typed settings object, read from the environment.
+
+Every knob is an environment variable. The README's settings table documents
+them all; `tests/unit/test_settings.py` checks that the table and this module
+agree. Nothing here runs at import time: call `get_settings()`.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from functools import lru_cache
+from typing import Any
+
+Network = ipaddress.IPv4Network | ipaddress.IPv6Network
+
+
+class SettingsError(ValueError):
+    """An environment variable holds a value that cannot be used."""
+
+
+def _setting(env: str, default: Any, doc: str) -> Any:
+    return field(default=default, metadata={"env": env, "doc": doc})
+
+
+@dataclass(frozen=True)
+class Settings:
+    # Resources. The stack and the local runner fill these from hookline.topology.
+    table_name: str = _setting("HOOKLINE_TABLE_NAME", "hookline", "DynamoDB table holding endpoints, events, deliveries, attempts and API keys.")
+    delivery_queue_url: str = _setting("HOOKLINE_DELIVERY_QUEUE_URL", "", "SQS queue of delivery tasks (first attempts).")
+    delivery_dlq_url: str = _setting("HOOKLINE_DELIVERY_DLQ_URL", "", "Dead-letter queue of the delivery queue.")
+    # Delivery behaviour.
+    connect_timeout_seconds: float = _setting("HOOKLINE_CONNECT_TIMEOUT_SECONDS", 3.0, "TCP/TLS connect timeout of a webhook request.")
+    request_timeout_seconds: float = _setting("HOOKLINE_REQUEST_TIMEOUT_SECONDS", 10.0, "Whole-request deadline of a webhook request, connect included.")
+    response_body_limit_bytes: int = _setting("HOOKLINE_RESPONSE_BODY_LIMIT_BYTES", 4096, "How much of a receiver's response body is kept on the attempt.")
+    allow_private_networks: tuple[Network, ...] = _setting(
+        "HOOKLINE_ALLOW_PRIVATE_NETWORKS",
+        (),
+        "Comma-separated CIDRs exempt from the SSRF guard. Empty in the cloud; local mode defaults to `127.0.0.0/8,::1/128`.",
+    )
+    delivery_concurrency: int = _setting("HOOKLINE_DELIVERY_CONCURRENCY", 20, "Reserved concurrency of the delivery function (stack configuration).")
+    delivery_batch_size: int = _setting("HOOKLINE_DELIVERY_BATCH_SIZE", 10, "SQS messages handed to one delivery invocation.")
+    # API.
+    max_event_bytes: int = _setting("HOOKLINE_MAX_EVENT_BYTES", 262144, "Largest accepted request body for an event (413 above).")
+    page_limit_max: int = _setting("HOOKLINE_PAGE_LIMIT_MAX", 100, "Largest `limit` a list route accepts.")
+    authorizer_cache_seconds: int = _setting("HOOKLINE_AUTHORIZER_CACHE_SECONDS", 300, "How long API Gateway caches an authorizer answer.")
+    retention_days: int = _setting("HOOKLINE_RETENTION_DAYS", 30, "Events, deliveries and attempts expire through DynamoDB TTL after this many days.")
+    # Local mode only.
+    api_keys: str = _setting("HOOKLINE_API_KEYS", "", "Local mode: API keys to seed, as `tenant:key,tenant:key`. Empty seeds tenant `local` with a fresh key.")
+    port: int = _setting("HOOKLINE_PORT", 8787, "Local mode: port of the API front door on 127.0.0.1.")
+    aws_port: int = _setting("HOOKLINE_AWS_PORT", 4566, "Local mode: port of the embedded AWS (moto server) on 127.0.0.1.")
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
+        env = os.environ if environ is None else environ
+        values: dict[str, Any] = {}
+        for f in fields(cls):
+            name = f.metadata["env"]
+            raw = env.get(name)
+            if raw is None or raw.strip() == "":
+                continue
+            values[f.name] = _parse(name, f.default, raw.strip())
+        return cls(**values)
+
+    @classmethod
+    def documented(cls) -> list[tuple[str, str, str]]:
+        """(env var, default, description) for every setting, for the README table."""
+        rows = []
+        for f in fields(cls):
+            default = f.default
+            shown = ",".join(str(n) for n in default) if isinstance(default, tuple) else str(default)
+            rows.append((f.metadata["env"], shown, f.metadata["doc"]))
+        return rows
+
+
+def _parse(name: str, default: Any, raw: str) -> Any:
+    try:
+        if isinstance(default, bool):
+            return raw.lower() in {"1", "true", "yes", "on"}
+        if isinstance(default, int):
+            value: Any = int(raw)
+        elif isinstance(default, float):
+            value = float(raw)
+        elif isinstance(default, tuple):
+            return parse_networks(raw)
+        else:
+            return raw
+    except ValueError as exc:
+        raise SettingsError(f"{name}={raw!r}: {exc}") from None
+    if value < 0:
+        raise SettingsError(f"{name}={raw!r}: must not be negative")
+    return value
+
+
+def parse_networks(raw: str) -> tuple[Network, ...]:
+    return tuple(ipaddress.ip_network(part.strip(), strict=False) for part in raw.split(",") if part.strip())
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    return Settings.from_env()

@@ -1,0 +1,85 @@
+"""The SSRF guard: which addresses a webhook may never reach. Pure.
+
+An address is refused unless it is globally routable unicast, or it lies in a
+network the operator allowed (HOOKLINE_ALLOW_PRIVATE_NETWORKS, for local mode
+and tests). IPv6 forms that embed an IPv4 address (mapped, NAT64, 6to4,
+Teredo) are judged by the address they embed too.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from collections.abc import Iterable
+
+from hookline.settings import Network
+
+IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
+
+_NAT64 = ipaddress.ip_network("64:ff9b::/96")
+_EXTRA_BLOCKED = (
+    ipaddress.ip_network("100.64.0.0/10"),  # CGNAT
+    ipaddress.ip_network("255.255.255.255/32"),
+    ipaddress.ip_network("fd00:ec2::/32"),  # EC2's IPv6 metadata service lives here
+)
+
+
+class AddressRefused(Exception):
+    def __init__(self, address: str, reason: str):
+        super().__init__(f"{address} refused: {reason}")
+        self.address = address
+        self.reason = reason
+
+
+def _embedded(ip: IPAddress) -> list[ipaddress.IPv4Address]:
+    if not isinstance(ip, ipaddress.IPv6Address):
+        return []
+    found = []
+    if ip.ipv4_mapped:
+        found.append(ip.ipv4_mapped)
+    if ip.sixtofour:
+        found.append(ip.sixtofour)
+    if ip.teredo:
+        found.extend(ip.teredo)
+    if ip in _NAT64:
+        found.append(ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF))
+    return found
+
+
+def _reason(ip: IPAddress) -> str | None:
+    if ip.is_loopback:
+        return "loopback address"
+    if ip.is_link_local:
+        return "link-local address (includes the metadata service)"
+    if ip.is_multicast:
+        return "multicast address"
+    if ip.is_unspecified:
+        return "unspecified address"
+    if any(ip in net for net in _EXTRA_BLOCKED if net.version == ip.version):
+        return "reserved or shared address space"
+    if ip.is_private:
+        return "private address"
+    if ip.is_reserved or not ip.is_global:
+        return "reserved address"
+    return None
+
+
+def refusal(ip: IPAddress, allowed: Iterable[Network] = ()) -> str | None:
+    """Why `ip` may not be contacted, or None if it may."""
+    allowed = tuple(allowed)
+    if any(ip.version == net.version and ip in net for net in allowed):
+        return None
+    for inner in _embedded(ip):
+        if any(inner in net for net in allowed if net.version == 4):
+            return None
+        why = _reason(inner)
+        if why:
+            return f"embeds {inner}: {why}"
+    return _reason(ip)
+
+
+def check(address: str, allowed: Iterable[Network] = ()) -> IPAddress:
+    ip = ipaddress.ip_address(address.split("%", 1)[0])
+    why = refusal(ip, allowed)
+    if why:
+        raise AddressRefused(address, why)
+    return ip

@@ -1,0 +1,193 @@
+"""Request validation: raw JSON in, typed values or a ValidationFailed out. Pure."""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+from hookline import ssrf
+from hookline.errors import BadRequest, PayloadTooLarge, ValidationFailed
+from hookline.settings import Network
+
+EVENT_TYPE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:/-]{0,127}$")
+IDEMPOTENCY_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$")
+MAX_URL_LENGTH = 2048
+MAX_DESCRIPTION = 1024
+MAX_EVENT_TYPES = 100
+MAX_JSON_DEPTH = 32
+
+
+def parse_json_object(body: bytes | str | None, max_bytes: int) -> dict[str, Any]:
+    raw = body.encode() if isinstance(body, str) else (body or b"")
+    if len(raw) > max_bytes:
+        raise PayloadTooLarge(f"request body is {len(raw)} bytes; the limit is {max_bytes}")
+    if not raw.strip():
+        raise BadRequest("request body must be a JSON object", code="malformed_json")
+    try:
+        value = json.loads(raw)
+    except (ValueError, RecursionError):
+        raise BadRequest("request body is not valid JSON", code="malformed_json") from None
+    if not isinstance(value, dict):
+        raise ValidationFailed("request body must be a JSON object")
+    if _depth(value) > MAX_JSON_DEPTH:
+        raise ValidationFailed(f"JSON nesting is deeper than {MAX_JSON_DEPTH}")
+    return value
+
+
+def _depth(value: Any) -> int:
+    depth, level = 0, [value]
+    while level:
+        depth += 1
+        nxt: list[Any] = []
+        for v in level:
+            if isinstance(v, dict):
+                nxt.extend(v.values())
+            elif isinstance(v, list):
+                nxt.extend(v)
+        level = nxt
+    return depth - 1
+
+
+def _reject_unknown(body: dict[str, Any], allowed: set[str]) -> None:
+    unknown = sorted(set(body) - allowed)
+    if unknown:
+        raise ValidationFailed(f"unknown field(s): {', '.join(unknown)}", code="unknown_field")
+
+
+def _require_str(body: dict[str, Any], name: str) -> str:
+    if name not in body:
+        raise ValidationFailed(f"'{name}' is required", code="missing_field")
+    value = body[name]
+    if not isinstance(value, str):
+        raise ValidationFailed(f"'{name}' must be a string", code="wrong_type")
+    return value
+
+
+def validate_url(value: Any, allowed: tuple[Network, ...]) -> str:
+    if not isinstance(value, str):
+        raise ValidationFailed("'url' must be a string", code="wrong_type")
+    if len(value) > MAX_URL_LENGTH:
+        raise ValidationFailed(f"'url' is longer than {MAX_URL_LENGTH} characters", code="invalid_url")
+    if any(c.isspace() or ord(c) < 32 for c in value):
+        raise ValidationFailed("'url' must not contain whitespace or control characters", code="invalid_url")
+    try:
+        parts = urlsplit(value)
+        port = parts.port
+    except ValueError:
+        raise ValidationFailed("'url' is not a valid URL", code="invalid_url") from None
+    if parts.scheme not in ("http", "https"):
+        raise ValidationFailed("'url' must be an http or https URL", code="invalid_url")
+    if not parts.hostname:
+        raise ValidationFailed("'url' has no host", code="invalid_url")
+    if parts.username is not None or parts.password is not None:
+        raise ValidationFailed("'url' must not contain credentials", code="invalid_url")
+    if port == 0:
+        raise ValidationFailed("'url' has an invalid port", code="invalid_url")
+    host = parts.hostname.rstrip(".")
+    if host == "localhost" or host.endswith(".localhost"):
+        host = "127.0.0.1"
+    try:
+        ip = ipaddress.ip_address(host)
+    except ValueError:
+        return value  # a name: checked again after resolution on every delivery
+    why = ssrf.refusal(ip, allowed)
+    if why:
+        raise ValidationFailed(f"'url' points at a forbidden address: {why}", code="forbidden_url")
+    return value
+
+
+def validate_event_types(value: Any) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ValidationFailed("'event_types' must be a list of strings", code="wrong_type")
+    if len(value) > MAX_EVENT_TYPES:
+        raise ValidationFailed(f"'event_types' holds more than {MAX_EVENT_TYPES} types")
+    for v in value:
+        if not EVENT_TYPE.match(v):
+            raise ValidationFailed(f"event type {v[:64]!r} is not valid (letters, digits and _.:/-, up to 128)")
+    return tuple(dict.fromkeys(value))
+
+
+def validate_description(value: Any) -> str:
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise ValidationFailed("'description' must be a string", code="wrong_type")
+    if len(value) > MAX_DESCRIPTION:
+        raise ValidationFailed(f"'description' is longer than {MAX_DESCRIPTION} characters")
+    return value
+
+
+@dataclass(frozen=True)
+class EndpointInput:
+    url: str
+    event_types: tuple[str, ...]
+    description: str
+
+
+def endpoint_create(body: dict[str, Any], allowed: tuple[Network, ...]) -> EndpointInput:
+    _reject_unknown(body, {"url", "event_types", "description"})
+    if "url" not in body:
+        raise ValidationFailed("'url' is required", code="missing_field")
+    return EndpointInput(
+        url=validate_url(body["url"], allowed),
+        event_types=validate_event_types(body.get("event_types")),
+        description=validate_description(body.get("description")),
+    )
+
+
+def endpoint_patch(body: dict[str, Any], allowed: tuple[Network, ...]) -> dict[str, Any]:
+    _reject_unknown(body, {"url", "event_types", "description", "status"})
+    changes: dict[str, Any] = {}
+    if "url" in body:
+        changes["url"] = validate_url(body["url"], allowed)
+    if "event_types" in body:
+        changes["event_types"] = validate_event_types(body["event_types"])
+    if "description" in body:
+        changes["description"] = validate_description(body["description"])
+    if "status" in body:
+        if body["status"] not in ("active", "disabled"):
+            raise ValidationFailed("'status' must be 'active' or 'disabled'")
+        changes["status"] = body["status"]
+    return changes
+
+
+@dataclass(frozen=True)
+class EventInput:
+    type: str
+    data: dict[str, Any]
+    idempotency_key: str | None
+
+
+def event_create(body: dict[str, Any]) -> EventInput:
+    _reject_unknown(body, {"type", "data", "id"})
+    event_type = _require_str(body, "type")
+    if not EVENT_TYPE.match(event_type):
+        raise ValidationFailed("'type' must be letters, digits and _.:/- (up to 128 characters)")
+    if "data" not in body:
+        raise ValidationFailed("'data' is required", code="missing_field")
+    if not isinstance(body["data"], dict):
+        raise ValidationFailed("'data' must be a JSON object", code="wrong_type")
+    key = None
+    if "id" in body:
+        key = _require_str(body, "id")
+        if not IDEMPOTENCY_ID.match(key):
+            raise ValidationFailed("'id' must be letters, digits and _.:- (up to 128 characters)")
+    return EventInput(type=event_type, data=body["data"], idempotency_key=key)
+
+
+def page_limit(raw: str | None, maximum: int, default: int = 50) -> int:
+    if raw is None or raw == "":
+        return min(default, maximum)
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ValidationFailed("'limit' must be an integer") from None
+    if not 1 <= value <= maximum:
+        raise ValidationFailed(f"'limit' must be between 1 and {maximum}")
+    return value

@@ -1,0 +1,175 @@
+"""Event ingest through the real API handler against moto: fan-out, idempotency, faults."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import boto3
+
+from hookline import aws, ids
+from hookline.models import DeliveryTask
+from tests.conftest import Hookline
+from tests.support.receiver import running_receiver
+
+
+def _endpoint(hookline: Hookline, url: str = "https://example.com/hook", tenant: str = "acme", **extra: Any) -> str:
+    status, body = hookline.api("POST", "/v1/endpoints", {"url": url, **extra}, tenant=tenant)
+    assert status == 201
+    return str(body["id"])
+
+
+def test_event_fans_out_to_matching_active_endpoints(hookline: Hookline) -> None:
+    # Given endpoints: one for every type, one for invoice.paid, one for other types, one disabled, one of another tenant
+    every = _endpoint(hookline)
+    paid = _endpoint(hookline, event_types=["invoice.paid"])
+    _endpoint(hookline, event_types=["user.created"])
+    off = _endpoint(hookline)
+    hookline.api("PATCH", f"/v1/endpoints/{off}", {"status": "disabled"})
+    _endpoint(hookline, tenant="other")
+    # When an invoice.paid event is posted
+    status, body = hookline.api("POST", "/v1/events", {"type": "invoice.paid", "data": {"amount": 42}})
+    # Then it is accepted with one delivery per matching active endpoint
+    assert status == 202
+    assert ids.is_id(body["id"], "evt")
+    assert body["deliveries"] == 2
+    tasks = [DeliveryTask.from_message(m["Body"]) for m in hookline.queued()]
+    assert sorted(t.endpoint_id for t in tasks) == sorted([every, paid])
+    assert all(t.attempt == 1 and t.event_id == body["id"] and t.tenant == "acme" for t in tasks)
+    # And the tasks carry ids only, never the payload
+    assert all("42" not in m for m in (t.to_message() for t in tasks))
+    # And the event reads back with its pending deliveries
+    status, event = hookline.api("GET", f"/v1/events/{body['id']}")
+    assert status == 200
+    assert event["type"] == "invoice.paid"
+    assert event["data"] == {"amount": 42}
+    assert {d["endpoint_id"] for d in event["deliveries"]} == {every, paid}
+    assert all(d["status"] == "pending" and d["attempts"] == [] and ids.is_id(d["id"], "dlv") for d in event["deliveries"])
+
+
+def test_same_id_same_body_returns_first_response_and_creates_nothing(hookline: Hookline) -> None:
+    with running_receiver() as receiver:
+        # Given an accepted event whose task still waits on the queue
+        _endpoint(hookline, receiver.url)
+        first = hookline.api("POST", "/v1/events", {"type": "a.b", "data": {"x": 1, "y": 2}, "id": "order-1"})
+        assert first[0] == 202
+        # When the producer repeats it (key order does not make a different body)
+        again = hookline.api("POST", "/v1/events", {"id": "order-1", "data": {"y": 2, "x": 1}, "type": "a.b"})
+        # Then it gets the first response, and no second event or delivery exists
+        assert again == first
+        _, event = hookline.api("GET", f"/v1/events/{first[1]['id']}")
+        assert len(event["deliveries"]) == 1
+        # And even if the repeat re-queued the not-yet-attempted task, the receiver sees one request
+        hookline.drain()
+        hookline.drain()
+        assert len(receiver.requests) == 1
+        # And once delivered, a repeat queues nothing at all
+        assert hookline.api("POST", "/v1/events", {"type": "a.b", "data": {"x": 1, "y": 2}, "id": "order-1"}) == first
+        assert hookline.queued() == []
+
+
+def test_same_id_different_body_is_409(hookline: Hookline) -> None:
+    _endpoint(hookline)
+    status, first = hookline.api("POST", "/v1/events", {"type": "a.b", "data": {"x": 1}, "id": "order-2"})
+    hookline.queued()
+    status, body = hookline.api("POST", "/v1/events", {"type": "a.b", "data": {"x": 2}, "id": "order-2"})
+    assert status == 409
+    assert body["error"]["code"] == "idempotency_conflict"
+    assert hookline.queued() == []
+    _, event = hookline.api("GET", f"/v1/events/{first['id']}")
+    assert event["data"] == {"x": 1}
+
+
+def test_idempotency_keys_are_per_tenant(hookline: Hookline) -> None:
+    a = hookline.api("POST", "/v1/events", {"type": "a.b", "data": {}, "id": "k"})[1]["id"]
+    b = hookline.api("POST", "/v1/events", {"type": "a.b", "data": {"z": 1}, "id": "k"}, tenant="other")[1]["id"]
+    assert a != b
+
+
+def test_sqs_failure_answers_5xx_and_a_repeat_finishes_without_duplicates(hookline: Hookline) -> None:
+    # Given two endpoints and an SQS that fails the next send
+    _endpoint(hookline)
+    _endpoint(hookline)
+    client = aws.sqs_client()
+    calls = {"n": 0}
+
+    def fail_once(**_: Any) -> None:
+        calls["n"] += 1
+        if calls["n"] == 1:
+            raise client.exceptions.QueueDoesNotExist({"Error": {"Code": "AWS.SimpleQueueService.NonExistentQueue", "Message": "injected"}}, "SendMessageBatch")
+
+    client.meta.events.register("before-call.sqs.SendMessageBatch", fail_once)
+    request = {"type": "invoice.paid", "data": {"n": 1}, "id": "inv-77"}
+    # When the event is posted
+    status, body = hookline.api("POST", "/v1/events", request)
+    # Then the API answers 503 with a JSON error and nothing is queued
+    assert status == 503
+    assert body["error"]["code"] == "unavailable"
+    assert hookline.queued() == []
+    # When the producer repeats the same request
+    status, body = hookline.api("POST", "/v1/events", request)
+    # Then it is accepted, and each delivery is queued exactly once
+    assert status == 202
+    assert body["deliveries"] == 2
+    tasks = [DeliveryTask.from_message(m["Body"]) for m in hookline.queued()]
+    assert len(tasks) == 2
+    assert len({t.delivery_id for t in tasks}) == 2
+    _, event = hookline.api("GET", f"/v1/events/{body['id']}")
+    assert sorted(d["id"] for d in event["deliveries"]) == sorted(t.delivery_id for t in tasks)
+
+
+def test_dynamodb_failure_while_storing_deliveries_is_finished_by_a_repeat(hookline: Hookline) -> None:
+    _endpoint(hookline)
+    table = aws.dynamodb_table(hookline.env["HOOKLINE_TABLE_NAME"])
+    calls = {"n": 0}
+
+    def fail_once(**_: Any) -> None:
+        calls["n"] += 1
+        if calls["n"] == 1:
+            raise table.meta.client.exceptions.ProvisionedThroughputExceededException({"Error": {"Code": "ProvisionedThroughputExceededException", "Message": "injected"}}, "BatchWriteItem")
+
+    table.meta.client.meta.events.register("before-call.dynamodb.BatchWriteItem", fail_once)
+    request = {"type": "a.b", "data": {}, "id": "dyn-1"}
+    assert hookline.api("POST", "/v1/events", request)[0] == 503
+    status, body = hookline.api("POST", "/v1/events", request)
+    assert status == 202
+    assert len(hookline.queued()) == 1
+    _, event = hookline.api("GET", f"/v1/events/{body['id']}")
+    assert len(event["deliveries"]) == 1
+
+
+def test_bad_event_input_changes_nothing(hookline: Hookline) -> None:
+    _endpoint(hookline)
+    cases: list[tuple[Any, str | None, int, str]] = [
+        (None, "[", 400, "malformed_json"),
+        ({"data": {}}, None, 422, "missing_field"),
+        ({"type": "a.b"}, None, 422, "missing_field"),
+        ({"type": 5, "data": {}}, None, 422, "wrong_type"),
+        ({"type": "a.b", "data": [1]}, None, 422, "wrong_type"),
+        ({"type": "bad type!", "data": {}}, None, 422, "validation_failed"),
+        ({"type": "a.b", "data": {}, "id": "has space"}, None, 422, "validation_failed"),
+        ({"type": "a.b", "data": {}, "extra": 1}, None, 422, "unknown_field"),
+        ({"type": "a.b", "data": {"blob": "x" * 262_144}}, None, 413, "payload_too_large"),
+    ]
+    for body, raw, status, code in cases:
+        got_status, got = hookline.api("POST", "/v1/events", body, raw_body=raw)
+        assert (got_status, got["error"]["code"]) == (status, code), body
+    assert hookline.queued() == []
+    items = boto3.resource("dynamodb").Table(hookline.env["HOOKLINE_TABLE_NAME"]).scan()["Items"]
+    assert [i for i in items if i["sk"] != "EP#" + i.get("id", "")] == []
+
+
+def test_unknown_and_foreign_events_are_404(hookline: Hookline) -> None:
+    _, body = hookline.api("POST", "/v1/events", {"type": "a.b", "data": {}})
+    assert hookline.api("GET", f"/v1/events/{body['id']}", tenant="other")[0] == 404
+    assert hookline.api("GET", f"/v1/events/{ids.new_id('evt')}")[0] == 404
+    assert hookline.api("GET", "/v1/events/garbage")[0] == 404
+
+
+def test_webhook_body_is_fixed_at_acceptance(hookline: Hookline) -> None:
+    _, body = hookline.api("POST", "/v1/events", {"type": "a.b", "data": {"é": [1, 2.5, None]}})
+    stored = aws.dynamodb_table(hookline.env["HOOKLINE_TABLE_NAME"]).get_item(Key={"pk": f"E#acme#{body['id']}", "sk": "EVENT"})["Item"]
+    payload = json.loads(stored["body"])
+    assert list(payload) == ["id", "type", "timestamp", "data"]
+    assert payload["id"] == body["id"]
+    assert payload["data"] == {"é": [1, 2.5, None]}
