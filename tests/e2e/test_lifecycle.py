@@ -1,0 +1,64 @@
+"""Local mode leaves the process as it found it, so other tests (mock_aws) are not disturbed."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import boto3
+import pytest
+import requests
+from hookline import aws, topology
+from hookline.settings import get_settings
+
+from local.lambda_runtime import module_name
+from local.run import LocalHookline
+
+pytestmark = pytest.mark.slow
+
+TOUCHED = ("AWS_ENDPOINT_URL", "HOOKLINE_API_KEYS", "HOOKLINE_ALLOW_PRIVATE_NETWORKS", "POWERTOOLS_SERVICE_NAME", *(s.env for s in topology.QUEUES), topology.TABLE.env)
+
+
+def test_stop_restores_the_environment_and_forgets_cached_clients(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Given an environment without local mode's variables, and a cached settings object
+    for name in TOUCHED:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HOOKLINE_ALLOW_PRIVATE_NETWORKS", "10.0.0.0/8")
+    before = {name: os.environ.get(name) for name in TOUCHED}
+    get_settings()
+
+    # When local mode starts
+    hookline = LocalHookline(port=0, aws_port=0)
+    with hookline:
+        # Then boto3 points at the embedded moto server, and the resources are in the environment
+        assert os.environ["AWS_ENDPOINT_URL"] == hookline.aws_endpoint
+        assert os.environ[topology.TABLE.env] == topology.TABLE.physical_name(topology.DEFAULT_PREFIX)
+        # And an explicitly set variable is respected
+        assert os.environ["HOOKLINE_ALLOW_PRIVATE_NETWORKS"] == "10.0.0.0/8"
+        # And a fresh key was generated for tenant "local", and it works
+        assert hookline.keys[0][0] == "local"
+        assert hookline.api_key.startswith("hk_")
+        response = requests.get(f"{hookline.base_url}/v1/endpoints", headers={"Authorization": f"Bearer {hookline.api_key}"}, timeout=10)
+        assert response.status_code == 200, response.text
+        aws.sqs_client()
+        assert all(module_name(spec) in sys.modules for spec in topology.FUNCTIONS)
+
+    # Then, once stopped, every variable is back as it was
+    assert {name: os.environ.get(name) for name in TOUCHED} == before
+    # And no cached client or handler module outlives it
+    assert aws.sqs_client.cache_info().currsize == 0
+    assert get_settings.cache_info().currsize == 0
+    assert not any(module_name(spec) in sys.modules for spec in topology.FUNCTIONS)
+    # And a new client no longer points at the stopped server
+    assert "127.0.0.1" not in boto3.client("sqs", region_name="us-east-1").meta.endpoint_url
+
+
+def test_a_malformed_key_list_fails_start_and_leaves_nothing_running(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Given HOOKLINE_API_KEYS without a tenant
+    monkeypatch.delenv("AWS_ENDPOINT_URL", raising=False)
+    hookline = LocalHookline(port=0, aws_port=0, api_keys="just-a-key")
+    # When local mode starts, Then it refuses
+    with pytest.raises(ValueError, match="tenant:key"):
+        hookline.start()
+    # And nothing it set stays behind
+    assert "AWS_ENDPOINT_URL" not in os.environ

@@ -1,0 +1,124 @@
+"""End to end through local mode: HTTP front door -> authorizer -> api -> SQS -> delivery -> receiver.
+
+Everything runs in this process on free ports: moto's server, the real
+handlers from functions/, the front door and the SQS poller.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+import boto3
+import pytest
+import requests
+from hookline import topology
+
+from local.run import LocalHookline
+from tests.e2e.conftest import TEST_KEY, Receiver
+
+pytestmark = pytest.mark.slow
+
+DEADLINE_SECONDS = 20
+
+
+def auth(key: str = TEST_KEY) -> dict[str, str]:
+    return {"Authorization": f"Bearer {key}"}
+
+
+def wait_for(condition: Any, timeout: float = DEADLINE_SECONDS, interval: float = 0.2) -> Any:
+    deadline = time.monotonic() + timeout
+    last: Any = None
+    while time.monotonic() < deadline:
+        last = condition()
+        if last:
+            return last
+        time.sleep(interval)
+    raise AssertionError(f"condition not met within {timeout}s; last value: {last!r}")
+
+
+def test_health_answers_without_an_api_key(local_hookline: LocalHookline) -> None:
+    # Given local mode is running
+    # When GET /health is called without an Authorization header
+    response = requests.get(f"{local_hookline.base_url}/health", timeout=10)
+    # Then it answers 200
+    assert response.status_code == 200
+
+
+@pytest.mark.parametrize("headers", [{}, auth("wrong-key"), {"Authorization": "testkey123456"}], ids=["missing", "wrong", "no-bearer"])
+def test_requests_without_a_valid_key_get_401_json(local_hookline: LocalHookline, headers: dict[str, str]) -> None:
+    # Given local mode is running with the key acme:testkey123456
+    # When a /v1 route is called without that key
+    response = requests.get(f"{local_hookline.base_url}/v1/endpoints", headers=headers, timeout=10)
+    # Then the front door answers 401 with a JSON error, as API Gateway would refuse it
+    assert response.status_code == 401
+    assert response.headers["content-type"].startswith("application/json")
+    assert response.json()["error"]["code"] == "unauthorized"
+
+
+def test_the_seeded_key_is_accepted(local_hookline: LocalHookline) -> None:
+    # Given the key seeded from HOOKLINE_API_KEYS
+    assert local_hookline.api_key == TEST_KEY
+    # When it lists endpoints
+    response = requests.get(f"{local_hookline.base_url}/v1/endpoints", headers=auth(), timeout=10)
+    # Then the authorizer lets it through to the api function
+    assert response.status_code == 200, response.text
+
+
+def test_delivery_queue_redrives_to_its_dead_letter_queue(local_hookline: LocalHookline) -> None:
+    # Given the queues provisioned from the topology
+    sqs = boto3.client("sqs", endpoint_url=local_hookline.aws_endpoint, region_name=local_hookline.region)
+    for spec in topology.QUEUES:
+        if spec.dead_letter is None:
+            continue
+        # When the source queue's attributes are read
+        attrs = sqs.get_queue_attributes(QueueUrl=local_hookline.resources[spec.env], AttributeNames=["All"])["Attributes"]
+        # Then its redrive policy points at a queue whose name ends in -dlq, with the spec's settings
+        policy = json.loads(attrs["RedrivePolicy"])
+        assert policy["deadLetterTargetArn"].endswith("-dlq")
+        assert policy["deadLetterTargetArn"].endswith(":" + spec.dead_letter.physical_name(local_hookline.prefix))
+        assert int(policy["maxReceiveCount"]) == spec.max_receive_count
+        assert int(attrs["VisibilityTimeout"]) == spec.visibility_timeout_seconds
+        assert int(attrs["MessageRetentionPeriod"]) == spec.retention_seconds
+
+
+def test_an_event_is_delivered_once_and_verifies(local_hookline: LocalHookline, receiver: Receiver) -> None:
+    base = local_hookline.base_url
+    # Given an endpoint registered for the receiver, whose signing secret the receiver verifies with
+    created = requests.post(f"{base}/v1/endpoints", json={"url": receiver.url}, headers=auth(), timeout=10)
+    assert created.status_code == 201, created.text
+    endpoint = created.json()
+    assert endpoint["id"].startswith("ep_")
+    assert endpoint["secret"].startswith("whsec_")
+    receiver.secret = endpoint["secret"]
+
+    # When an event is posted
+    posted = requests.post(f"{base}/v1/events", json={"type": "invoice.paid", "data": {"invoice": "inv_1", "amount": 4200}}, headers=auth(), timeout=10)
+
+    # Then it is accepted with one delivery
+    assert posted.status_code == 202, posted.text
+    accepted = posted.json()
+    assert accepted["id"].startswith("evt_")
+    assert accepted["deliveries"] == 1
+
+    # And the receiver gets it, with a valid Standard Webhooks signature
+    assert receiver.arrived.wait(DEADLINE_SECONDS), "the receiver got no webhook"
+    webhook = receiver.received[0]
+    assert webhook.verified, webhook.error
+    assert webhook.headers["webhook-id"] == accepted["id"]
+    assert json.loads(webhook.body)["data"] == {"invoice": "inv_1", "amount": 4200}
+
+    # And the event reads back as delivered in exactly one attempt that got a 200
+    def delivered() -> dict[str, Any] | None:
+        body: dict[str, Any] = requests.get(f"{base}/v1/events/{accepted['id']}", headers=auth(), timeout=10).json()
+        deliveries = body.get("deliveries") or []
+        return body if deliveries and deliveries[0]["status"] == "succeeded" else None
+
+    event = wait_for(delivered)
+    assert event["type"] == "invoice.paid"
+    (delivery,) = event["deliveries"]
+    assert delivery["endpoint_id"] == endpoint["id"]
+    assert len(delivery["attempts"]) == 1
+    assert delivery["attempts"][0]["status_code"] == 200
+    assert len(receiver.received) == 1

@@ -1,0 +1,86 @@
+"""Synthesize the hookline stack once per session; the infrastructure tests read that one template."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, cast
+
+import pytest
+from aws_cdk import App, CfnElement, assertions
+from constructs import IConstruct
+
+from hookline.settings import Settings
+from hookline.topology import FunctionSpec
+from infra import DEPS_LAYER_DIR
+from infra.stack import HooklineStack
+from infra.synth import build_app
+
+# The defaults, independent of whatever HOOKLINE_* variables the test machine exports.
+BASE_SETTINGS = Settings.from_env({})
+
+
+@dataclass
+class Synth:
+    """One synthesized app: the stack object, its template and the cloud assembly on disk."""
+
+    app: App
+    stack: HooklineStack
+    template: assertions.Template
+    outdir: Path
+
+    @property
+    def template_path(self) -> Path:
+        return self.outdir / f"{self.stack.artifact_id}.template.json"
+
+    @property
+    def resources(self) -> dict[str, Any]:
+        resources: dict[str, Any] = self.template.to_json()["Resources"]
+        return resources
+
+    def logical_id(self, construct: IConstruct) -> str:
+        """Logical id of an L2 construct's CloudFormation resource."""
+        default_child = construct.node.default_child
+        assert default_child is not None, construct.node.path
+        return self.stack.get_logical_id(cast(CfnElement, default_child))
+
+    def function_id(self, spec: FunctionSpec) -> str:
+        return self.logical_id(self.stack.functions.function(spec))
+
+    def role_id(self, spec: FunctionSpec) -> str:
+        return self.logical_id(self.stack.functions.roles[spec.name])
+
+    def policy_statements(self, role_logical_id: str) -> list[dict[str, Any]]:
+        """Every statement of every AWS::IAM::Policy attached to the role."""
+        statements: list[dict[str, Any]] = []
+        for resource in self.resources.values():
+            if resource["Type"] == "AWS::IAM::Policy" and {"Ref": role_logical_id} in resource["Properties"]["Roles"]:
+                statements.extend(resource["Properties"]["PolicyDocument"]["Statement"])
+        return statements
+
+    def asset_dir(self, s3_location: dict[str, Any]) -> Path:
+        """The staged asset folder behind a Code/Content property ({"S3Bucket": ..., "S3Key": "<hash>.zip"})."""
+        manifest = json.loads((self.outdir / f"{self.stack.artifact_id}.assets.json").read_text())
+        asset_hash = str(s3_location["S3Key"]).removesuffix(".zip")
+        return self.outdir / manifest["files"][asset_hash]["source"]["path"]
+
+
+def synthesize(outdir: Path, settings: Settings, *, checks: bool = False) -> Synth:
+    app, stack = build_app(settings, outdir=str(outdir), checks=checks)
+    app.synth()
+    return Synth(app=app, stack=stack, template=assertions.Template.from_stack(stack), outdir=outdir)
+
+
+@pytest.fixture(scope="session")
+def deps_layer() -> Iterator[Path]:
+    """The layer's content does not matter to template tests; an empty folder lets synth stage it."""
+    python_dir = DEPS_LAYER_DIR / "python"
+    python_dir.mkdir(parents=True, exist_ok=True)
+    yield python_dir
+
+
+@pytest.fixture(scope="session")
+def synth(tmp_path_factory: pytest.TempPathFactory, deps_layer: Path) -> Synth:
+    return synthesize(tmp_path_factory.mktemp("cdk.out"), BASE_SETTINGS)

@@ -1,0 +1,154 @@
+"""Delivery through the real SQS handler to a real HTTP receiver, against moto."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from standardwebhooks.webhooks import Webhook
+
+from hookline import aws
+from hookline.models import DeliveryTask
+from tests.conftest import Hookline
+from tests.support.receiver import Answer, Received, running_receiver
+
+
+def _setup(hookline: Hookline, url: str) -> tuple[str, str]:
+    status, ep = hookline.api("POST", "/v1/endpoints", {"url": url})
+    assert status == 201
+    return ep["id"], ep["secret"]
+
+
+def test_signed_webhook_is_accepted_by_the_official_library(hookline: Hookline) -> None:
+    with running_receiver() as receiver:
+        # Given an endpoint at a real receiver
+        _, secret = _setup(hookline, receiver.url)
+        # When an event is posted and the delivery queue drained
+        _, accepted = hookline.api("POST", "/v1/events", {"type": "invoice.paid", "data": {"amount": 42, "currency": "eur"}})
+        assert hookline.drain() == 1
+        # Then the receiver got one POST that standardwebhooks verifies
+        assert len(receiver.requests) == 1
+        got = receiver.requests[0]
+        payload = Webhook(secret).verify(got.body, got.headers)
+        assert payload == {"id": accepted["id"], "type": "invoice.paid", "timestamp": payload["timestamp"], "data": {"amount": 42, "currency": "eur"}}
+        assert got.headers["webhook-id"] == accepted["id"]
+        assert got.headers["content-type"] == "application/json"
+        assert got.headers["user-agent"].startswith("hookline/")
+        # And the event shows one succeeded delivery with one attempt
+        _, event = hookline.api("GET", f"/v1/events/{accepted['id']}")
+        [delivery] = event["deliveries"]
+        assert delivery["status"] == "succeeded"
+        [attempt] = delivery["attempts"]
+        assert attempt["number"] == 1
+        assert attempt["status_code"] == 200
+        assert attempt["error"] is None
+        assert attempt["duration_ms"] >= 0
+        assert attempt["response_body"] == "ok"
+
+
+def test_non_2xx_fails_the_delivery_and_keeps_4kb_of_the_response(hookline: Hookline) -> None:
+    with running_receiver(lambda _r: Answer(status=500, body=b"x" * 10_000)) as receiver:
+        _setup(hookline, receiver.url)
+        _, accepted = hookline.api("POST", "/v1/events", {"type": "a.b", "data": {}})
+        hookline.drain()
+        _, event = hookline.api("GET", f"/v1/events/{accepted['id']}")
+        [delivery] = event["deliveries"]
+        assert delivery["status"] == "failed"
+        [attempt] = delivery["attempts"]
+        assert attempt["status_code"] == 500
+        assert len(attempt["response_body"]) == 4096
+
+
+def test_redirects_are_not_followed(hookline: Hookline) -> None:
+    with running_receiver(lambda r: Answer(status=302, headers={"location": "/elsewhere"}) if r.path == "/webhook" else Answer()) as receiver:
+        _setup(hookline, receiver.url)
+        _, accepted = hookline.api("POST", "/v1/events", {"type": "a.b", "data": {}})
+        hookline.drain()
+        assert [r.path for r in receiver.requests] == ["/webhook"]
+        _, event = hookline.api("GET", f"/v1/events/{accepted['id']}")
+        assert event["deliveries"][0]["status"] == "failed"
+        assert "redirect" in event["deliveries"][0]["attempts"][0]["reason"]
+
+
+def test_body_bytes_and_webhook_id_are_stable_across_sends(hookline: Hookline) -> None:
+    with running_receiver(lambda _r: Answer(status=503)) as receiver:
+        _setup(hookline, receiver.url)
+        _, accepted = hookline.api("POST", "/v1/events", {"type": "a.b", "data": {"k": [1, "two"]}})
+        [message] = hookline.queued()
+        hookline.deliver([message])
+        # A copy of the same task after its attempt was recorded is a no-op
+        hookline.deliver([message])
+        assert len(receiver.requests) == 1
+        stored = aws.dynamodb_table(hookline.env["HOOKLINE_TABLE_NAME"]).get_item(Key={"pk": f"E#acme#{accepted['id']}", "sk": "EVENT"})["Item"]
+        assert receiver.requests[0].body == stored["body"].encode()
+
+
+def test_connection_refused_is_recorded_as_an_error_class(hookline: Hookline) -> None:
+    with running_receiver() as receiver:
+        url = receiver.url
+    _setup(hookline, url)  # the receiver is gone: nothing listens there now
+    _, accepted = hookline.api("POST", "/v1/events", {"type": "a.b", "data": {}})
+    hookline.drain()
+    _, event = hookline.api("GET", f"/v1/events/{accepted['id']}")
+    attempt = event["deliveries"][0]["attempts"][0]
+    assert attempt["status_code"] is None
+    assert attempt["error"] == "connection_refused"
+
+
+def test_private_address_is_refused_without_a_request(hookline: Hookline, monkeypatch: Any) -> None:
+    with running_receiver() as receiver:
+        _setup(hookline, receiver.url)
+        # Given a cloud-like configuration with no private networks allowed
+        monkeypatch.setenv("HOOKLINE_ALLOW_PRIVATE_NETWORKS", "")
+        from hookline import container
+
+        container.reset()
+        _, accepted = hookline.api("POST", "/v1/events", {"type": "a.b", "data": {}})
+        hookline.drain()
+        assert receiver.requests == []
+        _, event = hookline.api("GET", f"/v1/events/{accepted['id']}")
+        assert event["deliveries"][0]["attempts"][0]["error"] == "ssrf_blocked"
+        assert event["deliveries"][0]["status"] == "failed"
+
+
+def test_two_concurrent_copies_of_a_task_send_one_request(hookline: Hookline) -> None:
+    gate = threading.Event()
+
+    def slow(_r: Received) -> Answer:
+        gate.wait(5)
+        return Answer()
+
+    with running_receiver(slow) as receiver:
+        _setup(hookline, receiver.url)
+        hookline.api("POST", "/v1/events", {"type": "a.b", "data": {}})
+        [message] = hookline.queued()
+        results: list[dict[str, Any]] = []
+        threads = [threading.Thread(target=lambda: results.append(hookline.deliver([message]))) for _ in range(2)]
+        for t in threads:
+            t.start()
+        threading.Timer(1.0, gate.set).start()
+        for t in threads:
+            t.join(10)
+        assert len(receiver.requests) == 1
+        assert all(r == {"batchItemFailures": []} for r in results)
+
+
+def test_deleted_endpoint_fails_the_delivery(hookline: Hookline) -> None:
+    ep_id, _ = _setup(hookline, "https://example.com/hook")
+    _, accepted = hookline.api("POST", "/v1/events", {"type": "a.b", "data": {}})
+    hookline.api("DELETE", f"/v1/endpoints/{ep_id}")
+    hookline.drain()
+    _, event = hookline.api("GET", f"/v1/events/{accepted['id']}")
+    assert event["deliveries"][0]["status"] == "failed"
+    assert event["deliveries"][0]["attempts"][0]["error"] == "endpoint_deleted"
+
+
+def test_malformed_message_is_reported_as_a_batch_item_failure(hookline: Hookline) -> None:
+    with running_receiver() as receiver:
+        _setup(hookline, receiver.url)
+        hookline.api("POST", "/v1/events", {"type": "a.b", "data": {}})
+        [good] = hookline.queued()
+        result = hookline.deliver([good, {"MessageId": "bad-1", "Body": "not json"}])
+        assert result == {"batchItemFailures": [{"itemIdentifier": "bad-1"}]}
+        assert len(receiver.requests) == 1
+        assert DeliveryTask.from_message(good["Body"]).attempt == 1
