@@ -46,7 +46,9 @@ class Hookline:
         sqs = boto3.client("sqs")
         got: list[dict[str, Any]] = []
         while True:
-            batch = sqs.receive_message(QueueUrl=self.env[queue.env], MaxNumberOfMessages=10, VisibilityTimeout=0).get("Messages", [])
+            batch = sqs.receive_message(
+                QueueUrl=self.env[queue.env], MaxNumberOfMessages=10, VisibilityTimeout=0, AttributeNames=["All"], MessageAttributeNames=["All"]
+            ).get("Messages", [])
             if not batch:
                 return got
             for m in batch:
@@ -58,13 +60,17 @@ class Hookline:
     def deliver(self, messages: list[dict[str, Any]]) -> dict[str, Any]:
         return dict(self.handlers["delivery"](sqs_event(messages), None))
 
-    def drain(self) -> int:
-        """Deliver everything on the delivery queue; returns how many tasks ran."""
+    def drain(self, queue: topology.QueueSpec = topology.DELIVERY_QUEUE) -> int:
+        """Deliver everything visible on a queue; returns how many tasks ran."""
         total = 0
-        while messages := self.queued():
+        while messages := self.queued(queue):
             self.deliver(messages)
             total += len(messages)
         return total
+
+    def pump(self) -> int:
+        """Deliver everything now visible on the delivery and retry queues."""
+        return self.drain(topology.DELIVERY_QUEUE) + self.drain(topology.RETRY_QUEUE)
 
     def add_api_key(self, tenant: str, key: str) -> None:
         ApiKeyRepository(boto3.resource("dynamodb").Table(self.env[topology.TABLE.env])).add(tenant, key, "2026-01-01T00:00:00.000Z")
@@ -81,9 +87,25 @@ def aws(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     container.reset()
 
 
+def _state_machines(env: dict[str, str]) -> dict[str, str]:
+    sfn = boto3.client("stepfunctions")
+    out = {}
+    for spec in topology.STATE_MACHINES:
+        if spec.env in env:
+            continue
+        arn = sfn.create_state_machine(
+            name=spec.physical_name(topology.DEFAULT_PREFIX),
+            definition=json.dumps(spec.definition(env[spec.target.env])),
+            roleArn="arn:aws:iam::123456789012:role/hookline-retry-wait",
+        )["stateMachineArn"]
+        out[spec.env] = arn
+    return out
+
+
 @pytest.fixture
 def hookline(aws: None, monkeypatch: pytest.MonkeyPatch) -> Hookline:
     env = provision()
+    env |= _state_machines(env)
     for k, v in env.items():
         monkeypatch.setenv(k, v)
     container.reset()

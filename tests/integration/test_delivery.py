@@ -46,8 +46,8 @@ def test_signed_webhook_is_accepted_by_the_official_library(hookline: Hookline) 
         assert attempt["response_body"] == "ok"
 
 
-def test_non_2xx_fails_the_delivery_and_keeps_4kb_of_the_response(hookline: Hookline) -> None:
-    with running_receiver(lambda _r: Answer(status=500, body=b"x" * 10_000)) as receiver:
+def test_client_error_fails_the_delivery_and_keeps_4kb_of_the_response(hookline: Hookline) -> None:
+    with running_receiver(lambda _r: Answer(status=422, body=b"x" * 10_000)) as receiver:
         _setup(hookline, receiver.url)
         _, accepted = hookline.api("POST", "/v1/events", {"type": "a.b", "data": {}})
         hookline.drain()
@@ -55,7 +55,7 @@ def test_non_2xx_fails_the_delivery_and_keeps_4kb_of_the_response(hookline: Hook
         [delivery] = event["deliveries"]
         assert delivery["status"] == "failed"
         [attempt] = delivery["attempts"]
-        assert attempt["status_code"] == 500
+        assert attempt["status_code"] == 422
         assert len(attempt["response_body"]) == 4096
 
 

@@ -25,7 +25,13 @@ def sqs_client() -> Any:
     return boto3.client("sqs", config=_CONFIG)
 
 
+@cache
+def stepfunctions_client() -> Any:
+    return boto3.client("stepfunctions", config=_CONFIG)
+
+
 def reset_clients() -> None:
     """Forget cached clients (tests start a fresh moto per test)."""
     dynamodb_table.cache_clear()
     sqs_client.cache_clear()
+    stepfunctions_client.cache_clear()

@@ -37,6 +37,7 @@ class Outcome:
 
     status_code: int | None = None
     error: str | None = None
+    retry_after: str | None = None  # the raw Retry-After header, if the receiver sent one
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from hookline.delivery import DeliveryWorker
 from hookline.endpoints import EndpointService
 from hookline.ingest import EventService
 from hookline.outbound import WebhookClient
-from hookline.queues import TaskQueue
+from hookline.queues import TaskQueue, TaskScheduler
 from hookline.settings import Settings, get_settings
 from hookline.store import EndpointRepository, EventRepository
 
@@ -51,7 +51,15 @@ def delivery_worker() -> DeliveryWorker:
         body_limit=settings.response_body_limit_bytes,
         allowed_networks=settings.allow_private_networks,
     )
-    return DeliveryWorker(events, endpoints, client, settings, utcnow, LEASE_SECONDS)
+    scheduler = TaskScheduler(
+        sqs=aws.sqs_client(),
+        sfn=aws.stepfunctions_client(),
+        retry_queue_url=settings.retry_queue_url,
+        dead_letter_queue_url=settings.delivery_dlq_url,
+        state_machine_arn=settings.retry_state_machine_arn,
+        sqs_max_delay_seconds=settings.sqs_max_delay_seconds,
+    )
+    return DeliveryWorker(events, endpoints, client, scheduler, settings, utcnow, LEASE_SECONDS)
 
 
 def reset() -> None:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
 from typing import Any, Literal
 
 EndpointStatus = Literal["active", "disabled"]
@@ -22,6 +23,7 @@ class Endpoint:
     disabled_reason: str | None = None
     created_at: str = ""
     updated_at: str = ""
+    paused_until: float | None = None  # epoch seconds: a receiver's Retry-After pauses the whole endpoint
 
     def subscribes_to(self, event_type: str) -> bool:
         return not self.event_types or event_type in self.event_types
@@ -39,6 +41,8 @@ class Endpoint:
         }
         if self.disabled_reason:
             out["disabled_reason"] = self.disabled_reason
+        if self.paused_until:
+            out["paused_until"] = datetime.fromtimestamp(self.paused_until, UTC).isoformat().replace("+00:00", "Z")
         return out
 
 
@@ -128,6 +132,10 @@ class DeliveryTask:
     delivery_id: str
     endpoint_id: str
     attempt: int = 1
+    generation: int = 0  # bumped by a manual replay, which starts a fresh attempt budget
+
+    def next_attempt(self) -> DeliveryTask:
+        return replace(self, attempt=self.attempt + 1)
 
     def to_message(self) -> str:
         return json.dumps(
@@ -138,6 +146,7 @@ class DeliveryTask:
                 "delivery_id": self.delivery_id,
                 "endpoint_id": self.endpoint_id,
                 "attempt": self.attempt,
+                "generation": self.generation,
             },
             separators=(",", ":"),
         )
@@ -152,6 +161,7 @@ class DeliveryTask:
                 delivery_id=str(raw["delivery_id"]),
                 endpoint_id=str(raw["endpoint_id"]),
                 attempt=int(raw.get("attempt", 1)),
+                generation=int(raw.get("generation", 0)),
             )
         except (ValueError, KeyError, TypeError) as exc:
             raise MalformedTask(f"not a delivery task: {exc}") from None

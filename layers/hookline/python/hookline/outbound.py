@@ -42,7 +42,8 @@ class HttpResult:
 
     @property
     def outcome(self) -> classify.Outcome:
-        return classify.Outcome(status_code=self.status_code, error=self.error)
+        retry_after = next((v for k, v in self.headers.items() if k.lower() == "retry-after"), None)
+        return classify.Outcome(status_code=self.status_code, error=self.error, retry_after=retry_after)
 
 
 @dataclass(frozen=True)

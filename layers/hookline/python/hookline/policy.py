@@ -1,27 +1,75 @@
-"""What to do after an attempt: a pure function of the delivery and the outcome."""
+"""What to do around an attempt: pure functions of (state, outcome, now, randomness).
+
+`decide` runs after an attempt: succeed, fail for good, or retry after a
+delay (backoff, or the receiver's Retry-After, which also pauses the whole
+endpoint). `deferral` runs before one: while an endpoint is paused, a task is
+put off without a request and without using up an attempt.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
+from hookline.backoff import SYSTEM_RANDOM, BackoffPolicy, RandomSource, parse_retry_after
 from hookline.classify import Classification, Outcome, Verdict, classify
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    backoff: BackoffPolicy = field(default_factory=BackoffPolicy)
+    max_attempts: int = 12  # every attempt counts, the first included
+    max_age_seconds: float = 259_200.0  # no attempt is scheduled later than this after the event
 
 
 @dataclass(frozen=True)
 class Decision:
     status: str  # the delivery's new status: succeeded | failed | pending
     classification: Classification
-    attempt_outcome: str  # what the attempt record says: succeeded | failed
+    attempt_outcome: str  # what the attempt record says: succeeded | failed | retrying
+    retry_in_seconds: float | None = None
+    pause_endpoint_seconds: float | None = None
+    disable_endpoint: bool = False
+    exhausted: str | None = None  # max_attempts | max_age, when retries ran out
 
 
-def decide(attempt_number: int, outcome: Outcome, now: datetime) -> Decision:
-    """This slice delivers once: 2xx succeeds, anything else fails the delivery.
-
-    The retries issue extends this with backoff for Verdict.RETRY.
-    """
-    del attempt_number, now  # part of the contract the retry policy will use
+def decide(
+    attempt_number: int,
+    created_at: datetime,
+    outcome: Outcome,
+    now: datetime,
+    policy: RetryPolicy,
+    rng: RandomSource = SYSTEM_RANDOM,
+) -> Decision:
     c = classify(outcome)
     if c.verdict is Verdict.SUCCESS:
         return Decision("succeeded", c, "succeeded")
-    return Decision("failed", c, "failed")
+    if c.verdict is Verdict.PERMANENT:
+        return Decision("failed", c, "failed", disable_endpoint=c.disable_endpoint)
+    asked = parse_retry_after(outcome.retry_after, now)
+    if asked is not None:
+        delay = policy.backoff.honour_retry_after(asked, rng)
+        pause: float | None = delay
+    else:
+        delay = policy.backoff.delay(attempt_number, rng, rate_limited=outcome.status_code == 429)
+        pause = None
+    if attempt_number >= policy.max_attempts:
+        return Decision("failed", c, "failed", pause_endpoint_seconds=pause, exhausted="max_attempts")
+    age_at_next = (now - created_at).total_seconds() + delay
+    if age_at_next > policy.max_age_seconds:
+        return Decision("failed", c, "failed", pause_endpoint_seconds=pause, exhausted="max_age")
+    return Decision("pending", c, "retrying", retry_in_seconds=delay, pause_endpoint_seconds=pause)
+
+
+def deferral(paused_until: float | None, now: datetime, policy: RetryPolicy, rng: RandomSource = SYSTEM_RANDOM) -> float | None:
+    """Seconds to put a task off while its endpoint is paused, or None to go ahead.
+
+    A little jitter spreads the endpoint's waiting backlog over the moment the
+    pause ends instead of releasing it all at once.
+    """
+    if paused_until is None:
+        return None
+    remaining = paused_until - now.timestamp()
+    if remaining <= 0:
+        return None
+    return remaining + rng.uniform(0.0, policy.backoff.retry_after_jitter_seconds)

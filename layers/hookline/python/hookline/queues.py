@@ -1,9 +1,13 @@
-"""The delivery queue. All SQS access lives here."""
+"""Queues and the long-wait state machine. All SQS and Step Functions access lives here."""
 
 from __future__ import annotations
 
+import json
+import math
+from datetime import UTC, datetime
 from typing import Any
 
+from hookline.clock import iso
 from hookline.models import DeliveryTask
 
 
@@ -25,3 +29,51 @@ class TaskQueue:
             failed = result.get("Failed") or []
             if failed:
                 raise QueueError(f"{len(failed)} of {len(chunk)} tasks were not queued: {failed[0].get('Message', '')}")
+
+
+def execution_name(task: DeliveryTask, until: datetime, deferred: bool) -> str:
+    """Derived from the delivery and attempt, so starting the same wait twice is a no-op."""
+    name = f"{task.delivery_id}-g{task.generation}-a{task.attempt}"
+    return f"{name}-p{int(until.timestamp())}" if deferred else name
+
+
+class TaskScheduler:
+    """Puts a task back for later: SQS DelaySeconds for short waits, Step Functions for long ones.
+
+    Every scheduled task goes to the retry queue, so a retry backlog never
+    delays first attempts.
+    """
+
+    def __init__(self, sqs: Any, sfn: Any, retry_queue_url: str, dead_letter_queue_url: str, state_machine_arn: str, sqs_max_delay_seconds: int):
+        self._sqs = sqs
+        self._sfn = sfn
+        self._retry_url = retry_queue_url
+        self._dlq_url = dead_letter_queue_url
+        self._machine = state_machine_arn
+        self._sqs_max = sqs_max_delay_seconds
+
+    def schedule(self, task: DeliveryTask, delay_seconds: float, now: datetime, deferred: bool = False) -> str:
+        """Returns the path taken: `sqs` or `stepfunctions`."""
+        if delay_seconds <= self._sqs_max:
+            self._sqs.send_message(QueueUrl=self._retry_url, MessageBody=task.to_message(), DelaySeconds=min(900, math.ceil(delay_seconds)))
+            return "sqs"
+        # Step Functions waits to the whole second: round up, never wake early.
+        until = datetime.fromtimestamp(math.ceil(now.timestamp() + delay_seconds), UTC)
+        try:
+            self._sfn.start_execution(
+                stateMachineArn=self._machine,
+                name=execution_name(task, until, deferred),
+                input=json.dumps({"until": iso(until), "task": task.to_message()}),
+            )
+        except self._sfn.exceptions.ExecutionAlreadyExists:
+            pass  # the same wait was started before: nothing to do
+        return "stepfunctions"
+
+    def dead_letter(self, task: DeliveryTask, reason: str, attributes: dict[str, str]) -> None:
+        """Set an exhausted task aside on the DLQ, with why, for operators to inspect and redrive."""
+        attrs = {"reason": reason, **attributes}
+        self._sqs.send_message(
+            QueueUrl=self._dlq_url,
+            MessageBody=task.to_message(),
+            MessageAttributes={k: {"DataType": "String", "StringValue": v} for k, v in attrs.items() if v},
+        )

@@ -31,6 +31,19 @@ class Settings:
     table_name: str = _setting("HOOKLINE_TABLE_NAME", "hookline", "DynamoDB table holding endpoints, events, deliveries, attempts and API keys.")
     delivery_queue_url: str = _setting("HOOKLINE_DELIVERY_QUEUE_URL", "", "SQS queue of delivery tasks (first attempts).")
     delivery_dlq_url: str = _setting("HOOKLINE_DELIVERY_DLQ_URL", "", "Dead-letter queue of the delivery queue.")
+    retry_queue_url: str = _setting("HOOKLINE_RETRY_QUEUE_URL", "", "SQS queue of retry tasks (every attempt after the first).")
+    retry_state_machine_arn: str = _setting(
+        "HOOKLINE_RETRY_STATE_MACHINE_ARN", "", "Step Functions state machine that waits out long delays, then queues the task."
+    )
+    # Retries.
+    retry_base_seconds: float = _setting("HOOKLINE_RETRY_BASE_SECONDS", 30.0, "Backoff base: the ceiling after attempt n fails is min(cap, base x 2^n).")
+    retry_max_delay_seconds: float = _setting("HOOKLINE_RETRY_MAX_DELAY_SECONDS", 21600.0, "Backoff cap, also the longest Retry-After honoured.")
+    retry_jitter: str = _setting("HOOKLINE_RETRY_JITTER", "full", "`full` (uniform in [0, ceiling]) or `equal` (half the ceiling as a floor).")
+    max_attempts: int = _setting("HOOKLINE_MAX_ATTEMPTS", 12, "Attempts per delivery, the first included.")
+    max_age_seconds: float = _setting("HOOKLINE_MAX_AGE_SECONDS", 259200.0, "No attempt is scheduled later than this after the event was accepted.")
+    sqs_max_delay_seconds: int = _setting(
+        "HOOKLINE_SQS_MAX_DELAY_SECONDS", 900, "Delays up to this go on SQS with DelaySeconds (max 900); longer ones through Step Functions."
+    )
     # Delivery behaviour.
     connect_timeout_seconds: float = _setting("HOOKLINE_CONNECT_TIMEOUT_SECONDS", 3.0, "TCP/TLS connect timeout of a webhook request.")
     request_timeout_seconds: float = _setting("HOOKLINE_REQUEST_TIMEOUT_SECONDS", 10.0, "Whole-request deadline of a webhook request, connect included.")
@@ -41,6 +54,7 @@ class Settings:
         "Comma-separated CIDRs exempt from the SSRF guard. Empty in the cloud; local mode defaults to `127.0.0.0/8,::1/128`.",
     )
     delivery_concurrency: int = _setting("HOOKLINE_DELIVERY_CONCURRENCY", 20, "Reserved concurrency of the delivery function (stack configuration).")
+    retry_concurrency: int = _setting("HOOKLINE_RETRY_CONCURRENCY", 10, "Reserved concurrency of the retry function, which drains the retry queue (stack configuration).")
     delivery_batch_size: int = _setting("HOOKLINE_DELIVERY_BATCH_SIZE", 10, "SQS messages handed to one delivery invocation.")
     # API.
     max_event_bytes: int = _setting("HOOKLINE_MAX_EVENT_BYTES", 262144, "Largest accepted request body for an event (413 above).")
@@ -63,6 +77,14 @@ class Settings:
                 continue
             values[f.name] = _parse(name, f.default, raw.strip())
         return cls(**values)
+
+    def __post_init__(self) -> None:
+        if self.retry_jitter not in ("full", "equal"):
+            raise SettingsError(f"HOOKLINE_RETRY_JITTER={self.retry_jitter!r}: must be 'full' or 'equal'")
+        if not 1 <= self.sqs_max_delay_seconds <= 900:
+            raise SettingsError(f"HOOKLINE_SQS_MAX_DELAY_SECONDS={self.sqs_max_delay_seconds}: must be 1..900 (the SQS limit)")
+        if self.max_attempts < 1:
+            raise SettingsError("HOOKLINE_MAX_ATTEMPTS must be at least 1")
 
     @classmethod
     def documented(cls) -> list[tuple[str, str, str]]:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import base64
 import json
 from collections.abc import Iterator
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import Any
 
@@ -29,6 +29,12 @@ from hookline.models import Attempt, Delivery, Endpoint, Event, PlannedDelivery
 
 class InvalidCursor(ValueError):
     pass
+
+
+@dataclass(frozen=True)
+class Claim:
+    delivery: Delivery | None
+    busy: bool = False  # an earlier attempt still holds the lease: come back shortly
 
 
 def _tenant_pk(tenant: str) -> str:
@@ -101,14 +107,52 @@ class EndpointRepository:
             disabled_reason=item.get("disabled_reason"),
             created_at=item.get("created_at", ""),
             updated_at=item.get("updated_at", ""),
+            paused_until=float(item["paused_until"]) if item.get("paused_until") is not None else None,
         )
 
     def create(self, ep: Endpoint) -> None:
         self._table.put_item(Item=self._to_item(ep), ConditionExpression=Attr("pk").not_exists())
 
     def save(self, ep: Endpoint) -> None:
-        """Replace an endpoint that must still exist (a concurrent delete wins)."""
-        self._table.put_item(Item=self._to_item(ep), ConditionExpression=Attr("pk").exists())
+        """Write the fields a caller may change; the endpoint must still exist (a concurrent delete wins).
+
+        An update, not a put, so it never overwrites state the workers own (the pause).
+        """
+        names = {"#u": "url", "#t": "event_types", "#d": "description", "#s": "status", "#r": "disabled_reason", "#at": "updated_at"}
+        values = {":u": ep.url, ":t": list(ep.event_types), ":d": ep.description, ":s": ep.status, ":r": ep.disabled_reason, ":at": ep.updated_at}
+        self._table.update_item(
+            Key={"pk": _tenant_pk(ep.tenant), "sk": f"EP#{ep.id}"},
+            UpdateExpression="SET #u = :u, #t = :t, #d = :d, #s = :s, #r = :r, #at = :at",
+            ConditionExpression=Attr("pk").exists(),
+            ExpressionAttributeNames=names,
+            ExpressionAttributeValues=values,
+        )
+
+    def pause(self, tenant: str, endpoint_id: str, until_epoch: float) -> None:
+        """Pause every delivery to the endpoint until `until_epoch`; a longer pause already set wins."""
+        try:
+            self._table.update_item(
+                Key={"pk": _tenant_pk(tenant), "sk": f"EP#{endpoint_id}"},
+                UpdateExpression="SET paused_until = :t",
+                ConditionExpression="attribute_exists(pk) AND (attribute_not_exists(paused_until) OR paused_until < :t)",
+                ExpressionAttributeValues={":t": Decimal(str(round(until_epoch, 3)))},
+            )
+        except ClientError as exc:
+            if not is_conditional_failure(exc):
+                raise
+
+    def disable(self, tenant: str, endpoint_id: str, reason: str, now_iso: str) -> None:
+        try:
+            self._table.update_item(
+                Key={"pk": _tenant_pk(tenant), "sk": f"EP#{endpoint_id}"},
+                UpdateExpression="SET #s = :s, disabled_reason = :r, updated_at = :now",
+                ConditionExpression="attribute_exists(pk)",
+                ExpressionAttributeNames={"#s": "status"},
+                ExpressionAttributeValues={":s": "disabled", ":r": reason, ":now": now_iso},
+            )
+        except ClientError as exc:
+            if not is_conditional_failure(exc):
+                raise
 
     def get(self, tenant: str, endpoint_id: str) -> Endpoint | None:
         item = self._table.get_item(Key={"pk": _tenant_pk(tenant), "sk": f"EP#{endpoint_id}"}).get("Item")
@@ -256,20 +300,20 @@ class EventRepository:
             updated_at=item.get("updated_at", ""),
         )
 
-    def claim_attempt(self, tenant: str, event_id: str, delivery_id: str, number: int, now_epoch: float, lease_seconds: int) -> Delivery | None:
+    def claim_attempt(self, tenant: str, event_id: str, delivery_id: str, number: int, now_epoch: float, lease_seconds: int) -> Claim:
         """Single-flight: take the right to make attempt `number`.
 
         Succeeds only while the delivery is pending, the attempt has not been
         recorded, and no live lease holds it. The lease expires, so a crashed
         worker's task (redelivered after the visibility timeout) can claim it
-        again. Returns the delivery, or None when another copy of the task owns
-        it or it is already done.
+        again. A live lease on an earlier attempt means that attempt is still
+        being recorded: the caller should come back shortly (`busy`).
         """
         try:
             result = self._table.update_item(
                 Key={"pk": _event_pk(tenant, event_id), "sk": f"DLV#{delivery_id}"},
                 UpdateExpression="SET lease_attempt = :n, lease_until = :until",
-                ConditionExpression="attribute_exists(pk) AND #s = :pending AND attempts_made < :n AND (attribute_not_exists(lease_until) OR lease_until < :now OR lease_attempt < :n)",
+                ConditionExpression="attribute_exists(pk) AND #s = :pending AND attempts_made < :n AND (attribute_not_exists(lease_until) OR lease_until < :now)",
                 ExpressionAttributeNames={"#s": "status"},
                 ExpressionAttributeValues={
                     ":n": number,
@@ -278,12 +322,15 @@ class EventRepository:
                     ":pending": "pending",
                 },
                 ReturnValues="ALL_NEW",
+                ReturnValuesOnConditionCheckFailure="ALL_OLD",
             )
         except ClientError as exc:
-            if is_conditional_failure(exc):
-                return None
-            raise
-        return self._delivery_from_item(result["Attributes"])
+            if not is_conditional_failure(exc):
+                raise
+            old = exc.response.get("Item")
+            busy = bool(old and old.get("status") == "pending" and int(old.get("attempts_made", 0)) < number and int(old.get("lease_attempt", number)) < number)
+            return Claim(None, busy=busy)
+        return Claim(self._delivery_from_item(result["Attributes"]))
 
     def record_attempt(self, delivery: Delivery, attempt: Attempt, new_status: str, now_iso: str, expires_at: int) -> None:
         """Write the attempt, then the delivery's new state (idempotent per attempt number)."""
@@ -302,12 +349,18 @@ class EventRepository:
                 self._ttl: expires_at,
             }
         )
-        self._table.update_item(
-            Key={"pk": _event_pk(delivery.tenant, delivery.event_id), "sk": f"DLV#{delivery.id}"},
-            UpdateExpression="SET #s = :status, attempts_made = :n, updated_at = :now, last_status_code = :code, last_error = :err REMOVE lease_until, lease_attempt",
-            ExpressionAttributeNames={"#s": "status"},
-            ExpressionAttributeValues={":status": new_status, ":n": attempt.number, ":now": now_iso, ":code": attempt.status_code, ":err": attempt.error},
-        )
+        try:
+            self._table.update_item(
+                Key={"pk": _event_pk(delivery.tenant, delivery.event_id), "sk": f"DLV#{delivery.id}"},
+                UpdateExpression="SET #s = :status, attempts_made = :n, updated_at = :now, last_status_code = :code, last_error = :err REMOVE lease_until, lease_attempt",
+                # A later attempt already recorded (after a crash and redelivery) wins.
+                ConditionExpression="attempts_made < :n",
+                ExpressionAttributeNames={"#s": "status"},
+                ExpressionAttributeValues={":status": new_status, ":n": attempt.number, ":now": now_iso, ":code": attempt.status_code, ":err": attempt.error},
+            )
+        except ClientError as exc:
+            if not is_conditional_failure(exc):
+                raise
 
     @staticmethod
     def _attempt_from_item(item: dict[str, Any]) -> Attempt:

@@ -9,7 +9,7 @@ Pure data: no boto3, no CDK.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 DEFAULT_PREFIX = "hookline"
 
@@ -39,12 +39,42 @@ class QueueSpec:
         return f"{prefix}-{self.key}"
 
 
-Access = Literal["read", "read_write", "send", "consume"]
+@dataclass(frozen=True)
+class StateMachineSpec:
+    """A Step Functions Standard state machine that waits until `$.until`, then
+    sends `$.task` to `target` with a direct SQS integration (no Lambda in between)."""
+
+    key: str
+    env: str  # environment variable that carries the state machine ARN
+    target: QueueSpec
+
+    def physical_name(self, prefix: str) -> str:
+        return f"{prefix}-{self.key}"
+
+    def definition(self, target_queue_url: str) -> dict[str, Any]:
+        return {
+            "Comment": "hookline: wait out a long retry delay, then queue the delivery task",
+            "StartAt": "WaitUntilDue",
+            "States": {
+                "WaitUntilDue": {"Type": "Wait", "TimestampPath": "$.until", "Next": "QueueTask"},
+                "QueueTask": {
+                    "Type": "Task",
+                    "Resource": "arn:aws:states:::sqs:sendMessage",
+                    "Parameters": {"QueueUrl": target_queue_url, "MessageBody.$": "$.task"},
+                    "Retry": [{"ErrorEquals": ["States.ALL"], "IntervalSeconds": 2, "MaxAttempts": 6, "BackoffRate": 2.0}],
+                    "End": True,
+                },
+            },
+        }
+
+
+Resource = TableSpec | QueueSpec | StateMachineSpec
+Access = Literal["read", "read_write", "send", "consume", "start"]
 
 
 @dataclass(frozen=True)
 class Grant:
-    resource: TableSpec | QueueSpec
+    resource: Resource
     access: Access
 
 
@@ -57,7 +87,7 @@ class SqsSource:
 
 @dataclass(frozen=True)
 class FunctionSpec:
-    name: str  # folder under functions/, and the function's logical name
+    name: str  # the function's logical name
     timeout_seconds: int
     memory_mb: int
     grants: tuple[Grant, ...] = ()
@@ -65,18 +95,24 @@ class FunctionSpec:
     # Settings field whose value becomes the reserved concurrency (None = unreserved).
     reserved_concurrency_setting: str | None = None
     extra_env: dict[str, str] = field(default_factory=dict)
+    # Folder under functions/ holding the code; the same code may be deployed twice.
+    code: str = ""
+
+    @property
+    def source_dir(self) -> str:
+        return self.code or self.name
 
     @property
     def handler_path(self) -> str:
-        return f"functions/{self.name}/handler.py"
+        return f"functions/{self.source_dir}/handler.py"
 
     @property
     def handler(self) -> str:
         return "handler.handler"
 
     @property
-    def env_resources(self) -> tuple[TableSpec | QueueSpec, ...]:
-        seen: dict[str, TableSpec | QueueSpec] = {}
+    def env_resources(self) -> tuple[Resource, ...]:
+        seen: dict[str, Resource] = {}
         for g in self.grants:
             seen.setdefault(g.resource.env, g.resource)
             if isinstance(g.resource, QueueSpec) and g.resource.dead_letter and g.access == "consume":
@@ -89,8 +125,11 @@ DAY = 86_400
 TABLE = TableSpec(key="data", env="HOOKLINE_TABLE_NAME")
 
 DELIVERY_TIMEOUT_SECONDS = 60
-# Standard-queue retention counts from the original enqueue time, even after a
-# message moves to the DLQ, so the DLQ keeps messages longer than its source.
+# One dead-letter queue for both delivery queues: what hookline could not
+# process (moved by the redrive policies) and what exhausted its attempts (sent
+# by the worker, with the reason in message attributes). Standard-queue
+# retention counts from the original enqueue time, even after a message moves
+# to the DLQ, so the DLQ keeps messages longer than its sources.
 DELIVERY_DLQ = QueueSpec(key="delivery-dlq", env="HOOKLINE_DELIVERY_DLQ_URL", retention_seconds=14 * DAY)
 DELIVERY_QUEUE = QueueSpec(
     key="delivery",
@@ -101,6 +140,16 @@ DELIVERY_QUEUE = QueueSpec(
     dead_letter=DELIVERY_DLQ,
     max_receive_count=5,
 )
+# Every attempt after the first: a retry backlog never delays first attempts.
+RETRY_QUEUE = QueueSpec(
+    key="retry",
+    env="HOOKLINE_RETRY_QUEUE_URL",
+    retention_seconds=4 * DAY,
+    visibility_timeout_seconds=6 * DELIVERY_TIMEOUT_SECONDS,
+    dead_letter=DELIVERY_DLQ,
+    max_receive_count=5,
+)
+RETRY_WAIT = StateMachineSpec(key="retry-wait", env="HOOKLINE_RETRY_STATE_MACHINE_ARN", target=RETRY_QUEUE)
 
 API = FunctionSpec(
     name="api",
@@ -109,15 +158,26 @@ API = FunctionSpec(
     grants=(Grant(TABLE, "read_write"), Grant(DELIVERY_QUEUE, "send")),
 )
 AUTHORIZER = FunctionSpec(name="authorizer", timeout_seconds=5, memory_mb=256, grants=(Grant(TABLE, "read"),))
+_DELIVERY_GRANTS = (Grant(TABLE, "read_write"), Grant(RETRY_QUEUE, "send"), Grant(DELIVERY_DLQ, "send"), Grant(RETRY_WAIT, "start"))
 DELIVERY = FunctionSpec(
     name="delivery",
     timeout_seconds=DELIVERY_TIMEOUT_SECONDS,
     memory_mb=512,
-    grants=(Grant(TABLE, "read_write"), Grant(DELIVERY_QUEUE, "consume")),
+    grants=(*_DELIVERY_GRANTS, Grant(DELIVERY_QUEUE, "consume")),
     sqs_source=SqsSource(queue=DELIVERY_QUEUE, batch_size_setting="delivery_batch_size"),
     reserved_concurrency_setting="delivery_concurrency",
 )
+RETRY = FunctionSpec(
+    name="retry",
+    code="delivery",
+    timeout_seconds=DELIVERY_TIMEOUT_SECONDS,
+    memory_mb=512,
+    grants=(*_DELIVERY_GRANTS, Grant(RETRY_QUEUE, "consume")),
+    sqs_source=SqsSource(queue=RETRY_QUEUE, batch_size_setting="delivery_batch_size"),
+    reserved_concurrency_setting="retry_concurrency",
+)
 
 TABLES: tuple[TableSpec, ...] = (TABLE,)
-QUEUES: tuple[QueueSpec, ...] = (DELIVERY_DLQ, DELIVERY_QUEUE)  # dead-letter queues first
-FUNCTIONS: tuple[FunctionSpec, ...] = (API, AUTHORIZER, DELIVERY)
+QUEUES: tuple[QueueSpec, ...] = (DELIVERY_DLQ, DELIVERY_QUEUE, RETRY_QUEUE)  # dead-letter queues first
+STATE_MACHINES: tuple[StateMachineSpec, ...] = (RETRY_WAIT,)
+FUNCTIONS: tuple[FunctionSpec, ...] = (API, AUTHORIZER, DELIVERY, RETRY)
