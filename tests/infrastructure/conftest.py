@@ -13,7 +13,7 @@ from aws_cdk import App, CfnElement, assertions
 from constructs import IConstruct
 
 from hookline.settings import Settings
-from hookline.topology import FunctionSpec
+from hookline.topology import FunctionSpec, QueueSpec, StateMachineSpec
 from infra import DEPS_LAYER_DIR
 from infra.stack import HooklineStack
 from infra.synth import build_app
@@ -52,6 +52,28 @@ class Synth:
     def role_id(self, spec: FunctionSpec) -> str:
         return self.logical_id(self.stack.functions.roles[spec.name])
 
+    def queue_id(self, spec: QueueSpec) -> str:
+        return self.logical_id(self.stack.queues.queue(spec))
+
+    def state_machine_id(self, spec: StateMachineSpec) -> str:
+        return self.logical_id(self.stack.state_machines.state_machine(spec))
+
+    def state_machine_role_id(self, spec: StateMachineSpec) -> str:
+        return self.logical_id(self.stack.state_machines.roles[spec.key])
+
+    def definition(self, spec: StateMachineSpec, refs: dict[str, str]) -> dict[str, Any]:
+        """The state machine's ASL as CloudFormation would create it, each `Ref` replaced from `refs`.
+
+        DefinitionString may be a plain string or an Fn::Join; DefinitionSubstitutions are applied after.
+        """
+        props = self.resources[self.state_machine_id(spec)]["Properties"]
+        text = resolve(props["DefinitionString"], refs)
+        for name, value in props.get("DefinitionSubstitutions", {}).items():
+            text = text.replace("${" + name + "}", resolve(value, refs))
+        assert "${" not in text, text
+        definition: dict[str, Any] = json.loads(text)
+        return definition
+
     def policy_statements(self, role_logical_id: str) -> list[dict[str, Any]]:
         """Every statement of every AWS::IAM::Policy attached to the role."""
         statements: list[dict[str, Any]] = []
@@ -64,7 +86,19 @@ class Synth:
         """The staged asset folder behind a Code/Content property ({"S3Bucket": ..., "S3Key": "<hash>.zip"})."""
         manifest = json.loads((self.outdir / f"{self.stack.artifact_id}.assets.json").read_text())
         asset_hash = str(s3_location["S3Key"]).removesuffix(".zip")
-        return self.outdir / manifest["files"][asset_hash]["source"]["path"]
+        return self.outdir / str(manifest["files"][asset_hash]["source"]["path"])
+
+
+def resolve(value: Any, refs: dict[str, str]) -> str:
+    """A template value as a string: `{"Ref": id}` from `refs`, Fn::Join joined; anything else is an error."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, dict) and set(value) == {"Ref"}:
+        return refs[value["Ref"]]
+    if isinstance(value, dict) and set(value) == {"Fn::Join"}:
+        separator, parts = value["Fn::Join"]
+        return str(separator).join(resolve(part, refs) for part in parts)
+    raise AssertionError(f"cannot resolve {value!r}")
 
 
 def synthesize(outdir: Path, settings: Settings, *, checks: bool = False) -> Synth:

@@ -11,8 +11,22 @@ from aws_cdk import assertions
 
 from hookline import topology
 from hookline.settings import Settings
-from hookline.topology import API, AUTHORIZER, DELIVERY, DELIVERY_DLQ, DELIVERY_QUEUE, FUNCTIONS, QUEUES, TABLE, TABLES
-from infra.functions import settings_env
+from hookline.topology import (
+    API,
+    AUTHORIZER,
+    DELIVERY,
+    DELIVERY_DLQ,
+    DELIVERY_QUEUE,
+    FUNCTIONS,
+    QUEUES,
+    RETRY,
+    RETRY_QUEUE,
+    RETRY_WAIT,
+    STATE_MACHINES,
+    TABLE,
+    TABLES,
+)
+from infra.functions import behaviour_settings, settings_env
 from infra.queues import TopologyError, check_consumer, check_dead_letter
 from tests.infrastructure.conftest import BASE_SETTINGS, Synth, synthesize
 
@@ -30,13 +44,42 @@ def _resources_of_type(synth: Synth, cfn_type: str) -> dict[str, Any]:
 
 
 def _queue_id(synth: Synth, spec: topology.QueueSpec) -> str:
-    return synth.logical_id(synth.stack.queues.queue(spec))
+    return synth.queue_id(spec)
+
+
+def _queue_arn(synth: Synth, spec: topology.QueueSpec) -> dict[str, Any]:
+    return {"Fn::GetAtt": [_queue_id(synth, spec), "Arn"]}
+
+
+def _statement_resources(statement: dict[str, Any]) -> list[Any]:
+    resource = statement["Resource"]
+    return list(resource) if isinstance(resource, list) else [resource]
+
+
+def _resources_allowed(statements: list[dict[str, Any]], action: str) -> list[Any]:
+    """Every resource the statements allow `action` on (policies are minimized: one statement may list several)."""
+    return [r for s in statements if s["Effect"] == "Allow" and action in _actions(s) for r in _statement_resources(s)]
+
+
+def _sort(items: list[Any]) -> list[Any]:
+    return sorted(items, key=str)
+
+
+# The functions that run the delivery code: the first attempt off the delivery queue, retries off the retry queue.
+CONSUMERS = (DELIVERY, RETRY)
 
 
 @pytest.fixture(scope="module")
 def tuned(tmp_path_factory: pytest.TempPathFactory, deps_layer: Path) -> Synth:
     """A second stack, synthesized from different environment variables."""
-    settings = Settings.from_env({"HOOKLINE_DELIVERY_CONCURRENCY": "7", "HOOKLINE_DELIVERY_BATCH_SIZE": "4", "HOOKLINE_AUTHORIZER_CACHE_SECONDS": "60"})
+    settings = Settings.from_env(
+        {
+            "HOOKLINE_DELIVERY_CONCURRENCY": "7",
+            "HOOKLINE_RETRY_CONCURRENCY": "3",
+            "HOOKLINE_DELIVERY_BATCH_SIZE": "4",
+            "HOOKLINE_AUTHORIZER_CACHE_SECONDS": "60",
+        }
+    )
     return synthesize(tmp_path_factory.mktemp("cdk.out.tuned"), settings)
 
 
@@ -44,12 +87,15 @@ def tuned(tmp_path_factory: pytest.TempPathFactory, deps_layer: Path) -> Synth:
 
 
 def test_one_resource_per_topology_entry(synth: Synth) -> None:
-    # Given the topology's tables, queues and functions
+    # Given the topology's tables, queues, state machines and functions
     # When the stack is synthesized
     # Then each becomes exactly one resource, with the topology's physical names
     synth.template.resource_count_is("AWS::Lambda::Function", len(FUNCTIONS))
     synth.template.resource_count_is("AWS::SQS::Queue", len(QUEUES))
     synth.template.resource_count_is("AWS::DynamoDB::Table", len(TABLES))
+    synth.template.resource_count_is("AWS::StepFunctions::StateMachine", len(STATE_MACHINES))
+    for machine in STATE_MACHINES:
+        synth.template.has_resource_properties("AWS::StepFunctions::StateMachine", {"StateMachineName": machine.physical_name("hookline")})
     for queue in QUEUES:
         synth.template.has_resource_properties("AWS::SQS::Queue", {"QueueName": queue.physical_name("hookline")})
     for table in TABLES:
@@ -60,51 +106,79 @@ def test_one_resource_per_topology_entry(synth: Synth) -> None:
 def test_outputs(synth: Synth) -> None:
     # Given the synthesized stack
     # When its outputs are listed
-    # Then the API URL, table name and both queue URLs are exported
+    # Then the API URL, table name, the queue URLs and the retry state machine's ARN are exported
     outputs = synth.template.to_json()["Outputs"]
-    assert {"ApiUrl", "TableName", "DeliveryQueueUrl", "DeliveryDlqUrl"} <= set(outputs)
+    assert {"ApiUrl", "TableName", "DeliveryQueueUrl", "DeliveryDlqUrl", "RetryQueueUrl", "RetryStateMachineArn"} <= set(outputs)
     assert outputs["TableName"]["Value"] == {"Ref": synth.logical_id(synth.stack.storage.table(TABLE))}
     assert outputs["DeliveryQueueUrl"]["Value"] == {"Ref": _queue_id(synth, DELIVERY_QUEUE)}
     assert outputs["DeliveryDlqUrl"]["Value"] == {"Ref": _queue_id(synth, DELIVERY_DLQ)}
+    assert outputs["RetryQueueUrl"]["Value"] == {"Ref": _queue_id(synth, RETRY_QUEUE)}
+    # (Ref of a state machine is its ARN)
+    assert outputs["RetryStateMachineArn"]["Value"] == {"Ref": synth.state_machine_id(RETRY_WAIT)}
 
 
 # --- delivery: concurrency, batching, redrive -----------------------------------------------
 
 
-def test_delivery_reserved_concurrency_equals_setting(synth: Synth) -> None:
-    # Given the default settings
+def _mapping_of(synth: Synth, spec: topology.FunctionSpec) -> dict[str, Any]:
+    """The properties of the one event source mapping that invokes the function."""
+    mappings = [
+        m["Properties"]
+        for m in _resources_of_type(synth, "AWS::Lambda::EventSourceMapping").values()
+        if m["Properties"]["FunctionName"] == {"Ref": synth.function_id(spec)}
+    ]
+    assert len(mappings) == 1, (spec.name, mappings)
+    return mappings[0]
+
+
+def test_delivery_and_retry_reserve_their_own_concurrency(synth: Synth) -> None:
+    # Given the default settings, where delivery and retry concurrency differ
+    assert BASE_SETTINGS.delivery_concurrency != BASE_SETTINGS.retry_concurrency
     # When the stack is synthesized
-    # Then the delivery function reserves exactly delivery_concurrency, and the others reserve nothing
     functions = synth.resources
+    # Then the delivery function reserves delivery_concurrency, the retry function retry_concurrency,
+    # and the others reserve nothing
     assert DELIVERY.reserved_concurrency_setting == "delivery_concurrency"
+    assert RETRY.reserved_concurrency_setting == "retry_concurrency"
     assert functions[synth.function_id(DELIVERY)]["Properties"]["ReservedConcurrentExecutions"] == BASE_SETTINGS.delivery_concurrency
+    assert functions[synth.function_id(RETRY)]["Properties"]["ReservedConcurrentExecutions"] == BASE_SETTINGS.retry_concurrency
     for spec in (API, AUTHORIZER):
         assert "ReservedConcurrentExecutions" not in functions[synth.function_id(spec)]["Properties"]
 
 
-def test_delivery_concurrency_and_batch_size_follow_the_environment(tuned: Synth) -> None:
-    # Given HOOKLINE_DELIVERY_CONCURRENCY=7, HOOKLINE_DELIVERY_BATCH_SIZE=4, HOOKLINE_AUTHORIZER_CACHE_SECONDS=60
+def test_concurrency_and_batch_size_follow_the_environment(tuned: Synth) -> None:
+    # Given HOOKLINE_DELIVERY_CONCURRENCY=7, HOOKLINE_RETRY_CONCURRENCY=3, HOOKLINE_DELIVERY_BATCH_SIZE=4,
+    # HOOKLINE_AUTHORIZER_CACHE_SECONDS=60
     # When a stack is synthesized from those settings
-    # Then reserved concurrency, batch size and authorizer cache TTL change with them
+    # Then each consumer's reserved concurrency, the batch sizes and the authorizer cache TTL change with them
     assert tuned.resources[tuned.function_id(DELIVERY)]["Properties"]["ReservedConcurrentExecutions"] == 7
-    tuned.template.has_resource_properties("AWS::Lambda::EventSourceMapping", {"BatchSize": 4})
+    assert tuned.resources[tuned.function_id(RETRY)]["Properties"]["ReservedConcurrentExecutions"] == 3
+    for spec in CONSUMERS:
+        assert _mapping_of(tuned, spec)["BatchSize"] == 4
     tuned.template.has_resource_properties("AWS::ApiGatewayV2::Authorizer", {"AuthorizerResultTtlInSeconds": 60})
 
 
-def test_event_source_mapping_reports_batch_item_failures(synth: Synth) -> None:
-    # Given the delivery function's sqs_source
+def test_event_source_mappings_report_batch_item_failures(synth: Synth) -> None:
+    # Given the delivery function's sqs_source on the delivery queue and the retry function's on the retry queue
     # When the stack is synthesized
-    # Then one mapping from the delivery queue, batch size from settings, partial batch failures on
-    synth.template.resource_count_is("AWS::Lambda::EventSourceMapping", 1)
-    synth.template.has_resource_properties(
-        "AWS::Lambda::EventSourceMapping",
-        {
-            "EventSourceArn": {"Fn::GetAtt": [_queue_id(synth, DELIVERY_QUEUE), "Arn"]},
-            "FunctionName": {"Ref": synth.function_id(DELIVERY)},
-            "BatchSize": BASE_SETTINGS.delivery_batch_size,
-            "FunctionResponseTypes": ["ReportBatchItemFailures"],
-        },
-    )
+    # Then each has exactly one mapping, from its own queue, batch size from settings, partial batch failures on
+    synth.template.resource_count_is("AWS::Lambda::EventSourceMapping", len(CONSUMERS))
+    for spec, queue in ((DELIVERY, DELIVERY_QUEUE), (RETRY, RETRY_QUEUE)):
+        assert spec.sqs_source is not None and spec.sqs_source.queue == queue
+        mapping = _mapping_of(synth, spec)
+        assert mapping["EventSourceArn"] == _queue_arn(synth, queue)
+        assert mapping["BatchSize"] == BASE_SETTINGS.delivery_batch_size
+        assert mapping["FunctionResponseTypes"] == ["ReportBatchItemFailures"]
+
+
+def test_sqs_pollers_never_outrun_the_reserved_concurrency(synth: Synth, tuned: Synth) -> None:
+    # Given each consumer's reserved concurrency
+    # When the stack is synthesized, with the default and with tuned settings
+    # Then its event source's maximum concurrency equals it, so throttling never burns receive counts
+    assert _mapping_of(synth, DELIVERY)["ScalingConfig"] == {"MaximumConcurrency": BASE_SETTINGS.delivery_concurrency}
+    assert _mapping_of(synth, RETRY)["ScalingConfig"] == {"MaximumConcurrency": BASE_SETTINGS.retry_concurrency}
+    assert _mapping_of(tuned, DELIVERY)["ScalingConfig"] == {"MaximumConcurrency": 7}
+    assert _mapping_of(tuned, RETRY)["ScalingConfig"] == {"MaximumConcurrency": 3}
 
 
 def test_delivery_queue_redrives_to_its_dlq(synth: Synth) -> None:
@@ -117,14 +191,27 @@ def test_delivery_queue_redrives_to_its_dlq(synth: Synth) -> None:
     assert queue["RedrivePolicy"] == {"deadLetterTargetArn": {"Fn::GetAtt": [dlq_id, "Arn"]}, "maxReceiveCount": DELIVERY_QUEUE.max_receive_count}
 
 
-def test_dlq_keeps_messages_longer_than_its_source(synth: Synth) -> None:
+def test_retry_queue_redrives_to_the_shared_dlq(synth: Synth) -> None:
+    # Given the retry queue spec, whose dead-letter queue is the delivery queue's
+    # When the stack is synthesized
+    # Then the retry queue exists, and both sources redrive to the one DLQ, which has no DLQ itself
+    retry = synth.resources[_queue_id(synth, RETRY_QUEUE)]["Properties"]
+    assert retry["QueueName"] == "hookline-retry"
+    assert retry["RedrivePolicy"] == {"deadLetterTargetArn": _queue_arn(synth, DELIVERY_DLQ), "maxReceiveCount": RETRY_QUEUE.max_receive_count}
+    redriven = [q["Properties"]["QueueName"] for q in _resources_of_type(synth, "AWS::SQS::Queue").values() if "RedrivePolicy" in q["Properties"]]
+    assert sorted(redriven) == ["hookline-delivery", "hookline-retry"]
+    assert "RedrivePolicy" not in synth.resources[_queue_id(synth, DELIVERY_DLQ)]["Properties"]
+
+
+def test_dlq_keeps_messages_longer_than_its_sources(synth: Synth) -> None:
     # Given retention counts from the first enqueue, even after the move to the DLQ
     # When the stack is synthesized
-    # Then the DLQ keeps messages for 14 days, longer than the delivery queue
-    queue = synth.resources[_queue_id(synth, DELIVERY_QUEUE)]["Properties"]
+    # Then the DLQ keeps messages for 14 days, longer than the delivery and the retry queue
     dlq = synth.resources[_queue_id(synth, DELIVERY_DLQ)]["Properties"]
     assert dlq["MessageRetentionPeriod"] == 14 * DAY
-    assert dlq["MessageRetentionPeriod"] > queue["MessageRetentionPeriod"] == DELIVERY_QUEUE.retention_seconds
+    for spec in (DELIVERY_QUEUE, RETRY_QUEUE):
+        queue = synth.resources[_queue_id(synth, spec)]["Properties"]
+        assert dlq["MessageRetentionPeriod"] > queue["MessageRetentionPeriod"] == spec.retention_seconds
 
 
 def test_visibility_timeout_covers_six_consumer_timeouts(synth: Synth) -> None:
@@ -232,21 +319,74 @@ def test_function_environment_comes_from_topology_and_settings(synth: Synth) -> 
         for resource in spec.env_resources:
             if isinstance(resource, topology.TableSpec):
                 assert env[resource.env] == {"Ref": synth.logical_id(synth.stack.storage.table(resource))}
+            elif isinstance(resource, topology.StateMachineSpec):
+                assert env[resource.env] == {"Ref": synth.state_machine_id(resource)}  # the ARN
             else:
                 assert env[resource.env] == {"Ref": _queue_id(synth, resource)}
-    delivery_env = synth.resources[synth.function_id(DELIVERY)]["Properties"]["Environment"]["Variables"]
-    assert delivery_env[DELIVERY_DLQ.env] == {"Ref": _queue_id(synth, DELIVERY_DLQ)}
+    # And both delivery-code functions know the retry queue, the DLQ and the state machine
+    for spec in CONSUMERS:
+        env = synth.resources[synth.function_id(spec)]["Properties"]["Environment"]["Variables"]
+        assert env[DELIVERY_DLQ.env] == {"Ref": _queue_id(synth, DELIVERY_DLQ)}
+        assert env[RETRY_QUEUE.env] == {"Ref": _queue_id(synth, RETRY_QUEUE)}
+        assert env[RETRY_WAIT.env] == {"Ref": synth.state_machine_id(RETRY_WAIT)}
+        assert env["HOOKLINE_MAX_ATTEMPTS"] == str(BASE_SETTINGS.max_attempts)
+        assert env["HOOKLINE_RETRY_JITTER"] == BASE_SETTINGS.retry_jitter
+        assert env["HOOKLINE_SQS_MAX_DELAY_SECONDS"] == str(BASE_SETTINGS.sqs_max_delay_seconds)
 
 
 def test_settings_env_round_trips_and_never_relaxes_the_ssrf_guard() -> None:
     # Given settings that differ from the defaults, private networks included
-    settings = Settings.from_env({"HOOKLINE_REQUEST_TIMEOUT_SECONDS": "7.5", "HOOKLINE_PAGE_LIMIT_MAX": "50", "HOOKLINE_ALLOW_PRIVATE_NETWORKS": "10.0.0.0/8"})
+    settings = Settings.from_env(
+        {
+            "HOOKLINE_CONNECT_TIMEOUT_SECONDS": "1.5",
+            "HOOKLINE_REQUEST_TIMEOUT_SECONDS": "7.5",
+            "HOOKLINE_RESPONSE_BODY_LIMIT_BYTES": "100",
+            "HOOKLINE_MAX_EVENT_BYTES": "1000",
+            "HOOKLINE_PAGE_LIMIT_MAX": "50",
+            "HOOKLINE_RETENTION_DAYS": "3",
+            "HOOKLINE_ALLOW_PRIVATE_NETWORKS": "10.0.0.0/8",
+            "HOOKLINE_RETRY_BASE_SECONDS": "5.5",
+            "HOOKLINE_RETRY_MAX_DELAY_SECONDS": "600",
+            "HOOKLINE_RETRY_JITTER": "equal",
+            "HOOKLINE_MAX_ATTEMPTS": "4",
+            "HOOKLINE_MAX_AGE_SECONDS": "3600",
+            "HOOKLINE_SQS_MAX_DELAY_SECONDS": "60",
+        }
+    )
     # When they become function environment variables and are read back
     parsed = Settings.from_env(settings_env(settings))
-    # Then the behaviour survives the trip, but the cloud never exempts private networks
-    assert parsed.request_timeout_seconds == 7.5
-    assert parsed.page_limit_max == 50
+    # Then every behaviour setting survives the trip, but the cloud never exempts private networks
+    for name in behaviour_settings():
+        if name != "allow_private_networks":
+            assert getattr(parsed, name) == getattr(settings, name), name
     assert parsed.allow_private_networks == ()
+
+
+def test_functions_get_behaviour_settings_but_not_stack_or_local_ones() -> None:
+    # Given the Settings fields
+    # When the stack picks those it passes to the functions
+    passed = set(behaviour_settings())
+    # Then the delivery and API behaviour is passed, while stack configuration, local-mode knobs
+    # and resource names (which come from the topology) are not
+    assert {
+        "connect_timeout_seconds",
+        "request_timeout_seconds",
+        "response_body_limit_bytes",
+        "allow_private_networks",
+        "max_event_bytes",
+        "page_limit_max",
+        "retention_days",
+        "retry_base_seconds",
+        "retry_max_delay_seconds",
+        "retry_jitter",
+        "max_attempts",
+        "max_age_seconds",
+        "sqs_max_delay_seconds",
+    } <= passed
+    stack_or_local = {"delivery_concurrency", "retry_concurrency", "delivery_batch_size", "authorizer_cache_seconds", "api_keys", "port", "aws_port"}
+    resources = {"table_name", "delivery_queue_url", "delivery_dlq_url", "retry_queue_url", "retry_state_machine_arn"}
+    assert not passed & (stack_or_local | resources)
+    assert not {name for name in passed if name.endswith(("_url", "_arn"))}
 
 
 def test_each_function_has_its_own_role(synth: Synth) -> None:
@@ -271,7 +411,7 @@ def test_authorizer_role_cannot_write_the_table_or_send_messages(synth: Synth) -
     assert "dynamodb:GetItem" in actions
     writes = {"dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem", "dynamodb:BatchWriteItem", "dynamodb:*"}
     assert not actions & writes
-    assert not {a for a in actions if a.startswith("sqs:")}
+    assert not {a for a in actions if a.startswith(("sqs:", "states:"))}
     assert not {a for a in actions if a.startswith("kms:") and a not in {"kms:Decrypt", "kms:DescribeKey"}}
 
 
@@ -279,27 +419,117 @@ def test_api_role_sends_only_to_the_delivery_queue(synth: Synth) -> None:
     # Given the API enqueues delivery tasks
     # When its role's policies are collected
     statements = synth.policy_statements(synth.role_id(API))
-    # Then sqs:SendMessage is allowed on the delivery queue and nothing else
-    sends = [s for s in statements if "sqs:SendMessage" in _actions(s)]
-    assert sends
-    for statement in sends:
-        assert statement["Resource"] == {"Fn::GetAtt": [_queue_id(synth, DELIVERY_QUEUE), "Arn"]}
+    # Then sqs:SendMessage is allowed on the delivery queue and nothing else (not the retry queue, not the DLQ)
+    assert _resources_allowed(statements, "sqs:SendMessage") == [_queue_arn(synth, DELIVERY_QUEUE)]
     actions = {a for s in statements for a in _actions(s)}
     assert "sqs:ReceiveMessage" not in actions
     assert "sqs:DeleteMessage" not in actions
+    assert not {a for a in actions if a.startswith("states:")}
 
 
-def test_only_the_delivery_role_consumes_the_delivery_queue(synth: Synth) -> None:
-    # Given only the delivery function has an sqs_source
+def test_each_consumer_role_consumes_only_its_own_queue(synth: Synth) -> None:
+    # Given the delivery function consumes the delivery queue and the retry function the retry queue
     # When each role's actions are collected
-    # Then only the delivery role may receive/delete messages, on its queue only
+    # Then only those two roles may receive/delete messages, each on its own queue only
+    consumed = {DELIVERY.name: DELIVERY_QUEUE, RETRY.name: RETRY_QUEUE}
     for spec in FUNCTIONS:
         statements = synth.policy_statements(synth.role_id(spec))
-        receives = [s for s in statements if "sqs:ReceiveMessage" in _actions(s)]
-        if spec is DELIVERY:
-            assert [s["Resource"] for s in receives] == [{"Fn::GetAtt": [_queue_id(synth, DELIVERY_QUEUE), "Arn"]}]
-        else:
-            assert receives == []
+        for action in ("sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:ChangeMessageVisibility"):
+            expected = [_queue_arn(synth, consumed[spec.name])] if spec.name in consumed else []
+            assert _resources_allowed(statements, action) == expected, (spec.name, action)
+
+
+@pytest.mark.parametrize("spec", CONSUMERS, ids=[s.name for s in CONSUMERS])
+def test_consumer_roles_schedule_retries_but_never_send_to_the_delivery_queue(synth: Synth, spec: topology.FunctionSpec) -> None:
+    # Given a function running the delivery code (first attempts or retries)
+    # When its role's policies are collected
+    statements = synth.policy_statements(synth.role_id(spec))
+    # Then it may start executions of the retry state machine and nothing else in Step Functions
+    state_machine_actions = {a for s in statements for a in _actions(s) if a.startswith("states:")}
+    assert state_machine_actions == {"states:StartExecution"}
+    assert _resources_allowed(statements, "states:StartExecution") == [{"Ref": synth.state_machine_id(RETRY_WAIT)}]
+    # And it sends only to the retry queue and the DLQ, never back to the delivery queue
+    sends = _resources_allowed(statements, "sqs:SendMessage")
+    assert _sort(sends) == _sort([_queue_arn(synth, RETRY_QUEUE), _queue_arn(synth, DELIVERY_DLQ)])
+    assert _queue_arn(synth, DELIVERY_QUEUE) not in sends
+    # And no statement allows a wildcard action
+    assert not [a for s in statements for a in _actions(s) if a.endswith(":*") or a == "*"]
+
+
+def test_retry_function_runs_the_delivery_code(synth: Synth) -> None:
+    # Given the retry spec names the delivery folder as its code
+    assert RETRY.source_dir == DELIVERY.source_dir == "delivery"
+    # When the stack is synthesized
+    delivery = synth.resources[synth.function_id(DELIVERY)]["Properties"]
+    retry = synth.resources[synth.function_id(RETRY)]["Properties"]
+    # Then both functions deploy the same code asset with the same handler, as separate functions
+    assert retry["Code"] == delivery["Code"]
+    assert retry["Handler"] == delivery["Handler"]
+    assert synth.function_id(RETRY) != synth.function_id(DELIVERY)
+
+
+# --- retry state machine ---------------------------------------------------------------------
+
+
+def test_retry_state_machine_is_standard_logged_and_traced(synth: Synth) -> None:
+    # Given the RETRY_WAIT spec
+    # When the stack is synthesized
+    props = synth.resources[synth.state_machine_id(RETRY_WAIT)]["Properties"]
+    log_group_id = synth.logical_id(synth.stack.state_machines.log_groups[RETRY_WAIT.key])
+    # Then it is a Standard workflow named from the topology, running as its own role,
+    # logging every event to its own log group and traced with X-Ray
+    assert props["StateMachineType"] == "STANDARD"
+    assert props["StateMachineName"] == "hookline-retry-wait"
+    assert props["RoleArn"] == {"Fn::GetAtt": [synth.state_machine_role_id(RETRY_WAIT), "Arn"]}
+    assert props["LoggingConfiguration"]["Level"] == "ALL"
+    assert props["LoggingConfiguration"]["Destinations"] == [{"CloudWatchLogsLogGroup": {"LogGroupArn": {"Fn::GetAtt": [log_group_id, "Arn"]}}}]
+    assert props["TracingConfiguration"] == {"Enabled": True}
+    log_group = synth.resources[log_group_id]["Properties"]
+    assert log_group["LogGroupName"].startswith("/aws/vendedlogs/states/")
+    assert log_group["RetentionInDays"] == 30
+
+
+def test_retry_state_machine_waits_until_due_then_sends_the_task_to_the_retry_queue(synth: Synth) -> None:
+    # Given the synthesized state machine, its queue URL substitution resolved to a marker
+    retry_queue_url = "https://sqs.us-east-1.amazonaws.com/123456789012/hookline-retry"
+    definition = synth.definition(RETRY_WAIT, {_queue_id(synth, RETRY_QUEUE): retry_queue_url})
+    props = synth.resources[synth.state_machine_id(RETRY_WAIT)]["Properties"]
+    # When its states are followed from StartAt
+    states = definition["States"]
+    wait = states[definition["StartAt"]]
+    send = states[wait["Next"]]
+    # Then it first waits until the timestamp in $.until
+    assert wait["Type"] == "Wait"
+    assert wait["TimestampPath"] == "$.until"
+    # And then sends $.task, unchanged, to the retry queue with the direct SQS integration, retrying errors, and ends
+    assert send["Type"] == "Task"
+    assert send["Resource"] == "arn:aws:states:::sqs:sendMessage"
+    assert send["Parameters"] == {"QueueUrl": retry_queue_url, "MessageBody.$": "$.task"}
+    assert send["Retry"]
+    assert send["End"] is True
+    assert props["DefinitionSubstitutions"] == {"TargetQueueUrl": {"Ref": _queue_id(synth, RETRY_QUEUE)}}
+    # And the whole definition is the topology's, the single source the local runner uses too
+    assert definition == RETRY_WAIT.definition(retry_queue_url)
+
+
+def test_retry_state_machine_role_can_only_send_to_the_retry_queue(synth: Synth) -> None:
+    # Given the state machine's role
+    role = synth.resources[synth.state_machine_role_id(RETRY_WAIT)]["Properties"]
+    statements = synth.policy_statements(synth.state_machine_role_id(RETRY_WAIT))
+    # When its permissions are collected
+    scoped = [s for s in statements if s["Resource"] != "*"]
+    unscoped = {a for s in statements if s["Resource"] == "*" for a in _actions(s)}
+    # Then Step Functions alone assumes it, with no managed policies
+    assert role["AssumeRolePolicyDocument"]["Statement"][0]["Principal"] == {"Service": "states.amazonaws.com"}
+    assert "ManagedPolicyArns" not in role
+    # And its only resource-scoped permission is sending to the retry queue
+    assert _resources_allowed(statements, "sqs:SendMessage") == [_queue_arn(synth, RETRY_QUEUE)]
+    assert {r for s in scoped for r in map(str, _statement_resources(s))} == {str(_queue_arn(synth, RETRY_QUEUE))}
+    assert {a for s in scoped for a in _actions(s)} <= {"sqs:SendMessage", "sqs:GetQueueAttributes", "sqs:GetQueueUrl"}
+    # And what it holds on '*' is only log delivery and X-Ray, which have no resource-level permissions
+    assert unscoped
+    assert all(a.startswith(("logs:", "xray:")) for a in unscoped), unscoped
+    assert not {a for a in unscoped if a in {"logs:PutLogEvents", "logs:CreateLogGroup"} or a.endswith("*")}
 
 
 def test_roles_write_only_to_their_own_log_group(synth: Synth) -> None:
@@ -315,11 +545,11 @@ def test_roles_write_only_to_their_own_log_group(synth: Synth) -> None:
 
 
 def test_log_groups_have_retention(synth: Synth) -> None:
-    # Given the function and API access log groups
+    # Given the function, state machine and API access log groups
     # When the stack is synthesized
     # Then every log group expires its events
     log_groups = _resources_of_type(synth, "AWS::Logs::LogGroup")
-    assert len(log_groups) == len(FUNCTIONS) + 1
+    assert len(log_groups) == len(FUNCTIONS) + len(STATE_MACHINES) + 1
     for log_group in log_groups.values():
         assert log_group["Properties"]["RetentionInDays"] == 30
 
@@ -350,9 +580,10 @@ def test_routes_and_authorizer(synth: Synth) -> None:
             "EnableSimpleResponses": True,
             "IdentitySource": ["$request.header.Authorization"],
             "AuthorizerResultTtlInSeconds": BASE_SETTINGS.authorizer_cache_seconds,
-            "AuthorizerUri": Match.serialized_json(Match.any_value()) if False else Match.any_value(),
         },
     )
+    authorizer_uri = synth.resources[authorizer_id]["Properties"]["AuthorizerUri"]
+    assert {"Fn::GetAtt": [synth.function_id(AUTHORIZER), "Arn"]} in authorizer_uri["Fn::Join"][1]
 
 
 def test_default_stage_logs_access_and_throttles(synth: Synth) -> None:
@@ -365,7 +596,10 @@ def test_default_stage_logs_access_and_throttles(synth: Synth) -> None:
         {
             "StageName": "$default",
             "AutoDeploy": True,
-            "AccessLogSettings": {"DestinationArn": {"Fn::GetAtt": [access_logs, "Arn"]}, "Format": Match.serialized_json(Match.object_like({"requestId": "$context.requestId"}))},
+            "AccessLogSettings": {
+                "DestinationArn": {"Fn::GetAtt": [access_logs, "Arn"]},
+                "Format": Match.serialized_json(Match.object_like({"requestId": "$context.requestId"})),
+            },
             "DefaultRouteSettings": {"ThrottlingBurstLimit": Match.any_value(), "ThrottlingRateLimit": Match.any_value()},
         },
     )

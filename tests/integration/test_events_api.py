@@ -126,7 +126,9 @@ def test_dynamodb_failure_while_storing_deliveries_is_finished_by_a_repeat(hookl
     def fail_once(**_: Any) -> None:
         calls["n"] += 1
         if calls["n"] == 1:
-            raise table.meta.client.exceptions.ProvisionedThroughputExceededException({"Error": {"Code": "ProvisionedThroughputExceededException", "Message": "injected"}}, "BatchWriteItem")
+            raise table.meta.client.exceptions.ProvisionedThroughputExceededException(
+                {"Error": {"Code": "ProvisionedThroughputExceededException", "Message": "injected"}}, "BatchWriteItem"
+            )
 
     table.meta.client.meta.events.register("before-call.dynamodb.BatchWriteItem", fail_once)
     request = {"type": "a.b", "data": {}, "id": "dyn-1"}

@@ -7,7 +7,9 @@ import uuid
 from typing import Any
 
 
-def http_event(method: str, path: str, body: Any = None, tenant: str | None = "acme", query: dict[str, str] | None = None, raw_body: str | None = None) -> dict[str, Any]:
+def http_event(
+    method: str, path: str, body: Any = None, tenant: str | None = "acme", query: dict[str, str] | None = None, raw_body: str | None = None
+) -> dict[str, Any]:
     text = raw_body if raw_body is not None else (None if body is None else json.dumps(body))
     event: dict[str, Any] = {
         "version": "2.0",

@@ -23,7 +23,12 @@ def test_defaults() -> None:
 
 def test_values_parse_by_type() -> None:
     s = Settings.from_env(
-        {"HOOKLINE_CONNECT_TIMEOUT_SECONDS": "1.5", "HOOKLINE_DELIVERY_CONCURRENCY": "7", "HOOKLINE_ALLOW_PRIVATE_NETWORKS": "127.0.0.0/8, ::1/128", "HOOKLINE_TABLE_NAME": "t"}
+        {
+            "HOOKLINE_CONNECT_TIMEOUT_SECONDS": "1.5",
+            "HOOKLINE_DELIVERY_CONCURRENCY": "7",
+            "HOOKLINE_ALLOW_PRIVATE_NETWORKS": "127.0.0.0/8, ::1/128",
+            "HOOKLINE_TABLE_NAME": "t",
+        }
     )
     assert s.connect_timeout_seconds == 1.5
     assert s.delivery_concurrency == 7
@@ -31,7 +36,9 @@ def test_values_parse_by_type() -> None:
     assert s.table_name == "t"
 
 
-@pytest.mark.parametrize(("name", "value"), [("HOOKLINE_PORT", "eighty"), ("HOOKLINE_DELIVERY_CONCURRENCY", "-1"), ("HOOKLINE_ALLOW_PRIVATE_NETWORKS", "not-a-cidr")])
+@pytest.mark.parametrize(
+    ("name", "value"), [("HOOKLINE_PORT", "eighty"), ("HOOKLINE_DELIVERY_CONCURRENCY", "-1"), ("HOOKLINE_ALLOW_PRIVATE_NETWORKS", "not-a-cidr")]
+)
 def test_bad_values_name_the_variable(name: str, value: str) -> None:
     with pytest.raises(SettingsError, match=name):
         Settings.from_env({name: value})

@@ -54,7 +54,9 @@ class Settings:
         "Comma-separated CIDRs exempt from the SSRF guard. Empty in the cloud; local mode defaults to `127.0.0.0/8,::1/128`.",
     )
     delivery_concurrency: int = _setting("HOOKLINE_DELIVERY_CONCURRENCY", 20, "Reserved concurrency of the delivery function (stack configuration).")
-    retry_concurrency: int = _setting("HOOKLINE_RETRY_CONCURRENCY", 10, "Reserved concurrency of the retry function, which drains the retry queue (stack configuration).")
+    retry_concurrency: int = _setting(
+        "HOOKLINE_RETRY_CONCURRENCY", 10, "Reserved concurrency of the retry function, which drains the retry queue (stack configuration)."
+    )
     delivery_batch_size: int = _setting("HOOKLINE_DELIVERY_BATCH_SIZE", 10, "SQS messages handed to one delivery invocation.")
     # API.
     max_event_bytes: int = _setting("HOOKLINE_MAX_EVENT_BYTES", 262144, "Largest accepted request body for an event (413 above).")

@@ -1,0 +1,98 @@
+"""The HTTP API: GET /health in the open, everything under /v1 behind the Lambda authorizer."""
+
+from __future__ import annotations
+
+import json
+
+import jsii
+from aws_cdk import Duration
+from aws_cdk import aws_apigateway as apigw
+from aws_cdk import aws_apigatewayv2 as apigwv2
+from aws_cdk import aws_apigatewayv2_authorizers as authorizers
+from aws_cdk import aws_apigatewayv2_integrations as integrations
+from aws_cdk import aws_lambda as lambda_
+from aws_cdk import aws_logs as logs
+from constructs import Construct
+
+from hookline.settings import Settings
+from infra.functions import LOG_RETENTION
+
+# Stage-wide throttling (requests per second, burst); per-tenant limits belong in the application.
+THROTTLE_RATE_LIMIT = 100
+THROTTLE_BURST_LIMIT = 200
+
+# One JSON object per request: structured access logs, tenant included once authorized.
+ACCESS_LOG_FORMAT = json.dumps(
+    {
+        "requestId": "$context.requestId",
+        "ip": "$context.identity.sourceIp",
+        "requestTime": "$context.requestTime",
+        "httpMethod": "$context.httpMethod",
+        "routeKey": "$context.routeKey",
+        "status": "$context.status",
+        "protocol": "$context.protocol",
+        "responseLength": "$context.responseLength",
+        "integrationLatency": "$context.integrationLatency",
+        "integrationError": "$context.integrationErrorMessage",
+        "authorizerError": "$context.authorizer.error",
+        "tenant": "$context.authorizer.tenant",
+    }
+)
+
+
+@jsii.implements(apigwv2.IAccessLogSettings)
+class _AccessLogSettings:
+    def __init__(self, destination: apigwv2.IAccessLogDestination, log_format: apigw.AccessLogFormat) -> None:
+        self._destination = destination
+        self._format = log_format
+
+    @property
+    def destination(self) -> apigwv2.IAccessLogDestination:
+        return self._destination
+
+    @property
+    def format(self) -> apigw.AccessLogFormat:
+        return self._format
+
+
+class Api(Construct):
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        settings: Settings,
+        handler: lambda_.IFunction,
+        authorizer_handler: lambda_.IFunction,
+    ) -> None:
+        super().__init__(scope, construct_id)
+        self.access_logs = logs.LogGroup(self, "AccessLogs", retention=LOG_RETENTION)
+        self.http_api = apigwv2.HttpApi(self, "HttpApi", description="hookline webhook API", create_default_stage=False)
+        self.stage = apigwv2.HttpStage(
+            self,
+            "DefaultStage",
+            http_api=self.http_api,
+            stage_name="$default",
+            auto_deploy=True,
+            access_log_settings=_AccessLogSettings(
+                apigwv2.LogGroupLogDestination(self.access_logs),
+                apigw.AccessLogFormat.custom(ACCESS_LOG_FORMAT),
+            ),
+            throttle=apigwv2.ThrottleSettings(rate_limit=THROTTLE_RATE_LIMIT, burst_limit=THROTTLE_BURST_LIMIT),
+        )
+        # Payload format 2.0 with simple responses: {"isAuthorized": bool, "context": {"tenant": ...}}.
+        self.authorizer = authorizers.HttpLambdaAuthorizer(
+            "ApiKeyAuthorizer",
+            authorizer_handler,
+            response_types=[authorizers.HttpLambdaResponseType.SIMPLE],
+            identity_source=["$request.header.Authorization"],
+            results_cache_ttl=Duration.seconds(settings.authorizer_cache_seconds),
+        )
+        integration = integrations.HttpLambdaIntegration("ApiIntegration", handler)
+        self.health_routes = self.http_api.add_routes(path="/health", methods=[apigwv2.HttpMethod.GET], integration=integration)
+        self.v1_routes = self.http_api.add_routes(
+            path="/v1/{proxy+}",
+            methods=[apigwv2.HttpMethod.ANY],
+            integration=integration,
+            authorizer=self.authorizer,
+        )

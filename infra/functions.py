@@ -1,0 +1,216 @@
+"""Lambda functions, one per `topology.FUNCTIONS` entry, made by a single factory."""
+
+from __future__ import annotations
+
+from dataclasses import fields
+from typing import TYPE_CHECKING, Any
+
+from aws_cdk import CfnResource, Duration
+from aws_cdk import aws_iam as iam
+from aws_cdk import aws_lambda as lambda_
+from aws_cdk import aws_lambda_event_sources as event_sources
+from aws_cdk import aws_logs as logs
+from constructs import Construct
+
+from hookline.settings import Settings
+from hookline.topology import FUNCTIONS, FunctionSpec, Grant, QueueSpec, StateMachineSpec, TableSpec
+from infra import DEPS_LAYER_DIR, FUNCTIONS_DIR, HOOKLINE_LAYER_DIR, construct_name
+from infra.queues import Queues, TopologyError, check_consumer
+from infra.storage import Storage
+
+if TYPE_CHECKING:
+    from infra.statemachines import StateMachines
+
+RUNTIME = lambda_.Runtime.PYTHON_3_14
+ARCHITECTURE = lambda_.Architecture.ARM_64
+LOG_RETENTION = logs.RetentionDays.ONE_MONTH
+SERVICE_NAME = "hookline"
+# Bytecode caches appear once tests import these folders; keep them out of the asset hash.
+ASSET_EXCLUDES = ["**/__pycache__", "**/*.pyc"]
+
+# Settings the stack consumes itself rather than passing on (reserved concurrency and batch
+# size are named by the topology's *_setting fields; the cache TTL configures the authorizer).
+STACK_SETTINGS = frozenset({"authorizer_cache_seconds"})
+# Local mode only: the local runner's ports and seeded API keys mean nothing in the cloud.
+LOCAL_ONLY_SETTINGS = frozenset({"api_keys", "port", "aws_port"})
+# The SSRF guard is never relaxed in the cloud, whatever the synth machine's environment says.
+CLOUD_FORCED_SETTINGS: dict[str, str] = {"allow_private_networks": ""}
+
+
+def _is_resource_setting(name: str) -> bool:
+    """Physical names, URLs and ARNs: each function gets these from the topology, per its grants."""
+    return name == "table_name" or name.endswith(("_url", "_arn"))
+
+
+def _stack_settings() -> frozenset[str]:
+    named = {spec.reserved_concurrency_setting for spec in FUNCTIONS} | {spec.sqs_source.batch_size_setting for spec in FUNCTIONS if spec.sqs_source}
+    return STACK_SETTINGS | {name for name in named if name}
+
+
+def behaviour_settings() -> tuple[str, ...]:
+    """Every setting that shapes what the functions do: all of them but resources, stack and local-only ones.
+
+    A setting added to `Settings` reaches the functions unless it is put in one of those groups.
+    """
+    excluded = _stack_settings() | LOCAL_ONLY_SETTINGS
+    return tuple(f.name for f in fields(Settings) if f.name not in excluded and not _is_resource_setting(f.name))
+
+
+def settings_env(settings: Settings) -> dict[str, str]:
+    """The behaviour settings as the environment variables `Settings.from_env()` reads back."""
+    env_names = {f.name: str(f.metadata["env"]) for f in fields(Settings)}
+    env: dict[str, str] = {}
+    for name in behaviour_settings():
+        value = CLOUD_FORCED_SETTINGS.get(name, getattr(settings, name))
+        env[env_names[name]] = _env_value(value)
+    return env
+
+
+def _poller_concurrency(reserved: int | None) -> int | None:
+    """Cap the SQS pollers at the reserved concurrency.
+
+    Without the cap, pollers invoke beyond the reservation; throttled batches return to the
+    queue with their receive count raised, and enough of them reach the DLQ undelivered.
+    The event source accepts 2..1000.
+    """
+    if reserved is None or reserved < 2:
+        return None
+    return min(reserved, 1000)
+
+
+def _env_value(value: Any) -> str:
+    if isinstance(value, tuple):
+        return ",".join(str(item) for item in value)
+    return str(value)
+
+
+class Functions(Construct):
+    """All functions share two layers; each has its own role, log group and least-privilege grants."""
+
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        settings: Settings,
+        storage: Storage,
+        queues: Queues,
+        state_machines: StateMachines,
+    ) -> None:
+        super().__init__(scope, construct_id)
+        self._settings = settings
+        self._storage = storage
+        self._queues = queues
+        self._state_machines = state_machines
+        self.hookline_layer = lambda_.LayerVersion(
+            self,
+            "HooklineLayer",
+            code=lambda_.Code.from_asset(str(HOOKLINE_LAYER_DIR), exclude=ASSET_EXCLUDES),
+            compatible_runtimes=[RUNTIME],
+            compatible_architectures=[ARCHITECTURE],
+            description="hookline shared package (layers/hookline)",
+        )
+        self.deps_layer = lambda_.LayerVersion(
+            self,
+            "DepsLayer",
+            code=lambda_.Code.from_asset(str(DEPS_LAYER_DIR), exclude=ASSET_EXCLUDES),
+            compatible_runtimes=[RUNTIME],
+            compatible_architectures=[ARCHITECTURE],
+            description="Third-party dependencies: aws-lambda-powertools, requests (make deps-layer)",
+        )
+        self.functions: dict[str, lambda_.Function] = {}
+        self.roles: dict[str, iam.Role] = {}
+        self.log_groups: dict[str, logs.LogGroup] = {}
+        for spec in FUNCTIONS:
+            self.functions[spec.name] = self._function(spec)
+
+    def function(self, spec: FunctionSpec) -> lambda_.Function:
+        return self.functions[spec.name]
+
+    def _function(self, spec: FunctionSpec) -> lambda_.Function:
+        name = construct_name(spec.name)
+        log_group = logs.LogGroup(self, f"{name}Logs", retention=LOG_RETENTION)
+        role = iam.Role(
+            self,
+            f"{name}Role",
+            assumed_by=iam.ServicePrincipal("lambda.amazonaws.com"),
+            description=f"hookline {spec.name} function",
+        )
+        # Instead of AWSLambdaBasicExecutionRole: write to this function's log group only.
+        log_group.grant_write(role)
+        reserved = None
+        if spec.reserved_concurrency_setting is not None:
+            reserved = int(getattr(self._settings, spec.reserved_concurrency_setting))
+        fn = lambda_.Function(
+            self,
+            f"{name}Function",
+            description=f"hookline {spec.name}",
+            runtime=RUNTIME,
+            architecture=ARCHITECTURE,
+            # source_dir, not name: the retry function deploys the delivery code a second time.
+            code=lambda_.Code.from_asset(str(FUNCTIONS_DIR / spec.source_dir), exclude=ASSET_EXCLUDES),
+            handler=spec.handler,
+            timeout=Duration.seconds(spec.timeout_seconds),
+            memory_size=spec.memory_mb,
+            role=role,
+            log_group=log_group,
+            layers=[self.hookline_layer, self.deps_layer],
+            tracing=lambda_.Tracing.ACTIVE,
+            reserved_concurrent_executions=reserved,
+            environment=self._environment(spec),
+        )
+        # cfn-lint W3005 (redundant DependsOn): lambda.Function makes its resource depend on the whole
+        # role construct, so that it waits for the role's DefaultPolicy; the DependsOn entry for the Role
+        # itself repeats the Role GetAtt. Harmless, and CDK has no switch to drop it, so this resource
+        # alone ignores W3005.
+        cfn_function = fn.node.default_child
+        if isinstance(cfn_function, CfnResource):
+            cfn_function.add_metadata("cfn-lint", {"config": {"ignore_checks": ["W3005"]}})
+        for grant in spec.grants:
+            self._grant(fn, spec, grant)
+        if spec.sqs_source is not None:
+            source = spec.sqs_source
+            check_consumer(source.queue, spec)
+            window = source.max_batching_window_seconds
+            fn.add_event_source(
+                event_sources.SqsEventSource(
+                    self._queues.queue(source.queue),
+                    batch_size=int(getattr(self._settings, source.batch_size_setting)),
+                    max_batching_window=Duration.seconds(window) if window else None,
+                    max_concurrency=_poller_concurrency(reserved),
+                    report_batch_item_failures=True,
+                )
+            )
+        self.roles[spec.name] = role
+        self.log_groups[spec.name] = log_group
+        return fn
+
+    def _environment(self, spec: FunctionSpec) -> dict[str, str]:
+        env = {"POWERTOOLS_SERVICE_NAME": SERVICE_NAME, **settings_env(self._settings)}
+        for resource in spec.env_resources:
+            if isinstance(resource, TableSpec):
+                env[resource.env] = self._storage.table(resource).table_name
+            elif isinstance(resource, StateMachineSpec):
+                env[resource.env] = self._state_machines.state_machine(resource).state_machine_arn
+            else:
+                env[resource.env] = self._queues.queue(resource).queue_url
+        env.update(spec.extra_env)
+        return env
+
+    def _grant(self, fn: lambda_.Function, spec: FunctionSpec, grant: Grant) -> None:
+        resource, access = grant.resource, grant.access
+        if isinstance(resource, TableSpec) and access == "read":
+            self._storage.table(resource).grant_read_data(fn)
+        elif isinstance(resource, TableSpec) and access == "read_write":
+            self._storage.table(resource).grant_read_write_data(fn)
+        elif isinstance(resource, QueueSpec) and access == "send":
+            self._queues.queue(resource).grant_send_messages(fn)
+        elif isinstance(resource, QueueSpec) and access == "consume":
+            # The SqsEventSource grants the receive/delete permissions on exactly this queue.
+            if spec.sqs_source is None or spec.sqs_source.queue != resource:
+                raise TopologyError(f"function {spec.name!r} consumes {resource.key!r} without an sqs_source for it")
+        elif isinstance(resource, StateMachineSpec) and access == "start":
+            # states:StartExecution on this state machine only.
+            self._state_machines.state_machine(resource).grant_start_execution(fn)
+        else:
+            raise TopologyError(f"function {spec.name!r}: unsupported grant {access!r} on {resource.key!r}")

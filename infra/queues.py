@@ -1,0 +1,70 @@
+"""SQS queues, one per `topology.QUEUES` entry, with their redrive policies."""
+
+from __future__ import annotations
+
+from aws_cdk import Duration
+from aws_cdk import aws_sqs as sqs
+from constructs import Construct
+
+from hookline.topology import QUEUES, FunctionSpec, QueueSpec
+from infra import construct_name
+
+# AWS guidance for an SQS event source: visibility timeout >= 6x the function timeout.
+VISIBILITY_TIMEOUT_FACTOR = 6
+
+
+class TopologyError(ValueError):
+    """The topology asks for wiring that would misbehave in AWS; raised at synth time."""
+
+
+def check_consumer(queue: QueueSpec, consumer: FunctionSpec) -> None:
+    """Refuse to synthesize a consumer whose timeout the queue's visibility timeout does not cover."""
+    needed = VISIBILITY_TIMEOUT_FACTOR * consumer.timeout_seconds
+    if queue.visibility_timeout_seconds < needed:
+        raise TopologyError(
+            f"queue {queue.key!r}: visibility timeout {queue.visibility_timeout_seconds}s is below "
+            f"{VISIBILITY_TIMEOUT_FACTOR}x the timeout of its consumer {consumer.name!r} ({needed}s)"
+        )
+
+
+def check_dead_letter(queue: QueueSpec) -> None:
+    """A standard queue's retention counts from the first enqueue, so the DLQ must keep messages longer."""
+    dlq = queue.dead_letter
+    if dlq is not None and dlq.retention_seconds <= queue.retention_seconds:
+        raise TopologyError(
+            f"queue {queue.key!r}: dead-letter queue {dlq.key!r} retention {dlq.retention_seconds}s must exceed the source retention {queue.retention_seconds}s"
+        )
+
+
+class Queues(Construct):
+    """Every queue is SSE-encrypted (SQS-managed keys) and refuses non-TLS requests."""
+
+    def __init__(self, scope: Construct, construct_id: str, *, prefix: str) -> None:
+        super().__init__(scope, construct_id)
+        self._prefix = prefix
+        self.queues: dict[str, sqs.Queue] = {}
+        for spec in QUEUES:
+            self._queue(spec)
+
+    def queue(self, spec: QueueSpec) -> sqs.Queue:
+        return self.queues[spec.key]
+
+    def _queue(self, spec: QueueSpec) -> sqs.Queue:
+        if spec.key in self.queues:
+            return self.queues[spec.key]
+        check_dead_letter(spec)
+        dead_letter = None
+        if spec.dead_letter is not None:
+            dead_letter = sqs.DeadLetterQueue(queue=self._queue(spec.dead_letter), max_receive_count=spec.max_receive_count)
+        queue = sqs.Queue(
+            self,
+            f"{construct_name(spec.key)}Queue",
+            queue_name=spec.physical_name(self._prefix),
+            retention_period=Duration.seconds(spec.retention_seconds),
+            visibility_timeout=Duration.seconds(spec.visibility_timeout_seconds),
+            dead_letter_queue=dead_letter,
+            encryption=sqs.QueueEncryption.SQS_MANAGED,
+            enforce_ssl=True,
+        )
+        self.queues[spec.key] = queue
+        return queue

@@ -1,0 +1,45 @@
+"""DynamoDB tables, one per `topology.TABLES` entry, encrypted with the stack's key."""
+
+from __future__ import annotations
+
+from aws_cdk import RemovalPolicy
+from aws_cdk import aws_dynamodb as dynamodb
+from aws_cdk import aws_kms as kms
+from constructs import Construct
+
+from hookline.topology import TABLES, TableSpec
+from infra import construct_name
+
+
+class Storage(Construct):
+    """A customer-managed KMS key (rotated yearly) and the tables it encrypts."""
+
+    def __init__(self, scope: Construct, construct_id: str, *, prefix: str) -> None:
+        super().__init__(scope, construct_id)
+        self.key = kms.Key(
+            self,
+            "Key",
+            description=f"{prefix}: encryption of the DynamoDB data",
+            enable_key_rotation=True,
+            # The retained table stays readable only while its key exists.
+            removal_policy=RemovalPolicy.RETAIN,
+        )
+        self.tables: dict[str, dynamodb.Table] = {spec.key: self._table(spec, prefix) for spec in TABLES}
+
+    def table(self, spec: TableSpec) -> dynamodb.Table:
+        return self.tables[spec.key]
+
+    def _table(self, spec: TableSpec, prefix: str) -> dynamodb.Table:
+        return dynamodb.Table(
+            self,
+            f"{construct_name(spec.key)}Table",
+            table_name=spec.physical_name(prefix),
+            partition_key=dynamodb.Attribute(name=spec.partition_key, type=dynamodb.AttributeType.STRING),
+            sort_key=dynamodb.Attribute(name=spec.sort_key, type=dynamodb.AttributeType.STRING),
+            billing_mode=dynamodb.BillingMode.PAY_PER_REQUEST,
+            encryption=dynamodb.TableEncryption.CUSTOMER_MANAGED,
+            encryption_key=self.key,
+            point_in_time_recovery_specification=dynamodb.PointInTimeRecoverySpecification(point_in_time_recovery_enabled=True),
+            time_to_live_attribute=spec.ttl_attribute,
+            removal_policy=RemovalPolicy.RETAIN,
+        )

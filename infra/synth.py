@@ -1,0 +1,30 @@
+"""Build the CDK app: shared by app.py and the infrastructure tests."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from aws_cdk import App
+
+from hookline.settings import Settings
+from infra import REPO_ROOT, STACK_NAME, nag
+from infra.stack import HooklineStack
+
+
+def cdk_json_context() -> dict[str, Any]:
+    """The feature flags in cdk.json, so `python app.py` and the tests synthesize what `cdk synth` does."""
+    context: dict[str, Any] = json.loads((REPO_ROOT / "cdk.json").read_text()).get("context", {})
+    return context
+
+
+def build_app(settings: Settings | None = None, *, outdir: str | None = None, checks: bool = True) -> tuple[App, HooklineStack]:
+    """The app with the one hookline stack; `checks` adds cdk-nag's AwsSolutions validation.
+
+    Settings default to `Settings.from_env()`, read at synth time.
+    """
+    app = App(outdir=outdir, context=cdk_json_context())
+    stack = HooklineStack(app, STACK_NAME, settings=settings if settings is not None else Settings.from_env())
+    if checks:
+        nag.add_checks(app)
+    return app, stack

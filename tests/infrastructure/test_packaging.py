@@ -1,0 +1,111 @@
+"""Each function imports from exactly what Lambda will have: its asset, the two layers and the runtime's boto3.
+
+The folders come from the synthesized cloud assembly (the staged assets CloudFormation
+will deploy), not from the source tree, so a missing file or an excluded package shows
+up here rather than as an import error at cold start.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import boto3
+import pytest
+
+from hookline.topology import FUNCTIONS, FunctionSpec, StateMachineSpec, TableSpec
+from infra import DEPS_LAYER_DIR, FUNCTIONS_DIR
+from tests.infrastructure.conftest import Synth
+
+# What the Lambda Python runtime ships besides the standard library: boto3 and its dependencies.
+RUNTIME_PACKAGES = ("boto3", "botocore", "s3transfer", "jmespath", "dateutil", "six.py", "urllib3")
+
+# Runs in `python -I -S -B`: no site-packages, no user site, no PYTHON* variables, no bytecode
+# written into the assembly. sys.path is the standard library plus exactly the folders given.
+PROBE = """
+import json, sys
+sys.path[:0] = json.loads(sys.argv[1])
+assert not [p for p in sys.path if "site-packages" in p], sys.path
+import handler
+assert callable(handler.handler), "handler.handler is not callable"
+import aws_lambda_powertools, hookline, requests
+print(json.dumps({m: sys.modules[m].__file__ for m in ("handler", "hookline", "aws_lambda_powertools", "requests", "boto3")}))
+"""
+
+
+@pytest.fixture(scope="module")
+def deps_layer_built() -> Path:
+    python_dir = DEPS_LAYER_DIR / "python"
+    if not (python_dir / ".built").is_file():
+        pytest.fail(f"{python_dir} is not built (no .built marker): run `make deps-layer`")
+    return python_dir
+
+
+@pytest.fixture(scope="module")
+def lambda_runtime(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder holding only what the runtime provides, linked from this venv."""
+    site_packages = Path(boto3.__file__).resolve().parent.parent
+    folder = tmp_path_factory.mktemp("lambda-runtime")
+    for name in RUNTIME_PACKAGES:
+        (folder / name).symlink_to(site_packages / name)
+    return folder
+
+
+def _cold_start_env(synth: Synth, spec: FunctionSpec) -> dict[str, str]:
+    """The function's environment as Lambda sets it, resource references replaced by plausible values."""
+    variables = synth.resources[synth.function_id(spec)]["Properties"]["Environment"]["Variables"]
+    env = {name: value for name, value in variables.items() if isinstance(value, str)}
+    for resource in spec.env_resources:
+        name = resource.physical_name("hookline")
+        if isinstance(resource, TableSpec):
+            env[resource.env] = name
+        elif isinstance(resource, StateMachineSpec):
+            env[resource.env] = f"arn:aws:states:us-east-1:123456789012:stateMachine:{name}"
+        else:
+            env[resource.env] = f"https://sqs.us-east-1.amazonaws.com/123456789012/{name}"
+    return {
+        **env,
+        "AWS_REGION": "us-east-1",
+        "AWS_DEFAULT_REGION": "us-east-1",
+        "AWS_LAMBDA_FUNCTION_NAME": f"hookline-{spec.name}",
+        "AWS_LAMBDA_FUNCTION_MEMORY_SIZE": str(spec.memory_mb),
+        "AWS_EXECUTION_ENV": "AWS_Lambda_python3.14",
+        "_HANDLER": spec.handler,
+        "LANG": "C.UTF-8",
+    }
+
+
+@pytest.mark.parametrize("spec", FUNCTIONS, ids=[f.name for f in FUNCTIONS])
+def test_handler_imports_from_its_deployment_package(synth: Synth, spec: FunctionSpec, deps_layer_built: Path, lambda_runtime: Path) -> None:
+    # Given the function's staged code asset (from functions/<source_dir>), the hookline layer's python/ folder, the built
+    # dependencies layer and the runtime's boto3, in Lambda's order
+    function = synth.resources[synth.function_id(spec)]["Properties"]
+    code_dir = synth.asset_dir(function["Code"])
+    hookline_layer = synth.resources[synth.logical_id(synth.stack.functions.hookline_layer)]["Properties"]
+    layer_python = synth.asset_dir(hookline_layer["Content"]) / "python"
+    paths = [str(code_dir), str(layer_python), str(deps_layer_built), str(lambda_runtime)]
+    assert (code_dir / "handler.py").is_file(), sorted(p.name for p in code_dir.iterdir())
+    # (the asset is the spec's source folder: functions/delivery for both delivery and retry)
+    assert (code_dir / "handler.py").read_bytes() == (FUNCTIONS_DIR / spec.source_dir / "handler.py").read_bytes()
+
+    # When a clean interpreter imports the handler module, as a cold start does
+    result = subprocess.run(
+        [sys.executable, "-I", "-S", "-B", "-c", PROBE, json.dumps(paths)],
+        capture_output=True,
+        text=True,
+        env=_cold_start_env(synth, spec),
+        cwd=code_dir,
+        timeout=120,
+        check=False,
+    )
+
+    # Then it imports, handler.handler is callable, and each package comes from where Lambda puts it
+    assert result.returncode == 0, f"{spec.name}: handler failed to import\n{result.stderr}"
+    origins = json.loads(result.stdout.strip().splitlines()[-1])
+    assert origins["handler"].startswith(str(code_dir))
+    assert origins["hookline"].startswith(str(layer_python))
+    assert origins["aws_lambda_powertools"].startswith(str(deps_layer_built))
+    assert origins["requests"].startswith(str(deps_layer_built))
+    assert origins["boto3"].startswith(str(lambda_runtime))

@@ -1,0 +1,92 @@
+"""The SYNTHESIZED retry state machine really runs: it waits until `$.until`, then puts `$.task` on the retry queue.
+
+moto executes Wait and `arn:aws:states:::sqs:sendMessage` states (in real time) when
+`execute_state_machine` is on. The definition comes from the template, with the queue URL
+substitution resolved to the moto queue, so this checks what CloudFormation would deploy.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import boto3
+import pytest
+from moto import mock_aws
+
+from hookline.clock import iso
+from hookline.topology import DEFAULT_PREFIX, RETRY_QUEUE, RETRY_WAIT
+from tests.infrastructure.conftest import Synth
+
+# moto truncates the timestamp to whole seconds and waits int(seconds left), so `until` falls on a
+# whole second at least this far ahead: moto then waits exactly this long (AWS up to 1 s more).
+WAIT_SECONDS = 1
+DEADLINE_SECONDS = 10.0
+ROLE_ARN = "arn:aws:iam::123456789012:role/hookline-retry-wait"
+
+
+@pytest.fixture
+def aws(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """moto in-process, executing state machines; nothing can reach a real or local endpoint."""
+    for name in ("AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_SQS", "AWS_ENDPOINT_URL_SFN", "AWS_PROFILE", "AWS_SESSION_TOKEN"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
+    with mock_aws(config={"stepfunctions": {"execute_state_machine": True}}):
+        yield
+
+
+def _due_time() -> datetime:
+    """The first whole second at least WAIT_SECONDS from now, in UTC."""
+    soon = datetime.now(UTC) + timedelta(seconds=WAIT_SECONDS)
+    return soon.replace(microsecond=0) + timedelta(seconds=1)
+
+
+def _receive_one(sqs: Any, queue_url: str, deadline: float) -> dict[str, Any] | None:
+    while time.monotonic() < deadline:
+        messages = sqs.receive_message(QueueUrl=queue_url, MaxNumberOfMessages=10, WaitTimeSeconds=1).get("Messages", [])
+        if messages:
+            assert len(messages) == 1, messages
+            message: dict[str, Any] = messages[0]
+            return message
+    return None
+
+
+def test_synthesized_retry_state_machine_queues_the_task_when_due(synth: Synth, aws: None) -> None:
+    # Given the retry queue in moto, and the synthesized definition with its queue URL set to that queue
+    sqs = boto3.client("sqs")
+    sfn = boto3.client("stepfunctions")
+    queue_url = sqs.create_queue(QueueName=RETRY_QUEUE.physical_name(DEFAULT_PREFIX))["QueueUrl"]
+    definition = synth.definition(RETRY_WAIT, {synth.queue_id(RETRY_QUEUE): queue_url})
+    machine_arn = sfn.create_state_machine(name=RETRY_WAIT.physical_name(DEFAULT_PREFIX), definition=json.dumps(definition), roleArn=ROLE_ARN, type="STANDARD")[
+        "stateMachineArn"
+    ]
+    task = json.dumps({"delivery_id": "dlv_01TEST", "generation": 1, "attempt": 3}, separators=(",", ":"))
+    until = iso(_due_time())
+    assert until.endswith(".000Z"), until  # 2026-01-01T00:00:00.000Z, as hookline.queues sends it
+
+    # When an execution starts with the input the delivery code sends
+    started = time.monotonic()
+    execution_arn = sfn.start_execution(stateMachineArn=machine_arn, name="dlv_01TEST-g1-a3", input=json.dumps({"until": until, "task": task}))["executionArn"]
+    early = sqs.receive_message(QueueUrl=queue_url, MaxNumberOfMessages=10, WaitTimeSeconds=0).get("Messages", [])
+    message = _receive_one(sqs, queue_url, started + DEADLINE_SECONDS)
+    elapsed = time.monotonic() - started
+
+    # Then the task was not queued before it was due
+    assert early == []
+    # And within the deadline the retry queue holds exactly one message, whose body is the task string unchanged
+    assert message is not None, f"nothing on the retry queue after {DEADLINE_SECONDS}s: {sfn.describe_execution(executionArn=execution_arn)}"
+    assert message["Body"] == task
+    assert elapsed >= WAIT_SECONDS - 0.1, f"queued after {elapsed:.2f}s, before the wait was over"
+    # And the execution succeeds
+    status = sfn.describe_execution(executionArn=execution_arn)["status"]
+    for _ in range(20):
+        if status != "RUNNING":
+            break
+        time.sleep(0.1)
+        status = sfn.describe_execution(executionArn=execution_arn)["status"]
+    assert status == "SUCCEEDED"
