@@ -10,7 +10,7 @@ export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 export CDK_OUTDIR := cdk.out
 
-.PHONY: setup run test lint unit synth deploy deps-layer api-key clean
+.PHONY: setup run demo test lint unit synth deploy deps-layer api-key clean
 
 setup: $(STAMP) node_modules/.installed $(DEPS_LAYER)/.built
 
@@ -35,6 +35,10 @@ deps-layer: $(DEPS_LAYER)/.built
 
 run: $(STAMP)
 	$(PY) -m local.run
+
+# Retries against a built-in misbehaving receiver, as a readable timeline (about 15 s).
+demo: $(STAMP)
+	$(PY) -m local.demo
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .

@@ -3,20 +3,28 @@
 from __future__ import annotations
 
 import os
+import socket
 import sys
 
 import boto3
 import pytest
 import requests
+
 from hookline import aws, topology
 from hookline.settings import get_settings
-
 from local.lambda_runtime import module_name
 from local.run import LocalHookline
 
 pytestmark = pytest.mark.slow
 
-TOUCHED = ("AWS_ENDPOINT_URL", "HOOKLINE_API_KEYS", "HOOKLINE_ALLOW_PRIVATE_NETWORKS", "POWERTOOLS_SERVICE_NAME", *(s.env for s in topology.QUEUES), topology.TABLE.env)
+TOUCHED = (
+    "AWS_ENDPOINT_URL",
+    "HOOKLINE_API_KEYS",
+    "HOOKLINE_ALLOW_PRIVATE_NETWORKS",
+    "POWERTOOLS_SERVICE_NAME",
+    *(s.env for s in topology.QUEUES),
+    topology.TABLE.env,
+)
 
 
 def test_stop_restores_the_environment_and_forgets_cached_clients(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -41,6 +49,12 @@ def test_stop_restores_the_environment_and_forgets_cached_clients(monkeypatch: p
         response = requests.get(f"{hookline.base_url}/v1/endpoints", headers={"Authorization": f"Bearer {hookline.api_key}"}, timeout=10)
         assert response.status_code == 200, response.text
         aws.sqs_client()
+        # And the banner tells how to use it
+        banner = hookline.banner()
+        assert hookline.base_url in banner and hookline.api_key in banner
+        assert f"aws --endpoint-url {hookline.aws_endpoint} sqs list-queues" in banner
+        assert "/v1/endpoints" in banner and "/v1/events" in banner and "local.receiver" in banner
+        assert "WARNING" in banner
         assert all(module_name(spec) in sys.modules for spec in topology.FUNCTIONS)
 
     # Then, once stopped, every variable is back as it was
@@ -62,3 +76,14 @@ def test_a_malformed_key_list_fails_start_and_leaves_nothing_running(monkeypatch
         hookline.start()
     # And nothing it set stays behind
     assert "AWS_ENDPOINT_URL" not in os.environ
+
+
+def test_a_busy_aws_port_fails_fast_instead_of_hanging() -> None:
+    # Given something already listening on the AWS port
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        # When local mode starts on it, Then it refuses at once with the port in the message
+        with pytest.raises(OSError, match=str(port)):
+            LocalHookline(port=0, aws_port=port).start()

@@ -13,17 +13,19 @@ from typing import Any
 import boto3
 import pytest
 import requests
-from hookline import topology
+from standardwebhooks.webhooks import Webhook
 
+from hookline import topology
+from local.receiver import WebhookReceiver
 from local.run import LocalHookline
-from tests.e2e.conftest import TEST_KEY, Receiver
 
 pytestmark = pytest.mark.slow
 
 DEADLINE_SECONDS = 20
+KEY = "testkey123456"  # seeded by the local_hookline fixture as acme:testkey123456
 
 
-def auth(key: str = TEST_KEY) -> dict[str, str]:
+def auth(key: str = KEY) -> dict[str, str]:
     return {"Authorization": f"Bearer {key}"}
 
 
@@ -59,7 +61,8 @@ def test_requests_without_a_valid_key_get_401_json(local_hookline: LocalHookline
 
 def test_the_seeded_key_is_accepted(local_hookline: LocalHookline) -> None:
     # Given the key seeded from HOOKLINE_API_KEYS
-    assert local_hookline.api_key == TEST_KEY
+    assert local_hookline.api_key == KEY
+    assert local_hookline.keys == [("acme", KEY)]
     # When it lists endpoints
     response = requests.get(f"{local_hookline.base_url}/v1/endpoints", headers=auth(), timeout=10)
     # Then the authorizer lets it through to the api function
@@ -83,7 +86,7 @@ def test_delivery_queue_redrives_to_its_dead_letter_queue(local_hookline: LocalH
         assert int(attrs["MessageRetentionPeriod"]) == spec.retention_seconds
 
 
-def test_an_event_is_delivered_once_and_verifies(local_hookline: LocalHookline, receiver: Receiver) -> None:
+def test_an_event_is_delivered_once_and_verifies(local_hookline: LocalHookline, receiver: WebhookReceiver) -> None:
     base = local_hookline.base_url
     # Given an endpoint registered for the receiver, whose signing secret the receiver verifies with
     created = requests.post(f"{base}/v1/endpoints", json={"url": receiver.url}, headers=auth(), timeout=10)
@@ -106,6 +109,7 @@ def test_an_event_is_delivered_once_and_verifies(local_hookline: LocalHookline, 
     assert receiver.arrived.wait(DEADLINE_SECONDS), "the receiver got no webhook"
     webhook = receiver.received[0]
     assert webhook.verified, webhook.error
+    Webhook(endpoint["secret"]).verify(webhook.body, webhook.headers)  # and once more, explicitly
     assert webhook.headers["webhook-id"] == accepted["id"]
     assert json.loads(webhook.body)["data"] == {"invoice": "inv_1", "amount": 4200}
 
@@ -122,3 +126,30 @@ def test_an_event_is_delivered_once_and_verifies(local_hookline: LocalHookline, 
     assert len(delivery["attempts"]) == 1
     assert delivery["attempts"][0]["status_code"] == 200
     assert len(receiver.received) == 1
+
+
+def test_a_failed_attempt_is_retried_through_the_retry_queue(local_hookline: LocalHookline) -> None:
+    base = local_hookline.base_url
+    # Given a receiver that answers 503 once, then 200
+    with WebhookReceiver(script=[503]) as receiver:
+        created = requests.post(f"{base}/v1/endpoints", json={"url": receiver.url, "event_types": ["order.shipped"]}, headers=auth(), timeout=10)
+        assert created.status_code == 201, created.text
+        receiver.secret = created.json()["secret"]
+
+        # When an event it subscribes to is posted
+        posted = requests.post(f"{base}/v1/events", json={"type": "order.shipped", "data": {"order": 7}}, headers=auth(), timeout=10)
+        assert posted.status_code == 202, posted.text
+        event_id = posted.json()["id"]
+
+        # Then the delivery succeeds on the second attempt, after the first one's 503
+        def delivered() -> dict[str, Any] | None:
+            body: dict[str, Any] = requests.get(f"{base}/v1/events/{event_id}", headers=auth(), timeout=10).json()
+            mine = [d for d in body.get("deliveries") or [] if d["endpoint_id"] == created.json()["id"]]
+            return mine[0] if mine and mine[0]["status"] == "succeeded" else None
+
+        delivery = wait_for(delivered)
+        assert [a["status_code"] for a in delivery["attempts"]] == [503, 200]
+        assert [w.status for w in receiver.received] == [503, 200]
+        assert all(w.verified for w in receiver.received)
+        # And both attempts carried the same webhook-id, so the receiver can deduplicate
+        assert {w.headers["webhook-id"] for w in receiver.received} == {event_id}

@@ -1,0 +1,132 @@
+"""The per-endpoint circuit breaker: pure decisions over (state, outcome, now).
+
+closed ──(threshold consecutive health failures, or the failure rate over the
+window)──▶ open ──(cooldown over)──▶ half_open: one probe at a time, held by a
+lease that expires, so a crashed prober cannot wedge the endpoint.
+A probe that succeeds closes the breaker; one that fails reopens it with the
+cooldown doubled, up to a maximum.
+
+Health failures are timeouts, connection errors, 5xx and 429; other 4xx say
+nothing about the endpoint's health. The hot path stays free: a success on a
+closed breaker with no failure on record returns no new state, so nothing is
+written.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Literal
+
+from hookline.classify import TRANSIENT_ERRORS, Outcome
+
+BreakerState = Literal["closed", "open", "half_open"]
+Health = Literal["success", "failure", "neutral"]
+
+
+@dataclass(frozen=True)
+class BreakerConfig:
+    threshold: int = 10
+    cooldown_seconds: float = 60.0
+    max_cooldown_seconds: float = 3600.0
+    window: int = 50
+    failure_rate: float = 0.9
+    probe_lease_seconds: float = 120.0
+
+
+@dataclass(frozen=True)
+class Breaker:
+    state: BreakerState = "closed"
+    consecutive_failures: int = 0
+    open_until: float | None = None  # epoch seconds
+    open_since: float | None = None  # start of the current unbroken outage
+    cooldown_seconds: float = 0.0  # the cooldown of the latest opening
+    trips: int = 0
+    probe_until: float | None = None  # the half-open probe's lease
+    recent: str = ""  # the last `window` outcomes, "1" success / "0" failure, kept only while failures are on record
+    version: int = 0
+
+    @property
+    def is_pristine(self) -> bool:
+        return self.state == "closed" and self.consecutive_failures == 0 and "0" not in self.recent
+
+
+def health(outcome: Outcome) -> Health:
+    """What an attempt's outcome says about the endpoint's health."""
+    if outcome.status_code is None:
+        return "failure" if (outcome.error in TRANSIENT_ERRORS) else "neutral"
+    code = outcome.status_code
+    if 200 <= code <= 299:
+        return "success"
+    if code == 429 or 500 <= code <= 599:
+        return "failure"
+    return "neutral"
+
+
+@dataclass(frozen=True)
+class Admission:
+    """Before an attempt: go, wait (no request, no attempt used), or go as the probe."""
+
+    verdict: Literal["go", "wait", "probe"]
+    wait_seconds: float = 0.0
+    state: Breaker | None = None  # the state to write (the probe's lease) when taking the probe
+
+
+def admit(b: Breaker, now: float, cfg: BreakerConfig) -> Admission:
+    if b.state == "closed":
+        return Admission("go")
+    if b.state == "open" and b.open_until is not None and now < b.open_until:
+        return Admission("wait", b.open_until - now)
+    if b.state == "half_open" and b.probe_until is not None and now < b.probe_until:
+        # Someone else is probing; come back when its lease would have run out.
+        return Admission("wait", b.probe_until - now)
+    leased = replace(b, state="half_open", probe_until=now + cfg.probe_lease_seconds, version=b.version + 1)
+    return Admission("probe", state=leased)
+
+
+@dataclass(frozen=True)
+class Transition:
+    state: Breaker
+    event: Literal["opened", "reopened", "recovered", ""] = ""
+
+
+def record(b: Breaker, verdict: Health, now: float, cfg: BreakerConfig, was_probe: bool = False) -> Transition | None:
+    """After an attempt: the new state to write, or None when nothing changes."""
+    if was_probe and b.state == "half_open":
+        if verdict == "failure":
+            cooldown = min(max(b.cooldown_seconds, cfg.cooldown_seconds) * 2, cfg.max_cooldown_seconds)
+            reopened = replace(b, state="open", open_until=now + cooldown, cooldown_seconds=cooldown, probe_until=None, version=b.version + 1)
+            return Transition(reopened, "reopened")
+        # Any answer but a health failure proves the endpoint is reachable again.
+        return Transition(Breaker(trips=b.trips, version=b.version + 1), "recovered")
+    if b.state != "closed":
+        return None  # stragglers sent before the breaker opened change nothing
+    if verdict == "neutral":
+        return None
+    if verdict == "success":
+        if b.is_pristine:
+            return None
+        recent = (b.recent + "1")[-cfg.window :]
+        return Transition(replace(b, consecutive_failures=0, recent=recent if "0" in recent else "", version=b.version + 1))
+    recent = (b.recent + "0")[-cfg.window :]
+    failures = b.consecutive_failures + 1
+    rate_tripped = len(recent) >= cfg.window and recent.count("0") / len(recent) >= cfg.failure_rate
+    if failures >= cfg.threshold or rate_tripped:
+        opened = Breaker(
+            state="open",
+            consecutive_failures=failures,
+            open_until=now + cfg.cooldown_seconds,
+            open_since=b.open_since or now,
+            cooldown_seconds=cfg.cooldown_seconds,
+            trips=b.trips + 1,
+            recent="",
+            version=b.version + 1,
+        )
+        return Transition(opened, "opened")
+    return Transition(replace(b, consecutive_failures=failures, recent=recent, version=b.version + 1))
+
+
+def outage_seconds(b: Breaker, now: float) -> float:
+    """How long the endpoint has been continuously unhealthy (open or probing)."""
+    if b.state == "closed" or b.open_since is None:
+        return 0.0
+    return now - b.open_since

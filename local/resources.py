@@ -1,0 +1,151 @@
+"""Create hookline's tables and queues from `hookline.topology` (no hard-coded names).
+
+Used by the local runner against the embedded moto server, and by tests. Every
+call goes through boto3, so it works against anything boto3 points at
+(`AWS_ENDPOINT_URL`, or an explicit session/endpoint).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import boto3
+import requests
+from botocore.exceptions import ClientError
+
+from hookline import topology
+from hookline.apikeys import ApiKeyRepository
+
+
+def _clients(session: boto3.Session | None, endpoint_url: str | None) -> tuple[Any, Any]:
+    s = session or boto3.Session()
+    return s.client("dynamodb", endpoint_url=endpoint_url), s.client("sqs", endpoint_url=endpoint_url)
+
+
+def create_table(dynamodb: Any, spec: topology.TableSpec, prefix: str) -> str:
+    """Create one table (string pk/sk, on-demand, TTL on), tolerating an existing one."""
+    name = spec.physical_name(prefix)
+    try:
+        dynamodb.create_table(
+            TableName=name,
+            AttributeDefinitions=[
+                {"AttributeName": spec.partition_key, "AttributeType": "S"},
+                {"AttributeName": spec.sort_key, "AttributeType": "S"},
+            ],
+            KeySchema=[
+                {"AttributeName": spec.partition_key, "KeyType": "HASH"},
+                {"AttributeName": spec.sort_key, "KeyType": "RANGE"},
+            ],
+            BillingMode="PAY_PER_REQUEST",
+        )
+    except ClientError as exc:
+        if exc.response.get("Error", {}).get("Code") != "ResourceInUseException":
+            raise
+    dynamodb.get_waiter("table_exists").wait(TableName=name, WaiterConfig={"Delay": 1, "MaxAttempts": 30})
+    dynamodb.update_time_to_live(
+        TableName=name,
+        TimeToLiveSpecification={"Enabled": True, "AttributeName": spec.ttl_attribute},
+    )
+    return name
+
+
+def queue_attributes(spec: topology.QueueSpec, dead_letter_arn: str | None) -> dict[str, str]:
+    """The SQS attributes a QueueSpec stands for (all values are strings, as SQS wants)."""
+    attributes = {
+        "VisibilityTimeout": str(spec.visibility_timeout_seconds),
+        "MessageRetentionPeriod": str(spec.retention_seconds),
+    }
+    if spec.dead_letter is not None:
+        if dead_letter_arn is None:
+            raise ValueError(f"queue {spec.key!r}: its dead-letter queue {spec.dead_letter.key!r} must be created first")
+        attributes["RedrivePolicy"] = json.dumps({"deadLetterTargetArn": dead_letter_arn, "maxReceiveCount": spec.max_receive_count})
+    return attributes
+
+
+def queue_arn(sqs: Any, queue_url: str) -> str:
+    attrs = sqs.get_queue_attributes(QueueUrl=queue_url, AttributeNames=["QueueArn"])["Attributes"]
+    return str(attrs["QueueArn"])
+
+
+def create_state_machine(sfn: Any, spec: topology.StateMachineSpec, prefix: str, target_queue_url: str, account_id: str) -> str:
+    """Create (or update) one Standard state machine from its spec's definition; return its ARN."""
+    name = spec.physical_name(prefix)
+    definition = json.dumps(spec.definition(target_queue_url))
+    # moto does not check the role; in AWS the stack gives the machine a role that may send to the target.
+    role_arn = f"arn:aws:iam::{account_id}:role/{name}-local"
+    try:
+        return str(sfn.create_state_machine(name=name, definition=definition, roleArn=role_arn, type="STANDARD")["stateMachineArn"])
+    except ClientError as exc:
+        if exc.response.get("Error", {}).get("Code") != "StateMachineAlreadyExists":
+            raise
+    for page in sfn.get_paginator("list_state_machines").paginate():
+        for machine in page["stateMachines"]:
+            if machine["name"] == name:
+                sfn.update_state_machine(stateMachineArn=machine["stateMachineArn"], definition=definition, roleArn=role_arn)
+                return str(machine["stateMachineArn"])
+    raise RuntimeError(f"state machine {name} exists but is not listed")
+
+
+def provision(
+    prefix: str = topology.DEFAULT_PREFIX,
+    *,
+    session: boto3.Session | None = None,
+    endpoint_url: str | None = None,
+) -> dict[str, str]:
+    """Create every table, queue and state machine of the topology; return {env var: name / URL / ARN}.
+
+    Queues are created in `topology.QUEUES` order, which lists dead-letter
+    queues first, so each redrive policy can name its target's ARN. State
+    machines come last: their definitions name their target queue's URL.
+    Idempotent: existing tables and queues (same attributes) are reused.
+    """
+    dynamodb, sqs = _clients(session, endpoint_url)
+    env: dict[str, str] = {}
+    for table in topology.TABLES:
+        env[table.env] = create_table(dynamodb, table, prefix)
+    arns: dict[str, str] = {}
+    for queue in topology.QUEUES:
+        dlq_arn = arns.get(queue.dead_letter.key) if queue.dead_letter is not None else None
+        url = str(sqs.create_queue(QueueName=queue.physical_name(prefix), Attributes=queue_attributes(queue, dlq_arn))["QueueUrl"])
+        arns[queue.key] = queue_arn(sqs, url)
+        env[queue.env] = url
+    if topology.STATE_MACHINES:
+        sfn = (session or boto3.Session()).client("stepfunctions", endpoint_url=endpoint_url)
+        account_id = arns[topology.QUEUES[0].key].split(":")[4]
+        for machine in topology.STATE_MACHINES:
+            env[machine.env] = create_state_machine(sfn, machine, prefix, env[machine.target.env], account_id)
+    return env
+
+
+def seed_api_keys(
+    table_name: str,
+    keys: list[tuple[str, str]],
+    now_iso: str,
+    *,
+    session: boto3.Session | None = None,
+    endpoint_url: str | None = None,
+) -> None:
+    """Store (tenant, key) pairs through the same repository the authorizer reads."""
+    table = (session or boto3.Session()).resource("dynamodb", endpoint_url=endpoint_url).Table(table_name)
+    repo = ApiKeyRepository(table)
+    for tenant, key in keys:
+        repo.add(tenant, key, now_iso)
+
+
+def enable_state_machine_execution(moto_endpoint: str) -> dict[str, Any]:
+    """Make the moto server really run state machines (Wait, then the SQS task); return its previous setting.
+
+    Call it before creating state machines: moto keeps the machines of its executing
+    engine apart from the others. moto's config is process-wide; pass the returned
+    value to `restore_moto_config`.
+    In server mode moto's Step Functions engine reaches SQS at localhost:$MOTO_PORT,
+    so the caller must also set MOTO_PORT to the server's port.
+    """
+    previous = requests.get(f"{moto_endpoint}/moto-api/config", timeout=10).json().get("stepfunctions") or {}
+    requests.post(f"{moto_endpoint}/moto-api/config", json={"stepfunctions": {"execute_state_machine": True}}, timeout=10).raise_for_status()
+    return dict(previous)
+
+
+def restore_moto_config(moto_endpoint: str, stepfunctions: dict[str, Any]) -> None:
+    requests.post(f"{moto_endpoint}/moto-api/config", json={"stepfunctions": stepfunctions}, timeout=10).raise_for_status()

@@ -1,0 +1,435 @@
+"""hookline in local mode: `python -m local.run` (what `make run` calls).
+
+Everything runs in this one process, built from `hookline.topology` (the same
+specs the CDK stack uses), so the laptop and the cloud cannot drift apart:
+
+* AWS: moto's ThreadedMotoServer on 127.0.0.1:$HOOKLINE_AWS_PORT (4566).
+  `AWS_ENDPOINT_URL` points every boto3 client at it; tables, queues (dead-
+  letter queues and redrive policies included) and Step Functions state
+  machines come from topology.TABLES, QUEUES and STATE_MACHINES, and each
+  resource's env var carries its name / URL / ARN. moto is told to really
+  execute state machines (a Wait, then the SQS send), in real time.
+* Functions: every topology.FUNCTIONS handler is imported from its
+  spec.handler_path after the environment is set (a cold start), as its own
+  module (`hookline_fn_<name>`), even when two functions share code.
+* API: an API Gateway HTTP API look-alike on 127.0.0.1:$HOOKLINE_PORT (8787)
+  with the stack's routes: `GET /health` (no authorizer) and `ANY /v1/{proxy+}`
+  (Lambda authorizer, cached per Authorization header, then the api
+  function); other paths get API Gateway's 404 (local/frontdoor.py).
+* Queues: one Lambda-like event source poller per function with an
+  `sqs_source` (local/pollers.py), honouring batch size and partial batch
+  failures; moto's redrive policy moves poison messages to the DLQ.
+* API keys: `HOOKLINE_API_KEYS=tenant:key,...`, or one fresh key for tenant
+  `local`, stored through hookline.apikeys like `make api-key` does.
+* The SSRF guard lets loopback through (`HOOKLINE_ALLOW_PRIVATE_NETWORKS`
+  defaults to `127.0.0.0/8,::1/128`) so a receiver on the laptop is reachable.
+* Metrics: Powertools metrics are disabled (`POWERTOOLS_METRICS_DISABLED=true`
+  unless set), so EMF blobs do not flood the terminal.
+
+Logs: the handlers log JSON lines through Powertools' Logger, unchanged. The
+runner does not touch the Logger or its formatter; it only points each
+Powertools stream handler at `local.logs.ReadableLogStream`, which renders
+every JSON line as one readable line, and the delivery function's "delivery
+attempt" entries as e.g. `12:00:01 attempt 1 evt_… -> ep_… 200 succeeded 12ms`.
+`--json-logs` keeps the raw JSON.
+
+Tests embed the whole service in-process::
+
+    with LocalHookline(port=0, aws_port=0, api_keys="acme:testkey123456") as hl:
+        requests.get(hl.base_url + "/v1/events", headers={"Authorization": f"Bearer {hl.api_key}"})
+
+`stop()` (or leaving the `with`) restores every environment variable it set
+(AWS_ENDPOINT_URL included) and clears hookline's cached settings and clients,
+so tests that use moto's in-process `mock_aws` afterwards are not disturbed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import signal
+import socket
+import sys
+import threading
+import time
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from types import TracebackType
+from typing import Any
+
+import boto3
+import requests
+from aws_lambda_powertools import Logger
+from moto.server import ThreadedMotoServer
+
+from hookline import aws, topology
+from hookline.apikeys import generate_api_key, parse_key_list
+from hookline.settings import Settings, get_settings
+from local.frontdoor import FrontDoor, Gateway
+from local.lambda_runtime import LocalFunction, load_handler, unload_handler_module
+from local.logs import LogRewriter
+from local.pollers import SqsPoller
+from local.resources import enable_state_machine_execution, provision, queue_arn, restore_moto_config, seed_api_keys
+
+log = logging.getLogger(__name__)
+
+HOST = "127.0.0.1"
+LOCAL_TENANT = "local"
+DEFAULT_PRIVATE_NETWORKS = "127.0.0.0/8,::1/128"
+SSRF_WARNING = (
+    "WARNING: local mode lets the SSRF guard deliver to loopback addresses (HOOKLINE_ALLOW_PRIVATE_NETWORKS={networks}). The deployed stack does not."
+)
+
+
+def ensure_port_free(port: int, what: str) -> None:
+    """Fail fast: ThreadedMotoServer would wait forever for a server that cannot bind."""
+    if port == 0:
+        return
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the servers do
+        try:
+            probe.bind((HOST, port))
+        except OSError as exc:
+            raise OSError(f"{what} port {HOST}:{port} is in use ({exc.strerror}); pick another with the env var") from None
+
+
+def silence_werkzeug() -> None:
+    werkzeug = logging.getLogger("werkzeug")
+    werkzeug.setLevel(logging.ERROR)
+    werkzeug.propagate = False
+
+
+class LocalHookline:
+    """The whole service in this process; start() / stop(), or use as a context manager.
+
+    port / aws_port: None reads HOOKLINE_PORT / HOOKLINE_AWS_PORT; 0 picks a free port.
+    api_keys: `tenant:key,...` (sets HOOKLINE_API_KEYS); None reads the environment.
+    env: extra environment variables for the run (restored by stop()).
+    reset_aws: wipe moto's state first (moto's backends are process-global).
+    """
+
+    def __init__(
+        self,
+        *,
+        port: int | None = None,
+        aws_port: int | None = None,
+        api_keys: str | None = None,
+        prefix: str = topology.DEFAULT_PREFIX,
+        env: Mapping[str, str] | None = None,
+        readable_logs: bool = True,
+        poller_threads: int = 1,
+        reset_aws: bool = True,
+    ):
+        self.prefix = prefix
+        self._port = port
+        self._aws_port = aws_port
+        self._api_keys = api_keys
+        self._extra_env = dict(env or {})
+        self._readable_logs = readable_logs
+        self._poller_threads = poller_threads
+        self._reset_aws = reset_aws
+        self._saved_env: dict[str, str | None] = {}
+        self._moto: ThreadedMotoServer | None = None
+        self._moto_sfn_config: dict[str, Any] | None = None
+        self._front_door: FrontDoor | None = None
+        self._pollers: list[SqsPoller] = []
+        self._log_rewriter = LogRewriter()
+        self._lock = threading.Lock()
+        self.functions: dict[str, LocalFunction] = {}
+        self.resources: dict[str, str] = {}
+        self.keys: list[tuple[str, str]] = []
+        self.aws_endpoint = ""
+        self.region = ""
+        self.settings: Settings | None = None
+        self.started = False
+
+    # -- environment -------------------------------------------------------
+
+    def _setenv(self, name: str, value: str) -> None:
+        if name not in self._saved_env:
+            self._saved_env[name] = os.environ.get(name)
+        os.environ[name] = value
+
+    def _setdefault(self, name: str, value: str) -> str:
+        current = os.environ.get(name)
+        if current is None or current == "":
+            self._setenv(name, value)
+            return value
+        return current
+
+    def _restore_env(self) -> None:
+        for name, value in self._saved_env.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+        self._saved_env.clear()
+
+    @staticmethod
+    def _forget_cached_state() -> None:
+        """Drop hookline's process-wide caches (settings, boto3 clients, services built from them)."""
+        aws.reset_clients()
+        get_settings.cache_clear()
+        container = sys.modules.get("hookline.container")  # only if a handler imported it
+        reset = getattr(container, "reset", None)
+        if callable(reset):
+            reset()
+
+    # -- lifecycle ---------------------------------------------------------
+
+    def start(self) -> LocalHookline:
+        if self.started:
+            return self
+        try:
+            self._start()
+        except BaseException:
+            self.stop()
+            raise
+        self.started = True
+        return self
+
+    def _start(self) -> None:
+        for name, value in self._extra_env.items():
+            self._setenv(name, value)
+        if self._api_keys is not None:
+            self._setenv("HOOKLINE_API_KEYS", self._api_keys)
+        boot = Settings.from_env()
+        requested_keys = parse_key_list(boot.api_keys)
+        port = boot.port if self._port is None else self._port
+        aws_port = boot.aws_port if self._aws_port is None else self._aws_port
+        ensure_port_free(port, "HOOKLINE_PORT: the API")
+        ensure_port_free(aws_port, "HOOKLINE_AWS_PORT: the embedded AWS")
+        self._start_aws(aws_port)
+        session = boto3.Session()
+        self._provision(session)
+        settings = self.settings = get_settings()
+        self.keys = requested_keys or [(LOCAL_TENANT, generate_api_key())]
+        seed_api_keys(self.resources[topology.TABLE.env], self.keys, datetime.now(UTC).isoformat(), session=session)
+        self._load_functions()
+        self._start_front_door(port, settings)
+        self._start_pollers(session, settings)
+
+    def _start_aws(self, aws_port: int) -> None:
+        """Step 1: the embedded AWS, and the environment that points boto3 (and the handlers) at it."""
+        silence_werkzeug()
+        self._moto = ThreadedMotoServer(ip_address=HOST, port=aws_port, verbose=False)
+        self._moto.start()
+        self.aws_endpoint = f"http://{HOST}:{self._moto.get_host_and_port()[1]}"
+        self._setenv("AWS_ENDPOINT_URL", self.aws_endpoint)
+        self.region = self._setdefault("AWS_DEFAULT_REGION", "us-east-1")
+        self._setdefault("AWS_ACCESS_KEY_ID", "testing")
+        self._setdefault("AWS_SECRET_ACCESS_KEY", "testing")
+        networks = self._setdefault("HOOKLINE_ALLOW_PRIVATE_NETWORKS", DEFAULT_PRIVATE_NETWORKS)
+        log.warning(SSRF_WARNING.format(networks=networks))
+        self._setenv("POWERTOOLS_SERVICE_NAME", "hookline")
+        self._setenv("POWERTOOLS_METRICS_NAMESPACE", "hookline")
+        self._setenv("POWERTOOLS_TRACE_DISABLED", "true")
+        self._setdefault("POWERTOOLS_METRICS_DISABLED", "true")
+        self._forget_cached_state()
+        if self._reset_aws:
+            requests.post(f"{self.aws_endpoint}/moto-api/reset", timeout=10).raise_for_status()
+        # State machines really run (Wait, then their SQS task); moto's engine finds SQS at localhost:$MOTO_PORT.
+        self._setenv("MOTO_PORT", str(self._moto.get_host_and_port()[1]))
+        self._moto_sfn_config = enable_state_machine_execution(self.aws_endpoint)
+
+    def _provision(self, session: boto3.Session) -> None:
+        """Step 2: tables, queues and state machines from the topology; their names / URLs / ARNs into the environment."""
+        self.resources = provision(self.prefix, session=session)
+        for name, value in self.resources.items():
+            self._setenv(name, value)
+        # One process holds every function, so their extra_env is merged.
+        merged: dict[str, str] = {}
+        for spec in topology.FUNCTIONS:
+            for name, value in spec.extra_env.items():
+                if merged.get(name, value) != value:
+                    log.warning("%s: extra_env %s=%r overrides another function's value", spec.name, name, value)
+                merged[name] = value
+                self._setenv(name, value)
+        get_settings.cache_clear()
+
+    def _load_functions(self) -> None:
+        """Step 4: import every handler, now that the environment is complete (a cold start)."""
+        for spec in topology.FUNCTIONS:
+            _, handler = load_handler(spec)
+            self.functions[spec.name] = LocalFunction(spec=spec, physical_name=f"{self.prefix}-{spec.name}", handler=handler, region=self.region)
+        if self._readable_logs:
+            service = os.environ["POWERTOOLS_SERVICE_NAME"]
+            if getattr(logging.getLogger(service), "powertools_handler", None) is None:
+                # Configure the service's Powertools logger now, so the handlers' lazily
+                # created Logger(service=...) reuses this handler, which install() rewires.
+                Logger(service=service)
+            self._log_rewriter.install()
+
+    def _start_front_door(self, port: int, settings: Settings) -> None:
+        """Step 5: the API Gateway look-alike: authorizer, then the api function."""
+        gateway = Gateway(
+            api=self._invoker(topology.API.name),
+            authorizer=self._invoker(topology.AUTHORIZER.name),
+            region=self.region,
+            authorizer_cache_seconds=settings.authorizer_cache_seconds,
+        )
+        self._front_door = FrontDoor(gateway, host=HOST, port=port)
+        self._front_door.start()
+
+    def _start_pollers(self, session: boto3.Session, settings: Settings) -> None:
+        """Step 6: one Lambda-like event source poller per function with an sqs_source."""
+        sqs = session.client("sqs")
+        for spec in topology.FUNCTIONS:
+            source = spec.sqs_source
+            if source is None:
+                continue
+            url = self.resources[source.queue.env]
+            poller = SqsPoller(
+                name=spec.name,
+                sqs=sqs,
+                queue_url=url,
+                queue_arn=queue_arn(sqs, url),
+                invoke=self._invoker(spec.name),
+                batch_size=int(getattr(settings, source.batch_size_setting)),
+                region=self.region,
+                max_batching_window_seconds=source.max_batching_window_seconds,
+                threads=self._poller_threads,
+            )
+            poller.start()
+            self._pollers.append(poller)
+
+    def _invoker(self, name: str) -> Any:
+        function = self.functions[name]
+
+        def invoke(event: dict[str, Any]) -> Any:
+            if self._readable_logs:
+                self._log_rewriter.install()  # loggers created lazily since the last call
+            return function.invoke(event)
+
+        return invoke
+
+    def stop(self) -> None:
+        with self._lock:
+            for poller in self._pollers:
+                poller.signal_stop()  # all at once: each may be in a 1 s long poll
+            for poller in self._pollers:
+                poller.stop()
+            self._pollers.clear()
+            if self._front_door is not None:
+                self._front_door.stop()
+                self._front_door = None
+            if self._moto is not None:
+                if self._moto_sfn_config is not None:
+                    try:
+                        restore_moto_config(self.aws_endpoint, self._moto_sfn_config)
+                    except requests.RequestException as exc:
+                        log.debug("moto config restore: %s", exc)
+                    self._moto_sfn_config = None
+                try:
+                    self._moto.stop()
+                except Exception as exc:  # the thread may never have started
+                    log.debug("moto server stop: %s", exc)
+                self._moto = None
+            self._log_rewriter.restore()
+            for spec in topology.FUNCTIONS:
+                unload_handler_module(spec)
+            self.functions.clear()
+            self._restore_env()
+            self._forget_cached_state()
+            self.started = False
+
+    def __enter__(self) -> LocalHookline:
+        return self.start()
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        self.stop()
+
+    # -- what callers need -------------------------------------------------
+
+    @property
+    def base_url(self) -> str:
+        if self._front_door is None:
+            raise RuntimeError("LocalHookline is not started")
+        return self._front_door.url
+
+    @property
+    def port(self) -> int:
+        if self._front_door is None:
+            raise RuntimeError("LocalHookline is not started")
+        return self._front_door.port
+
+    @property
+    def api_key(self) -> str:
+        if not self.keys:
+            raise RuntimeError("LocalHookline is not started")
+        return self.keys[0][1]
+
+    def banner(self) -> str:
+        key = self.api_key
+        networks = os.environ.get("HOOKLINE_ALLOW_PRIVATE_NETWORKS", "")
+        keys = "\n".join(f"  tenant {tenant!r}: {k}" for tenant, k in self.keys)
+        queues = ", ".join(q.physical_name(self.prefix) for q in topology.QUEUES)
+        tables = ", ".join(t.physical_name(self.prefix) for t in topology.TABLES)
+        machines = ", ".join(m.physical_name(self.prefix) for m in topology.STATE_MACHINES) or "-"
+        return f"""
+hookline local mode is up.
+
+  API          {self.base_url}
+  AWS (moto)   {self.aws_endpoint}
+               tables: {tables}   queues: {queues}   state machines: {machines}
+               e.g. aws --endpoint-url {self.aws_endpoint} sqs list-queues
+API keys:
+{keys}
+
+{SSRF_WARNING.format(networks=networks)}
+
+Try it (copy-paste into another terminal):
+
+  export HOOKLINE_URL={self.base_url} HOOKLINE_KEY={key}
+
+  # 1. A receiver that prints every webhook (add --secret whsec_... to verify signatures):
+  .venv/bin/python -m local.receiver --port 9000
+
+  # 2. Register it as an endpoint; the answer carries its signing secret (whsec_...):
+  curl -s -X POST "$HOOKLINE_URL/v1/endpoints" -H "Authorization: Bearer $HOOKLINE_KEY" \\
+       -H 'content-type: application/json' -d '{{"url": "http://127.0.0.1:9000/webhook"}}'
+
+  # 3. Post an event; the answer is {{"id": "evt_...", "deliveries": 1}}:
+  curl -s -X POST "$HOOKLINE_URL/v1/events" -H "Authorization: Bearer $HOOKLINE_KEY" \\
+       -H 'content-type: application/json' -d '{{"type": "invoice.paid", "data": {{"invoice": "inv_1", "amount": 4200}}}}'
+
+  # 4. Read it back, with its deliveries and attempts (use the id from step 3):
+  curl -s "$HOOKLINE_URL/v1/events/evt_..." -H "Authorization: Bearer $HOOKLINE_KEY"
+
+Delivery attempts are logged below, one line each. Ctrl-C stops everything.
+"""
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m local.run", description="Run hookline locally.")
+    parser.add_argument("--json-logs", action="store_true", help="keep the functions' raw Powertools JSON logs")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)-8s %(message)s", datefmt="%H:%M:%S")
+    logging.getLogger("local").setLevel(logging.INFO)
+    hookline = LocalHookline(readable_logs=not args.json_logs)
+    try:
+        hookline.start()
+    except (OSError, ValueError) as exc:
+        print(f"hookline local mode could not start: {exc}", file=sys.stderr)
+        return 1
+    print(hookline.banner(), flush=True)
+
+    def terminate(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, terminate)
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # even when started with SIGINT ignored (e.g. `cmd &`)
+    try:
+        while True:
+            time.sleep(1)
+    except KeyboardInterrupt:
+        print("\nstopping...", flush=True)
+    finally:
+        hookline.stop()
+    print("stopped.", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,136 @@
+"""Circuit breaker transitions, table-tested. Pure."""
+
+from __future__ import annotations
+
+import pytest
+
+from hookline.breaker import Breaker, BreakerConfig, admit, health, outage_seconds, record
+from hookline.classify import Outcome
+
+CFG = BreakerConfig(threshold=3, cooldown_seconds=60, max_cooldown_seconds=300, window=10, failure_rate=0.9, probe_lease_seconds=30)
+
+
+@pytest.mark.parametrize(
+    ("outcome", "verdict"),
+    [
+        (Outcome(200), "success"),
+        (Outcome(500), "failure"),
+        (Outcome(503), "failure"),
+        (Outcome(429), "failure"),
+        (Outcome(error="timeout"), "failure"),
+        (Outcome(error="connection_refused"), "failure"),
+        (Outcome(400), "neutral"),
+        (Outcome(404), "neutral"),
+        (Outcome(410), "neutral"),
+        (Outcome(error="ssrf_blocked"), "neutral"),
+    ],
+)
+def test_health_of_an_outcome(outcome: Outcome, verdict: str) -> None:
+    assert health(outcome) == verdict
+
+
+def test_success_on_a_healthy_breaker_writes_nothing() -> None:
+    assert record(Breaker(), "success", 0, CFG) is None
+    assert record(Breaker(), "neutral", 0, CFG) is None
+
+
+def test_threshold_consecutive_failures_open_it() -> None:
+    b = Breaker()
+    for i in range(2):
+        t = record(b, "failure", i, CFG)
+        assert t is not None and t.state.state == "closed"
+        b = t.state
+    t = record(b, "failure", 2, CFG)
+    assert t is not None
+    assert (t.event, t.state.state, t.state.open_until, t.state.trips, t.state.open_since) == ("opened", "open", 62, 1, 2)
+
+
+def test_a_success_resets_the_consecutive_count() -> None:
+    b = record(record(Breaker(), "failure", 0, CFG).state, "failure", 1, CFG).state  # type: ignore[union-attr]
+    t = record(b, "success", 2, CFG)
+    assert t is not None and t.state.consecutive_failures == 0
+    assert record(t.state, "failure", 3, CFG).state.state == "closed"  # type: ignore[union-attr]
+
+
+def test_failure_rate_over_the_window_opens_it() -> None:
+    cfg = BreakerConfig(threshold=100, window=10, failure_rate=0.9)
+    b = Breaker()
+    pattern = ["failure"] * 4 + ["success"] + ["failure"] * 5  # 9 of 10 failed, never 100 in a row
+    events = []
+    for i, v in enumerate(pattern):
+        t = record(b, v, i, cfg)  # type: ignore[arg-type]
+        assert t is not None
+        b, events = t.state, [*events, t.event]
+    assert events[-1] == "opened"
+
+
+def test_window_is_dropped_once_healthy_again() -> None:
+    t = record(Breaker(), "failure", 0, CFG)
+    assert t is not None
+    t2 = record(t.state, "success", 1, CFG)
+    assert t2 is not None and t2.state.is_pristine is False  # the failure is still in the window
+    b = t2.state
+    for i in range(CFG.window):
+        nxt = record(b, "success", 2 + i, CFG)
+        if nxt is None:
+            break
+        b = nxt.state
+    assert b.is_pristine
+    assert record(b, "success", 99, CFG) is None
+
+
+def _opened() -> Breaker:
+    b = Breaker()
+    for i in range(3):
+        b = record(b, "failure", 100 + i, CFG).state  # type: ignore[union-attr]
+    return b
+
+
+def test_open_breaker_makes_deliveries_wait_until_the_cooldown_ends() -> None:
+    b = _opened()
+    a = admit(b, 110, CFG)
+    assert (a.verdict, a.wait_seconds) == ("wait", 52)
+
+
+def test_after_cooldown_exactly_one_probe_holds_a_lease() -> None:
+    b = _opened()
+    a = admit(b, 200, CFG)
+    assert a.verdict == "probe" and a.state is not None
+    leased = a.state
+    assert (leased.state, leased.probe_until, leased.version) == ("half_open", 230, b.version + 1)
+    other = admit(leased, 205, CFG)
+    assert (other.verdict, other.wait_seconds) == ("wait", 25)
+    # A crashed prober's lease runs out and another may probe
+    assert admit(leased, 231, CFG).verdict == "probe"
+
+
+def test_probe_success_closes_probe_failure_escalates_the_cooldown() -> None:
+    leased = admit(_opened(), 200, CFG).state
+    assert leased is not None
+    closed = record(leased, "success", 201, CFG, was_probe=True)
+    assert closed is not None and closed.event == "recovered" and closed.state.state == "closed" and closed.state.trips == 1
+    assert record(leased, "neutral", 201, CFG, was_probe=True).event == "recovered"  # type: ignore[union-attr]
+    cooldowns = []
+    b = leased
+    for i in range(5):
+        t = record(b, "failure", 300 + i * 1000, CFG, was_probe=True)
+        assert t is not None and t.event == "reopened"
+        cooldowns.append(t.state.cooldown_seconds)
+        b = admit(t.state, t.state.open_until or 0, CFG).state  # type: ignore[assignment]
+        assert b is not None
+    assert cooldowns == [120, 240, 300, 300, 300]
+
+
+def test_outage_length_counts_from_the_first_opening() -> None:
+    b = _opened()
+    assert outage_seconds(b, 1000) == 1000 - 102
+    leased = admit(b, 200, CFG).state
+    reopened = record(leased, "failure", 201, CFG, was_probe=True)  # type: ignore[arg-type]
+    assert reopened is not None and outage_seconds(reopened.state, 5000) == 5000 - 102
+    assert outage_seconds(Breaker(), 5000) == 0
+
+
+def test_stragglers_while_open_change_nothing() -> None:
+    b = _opened()
+    assert record(b, "failure", 120, CFG) is None
+    assert record(b, "success", 120, CFG) is None
