@@ -13,13 +13,14 @@ from aws_cdk import aws_logs as logs
 from constructs import Construct
 
 from hookline.settings import Settings
-from hookline.topology import FUNCTIONS, FunctionSpec, Grant, QueueSpec, StateMachineSpec, TableSpec
+from hookline.topology import FUNCTIONS, FunctionSpec, Grant, QueueSpec, StateMachineSpec, TableSpec, TopicSpec
 from infra import DEPS_LAYER_DIR, FUNCTIONS_DIR, HOOKLINE_LAYER_DIR, construct_name
 from infra.queues import Queues, TopologyError, check_consumer
 from infra.storage import Storage
 
 if TYPE_CHECKING:
     from infra.statemachines import StateMachines
+    from infra.topics import Topics
 
 RUNTIME = lambda_.Runtime.PYTHON_3_14
 ARCHITECTURE = lambda_.Architecture.ARM_64
@@ -96,12 +97,14 @@ class Functions(Construct):
         storage: Storage,
         queues: Queues,
         state_machines: StateMachines,
+        topics: Topics,
     ) -> None:
         super().__init__(scope, construct_id)
         self._settings = settings
         self._storage = storage
         self._queues = queues
         self._state_machines = state_machines
+        self._topics = topics
         self.hookline_layer = lambda_.LayerVersion(
             self,
             "HooklineLayer",
@@ -192,6 +195,8 @@ class Functions(Construct):
                 env[resource.env] = self._storage.table(resource).table_name
             elif isinstance(resource, StateMachineSpec):
                 env[resource.env] = self._state_machines.state_machine(resource).state_machine_arn
+            elif isinstance(resource, TopicSpec):
+                env[resource.env] = self._topics.topic(resource).topic_arn
             else:
                 env[resource.env] = self._queues.queue(resource).queue_url
         env.update(spec.extra_env)
@@ -212,5 +217,8 @@ class Functions(Construct):
         elif isinstance(resource, StateMachineSpec) and access == "start":
             # states:StartExecution on this state machine only.
             self._state_machines.state_machine(resource).grant_start_execution(fn)
+        elif isinstance(resource, TopicSpec) and access == "publish":
+            # sns:Publish on this topic only, plus kms:GenerateDataKey*/kms:Decrypt on its key (SSE).
+            self._topics.topic(resource).grant_publish(fn)
         else:
             raise TopologyError(f"function {spec.name!r}: unsupported grant {access!r} on {resource.key!r}")

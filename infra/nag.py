@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
-from aws_cdk import Acknowledgment, App, Validations
+from aws_cdk import Acknowledgment, App, CfnElement, Validations
 from cdk_nag import AwsSolutionsChecks
 from constructs import IConstruct
 
-from hookline.topology import FUNCTIONS, STATE_MACHINES
+from hookline.topology import FUNCTIONS, STATE_MACHINES, TableSpec
 
 if TYPE_CHECKING:
     from infra.stack import HooklineStack
@@ -34,14 +34,34 @@ def acknowledge(stack: HooklineStack) -> None:
             "Active X-Ray tracing needs xray:PutTraceSegments and xray:PutTelemetryRecords, "
             "which support no resource-level permissions; Resource '*' is the only valid value.",
         )
-        if any(g.access == "read_write" for g in spec.grants):
-            for action in ("kms:ReEncrypt*", "kms:GenerateDataKey*"):
-                _ack(
-                    role,
-                    f"AwsSolutions-IAM5[Action::{action}]",
-                    "Table.grant_read_write_data on a table encrypted with the stack's customer-managed key "
-                    "grants these KMS action families; the statement's resource is that single key, not '*'.",
-                )
+        accesses = {g.access for g in spec.grants}
+        if "read_write" in accesses:
+            _ack(
+                role,
+                "AwsSolutions-IAM5[Action::kms:ReEncrypt*]",
+                "Table.grant_read_write_data on a table encrypted with the stack's customer-managed key "
+                "grants this KMS action family; the statement's resource is that single key, not '*'.",
+            )
+        if accesses & {"read_write", "publish"}:
+            _ack(
+                role,
+                "AwsSolutions-IAM5[Action::kms:GenerateDataKey*]",
+                "Table.grant_read_write_data on a table, and Topic.grant_publish on an SNS topic, both encrypted with "
+                "the stack's customer-managed key, grant this KMS action family; the statement's resource is that "
+                "single key, not '*'.",
+            )
+        tables = {g.resource.key: g.resource for g in spec.grants if isinstance(g.resource, TableSpec) and g.resource.indexes}
+        for table in tables.values():
+            cfn_table = cast(CfnElement, stack.storage.table(table).node.default_child)
+            indexes = ", ".join(index.name for index in table.indexes)
+            _ack(
+                role,
+                f"AwsSolutions-IAM5[Resource::<{stack.get_logical_id(cfn_table)}.Arn>/index/*]",
+                f"Table.grant_read_data / grant_read_write_data on a table with global secondary indexes also grants "
+                f"'<table arn>/index/*', so the role can query them: the wildcard matches only this table's own indexes "
+                f"({indexes}), which project items the role may already read on the table itself. An index accepts no "
+                f"writes, so it adds no write access.",
+            )
     for machine in STATE_MACHINES:
         _ack(
             stack.state_machines.roles[machine.key],

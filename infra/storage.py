@@ -1,4 +1,4 @@
-"""DynamoDB tables, one per `topology.TABLES` entry, encrypted with the stack's key."""
+"""DynamoDB tables, one per `topology.TABLES` entry with its global secondary indexes, encrypted with the stack's key."""
 
 from __future__ import annotations
 
@@ -12,14 +12,14 @@ from infra import construct_name
 
 
 class Storage(Construct):
-    """A customer-managed KMS key (rotated yearly) and the tables it encrypts."""
+    """A customer-managed KMS key (rotated yearly) and the tables it encrypts; the SNS topics use the key too."""
 
     def __init__(self, scope: Construct, construct_id: str, *, prefix: str) -> None:
         super().__init__(scope, construct_id)
         self.key = kms.Key(
             self,
             "Key",
-            description=f"{prefix}: encryption of the DynamoDB data",
+            description=f"{prefix}: encryption of the DynamoDB data and the SNS notifications",
             enable_key_rotation=True,
             # The retained table stays readable only while its key exists.
             removal_policy=RemovalPolicy.RETAIN,
@@ -30,7 +30,7 @@ class Storage(Construct):
         return self.tables[spec.key]
 
     def _table(self, spec: TableSpec, prefix: str) -> dynamodb.Table:
-        return dynamodb.Table(
+        table = dynamodb.Table(
             self,
             f"{construct_name(spec.key)}Table",
             table_name=spec.physical_name(prefix),
@@ -43,3 +43,12 @@ class Storage(Construct):
             time_to_live_attribute=spec.ttl_attribute,
             removal_policy=RemovalPolicy.RETAIN,
         )
+        # String keys, all attributes projected; on-demand billing carries over to the index.
+        for index in spec.indexes:
+            table.add_global_secondary_index(
+                index_name=index.name,
+                partition_key=dynamodb.Attribute(name=index.partition_key, type=dynamodb.AttributeType.STRING),
+                sort_key=dynamodb.Attribute(name=index.sort_key, type=dynamodb.AttributeType.STRING),
+                projection_type=dynamodb.ProjectionType.ALL,
+            )
+        return table

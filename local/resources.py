@@ -1,4 +1,4 @@
-"""Create hookline's tables and queues from `hookline.topology` (no hard-coded names).
+"""Create hookline's tables, queues, state machines and topics from `hookline.topology` (no hard-coded names).
 
 Used by the local runner against the embedded moto server, and by tests. Every
 call goes through boto3, so it works against anything boto3 points at
@@ -23,22 +23,34 @@ def _clients(session: boto3.Session | None, endpoint_url: str | None) -> tuple[A
     return s.client("dynamodb", endpoint_url=endpoint_url), s.client("sqs", endpoint_url=endpoint_url)
 
 
+def _key_schema(partition_key: str, sort_key: str) -> list[dict[str, str]]:
+    return [{"AttributeName": partition_key, "KeyType": "HASH"}, {"AttributeName": sort_key, "KeyType": "RANGE"}]
+
+
+def table_definition(spec: topology.TableSpec, name: str) -> dict[str, Any]:
+    """The CreateTable arguments a TableSpec stands for: string keys, on-demand, its GSIs projecting all attributes."""
+    attributes: dict[str, None] = dict.fromkeys([spec.partition_key, spec.sort_key])
+    for index in spec.indexes:
+        attributes.update(dict.fromkeys([index.partition_key, index.sort_key]))
+    definition: dict[str, Any] = {
+        "TableName": name,
+        "AttributeDefinitions": [{"AttributeName": attribute, "AttributeType": "S"} for attribute in attributes],
+        "KeySchema": _key_schema(spec.partition_key, spec.sort_key),
+        "BillingMode": "PAY_PER_REQUEST",
+    }
+    if spec.indexes:
+        definition["GlobalSecondaryIndexes"] = [
+            {"IndexName": index.name, "KeySchema": _key_schema(index.partition_key, index.sort_key), "Projection": {"ProjectionType": "ALL"}}
+            for index in spec.indexes
+        ]
+    return definition
+
+
 def create_table(dynamodb: Any, spec: topology.TableSpec, prefix: str) -> str:
-    """Create one table (string pk/sk, on-demand, TTL on), tolerating an existing one."""
+    """Create one table (string pk/sk, on-demand, its GSIs, TTL on), tolerating an existing one."""
     name = spec.physical_name(prefix)
     try:
-        dynamodb.create_table(
-            TableName=name,
-            AttributeDefinitions=[
-                {"AttributeName": spec.partition_key, "AttributeType": "S"},
-                {"AttributeName": spec.sort_key, "AttributeType": "S"},
-            ],
-            KeySchema=[
-                {"AttributeName": spec.partition_key, "KeyType": "HASH"},
-                {"AttributeName": spec.sort_key, "KeyType": "RANGE"},
-            ],
-            BillingMode="PAY_PER_REQUEST",
-        )
+        dynamodb.create_table(**table_definition(spec, name))
     except ClientError as exc:
         if exc.response.get("Error", {}).get("Code") != "ResourceInUseException":
             raise
@@ -48,6 +60,14 @@ def create_table(dynamodb: Any, spec: topology.TableSpec, prefix: str) -> str:
         TimeToLiveSpecification={"Enabled": True, "AttributeName": spec.ttl_attribute},
     )
     return name
+
+
+def create_topic(sns: Any, spec: topology.TopicSpec, prefix: str) -> str:
+    """Create one SNS topic (CreateTopic returns the existing topic's ARN); return its ARN.
+
+    In AWS the stack encrypts the topic with its KMS key and denies non-TLS publishing; moto checks neither.
+    """
+    return str(sns.create_topic(Name=spec.physical_name(prefix))["TopicArn"])
 
 
 def queue_attributes(spec: topology.QueueSpec, dead_letter_arn: str | None) -> dict[str, str]:
@@ -93,12 +113,13 @@ def provision(
     session: boto3.Session | None = None,
     endpoint_url: str | None = None,
 ) -> dict[str, str]:
-    """Create every table, queue and state machine of the topology; return {env var: name / URL / ARN}.
+    """Create every table, queue, state machine and topic of the topology; return {env var: name / URL / ARN}.
 
     Queues are created in `topology.QUEUES` order, which lists dead-letter
     queues first, so each redrive policy can name its target's ARN. State
-    machines come last: their definitions name their target queue's URL.
-    Idempotent: existing tables and queues (same attributes) are reused.
+    machines come after: their definitions name their target queue's URL.
+    Idempotent: existing tables, queues (same attributes), state machines and
+    topics are reused; an existing table is left as it is.
     """
     dynamodb, sqs = _clients(session, endpoint_url)
     env: dict[str, str] = {}
@@ -115,6 +136,10 @@ def provision(
         account_id = arns[topology.QUEUES[0].key].split(":")[4]
         for machine in topology.STATE_MACHINES:
             env[machine.env] = create_state_machine(sfn, machine, prefix, env[machine.target.env], account_id)
+    if topology.TOPICS:
+        sns = (session or boto3.Session()).client("sns", endpoint_url=endpoint_url)
+        for topic in topology.TOPICS:
+            env[topic.env] = create_topic(sns, topic, prefix)
     return env
 
 

@@ -5,10 +5,11 @@ specs the CDK stack uses), so the laptop and the cloud cannot drift apart:
 
 * AWS: moto's ThreadedMotoServer on 127.0.0.1:$HOOKLINE_AWS_PORT (4566).
   `AWS_ENDPOINT_URL` points every boto3 client at it; tables, queues (dead-
-  letter queues and redrive policies included) and Step Functions state
-  machines come from topology.TABLES, QUEUES and STATE_MACHINES, and each
-  resource's env var carries its name / URL / ARN. moto is told to really
-  execute state machines (a Wait, then the SQS send), in real time.
+  letter queues and redrive policies included), Step Functions state
+  machines and SNS topics come from topology.TABLES (with their GSIs), QUEUES,
+  STATE_MACHINES and TOPICS, and each resource's env var carries its
+  name / URL / ARN. moto is told to really execute state machines (a Wait,
+  then the SQS send), in real time. Nothing subscribes to the topics locally.
 * Functions: every topology.FUNCTIONS handler is imported from its
   spec.handler_path after the environment is set (a cold start), as its own
   module (`hookline_fn_<name>`), even when two functions share code.
@@ -234,7 +235,7 @@ class LocalHookline:
         self._moto_sfn_config = enable_state_machine_execution(self.aws_endpoint)
 
     def _provision(self, session: boto3.Session) -> None:
-        """Step 2: tables, queues and state machines from the topology; their names / URLs / ARNs into the environment."""
+        """Step 2: tables, queues, state machines and topics from the topology; their names / URLs / ARNs into the environment."""
         self.resources = provision(self.prefix, session=session)
         for name, value in self.resources.items():
             self._setenv(name, value)
@@ -367,12 +368,14 @@ class LocalHookline:
         queues = ", ".join(q.physical_name(self.prefix) for q in topology.QUEUES)
         tables = ", ".join(t.physical_name(self.prefix) for t in topology.TABLES)
         machines = ", ".join(m.physical_name(self.prefix) for m in topology.STATE_MACHINES) or "-"
+        topics = ", ".join(t.physical_name(self.prefix) for t in topology.TOPICS) or "-"
         return f"""
 hookline local mode is up.
 
   API          {self.base_url}
   AWS (moto)   {self.aws_endpoint}
-               tables: {tables}   queues: {queues}   state machines: {machines}
+               tables: {tables}   queues: {queues}
+               state machines: {machines}   topics: {topics}
                e.g. aws --endpoint-url {self.aws_endpoint} sqs list-queues
 API keys:
 {keys}

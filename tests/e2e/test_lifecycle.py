@@ -23,6 +23,8 @@ TOUCHED = (
     "HOOKLINE_ALLOW_PRIVATE_NETWORKS",
     "POWERTOOLS_SERVICE_NAME",
     *(s.env for s in topology.QUEUES),
+    *(s.env for s in topology.STATE_MACHINES),
+    *(s.env for s in topology.TOPICS),
     topology.TABLE.env,
 )
 
@@ -41,6 +43,9 @@ def test_stop_restores_the_environment_and_forgets_cached_clients(monkeypatch: p
         # Then boto3 points at the embedded moto server, and the resources are in the environment
         assert os.environ["AWS_ENDPOINT_URL"] == hookline.aws_endpoint
         assert os.environ[topology.TABLE.env] == topology.TABLE.physical_name(topology.DEFAULT_PREFIX)
+        topic_arn = os.environ[topology.NOTIFICATIONS.env]
+        assert topic_arn.startswith("arn:aws:sns:")
+        assert topic_arn.endswith(":" + topology.NOTIFICATIONS.physical_name(topology.DEFAULT_PREFIX))
         # And an explicitly set variable is respected
         assert os.environ["HOOKLINE_ALLOW_PRIVATE_NETWORKS"] == "10.0.0.0/8"
         # And a fresh key was generated for tenant "local", and it works
@@ -53,6 +58,7 @@ def test_stop_restores_the_environment_and_forgets_cached_clients(monkeypatch: p
         banner = hookline.banner()
         assert hookline.base_url in banner and hookline.api_key in banner
         assert f"aws --endpoint-url {hookline.aws_endpoint} sqs list-queues" in banner
+        assert all(t.physical_name(hookline.prefix) in banner for t in topology.TOPICS)
         assert "/v1/endpoints" in banner and "/v1/events" in banner and "local.receiver" in banner
         assert "WARNING" in banner
         assert all(module_name(spec) in sys.modules for spec in topology.FUNCTIONS)

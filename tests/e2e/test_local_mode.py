@@ -86,6 +86,20 @@ def test_delivery_queue_redrives_to_its_dead_letter_queue(local_hookline: LocalH
         assert int(attrs["MessageRetentionPeriod"]) == spec.retention_seconds
 
 
+def test_local_mode_has_the_tables_indexes_and_the_topics(local_hookline: LocalHookline) -> None:
+    # Given local mode provisioned from the topology on its moto server
+    dynamodb = boto3.client("dynamodb", endpoint_url=local_hookline.aws_endpoint, region_name=local_hookline.region)
+    sns = boto3.client("sns", endpoint_url=local_hookline.aws_endpoint, region_name=local_hookline.region)
+    # When the table and the topics are described
+    table = dynamodb.describe_table(TableName=local_hookline.resources[topology.TABLE.env])["Table"]
+    topics = {t["TopicArn"] for t in sns.list_topics()["Topics"]}
+    # Then the table has each of its spec's indexes, and every topic exists under the ARN its env var carries
+    assert [i["IndexName"] for i in table["GlobalSecondaryIndexes"]] == [i.name for i in topology.TABLE.indexes]
+    for spec in topology.TOPICS:
+        assert local_hookline.resources[spec.env] in topics
+        assert local_hookline.resources[spec.env].endswith(":" + spec.physical_name(local_hookline.prefix))
+
+
 def test_an_event_is_delivered_once_and_verifies(local_hookline: LocalHookline, receiver: WebhookReceiver) -> None:
     base = local_hookline.base_url
     # Given an endpoint registered for the receiver, whose signing secret the receiver verifies with

@@ -13,7 +13,7 @@ from aws_cdk import App, CfnElement, assertions
 from constructs import IConstruct
 
 from hookline.settings import Settings
-from hookline.topology import FunctionSpec, QueueSpec, StateMachineSpec
+from hookline.topology import FunctionSpec, QueueSpec, StateMachineSpec, TopicSpec
 from infra import DEPS_LAYER_DIR
 from infra.stack import HooklineStack
 from infra.synth import build_app
@@ -57,6 +57,9 @@ class Synth:
 
     def state_machine_id(self, spec: StateMachineSpec) -> str:
         return self.logical_id(self.stack.state_machines.state_machine(spec))
+
+    def topic_id(self, spec: TopicSpec) -> str:
+        return self.logical_id(self.stack.topics.topic(spec))
 
     def state_machine_role_id(self, spec: StateMachineSpec) -> str:
         return self.logical_id(self.stack.state_machines.roles[spec.key])

@@ -17,7 +17,9 @@ from hookline.topology import (
     DELIVERY,
     DELIVERY_DLQ,
     DELIVERY_QUEUE,
+    ENDPOINT_DELIVERIES_INDEX,
     FUNCTIONS,
+    NOTIFICATIONS,
     QUEUES,
     RETRY,
     RETRY_QUEUE,
@@ -25,6 +27,7 @@ from hookline.topology import (
     STATE_MACHINES,
     TABLE,
     TABLES,
+    TOPICS,
 )
 from infra.functions import behaviour_settings, settings_env
 from infra.queues import TopologyError, check_consumer, check_dead_letter
@@ -67,6 +70,8 @@ def _sort(items: list[Any]) -> list[Any]:
 
 # The functions that run the delivery code: the first attempt off the delivery queue, retries off the retry queue.
 CONSUMERS = (DELIVERY, RETRY)
+# The functions that publish operational notifications.
+PUBLISHERS = (API, DELIVERY, RETRY)
 
 
 @pytest.fixture(scope="module")
@@ -87,10 +92,13 @@ def tuned(tmp_path_factory: pytest.TempPathFactory, deps_layer: Path) -> Synth:
 
 
 def test_one_resource_per_topology_entry(synth: Synth) -> None:
-    # Given the topology's tables, queues, state machines and functions
+    # Given the topology's tables, queues, state machines, topics and functions
     # When the stack is synthesized
     # Then each becomes exactly one resource, with the topology's physical names
     synth.template.resource_count_is("AWS::Lambda::Function", len(FUNCTIONS))
+    synth.template.resource_count_is("AWS::SNS::Topic", len(TOPICS))
+    for topic in TOPICS:
+        synth.template.has_resource_properties("AWS::SNS::Topic", {"TopicName": topic.physical_name("hookline")})
     synth.template.resource_count_is("AWS::SQS::Queue", len(QUEUES))
     synth.template.resource_count_is("AWS::DynamoDB::Table", len(TABLES))
     synth.template.resource_count_is("AWS::StepFunctions::StateMachine", len(STATE_MACHINES))
@@ -106,15 +114,17 @@ def test_one_resource_per_topology_entry(synth: Synth) -> None:
 def test_outputs(synth: Synth) -> None:
     # Given the synthesized stack
     # When its outputs are listed
-    # Then the API URL, table name, the queue URLs and the retry state machine's ARN are exported
+    # Then the API URL, table name, the queue URLs, the retry state machine's and the topic's ARNs are exported
     outputs = synth.template.to_json()["Outputs"]
-    assert {"ApiUrl", "TableName", "DeliveryQueueUrl", "DeliveryDlqUrl", "RetryQueueUrl", "RetryStateMachineArn"} <= set(outputs)
+    assert {"ApiUrl", "TableName", "DeliveryQueueUrl", "DeliveryDlqUrl", "RetryQueueUrl", "RetryStateMachineArn", "NotificationsTopicArn"} <= set(outputs)
     assert outputs["TableName"]["Value"] == {"Ref": synth.logical_id(synth.stack.storage.table(TABLE))}
     assert outputs["DeliveryQueueUrl"]["Value"] == {"Ref": _queue_id(synth, DELIVERY_QUEUE)}
     assert outputs["DeliveryDlqUrl"]["Value"] == {"Ref": _queue_id(synth, DELIVERY_DLQ)}
     assert outputs["RetryQueueUrl"]["Value"] == {"Ref": _queue_id(synth, RETRY_QUEUE)}
     # (Ref of a state machine is its ARN)
     assert outputs["RetryStateMachineArn"]["Value"] == {"Ref": synth.state_machine_id(RETRY_WAIT)}
+    # (Ref of a topic is its ARN)
+    assert outputs["NotificationsTopicArn"]["Value"] == {"Ref": synth.topic_id(NOTIFICATIONS)}
 
 
 # --- delivery: concurrency, batching, redrive -----------------------------------------------
@@ -287,6 +297,104 @@ def test_table_is_encrypted_recoverable_and_expiring(synth: Synth) -> None:
     synth.template.has_resource("AWS::KMS::Key", {"DeletionPolicy": "Retain", "Properties": {"EnableKeyRotation": True}})
 
 
+def test_table_has_the_endpoint_deliveries_index(synth: Synth) -> None:
+    # Given the data table spec with the endpoint-deliveries index (gsi1pk / gsi1sk)
+    assert TABLE.indexes == (ENDPOINT_DELIVERIES_INDEX,)
+    # When the stack is synthesized
+    props = synth.resources[synth.logical_id(synth.stack.storage.table(TABLE))]["Properties"]
+    # Then the table has exactly that global secondary index, with string keys, projecting every attribute
+    assert props["GlobalSecondaryIndexes"] == [
+        {
+            "IndexName": "endpoint-deliveries",
+            "KeySchema": [{"AttributeName": "gsi1pk", "KeyType": "HASH"}, {"AttributeName": "gsi1sk", "KeyType": "RANGE"}],
+            "Projection": {"ProjectionType": "ALL"},
+        }
+    ]
+    assert {"AttributeName": "gsi1pk", "AttributeType": "S"} in props["AttributeDefinitions"]
+    assert {"AttributeName": "gsi1sk", "AttributeType": "S"} in props["AttributeDefinitions"]
+    # And the index inherits on-demand billing: no provisioned throughput to size
+    assert props["BillingMode"] == "PAY_PER_REQUEST"
+    assert "ProvisionedThroughput" not in props["GlobalSecondaryIndexes"][0]
+
+
+def test_table_readers_may_query_its_indexes(synth: Synth) -> None:
+    # Given every function with a grant on the table (the authorizer reads, the others read and write)
+    table_arn = {"Fn::GetAtt": [synth.logical_id(synth.stack.storage.table(TABLE)), "Arn"]}
+    index_arns = {"Fn::Join": ["", [table_arn, "/index/*"]]}
+    for spec in FUNCTIONS:
+        # When its role's Query permissions are collected
+        queried = _resources_allowed(synth.policy_statements(synth.role_id(spec)), "dynamodb:Query")
+        # Then it may query the table and its indexes, and nothing else
+        assert _sort(queried) == _sort([table_arn, index_arns]), spec.name
+
+
+# --- topics ----------------------------------------------------------------------------------
+
+
+def test_notifications_topic_is_encrypted_with_the_stack_key_and_requires_tls(synth: Synth) -> None:
+    # Given the NOTIFICATIONS topic spec
+    topic_id = synth.topic_id(NOTIFICATIONS)
+    key_id = synth.logical_id(synth.stack.storage.key)
+    # When the stack is synthesized
+    props = synth.resources[topic_id]["Properties"]
+    # Then the topic is a standard topic named from the topology, encrypted with the stack's customer-managed key
+    assert props["TopicName"] == "hookline-notifications"
+    assert props["KmsMasterKeyId"] == {"Fn::GetAtt": [key_id, "Arn"]}
+    assert not props.get("FifoTopic", False)
+    # And its policy denies publishing over plain HTTP
+    synth.template.has_resource_properties(
+        "AWS::SNS::TopicPolicy",
+        {
+            "Topics": [{"Ref": topic_id}],
+            "PolicyDocument": {
+                "Statement": Match.array_with(
+                    [
+                        Match.object_like(
+                            {
+                                "Effect": "Deny",
+                                "Principal": "*",
+                                "Action": "sns:Publish",
+                                "Resource": {"Ref": topic_id},
+                                "Condition": {"Bool": {"aws:SecureTransport": "false"}},
+                            }
+                        )
+                    ]
+                )
+            },
+        },
+    )
+    # And the policy allows nothing: publishers get sns:Publish from their roles, not from the topic
+    policies = [p["Properties"] for p in _resources_of_type(synth, "AWS::SNS::TopicPolicy").values() if {"Ref": topic_id} in p["Properties"]["Topics"]]
+    assert len(policies) == 1
+    assert all(s["Effect"] == "Deny" for s in policies[0]["PolicyDocument"]["Statement"])
+
+
+@pytest.mark.parametrize("spec", PUBLISHERS, ids=[s.name for s in PUBLISHERS])
+def test_publishers_may_publish_only_to_the_notifications_topic(synth: Synth, spec: topology.FunctionSpec) -> None:
+    # Given a function whose spec grants it "publish" on the notifications topic
+    assert topology.Grant(NOTIFICATIONS, "publish") in spec.grants
+    # When its role's policies are collected
+    statements = synth.policy_statements(synth.role_id(spec))
+    # Then sns:Publish is allowed on that topic alone, and it holds no other SNS action
+    assert _resources_allowed(statements, "sns:Publish") == [{"Ref": synth.topic_id(NOTIFICATIONS)}]
+    assert {a for s in statements for a in _actions(s) if a.startswith("sns:")} == {"sns:Publish"}
+    # And it may use the stack's key to encrypt what it publishes (the topic is KMS-encrypted)
+    key_arn = {"Fn::GetAtt": [synth.logical_id(synth.stack.storage.key), "Arn"]}
+    for action in ("kms:GenerateDataKey*", "kms:Decrypt"):
+        assert _resources_allowed(statements, action) == [key_arn], action
+
+
+def test_authorizer_cannot_publish_notifications(synth: Synth) -> None:
+    # Given the authorizer, which has no "publish" grant
+    assert not [g for g in AUTHORIZER.grants if g.access == "publish"]
+    # When its role's policies are collected
+    statements = synth.policy_statements(synth.role_id(AUTHORIZER))
+    # Then it holds no SNS action at all, and does not learn the topic's ARN
+    assert not {a for s in statements for a in _actions(s) if a.startswith("sns:")}
+    env = synth.resources[synth.function_id(AUTHORIZER)]["Properties"]["Environment"]["Variables"]
+    assert NOTIFICATIONS.env not in env
+
+
 # --- functions -------------------------------------------------------------------------------
 
 
@@ -321,8 +429,18 @@ def test_function_environment_comes_from_topology_and_settings(synth: Synth) -> 
                 assert env[resource.env] == {"Ref": synth.logical_id(synth.stack.storage.table(resource))}
             elif isinstance(resource, topology.StateMachineSpec):
                 assert env[resource.env] == {"Ref": synth.state_machine_id(resource)}  # the ARN
+            elif isinstance(resource, topology.TopicSpec):
+                assert env[resource.env] == {"Ref": synth.topic_id(resource)}  # the ARN
             else:
                 assert env[resource.env] == {"Ref": _queue_id(synth, resource)}
+    # And the api, delivery and retry functions know the notifications topic's ARN
+    for spec in PUBLISHERS:
+        env = synth.resources[synth.function_id(spec)]["Properties"]["Environment"]["Variables"]
+        assert env["HOOKLINE_NOTIFICATIONS_TOPIC_ARN"] == {"Ref": synth.topic_id(NOTIFICATIONS)}
+    # And the api function knows the retry queue, where it requeues a re-enabled endpoint's backlog
+    api_env = synth.resources[synth.function_id(API)]["Properties"]["Environment"]["Variables"]
+    assert api_env[RETRY_QUEUE.env] == {"Ref": _queue_id(synth, RETRY_QUEUE)}
+    assert DELIVERY_DLQ.env not in api_env
     # And both delivery-code functions know the retry queue, the DLQ and the state machine
     for spec in CONSUMERS:
         env = synth.resources[synth.function_id(spec)]["Properties"]["Environment"]["Variables"]
@@ -384,7 +502,7 @@ def test_functions_get_behaviour_settings_but_not_stack_or_local_ones() -> None:
         "sqs_max_delay_seconds",
     } <= passed
     stack_or_local = {"delivery_concurrency", "retry_concurrency", "delivery_batch_size", "authorizer_cache_seconds", "api_keys", "port", "aws_port"}
-    resources = {"table_name", "delivery_queue_url", "delivery_dlq_url", "retry_queue_url", "retry_state_machine_arn"}
+    resources = {"table_name", "delivery_queue_url", "delivery_dlq_url", "retry_queue_url", "retry_state_machine_arn", "notifications_topic_arn"}
     assert not passed & (stack_or_local | resources)
     assert not {name for name in passed if name.endswith(("_url", "_arn"))}
 
@@ -411,16 +529,18 @@ def test_authorizer_role_cannot_write_the_table_or_send_messages(synth: Synth) -
     assert "dynamodb:GetItem" in actions
     writes = {"dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem", "dynamodb:BatchWriteItem", "dynamodb:*"}
     assert not actions & writes
-    assert not {a for a in actions if a.startswith(("sqs:", "states:"))}
+    assert not {a for a in actions if a.startswith(("sqs:", "states:", "sns:"))}
     assert not {a for a in actions if a.startswith("kms:") and a not in {"kms:Decrypt", "kms:DescribeKey"}}
 
 
-def test_api_role_sends_only_to_the_delivery_queue(synth: Synth) -> None:
-    # Given the API enqueues delivery tasks
+def test_api_role_sends_to_the_delivery_and_retry_queues_but_not_the_dlq(synth: Synth) -> None:
+    # Given the API enqueues delivery tasks, and requeues a re-enabled endpoint's paused backlog on the retry queue
     # When its role's policies are collected
     statements = synth.policy_statements(synth.role_id(API))
-    # Then sqs:SendMessage is allowed on the delivery queue and nothing else (not the retry queue, not the DLQ)
-    assert _resources_allowed(statements, "sqs:SendMessage") == [_queue_arn(synth, DELIVERY_QUEUE)]
+    # Then sqs:SendMessage is allowed on the delivery and the retry queue and nothing else (not the DLQ)
+    sends = _resources_allowed(statements, "sqs:SendMessage")
+    assert _sort(sends) == _sort([_queue_arn(synth, DELIVERY_QUEUE), _queue_arn(synth, RETRY_QUEUE)])
+    assert _queue_arn(synth, DELIVERY_DLQ) not in sends
     actions = {a for s in statements for a in _actions(s)}
     assert "sqs:ReceiveMessage" not in actions
     assert "sqs:DeleteMessage" not in actions

@@ -29,10 +29,10 @@ def test_event_fans_out_to_matching_active_endpoints(hookline: Hookline) -> None
     _endpoint(hookline, tenant="other")
     # When an invoice.paid event is posted
     status, body = hookline.api("POST", "/v1/events", {"type": "invoice.paid", "data": {"amount": 42}})
-    # Then it is accepted with one delivery per matching active endpoint
+    # Then it is accepted with one delivery per matching endpoint; only the active ones are queued
     assert status == 202
     assert ids.is_id(body["id"], "evt")
-    assert body["deliveries"] == 2
+    assert body["deliveries"] == 3
     tasks = [DeliveryTask.from_message(m["Body"]) for m in hookline.queued()]
     assert sorted(t.endpoint_id for t in tasks) == sorted([every, paid])
     assert all(t.attempt == 1 and t.event_id == body["id"] and t.tenant == "acme" for t in tasks)
@@ -43,8 +43,10 @@ def test_event_fans_out_to_matching_active_endpoints(hookline: Hookline) -> None
     assert status == 200
     assert event["type"] == "invoice.paid"
     assert event["data"] == {"amount": 42}
-    assert {d["endpoint_id"] for d in event["deliveries"]} == {every, paid}
-    assert all(d["status"] == "pending" and d["attempts"] == [] and ids.is_id(d["id"], "dlv") for d in event["deliveries"])
+    statuses = {d["endpoint_id"]: d["status"] for d in event["deliveries"]}
+    # The disabled endpoint's delivery is kept, paused, until the endpoint is re-enabled: nothing is dropped
+    assert statuses == {every: "pending", paid: "pending", off: "paused"}
+    assert all(d["attempts"] == [] and ids.is_id(d["id"], "dlv") for d in event["deliveries"])
 
 
 def test_same_id_same_body_returns_first_response_and_creates_nothing(hookline: Hookline) -> None:

@@ -88,8 +88,11 @@ def test_410_disables_the_endpoint_until_it_is_re_enabled(hookline: Hookline) ->
         assert _delivery(hookline, event_id)["status"] == "failed"
         _, got = hookline.api("GET", f"/v1/endpoints/{ep['id']}")
         assert (got["status"], got["disabled_reason"]) == ("disabled", "gone")
-        # New events skip it
-        assert hookline.api("POST", "/v1/events", {"type": "a.b", "data": {}})[1]["deliveries"] == 0
+        # New events are not sent to it: they wait, paused
+        paused = _event(hookline)
+        hookline.pump()
+        assert _delivery(hookline, paused)["status"] == "paused"
+        assert len(receiver.requests) == 1
         # Until the customer re-enables it
         receiver.answer_with(lambda _r: Answer(status=200))
         assert hookline.api("PATCH", f"/v1/endpoints/{ep['id']}", {"status": "active"})[1]["status"] == "active"

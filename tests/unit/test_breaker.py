@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from hookline.breaker import Breaker, BreakerConfig, admit, health, outage_seconds, record
+from hookline.breaker import HISTORY, Breaker, BreakerConfig, admit, health, outage_seconds, record
 from hookline.classify import Outcome
 
 CFG = BreakerConfig(threshold=3, cooldown_seconds=60, max_cooldown_seconds=300, window=10, failure_rate=0.9, probe_lease_seconds=30)
@@ -70,7 +70,7 @@ def test_window_is_dropped_once_healthy_again() -> None:
     t2 = record(t.state, "success", 1, CFG)
     assert t2 is not None and t2.state.is_pristine is False  # the failure is still in the window
     b = t2.state
-    for i in range(CFG.window):
+    for i in range(HISTORY + 1):
         nxt = record(b, "success", 2 + i, CFG)
         if nxt is None:
             break
@@ -134,3 +134,12 @@ def test_stragglers_while_open_change_nothing() -> None:
     b = _opened()
     assert record(b, "failure", 120, CFG) is None
     assert record(b, "success", 120, CFG) is None
+
+
+def test_success_rate_over_the_recent_history() -> None:
+    b = Breaker()
+    assert b.success_rate() == 1.0
+    for i, v in enumerate(["failure", "success", "success", "success"]):
+        b = record(b, v, i, CFG, error="503").state  # type: ignore[arg-type, union-attr]
+    assert b.success_rate() == 0.75
+    assert b.last_error == "503"

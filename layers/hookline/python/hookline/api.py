@@ -16,7 +16,7 @@ from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response
 from aws_lambda_powertools.event_handler.exceptions import NotFoundError
 
 from hookline import container, validation
-from hookline.errors import HooklineError, Unauthorized, ValidationFailed
+from hookline.errors import FailedDependency, HooklineError, Unauthorized, ValidationFailed
 from hookline.observability import get_logger
 from hookline.settings import get_settings
 from hookline.store import InvalidCursor
@@ -54,6 +54,8 @@ def _page_args() -> tuple[int, str | None]:
 
 @app.exception_handler(HooklineError)
 def _domain_error(exc: HooklineError) -> Response:
+    if isinstance(exc, FailedDependency):
+        return _json(exc.status, {"error": {"code": exc.code, "message": exc.message, "attempt": exc.outcome}})
     return error_response(exc.status, exc.code, exc.message)
 
 
@@ -93,7 +95,12 @@ def list_endpoints() -> Response:
 
 @app.get("/v1/endpoints/<endpoint_id>")
 def get_endpoint(endpoint_id: str) -> Response:
-    return _json(200, container.endpoint_service().get(_tenant(), endpoint_id).public())
+    return _json(200, container.endpoint_service().describe(_tenant(), endpoint_id))
+
+
+@app.post("/v1/endpoints/<endpoint_id>/enable")
+def enable_endpoint(endpoint_id: str) -> Response:
+    return _json(200, container.endpoint_service().enable(_tenant(), endpoint_id))
 
 
 @app.patch("/v1/endpoints/<endpoint_id>")

@@ -30,8 +30,14 @@ def stepfunctions_client() -> Any:
     return boto3.client("stepfunctions", config=_CONFIG)
 
 
+@cache
+def sns_client() -> Any:
+    return boto3.client("sns", config=_CONFIG)
+
+
 def reset_clients() -> None:
     """Forget cached clients (tests start a fresh moto per test)."""
     dynamodb_table.cache_clear()
     sqs_client.cache_clear()
     stepfunctions_client.cache_clear()
+    sns_client.cache_clear()

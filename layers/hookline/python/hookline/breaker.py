@@ -21,6 +21,7 @@ from hookline.classify import TRANSIENT_ERRORS, Outcome
 
 BreakerState = Literal["closed", "open", "half_open"]
 Health = Literal["success", "failure", "neutral"]
+HISTORY = 100  # outcomes kept for the success rate; the trip rule looks at the last `window` of them
 
 
 @dataclass(frozen=True)
@@ -42,8 +43,14 @@ class Breaker:
     cooldown_seconds: float = 0.0  # the cooldown of the latest opening
     trips: int = 0
     probe_until: float | None = None  # the half-open probe's lease
-    recent: str = ""  # the last `window` outcomes, "1" success / "0" failure, kept only while failures are on record
+    recent: str = ""  # the last HISTORY outcomes, "1" success / "0" failure, kept only while a failure is among them
+    last_error: str = ""
+    last_failure_at: float | None = None
     version: int = 0
+
+    def success_rate(self) -> float:
+        """Of the last HISTORY health-relevant attempts; an empty history means none failed."""
+        return 1.0 if not self.recent else self.recent.count("1") / len(self.recent)
 
     @property
     def is_pristine(self) -> bool:
@@ -89,15 +96,25 @@ class Transition:
     event: Literal["opened", "reopened", "recovered", ""] = ""
 
 
-def record(b: Breaker, verdict: Health, now: float, cfg: BreakerConfig, was_probe: bool = False) -> Transition | None:
+def record(b: Breaker, verdict: Health, now: float, cfg: BreakerConfig, was_probe: bool = False, error: str = "") -> Transition | None:
     """After an attempt: the new state to write, or None when nothing changes."""
     if was_probe and b.state == "half_open":
         if verdict == "failure":
             cooldown = min(max(b.cooldown_seconds, cfg.cooldown_seconds) * 2, cfg.max_cooldown_seconds)
-            reopened = replace(b, state="open", open_until=now + cooldown, cooldown_seconds=cooldown, probe_until=None, version=b.version + 1)
+            reopened = replace(
+                b,
+                state="open",
+                open_until=now + cooldown,
+                cooldown_seconds=cooldown,
+                probe_until=None,
+                last_error=error,
+                last_failure_at=now,
+                version=b.version + 1,
+            )
             return Transition(reopened, "reopened")
         # Any answer but a health failure proves the endpoint is reachable again.
-        return Transition(Breaker(trips=b.trips, version=b.version + 1), "recovered")
+        recent = (b.recent + "1")[-HISTORY:]
+        return Transition(Breaker(trips=b.trips, recent=recent, last_error=b.last_error, last_failure_at=b.last_failure_at, version=b.version + 1), "recovered")
     if b.state != "closed":
         return None  # stragglers sent before the breaker opened change nothing
     if verdict == "neutral":
@@ -105,11 +122,12 @@ def record(b: Breaker, verdict: Health, now: float, cfg: BreakerConfig, was_prob
     if verdict == "success":
         if b.is_pristine:
             return None
-        recent = (b.recent + "1")[-cfg.window :]
+        recent = (b.recent + "1")[-HISTORY:]
         return Transition(replace(b, consecutive_failures=0, recent=recent if "0" in recent else "", version=b.version + 1))
-    recent = (b.recent + "0")[-cfg.window :]
+    recent = (b.recent + "0")[-HISTORY:]
     failures = b.consecutive_failures + 1
-    rate_tripped = len(recent) >= cfg.window and recent.count("0") / len(recent) >= cfg.failure_rate
+    considered = recent[-cfg.window :]
+    rate_tripped = len(considered) >= cfg.window and considered.count("0") / len(considered) >= cfg.failure_rate
     if failures >= cfg.threshold or rate_tripped:
         opened = Breaker(
             state="open",
@@ -118,11 +136,13 @@ def record(b: Breaker, verdict: Health, now: float, cfg: BreakerConfig, was_prob
             open_since=b.open_since or now,
             cooldown_seconds=cfg.cooldown_seconds,
             trips=b.trips + 1,
-            recent="",
+            recent=recent,
+            last_error=error,
+            last_failure_at=now,
             version=b.version + 1,
         )
         return Transition(opened, "opened")
-    return Transition(replace(b, consecutive_failures=failures, recent=recent, version=b.version + 1))
+    return Transition(replace(b, consecutive_failures=failures, recent=recent, last_error=error, last_failure_at=now, version=b.version + 1))
 
 
 def outage_seconds(b: Breaker, now: float) -> float:

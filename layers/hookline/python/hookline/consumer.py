@@ -1,8 +1,9 @@
-"""The delivery queue's consumer: a batch of SQS records in, partial failures out.
+"""The delivery queues' consumer: a batch of SQS records in, partial failures out.
 
-Records are delivered concurrently, so one slow receiver cannot push a whole
-batch past the function timeout. A record fails (and SQS redelivers it after
-the visibility timeout) only when hookline itself could not finish: a receiver's
+The batch is planned once per endpoint (limits, breaker, pauses), then its
+records are delivered concurrently, so one slow receiver cannot push the batch
+past the function timeout. A record fails (and SQS redelivers it after the
+visibility timeout) only when hookline itself could not finish: a receiver's
 failure is a recorded outcome, not a failed record. A record that is not a
 delivery task fails too; after the redrive policy's receive count it rests in
 the dead-letter queue.
@@ -11,6 +12,7 @@ the dead-letter queue.
 from __future__ import annotations
 
 import asyncio
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from aws_lambda_powertools.utilities.batch import AsyncBatchProcessor, EventType, async_process_partial_response
@@ -18,7 +20,7 @@ from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 
 from hookline import container
 from hookline.delivery import DeliveryReport, DeliveryWorker
-from hookline.models import DeliveryTask
+from hookline.models import DeliveryTask, MalformedTask
 from hookline.observability import get_logger
 
 
@@ -41,14 +43,31 @@ def log_report(report: DeliveryReport) -> None:
     )
 
 
+def _tasks(event: dict[str, Any]) -> list[DeliveryTask]:
+    found = []
+    for record in event.get("Records", []):
+        try:
+            found.append(DeliveryTask.from_message(record.get("body", "")))
+        except MalformedTask:
+            continue  # fails as its own record below
+    return found
+
+
 def handle_batch(event: dict[str, Any], context: Any, worker: DeliveryWorker | None = None) -> dict[str, Any]:
     worker = worker or container.delivery_worker()
+    plans = worker.plan(_tasks(event))
     processor = AsyncBatchProcessor(event_type=EventType.SQS)
+    executor = ThreadPoolExecutor(max_workers=max(1, len(event.get("Records", []))), thread_name_prefix="deliver")
 
     async def record_handler(record: SQSRecord) -> None:
         task = DeliveryTask.from_message(record.body)
-        report = await asyncio.to_thread(worker.deliver, task)
+        loop = asyncio.get_running_loop()
+        report = await loop.run_in_executor(executor, worker.deliver, task, plans.get(task))
         log_report(report)
 
-    response = async_process_partial_response(event=event, record_handler=record_handler, processor=processor, context=context)
+    try:
+        response = async_process_partial_response(event=event, record_handler=record_handler, processor=processor, context=context)
+    finally:
+        executor.shutdown(wait=True)
+        worker.release(plans.values())
     return dict(response)

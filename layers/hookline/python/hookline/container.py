@@ -11,11 +11,13 @@ from functools import lru_cache
 from hookline import aws, topology
 from hookline.clock import utcnow
 from hookline.delivery import DeliveryWorker
-from hookline.endpoints import EndpointService
+from hookline.endpoints import EndpointDeps, EndpointService
 from hookline.ingest import EventService
+from hookline.notifications import Notifier
 from hookline.outbound import WebhookClient
 from hookline.queues import TaskQueue, TaskScheduler
 from hookline.settings import Settings, get_settings
+from hookline.state_store import EndpointStateRepository
 from hookline.store import EndpointRepository, EventRepository
 
 # A claim outlives the longest possible invocation, and expires well before the
@@ -28,10 +30,31 @@ def _repos(settings: Settings) -> tuple[EventRepository, EndpointRepository]:
     return EventRepository(table, topology.TABLE.ttl_attribute), EndpointRepository(table)
 
 
+def _webhook_client(settings: Settings) -> WebhookClient:
+    return WebhookClient(
+        connect_timeout=settings.connect_timeout_seconds,
+        request_timeout=settings.request_timeout_seconds,
+        body_limit=settings.response_body_limit_bytes,
+        allowed_networks=settings.allow_private_networks,
+    )
+
+
+def _notifier(settings: Settings) -> Notifier:
+    return Notifier(aws.sns_client(), settings.notifications_topic_arn)
+
+
 @lru_cache(maxsize=1)
 def endpoint_service() -> EndpointService:
     settings = get_settings()
-    return EndpointService(_repos(settings)[1], settings, utcnow)
+    events, endpoints = _repos(settings)
+    deps = EndpointDeps(
+        states=EndpointStateRepository(aws.dynamodb_table(settings.table_name)),
+        events=events,
+        sender=_webhook_client(settings),
+        retry_queue=TaskQueue(aws.sqs_client(), settings.retry_queue_url),
+        notify=_notifier(settings),
+    )
+    return EndpointService(endpoints, settings, utcnow, deps)
 
 
 @lru_cache(maxsize=1)
@@ -45,12 +68,6 @@ def event_service() -> EventService:
 def delivery_worker() -> DeliveryWorker:
     settings = get_settings()
     events, endpoints = _repos(settings)
-    client = WebhookClient(
-        connect_timeout=settings.connect_timeout_seconds,
-        request_timeout=settings.request_timeout_seconds,
-        body_limit=settings.response_body_limit_bytes,
-        allowed_networks=settings.allow_private_networks,
-    )
     scheduler = TaskScheduler(
         sqs=aws.sqs_client(),
         sfn=aws.stepfunctions_client(),
@@ -59,7 +76,17 @@ def delivery_worker() -> DeliveryWorker:
         state_machine_arn=settings.retry_state_machine_arn,
         sqs_max_delay_seconds=settings.sqs_max_delay_seconds,
     )
-    return DeliveryWorker(events, endpoints, client, scheduler, settings, utcnow, LEASE_SECONDS)
+    return DeliveryWorker(
+        events=events,
+        endpoints=endpoints,
+        states=EndpointStateRepository(aws.dynamodb_table(settings.table_name)),
+        sender=_webhook_client(settings),
+        scheduler=scheduler,
+        notify=_notifier(settings),
+        settings=settings,
+        clock=utcnow,
+        lease_seconds=LEASE_SECONDS,
+    )
 
 
 def reset() -> None:

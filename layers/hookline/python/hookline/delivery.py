@@ -1,34 +1,48 @@
-"""Delivering one task: gate, claim, POST the webhook, decide, schedule, record.
+"""Delivering tasks: plan, then per task claim, POST, decide, schedule, record.
+
+Planning looks at each endpoint once per batch: a disabled endpoint parks its
+tasks; a Retry-After pause or an open breaker defers them (no request, no
+attempt used); a half-open breaker lets exactly one probe through; a closed one
+hands out send times and concurrency leases from the endpoint's limiter, one
+conditional write for the whole group.
 
 At-least-once, single-flight. SQS may hand one task to two invocations at
 once; the conditional claim lets only one of them send the request. If the
 worker dies after the receiver answered but before the result is written, the
 task comes back after the visibility timeout and the webhook is sent again with
-the same `webhook-id`: receivers deduplicate on it.
-
-Order matters for never losing a delivery: the next attempt is scheduled (or
-the task dead-lettered) *before* the attempt is recorded. A crash in between
-re-runs the attempt; a duplicate scheduled task is dropped by the claim.
+the same `webhook-id`: receivers deduplicate on it. The next attempt is
+scheduled (or the task dead-lettered) *before* the attempt is recorded, so a
+crash in between re-runs the attempt rather than losing the delivery.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+import time
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
-from typing import Protocol
+from typing import Literal, Protocol
 
+from hookline import notifications
 from hookline.backoff import SYSTEM_RANDOM, BackoffPolicy, Jitter, RandomSource
+from hookline.breaker import Breaker, BreakerConfig, admit, health, outage_seconds, record
 from hookline.clock import iso, parse_iso
 from hookline.models import Attempt, Delivery, DeliveryTask, Endpoint
+from hookline.notifications import Notify
+from hookline.observability import get_logger
 from hookline.outbound import HttpResult
 from hookline.policy import Decision, RetryPolicy, decide, deferral
+from hookline.ratelimit import Limiter, LimiterConfig, acquire, release, slow_down
 from hookline.settings import Settings
+from hookline.state_store import EndpointStateRepository
 from hookline.store import EndpointRepository, EventRepository
 from hookline.webhook import webhook_headers
 
-# How long to come back after when an earlier attempt is still being recorded.
+# How long to come back after when an earlier attempt is still being recorded,
+# or another worker's state write got in first.
 BUSY_RETRY_SECONDS = 5.0
+SAVE_TRIES = 5
 
 
 class Sender(Protocol):
@@ -42,11 +56,24 @@ class Scheduler(Protocol):
 
 
 @dataclass(frozen=True)
+class Plan:
+    """What a task may do in this invocation, decided once per endpoint and batch."""
+
+    kind: Literal["go", "probe", "defer", "park", "fail"]
+    endpoint: Endpoint | None = None
+    breaker: Breaker | None = None
+    send_at: float = 0.0
+    lease_expiry: float | None = None
+    defer_seconds: float = 0.0
+    reason: str = ""
+
+
+@dataclass(frozen=True)
 class DeliveryReport:
     """What happened to one task, for the log line."""
 
     task: DeliveryTask
-    outcome: str  # succeeded | failed | retrying | deferred | skipped
+    outcome: str  # succeeded | failed | retrying | deferred | parked | skipped
     status_code: int | None = None
     error: str | None = None
     duration_ms: int = 0
@@ -61,57 +88,162 @@ def retry_policy(settings: Settings) -> RetryPolicy:
     return RetryPolicy(backoff=backoff, max_attempts=settings.max_attempts, max_age_seconds=settings.max_age_seconds)
 
 
+def breaker_config(settings: Settings) -> BreakerConfig:
+    return BreakerConfig(
+        threshold=settings.breaker_threshold,
+        cooldown_seconds=settings.breaker_cooldown_seconds,
+        max_cooldown_seconds=settings.breaker_max_cooldown_seconds,
+        window=settings.breaker_window,
+        failure_rate=settings.breaker_failure_rate,
+        # A probe's lease outlives its request; a crashed prober frees it soon after.
+        probe_lease_seconds=2 * (settings.connect_timeout_seconds + settings.request_timeout_seconds),
+    )
+
+
 class DeliveryWorker:
     def __init__(
         self,
         events: EventRepository,
         endpoints: EndpointRepository,
+        states: EndpointStateRepository,
         sender: Sender,
         scheduler: Scheduler,
+        notify: Notify,
         settings: Settings,
         clock: Callable[[], datetime],
         lease_seconds: int,
         rng: RandomSource = SYSTEM_RANDOM,
+        sleep: Callable[[float], None] = time.sleep,
     ):
         self._events = events
         self._endpoints = endpoints
+        self._states = states
         self._sender = sender
         self._scheduler = scheduler
+        self._notify = notify
         self._settings = settings
         self._policy = retry_policy(settings)
+        self._breaker_cfg = breaker_config(settings)
+        self._limiter_cfg = LimiterConfig(lease_seconds=float(lease_seconds))
         self._clock = clock
         self._lease_seconds = lease_seconds
         self._rng = rng
+        self._sleep = sleep
 
-    def deliver(self, task: DeliveryTask) -> DeliveryReport:
+    # -- planning: once per endpoint and batch ----------------------------------
+
+    def plan(self, tasks: Iterable[DeliveryTask]) -> dict[DeliveryTask, Plan]:
+        groups: dict[tuple[str, str], list[DeliveryTask]] = defaultdict(list)
+        for t in dict.fromkeys(tasks):
+            groups[(t.tenant, t.endpoint_id)].append(t)
+        plans: dict[DeliveryTask, Plan] = {}
+        for (tenant, endpoint_id), group in groups.items():
+            try:
+                plans.update(self._plan_group(tenant, endpoint_id, group))
+            except Exception as exc:  # one endpoint's trouble must not fail the others' records
+                get_logger().exception("planning failed", extra={"tenant": tenant, "endpoint_id": endpoint_id})
+                plans.update({t: Plan("fail", reason=f"planning failed: {type(exc).__name__}") for t in group})
+        return plans
+
+    def _plan_group(self, tenant: str, endpoint_id: str, tasks: list[DeliveryTask]) -> dict[DeliveryTask, Plan]:
         now = self._clock()
-        endpoint = self._endpoints.get(task.tenant, task.endpoint_id)
-        wait = deferral(endpoint.paused_until, now, self._policy, self._rng) if endpoint else None
+        endpoint, breaker, limiter = self._states.load(tenant, endpoint_id)
+        if endpoint is None:
+            return {t: Plan("go") for t in tasks}  # each records "endpoint deleted"
+        if endpoint.status != "active":
+            return {t: Plan("park", endpoint) for t in tasks}
+        wait = deferral(endpoint.paused_until, now, self._policy, self._rng)
         if wait is not None:
-            # The receiver asked everyone to wait: no request, no attempt used.
-            path = self._scheduler.schedule(task, wait, now, deferred=True)
-            return DeliveryReport(task, "deferred", reason="endpoint paused by Retry-After", next_in_seconds=wait, path=path)
+            return {t: Plan("defer", endpoint, defer_seconds=self._spread(wait, 3.0), reason="endpoint paused by Retry-After") for t in tasks}
+        if outage_seconds(breaker, now.timestamp()) >= self._settings.disable_after_seconds:
+            self._disable(endpoint, breaker, now)
+            return {t: Plan("park", endpoint) for t in tasks}
+        admission = admit(breaker, now.timestamp(), self._breaker_cfg)
+        if admission.verdict == "wait":
+            spread = min(30.0, 0.1 * max(breaker.cooldown_seconds, 1.0))
+            return {t: Plan("defer", endpoint, defer_seconds=self._spread(admission.wait_seconds, spread), reason="circuit open") for t in tasks}
+        if admission.verdict == "probe" and admission.state is not None:
+            plans = {t: Plan("defer", endpoint, defer_seconds=self._spread(BUSY_RETRY_SECONDS, 5.0), reason="circuit half-open: probing") for t in tasks}
+            if self._states.save_breaker(tenant, endpoint_id, admission.state, breaker.version):
+                plans[tasks[0]] = Plan("probe", endpoint, admission.state)
+            return plans
+        return self._grant(endpoint, breaker, tasks, limiter, now)
+
+    def _grant(self, endpoint: Endpoint, breaker: Breaker, tasks: list[DeliveryTask], limiter: Limiter, now: datetime) -> dict[DeliveryTask, Plan]:
+        state = limiter
+        for _ in range(SAVE_TRIES):
+            grant = acquire(state, len(tasks), endpoint.rate_limit_per_second, endpoint.max_concurrency, now.timestamp(), self._limiter_cfg)
+            if not grant.send_at or self._states.save_limiter(endpoint.tenant, endpoint.id, grant.state, state.version):
+                break
+            state = self._states.limiter(endpoint.tenant, endpoint.id)
+        else:
+            grant = replace(grant, send_at=())
+        plans: dict[DeliveryTask, Plan] = {}
+        for i, t in enumerate(tasks):
+            if i < len(grant.send_at):
+                plans[t] = Plan("go", endpoint, breaker, send_at=grant.send_at[i], lease_expiry=grant.lease_expiry)
+            else:
+                plans[t] = Plan("defer", endpoint, defer_seconds=self._spread(grant.retry_in, 1.0), reason="endpoint rate or concurrency limit")
+        return plans
+
+    def _spread(self, seconds: float, jitter: float) -> float:
+        return max(seconds, 0.0) + self._rng.uniform(0.0, jitter)
+
+    def release(self, plans: Iterable[Plan]) -> None:
+        """Give back the concurrency leases of a finished batch (they also expire on their own)."""
+        held: dict[tuple[str, str, float], int] = defaultdict(int)
+        for p in plans:
+            if p.lease_expiry is not None and p.endpoint is not None:
+                held[(p.endpoint.tenant, p.endpoint.id, p.lease_expiry)] += 1
+        for (tenant, endpoint_id, expiry), count in held.items():
+            for _ in range(SAVE_TRIES):
+                current = self._states.limiter(tenant, endpoint_id)
+                if self._states.save_limiter(tenant, endpoint_id, release(current, expiry, count, self._clock().timestamp()), current.version):
+                    break
+
+    # -- one task ---------------------------------------------------------------
+
+    def deliver(self, task: DeliveryTask, plan: Plan | None = None) -> DeliveryReport:
+        if plan is None:
+            plan = self.plan([task])[task]
+            try:
+                return self._carry_out(task, plan)
+            finally:
+                self.release([plan])
+        return self._carry_out(task, plan)
+
+    def _carry_out(self, task: DeliveryTask, plan: Plan) -> DeliveryReport:
+        now = self._clock()
+        if plan.kind == "fail":
+            raise RuntimeError(plan.reason)
+        if plan.kind == "defer":
+            path = self._scheduler.schedule(task, plan.defer_seconds, now, deferred=True)
+            return DeliveryReport(task, "deferred", reason=plan.reason, next_in_seconds=plan.defer_seconds, path=path)
+        if plan.kind == "park":
+            parked = self._events.park(task.tenant, task.event_id, task.delivery_id, task.endpoint_id, iso(now))
+            return DeliveryReport(task, "parked" if parked else "skipped", reason="endpoint disabled: delivery paused until it is re-enabled")
         claim = self._events.claim_attempt(task.tenant, task.event_id, task.delivery_id, task.attempt, now.timestamp(), self._lease_seconds)
         if claim.delivery is None:
             if claim.busy:
                 path = self._scheduler.schedule(task, BUSY_RETRY_SECONDS, now, deferred=True)
                 return DeliveryReport(task, "deferred", reason="previous attempt still being recorded", next_in_seconds=BUSY_RETRY_SECONDS, path=path)
             return DeliveryReport(task, "skipped", reason="attempt already claimed or delivery finished")
-        result = self._send(task, endpoint, now)
-        return self._conclude(task, claim.delivery, result)
+        wait = plan.send_at - self._clock().timestamp()
+        if wait > 0:
+            self._sleep(wait)  # paced by the endpoint's limiter; bounded by its horizon
+        result = self._send(task, plan.endpoint)
+        return self._conclude(task, claim.delivery, result, plan)
 
-    def _send(self, task: DeliveryTask, endpoint: Endpoint | None, now: datetime) -> HttpResult:
+    def _send(self, task: DeliveryTask, endpoint: Endpoint | None) -> HttpResult:
         event = self._events.get_event(task.tenant, task.event_id)
         if event is None or endpoint is None:
             missing = "event" if event is None else "endpoint"
             return HttpResult(None, f"{missing}_deleted", 0, detail=f"the {missing} no longer exists")
-        if endpoint.status != "active":
-            return HttpResult(None, "endpoint_disabled", 0, detail=f"endpoint is disabled ({endpoint.disabled_reason or 'manual'})")
         body = event.body.encode()
-        headers = webhook_headers(event.id, int(now.timestamp()), body, [endpoint.secret])
+        headers = webhook_headers(event.id, int(self._clock().timestamp()), body, [endpoint.secret])
         return self._sender.post(endpoint.url, body, headers)
 
-    def _conclude(self, task: DeliveryTask, delivery: Delivery, result: HttpResult) -> DeliveryReport:
+    def _conclude(self, task: DeliveryTask, delivery: Delivery, result: HttpResult, plan: Plan) -> DeliveryReport:
         now = self._clock()
         created = parse_iso(delivery.created_at) if delivery.created_at else now
         decision = decide(task.attempt, created, result.outcome, now, self._policy, self._rng)
@@ -120,7 +252,9 @@ class DeliveryWorker:
             reason = f"{reason}: {result.detail}"
         if decision.exhausted:
             reason = f"{reason}; gave up: {decision.exhausted}"
-        path = self._apply(task, decision, result, now)
+        if plan.endpoint is not None:
+            self._track_health(plan, result, now)
+        path = self._apply(task, decision, result, now, plan.endpoint)
         attempt = Attempt(
             number=task.attempt,
             at=iso(now),
@@ -135,27 +269,72 @@ class DeliveryWorker:
         self._events.record_attempt(delivery, attempt, decision.status, iso(now), expires_at)
         return DeliveryReport(task, decision.attempt_outcome, result.status_code, result.error, result.duration_ms, reason, decision.retry_in_seconds, path)
 
-    def _apply(self, task: DeliveryTask, decision: Decision, result: HttpResult, now: datetime) -> str:
+    # -- endpoint health ----------------------------------------------------------
+
+    def _track_health(self, plan: Plan, result: HttpResult, now: datetime) -> None:
+        """Feed the outcome to the breaker (and a 429 to the limiter). Nothing is written on a healthy success."""
+        endpoint = plan.endpoint
+        assert endpoint is not None
+        verdict = health(result.outcome)
+        error = str(result.status_code) if result.status_code is not None else (result.error or "")
+        state = plan.breaker or Breaker()
+        for _ in range(SAVE_TRIES):
+            change = record(state, verdict, now.timestamp(), self._breaker_cfg, was_probe=plan.kind == "probe", error=error)
+            if change is None:
+                break
+            if self._states.save_breaker(endpoint.tenant, endpoint.id, change.state, state.version):
+                self._announce(endpoint, change.state, change.event, now)
+                break
+            state = self._states.breaker(endpoint.tenant, endpoint.id)
+        if result.status_code == 429:
+            for _ in range(SAVE_TRIES):
+                current = self._states.limiter(endpoint.tenant, endpoint.id)
+                if self._states.save_limiter(
+                    endpoint.tenant, endpoint.id, slow_down(current, endpoint.rate_limit_per_second, now.timestamp(), self._limiter_cfg), current.version
+                ):
+                    break
+
+    def _announce(self, endpoint: Endpoint, state: Breaker, event: str, now: datetime) -> None:
+        common = {"tenant": endpoint.tenant, "endpoint_id": endpoint.id}
+        if event == "opened":
+            self._notify(
+                notifications.CIRCUIT_OPENED,
+                **common,
+                consecutive_failures=state.consecutive_failures,
+                open_until=state.open_until,
+                last_error=state.last_error,
+            )
+        elif event == "recovered":
+            self._notify(notifications.RECOVERED, **common)
+        elif event == "reopened" and outage_seconds(state, now.timestamp()) >= self._settings.disable_after_seconds:
+            self._disable(endpoint, state, now)
+
+    def _disable(self, endpoint: Endpoint, state: Breaker, now: datetime) -> None:
+        self._endpoints.disable(endpoint.tenant, endpoint.id, "failing", iso(now))
+        self._notify(
+            notifications.DISABLED, tenant=endpoint.tenant, endpoint_id=endpoint.id, reason="failing", outage_seconds=outage_seconds(state, now.timestamp())
+        )
+
+    def _apply(self, task: DeliveryTask, decision: Decision, result: HttpResult, now: datetime, endpoint: Endpoint | None) -> str:
         """Carry out the decision's side effects; returns where the task went."""
         if decision.pause_endpoint_seconds is not None:
             self._endpoints.pause(task.tenant, task.endpoint_id, now.timestamp() + decision.pause_endpoint_seconds)
         if decision.disable_endpoint:
             self._endpoints.disable(task.tenant, task.endpoint_id, "gone", iso(now))
+            self._notify(notifications.DISABLED, tenant=task.tenant, endpoint_id=task.endpoint_id, reason="gone")
         if decision.retry_in_seconds is not None:
             return self._scheduler.schedule(task.next_attempt(), decision.retry_in_seconds, now)
         if decision.exhausted:
-            self._scheduler.dead_letter(
-                task,
-                decision.exhausted,
-                {
-                    "last_status_code": "" if result.status_code is None else str(result.status_code),
-                    "last_error": result.error or "",
-                    "attempts": str(task.attempt),
-                    "endpoint_id": task.endpoint_id,
-                    "tenant": task.tenant,
-                    "event_id": task.event_id,
-                    "delivery_id": task.delivery_id,
-                },
-            )
+            attributes = {
+                "last_status_code": "" if result.status_code is None else str(result.status_code),
+                "last_error": result.error or "",
+                "attempts": str(task.attempt),
+                "endpoint_id": task.endpoint_id,
+                "tenant": task.tenant,
+                "event_id": task.event_id,
+                "delivery_id": task.delivery_id,
+            }
+            self._scheduler.dead_letter(task, decision.exhausted, attributes)
+            self._notify(notifications.EXHAUSTED, reason=decision.exhausted, **{k: v for k, v in attributes.items() if v})
             return "dlq"
         return ""

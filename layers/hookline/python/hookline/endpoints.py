@@ -3,25 +3,53 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
-from datetime import datetime
-from typing import Any
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from typing import Any, Protocol
 
 from botocore.exceptions import ClientError
 
-from hookline import ids, signing, validation
+from hookline import ids, notifications, signing, validation
 from hookline.clock import iso
-from hookline.errors import NotFound
-from hookline.models import Endpoint
+from hookline.errors import FailedDependency, NotFound
+from hookline.models import DeliveryTask, Endpoint, webhook_body
+from hookline.notifications import Notify
+from hookline.outbound import HttpResult
+from hookline.queues import TaskQueue
+from hookline.ratelimit import LimiterConfig, current_rate
 from hookline.settings import Settings
-from hookline.store import EndpointRepository, is_conditional_failure
+from hookline.state_store import EndpointStateRepository
+from hookline.store import EndpointRepository, EventRepository, is_conditional_failure
+from hookline.webhook import webhook_headers
+
+TEST_EVENT_TYPE = "hookline.test"
+
+
+class Sender(Protocol):
+    def post(self, url: str, body: bytes, headers: dict[str, str]) -> HttpResult: ...
+
+
+@dataclass(frozen=True)
+class EndpointDeps:
+    """What re-enabling and health reporting need besides the endpoint table."""
+
+    states: EndpointStateRepository
+    events: EventRepository
+    sender: Sender
+    retry_queue: TaskQueue
+    notify: Notify
+
+
+def _epoch_iso(value: float | None) -> str | None:
+    return None if value is None else iso(datetime.fromtimestamp(value, UTC))
 
 
 class EndpointService:
-    def __init__(self, repo: EndpointRepository, settings: Settings, clock: Callable[[], datetime]):
+    def __init__(self, repo: EndpointRepository, settings: Settings, clock: Callable[[], datetime], deps: EndpointDeps):
         self._repo = repo
         self._settings = settings
         self._clock = clock
+        self._deps = deps
 
     def create(self, tenant: str, body: dict[str, Any]) -> dict[str, Any]:
         data = validation.endpoint_create(body, self._settings.allow_private_networks)
@@ -33,6 +61,8 @@ class EndpointService:
             secret=signing.generate_secret(),
             event_types=data.event_types,
             description=data.description,
+            rate_limit_per_second=data.rate_limit_per_second,
+            max_concurrency=data.max_concurrency,
             created_at=now,
             updated_at=now,
         )
@@ -69,3 +99,65 @@ class EndpointService:
     def delete(self, tenant: str, endpoint_id: str) -> None:
         if not ids.is_id(endpoint_id, ids.ENDPOINT) or not self._repo.delete(tenant, endpoint_id):
             raise NotFound(f"endpoint {endpoint_id[:64]} not found")
+
+    def describe(self, tenant: str, endpoint_id: str) -> dict[str, Any]:
+        """The endpoint with its health: circuit, recent success rate, last error, effective rate."""
+        if not ids.is_id(endpoint_id, ids.ENDPOINT):
+            raise NotFound(f"endpoint {endpoint_id[:64]} not found")
+        endpoint, breaker, limiter = self._deps.states.load(tenant, endpoint_id)
+        if endpoint is None:
+            raise NotFound(f"endpoint {endpoint_id[:64]} not found")
+        now = self._clock().timestamp()
+        return {
+            **endpoint.public(),
+            "health": {
+                "circuit": {
+                    "state": breaker.state,
+                    "consecutive_failures": breaker.consecutive_failures,
+                    "open_until": _epoch_iso(breaker.open_until) if breaker.state != "closed" else None,
+                    "trips": breaker.trips,
+                },
+                "success_rate": round(breaker.success_rate(), 4),
+                "last_error": breaker.last_error or None,
+                "last_error_at": _epoch_iso(breaker.last_failure_at),
+                "effective_rate_per_second": round(current_rate(limiter, endpoint.rate_limit_per_second, now, LimiterConfig()), 3),
+            },
+        }
+
+    def enable(self, tenant: str, endpoint_id: str) -> dict[str, Any]:
+        """Send a test event; on 2xx mark the endpoint active and queue its paused backlog.
+
+        The backlog goes to the retry queue, where the endpoint's limiter paces it.
+        On any other outcome nothing changes and FailedDependency (424) says why.
+        """
+        endpoint = self.get(tenant, endpoint_id)
+        now = self._clock()
+        test_id = ids.new_id(ids.EVENT)
+        body = webhook_body(test_id, TEST_EVENT_TYPE, iso(now), {"endpoint_id": endpoint.id, "message": "hookline test event"}).encode()
+        result = self._deps.sender.post(endpoint.url, body, webhook_headers(test_id, int(now.timestamp()), body, [endpoint.secret]))
+        outcome: dict[str, object] = {
+            "webhook_id": test_id,
+            "status_code": result.status_code,
+            "error": result.error,
+            "duration_ms": result.duration_ms,
+            "detail": result.detail[:300],
+        }
+        if result.status_code is None or not 200 <= result.status_code <= 299:
+            raise FailedDependency("the endpoint did not accept the test event; it stays disabled", outcome)
+        active = replace(endpoint, status="active", disabled_reason=None, updated_at=iso(self._clock()))
+        self._repo.save(active)
+        self._deps.states.reset_breaker(tenant, endpoint_id)
+        requeued = self._requeue_paused(tenant, endpoint_id)
+        if endpoint.status != "active":
+            self._deps.notify(notifications.RECOVERED, tenant=tenant, endpoint_id=endpoint_id, requeued=requeued)
+        return {**active.public(), "test": outcome, "requeued": requeued}
+
+    def _requeue_paused(self, tenant: str, endpoint_id: str) -> int:
+        total, cursor = 0, None
+        while True:
+            page, cursor = self._deps.events.deliveries_by_status(tenant, endpoint_id, "paused", limit=100, cursor=cursor)
+            tasks = [DeliveryTask(d.tenant, d.event_id, d.id, d.endpoint_id, d.attempts_made + 1) for d in page]
+            self._deps.retry_queue.send(tasks)
+            total += len(tasks)
+            if not cursor:
+                return total

@@ -49,3 +49,14 @@ class Unavailable(HooklineError):
 
     status = 503
     code = "unavailable"
+
+
+class FailedDependency(HooklineError):
+    """The receiver did not accept a test event (424), with the attempt's outcome."""
+
+    status = 424
+    code = "test_event_failed"
+
+    def __init__(self, message: str, outcome: dict[str, object]):
+        super().__init__(message)
+        self.outcome = outcome

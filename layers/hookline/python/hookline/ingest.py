@@ -60,7 +60,8 @@ class EventService:
             existing = self._events.get_event(tenant, event_id) if data.idempotency_key else None
             if existing is not None:
                 return self._finish_existing(existing, digest, expires_at)
-            targets = [ep for ep in self._endpoints.all_for_tenant(tenant) if ep.status == "active" and ep.subscribes_to(data.type)]
+            # A disabled endpoint's deliveries are stored paused, so nothing is dropped: re-enabling it queues them.
+            targets = [ep for ep in self._endpoints.all_for_tenant(tenant) if ep.subscribes_to(data.type)]
             created_at = iso(now)
             event = Event(
                 id=event_id,
@@ -69,7 +70,7 @@ class EventService:
                 created_at=created_at,
                 body=webhook_body(event_id, data.type, created_at, data.data),
                 request_hash=digest,
-                deliveries=tuple(PlannedDelivery(ids.new_id(ids.DELIVERY), ep.id) for ep in targets),
+                deliveries=tuple(PlannedDelivery(ids.new_id(ids.DELIVERY), ep.id, paused=ep.status != "active") for ep in targets),
             )
             if not self._events.create_event(event, expires_at):
                 # A concurrent request with the same id won the race.
@@ -79,7 +80,7 @@ class EventService:
                 return self._finish_existing(raced, digest, expires_at)
             deliveries = [self._delivery(event, p, created_at) for p in event.deliveries]
             self._events.create_deliveries(deliveries, expires_at)
-            self._queue.send([self._task(d) for d in deliveries])
+            self._queue.send([self._task(d) for d in deliveries if d.status == "pending"])
         except (ClientError, BotoCoreError, QueueError) as exc:
             raise Unavailable(f"the event could not be queued ({type(exc).__name__}); repeat the request with the same id") from None
         return {"id": event.id, "deliveries": len(event.deliveries)}
@@ -105,7 +106,15 @@ class EventService:
 
     @staticmethod
     def _delivery(event: Event, planned: PlannedDelivery, created_at: str) -> Delivery:
-        return Delivery(id=planned.id, tenant=event.tenant, event_id=event.id, endpoint_id=planned.endpoint_id, created_at=created_at, updated_at=created_at)
+        return Delivery(
+            id=planned.id,
+            tenant=event.tenant,
+            event_id=event.id,
+            endpoint_id=planned.endpoint_id,
+            status="paused" if planned.paused else "pending",
+            created_at=created_at,
+            updated_at=created_at,
+        )
 
     @staticmethod
     def _task(d: Delivery) -> DeliveryTask:

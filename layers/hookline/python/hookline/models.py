@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from typing import Any, Literal
 
 EndpointStatus = Literal["active", "disabled"]
-DeliveryStatus = Literal["pending", "succeeded", "failed"]
+DeliveryStatus = Literal["pending", "succeeded", "failed", "paused"]
 
 
 @dataclass(frozen=True)
@@ -24,6 +24,8 @@ class Endpoint:
     created_at: str = ""
     updated_at: str = ""
     paused_until: float | None = None  # epoch seconds: a receiver's Retry-After pauses the whole endpoint
+    rate_limit_per_second: float = 10.0
+    max_concurrency: int = 5
 
     def subscribes_to(self, event_type: str) -> bool:
         return not self.event_types or event_type in self.event_types
@@ -36,6 +38,8 @@ class Endpoint:
             "event_types": list(self.event_types),
             "description": self.description,
             "status": self.status,
+            "rate_limit_per_second": self.rate_limit_per_second,
+            "max_concurrency": self.max_concurrency,
             "created_at": self.created_at,
             "updated_at": self.updated_at,
         }
@@ -50,6 +54,7 @@ class Endpoint:
 class PlannedDelivery:
     id: str
     endpoint_id: str
+    paused: bool = False  # the endpoint was disabled at acceptance: stored, not queued
 
 
 @dataclass(frozen=True)

@@ -35,6 +35,9 @@ class Settings:
     retry_state_machine_arn: str = _setting(
         "HOOKLINE_RETRY_STATE_MACHINE_ARN", "", "Step Functions state machine that waits out long delays, then queues the task."
     )
+    notifications_topic_arn: str = _setting(
+        "HOOKLINE_NOTIFICATIONS_TOPIC_ARN", "", "SNS topic for operational notifications (circuit opened, recovered, endpoint disabled, delivery exhausted)."
+    )
     # Retries.
     retry_base_seconds: float = _setting("HOOKLINE_RETRY_BASE_SECONDS", 30.0, "Backoff base: the ceiling after attempt n fails is min(cap, base x 2^n).")
     retry_max_delay_seconds: float = _setting("HOOKLINE_RETRY_MAX_DELAY_SECONDS", 21600.0, "Backoff cap, also the longest Retry-After honoured.")
@@ -43,6 +46,19 @@ class Settings:
     max_age_seconds: float = _setting("HOOKLINE_MAX_AGE_SECONDS", 259200.0, "No attempt is scheduled later than this after the event was accepted.")
     sqs_max_delay_seconds: int = _setting(
         "HOOKLINE_SQS_MAX_DELAY_SECONDS", 900, "Delays up to this go on SQS with DelaySeconds (max 900); longer ones through Step Functions."
+    )
+    # Per-endpoint isolation.
+    breaker_threshold: int = _setting(
+        "HOOKLINE_BREAKER_THRESHOLD", 10, "Consecutive health failures (timeouts, connection errors, 5xx, 429) that open an endpoint's breaker."
+    )
+    breaker_failure_rate: float = _setting(
+        "HOOKLINE_BREAKER_FAILURE_RATE", 0.9, "The breaker also opens when this share of the last HOOKLINE_BREAKER_WINDOW attempts failed."
+    )
+    breaker_window: int = _setting("HOOKLINE_BREAKER_WINDOW", 50, "Attempts the failure-rate rule looks at.")
+    breaker_cooldown_seconds: float = _setting("HOOKLINE_BREAKER_COOLDOWN_SECONDS", 60.0, "First cooldown of an open breaker; doubles after each failed probe.")
+    breaker_max_cooldown_seconds: float = _setting("HOOKLINE_BREAKER_MAX_COOLDOWN_SECONDS", 3600.0, "Longest cooldown.")
+    disable_after_seconds: float = _setting(
+        "HOOKLINE_DISABLE_AFTER_SECONDS", 432000.0, "An endpoint whose breaker stays open this long is disabled with reason `failing` (5 days)."
     )
     # Delivery behaviour.
     connect_timeout_seconds: float = _setting("HOOKLINE_CONNECT_TIMEOUT_SECONDS", 3.0, "TCP/TLS connect timeout of a webhook request.")

@@ -59,16 +59,30 @@ def encode_cursor(key: dict[str, Any] | None) -> str | None:
     return base64.urlsafe_b64encode(json.dumps(key, sort_keys=True).encode()).decode().rstrip("=")
 
 
-def decode_cursor(cursor: str | None, pk: str) -> dict[str, Any] | None:
+def decode_cursor(cursor: str | None, pk: str, index: bool = False) -> dict[str, Any] | None:
+    """A cursor back into a key, refused unless it points into the caller's own partition."""
     if not cursor:
         return None
     try:
         key = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
     except (ValueError, UnicodeDecodeError):
         raise InvalidCursor("cursor is not valid") from None
-    if not isinstance(key, dict) or key.get("pk") != pk or not isinstance(key.get("sk"), str) or set(key) != {"pk", "sk"}:
+    expected = {"pk", "sk", "gsi1pk", "gsi1sk"} if index else {"pk", "sk"}
+    owner = "gsi1pk" if index else "pk"
+    if not isinstance(key, dict) or set(key) != expected or key.get(owner) != pk or not all(isinstance(v, str) for v in key.values()):
         raise InvalidCursor("cursor is not valid")
     return key
+
+
+# Statuses that put a delivery in the sparse endpoint-deliveries index: the ones
+# a customer acts on. Succeeded and pending deliveries never write to the index.
+INDEXED_STATUSES = ("failed", "paused")
+
+
+def _index_keys(tenant: str, endpoint_id: str, status: str, created_at: str, delivery_id: str) -> dict[str, str]:
+    if status not in INDEXED_STATUSES:
+        return {}
+    return {"gsi1pk": f"EPD#{tenant}#{endpoint_id}", "gsi1sk": f"{status}#{created_at}#{delivery_id}"}
 
 
 class EndpointRepository:
@@ -87,6 +101,8 @@ class EndpointRepository:
             "event_types": list(ep.event_types),
             "description": ep.description,
             "status": ep.status,
+            "rate_limit_per_second": Decimal(str(ep.rate_limit_per_second)),
+            "max_concurrency": ep.max_concurrency,
             "created_at": ep.created_at,
             "updated_at": ep.updated_at,
         }
@@ -95,7 +111,7 @@ class EndpointRepository:
         return item
 
     @staticmethod
-    def _from_item(item: dict[str, Any]) -> Endpoint:
+    def from_item(item: dict[str, Any]) -> Endpoint:
         return Endpoint(
             id=item["id"],
             tenant=item["tenant"],
@@ -108,6 +124,8 @@ class EndpointRepository:
             created_at=item.get("created_at", ""),
             updated_at=item.get("updated_at", ""),
             paused_until=float(item["paused_until"]) if item.get("paused_until") is not None else None,
+            rate_limit_per_second=float(item.get("rate_limit_per_second", 10)),
+            max_concurrency=int(item.get("max_concurrency", 5)),
         )
 
     def create(self, ep: Endpoint) -> None:
@@ -118,11 +136,29 @@ class EndpointRepository:
 
         An update, not a put, so it never overwrites state the workers own (the pause).
         """
-        names = {"#u": "url", "#t": "event_types", "#d": "description", "#s": "status", "#r": "disabled_reason", "#at": "updated_at"}
-        values = {":u": ep.url, ":t": list(ep.event_types), ":d": ep.description, ":s": ep.status, ":r": ep.disabled_reason, ":at": ep.updated_at}
+        names = {
+            "#u": "url",
+            "#t": "event_types",
+            "#d": "description",
+            "#s": "status",
+            "#r": "disabled_reason",
+            "#at": "updated_at",
+            "#rl": "rate_limit_per_second",
+            "#mc": "max_concurrency",
+        }
+        values = {
+            ":u": ep.url,
+            ":t": list(ep.event_types),
+            ":d": ep.description,
+            ":s": ep.status,
+            ":r": ep.disabled_reason,
+            ":at": ep.updated_at,
+            ":rl": Decimal(str(ep.rate_limit_per_second)),
+            ":mc": ep.max_concurrency,
+        }
         self._table.update_item(
             Key={"pk": _tenant_pk(ep.tenant), "sk": f"EP#{ep.id}"},
-            UpdateExpression="SET #u = :u, #t = :t, #d = :d, #s = :s, #r = :r, #at = :at",
+            UpdateExpression="SET #u = :u, #t = :t, #d = :d, #s = :s, #r = :r, #at = :at, #rl = :rl, #mc = :mc",
             ConditionExpression=Attr("pk").exists(),
             ExpressionAttributeNames=names,
             ExpressionAttributeValues=values,
@@ -156,7 +192,7 @@ class EndpointRepository:
 
     def get(self, tenant: str, endpoint_id: str) -> Endpoint | None:
         item = self._table.get_item(Key={"pk": _tenant_pk(tenant), "sk": f"EP#{endpoint_id}"}).get("Item")
-        return self._from_item(item) if item else None
+        return self.from_item(item) if item else None
 
     def delete(self, tenant: str, endpoint_id: str) -> bool:
         try:
@@ -174,7 +210,7 @@ class EndpointRepository:
         if start:
             kwargs["ExclusiveStartKey"] = start
         result = self._table.query(**kwargs)
-        return [self._from_item(i) for i in result.get("Items", [])], encode_cursor(result.get("LastEvaluatedKey"))
+        return [self.from_item(i) for i in result.get("Items", [])], encode_cursor(result.get("LastEvaluatedKey"))
 
     def all_for_tenant(self, tenant: str) -> Iterator[Endpoint]:
         cursor: str | None = None
@@ -204,7 +240,7 @@ class EventRepository:
             "created_at": event.created_at,
             "body": event.body,
             "request_hash": event.request_hash,
-            "deliveries": [{"id": d.id, "endpoint_id": d.endpoint_id} for d in event.deliveries],
+            "deliveries": [{"id": d.id, "endpoint_id": d.endpoint_id, **({"paused": True} if d.paused else {})} for d in event.deliveries],
             self._ttl: expires_at,
         }
         try:
@@ -228,7 +264,7 @@ class EventRepository:
             created_at=item["created_at"],
             body=item["body"],
             request_hash=item["request_hash"],
-            deliveries=tuple(PlannedDelivery(d["id"], d["endpoint_id"]) for d in item.get("deliveries", [])),
+            deliveries=tuple(PlannedDelivery(d["id"], d["endpoint_id"], bool(d.get("paused", False))) for d in item.get("deliveries", [])),
         )
 
     def event_with_deliveries(self, tenant: str, event_id: str) -> tuple[Event | None, list[Delivery]]:
@@ -271,6 +307,7 @@ class EventRepository:
             "created_at": d.created_at,
             "updated_at": d.updated_at,
             self._ttl: expires_at,
+            **_index_keys(d.tenant, d.endpoint_id, d.status, d.created_at, d.id),
         }
 
     def create_deliveries(self, deliveries: list[Delivery], expires_at: int) -> None:
@@ -312,14 +349,16 @@ class EventRepository:
         try:
             result = self._table.update_item(
                 Key={"pk": _event_pk(tenant, event_id), "sk": f"DLV#{delivery_id}"},
-                UpdateExpression="SET lease_attempt = :n, lease_until = :until",
-                ConditionExpression="attribute_exists(pk) AND #s = :pending AND attempts_made < :n AND (attribute_not_exists(lease_until) OR lease_until < :now)",
+                # A parked (paused) delivery becomes pending again when its task comes back.
+                UpdateExpression="SET lease_attempt = :n, lease_until = :until, #s = :pending REMOVE gsi1pk, gsi1sk",
+                ConditionExpression="attribute_exists(pk) AND #s IN (:pending, :paused) AND attempts_made < :n AND (attribute_not_exists(lease_until) OR lease_until < :now)",
                 ExpressionAttributeNames={"#s": "status"},
                 ExpressionAttributeValues={
                     ":n": number,
                     ":until": Decimal(str(round(now_epoch + lease_seconds, 3))),
                     ":now": Decimal(str(round(now_epoch, 3))),
                     ":pending": "pending",
+                    ":paused": "paused",
                 },
                 ReturnValues="ALL_NEW",
                 ReturnValuesOnConditionCheckFailure="ALL_OLD",
@@ -328,7 +367,12 @@ class EventRepository:
             if not is_conditional_failure(exc):
                 raise
             old = exc.response.get("Item")
-            busy = bool(old and old.get("status") == "pending" and int(old.get("attempts_made", 0)) < number and int(old.get("lease_attempt", number)) < number)
+            busy = bool(
+                old
+                and old.get("status") in ("pending", "paused")
+                and int(old.get("attempts_made", 0)) < number
+                and int(old.get("lease_attempt", number)) < number
+            )
             return Claim(None, busy=busy)
         return Claim(self._delivery_from_item(result["Attributes"]))
 
@@ -349,18 +393,74 @@ class EventRepository:
                 self._ttl: expires_at,
             }
         )
+        index = _index_keys(delivery.tenant, delivery.endpoint_id, new_status, delivery.created_at, delivery.id)
+        values: dict[str, Any] = {":status": new_status, ":n": attempt.number, ":now": now_iso, ":code": attempt.status_code, ":err": attempt.error}
+        update = "SET #s = :status, attempts_made = :n, updated_at = :now, last_status_code = :code, last_error = :err"
+        if index:
+            update += ", gsi1pk = :g1, gsi1sk = :g2 REMOVE lease_until, lease_attempt"
+            values |= {":g1": index["gsi1pk"], ":g2": index["gsi1sk"]}
+        else:
+            update += " REMOVE lease_until, lease_attempt, gsi1pk, gsi1sk"
         try:
             self._table.update_item(
                 Key={"pk": _event_pk(delivery.tenant, delivery.event_id), "sk": f"DLV#{delivery.id}"},
-                UpdateExpression="SET #s = :status, attempts_made = :n, updated_at = :now, last_status_code = :code, last_error = :err REMOVE lease_until, lease_attempt",
+                UpdateExpression=update,
                 # A later attempt already recorded (after a crash and redelivery) wins.
                 ConditionExpression="attempts_made < :n",
                 ExpressionAttributeNames={"#s": "status"},
-                ExpressionAttributeValues={":status": new_status, ":n": attempt.number, ":now": now_iso, ":code": attempt.status_code, ":err": attempt.error},
+                ExpressionAttributeValues=values,
             )
         except ClientError as exc:
             if not is_conditional_failure(exc):
                 raise
+
+    def park(self, task_tenant: str, event_id: str, delivery_id: str, endpoint_id: str, now_iso: str) -> bool:
+        """Set a pending delivery aside while its endpoint is disabled; its task is dropped.
+
+        Re-enabling the endpoint finds it through the index and queues it again.
+        """
+        try:
+            result = self._table.update_item(
+                Key={"pk": _event_pk(task_tenant, event_id), "sk": f"DLV#{delivery_id}"},
+                UpdateExpression="SET #s = :paused, updated_at = :now REMOVE lease_until, lease_attempt",
+                ConditionExpression="attribute_exists(pk) AND #s = :pending",
+                ExpressionAttributeNames={"#s": "status"},
+                ExpressionAttributeValues={":paused": "paused", ":pending": "pending", ":now": now_iso},
+                ReturnValues="ALL_NEW",
+            )
+        except ClientError as exc:
+            if is_conditional_failure(exc):
+                return False
+            raise
+        item = result["Attributes"]
+        index = _index_keys(task_tenant, endpoint_id, "paused", item["created_at"], delivery_id)
+        self._table.update_item(
+            Key={"pk": _event_pk(task_tenant, event_id), "sk": f"DLV#{delivery_id}"},
+            UpdateExpression="SET gsi1pk = :g1, gsi1sk = :g2",
+            ConditionExpression="#s = :paused",
+            ExpressionAttributeNames={"#s": "status"},
+            ExpressionAttributeValues={":g1": index["gsi1pk"], ":g2": index["gsi1sk"], ":paused": "paused"},
+        )
+        return True
+
+    def deliveries_by_status(
+        self, tenant: str, endpoint_id: str, status: str, since: str = "", until: str = "\uffff", limit: int = 100, cursor: str | None = None
+    ) -> tuple[list[Delivery], str | None]:
+        """A page of the endpoint's failed or paused deliveries, oldest first, from the sparse index."""
+        if status not in INDEXED_STATUSES:
+            raise ValueError(f"status {status!r} is not indexed")
+        gsi_pk = f"EPD#{tenant}#{endpoint_id}"
+        kwargs: dict[str, Any] = {
+            "IndexName": "endpoint-deliveries",
+            "KeyConditionExpression": Key("gsi1pk").eq(gsi_pk) & Key("gsi1sk").between(f"{status}#{since}", f"{status}#{until}"),
+            "Limit": limit,
+        }
+        if cursor:
+            start = decode_cursor(cursor, gsi_pk, index=True)
+            if start:
+                kwargs["ExclusiveStartKey"] = start
+        result = self._table.query(**kwargs)
+        return [self._delivery_from_item(i) for i in result.get("Items", [])], encode_cursor(result.get("LastEvaluatedKey"))
 
     @staticmethod
     def _attempt_from_item(item: dict[str, Any]) -> Attempt:

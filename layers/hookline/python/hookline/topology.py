@@ -15,12 +15,22 @@ DEFAULT_PREFIX = "hookline"
 
 
 @dataclass(frozen=True)
+class IndexSpec:
+    """A global secondary index with string keys, projecting all attributes."""
+
+    name: str
+    partition_key: str
+    sort_key: str
+
+
+@dataclass(frozen=True)
 class TableSpec:
     key: str
     env: str  # environment variable that carries the physical name
     partition_key: str = "pk"
     sort_key: str = "sk"
     ttl_attribute: str = "expires_at"
+    indexes: tuple[IndexSpec, ...] = ()
 
     def physical_name(self, prefix: str) -> str:
         return f"{prefix}-{self.key}"
@@ -68,8 +78,19 @@ class StateMachineSpec:
         }
 
 
-Resource = TableSpec | QueueSpec | StateMachineSpec
-Access = Literal["read", "read_write", "send", "consume", "start"]
+@dataclass(frozen=True)
+class TopicSpec:
+    """An SNS topic for operational notifications (endpoint.circuit_opened, …)."""
+
+    key: str
+    env: str  # environment variable that carries the topic ARN
+
+    def physical_name(self, prefix: str) -> str:
+        return f"{prefix}-{self.key}"
+
+
+Resource = TableSpec | QueueSpec | StateMachineSpec | TopicSpec
+Access = Literal["read", "read_write", "send", "consume", "start", "publish"]
 
 
 @dataclass(frozen=True)
@@ -122,7 +143,12 @@ class FunctionSpec:
 
 DAY = 86_400
 
-TABLE = TableSpec(key="data", env="HOOKLINE_TABLE_NAME")
+# A sparse index of the deliveries that need a customer's attention (failed or
+# paused), per endpoint, by status and time: deliveries that succeed never
+# write to it.
+ENDPOINT_DELIVERIES_INDEX = IndexSpec(name="endpoint-deliveries", partition_key="gsi1pk", sort_key="gsi1sk")
+TABLE = TableSpec(key="data", env="HOOKLINE_TABLE_NAME", indexes=(ENDPOINT_DELIVERIES_INDEX,))
+NOTIFICATIONS = TopicSpec(key="notifications", env="HOOKLINE_NOTIFICATIONS_TOPIC_ARN")
 
 DELIVERY_TIMEOUT_SECONDS = 60
 # One dead-letter queue for both delivery queues: what hookline could not
@@ -155,10 +181,17 @@ API = FunctionSpec(
     name="api",
     timeout_seconds=15,
     memory_mb=512,
-    grants=(Grant(TABLE, "read_write"), Grant(DELIVERY_QUEUE, "send")),
+    # The retry queue and the topic: re-enabling an endpoint sends its test event and requeues its paused backlog.
+    grants=(Grant(TABLE, "read_write"), Grant(DELIVERY_QUEUE, "send"), Grant(RETRY_QUEUE, "send"), Grant(NOTIFICATIONS, "publish")),
 )
 AUTHORIZER = FunctionSpec(name="authorizer", timeout_seconds=5, memory_mb=256, grants=(Grant(TABLE, "read"),))
-_DELIVERY_GRANTS = (Grant(TABLE, "read_write"), Grant(RETRY_QUEUE, "send"), Grant(DELIVERY_DLQ, "send"), Grant(RETRY_WAIT, "start"))
+_DELIVERY_GRANTS = (
+    Grant(TABLE, "read_write"),
+    Grant(RETRY_QUEUE, "send"),
+    Grant(DELIVERY_DLQ, "send"),
+    Grant(RETRY_WAIT, "start"),
+    Grant(NOTIFICATIONS, "publish"),
+)
 DELIVERY = FunctionSpec(
     name="delivery",
     timeout_seconds=DELIVERY_TIMEOUT_SECONDS,
@@ -180,4 +213,5 @@ RETRY = FunctionSpec(
 TABLES: tuple[TableSpec, ...] = (TABLE,)
 QUEUES: tuple[QueueSpec, ...] = (DELIVERY_DLQ, DELIVERY_QUEUE, RETRY_QUEUE)  # dead-letter queues first
 STATE_MACHINES: tuple[StateMachineSpec, ...] = (RETRY_WAIT,)
+TOPICS: tuple[TopicSpec, ...] = (NOTIFICATIONS,)
 FUNCTIONS: tuple[FunctionSpec, ...] = (API, AUTHORIZER, DELIVERY, RETRY)

@@ -123,27 +123,59 @@ def validate_description(value: Any) -> str:
     return value
 
 
+# One endpoint's limiter item takes a write per delivery; DynamoDB allows 1,000 per key.
+MAX_RATE_PER_SECOND = 500.0
+MAX_CONCURRENCY = 100
+
+
+def validate_rate(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValidationFailed("'rate_limit_per_second' must be a number", code="wrong_type")
+    if not 0.1 <= value <= MAX_RATE_PER_SECOND:
+        raise ValidationFailed(f"'rate_limit_per_second' must be between 0.1 and {MAX_RATE_PER_SECOND:g}")
+    return float(value)
+
+
+def validate_concurrency(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValidationFailed("'max_concurrency' must be an integer", code="wrong_type")
+    if not 1 <= value <= MAX_CONCURRENCY:
+        raise ValidationFailed(f"'max_concurrency' must be between 1 and {MAX_CONCURRENCY}")
+    return value
+
+
 @dataclass(frozen=True)
 class EndpointInput:
     url: str
     event_types: tuple[str, ...]
     description: str
+    rate_limit_per_second: float = 10.0
+    max_concurrency: int = 5
+
+
+ENDPOINT_FIELDS = {"url", "event_types", "description", "rate_limit_per_second", "max_concurrency"}
 
 
 def endpoint_create(body: dict[str, Any], allowed: tuple[Network, ...]) -> EndpointInput:
-    _reject_unknown(body, {"url", "event_types", "description"})
+    _reject_unknown(body, ENDPOINT_FIELDS)
     if "url" not in body:
         raise ValidationFailed("'url' is required", code="missing_field")
     return EndpointInput(
         url=validate_url(body["url"], allowed),
         event_types=validate_event_types(body.get("event_types")),
         description=validate_description(body.get("description")),
+        rate_limit_per_second=validate_rate(body["rate_limit_per_second"]) if "rate_limit_per_second" in body else 10.0,
+        max_concurrency=validate_concurrency(body["max_concurrency"]) if "max_concurrency" in body else 5,
     )
 
 
 def endpoint_patch(body: dict[str, Any], allowed: tuple[Network, ...]) -> dict[str, Any]:
-    _reject_unknown(body, {"url", "event_types", "description", "status"})
+    _reject_unknown(body, ENDPOINT_FIELDS | {"status"})
     changes: dict[str, Any] = {}
+    if "rate_limit_per_second" in body:
+        changes["rate_limit_per_second"] = validate_rate(body["rate_limit_per_second"])
+    if "max_concurrency" in body:
+        changes["max_concurrency"] = validate_concurrency(body["max_concurrency"])
     if "url" in body:
         changes["url"] = validate_url(body["url"], allowed)
     if "event_types" in body:

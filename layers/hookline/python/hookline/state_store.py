@@ -1,0 +1,120 @@
+"""Per-endpoint delivery state in DynamoDB: the breaker and the limiter.
+
+Each lives in an item of its own (`BRK#<tenant>#<ep>`, `LIM#<tenant>#<ep>`):
+the limiter is written on every grant, the breaker only when health changes,
+and the endpoint item almost never, so a busy endpoint's breaker and
+configuration never become hot keys. Every write is conditional on the version
+read, so all Lambda instances agree on one history.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, fields
+from decimal import Decimal
+from typing import Any
+
+from botocore.exceptions import ClientError
+
+from hookline.breaker import Breaker
+from hookline.models import Endpoint
+from hookline.ratelimit import Limiter
+from hookline.store import EndpointRepository, is_conditional_failure
+
+
+def _key(kind: str, tenant: str, endpoint_id: str) -> dict[str, str]:
+    return {"pk": f"{kind}#{tenant}#{endpoint_id}", "sk": kind}
+
+
+def _to_dynamo(value: Any) -> Any:
+    if isinstance(value, float):
+        return Decimal(str(round(value, 6)))
+    if isinstance(value, tuple | list):
+        return [_to_dynamo(v) for v in value]
+    return value
+
+
+def _from_dynamo(value: Any) -> Any:
+    if isinstance(value, Decimal):
+        return int(value) if value == value.to_integral_value() else float(value)
+    if isinstance(value, list):
+        return tuple(_from_dynamo(v) for v in value)
+    return value
+
+
+def _breaker(item: dict[str, Any] | None) -> Breaker:
+    if not item:
+        return Breaker()
+    names = {f.name for f in fields(Breaker)}
+    values = {k: _from_dynamo(v) for k, v in item.items() if k in names}
+    for name in ("open_until", "open_since", "probe_until", "last_failure_at", "cooldown_seconds"):
+        if isinstance(values.get(name), int):
+            values[name] = float(values[name])
+    return Breaker(**values)
+
+
+def _limiter(item: dict[str, Any] | None) -> Limiter:
+    if not item:
+        return Limiter()
+    names = {f.name for f in fields(Limiter)}
+    values = {k: _from_dynamo(v) for k, v in item.items() if k in names}
+    values["tat"] = float(values.get("tat", 0.0))
+    values["leases"] = tuple(float(x) for x in values.get("leases", ()))
+    if values.get("effective_rate") is not None:
+        values["effective_rate"] = float(values["effective_rate"])
+    values["adjusted_at"] = float(values.get("adjusted_at", 0.0))
+    return Limiter(**values)
+
+
+class EndpointStateRepository:
+    def __init__(self, table: Any):
+        self._table = table
+
+    def load(self, tenant: str, endpoint_id: str) -> tuple[Endpoint | None, Breaker, Limiter]:
+        """The endpoint, its breaker and its limiter in one BatchGetItem."""
+        keys = [{"pk": f"T#{tenant}", "sk": f"EP#{endpoint_id}"}, _key("BRK", tenant, endpoint_id), _key("LIM", tenant, endpoint_id)]
+        # The resource's client (de)serializes attribute values itself.
+        client = self._table.meta.client
+        request: dict[str, Any] = {self._table.name: {"Keys": keys}}
+        found: dict[str, dict[str, Any]] = {}
+        for _ in range(5):
+            result = client.batch_get_item(RequestItems=request)
+            for item in result.get("Responses", {}).get(self._table.name, []):
+                found[item["sk"].split("#", 1)[0]] = item
+            request = result.get("UnprocessedKeys") or {}
+            if not request:
+                break
+        endpoint_item = found.get("EP")
+        endpoint = EndpointRepository.from_item(endpoint_item) if endpoint_item else None
+        return endpoint, _breaker(found.get("BRK")), _limiter(found.get("LIM"))
+
+    def breaker(self, tenant: str, endpoint_id: str) -> Breaker:
+        return _breaker(self._table.get_item(Key=_key("BRK", tenant, endpoint_id), ConsistentRead=True).get("Item"))
+
+    def limiter(self, tenant: str, endpoint_id: str) -> Limiter:
+        return _limiter(self._table.get_item(Key=_key("LIM", tenant, endpoint_id), ConsistentRead=True).get("Item"))
+
+    def _save(self, kind: str, tenant: str, endpoint_id: str, state: Breaker | Limiter, expected_version: int) -> bool:
+        item = {**_key(kind, tenant, endpoint_id), **{k: _to_dynamo(v) for k, v in asdict(state).items() if v is not None}}
+        try:
+            self._table.put_item(
+                Item=item,
+                ConditionExpression="attribute_not_exists(pk) OR version = :v",
+                ExpressionAttributeValues={":v": expected_version},
+            )
+        except ClientError as exc:
+            if is_conditional_failure(exc):
+                return False
+            raise
+        return True
+
+    def save_breaker(self, tenant: str, endpoint_id: str, state: Breaker, expected_version: int) -> bool:
+        """Write the breaker if nobody changed it since `expected_version`; False if someone did."""
+        return self._save("BRK", tenant, endpoint_id, state, expected_version)
+
+    def reset_breaker(self, tenant: str, endpoint_id: str) -> None:
+        """A fresh, closed breaker (re-enabling an endpoint); it keeps counting trips."""
+        old = self.breaker(tenant, endpoint_id)
+        self._table.put_item(Item={**_key("BRK", tenant, endpoint_id), "state": "closed", "trips": old.trips, "version": old.version + 1})
+
+    def save_limiter(self, tenant: str, endpoint_id: str, state: Limiter, expected_version: int) -> bool:
+        return self._save("LIM", tenant, endpoint_id, state, expected_version)
