@@ -47,7 +47,7 @@ class Hookline:
         got: list[dict[str, Any]] = []
         while True:
             batch = sqs.receive_message(
-                QueueUrl=self.env[queue.env], MaxNumberOfMessages=10, VisibilityTimeout=0, AttributeNames=["All"], MessageAttributeNames=["All"]
+                QueueUrl=self.env[queue.env], MaxNumberOfMessages=10, VisibilityTimeout=30, AttributeNames=["All"], MessageAttributeNames=["All"]
             ).get("Messages", [])
             if not batch:
                 return got

@@ -22,7 +22,8 @@ from dataclasses import dataclass, replace
 @dataclass(frozen=True)
 class LimiterConfig:
     horizon_seconds: float = 1.0  # how far ahead a grant may schedule a send
-    lease_seconds: float = 120.0
+    lease_seconds: float = 120.0  # a crash-safety bound: leases are normally released when the batch ends
+    busy_retry_seconds: float = 1.0  # come back after this when every concurrency slot is taken
     min_rate: float = 0.1
     decrease_factor: float = 0.5
     recovery_per_second: float = 0.05  # requests/s regained per second after a decrease
@@ -63,8 +64,7 @@ def acquire(lim: Limiter, wanted: int, configured_rate: float, max_concurrency: 
         send_at.append(next_slot)
         next_slot = round(next_slot + interval, 6)
     if free == 0:
-        soonest_free = min(live) - now if live else interval
-        retry_in = max(interval, min(soonest_free, cfg.lease_seconds))
+        retry_in = max(interval, cfg.busy_retry_seconds)
     else:
         retry_in = max(interval, next_slot - now)
     if not send_at:

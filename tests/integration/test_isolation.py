@@ -1,0 +1,309 @@
+"""Per-endpoint isolation through the real handlers against moto: breakers, limits, disable and recovery."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections import defaultdict
+from datetime import UTC, datetime
+from typing import Any
+
+import boto3
+import pytest
+from freezegun import freeze_time
+
+from hookline import aws, container, topology
+from hookline.breaker import Breaker
+from hookline.state_store import EndpointStateRepository
+from tests.conftest import Hookline
+from tests.support.receiver import Answer, Received, running_receiver
+from tests.support.timeline import Timeline
+
+START = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
+
+
+def _endpoint(hookline: Hookline, url: str, **extra: Any) -> dict[str, Any]:
+    status, ep = hookline.api("POST", "/v1/endpoints", {"url": url, **extra})
+    assert status == 201, ep
+    return ep
+
+
+def _event(hookline: Hookline, event_type: str = "a.b", data: dict[str, Any] | None = None) -> str:
+    status, body = hookline.api("POST", "/v1/events", {"type": event_type, "data": data or {}})
+    assert status == 202, body
+    return str(body["id"])
+
+
+def _deliveries(hookline: Hookline, event_id: str) -> list[dict[str, Any]]:
+    return list(hookline.api("GET", f"/v1/events/{event_id}")[1]["deliveries"])
+
+
+def _states() -> EndpointStateRepository:
+    return EndpointStateRepository(aws.dynamodb_table(container.get_settings().table_name))
+
+
+def _pump_until(hookline: Hookline, done: Any, seconds: float) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        hookline.pump()
+        if done():
+            return
+        time.sleep(0.2)
+    raise AssertionError("did not settle in time")
+
+
+def test_endpoint_settings_are_validated_and_shown(hookline: Hookline) -> None:
+    ep = _endpoint(hookline, "https://example.com/a", rate_limit_per_second=5, max_concurrency=2)
+    assert (ep["rate_limit_per_second"], ep["max_concurrency"]) == (5, 2)
+    status, body = hookline.api("PATCH", f"/v1/endpoints/{ep['id']}", {"max_concurrency": 3})
+    assert (status, body["max_concurrency"], body["rate_limit_per_second"]) == (200, 3, 5)
+    for bad in ({"rate_limit_per_second": 0}, {"rate_limit_per_second": "fast"}, {"max_concurrency": 0}, {"max_concurrency": 1.5}, {"max_concurrency": 1000}):
+        status, err = hookline.api("PATCH", f"/v1/endpoints/{ep['id']}", bad)
+        assert status == 422, bad
+        assert err["error"]["code"] in ("validation_failed", "wrong_type")
+    _, got = hookline.api("GET", f"/v1/endpoints/{ep['id']}")
+    assert (got["max_concurrency"], got["rate_limit_per_second"]) == (3, 5)
+    assert got["health"] == {
+        "circuit": {"state": "closed", "consecutive_failures": 0, "open_until": None, "trips": 0},
+        "success_rate": 1.0,
+        "last_error": None,
+        "last_error_at": None,
+        "effective_rate_per_second": 5.0,
+    }
+
+
+def test_fifty_workers_on_a_half_open_endpoint_send_exactly_one_probe(hookline: Hookline) -> None:
+    finished = threading.Semaphore(0)
+
+    def probe_answer(_r: Received) -> Answer:
+        # Hold the probe open until the 49 other invocations are done, so all of them race it.
+        for _ in range(49):
+            finished.acquire(timeout=20)
+        return Answer()
+
+    with running_receiver(probe_answer) as receiver:
+        # Given an endpoint whose breaker's cooldown has just ended
+        ep = _endpoint(hookline, receiver.url, rate_limit_per_second=500, max_concurrency=100)
+        now = time.time()
+        opened = Breaker(state="open", consecutive_failures=10, open_until=now - 1, open_since=now - 100, cooldown_seconds=60, trips=1, version=1)
+        assert _states().save_breaker("acme", ep["id"], opened, 0)
+        for i in range(50):
+            _event(hookline, data={"n": i})
+        messages = hookline.queued(max_messages=50)
+        assert len(messages) == 50
+        # When 50 invocations take one task each, all at once
+        barrier = threading.Barrier(50)
+
+        def run(message: dict[str, Any]) -> None:
+            barrier.wait()
+            hookline.deliver([message])
+            finished.release()
+
+        threads = [threading.Thread(target=run, args=(m,)) for m in messages]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(60)
+        # Then exactly one probe reached the receiver, it closed the breaker, and the 49 others were put off
+        assert len(receiver.requests) == 1
+        assert _states().breaker("acme", ep["id"]).state == "closed"
+        attrs = boto3.client("sqs").get_queue_attributes(QueueUrl=hookline.env[topology.RETRY_QUEUE.env], AttributeNames=["All"])["Attributes"]
+        assert int(attrs["ApproximateNumberOfMessages"]) + int(attrs["ApproximateNumberOfMessagesDelayed"]) == 49
+
+
+def test_healthy_endpoints_are_not_held_up_by_failing_ones(hookline: Hookline, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HOOKLINE_BREAKER_COOLDOWN_SECONDS", "2")
+    monkeypatch.setenv("HOOKLINE_RETRY_BASE_SECONDS", "0.5")
+    container.reset()
+
+    def answer(r: Received) -> Answer:
+        return Answer(status=503) if r.path.startswith("/bad") else Answer()
+
+    with running_receiver(answer) as receiver:
+        base = receiver.url.rsplit("/", 1)[0]
+        # Given 20 endpoints, 5 of them always failing, each subscribed to its own event type
+        endpoints = {}
+        for i in range(20):
+            path = f"/bad{i}" if i < 5 else f"/good{i}"
+            endpoints[i] = _endpoint(hookline, base + path, event_types=[f"t{i}"])["id"]
+        # When 200 events are spread across all 20
+        events = {i: [_event(hookline, f"t{i}", {"k": k}) for k in range(10)] for i in range(20)}
+
+        def healthy_done() -> bool:
+            return all(_deliveries(hookline, e)[0]["status"] == "succeeded" for i in range(5, 20) for e in events[i])
+
+        _pump_until(hookline, healthy_done, 60)
+        settle = time.monotonic() + 6
+        while time.monotonic() < settle:  # let the failing endpoints' breakers cool down and probe
+            hookline.pump()
+            time.sleep(0.2)
+    # Then every healthy delivery succeeded on its first attempt
+    for i in range(5, 20):
+        for e in events[i]:
+            [d] = _deliveries(hookline, e)
+            assert d["status"] == "succeeded"
+            assert [a["number"] for a in d["attempts"]] == [1]
+    # And after its breaker opened, a failing endpoint saw only probes, one per cooldown
+    by_path: dict[str, list[float]] = defaultdict(list)
+    for r in receiver.requests:
+        by_path[r.path].append(r.at)
+    for i in range(5):
+        breaker = _states().breaker("acme", endpoints[i])
+        assert breaker.trips >= 1 and breaker.open_since is not None
+        hits = sorted(by_path[f"/bad{i}"])
+        before = [t for t in hits if t <= breaker.open_since]
+        probes = [t for t in hits if t > breaker.open_since]
+        assert len(before) <= 10 + 4  # the threshold, plus what was already in flight (concurrency 5)
+        assert len(probes) >= 1
+        gaps = [b - a for a, b in zip([breaker.open_since, *probes], probes, strict=False)]
+        assert all(g >= 1.9 for g in gaps), gaps
+
+
+def test_rate_and_concurrency_limits_hold_across_invocations(hookline: Hookline) -> None:
+    lock = threading.Lock()
+    in_flight = {"now": 0, "max": 0}
+
+    def answer(_r: Received) -> Answer:
+        with lock:
+            in_flight["now"] += 1
+            in_flight["max"] = max(in_flight["max"], in_flight["now"])
+        time.sleep(0.15)
+        with lock:
+            in_flight["now"] -= 1
+        return Answer()
+
+    with running_receiver(answer) as receiver:
+        # Given an endpoint limited to 5 requests a second and 2 at once
+        _endpoint(hookline, receiver.url, rate_limit_per_second=5, max_concurrency=2)
+        events = [_event(hookline, data={"n": i}) for i in range(50)]
+        # When 50 events are delivered by concurrent invocations
+        stop = threading.Event()
+
+        def worker() -> None:
+            while not stop.is_set():
+                hookline.pump()
+                time.sleep(0.05)
+
+        pumps = [threading.Thread(target=worker) for _ in range(3)]
+        for p in pumps:
+            p.start()
+        try:
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline and len({r.headers["webhook-id"] for r in receiver.requests}) < 50:
+                time.sleep(0.3)
+        finally:
+            stop.set()
+            for p in pumps:
+                p.join(30)
+    # Then every event arrived exactly once
+    ids = [r.headers["webhook-id"] for r in receiver.requests]
+    assert sorted(ids) == sorted(events)
+    # And no one-second window saw more than 5 requests, nor more than 2 at once
+    arrivals = sorted(r.at for r in receiver.requests)
+    worst = max(len([t for t in arrivals[i:] if t < a + 1.0]) for i, a in enumerate(arrivals))
+    assert worst <= 5
+    assert in_flight["max"] <= 2
+
+
+def test_a_healthy_hot_path_never_writes_the_breaker(hookline: Hookline) -> None:
+    writes: list[str] = []
+
+    def spy(params: dict[str, Any], **_: Any) -> None:
+        key = params.get("Key") or params.get("Item") or {}
+        pk = str(key.get("pk", ""))
+        if pk.startswith("BRK#"):
+            writes.append(pk)
+
+    table_client = aws.dynamodb_table(hookline.env[topology.TABLE.env]).meta.client
+    for op in ("PutItem", "UpdateItem", "DeleteItem"):
+        table_client.meta.events.register(f"before-parameter-build.dynamodb.{op}", spy)
+    with running_receiver() as receiver:
+        _endpoint(hookline, receiver.url, rate_limit_per_second=500, max_concurrency=100)
+        events = [_event(hookline, data={"n": i}) for i in range(100)]
+        _pump_until(hookline, lambda: len(receiver.requests) >= 100, 60)
+    assert all(_deliveries(hookline, e)[0]["status"] == "succeeded" for e in events)
+    assert writes == []
+
+
+def _notifications(hookline: Hookline) -> list[dict[str, Any]]:
+    sqs = boto3.client("sqs")
+    url = sqs.get_queue_url(QueueName="ops-notifications")["QueueUrl"]
+    got = []
+    while batch := sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10).get("Messages", []):
+        for m in batch:
+            got.append(json.loads(json.loads(m["Body"])["Message"]))
+            sqs.delete_message(QueueUrl=url, ReceiptHandle=m["ReceiptHandle"])
+    return got
+
+
+def _subscribe_ops_queue(hookline: Hookline) -> None:
+    sqs = boto3.client("sqs")
+    url = sqs.create_queue(QueueName="ops-notifications")["QueueUrl"]
+    arn = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+    boto3.client("sns").subscribe(TopicArn=hookline.env[topology.NOTIFICATIONS.env], Protocol="sqs", Endpoint=arn)
+
+
+def test_full_cycle_auto_disable_paused_backlog_and_recovery(hookline: Hookline, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HOOKLINE_DISABLE_AFTER_SECONDS", "900")
+    container.reset()
+    _subscribe_ops_queue(hookline)
+    broken = {"on": True}
+    with freeze_time(START) as frozen, running_receiver(lambda _r: Answer(status=503) if broken["on"] else Answer()) as receiver:
+        timeline = Timeline(hookline, frozen)
+        ep = _endpoint(hookline, receiver.url)
+        early = [_event(hookline, data={"n": i}) for i in range(12)]
+        # When the endpoint fails for longer than the disable threshold
+        timeline.run(lambda: hookline.api("GET", f"/v1/endpoints/{ep['id']}")[1]["status"] == "disabled", max_seconds=7200)
+        _, got = hookline.api("GET", f"/v1/endpoints/{ep['id']}")
+        # Then its breaker opened, probes failed, and it was disabled as failing
+        assert got["disabled_reason"] == "failing"
+        assert got["health"]["circuit"]["trips"] == 1
+        assert got["health"]["last_error"] == "503"
+        assert got["health"]["success_rate"] == 0.0
+        kinds = [n["type"] for n in _notifications(hookline)]
+        assert "endpoint.circuit_opened" in kinds and "endpoint.disabled" in kinds
+        # And nothing was dropped: in-flight deliveries are parked and new events are stored paused
+        later = [_event(hookline, data={"late": i}) for i in range(3)]
+        hookline.pump()
+        timeline.run(lambda: all(_deliveries(hookline, e)[0]["status"] == "paused" for e in early + later), max_seconds=7200)
+        # When the receiver is fixed and the customer re-enables the endpoint
+        broken["on"] = False
+        before = len(receiver.requests)
+        status, enabled = hookline.api("POST", f"/v1/endpoints/{ep['id']}/enable")
+        assert status == 200, enabled
+        assert enabled["status"] == "active"
+        assert enabled["requeued"] == 15
+        assert receiver.requests[before].headers["webhook-id"] == enabled["test"]["webhook_id"]
+        # Then the paused backlog drains and every event is delivered
+        timeline.run(lambda: all(_deliveries(hookline, e)[0]["status"] == "succeeded" for e in early + later), max_seconds=3600)
+        assert "endpoint.recovered" in [n["type"] for n in _notifications(hookline)]
+        _, healthy = hookline.api("GET", f"/v1/endpoints/{ep['id']}")
+        assert healthy["health"]["circuit"]["state"] == "closed"
+
+
+def test_enable_fails_with_424_while_the_receiver_still_fails(hookline: Hookline) -> None:
+    with running_receiver(lambda _r: Answer(status=500)) as receiver:
+        ep = _endpoint(hookline, receiver.url)
+        hookline.api("PATCH", f"/v1/endpoints/{ep['id']}", {"status": "disabled"})
+        status, body = hookline.api("POST", f"/v1/endpoints/{ep['id']}/enable")
+        assert status == 424
+        assert body["error"]["code"] == "test_event_failed"
+        assert body["error"]["attempt"]["status_code"] == 500
+        assert hookline.api("GET", f"/v1/endpoints/{ep['id']}")[1]["status"] == "disabled"
+        assert hookline.api("POST", f"/v1/endpoints/{ep['id']}/enable", tenant="other")[0] == 404
+
+
+def test_a_429_lowers_the_effective_rate_which_then_recovers(hookline: Hookline) -> None:
+    answers = iter([Answer(status=429)])
+    with freeze_time(START) as frozen, running_receiver(lambda _r: next(answers, Answer())) as receiver:
+        ep = _endpoint(hookline, receiver.url, rate_limit_per_second=10)
+        _event(hookline)
+        hookline.pump()
+        rate = hookline.api("GET", f"/v1/endpoints/{ep['id']}")[1]["health"]["effective_rate_per_second"]
+        assert rate == 5.0
+        frozen.tick(20)
+        assert 5.0 < hookline.api("GET", f"/v1/endpoints/{ep['id']}")[1]["health"]["effective_rate_per_second"] < 10.0
+        frozen.tick(600)
+        assert hookline.api("GET", f"/v1/endpoints/{ep['id']}")[1]["health"]["effective_rate_per_second"] == 10.0
+        assert len(receiver.requests) == 1
