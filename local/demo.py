@@ -6,14 +6,18 @@ and prints a readable timeline of what the receiver saw:
 
 * /flaky answers each webhook 500, then 429 with Retry-After: 2, then 200;
 * /rejects answers 400, which is never retried;
-* /slow answers 503 with Retry-After: 5 (above the SQS limit), then 200.
+* /slow answers 503 with Retry-After: 5 (above the SQS limit), then 200;
+* /down is down for its first 7 seconds: its breaker opens after 3 failures,
+  probes once per cooldown (2 s, then 4 s), and closes when a probe succeeds;
+  the backlog held back meanwhile then drains.
 
 It checks what it shows and exits non-zero if hookline misbehaved. It takes
-about 15 seconds.
+about 20 seconds.
 """
 
 from __future__ import annotations
 
+import itertools
 import sys
 import threading
 import time
@@ -30,7 +34,11 @@ DEMO_ENV = {
     "HOOKLINE_RETRY_BASE_SECONDS": "1",
     "HOOKLINE_SQS_MAX_DELAY_SECONDS": "3",
     "HOOKLINE_API_KEYS": "demo:hk_demo_key_not_secret",
+    "HOOKLINE_BREAKER_THRESHOLD": "3",
+    "HOOKLINE_BREAKER_COOLDOWN_SECONDS": "2",
 }
+DOWN_FOR_SECONDS = 7.0
+DOWN_EVENTS = 6
 
 
 @dataclass
@@ -82,6 +90,8 @@ class MisbehavingReceiver:
             status = 400
         elif path == "/slow" and n == 1:
             status, headers = 503, {"retry-after": "5"}
+        elif path == "/down" and time.monotonic() - self.started < DOWN_FOR_SECONDS:
+            status = 503
         at = time.monotonic() - self.started
         with self.lock:
             self.hits.append(Hit(at, path, webhook_id, status))
@@ -97,9 +107,18 @@ def main() -> int:
         api = requests.Session()
         api.headers["authorization"] = f"Bearer {hl.api_key}"
         events: dict[str, str] = {}
-        for path in ("/flaky", "/rejects", "/slow"):
-            api.post(f"{hl.base_url}/v1/endpoints", json={"url": receiver.url(path), "event_types": [path.strip("/")]}, timeout=10).raise_for_status()
+        endpoint_ids: dict[str, str] = {}
+        for path in ("/flaky", "/rejects", "/slow", "/down"):
+            r = api.post(f"{hl.base_url}/v1/endpoints", json={"url": receiver.url(path), "event_types": [path.strip("/")]}, timeout=10)
+            r.raise_for_status()
+            endpoint_ids[path] = r.json()["id"]
         receiver.started = time.monotonic()
+        down_events = []
+        for i in range(DOWN_EVENTS):
+            r = api.post(f"{hl.base_url}/v1/events", json={"type": "down", "data": {"n": i}}, timeout=10)
+            r.raise_for_status()
+            down_events.append(r.json()["id"])
+        print(f"  +{time.monotonic() - receiver.started:5.1f}s  posted {DOWN_EVENTS} events for /down, which is down for {DOWN_FOR_SECONDS:.0f} s", flush=True)
         for path in ("/flaky", "/rejects", "/slow"):
             r = api.post(f"{hl.base_url}/v1/events", json={"type": path.strip("/"), "data": {"demo": path}}, timeout=10)
             r.raise_for_status()
@@ -107,20 +126,25 @@ def main() -> int:
             print(f"  +{time.monotonic() - receiver.started:5.1f}s  posted event {events[path]} for {path}", flush=True)
         deadline = time.monotonic() + 50
         details: dict[str, Any] = {}
+        down: list[dict[str, Any]] = []
         while time.monotonic() < deadline:
             details = {p: api.get(f"{hl.base_url}/v1/events/{e}", timeout=10).json() for p, e in events.items()}
-            if all(d["deliveries"][0]["status"] != "pending" for d in details.values()):
+            down = [api.get(f"{hl.base_url}/v1/events/{e}", timeout=10).json() for e in down_events]
+            if all(d["deliveries"][0]["status"] != "pending" for d in [*details.values(), *down]):
                 break
             time.sleep(0.5)
+        health = api.get(f"{hl.base_url}/v1/endpoints/{endpoint_ids['/down']}", timeout=10).json()["health"]
     print("\nWhat hookline recorded:")
     for path, event in details.items():
         d = event["deliveries"][0]
         trail = ", ".join(f"#{a['number']} {a['status_code'] or a['error']}" for a in d["attempts"])
         print(f"  {path:<9} {d['status']:<10} {trail}")
-    return 0 if check(receiver, details) else 1
+    done = sum(e["deliveries"][0]["status"] == "succeeded" for e in down)
+    print(f"  /down     {done} of {DOWN_EVENTS} delivered; breaker {health['circuit']['state']} after {health['circuit']['trips']} trip(s)")
+    return 0 if check(receiver, details, down, health) else 1
 
 
-def check(receiver: MisbehavingReceiver, details: dict[str, Any]) -> bool:
+def check(receiver: MisbehavingReceiver, details: dict[str, Any], down: list[dict[str, Any]], health: dict[str, Any]) -> bool:
     problems = []
     by_path: dict[str, list[Hit]] = defaultdict(list)
     for h in receiver.hits:
@@ -135,6 +159,13 @@ def check(receiver: MisbehavingReceiver, details: dict[str, Any]) -> bool:
     slow = by_path["/slow"]
     if [h.status for h in slow] != [503, 200] or slow[1].at - slow[0].at < 5:
         problems.append("/slow did not wait out its 5 s Retry-After through the state machine")
+    down_hits = by_path["/down"]
+    failed = [h for h in down_hits if h.status != 200]
+    probes = [h for h in failed if h.at > 2.0]  # past the first cooldown only probes go out
+    if any(e["deliveries"][0]["status"] != "succeeded" for e in down) or health["circuit"]["trips"] < 1 or health["circuit"]["state"] != "closed":
+        problems.append("/down did not open its breaker and recover with its whole backlog delivered")
+    elif len(failed) > 3 + 4 + len(probes) or any(b.at - a.at < 1.9 for a, b in itertools.pairwise(probes)):
+        problems.append(f"/down was hammered while its breaker was open: {[round(h.at, 1) for h in failed]}")
     statuses = {p: e["deliveries"][0]["status"] for p, e in details.items()}
     if statuses != {"/flaky": "succeeded", "/rejects": "failed", "/slow": "succeeded"}:
         problems.append(f"final statuses {statuses}")
@@ -143,7 +174,8 @@ def check(receiver: MisbehavingReceiver, details: dict[str, Any]) -> bool:
         print(f"  PROBLEM: {p}")
     if not problems:
         print("  OK: 500 retried with jitter; 429 paused the endpoint for its Retry-After; third attempt succeeded with the")
-        print("      same webhook-id; 400 not retried; the 5 s wait went through the Step Functions state machine.")
+        print("      same webhook-id; 400 not retried; the 5 s wait went through the Step Functions state machine;")
+        print("      /down's breaker opened, probed once per cooldown, closed on recovery, and its backlog drained.")
     return not problems
 
 
