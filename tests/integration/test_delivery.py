@@ -7,7 +7,7 @@ from typing import Any
 
 from standardwebhooks.webhooks import Webhook
 
-from hookline import aws
+from hookline import aws, topology
 from hookline.models import DeliveryTask
 from tests.conftest import Hookline
 from tests.support.receiver import Answer, Received, running_receiver
@@ -143,12 +143,19 @@ def test_deleted_endpoint_fails_the_delivery(hookline: Hookline) -> None:
     assert event["deliveries"][0]["attempts"][0]["error"] == "endpoint_deleted"
 
 
-def test_malformed_message_is_reported_as_a_batch_item_failure(hookline: Hookline) -> None:
+def test_poison_message_is_set_aside_without_failing_the_batch(hookline: Hookline) -> None:
     with running_receiver() as receiver:
         _setup(hookline, receiver.url)
         hookline.api("POST", "/v1/events", {"type": "a.b", "data": {}})
         [good] = hookline.queued()
-        result = hookline.deliver([good, {"MessageId": "bad-1", "Body": "not json"}])
-        assert result == {"batchItemFailures": [{"itemIdentifier": "bad-1"}]}
+        # When a batch holds a good task, garbage, and a task for a delivery that does not exist
+        ghost = DeliveryTask("acme", "evt_01m8m00000000000000000000", "dlv_01m8m00000000000000000000", "ep_01m8m00000000000000000000").to_message()
+        result = hookline.deliver([good, {"MessageId": "bad-1", "Body": "not json"}, {"MessageId": "bad-2", "Body": ghost}])
+        # Then nothing fails (no loop), the good one is delivered, and both poison messages rest in the DLQ with why
+        assert result == {"batchItemFailures": []}
         assert len(receiver.requests) == 1
-        assert DeliveryTask.from_message(good["Body"]).attempt == 1
+        dead = hookline.queued(topology.DELIVERY_DLQ)
+        reasons = sorted(m["MessageAttributes"]["detail"]["StringValue"] for m in dead)
+        assert [m["MessageAttributes"]["reason"]["StringValue"] for m in dead] == ["poison", "poison"]
+        assert reasons[0].startswith("delivery not found")
+        assert reasons[1].startswith("not a delivery task")

@@ -115,6 +115,30 @@ def delete_endpoint(endpoint_id: str) -> Response:
     return Response(status_code=204, body="")
 
 
+@app.get("/v1/endpoints/<endpoint_id>/deliveries")
+def list_endpoint_deliveries(endpoint_id: str) -> Response:
+    tenant = _tenant()
+    limit, _ = _page_args()
+    params = {k: v for k, v in (app.current_event.query_string_parameters or {}).items() if isinstance(v, str)}
+    return _json(200, container.event_service().deliveries_of(tenant, endpoint_id, params, limit))
+
+
+@app.post("/v1/endpoints/<endpoint_id>/replay")
+def replay_endpoint(endpoint_id: str) -> Response:
+    tenant = _tenant()
+    return _json(202, container.replay_service().start(tenant, endpoint_id, _body()))
+
+
+@app.get("/v1/replays/<replay_id>")
+def get_replay(replay_id: str) -> Response:
+    return _json(200, container.replay_service().describe(_tenant(), replay_id))
+
+
+@app.post("/v1/events/<event_id>/deliveries/<delivery_id>/retry")
+def retry_delivery(event_id: str, delivery_id: str) -> Response:
+    return _json(202, container.event_service().retry(_tenant(), event_id, delivery_id))
+
+
 @app.post("/v1/events")
 def create_event() -> Response:
     tenant = _tenant()

@@ -43,24 +43,39 @@ def log_report(report: DeliveryReport) -> None:
     )
 
 
-def _tasks(event: dict[str, Any]) -> list[DeliveryTask]:
-    found = []
+def _resolve(event: dict[str, Any], worker: DeliveryWorker) -> dict[str, DeliveryTask | None]:
+    """Each record's task as it should run; None for what needs no delivery (set aside, or a duplicate redrive).
+
+    A record whose resolution fails (e.g. DynamoDB is down) is left out, so it
+    fails on its own below and SQS redelivers it.
+    """
+    resolved: dict[str, DeliveryTask | None] = {}
     for record in event.get("Records", []):
+        message_id, body = record.get("messageId", ""), record.get("body", "")
         try:
-            found.append(DeliveryTask.from_message(record.get("body", "")))
-        except MalformedTask:
-            continue  # fails as its own record below
-    return found
+            resolved[message_id] = worker.resolve(DeliveryTask.from_message(body))
+        except MalformedTask as exc:
+            # Poison: logged with its reason and set aside, never retried, never failing the batch.
+            worker.set_aside(body, str(exc))
+            resolved[message_id] = None
+        except Exception:
+            get_logger().exception("could not resolve a task", extra={"message_id": message_id})
+    return resolved
 
 
 def handle_batch(event: dict[str, Any], context: Any, worker: DeliveryWorker | None = None) -> dict[str, Any]:
     worker = worker or container.delivery_worker()
-    plans = worker.plan(_tasks(event))
+    resolved = _resolve(event, worker)
+    plans = worker.plan(t for t in resolved.values() if t is not None)
     processor = AsyncBatchProcessor(event_type=EventType.SQS)
     executor = ThreadPoolExecutor(max_workers=max(1, len(event.get("Records", []))), thread_name_prefix="deliver")
 
     async def record_handler(record: SQSRecord) -> None:
-        task = DeliveryTask.from_message(record.body)
+        if record.message_id not in resolved:
+            raise RuntimeError("task could not be resolved; SQS will redeliver it")
+        task = resolved[record.message_id]
+        if task is None:
+            return
         loop = asyncio.get_running_loop()
         report = await loop.run_in_executor(executor, worker.deliver, task, plans.get(task))
         log_report(report)

@@ -16,6 +16,7 @@ from hookline.ingest import EventService
 from hookline.notifications import Notifier
 from hookline.outbound import WebhookClient
 from hookline.queues import TaskQueue, TaskScheduler
+from hookline.replay import DlqDrain, ReplayRepository, ReplayService
 from hookline.settings import Settings, get_settings
 from hookline.state_store import EndpointStateRepository
 from hookline.store import EndpointRepository, EventRepository
@@ -61,7 +62,14 @@ def endpoint_service() -> EndpointService:
 def event_service() -> EventService:
     settings = get_settings()
     events, endpoints = _repos(settings)
-    return EventService(events, endpoints, TaskQueue(aws.sqs_client(), settings.delivery_queue_url), settings, utcnow)
+    return EventService(
+        events,
+        endpoints,
+        TaskQueue(aws.sqs_client(), settings.delivery_queue_url),
+        settings,
+        utcnow,
+        retry_queue=TaskQueue(aws.sqs_client(), settings.retry_queue_url),
+    )
 
 
 @lru_cache(maxsize=1)
@@ -86,11 +94,34 @@ def delivery_worker() -> DeliveryWorker:
         settings=settings,
         clock=utcnow,
         lease_seconds=LEASE_SECONDS,
+        replays=ReplayRepository(aws.dynamodb_table(settings.table_name), topology.TABLE.ttl_attribute),
     )
+
+
+@lru_cache(maxsize=1)
+def replay_service() -> ReplayService:
+    settings = get_settings()
+    table = aws.dynamodb_table(settings.table_name)
+    events, endpoints = _repos(settings)
+    return ReplayService(
+        replays=ReplayRepository(table, topology.TABLE.ttl_attribute),
+        events=events,
+        endpoints=endpoints,
+        retry_queue=TaskQueue(aws.sqs_client(), settings.retry_queue_url),
+        jobs=TaskQueue(aws.sqs_client(), settings.replay_queue_url),
+        settings=settings,
+        clock=utcnow,
+    )
+
+
+@lru_cache(maxsize=1)
+def dlq_drain() -> DlqDrain:
+    settings = get_settings()
+    return DlqDrain(aws.sqs_client(), settings.delivery_dlq_url, settings.retry_queue_url)
 
 
 def reset() -> None:
     """Forget every cached service, setting and client (tests, local runner restarts)."""
-    for getter in (endpoint_service, event_service, delivery_worker, get_settings):
+    for getter in (endpoint_service, event_service, delivery_worker, replay_service, dlq_drain, get_settings):
         getter.cache_clear()
     aws.reset_clients()

@@ -54,6 +54,12 @@ class Scheduler(Protocol):
 
     def dead_letter(self, task: DeliveryTask, reason: str, attributes: dict[str, str]) -> None: ...
 
+    def set_aside(self, body: str, reason: str) -> None: ...
+
+
+class ReplayProgress(Protocol):
+    def count(self, tenant: str, replay_id: str, outcome: str) -> None: ...
+
 
 @dataclass(frozen=True)
 class Plan:
@@ -114,7 +120,9 @@ class DeliveryWorker:
         lease_seconds: int,
         rng: RandomSource = SYSTEM_RANDOM,
         sleep: Callable[[float], None] = time.sleep,
+        replays: ReplayProgress | None = None,
     ):
+        self._replays = replays
         self._events = events
         self._endpoints = endpoints
         self._states = states
@@ -129,6 +137,23 @@ class DeliveryWorker:
         self._lease_seconds = lease_seconds
         self._rng = rng
         self._sleep = sleep
+
+    # -- redrive: a dead-lettered task moved back by an operator ---------------------
+
+    def resolve(self, task: DeliveryTask) -> DeliveryTask | None:
+        """A task as it should run. One hookline dead-lettered comes back as a
+        manual replay with a fresh budget; a duplicate of it restarts nothing (None)."""
+        if not task.dead_lettered:
+            return task
+        restarted = self._events.restart(task.tenant, task.event_id, task.delivery_id, task.generation, ("failed",), iso(self._clock()))
+        if restarted is None:
+            get_logger().info("redriven task skipped: already replayed or not failed", extra={"delivery_id": task.delivery_id, "event_id": task.event_id})
+            return None
+        return DeliveryTask(task.tenant, task.event_id, task.delivery_id, task.endpoint_id, restarted.attempts_made + 1, restarted.generation, trigger="manual")
+
+    def set_aside(self, body: str, reason: str) -> None:
+        get_logger().warning("poison message set aside", extra={"reason": reason})
+        self._scheduler.set_aside(body, reason)
 
     # -- planning: once per endpoint and batch ----------------------------------
 
@@ -222,8 +247,11 @@ class DeliveryWorker:
         if plan.kind == "park":
             parked = self._events.park(task.tenant, task.event_id, task.delivery_id, task.endpoint_id, iso(now))
             return DeliveryReport(task, "parked" if parked else "skipped", reason="endpoint disabled: delivery paused until it is re-enabled")
-        claim = self._events.claim_attempt(task.tenant, task.event_id, task.delivery_id, task.attempt, now.timestamp(), self._lease_seconds)
+        claim = self._events.claim_attempt(task.tenant, task.event_id, task.delivery_id, task.attempt, now.timestamp(), self._lease_seconds, task.generation)
         if claim.delivery is None:
+            if claim.missing:
+                self.set_aside(task.to_message(), "delivery not found: its event expired or never existed")
+                return DeliveryReport(task, "skipped", reason="poison: delivery not found")
             if claim.busy:
                 path = self._scheduler.schedule(task, BUSY_RETRY_SECONDS, now, deferred=True)
                 return DeliveryReport(task, "deferred", reason="previous attempt still being recorded", next_in_seconds=BUSY_RETRY_SECONDS, path=path)
@@ -245,8 +273,9 @@ class DeliveryWorker:
 
     def _conclude(self, task: DeliveryTask, delivery: Delivery, result: HttpResult, plan: Plan) -> DeliveryReport:
         now = self._clock()
-        created = parse_iso(delivery.created_at) if delivery.created_at else now
-        decision = decide(task.attempt, created, result.outcome, now, self._policy, self._rng)
+        started = delivery.generation_started_at or delivery.created_at
+        created = parse_iso(started) if started else now
+        decision = decide(delivery.budget_attempt(task.attempt), created, result.outcome, now, self._policy, self._rng)
         reason = decision.classification.reason
         if result.detail and result.status_code is None:
             reason = f"{reason}: {result.detail}"
@@ -254,7 +283,7 @@ class DeliveryWorker:
             reason = f"{reason}; gave up: {decision.exhausted}"
         if plan.endpoint is not None:
             self._track_health(plan, result, now)
-        path = self._apply(task, decision, result, now, plan.endpoint)
+        path = self._apply(task, decision, result, now, delivery.budget_attempt(task.attempt))
         attempt = Attempt(
             number=task.attempt,
             at=iso(now),
@@ -264,9 +293,12 @@ class DeliveryWorker:
             outcome=decision.attempt_outcome,
             reason=reason[:500],
             response_body=result.body[: self._settings.response_body_limit_bytes],
+            trigger=task.trigger,
         )
         expires_at = int((now + timedelta(days=self._settings.retention_days)).timestamp())
         self._events.record_attempt(delivery, attempt, decision.status, iso(now), expires_at)
+        if task.replay_id and decision.status in ("succeeded", "failed") and self._replays is not None:
+            self._replays.count(task.tenant, task.replay_id, "delivered" if decision.status == "succeeded" else "failed")
         return DeliveryReport(task, decision.attempt_outcome, result.status_code, result.error, result.duration_ms, reason, decision.retry_in_seconds, path)
 
     # -- endpoint health ----------------------------------------------------------
@@ -315,7 +347,7 @@ class DeliveryWorker:
             notifications.DISABLED, tenant=endpoint.tenant, endpoint_id=endpoint.id, reason="failing", outage_seconds=outage_seconds(state, now.timestamp())
         )
 
-    def _apply(self, task: DeliveryTask, decision: Decision, result: HttpResult, now: datetime, endpoint: Endpoint | None) -> str:
+    def _apply(self, task: DeliveryTask, decision: Decision, result: HttpResult, now: datetime, budget_attempt: int) -> str:
         """Carry out the decision's side effects; returns where the task went."""
         if decision.pause_endpoint_seconds is not None:
             self._endpoints.pause(task.tenant, task.endpoint_id, now.timestamp() + decision.pause_endpoint_seconds)
@@ -328,7 +360,7 @@ class DeliveryWorker:
             attributes = {
                 "last_status_code": "" if result.status_code is None else str(result.status_code),
                 "last_error": result.error or "",
-                "attempts": str(task.attempt),
+                "attempts": str(budget_attempt),
                 "endpoint_id": task.endpoint_id,
                 "tenant": task.tenant,
                 "event_id": task.event_id,

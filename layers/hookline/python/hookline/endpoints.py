@@ -156,7 +156,7 @@ class EndpointService:
         total, cursor = 0, None
         while True:
             page, cursor = self._deps.events.deliveries_by_status(tenant, endpoint_id, "paused", limit=100, cursor=cursor)
-            tasks = [DeliveryTask(d.tenant, d.event_id, d.id, d.endpoint_id, d.attempts_made + 1) for d in page]
+            tasks = [DeliveryTask(d.tenant, d.event_id, d.id, d.endpoint_id, d.attempts_made + 1, d.generation) for d in page]
             self._deps.retry_queue.send(tasks)
             total += len(tasks)
             if not cursor:

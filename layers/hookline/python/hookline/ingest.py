@@ -16,8 +16,8 @@ from typing import Any
 from botocore.exceptions import BotoCoreError, ClientError
 
 from hookline import ids, validation
-from hookline.clock import iso
-from hookline.errors import Conflict, NotFound, Unavailable
+from hookline.clock import iso, parse_iso
+from hookline.errors import Conflict, NotFound, Unavailable, ValidationFailed
 from hookline.models import Delivery, DeliveryTask, Event, PlannedDelivery, webhook_body
 from hookline.queues import QueueError, TaskQueue
 from hookline.settings import Settings
@@ -37,10 +37,12 @@ class EventService:
         queue: TaskQueue,
         settings: Settings,
         clock: Callable[[], datetime],
+        retry_queue: TaskQueue | None = None,
     ):
         self._events = events
         self._endpoints = endpoints
         self._queue = queue
+        self._retry_queue = retry_queue or queue
         self._settings = settings
         self._clock = clock
 
@@ -118,7 +120,9 @@ class EventService:
 
     @staticmethod
     def _task(d: Delivery) -> DeliveryTask:
-        return DeliveryTask(tenant=d.tenant, event_id=d.event_id, delivery_id=d.id, endpoint_id=d.endpoint_id, attempt=d.attempts_made + 1)
+        return DeliveryTask(
+            tenant=d.tenant, event_id=d.event_id, delivery_id=d.id, endpoint_id=d.endpoint_id, attempt=d.attempts_made + 1, generation=d.generation
+        )
 
     def describe(self, tenant: str, event_id: str) -> dict[str, Any]:
         event, deliveries = self._events.event_with_deliveries(tenant, event_id) if ids.is_id(event_id, ids.EVENT) else (None, [])
@@ -131,3 +135,45 @@ class EventService:
             "created_at": event.created_at,
             "deliveries": [d.public() for d in deliveries],
         }
+
+    def retry(self, tenant: str, event_id: str, delivery_id: str) -> dict[str, Any]:
+        """Retry one delivery now, as a manual attempt with a fresh budget (a failed or a succeeded one)."""
+        delivery = self._events.get_delivery(tenant, event_id, delivery_id) if ids.is_id(event_id, ids.EVENT) and ids.is_id(delivery_id, ids.DELIVERY) else None
+        if delivery is None:
+            raise NotFound(f"delivery {delivery_id[:64]} of event {event_id[:64]} not found")
+        if delivery.status in ("pending", "paused"):
+            raise Conflict(f"delivery is {delivery.status}: it will be attempted without a manual retry", code="delivery_in_progress")
+        restarted = self._events.restart(tenant, event_id, delivery_id, delivery.generation, ("failed", "succeeded"), iso(self._clock()))
+        if restarted is None:
+            raise Conflict("the delivery changed meanwhile; read it again", code="delivery_changed")
+        task = DeliveryTask(tenant, event_id, delivery_id, restarted.endpoint_id, restarted.attempts_made + 1, restarted.generation, trigger="manual")
+        try:
+            self._retry_queue.send([task])
+        except (ClientError, BotoCoreError, QueueError):
+            raise Unavailable("the retry could not be queued; repeat the request") from None
+        return {"id": delivery_id, "event_id": event_id, "status": "pending", "generation": restarted.generation}
+
+    def deliveries_of(self, tenant: str, endpoint_id: str, query: dict[str, str], limit: int) -> dict[str, Any]:
+        """An endpoint's failed (or paused) deliveries in a time window, paged, from the sparse index."""
+        status = query.get("status") or "failed"
+        if status not in ("failed", "paused"):
+            raise ValidationFailed("'status' must be 'failed' or 'paused'")
+        if self._endpoints.get(tenant, endpoint_id) is None if ids.is_id(endpoint_id, ids.ENDPOINT) else True:
+            raise NotFound(f"endpoint {endpoint_id[:64]} not found")
+        since = _iso_param(query, "since") or ""
+        until = _iso_param(query, "until") or "~"
+        items, nxt = self._events.deliveries_by_status(tenant, endpoint_id, status, since, until if until == "~" else until + "~", limit, query.get("cursor"))
+        return {"items": [{**d.public(), "event_id": d.event_id} for d in items], "next": nxt}
+
+
+def _iso_param(query: dict[str, str], name: str) -> str | None:
+    raw = query.get(name)
+    if not raw:
+        return None
+    try:
+        moment = parse_iso(raw)
+    except ValueError:
+        raise ValidationFailed(f"'{name}' is not an ISO 8601 time") from None
+    if moment.tzinfo is None:
+        raise ValidationFailed(f"'{name}' needs a time zone (e.g. Z)")
+    return iso(moment)

@@ -84,9 +84,10 @@ class Attempt:
     status_code: int | None
     error: str | None
     duration_ms: int
-    outcome: str  # succeeded | failed (or, later, retrying)
+    outcome: str  # succeeded | failed | retrying
     reason: str = ""
     response_body: str = ""
+    trigger: str = "scheduled"  # scheduled | manual (a replay, a redrive or a one-off retry)
 
     def public(self) -> dict[str, Any]:
         return {
@@ -98,6 +99,7 @@ class Attempt:
             "outcome": self.outcome,
             "reason": self.reason,
             "response_body": self.response_body,
+            "trigger": self.trigger,
         }
 
 
@@ -112,12 +114,23 @@ class Delivery:
     created_at: str = ""
     updated_at: str = ""
     attempts: tuple[Attempt, ...] = field(default=())
+    # A manual replay starts a new generation with a fresh attempt budget; attempt
+    # numbers keep counting up, so the history stays whole.
+    generation: int = 0
+    generation_first_attempt: int = 1
+    generation_started_at: str = ""
+    replay_id: str = ""
+
+    def budget_attempt(self, number: int) -> int:
+        """Attempt `number` counted within the current generation's budget (1-based)."""
+        return number - self.generation_first_attempt + 1
 
     def public(self) -> dict[str, Any]:
         return {
             "id": self.id,
             "endpoint_id": self.endpoint_id,
             "status": self.status,
+            "generation": self.generation,
             "created_at": self.created_at,
             "updated_at": self.updated_at,
             "attempts": [a.public() for a in sorted(self.attempts, key=lambda a: a.number)],
@@ -138,9 +151,14 @@ class DeliveryTask:
     endpoint_id: str
     attempt: int = 1
     generation: int = 0  # bumped by a manual replay, which starts a fresh attempt budget
+    trigger: str = "scheduled"  # scheduled | manual
+    replay_id: str = ""  # the customer replay this task belongs to, if any
+    # Set on a task hookline itself dead-lettered (exhausted): when an operator
+    # moves it back from the DLQ, it is replayed with a fresh budget.
+    dead_lettered: str = ""
 
     def next_attempt(self) -> DeliveryTask:
-        return replace(self, attempt=self.attempt + 1)
+        return replace(self, attempt=self.attempt + 1, trigger="scheduled")
 
     def to_message(self) -> str:
         return json.dumps(
@@ -152,6 +170,9 @@ class DeliveryTask:
                 "endpoint_id": self.endpoint_id,
                 "attempt": self.attempt,
                 "generation": self.generation,
+                **({"trigger": self.trigger} if self.trigger != "scheduled" else {}),
+                **({"replay_id": self.replay_id} if self.replay_id else {}),
+                **({"dead_lettered": self.dead_lettered} if self.dead_lettered else {}),
             },
             separators=(",", ":"),
         )
@@ -167,6 +188,9 @@ class DeliveryTask:
                 endpoint_id=str(raw["endpoint_id"]),
                 attempt=int(raw.get("attempt", 1)),
                 generation=int(raw.get("generation", 0)),
+                trigger="manual" if raw.get("trigger") == "manual" else "scheduled",
+                replay_id=str(raw.get("replay_id") or ""),
+                dead_lettered=str(raw.get("dead_lettered") or ""),
             )
         except (ValueError, KeyError, TypeError) as exc:
             raise MalformedTask(f"not a delivery task: {exc}") from None

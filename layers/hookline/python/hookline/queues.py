@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -20,11 +21,18 @@ class TaskQueue:
         self._sqs = client
         self._url = queue_url
 
-    def send(self, tasks: list[DeliveryTask], delay_seconds: int = 0) -> None:
-        """Queue tasks in batches of ten (one SQS request each). Raises QueueError on any failure."""
-        for start in range(0, len(tasks), 10):
-            chunk = tasks[start : start + 10]
-            entries = [{"Id": str(i), "MessageBody": t.to_message(), "DelaySeconds": delay_seconds} for i, t in enumerate(chunk)]
+    def send(self, tasks: list[DeliveryTask], delay_seconds: int = 0, delays: list[int] | None = None) -> None:
+        """Queue tasks in batches of ten (one SQS request each), each with its own delay if `delays` is given.
+
+        Raises QueueError on any failure.
+        """
+        self.send_bodies([t.to_message() for t in tasks], delays or [delay_seconds] * len(tasks))
+
+    def send_bodies(self, bodies: list[str], delays: list[int] | None = None) -> None:
+        waits = delays or [0] * len(bodies)
+        for start in range(0, len(bodies), 10):
+            chunk = bodies[start : start + 10]
+            entries = [{"Id": str(i), "MessageBody": b, "DelaySeconds": min(900, max(0, waits[start + i]))} for i, b in enumerate(chunk)]
             result = self._sqs.send_message_batch(QueueUrl=self._url, Entries=entries)
             failed = result.get("Failed") or []
             if failed:
@@ -70,10 +78,20 @@ class TaskScheduler:
         return "stepfunctions"
 
     def dead_letter(self, task: DeliveryTask, reason: str, attributes: dict[str, str]) -> None:
-        """Set an exhausted task aside on the DLQ, with why, for operators to inspect and redrive."""
-        attrs = {"reason": reason, **attributes}
+        """Set an exhausted task aside on the DLQ, with why, for operators to inspect and redrive.
+
+        The body is the task marked `dead_lettered`: moved back to any delivery
+        queue, it is replayed with a fresh attempt budget.
+        """
+        self._to_dlq(replace(task, dead_lettered=reason).to_message(), {"reason": reason, **attributes})
+
+    def set_aside(self, body: str, reason: str) -> None:
+        """A poison message (not a task, or a task for a delivery that no longer exists): kept for a human, never retried."""
+        self._to_dlq(body or "(empty)", {"reason": "poison", "detail": reason[:250]})
+
+    def _to_dlq(self, body: str, attributes: dict[str, str]) -> None:
         self._sqs.send_message(
             QueueUrl=self._dlq_url,
-            MessageBody=task.to_message(),
-            MessageAttributes={k: {"DataType": "String", "StringValue": v} for k, v in attrs.items() if v},
+            MessageBody=body,
+            MessageAttributes={k: {"DataType": "String", "StringValue": v} for k, v in attributes.items() if v},
         )

@@ -31,6 +31,8 @@ class Settings:
     table_name: str = _setting("HOOKLINE_TABLE_NAME", "hookline", "DynamoDB table holding endpoints, events, deliveries, attempts and API keys.")
     delivery_queue_url: str = _setting("HOOKLINE_DELIVERY_QUEUE_URL", "", "SQS queue of delivery tasks (first attempts).")
     delivery_dlq_url: str = _setting("HOOKLINE_DELIVERY_DLQ_URL", "", "Dead-letter queue of the delivery queue.")
+    replay_queue_url: str = _setting("HOOKLINE_REPLAY_QUEUE_URL", "", "SQS queue of replay jobs (time-window replays, DLQ drains).")
+    replay_dlq_url: str = _setting("HOOKLINE_REPLAY_DLQ_URL", "", "Dead-letter queue of the replay queue.")
     retry_queue_url: str = _setting("HOOKLINE_RETRY_QUEUE_URL", "", "SQS queue of retry tasks (every attempt after the first).")
     retry_state_machine_arn: str = _setting(
         "HOOKLINE_RETRY_STATE_MACHINE_ARN", "", "Step Functions state machine that waits out long delays, then queues the task."
@@ -72,6 +74,12 @@ class Settings:
     delivery_concurrency: int = _setting("HOOKLINE_DELIVERY_CONCURRENCY", 20, "Reserved concurrency of the delivery function (stack configuration).")
     retry_concurrency: int = _setting(
         "HOOKLINE_RETRY_CONCURRENCY", 10, "Reserved concurrency of the retry function, which drains the retry queue (stack configuration)."
+    )
+    replay_concurrency: int = _setting("HOOKLINE_REPLAY_CONCURRENCY", 2, "Reserved concurrency of the replay function (stack configuration).")
+    replay_batch_size: int = _setting("HOOKLINE_REPLAY_BATCH_SIZE", 1, "Replay jobs handed to one replay invocation.")
+    dlq_drain_rate_per_second: float = _setting("HOOKLINE_DLQ_DRAIN_RATE_PER_SECOND", 10.0, "Default pace of the operators' DLQ drain into the retry queue.")
+    oldest_message_alarm_seconds: int = _setting(
+        "HOOKLINE_OLDEST_MESSAGE_ALARM_SECONDS", 900, "Alarm when a queue's oldest message is older than this (stack configuration)."
     )
     delivery_batch_size: int = _setting("HOOKLINE_DELIVERY_BATCH_SIZE", 10, "SQS messages handed to one delivery invocation.")
     # API.

@@ -22,9 +22,12 @@ from decimal import Decimal
 from typing import Any
 
 from boto3.dynamodb.conditions import Attr, Key
+from boto3.dynamodb.types import TypeDeserializer
 from botocore.exceptions import ClientError
 
 from hookline.models import Attempt, Delivery, Endpoint, Event, PlannedDelivery
+
+_DESERIALIZE = TypeDeserializer().deserialize
 
 
 class InvalidCursor(ValueError):
@@ -35,6 +38,7 @@ class InvalidCursor(ValueError):
 class Claim:
     delivery: Delivery | None
     busy: bool = False  # an earlier attempt still holds the lease: come back shortly
+    missing: bool = False  # no such delivery (its event expired or never existed)
 
 
 def _tenant_pk(tenant: str) -> str:
@@ -304,6 +308,9 @@ class EventRepository:
             "endpoint_id": d.endpoint_id,
             "status": d.status,
             "attempts_made": d.attempts_made,
+            "generation": d.generation,
+            "generation_first_attempt": d.generation_first_attempt,
+            "generation_started_at": d.generation_started_at or d.created_at,
             "created_at": d.created_at,
             "updated_at": d.updated_at,
             self._ttl: expires_at,
@@ -335,9 +342,13 @@ class EventRepository:
             attempts_made=int(item.get("attempts_made", 0)),
             created_at=item.get("created_at", ""),
             updated_at=item.get("updated_at", ""),
+            generation=int(item.get("generation", 0)),
+            generation_first_attempt=int(item.get("generation_first_attempt", 1)),
+            generation_started_at=item.get("generation_started_at") or item.get("created_at", ""),
+            replay_id=item.get("replay_id", ""),
         )
 
-    def claim_attempt(self, tenant: str, event_id: str, delivery_id: str, number: int, now_epoch: float, lease_seconds: int) -> Claim:
+    def claim_attempt(self, tenant: str, event_id: str, delivery_id: str, number: int, now_epoch: float, lease_seconds: int, generation: int = 0) -> Claim:
         """Single-flight: take the right to make attempt `number`.
 
         Succeeds only while the delivery is pending, the attempt has not been
@@ -351,7 +362,7 @@ class EventRepository:
                 Key={"pk": _event_pk(tenant, event_id), "sk": f"DLV#{delivery_id}"},
                 # A parked (paused) delivery becomes pending again when its task comes back.
                 UpdateExpression="SET lease_attempt = :n, lease_until = :until, #s = :pending REMOVE gsi1pk, gsi1sk",
-                ConditionExpression="attribute_exists(pk) AND #s IN (:pending, :paused) AND attempts_made < :n AND (attribute_not_exists(lease_until) OR lease_until < :now)",
+                ConditionExpression="attribute_exists(pk) AND #s IN (:pending, :paused) AND generation = :g AND attempts_made < :n AND (attribute_not_exists(lease_until) OR lease_until < :now)",
                 ExpressionAttributeNames={"#s": "status"},
                 ExpressionAttributeValues={
                     ":n": number,
@@ -359,6 +370,7 @@ class EventRepository:
                     ":now": Decimal(str(round(now_epoch, 3))),
                     ":pending": "pending",
                     ":paused": "paused",
+                    ":g": generation,
                 },
                 ReturnValues="ALL_NEW",
                 ReturnValuesOnConditionCheckFailure="ALL_OLD",
@@ -366,8 +378,12 @@ class EventRepository:
         except ClientError as exc:
             if not is_conditional_failure(exc):
                 raise
-            old = exc.response.get("Item")
-            busy = bool(
+            raw = exc.response.get("Item")
+            if not raw:
+                return Claim(None, missing=True)
+            # Error responses are not deserialized by the resource layer.
+            old = {k: _DESERIALIZE(v) for k, v in raw.items()}
+            busy = int(old.get("generation", 0)) == generation and bool(
                 old
                 and old.get("status") in ("pending", "paused")
                 and int(old.get("attempts_made", 0)) < number
@@ -390,6 +406,7 @@ class EventRepository:
                 "outcome": attempt.outcome,
                 "reason": attempt.reason,
                 "response_body": attempt.response_body,
+                "trigger": attempt.trigger,
                 self._ttl: expires_at,
             }
         )
@@ -413,6 +430,43 @@ class EventRepository:
         except ClientError as exc:
             if not is_conditional_failure(exc):
                 raise
+
+    def restart(
+        self, tenant: str, event_id: str, delivery_id: str, expected_generation: int, statuses: tuple[str, ...], now_iso: str, replay_id: str = ""
+    ) -> Delivery | None:
+        """Start a new generation: a fresh attempt budget from the next attempt number on.
+
+        Conditional on the generation the caller saw, so a duplicate replay,
+        redrive or retry request restarts a delivery only once. None when the
+        delivery is gone, already restarted, or not in one of `statuses`.
+        """
+        names = {"#s": "status"}
+        values: dict[str, Any] = {":g": expected_generation, ":g1": expected_generation + 1, ":one": 1, ":now": now_iso, ":pending": "pending", ":r": replay_id}
+        placeholders = []
+        for i, status in enumerate(statuses):
+            values[f":st{i}"] = status
+            placeholders.append(f":st{i}")
+        try:
+            result = self._table.update_item(
+                Key={"pk": _event_pk(tenant, event_id), "sk": f"DLV#{delivery_id}"},
+                UpdateExpression=(
+                    "SET generation = :g1, generation_first_attempt = attempts_made + :one, generation_started_at = :now, "
+                    "#s = :pending, updated_at = :now, replay_id = :r REMOVE gsi1pk, gsi1sk, lease_until, lease_attempt"
+                ),
+                ConditionExpression=f"attribute_exists(pk) AND generation = :g AND #s IN ({', '.join(placeholders)})",
+                ExpressionAttributeNames=names,
+                ExpressionAttributeValues=values,
+                ReturnValues="ALL_NEW",
+            )
+        except ClientError as exc:
+            if is_conditional_failure(exc):
+                return None
+            raise
+        return self._delivery_from_item(result["Attributes"])
+
+    def get_delivery(self, tenant: str, event_id: str, delivery_id: str) -> Delivery | None:
+        item = self._table.get_item(Key={"pk": _event_pk(tenant, event_id), "sk": f"DLV#{delivery_id}"}).get("Item")
+        return self._delivery_from_item(item) if item else None
 
     def park(self, task_tenant: str, event_id: str, delivery_id: str, endpoint_id: str, now_iso: str) -> bool:
         """Set a pending delivery aside while its endpoint is disabled; its task is dropped.
@@ -473,4 +527,5 @@ class EventRepository:
             outcome=item.get("outcome", ""),
             reason=item.get("reason", ""),
             response_body=item.get("response_body", ""),
+            trigger=item.get("trigger", "scheduled"),
         )

@@ -90,7 +90,8 @@ class TopicSpec:
 
 
 Resource = TableSpec | QueueSpec | StateMachineSpec | TopicSpec
-Access = Literal["read", "read_write", "send", "consume", "start", "publish"]
+# receive: take messages off a queue by hand (ReceiveMessage, DeleteMessage, …), as the DLQ drain does.
+Access = Literal["read", "read_write", "send", "consume", "receive", "start", "publish"]
 
 
 @dataclass(frozen=True)
@@ -177,12 +178,30 @@ RETRY_QUEUE = QueueSpec(
 )
 RETRY_WAIT = StateMachineSpec(key="retry-wait", env="HOOKLINE_RETRY_STATE_MACHINE_ARN", target=RETRY_QUEUE)
 
+REPLAY_TIMEOUT_SECONDS = 120
+# Replay jobs: a customer's time-window replay, page by page, and the operators' DLQ drain.
+REPLAY_DLQ = QueueSpec(key="replay-dlq", env="HOOKLINE_REPLAY_DLQ_URL", retention_seconds=14 * DAY)
+REPLAY_QUEUE = QueueSpec(
+    key="replay",
+    env="HOOKLINE_REPLAY_QUEUE_URL",
+    retention_seconds=4 * DAY,
+    visibility_timeout_seconds=6 * REPLAY_TIMEOUT_SECONDS,
+    dead_letter=REPLAY_DLQ,
+    max_receive_count=5,
+)
+
 API = FunctionSpec(
     name="api",
     timeout_seconds=15,
     memory_mb=512,
     # The retry queue and the topic: re-enabling an endpoint sends its test event and requeues its paused backlog.
-    grants=(Grant(TABLE, "read_write"), Grant(DELIVERY_QUEUE, "send"), Grant(RETRY_QUEUE, "send"), Grant(NOTIFICATIONS, "publish")),
+    grants=(
+        Grant(TABLE, "read_write"),
+        Grant(DELIVERY_QUEUE, "send"),
+        Grant(RETRY_QUEUE, "send"),
+        Grant(REPLAY_QUEUE, "send"),
+        Grant(NOTIFICATIONS, "publish"),
+    ),
 )
 AUTHORIZER = FunctionSpec(name="authorizer", timeout_seconds=5, memory_mb=256, grants=(Grant(TABLE, "read"),))
 _DELIVERY_GRANTS = (
@@ -210,8 +229,24 @@ RETRY = FunctionSpec(
     reserved_concurrency_setting="retry_concurrency",
 )
 
+REPLAY = FunctionSpec(
+    name="replay",
+    timeout_seconds=REPLAY_TIMEOUT_SECONDS,
+    memory_mb=256,
+    grants=(
+        Grant(TABLE, "read_write"),
+        Grant(RETRY_QUEUE, "send"),
+        Grant(REPLAY_QUEUE, "send"),
+        Grant(DELIVERY_DLQ, "receive"),
+        Grant(DELIVERY_DLQ, "send"),
+        Grant(REPLAY_QUEUE, "consume"),
+    ),
+    sqs_source=SqsSource(queue=REPLAY_QUEUE, batch_size_setting="replay_batch_size"),
+    reserved_concurrency_setting="replay_concurrency",
+)
+
 TABLES: tuple[TableSpec, ...] = (TABLE,)
-QUEUES: tuple[QueueSpec, ...] = (DELIVERY_DLQ, DELIVERY_QUEUE, RETRY_QUEUE)  # dead-letter queues first
+QUEUES: tuple[QueueSpec, ...] = (DELIVERY_DLQ, REPLAY_DLQ, DELIVERY_QUEUE, RETRY_QUEUE, REPLAY_QUEUE)  # dead-letter queues first
 STATE_MACHINES: tuple[StateMachineSpec, ...] = (RETRY_WAIT,)
 TOPICS: tuple[TopicSpec, ...] = (NOTIFICATIONS,)
-FUNCTIONS: tuple[FunctionSpec, ...] = (API, AUTHORIZER, DELIVERY, RETRY)
+FUNCTIONS: tuple[FunctionSpec, ...] = (API, AUTHORIZER, DELIVERY, RETRY, REPLAY)

@@ -52,7 +52,7 @@ def _depth(value: Any) -> int:
     return depth - 1
 
 
-def _reject_unknown(body: dict[str, Any], allowed: set[str]) -> None:
+def reject_unknown(body: dict[str, Any], allowed: set[str]) -> None:
     unknown = sorted(set(body) - allowed)
     if unknown:
         raise ValidationFailed(f"unknown field(s): {', '.join(unknown)}", code="unknown_field")
@@ -157,7 +157,7 @@ ENDPOINT_FIELDS = {"url", "event_types", "description", "rate_limit_per_second",
 
 
 def endpoint_create(body: dict[str, Any], allowed: tuple[Network, ...]) -> EndpointInput:
-    _reject_unknown(body, ENDPOINT_FIELDS)
+    reject_unknown(body, ENDPOINT_FIELDS)
     if "url" not in body:
         raise ValidationFailed("'url' is required", code="missing_field")
     return EndpointInput(
@@ -170,7 +170,7 @@ def endpoint_create(body: dict[str, Any], allowed: tuple[Network, ...]) -> Endpo
 
 
 def endpoint_patch(body: dict[str, Any], allowed: tuple[Network, ...]) -> dict[str, Any]:
-    _reject_unknown(body, ENDPOINT_FIELDS | {"status"})
+    reject_unknown(body, ENDPOINT_FIELDS | {"status"})
     changes: dict[str, Any] = {}
     if "rate_limit_per_second" in body:
         changes["rate_limit_per_second"] = validate_rate(body["rate_limit_per_second"])
@@ -197,7 +197,7 @@ class EventInput:
 
 
 def event_create(body: dict[str, Any]) -> EventInput:
-    _reject_unknown(body, {"type", "data", "id"})
+    reject_unknown(body, {"type", "data", "id"})
     event_type = _require_str(body, "type")
     if not EVENT_TYPE.match(event_type):
         raise ValidationFailed("'type' must be letters, digits and _.:/- (up to 128 characters)")

@@ -1,0 +1,13 @@
+"""Replay Lambda: customers' time-window replays (from the replay queue) and the operators' DLQ drain (invoked directly).
+
+Both are idempotent: a replayed delivery restarts only once per generation, and
+a duplicate task is dropped by the delivery claim.
+"""
+
+from typing import Any
+
+from hookline.replay import handle
+
+
+def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
+    return handle(event, context)
