@@ -61,16 +61,17 @@ class Hookline:
         return dict(self.handlers["delivery"](sqs_event(messages), None))
 
     def drain(self, queue: topology.QueueSpec = topology.DELIVERY_QUEUE) -> int:
-        """Deliver everything visible on a queue; returns how many tasks ran."""
+        """Hand everything visible on a queue to the function that consumes it; returns how many messages ran."""
+        [consumer] = [f.name for f in topology.FUNCTIONS if f.sqs_source and f.sqs_source.queue == queue]
         total = 0
         while messages := self.queued(queue):
-            self.deliver(messages)
+            self.handlers[consumer](sqs_event(messages), None)
             total += len(messages)
         return total
 
     def pump(self) -> int:
-        """Deliver everything now visible on the delivery and retry queues."""
-        return self.drain(topology.DELIVERY_QUEUE) + self.drain(topology.RETRY_QUEUE)
+        """Run everything now visible on the delivery, retry and replay queues."""
+        return self.drain(topology.REPLAY_QUEUE) + self.drain(topology.DELIVERY_QUEUE) + self.drain(topology.RETRY_QUEUE)
 
     def add_api_key(self, tenant: str, key: str) -> None:
         ApiKeyRepository(boto3.resource("dynamodb").Table(self.env[topology.TABLE.env])).add(tenant, key, "2026-01-01T00:00:00.000Z")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from hookline.ratelimit import Limiter, LimiterConfig, acquire, current_rate, release, slow_down
 
-CFG = LimiterConfig(horizon_seconds=1.0, lease_seconds=60, min_rate=0.5, decrease_factor=0.5, recovery_per_second=0.1)
+CFG = LimiterConfig(horizon_seconds=1.0, lease_seconds=60, min_rate=0.5, decrease_factor=0.5, recovery_per_second=0.1, pacing_margin=0.0)
 
 
 def test_grants_are_paced_at_the_rate() -> None:
@@ -52,3 +52,8 @@ def test_nothing_granted_means_nothing_to_write() -> None:
     assert g.send_at == ()
     assert g.state is busy
     assert 99 <= g.retry_in <= 100.5
+
+
+def test_pacing_margin_keeps_sends_under_the_rate() -> None:
+    g = acquire(Limiter(), 10, 10, 100, 0.0, LimiterConfig(pacing_margin=0.05))
+    assert g.send_at[:3] == (0.0, 0.105, 0.21)

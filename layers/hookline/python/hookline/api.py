@@ -123,6 +123,12 @@ def list_endpoint_deliveries(endpoint_id: str) -> Response:
     return _json(200, container.event_service().deliveries_of(tenant, endpoint_id, params, limit))
 
 
+@app.get("/v1/endpoints/<endpoint_id>/stats")
+def endpoint_stats(endpoint_id: str) -> Response:
+    params = {k: v for k, v in (app.current_event.query_string_parameters or {}).items() if isinstance(v, str)}
+    return _json(200, container.endpoint_service().stats(_tenant(), endpoint_id, params))
+
+
 @app.post("/v1/endpoints/<endpoint_id>/replay")
 def replay_endpoint(endpoint_id: str) -> Response:
     tenant = _tenant()

@@ -19,6 +19,7 @@ from hookline.queues import TaskQueue, TaskScheduler
 from hookline.replay import DlqDrain, ReplayRepository, ReplayService
 from hookline.settings import Settings, get_settings
 from hookline.state_store import EndpointStateRepository
+from hookline.stats import StatsRepository
 from hookline.store import EndpointRepository, EventRepository
 
 # A claim outlives the longest possible invocation, and expires well before the
@@ -55,7 +56,9 @@ def endpoint_service() -> EndpointService:
         retry_queue=TaskQueue(aws.sqs_client(), settings.retry_queue_url),
         notify=_notifier(settings),
     )
-    return EndpointService(endpoints, settings, utcnow, deps)
+    return EndpointService(
+        endpoints, settings, utcnow, deps, StatsRepository(aws.dynamodb_table(settings.table_name), topology.TABLE.ttl_attribute, settings.retention_days)
+    )
 
 
 @lru_cache(maxsize=1)
@@ -95,6 +98,7 @@ def delivery_worker() -> DeliveryWorker:
         clock=utcnow,
         lease_seconds=LEASE_SECONDS,
         replays=ReplayRepository(aws.dynamodb_table(settings.table_name), topology.TABLE.ttl_attribute),
+        stats=StatsRepository(aws.dynamodb_table(settings.table_name), topology.TABLE.ttl_attribute, settings.retention_days),
     )
 
 

@@ -36,6 +36,7 @@ from hookline.policy import Decision, RetryPolicy, decide, deferral
 from hookline.ratelimit import Limiter, LimiterConfig, acquire, release, slow_down
 from hookline.settings import Settings
 from hookline.state_store import EndpointStateRepository
+from hookline.stats import StatsBuffer, StatsRepository, attempt_counts
 from hookline.store import EndpointRepository, EventRepository
 from hookline.webhook import webhook_headers
 
@@ -121,8 +122,11 @@ class DeliveryWorker:
         rng: RandomSource = SYSTEM_RANDOM,
         sleep: Callable[[float], None] = time.sleep,
         replays: ReplayProgress | None = None,
+        stats: StatsRepository | None = None,
     ):
         self._replays = replays
+        self._stats = stats
+        self._stats_buffer = StatsBuffer()
         self._events = events
         self._endpoints = endpoints
         self._states = states
@@ -215,7 +219,22 @@ class DeliveryWorker:
         return max(seconds, 0.0) + self._rng.uniform(0.0, jitter)
 
     def release(self, plans: Iterable[Plan]) -> None:
-        """Give back the concurrency leases of a finished batch (they also expire on their own)."""
+        """End of a batch: give back its concurrency leases (they also expire on their own) and write its statistics."""
+        try:
+            self._release_leases(plans)
+        finally:
+            self._flush_stats()
+
+    def _flush_stats(self) -> None:
+        if self._stats is None:
+            return
+        for (tenant, endpoint_id, hour), counts in self._stats_buffer.drain().items():
+            try:
+                self._stats.add(tenant, endpoint_id, hour, counts)
+            except Exception:  # statistics are best effort; a delivery never fails for them
+                get_logger().exception("statistics not written", extra={"tenant": tenant, "endpoint_id": endpoint_id})
+
+    def _release_leases(self, plans: Iterable[Plan]) -> None:
         held: dict[tuple[str, str, float], int] = defaultdict(int)
         for p in plans:
             if p.lease_expiry is not None and p.endpoint is not None:
@@ -297,7 +316,18 @@ class DeliveryWorker:
         )
         expires_at = int((now + timedelta(days=self._settings.retention_days)).timestamp())
         self._events.record_attempt(delivery, attempt, decision.status, iso(now), expires_at)
-        if task.replay_id and decision.status in ("succeeded", "failed") and self._replays is not None:
+        ended = decision.status if decision.status in ("succeeded", "failed") else ""
+        first = task.trigger == "scheduled" and delivery.generation == 0 and delivery.budget_attempt(task.attempt) == 1
+        if result.status_code is not None or result.error in (
+            "timeout",
+            "connection_refused",
+            "connection_reset",
+            "connection_error",
+            "tls_error",
+            "dns_failure",
+        ):
+            self._stats_buffer.add(task.tenant, task.endpoint_id, now, attempt_counts(decision.status == "succeeded", result.duration_ms, first, ended))
+        if task.replay_id and ended and self._replays is not None:
             self._replays.count(task.tenant, task.replay_id, "delivered" if decision.status == "succeeded" else "failed")
         return DeliveryReport(task, decision.attempt_outcome, result.status_code, result.error, result.duration_ms, reason, decision.retry_in_seconds, path)
 

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol
 
 from botocore.exceptions import ClientError
 
 from hookline import ids, notifications, signing, validation
-from hookline.clock import iso
-from hookline.errors import FailedDependency, NotFound
+from hookline.clock import iso, parse_iso
+from hookline.errors import FailedDependency, NotFound, ValidationFailed
 from hookline.models import DeliveryTask, Endpoint, webhook_body
 from hookline.notifications import Notify
 from hookline.outbound import HttpResult
@@ -19,6 +19,7 @@ from hookline.queues import TaskQueue
 from hookline.ratelimit import LimiterConfig, current_rate
 from hookline.settings import Settings
 from hookline.state_store import EndpointStateRepository
+from hookline.stats import StatsRepository, summary
 from hookline.store import EndpointRepository, EventRepository, is_conditional_failure
 from hookline.webhook import webhook_headers
 
@@ -45,7 +46,8 @@ def _epoch_iso(value: float | None) -> str | None:
 
 
 class EndpointService:
-    def __init__(self, repo: EndpointRepository, settings: Settings, clock: Callable[[], datetime], deps: EndpointDeps):
+    def __init__(self, repo: EndpointRepository, settings: Settings, clock: Callable[[], datetime], deps: EndpointDeps, stats: StatsRepository | None = None):
+        self._stats = stats
         self._repo = repo
         self._settings = settings
         self._clock = clock
@@ -161,3 +163,27 @@ class EndpointService:
             total += len(tasks)
             if not cursor:
                 return total
+
+    def stats(self, tenant: str, endpoint_id: str, query: dict[str, str]) -> dict[str, Any]:
+        """Attempts, outcomes, latency percentiles and the two health rates over [since, until] (default: the last 24 h)."""
+        self.get(tenant, endpoint_id)
+        now = self._clock()
+        until = _time_param(query, "until") or now
+        since = _time_param(query, "since") or until - timedelta(days=1)
+        if since >= until:
+            raise ValidationFailed("'since' must be before 'until'")
+        totals = self._stats.window(tenant, endpoint_id, since, until) if self._stats else {}
+        return summary(totals, since, until)
+
+
+def _time_param(query: dict[str, str], name: str) -> datetime | None:
+    raw = query.get(name)
+    if not raw:
+        return None
+    try:
+        moment = parse_iso(raw)
+    except ValueError:
+        raise ValidationFailed(f"'{name}' is not an ISO 8601 time") from None
+    if moment.tzinfo is None:
+        raise ValidationFailed(f"'{name}' needs a time zone (e.g. Z)")
+    return moment

@@ -24,6 +24,9 @@ class LimiterConfig:
     horizon_seconds: float = 1.0  # how far ahead a grant may schedule a send
     lease_seconds: float = 120.0  # a crash-safety bound: leases are normally released when the batch ends
     busy_retry_seconds: float = 1.0  # come back after this when every concurrency slot is taken
+    # Pace a little under the rate: requests leave exactly on time, but network
+    # jitter on the way must not squeeze rate + 1 of them into one second at the receiver.
+    pacing_margin: float = 0.05
     min_rate: float = 0.1
     decrease_factor: float = 0.5
     recovery_per_second: float = 0.05  # requests/s regained per second after a decrease
@@ -55,7 +58,7 @@ class Grant:
 
 def acquire(lim: Limiter, wanted: int, configured_rate: float, max_concurrency: int, now: float, cfg: LimiterConfig) -> Grant:
     rate = current_rate(lim, configured_rate, now, cfg)
-    interval = 1.0 / rate
+    interval = (1.0 + cfg.pacing_margin) / rate
     live = tuple(e for e in lim.leases if e > now)
     free = max(0, max_concurrency - len(live))
     send_at: list[float] = []

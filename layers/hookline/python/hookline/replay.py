@@ -295,8 +295,7 @@ class DlqDrain:
             report.poison += 1  # stays for a human; it becomes visible again after the timeout
             return
         if (tenant and task.tenant != tenant) or (endpoint_id and task.endpoint_id != endpoint_id):
-            report.skipped += 1
-            self._sqs.change_message_visibility(QueueUrl=self._dlq, ReceiptHandle=message["ReceiptHandle"], VisibilityTimeout=0)
+            report.skipped += 1  # left invisible for the receive's timeout, so one pass sees it once
             return
         # Send, then delete: a crash in between leaves a duplicate, which the
         # delivery's generation check and claim drop.
@@ -333,7 +332,11 @@ def handle(event: dict[str, Any], context: Any) -> dict[str, Any]:
     def record_handler(record: SQSRecord) -> None:
         job = json.loads(record.body)
         if job.get("kind") == "replay":
-            get_logger().append_keys(tenant=job["tenant"], replay_id=job["replay_id"])
-            service.step(str(job["tenant"]), str(job["replay_id"]))
+            logger = get_logger()
+            logger.append_keys(tenant=job["tenant"], replay_id=job["replay_id"])
+            try:
+                service.step(str(job["tenant"]), str(job["replay_id"]))
+            finally:
+                logger.remove_keys(["tenant", "replay_id"])
 
     return dict(process_partial_response(event=event, record_handler=record_handler, processor=BatchProcessor(event_type=EventType.SQS), context=context))

@@ -1,0 +1,274 @@
+"""Dead letters, replays and visibility through the real handlers against moto."""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+import time
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import boto3
+import pytest
+from freezegun import freeze_time
+
+from hookline import container, topology
+from hookline.clock import iso
+from hookline.models import DeliveryTask
+from hookline.observability import get_logger
+from tests.conftest import Hookline
+from tests.support.receiver import Answer, Received, running_receiver
+
+
+def _endpoint(hookline: Hookline, url: str, tenant: str = "acme", **extra: Any) -> str:
+    status, ep = hookline.api("POST", "/v1/endpoints", {"url": url, **extra}, tenant=tenant)
+    assert status == 201, ep
+    return str(ep["id"])
+
+
+def _event(hookline: Hookline, event_type: str = "a.b", tenant: str = "acme", **data: Any) -> str:
+    status, body = hookline.api("POST", "/v1/events", {"type": event_type, "data": data}, tenant=tenant)
+    assert status == 202, body
+    return str(body["id"])
+
+
+def _delivery(hookline: Hookline, event_id: str, tenant: str = "acme") -> dict[str, Any]:
+    return dict(hookline.api("GET", f"/v1/events/{event_id}", tenant=tenant)[1]["deliveries"][0])
+
+
+class Switch:
+    """A receiver answer that can be flipped from failing to healthy."""
+
+    def __init__(self, failing: int = 500):
+        self.failing: int | None = failing
+
+    def __call__(self, _r: Received) -> Answer:
+        return Answer(status=self.failing) if self.failing else Answer()
+
+
+@pytest.fixture
+def one_attempt(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A retry budget of one attempt, so a failing delivery is dead-lettered at once."""
+    monkeypatch.setenv("HOOKLINE_MAX_ATTEMPTS", "1")
+    container.reset()
+
+
+def _console_redrive(hookline: Hookline, source: topology.QueueSpec) -> int:
+    """Exactly what the console's redrive does: receive from the DLQ, send to the source queue, delete."""
+    sqs = boto3.client("sqs")
+    moved = 0
+    while batch := sqs.receive_message(QueueUrl=hookline.env[topology.DELIVERY_DLQ.env], MaxNumberOfMessages=10).get("Messages", []):
+        for m in batch:
+            sqs.send_message(QueueUrl=hookline.env[source.env], MessageBody=m["Body"])
+            sqs.delete_message(QueueUrl=hookline.env[topology.DELIVERY_DLQ.env], ReceiptHandle=m["ReceiptHandle"])
+            moved += 1
+    return moved
+
+
+@pytest.mark.parametrize("source", [topology.DELIVERY_QUEUE, topology.RETRY_QUEUE])
+def test_console_redrive_delivers_with_a_fresh_budget_and_sets_poison_aside(hookline: Hookline, one_attempt: None, source: topology.QueueSpec) -> None:
+    answer = Switch()
+    with running_receiver(answer) as receiver:
+        # Given an exhausted delivery in the DLQ, and a poison message beside it
+        _endpoint(hookline, receiver.url)
+        event_id = _event(hookline)
+        hookline.pump()
+        assert _delivery(hookline, event_id)["status"] == "failed"
+        boto3.client("sqs").send_message(QueueUrl=hookline.env[topology.DELIVERY_DLQ.env], MessageBody="{garbage")
+        # When the receiver is fixed and an operator redrives the DLQ
+        answer.failing = None
+        assert _console_redrive(hookline, source) == 2
+        hookline.pump()
+        # Then the delivery succeeds on a manual attempt of a new generation, not dead-lettered for its old count
+        d = _delivery(hookline, event_id)
+        assert d["status"] == "succeeded"
+        assert d["generation"] == 1
+        assert [(a["number"], a["trigger"], a["status_code"]) for a in d["attempts"]] == [(1, "scheduled", 500), (2, "manual", 200)]
+        assert len({r.headers["webhook-id"] for r in receiver.requests}) == 1
+        # And the poison message is set aside with its reason, not looping
+        [poison] = hookline.queued(topology.DELIVERY_DLQ)
+        assert poison["Body"] == "{garbage"
+        assert poison["MessageAttributes"]["reason"]["StringValue"] == "poison"
+        # And redriving the same exhausted task twice restarts it only once
+        hookline.pump()
+        assert len(receiver.requests) == 2
+
+
+def test_time_window_replay_delivers_exactly_the_window(hookline: Hookline) -> None:
+    answer = Switch(failing=400)  # a permanent failure: it does not trip the breaker
+    with running_receiver(answer) as receiver:
+        ep = _endpoint(hookline, receiver.url, rate_limit_per_second=10, max_concurrency=5)
+        # Given failures before, inside and after a window
+        start = datetime.now(UTC).replace(microsecond=0)
+        with freeze_time(start - timedelta(hours=2)):
+            before = [_event(hookline, n=i) for i in range(3)]
+        inside = [_event(hookline, n=i) for i in range(47)]
+        with freeze_time(start + timedelta(hours=3)):
+            after = [_event(hookline, n=i) for i in range(2)]
+        deadline = time.monotonic() + 60
+        while any(_delivery(hookline, e)["status"] != "failed" for e in before + inside + after) and time.monotonic() < deadline:
+            hookline.pump()
+        # The customer sees the 47 failures of the window through the index, page by page
+        window = {"since": iso(start - timedelta(seconds=1)), "until": iso(start + timedelta(hours=1))}
+        seen: list[str] = []
+        cursor = None
+        while True:
+            query = {"status": "failed", "limit": "20", **window} | ({"cursor": cursor} if cursor else {})
+            status, page = hookline.api("GET", f"/v1/endpoints/{ep}/deliveries", query=query)
+            assert status == 200, page
+            seen.extend(d["event_id"] for d in page["items"])
+            cursor = page["next"]
+            if not cursor:
+                break
+        assert sorted(seen) == sorted(inside)
+        # When the receiver is fixed and the customer replays the window (twice, by accident)
+        answer.failing = None
+        requests_before = len(receiver.requests)
+        status, replay = hookline.api("POST", f"/v1/endpoints/{ep}/replay", window)
+        assert status == 202
+        assert replay["status"] == "running" and replay["id"].startswith("rpl_")
+        assert hookline.api("POST", f"/v1/endpoints/{ep}/replay", window) == (202, replay)
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline:
+            hookline.pump()
+            progress = hookline.api("GET", f"/v1/replays/{replay['id']}")[1]
+            if progress["status"] == "completed":
+                break
+            time.sleep(0.2)
+        # Then exactly the 47 were delivered, once each, and nothing outside the window was touched
+        assert progress == progress | {"status": "completed", "matched": 47, "queued": 47, "delivered": 47, "failed": 0}
+        replayed = receiver.requests[requests_before:]
+        assert sorted(r.headers["webhook-id"] for r in replayed) == sorted(inside)
+        assert all(_delivery(hookline, e)["status"] == "succeeded" for e in inside)
+        assert all(_delivery(hookline, e)["status"] == "failed" for e in before + after)
+        assert all(_delivery(hookline, e)["attempts"][-1]["trigger"] == "manual" for e in inside)
+        # And the endpoint's rate limit held during the replay
+        arrivals = sorted(r.at for r in replayed)
+        assert max(len([t for t in arrivals[i:] if t < a + 1.0]) for i, a in enumerate(arrivals)) <= 10
+    # And other tenants can neither see nor start replays of this endpoint
+    assert hookline.api("GET", f"/v1/replays/{replay['id']}", tenant="other")[0] == 404
+    assert hookline.api("POST", f"/v1/endpoints/{ep}/replay", window, tenant="other")[0] == 404
+
+
+def test_replay_request_validation(hookline: Hookline) -> None:
+    ep = _endpoint(hookline, "https://example.com/x")
+    for body, code in (
+        ({"until": "2026-01-01T00:00:00Z"}, 422),
+        ({"since": "yesterday", "until": "2026-01-01T00:00:00Z"}, 422),
+        ({"since": "2026-01-02T00:00:00Z", "until": "2026-01-01T00:00:00Z"}, 422),
+        ({"since": "2026-01-01T00:00:00Z", "until": "2026-01-02T00:00:00Z", "status": "succeeded"}, 422),
+        ({"since": "2026-01-01T00:00:00Z", "until": "2026-01-02T00:00:00Z", "extra": 1}, 422),
+    ):
+        assert hookline.api("POST", f"/v1/endpoints/{ep}/replay", body)[0] == code, body
+    assert hookline.api("GET", "/v1/replays/rpl_nope")[0] == 404
+    assert (
+        boto3.client("sqs").get_queue_attributes(QueueUrl=hookline.env[topology.REPLAY_QUEUE.env], AttributeNames=["ApproximateNumberOfMessages"])[
+            "Attributes"
+        ]["ApproximateNumberOfMessages"]
+        == "0"
+    )
+
+
+def test_dlq_drain_by_the_replay_function_filters_and_is_idempotent(hookline: Hookline, one_attempt: None) -> None:
+    answer = Switch()
+    with running_receiver(answer) as receiver:
+        base = receiver.url.rsplit("/", 1)[0]
+        mine = _endpoint(hookline, base + "/mine", event_types=["m"])
+        _endpoint(hookline, base + "/other", event_types=["o"])
+        ours = [_event(hookline, "m", n=i) for i in range(2)]
+        theirs = _event(hookline, "o")
+        hookline.pump()
+        boto3.client("sqs").send_message(QueueUrl=hookline.env[topology.DELIVERY_DLQ.env], MessageBody="not a task")
+        answer.failing = None
+        # When an operator drains the DLQ for one endpoint, twice
+        drain = {"kind": "drain_dlq", "endpoint_id": mine, "rate": 50}
+        first = hookline.handlers["replay"](drain, None)
+        second = hookline.handlers["replay"](drain, None)
+        assert (first["moved"], first["poison"], first["skipped"] >= 1) == (2, 1, True)
+        assert second["moved"] == 0
+        # And a duplicate of one drained task reaches the retry queue too
+        task = DeliveryTask("acme", ours[0], _delivery(hookline, ours[0])["id"], mine, 1, 0, dead_lettered="max_attempts")
+        boto3.client("sqs").send_message(QueueUrl=hookline.env[topology.RETRY_QUEUE.env], MessageBody=task.to_message())
+        hookline.pump()
+        # Then the endpoint's deliveries are replayed once each; the other endpoint's stays dead-lettered
+        assert all(_delivery(hookline, e)["status"] == "succeeded" for e in ours)
+        assert _delivery(hookline, theirs)["status"] == "failed"
+        replayed = [r.headers["webhook-id"] for r in receiver.requests if r.path == "/mine" and r.at]
+        assert sorted(replayed) == sorted(ours * 2)  # one failure each, then one manual success each
+        # And the DLQ still holds the other endpoint's task and the poison message (hidden until the drain's receive times out)
+        attrs = boto3.client("sqs").get_queue_attributes(QueueUrl=hookline.env[topology.DELIVERY_DLQ.env], AttributeNames=["All"])["Attributes"]
+        assert int(attrs["ApproximateNumberOfMessages"]) + int(attrs["ApproximateNumberOfMessagesNotVisible"]) == 2
+
+
+def test_manual_retry_of_one_delivery(hookline: Hookline) -> None:
+    answer = Switch(failing=400)
+    with running_receiver(answer) as receiver:
+        _endpoint(hookline, receiver.url)
+        event_id = _event(hookline)
+        hookline.pump()
+        dlv = _delivery(hookline, event_id)["id"]
+        answer.failing = None
+        status, body = hookline.api("POST", f"/v1/events/{event_id}/deliveries/{dlv}/retry")
+        assert (status, body["status"], body["generation"]) == (202, "pending", 1)
+        # A retry while one is in progress is refused; another tenant cannot retry it
+        assert hookline.api("POST", f"/v1/events/{event_id}/deliveries/{dlv}/retry")[0] == 409
+        assert hookline.api("POST", f"/v1/events/{event_id}/deliveries/{dlv}/retry", tenant="other")[0] == 404
+        hookline.pump()
+        d = _delivery(hookline, event_id)
+        assert d["status"] == "succeeded"
+        assert [(a["status_code"], a["trigger"]) for a in d["attempts"]] == [(400, "scheduled"), (200, "manual")]
+        assert len(receiver.requests) == 2
+
+
+def test_stats_and_health_rates(hookline: Hookline) -> None:
+    answers = iter([Answer(status=400)] * 3)
+    with running_receiver(lambda _r: next(answers, Answer())) as receiver:
+        ep = _endpoint(hookline, receiver.url)
+        failed = [_event(hookline, n=i) for i in range(3)]
+        hookline.pump()
+        ok = [_event(hookline, n=i) for i in range(5)]
+        hookline.pump()
+        assert len(receiver.requests) == 8
+    assert all(_delivery(hookline, e)["status"] == "failed" for e in failed)
+    status, stats = hookline.api("GET", f"/v1/endpoints/{ep}/stats")
+    assert status == 200
+    assert (stats["attempts"], stats["succeeded"], stats["failed"]) == (8, 5, 3)
+    assert stats["first_attempt_delivery_rate"] == 0.625
+    assert stats["eventual_delivery_success_rate"] == 0.625
+    assert stats["latency_ms"]["p50"] is not None and stats["latency_ms"]["p99"] >= stats["latency_ms"]["p50"]
+    # A window without traffic is empty, and bad windows are refused
+    empty = hookline.api("GET", f"/v1/endpoints/{ep}/stats", query={"since": "2020-01-01T00:00:00Z", "until": "2020-01-02T00:00:00Z"})[1]
+    assert empty["attempts"] == 0 and empty["first_attempt_delivery_rate"] is None
+    assert hookline.api("GET", f"/v1/endpoints/{ep}/stats", query={"since": "nope"})[0] == 422
+    assert hookline.api("GET", f"/v1/endpoints/{ep}/stats", tenant="other")[0] == 404
+    assert len(ok) == 5
+
+
+def test_logs_carry_correlation_ids_and_never_a_secret(hookline: Hookline) -> None:
+    # Given the service's log lines, formatted exactly as Powertools writes them
+    buffer = io.StringIO()
+    capture = logging.StreamHandler(buffer)
+    capture.setFormatter(get_logger().registered_formatter)
+    logging.getLogger("hookline").addHandler(capture)
+    try:
+        hookline.add_api_key("acme", "hk_log_test_key_123")
+        with running_receiver(lambda _r: Answer(status=503)) as receiver:
+            status, ep = hookline.api("POST", "/v1/endpoints", {"url": receiver.url})
+            event_id = _event(hookline)
+            hookline.pump()
+            hookline.handlers["authorizer"]({"headers": {"authorization": "Bearer hk_log_test_key_123"}}, None)
+    finally:
+        logging.getLogger("hookline").removeHandler(capture)
+    out = buffer.getvalue()
+    lines = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+    attempts = [entry for entry in lines if entry.get("message") == "delivery attempt"]
+    assert attempts, out
+    for entry in attempts:
+        assert entry["event_id"] == event_id
+        assert entry["endpoint_id"] == ep["id"]
+        assert entry["tenant"] == "acme"
+        assert entry["delivery_id"].startswith("dlv_")
+    assert ep["secret"] not in out
+    assert ep["secret"].removeprefix("whsec_") not in out
+    assert "hk_log_test_key_123" not in out
