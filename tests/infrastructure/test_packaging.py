@@ -15,7 +15,7 @@ from pathlib import Path
 import boto3
 import pytest
 
-from hookline.topology import FUNCTIONS, FunctionSpec, StateMachineSpec, TableSpec
+from hookline.topology import FUNCTIONS, FunctionSpec, StateMachineSpec, TableSpec, TopicSpec
 from infra import DEPS_LAYER_DIR, FUNCTIONS_DIR
 from tests.infrastructure.conftest import Synth
 
@@ -63,6 +63,8 @@ def _cold_start_env(synth: Synth, spec: FunctionSpec) -> dict[str, str]:
             env[resource.env] = name
         elif isinstance(resource, StateMachineSpec):
             env[resource.env] = f"arn:aws:states:us-east-1:123456789012:stateMachine:{name}"
+        elif isinstance(resource, TopicSpec):
+            env[resource.env] = f"arn:aws:sns:us-east-1:123456789012:{name}"
         else:
             env[resource.env] = f"https://sqs.us-east-1.amazonaws.com/123456789012/{name}"
     return {

@@ -21,6 +21,9 @@ from hookline.topology import (
     FUNCTIONS,
     NOTIFICATIONS,
     QUEUES,
+    REPLAY,
+    REPLAY_DLQ,
+    REPLAY_QUEUE,
     RETRY,
     RETRY_QUEUE,
     RETRY_WAIT,
@@ -29,7 +32,7 @@ from hookline.topology import (
     TABLES,
     TOPICS,
 )
-from infra.functions import behaviour_settings, settings_env
+from infra.functions import NAMED_FUNCTIONS, behaviour_settings, settings_env
 from infra.queues import TopologyError, check_consumer, check_dead_letter
 from tests.infrastructure.conftest import BASE_SETTINGS, Synth, synthesize
 
@@ -72,6 +75,8 @@ def _sort(items: list[Any]) -> list[Any]:
 CONSUMERS = (DELIVERY, RETRY)
 # The functions that publish operational notifications.
 PUBLISHERS = (API, DELIVERY, RETRY)
+# Every function invoked by an SQS event source.
+SQS_CONSUMERS = tuple(spec for spec in FUNCTIONS if spec.sqs_source is not None)
 
 
 @pytest.fixture(scope="module")
@@ -83,6 +88,9 @@ def tuned(tmp_path_factory: pytest.TempPathFactory, deps_layer: Path) -> Synth:
             "HOOKLINE_RETRY_CONCURRENCY": "3",
             "HOOKLINE_DELIVERY_BATCH_SIZE": "4",
             "HOOKLINE_AUTHORIZER_CACHE_SECONDS": "60",
+            "HOOKLINE_REPLAY_CONCURRENCY": "5",
+            "HOOKLINE_REPLAY_BATCH_SIZE": "3",
+            "HOOKLINE_OLDEST_MESSAGE_ALARM_SECONDS": "1800",
         }
     )
     return synthesize(tmp_path_factory.mktemp("cdk.out.tuned"), settings)
@@ -114,13 +122,23 @@ def test_one_resource_per_topology_entry(synth: Synth) -> None:
 def test_outputs(synth: Synth) -> None:
     # Given the synthesized stack
     # When its outputs are listed
-    # Then the API URL, table name, the queue URLs, the retry state machine's and the topic's ARNs are exported
+    # Then the API URL, table name, every queue's URL, the retry state machine's and the topic's ARNs,
+    # the replay function's name and the dashboard's name are exported
     outputs = synth.template.to_json()["Outputs"]
-    assert {"ApiUrl", "TableName", "DeliveryQueueUrl", "DeliveryDlqUrl", "RetryQueueUrl", "RetryStateMachineArn", "NotificationsTopicArn"} <= set(outputs)
+    queue_outputs = {
+        "DeliveryQueueUrl": DELIVERY_QUEUE,
+        "DeliveryDlqUrl": DELIVERY_DLQ,
+        "RetryQueueUrl": RETRY_QUEUE,
+        "ReplayQueueUrl": REPLAY_QUEUE,
+        "ReplayDlqUrl": REPLAY_DLQ,
+    }
+    assert {"ApiUrl", "TableName", *queue_outputs, "RetryStateMachineArn", "NotificationsTopicArn", "ReplayFunctionName", "DashboardName"} <= set(outputs)
+    assert len(queue_outputs) == len(QUEUES)
     assert outputs["TableName"]["Value"] == {"Ref": synth.logical_id(synth.stack.storage.table(TABLE))}
-    assert outputs["DeliveryQueueUrl"]["Value"] == {"Ref": _queue_id(synth, DELIVERY_QUEUE)}
-    assert outputs["DeliveryDlqUrl"]["Value"] == {"Ref": _queue_id(synth, DELIVERY_DLQ)}
-    assert outputs["RetryQueueUrl"]["Value"] == {"Ref": _queue_id(synth, RETRY_QUEUE)}
+    for name, queue in queue_outputs.items():
+        assert outputs[name]["Value"] == {"Ref": _queue_id(synth, queue)}, name
+    # (Ref of a function is its name: what `aws lambda invoke --function-name` takes for the DLQ drain)
+    assert outputs["ReplayFunctionName"]["Value"] == {"Ref": synth.function_id(REPLAY)}
     # (Ref of a state machine is its ARN)
     assert outputs["RetryStateMachineArn"]["Value"] == {"Ref": synth.state_machine_id(RETRY_WAIT)}
     # (Ref of a topic is its ARN)
@@ -168,16 +186,34 @@ def test_concurrency_and_batch_size_follow_the_environment(tuned: Synth) -> None
     tuned.template.has_resource_properties("AWS::ApiGatewayV2::Authorizer", {"AuthorizerResultTtlInSeconds": 60})
 
 
+def test_replay_concurrency_and_batch_size_follow_the_environment(tuned: Synth) -> None:
+    # Given HOOKLINE_REPLAY_CONCURRENCY=5 and HOOKLINE_REPLAY_BATCH_SIZE=3
+    # When a stack is synthesized from those settings
+    # Then the replay function reserves 5, its pollers stop at 5, and it takes 3 replay jobs per invocation
+    assert tuned.resources[tuned.function_id(REPLAY)]["Properties"]["ReservedConcurrentExecutions"] == 5
+    assert _mapping_of(tuned, REPLAY)["BatchSize"] == 3
+    # And neither setting reaches any function's environment: they configure the stack
+    for spec in FUNCTIONS:
+        env = tuned.resources[tuned.function_id(spec)]["Properties"]["Environment"]["Variables"]
+        assert not {"HOOKLINE_REPLAY_CONCURRENCY", "HOOKLINE_REPLAY_BATCH_SIZE", "HOOKLINE_OLDEST_MESSAGE_ALARM_SECONDS"} & set(env), spec.name
+
+
 def test_event_source_mappings_report_batch_item_failures(synth: Synth) -> None:
-    # Given the delivery function's sqs_source on the delivery queue and the retry function's on the retry queue
+    # Given the delivery function's sqs_source on the delivery queue, the retry function's on the retry queue
+    # and the replay function's on the replay queue
+    assert SQS_CONSUMERS == (DELIVERY, RETRY, REPLAY)
     # When the stack is synthesized
     # Then each has exactly one mapping, from its own queue, batch size from settings, partial batch failures on
-    synth.template.resource_count_is("AWS::Lambda::EventSourceMapping", len(CONSUMERS))
-    for spec, queue in ((DELIVERY, DELIVERY_QUEUE), (RETRY, RETRY_QUEUE)):
+    synth.template.resource_count_is("AWS::Lambda::EventSourceMapping", len(SQS_CONSUMERS))
+    for spec, queue, batch_size in (
+        (DELIVERY, DELIVERY_QUEUE, BASE_SETTINGS.delivery_batch_size),
+        (RETRY, RETRY_QUEUE, BASE_SETTINGS.delivery_batch_size),
+        (REPLAY, REPLAY_QUEUE, BASE_SETTINGS.replay_batch_size),
+    ):
         assert spec.sqs_source is not None and spec.sqs_source.queue == queue
         mapping = _mapping_of(synth, spec)
         assert mapping["EventSourceArn"] == _queue_arn(synth, queue)
-        assert mapping["BatchSize"] == BASE_SETTINGS.delivery_batch_size
+        assert mapping["BatchSize"] == batch_size
         assert mapping["FunctionResponseTypes"] == ["ReportBatchItemFailures"]
 
 
@@ -187,8 +223,10 @@ def test_sqs_pollers_never_outrun_the_reserved_concurrency(synth: Synth, tuned: 
     # Then its event source's maximum concurrency equals it, so throttling never burns receive counts
     assert _mapping_of(synth, DELIVERY)["ScalingConfig"] == {"MaximumConcurrency": BASE_SETTINGS.delivery_concurrency}
     assert _mapping_of(synth, RETRY)["ScalingConfig"] == {"MaximumConcurrency": BASE_SETTINGS.retry_concurrency}
+    assert _mapping_of(synth, REPLAY)["ScalingConfig"] == {"MaximumConcurrency": BASE_SETTINGS.replay_concurrency}
     assert _mapping_of(tuned, DELIVERY)["ScalingConfig"] == {"MaximumConcurrency": 7}
     assert _mapping_of(tuned, RETRY)["ScalingConfig"] == {"MaximumConcurrency": 3}
+    assert _mapping_of(tuned, REPLAY)["ScalingConfig"] == {"MaximumConcurrency": 5}
 
 
 def test_delivery_queue_redrives_to_its_dlq(synth: Synth) -> None:
@@ -208,9 +246,28 @@ def test_retry_queue_redrives_to_the_shared_dlq(synth: Synth) -> None:
     retry = synth.resources[_queue_id(synth, RETRY_QUEUE)]["Properties"]
     assert retry["QueueName"] == "hookline-retry"
     assert retry["RedrivePolicy"] == {"deadLetterTargetArn": _queue_arn(synth, DELIVERY_DLQ), "maxReceiveCount": RETRY_QUEUE.max_receive_count}
-    redriven = [q["Properties"]["QueueName"] for q in _resources_of_type(synth, "AWS::SQS::Queue").values() if "RedrivePolicy" in q["Properties"]]
-    assert sorted(redriven) == ["hookline-delivery", "hookline-retry"]
+    redriven = {
+        q["Properties"]["QueueName"]: q["Properties"]["RedrivePolicy"]["deadLetterTargetArn"]
+        for q in _resources_of_type(synth, "AWS::SQS::Queue").values()
+        if "RedrivePolicy" in q["Properties"]
+    }
+    assert sorted(name for name, target in redriven.items() if target == _queue_arn(synth, DELIVERY_DLQ)) == ["hookline-delivery", "hookline-retry"]
     assert "RedrivePolicy" not in synth.resources[_queue_id(synth, DELIVERY_DLQ)]["Properties"]
+
+
+def test_replay_queue_has_its_own_dlq(synth: Synth) -> None:
+    # Given the replay queue spec, whose dead-letter queue is replay-dlq (failed replay jobs are not deliveries)
+    # When the stack is synthesized
+    replay = synth.resources[_queue_id(synth, REPLAY_QUEUE)]["Properties"]
+    dlq = synth.resources[_queue_id(synth, REPLAY_DLQ)]["Properties"]
+    # Then the replay queue covers six replay timeouts, keeps jobs for its retention, and redrives to hookline-replay-dlq
+    assert replay["QueueName"] == "hookline-replay"
+    assert replay["VisibilityTimeout"] == 6 * REPLAY.timeout_seconds == REPLAY_QUEUE.visibility_timeout_seconds
+    assert replay["RedrivePolicy"] == {"deadLetterTargetArn": _queue_arn(synth, REPLAY_DLQ), "maxReceiveCount": REPLAY_QUEUE.max_receive_count}
+    # And the replay DLQ has no DLQ of its own and keeps messages longer than the replay queue
+    assert dlq["QueueName"] == "hookline-replay-dlq"
+    assert "RedrivePolicy" not in dlq
+    assert dlq["MessageRetentionPeriod"] > replay["MessageRetentionPeriod"]
 
 
 def test_dlq_keeps_messages_longer_than_its_sources(synth: Synth) -> None:
@@ -363,10 +420,20 @@ def test_notifications_topic_is_encrypted_with_the_stack_key_and_requires_tls(sy
             },
         },
     )
-    # And the policy allows nothing: publishers get sns:Publish from their roles, not from the topic
+    # And the policy allows nothing to any principal of the account: publishers get sns:Publish from their roles.
+    # Its only Allow is for CloudWatch, publishing this account's hookline-* alarms (the policy replaces SNS's
+    # default one, and a service principal needs the topic's own permission)
     policies = [p["Properties"] for p in _resources_of_type(synth, "AWS::SNS::TopicPolicy").values() if {"Ref": topic_id} in p["Properties"]["Topics"]]
     assert len(policies) == 1
-    assert all(s["Effect"] == "Deny" for s in policies[0]["PolicyDocument"]["Statement"])
+    allows = [s for s in policies[0]["PolicyDocument"]["Statement"] if s["Effect"] == "Allow"]
+    assert len(allows) == 1
+    (allow,) = allows
+    assert allow["Principal"] == {"Service": "cloudwatch.amazonaws.com"}
+    assert allow["Action"] == "sns:Publish"
+    assert allow["Resource"] == {"Ref": topic_id}
+    assert allow["Condition"]["StringEquals"] == {"aws:SourceAccount": {"Ref": "AWS::AccountId"}}
+    source_arn = allow["Condition"]["ArnLike"]["aws:SourceArn"]["Fn::Join"][1]
+    assert source_arn[-1] == ":alarm:hookline-*"
 
 
 @pytest.mark.parametrize("spec", PUBLISHERS, ids=[s.name for s in PUBLISHERS])
@@ -421,6 +488,7 @@ def test_function_environment_comes_from_topology_and_settings(synth: Synth) -> 
     for spec in FUNCTIONS:
         env = synth.resources[synth.function_id(spec)]["Properties"]["Environment"]["Variables"]
         assert env["POWERTOOLS_SERVICE_NAME"] == "hookline"
+        assert env["POWERTOOLS_METRICS_NAMESPACE"] == "hookline"
         assert env["HOOKLINE_ALLOW_PRIVATE_NETWORKS"] == ""
         assert env["HOOKLINE_CONNECT_TIMEOUT_SECONDS"] == str(BASE_SETTINGS.connect_timeout_seconds)
         assert env["HOOKLINE_MAX_EVENT_BYTES"] == str(BASE_SETTINGS.max_event_bytes)
@@ -500,9 +568,30 @@ def test_functions_get_behaviour_settings_but_not_stack_or_local_ones() -> None:
         "max_attempts",
         "max_age_seconds",
         "sqs_max_delay_seconds",
+        "dlq_drain_rate_per_second",
     } <= passed
-    stack_or_local = {"delivery_concurrency", "retry_concurrency", "delivery_batch_size", "authorizer_cache_seconds", "api_keys", "port", "aws_port"}
-    resources = {"table_name", "delivery_queue_url", "delivery_dlq_url", "retry_queue_url", "retry_state_machine_arn", "notifications_topic_arn"}
+    stack_or_local = {
+        "delivery_concurrency",
+        "retry_concurrency",
+        "replay_concurrency",
+        "delivery_batch_size",
+        "replay_batch_size",
+        "authorizer_cache_seconds",
+        "oldest_message_alarm_seconds",
+        "api_keys",
+        "port",
+        "aws_port",
+    }
+    resources = {
+        "table_name",
+        "delivery_queue_url",
+        "delivery_dlq_url",
+        "retry_queue_url",
+        "replay_queue_url",
+        "replay_dlq_url",
+        "retry_state_machine_arn",
+        "notifications_topic_arn",
+    }
     assert not passed & (stack_or_local | resources)
     assert not {name for name in passed if name.endswith(("_url", "_arn"))}
 
@@ -533,30 +622,36 @@ def test_authorizer_role_cannot_write_the_table_or_send_messages(synth: Synth) -
     assert not {a for a in actions if a.startswith("kms:") and a not in {"kms:Decrypt", "kms:DescribeKey"}}
 
 
-def test_api_role_sends_to_the_delivery_and_retry_queues_but_not_the_dlq(synth: Synth) -> None:
-    # Given the API enqueues delivery tasks, and requeues a re-enabled endpoint's paused backlog on the retry queue
+def test_api_role_sends_to_the_delivery_retry_and_replay_queues_but_not_the_dlqs(synth: Synth) -> None:
+    # Given the API enqueues delivery tasks, requeues a re-enabled endpoint's paused backlog on the retry queue,
+    # and queues customers' replay jobs on the replay queue
     # When its role's policies are collected
     statements = synth.policy_statements(synth.role_id(API))
-    # Then sqs:SendMessage is allowed on the delivery and the retry queue and nothing else (not the DLQ)
+    # Then sqs:SendMessage is allowed on those three queues and nothing else (no DLQ)
     sends = _resources_allowed(statements, "sqs:SendMessage")
-    assert _sort(sends) == _sort([_queue_arn(synth, DELIVERY_QUEUE), _queue_arn(synth, RETRY_QUEUE)])
+    assert _sort(sends) == _sort([_queue_arn(synth, DELIVERY_QUEUE), _queue_arn(synth, RETRY_QUEUE), _queue_arn(synth, REPLAY_QUEUE)])
     assert _queue_arn(synth, DELIVERY_DLQ) not in sends
+    assert _queue_arn(synth, REPLAY_DLQ) not in sends
+    # And it knows the replay queue's URL
+    api_env = synth.resources[synth.function_id(API)]["Properties"]["Environment"]["Variables"]
+    assert api_env[REPLAY_QUEUE.env] == {"Ref": _queue_id(synth, REPLAY_QUEUE)}
     actions = {a for s in statements for a in _actions(s)}
     assert "sqs:ReceiveMessage" not in actions
     assert "sqs:DeleteMessage" not in actions
     assert not {a for a in actions if a.startswith("states:")}
 
 
-def test_each_consumer_role_consumes_only_its_own_queue(synth: Synth) -> None:
-    # Given the delivery function consumes the delivery queue and the retry function the retry queue
-    # When each role's actions are collected
-    # Then only those two roles may receive/delete messages, each on its own queue only
-    consumed = {DELIVERY.name: DELIVERY_QUEUE, RETRY.name: RETRY_QUEUE}
+def test_each_consumer_role_consumes_only_its_own_queues(synth: Synth) -> None:
+    # Given the delivery function consumes the delivery queue, the retry function the retry queue, and the
+    # replay function the replay queue (its event source) and, by hand, the delivery DLQ (the operators' drain)
+    consumed = {DELIVERY.name: [DELIVERY_QUEUE], RETRY.name: [RETRY_QUEUE], REPLAY.name: [DELIVERY_DLQ, REPLAY_QUEUE]}
     for spec in FUNCTIONS:
+        # When each role's actions are collected
         statements = synth.policy_statements(synth.role_id(spec))
+        # Then only those roles may receive/delete messages, each on its own queues only
         for action in ("sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:ChangeMessageVisibility"):
-            expected = [_queue_arn(synth, consumed[spec.name])] if spec.name in consumed else []
-            assert _resources_allowed(statements, action) == expected, (spec.name, action)
+            expected = [_queue_arn(synth, queue) for queue in consumed.get(spec.name, [])]
+            assert _sort(_resources_allowed(statements, action)) == _sort(expected), (spec.name, action)
 
 
 @pytest.mark.parametrize("spec", CONSUMERS, ids=[s.name for s in CONSUMERS])
@@ -586,6 +681,72 @@ def test_retry_function_runs_the_delivery_code(synth: Synth) -> None:
     assert retry["Code"] == delivery["Code"]
     assert retry["Handler"] == delivery["Handler"]
     assert synth.function_id(RETRY) != synth.function_id(DELIVERY)
+
+
+# --- replay ----------------------------------------------------------------------------------
+
+
+def test_replay_function_has_its_name_concurrency_and_event_source(synth: Synth) -> None:
+    # Given the REPLAY spec: functions/replay, 120 s, 256 MB, replay_concurrency, an sqs_source on the replay queue
+    assert REPLAY.sqs_source is not None and REPLAY.sqs_source.queue == REPLAY_QUEUE
+    # When the stack is synthesized
+    props = synth.resources[synth.function_id(REPLAY)]["Properties"]
+    # Then the function is named hookline-replay, so operators can `aws lambda invoke` it for the DLQ drain
+    assert props["FunctionName"] == "hookline-replay"
+    assert props["Timeout"] == 120
+    assert props["MemorySize"] == 256
+    # And it reserves replay_concurrency, which also caps its pollers
+    assert props["ReservedConcurrentExecutions"] == BASE_SETTINGS.replay_concurrency == 2
+    mapping = _mapping_of(synth, REPLAY)
+    assert mapping["EventSourceArn"] == _queue_arn(synth, REPLAY_QUEUE)
+    assert mapping["BatchSize"] == BASE_SETTINGS.replay_batch_size == 1
+    assert mapping["ScalingConfig"] == {"MaximumConcurrency": 2}
+    assert mapping["FunctionResponseTypes"] == ["ReportBatchItemFailures"]
+
+
+def test_only_the_replay_function_has_a_fixed_name(synth: Synth) -> None:
+    # Given the functions operators call by name
+    assert {REPLAY.name} == NAMED_FUNCTIONS
+    # When the stack is synthesized
+    # Then only those have a physical FunctionName; CloudFormation names the others
+    named = {spec.name for spec in FUNCTIONS if "FunctionName" in synth.resources[synth.function_id(spec)]["Properties"]}
+    assert named == {REPLAY.name}
+
+
+def test_replay_role_drains_the_dlq_and_requeues_but_never_sends_to_the_delivery_queue(synth: Synth) -> None:
+    # Given the replay function: replay jobs off the replay queue, the operators' DLQ drain by hand
+    statements = synth.policy_statements(synth.role_id(REPLAY))
+    # When its role's SQS permissions are collected
+    # Then it may take messages off the delivery DLQ by hand (receive, delete, change visibility, read attributes and URL)
+    dlq = _queue_arn(synth, DELIVERY_DLQ)
+    for action in ("sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:ChangeMessageVisibility", "sqs:GetQueueAttributes", "sqs:GetQueueUrl"):
+        assert dlq in _resources_allowed(statements, action), action
+    # And it sends to the retry queue (drained deliveries), the replay queue (the next page of a job) and the DLQ (put back)
+    sends = _resources_allowed(statements, "sqs:SendMessage")
+    assert _sort(sends) == _sort([_queue_arn(synth, RETRY_QUEUE), _queue_arn(synth, REPLAY_QUEUE), dlq])
+    # And never to the delivery queue, whose first-attempt traffic a replay must not delay, nor to its own DLQ
+    assert _queue_arn(synth, DELIVERY_QUEUE) not in sends
+    assert _queue_arn(synth, REPLAY_DLQ) not in sends
+    # And it holds no Step Functions, SNS or wildcard action
+    actions = {a for s in statements for a in _actions(s)}
+    assert not {a for a in actions if a.startswith(("states:", "sns:"))}
+    assert not {a for a in actions if a.endswith(":*") or a == "*"}
+
+
+def test_replay_function_knows_its_queues_and_the_dlq(synth: Synth) -> None:
+    # Given the replay function's grants (the "receive" grant on the delivery DLQ included)
+    env = synth.resources[synth.function_id(REPLAY)]["Properties"]["Environment"]["Variables"]
+    # When its environment is read
+    # Then it carries the URLs of the delivery DLQ, the retry queue, the replay queue and the replay DLQ, and the table
+    assert env[DELIVERY_DLQ.env] == {"Ref": _queue_id(synth, DELIVERY_DLQ)}
+    assert env[RETRY_QUEUE.env] == {"Ref": _queue_id(synth, RETRY_QUEUE)}
+    assert env[REPLAY_QUEUE.env] == {"Ref": _queue_id(synth, REPLAY_QUEUE)}
+    assert env[REPLAY_DLQ.env] == {"Ref": _queue_id(synth, REPLAY_DLQ)}
+    assert env[TABLE.env] == {"Ref": synth.logical_id(synth.stack.storage.table(TABLE))}
+    # And the drain's pace, a behaviour setting
+    assert env["HOOKLINE_DLQ_DRAIN_RATE_PER_SECOND"] == str(BASE_SETTINGS.dlq_drain_rate_per_second)
+    # But not the delivery queue, which it has no business with
+    assert DELIVERY_QUEUE.env not in env
 
 
 # --- retry state machine ---------------------------------------------------------------------

@@ -255,6 +255,7 @@ def test_logs_carry_correlation_ids_and_never_a_secret(hookline: Hookline) -> No
         hookline.add_api_key("acme", "hk_log_test_key_123")
         with running_receiver(lambda _r: Answer(status=503)) as receiver:
             status, ep = hookline.api("POST", "/v1/endpoints", {"url": receiver.url})
+            assert status == 201
             event_id = _event(hookline)
             hookline.pump()
             hookline.handlers["authorizer"]({"headers": {"authorization": "Bearer hk_log_test_key_123"}}, None)

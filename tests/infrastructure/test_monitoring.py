@@ -1,0 +1,216 @@
+"""The dashboard and the alarms cover every queue and function of the topology, and the alarms can notify."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hookline.settings import Settings
+from hookline.topology import FUNCTIONS, NOTIFICATIONS, QUEUES, QueueSpec
+from tests.infrastructure.conftest import BASE_SETTINGS, Synth, synthesize
+
+# Derived from the topology here rather than imported from infra.monitoring, so a wrong rule there shows up.
+DEAD_LETTER_QUEUES = tuple(q for q in QUEUES if any(source.dead_letter == q for source in QUEUES))
+SOURCE_QUEUES = tuple(q for q in QUEUES if q not in DEAD_LETTER_QUEUES)
+EMF_METRICS = ("Attempts", "ResponseTime", "BreakerOpened", "DeadLettered", "FirstAttemptSuccess")
+
+
+def _alarms(synth: Synth) -> list[dict[str, Any]]:
+    return [r["Properties"] for r in synth.resources.values() if r["Type"] == "AWS::CloudWatch::Alarm"]
+
+
+def _alarms_on(synth: Synth, namespace: str, metric: str, dimensions: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [a for a in _alarms(synth) if a.get("Namespace") == namespace and a.get("MetricName") == metric and a.get("Dimensions") == dimensions]
+
+
+def _queue_dimensions(synth: Synth, spec: QueueSpec) -> list[dict[str, Any]]:
+    return [{"Name": "QueueName", "Value": {"Fn::GetAtt": [synth.queue_id(spec), "QueueName"]}}]
+
+
+def _flatten(value: Any) -> str:
+    """A template string value, an Fn::Join joined, each token shown as `<token JSON>`."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, dict) and set(value) == {"Fn::Join"}:
+        separator, parts = value["Fn::Join"]
+        return str(separator).join(_flatten(part) for part in parts)
+    return f"<{json.dumps(value, sort_keys=True)}>"
+
+
+def _dashboard(synth: Synth) -> tuple[dict[str, Any], str]:
+    (dashboard,) = [r["Properties"] for r in synth.resources.values() if r["Type"] == "AWS::CloudWatch::Dashboard"]
+    return dashboard, _flatten(dashboard["DashboardBody"])
+
+
+@pytest.fixture(scope="module")
+def patient(tmp_path_factory: pytest.TempPathFactory, deps_layer: Path) -> Synth:
+    """A stack synthesized with HOOKLINE_OLDEST_MESSAGE_ALARM_SECONDS=1800."""
+    return synthesize(tmp_path_factory.mktemp("cdk.out.patient"), Settings.from_env({"HOOKLINE_OLDEST_MESSAGE_ALARM_SECONDS": "1800"}))
+
+
+# --- dashboard -------------------------------------------------------------------------------
+
+
+def test_the_topology_has_dead_letter_and_source_queues() -> None:
+    # Given the topology's queues
+    # When they are split into dead-letter queues (some queue's dead_letter) and the others
+    # Then both groups are non-empty: the tests below are not vacuous
+    assert {q.key for q in DEAD_LETTER_QUEUES} == {"delivery-dlq", "replay-dlq"}
+    assert {q.key for q in SOURCE_QUEUES} == {"delivery", "retry", "replay"}
+
+
+def test_dashboard_shows_every_queue_depth_and_oldest_message_age(synth: Synth) -> None:
+    # Given the synthesized dashboard
+    dashboard, body = _dashboard(synth)
+    # When its body is read
+    # Then it is named after the stack
+    assert dashboard["DashboardName"] == "hookline"
+    # And it graphs depth and age of the oldest message for every queue, each labelled with the queue's name
+    assert "ApproximateNumberOfMessagesVisible" in body
+    assert "ApproximateAgeOfOldestMessage" in body
+    for queue in QUEUES:
+        assert f'"label":"{queue.physical_name("hookline")}"' in body, queue.key
+        queue_name = f"<{json.dumps({'Fn::GetAtt': [synth.queue_id(queue), 'QueueName']}, sort_keys=True)}>"
+        assert f'"ApproximateAgeOfOldestMessage","QueueName","{queue_name}"' in body, queue.key
+        assert f'"ApproximateNumberOfMessagesVisible","QueueName","{queue_name}"' in body, queue.key
+
+
+def test_dashboard_shows_the_delivery_metrics(synth: Synth) -> None:
+    # Given the functions' EMF metrics in namespace hookline, with the service dimension Powertools adds
+    _, body = _dashboard(synth)
+    # When the dashboard body is read
+    # Then it shows every metric the delivery code emits
+    for name in EMF_METRICS:
+        assert f'"hookline","{name}"' in body, name
+    # And attempts per outcome, and the response time as p50 / p95 / p99
+    for outcome in ("succeeded", "failed", "retrying"):
+        assert f'"hookline","Attempts","outcome","{outcome}","service","hookline"' in body, outcome
+    for percentile in ("p50", "p95", "p99"):
+        assert f'"stat":"{percentile}"' in body
+    assert '"hookline","ResponseTime","service","hookline"' in body
+
+
+def test_dashboard_shows_errors_and_throttles_of_every_function(synth: Synth) -> None:
+    # Given every function in the topology
+    _, body = _dashboard(synth)
+    # When the dashboard body is read
+    # Then each function's Lambda Errors and Throttles are graphed, by its (generated or fixed) name
+    for spec in FUNCTIONS:
+        function_name = f"<{json.dumps({'Ref': synth.function_id(spec)})}>"
+        for metric in ("Errors", "Throttles"):
+            assert f'"AWS/Lambda","{metric}","FunctionName","{function_name}"' in body, (spec.name, metric)
+
+
+# --- alarms ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("queue", DEAD_LETTER_QUEUES, ids=[q.key for q in DEAD_LETTER_QUEUES])
+def test_each_dead_letter_queue_alarms_when_not_empty(synth: Synth, queue: QueueSpec) -> None:
+    # Given a dead-letter queue
+    # When the alarms on its visible messages are collected
+    alarms = _alarms_on(synth, "AWS/SQS", "ApproximateNumberOfMessagesVisible", _queue_dimensions(synth, queue))
+    # Then exactly one fires as soon as it holds a message
+    assert len(alarms) == 1
+    (alarm,) = alarms
+    assert alarm["Threshold"] == 0
+    assert alarm["ComparisonOperator"] == "GreaterThanThreshold"
+    assert alarm["Statistic"] == "Maximum"
+    assert alarm["AlarmName"] == f"hookline-{queue.key}-not-empty"
+    # And when SQS stops reporting the idle queue, the alarm keeps its state rather than turning OK
+    assert alarm["TreatMissingData"] == "ignore"
+
+
+@pytest.mark.parametrize("queue", SOURCE_QUEUES, ids=[q.key for q in SOURCE_QUEUES])
+def test_each_source_queue_alarms_on_its_oldest_message(synth: Synth, patient: Synth, queue: QueueSpec) -> None:
+    # Given a queue that is no queue's DLQ, and HOOKLINE_OLDEST_MESSAGE_ALARM_SECONDS (default, then 1800)
+    for stack, seconds in ((synth, BASE_SETTINGS.oldest_message_alarm_seconds), (patient, 1800)):
+        # When the alarms on its oldest message are collected
+        alarms = _alarms_on(stack, "AWS/SQS", "ApproximateAgeOfOldestMessage", _queue_dimensions(stack, queue))
+        # Then exactly one fires once a message has waited longer than the setting
+        assert len(alarms) == 1
+        (alarm,) = alarms
+        assert alarm["Threshold"] == seconds
+        assert alarm["ComparisonOperator"] == "GreaterThanThreshold"
+        assert alarm["Statistic"] == "Maximum"
+        # And an idle queue, which SQS stops reporting, is not an old message
+        assert alarm["TreatMissingData"] == "notBreaching"
+    assert BASE_SETTINGS.oldest_message_alarm_seconds == 900
+
+
+def test_dead_letter_queues_have_no_age_alarm(synth: Synth) -> None:
+    # Given messages in a DLQ are old by nature (the not-empty alarm already reports them)
+    # When the age alarms are collected
+    # Then none watches a dead-letter queue
+    for queue in DEAD_LETTER_QUEUES:
+        assert _alarms_on(synth, "AWS/SQS", "ApproximateAgeOfOldestMessage", _queue_dimensions(synth, queue)) == []
+
+
+@pytest.mark.parametrize("spec", FUNCTIONS, ids=[f.name for f in FUNCTIONS])
+def test_each_function_alarms_on_errors_and_throttles(synth: Synth, spec: Any) -> None:
+    # Given a function of the topology
+    dimensions = [{"Name": "FunctionName", "Value": {"Ref": synth.function_id(spec)}}]
+    for metric in ("Errors", "Throttles"):
+        # When the alarms on its Lambda metric are collected
+        alarms = _alarms_on(synth, "AWS/Lambda", metric, dimensions)
+        # Then exactly one fires on the first error / throttle, and a period without invocations is OK
+        assert len(alarms) == 1, metric
+        (alarm,) = alarms
+        assert alarm["Threshold"] == 0
+        assert alarm["ComparisonOperator"] == "GreaterThanThreshold"
+        assert alarm["Statistic"] == "Sum"
+        assert alarm["TreatMissingData"] == "notBreaching"
+        assert alarm["AlarmName"] == f"hookline-{spec.name}-{metric.lower()}"
+
+
+def test_a_spike_of_breakers_opening_alarms(synth: Synth) -> None:
+    # Given the BreakerOpened EMF metric
+    # When the alarms on it are collected
+    alarms = _alarms_on(synth, "hookline", "BreakerOpened", [{"Name": "service", "Value": "hookline"}])
+    # Then one fires when 5 or more breakers open within 5 minutes
+    assert len(alarms) == 1
+    (alarm,) = alarms
+    assert alarm["Statistic"] == "Sum"
+    assert alarm["Period"] == 300
+    assert alarm["EvaluationPeriods"] == 1
+    assert alarm["Threshold"] == 5
+    assert alarm["ComparisonOperator"] == "GreaterThanOrEqualToThreshold"
+    # And no data (no breaker opened) is not breaching
+    assert alarm["TreatMissingData"] == "notBreaching"
+
+
+def test_every_alarm_notifies_the_notifications_topic(synth: Synth) -> None:
+    # Given every alarm in the stack
+    alarms = _alarms(synth)
+    # When their actions are read
+    # Then there are the alarms above and no others
+    assert len(alarms) == len(DEAD_LETTER_QUEUES) + len(SOURCE_QUEUES) + 2 * len(FUNCTIONS) + 1
+    # And each sends its ALARM state to the notifications topic, and says how it treats missing data
+    topic = {"Ref": synth.topic_id(NOTIFICATIONS)}
+    for alarm in alarms:
+        assert alarm["AlarmActions"] == [topic], alarm["AlarmName"]
+        assert alarm["TreatMissingData"] in {"notBreaching", "ignore"}, alarm["AlarmName"]
+        assert alarm["AlarmDescription"], alarm["AlarmName"]
+        # And each is named hookline-*, the pattern the topic and key policies let CloudWatch publish for
+        assert alarm["AlarmName"].startswith("hookline-"), alarm["AlarmName"]
+    assert len({a["AlarmName"] for a in alarms}) == len(alarms)
+
+
+def test_cloudwatch_may_use_the_key_that_encrypts_the_topic(synth: Synth) -> None:
+    # Given the notifications topic is encrypted with the stack's key
+    key_id = synth.logical_id(synth.stack.storage.key)
+    assert synth.resources[synth.topic_id(NOTIFICATIONS)]["Properties"]["KmsMasterKeyId"] == {"Fn::GetAtt": [key_id, "Arn"]}
+    # When the key policy's statements for CloudWatch are collected
+    statements = synth.resources[key_id]["Properties"]["KeyPolicy"]["Statement"]
+    cloudwatch = [s for s in statements if s.get("Principal") == {"Service": "cloudwatch.amazonaws.com"}]
+    # Then CloudWatch may decrypt and generate data keys, and nothing else, for this account's hookline-* alarms only
+    assert len(cloudwatch) == 1
+    (statement,) = cloudwatch
+    assert statement["Effect"] == "Allow"
+    assert sorted(statement["Action"]) == ["kms:Decrypt", "kms:GenerateDataKey*"]
+    assert statement["Condition"]["StringEquals"] == {"aws:SourceAccount": {"Ref": "AWS::AccountId"}}
+    source_arn = statement["Condition"]["ArnLike"]["aws:SourceArn"]["Fn::Join"][1]
+    assert source_arn[-1] == ":alarm:hookline-*"
+    assert ":cloudwatch:" in source_arn
