@@ -10,11 +10,11 @@ export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 export CDK_OUTDIR := cdk.out
 
-.PHONY: setup run demo test lint unit synth deploy deps-layer api-key clean
+.PHONY: setup run demo test lint unit synth deploy deps-layer api-key dlq-drain clean
 
 setup: $(STAMP) node_modules/.installed $(DEPS_LAYER)/.built
 
-$(STAMP): requirements.txt requirements-dev.txt layers/hookline/requirements.txt
+$(STAMP): requirements.txt requirements-dev.txt layers/hookline/requirements.txt layers/hookline/requirements-tracing.txt
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install -q -r requirements-dev.txt 2> >(grep -v "is ignored: it is neither" >&2)
 	touch $@
@@ -24,11 +24,14 @@ node_modules/.installed: package.json package-lock.json $(STAMP)
 	touch $@
 
 # The dependencies layer: pure-Python wheels for the Lambda runtime (arm64, Python 3.14).
-$(DEPS_LAYER)/.built: layers/hookline/requirements.txt $(STAMP)
+$(DEPS_LAYER)/.built: layers/hookline/requirements.txt layers/hookline/requirements-tracing.txt $(STAMP)
 	rm -rf build/deps && mkdir -p $(DEPS_LAYER)
 	$(PY) -m pip install -q --target $(DEPS_LAYER) --platform manylinux2014_aarch64 \
 		--python-version 3.14 --implementation cp --only-binary=:all: \
 		-r layers/hookline/requirements.txt 2> >(grep -v "is ignored: it is neither" >&2)
+	$(PY) -m pip install -q --no-deps --target $(DEPS_LAYER) --platform manylinux2014_aarch64 \
+		--python-version 3.14 --implementation cp --only-binary=:all: \
+		-r layers/hookline/requirements-tracing.txt 2> >(grep -v "is ignored: it is neither" >&2)
 	touch $@
 
 deps-layer: $(DEPS_LAYER)/.built
@@ -61,6 +64,10 @@ deploy: setup
 # Create an API key for TENANT in the deployed stack (TABLE defaults to the stack's table).
 api-key: $(STAMP)
 	$(PY) -m local.keys --tenant "$(TENANT)" $(if $(TABLE),--table "$(TABLE)",)
+
+# Move dead-lettered deliveries back to the retry queue: ENDPOINT=ep_… TENANT=… RATE=10, LOCAL=1 for `make run`'s DLQ.
+dlq-drain: $(STAMP)
+	$(PY) -m local.dlq $(if $(ENDPOINT),--endpoint-id "$(ENDPOINT)",) $(if $(TENANT),--tenant "$(TENANT)",) $(if $(RATE),--rate "$(RATE)",) $(if $(LOCAL),--local,)
 
 clean:
 	rm -rf build cdk.out .pytest_cache .mypy_cache .ruff_cache

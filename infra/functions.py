@@ -13,7 +13,7 @@ from aws_cdk import aws_logs as logs
 from constructs import Construct
 
 from hookline.settings import Settings
-from hookline.topology import FUNCTIONS, FunctionSpec, Grant, QueueSpec, StateMachineSpec, TableSpec, TopicSpec
+from hookline.topology import FUNCTIONS, REPLAY, FunctionSpec, Grant, QueueSpec, StateMachineSpec, TableSpec, TopicSpec
 from infra import DEPS_LAYER_DIR, FUNCTIONS_DIR, HOOKLINE_LAYER_DIR, construct_name
 from infra.queues import Queues, TopologyError, check_consumer
 from infra.storage import Storage
@@ -26,12 +26,18 @@ RUNTIME = lambda_.Runtime.PYTHON_3_14
 ARCHITECTURE = lambda_.Architecture.ARM_64
 LOG_RETENTION = logs.RetentionDays.ONE_MONTH
 SERVICE_NAME = "hookline"
+# CloudWatch namespace of the functions' EMF metrics (Powertools Metrics); infra/monitoring.py graphs and alarms on it.
+METRICS_NAMESPACE = "hookline"
+# Functions with a fixed physical name, `<prefix>-<name>`: operators invoke the replay function by name
+# (`aws lambda invoke`, the DLQ drain). The others keep generated names, so replacing one never collides.
+NAMED_FUNCTIONS = frozenset({REPLAY.name})
 # Bytecode caches appear once tests import these folders; keep them out of the asset hash.
 ASSET_EXCLUDES = ["**/__pycache__", "**/*.pyc"]
 
 # Settings the stack consumes itself rather than passing on (reserved concurrency and batch
-# size are named by the topology's *_setting fields; the cache TTL configures the authorizer).
-STACK_SETTINGS = frozenset({"authorizer_cache_seconds"})
+# size are named by the topology's *_setting fields; the cache TTL configures the authorizer;
+# the oldest-message age is an alarm threshold, see infra/monitoring.py).
+STACK_SETTINGS = frozenset({"authorizer_cache_seconds", "oldest_message_alarm_seconds"})
 # Local mode only: the local runner's ports and seeded API keys mean nothing in the cloud.
 LOCAL_ONLY_SETTINGS = frozenset({"api_keys", "port", "aws_port"})
 # The SSRF guard is never relaxed in the cloud, whatever the synth machine's environment says.
@@ -93,6 +99,7 @@ class Functions(Construct):
         scope: Construct,
         construct_id: str,
         *,
+        prefix: str,
         settings: Settings,
         storage: Storage,
         queues: Queues,
@@ -100,6 +107,7 @@ class Functions(Construct):
         topics: Topics,
     ) -> None:
         super().__init__(scope, construct_id)
+        self._prefix = prefix
         self._settings = settings
         self._storage = storage
         self._queues = queues
@@ -130,6 +138,10 @@ class Functions(Construct):
     def function(self, spec: FunctionSpec) -> lambda_.Function:
         return self.functions[spec.name]
 
+    def physical_name(self, spec: FunctionSpec) -> str | None:
+        """`<prefix>-<name>` for the functions operators call by name; None lets CloudFormation name the others."""
+        return f"{self._prefix}-{spec.name}" if spec.name in NAMED_FUNCTIONS else None
+
     def _function(self, spec: FunctionSpec) -> lambda_.Function:
         name = construct_name(spec.name)
         log_group = logs.LogGroup(self, f"{name}Logs", retention=LOG_RETENTION)
@@ -147,6 +159,7 @@ class Functions(Construct):
         fn = lambda_.Function(
             self,
             f"{name}Function",
+            function_name=self.physical_name(spec),
             description=f"hookline {spec.name}",
             runtime=RUNTIME,
             architecture=ARCHITECTURE,
@@ -189,7 +202,7 @@ class Functions(Construct):
         return fn
 
     def _environment(self, spec: FunctionSpec) -> dict[str, str]:
-        env = {"POWERTOOLS_SERVICE_NAME": SERVICE_NAME, **settings_env(self._settings)}
+        env = {"POWERTOOLS_SERVICE_NAME": SERVICE_NAME, "POWERTOOLS_METRICS_NAMESPACE": METRICS_NAMESPACE, **settings_env(self._settings)}
         for resource in spec.env_resources:
             if isinstance(resource, TableSpec):
                 env[resource.env] = self._storage.table(resource).table_name
@@ -210,6 +223,11 @@ class Functions(Construct):
             self._storage.table(resource).grant_read_write_data(fn)
         elif isinstance(resource, QueueSpec) and access == "send":
             self._queues.queue(resource).grant_send_messages(fn)
+        elif isinstance(resource, QueueSpec) and access == "receive":
+            # Messages taken off the queue by hand (the DLQ drain): sqs:ReceiveMessage, DeleteMessage,
+            # ChangeMessageVisibility, GetQueueAttributes and GetQueueUrl on this queue only. No event source:
+            # the function is invoked directly and receives at its own pace. (SQS-managed SSE needs no KMS grant.)
+            self._queues.queue(resource).grant_consume_messages(fn)
         elif isinstance(resource, QueueSpec) and access == "consume":
             # The SqsEventSource grants the receive/delete permissions on exactly this queue.
             if spec.sqs_source is None or spec.sqs_source.queue != resource:

@@ -8,10 +8,11 @@ from aws_cdk import CfnOutput, Stack
 from constructs import Construct
 
 from hookline.settings import Settings
-from hookline.topology import API, AUTHORIZER, DELIVERY_DLQ, DELIVERY_QUEUE, RETRY_QUEUE, RETRY_WAIT, TABLE, TOPICS
+from hookline.topology import API, AUTHORIZER, NOTIFICATIONS, QUEUES, REPLAY, RETRY_WAIT, TABLE, TOPICS, QueueSpec
 from infra import construct_name, nag
 from infra.api import Api
 from infra.functions import Functions
+from infra.monitoring import Monitoring, dead_letter_queues
 from infra.queues import Queues
 from infra.statemachines import StateMachines
 from infra.storage import Storage
@@ -31,6 +32,7 @@ class HooklineStack(Stack):
         self.functions = Functions(
             self,
             "Functions",
+            prefix=prefix,
             settings=settings,
             storage=self.storage,
             queues=self.queues,
@@ -44,13 +46,36 @@ class HooklineStack(Stack):
             handler=self.functions.function(API),
             authorizer_handler=self.functions.function(AUTHORIZER),
         )
+        # Dashboard and alarms; the alarms notify the operational notifications topic.
+        self.monitoring = Monitoring(
+            self,
+            "Monitoring",
+            prefix=prefix,
+            settings=settings,
+            queues=self.queues,
+            functions=self.functions,
+            topic=self.topics.topic(NOTIFICATIONS),
+            key=self.storage.key,
+        )
         nag.acknowledge(self)
 
         CfnOutput(self, "ApiUrl", value=self.api.stage.url, description="Base URL of the HTTP API")
         CfnOutput(self, "TableName", value=self.storage.table(TABLE).table_name)
-        CfnOutput(self, "DeliveryQueueUrl", value=self.queues.queue(DELIVERY_QUEUE).queue_url)
-        CfnOutput(self, "DeliveryDlqUrl", value=self.queues.queue(DELIVERY_DLQ).queue_url)
-        CfnOutput(self, "RetryQueueUrl", value=self.queues.queue(RETRY_QUEUE).queue_url)
+        for queue in QUEUES:
+            CfnOutput(self, queue_output_id(queue), value=self.queues.queue(queue).queue_url)
         CfnOutput(self, "RetryStateMachineArn", value=self.state_machines.state_machine(RETRY_WAIT).state_machine_arn)
         for topic in TOPICS:
             CfnOutput(self, f"{construct_name(topic.key)}TopicArn", value=self.topics.topic(topic).topic_arn)
+        CfnOutput(
+            self,
+            "ReplayFunctionName",
+            value=self.functions.function(REPLAY).function_name,
+            description="The replay function: the operators' DLQ drain is `aws lambda invoke` on it",
+        )
+        CfnOutput(self, "DashboardName", value=self.monitoring.dashboard.dashboard_name, description="CloudWatch dashboard")
+
+
+def queue_output_id(queue: QueueSpec) -> str:
+    """`DeliveryQueueUrl`, `RetryQueueUrl`, ...; a dead-letter queue's key already says what it is: `DeliveryDlqUrl`."""
+    dead_letters = {q.key for q in dead_letter_queues()}
+    return f"{construct_name(queue.key)}{'' if queue.key in dead_letters else 'Queue'}Url"

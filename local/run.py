@@ -356,6 +356,11 @@ class LocalHookline:
         return self._front_door.port
 
     @property
+    def pollers(self) -> tuple[SqsPoller, ...]:
+        """The running SQS pollers, one per function with an sqs_source (delivery, retry, replay, ...)."""
+        return tuple(self._pollers)
+
+    @property
     def api_key(self) -> str:
         if not self.keys:
             raise RuntimeError("LocalHookline is not started")
@@ -369,13 +374,15 @@ class LocalHookline:
         tables = ", ".join(t.physical_name(self.prefix) for t in topology.TABLES)
         machines = ", ".join(m.physical_name(self.prefix) for m in topology.STATE_MACHINES) or "-"
         topics = ", ".join(t.physical_name(self.prefix) for t in topology.TOPICS) or "-"
+        pollers = ", ".join(f"{s.sqs_source.queue.physical_name(self.prefix)} -> {s.name}" for s in topology.FUNCTIONS if s.sqs_source) or "-"
         return f"""
 hookline local mode is up.
 
   API          {self.base_url}
   AWS (moto)   {self.aws_endpoint}
-               tables: {tables}   queues: {queues}
-               state machines: {machines}   topics: {topics}
+               tables: {tables}   topics: {topics}   state machines: {machines}
+               queues: {queues}
+               SQS pollers (queue -> function): {pollers}
                e.g. aws --endpoint-url {self.aws_endpoint} sqs list-queues
 API keys:
 {keys}

@@ -3,9 +3,9 @@
 from typing import Any
 
 from hookline.api import handle
-from hookline.observability import get_logger
+from hookline.observability import get_logger, traced
 
 
 def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
     get_logger().append_keys(request_id=(event.get("requestContext") or {}).get("requestId"))
-    return handle(event, context)
+    return traced(handle)(event, context)

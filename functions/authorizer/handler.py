@@ -2,8 +2,9 @@
 
 from typing import Any
 
-from hookline.authorizer import authorize
+from hookline.authorizer import handle
+from hookline.observability import traced
 
 
 def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
-    return authorize(event)
+    return traced(handle)(event, context)

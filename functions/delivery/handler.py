@@ -8,7 +8,8 @@ the at-least-once, single-flight contract.
 from typing import Any
 
 from hookline.consumer import handle_batch
+from hookline.observability import traced
 
 
 def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
-    return handle_batch(event, context)
+    return traced(handle_batch)(event, context)

@@ -6,8 +6,9 @@ a duplicate task is dropped by the delivery claim.
 
 from typing import Any
 
+from hookline.observability import traced
 from hookline.replay import handle
 
 
 def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
-    return handle(event, context)
+    return traced(handle)(event, context)

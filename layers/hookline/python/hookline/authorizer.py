@@ -38,3 +38,9 @@ def authorize(event: dict[str, Any], repo: ApiKeyRepository | None = None) -> di
     if record is None or record.revoked:
         return DENY
     return {"isAuthorized": True, "context": {"tenant": record.tenant}}
+
+
+def handle(event: dict[str, Any], context: Any) -> dict[str, Any]:
+    """The Lambda authorizer's entry: one lookup, no context needed."""
+    del context
+    return authorize(event)

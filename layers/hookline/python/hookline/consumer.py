@@ -18,7 +18,7 @@ from typing import Any
 from aws_lambda_powertools.utilities.batch import AsyncBatchProcessor, EventType, async_process_partial_response
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 
-from hookline import container
+from hookline import container, metrics
 from hookline.delivery import DeliveryReport, DeliveryWorker
 from hookline.models import DeliveryTask, MalformedTask
 from hookline.observability import get_logger
@@ -70,6 +70,8 @@ def handle_batch(event: dict[str, Any], context: Any, worker: DeliveryWorker | N
     processor = AsyncBatchProcessor(event_type=EventType.SQS)
     executor = ThreadPoolExecutor(max_workers=max(1, len(event.get("Records", []))), thread_name_prefix="deliver")
 
+    reports: list[DeliveryReport] = []
+
     async def record_handler(record: SQSRecord) -> None:
         if record.message_id not in resolved:
             raise RuntimeError("task could not be resolved; SQS will redeliver it")
@@ -79,10 +81,12 @@ def handle_batch(event: dict[str, Any], context: Any, worker: DeliveryWorker | N
         loop = asyncio.get_running_loop()
         report = await loop.run_in_executor(executor, worker.deliver, task, plans.get(task))
         log_report(report)
+        reports.append(report)
 
     try:
         response = async_process_partial_response(event=event, record_handler=record_handler, processor=processor, context=context)
     finally:
         executor.shutdown(wait=True)
         worker.release(plans.values())
+        metrics.publish(reports)
     return dict(response)

@@ -87,6 +87,8 @@ class DeliveryReport:
     reason: str = ""
     next_in_seconds: float | None = None
     path: str = ""  # sqs | stepfunctions | dlq, where the task went next
+    first_attempt: bool = False
+    breaker_event: str = ""  # opened | reopened | recovered, when this attempt moved the breaker
 
 
 def retry_policy(settings: Settings) -> RetryPolicy:
@@ -248,6 +250,15 @@ class DeliveryWorker:
     # -- one task ---------------------------------------------------------------
 
     def deliver(self, task: DeliveryTask, plan: Plan | None = None) -> DeliveryReport:
+        """One task. Every log line written meanwhile on this thread carries its correlation ids."""
+        logger = get_logger()
+        logger.thread_safe_append_keys(tenant=task.tenant, event_id=task.event_id, delivery_id=task.delivery_id, endpoint_id=task.endpoint_id)
+        try:
+            return self._deliver(task, plan)
+        finally:
+            logger.thread_safe_clear_keys()
+
+    def _deliver(self, task: DeliveryTask, plan: Plan | None) -> DeliveryReport:
         if plan is None:
             plan = self.plan([task])[task]
             try:
@@ -300,8 +311,7 @@ class DeliveryWorker:
             reason = f"{reason}: {result.detail}"
         if decision.exhausted:
             reason = f"{reason}; gave up: {decision.exhausted}"
-        if plan.endpoint is not None:
-            self._track_health(plan, result, now)
+        breaker_event = self._track_health(plan, result, now) if plan.endpoint is not None else ""
         path = self._apply(task, decision, result, now, delivery.budget_attempt(task.attempt))
         attempt = Attempt(
             number=task.attempt,
@@ -329,23 +339,29 @@ class DeliveryWorker:
             self._stats_buffer.add(task.tenant, task.endpoint_id, now, attempt_counts(decision.status == "succeeded", result.duration_ms, first, ended))
         if task.replay_id and ended and self._replays is not None:
             self._replays.count(task.tenant, task.replay_id, "delivered" if decision.status == "succeeded" else "failed")
-        return DeliveryReport(task, decision.attempt_outcome, result.status_code, result.error, result.duration_ms, reason, decision.retry_in_seconds, path)
+        return DeliveryReport(
+            task, decision.attempt_outcome, result.status_code, result.error, result.duration_ms, reason, decision.retry_in_seconds, path, first, breaker_event
+        )
 
     # -- endpoint health ----------------------------------------------------------
 
-    def _track_health(self, plan: Plan, result: HttpResult, now: datetime) -> None:
-        """Feed the outcome to the breaker (and a 429 to the limiter). Nothing is written on a healthy success."""
+    def _track_health(self, plan: Plan, result: HttpResult, now: datetime) -> str:
+        """Feed the outcome to the breaker (and a 429 to the limiter). Nothing is written on a healthy success.
+
+        Returns the breaker's transition, if any."""
         endpoint = plan.endpoint
         assert endpoint is not None
         verdict = health(result.outcome)
         error = str(result.status_code) if result.status_code is not None else (result.error or "")
         state = plan.breaker or Breaker()
+        event = ""
         for _ in range(SAVE_TRIES):
             change = record(state, verdict, now.timestamp(), self._breaker_cfg, was_probe=plan.kind == "probe", error=error)
             if change is None:
                 break
             if self._states.save_breaker(endpoint.tenant, endpoint.id, change.state, state.version):
                 self._announce(endpoint, change.state, change.event, now)
+                event = change.event
                 break
             state = self._states.breaker(endpoint.tenant, endpoint.id)
         if result.status_code == 429:
@@ -355,6 +371,7 @@ class DeliveryWorker:
                     endpoint.tenant, endpoint.id, slow_down(current, endpoint.rate_limit_per_second, now.timestamp(), self._limiter_cfg), current.version
                 ):
                     break
+        return event
 
     def _announce(self, endpoint: Endpoint, state: Breaker, event: str, now: datetime) -> None:
         common = {"tenant": endpoint.tenant, "endpoint_id": endpoint.id}

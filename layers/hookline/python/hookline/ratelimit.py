@@ -26,7 +26,7 @@ class LimiterConfig:
     busy_retry_seconds: float = 1.0  # come back after this when every concurrency slot is taken
     # Pace a little under the rate: requests leave exactly on time, but network
     # jitter on the way must not squeeze rate + 1 of them into one second at the receiver.
-    pacing_margin: float = 0.05
+    pacing_margin: float = 0.10
     min_rate: float = 0.1
     decrease_factor: float = 0.5
     recovery_per_second: float = 0.05  # requests/s regained per second after a decrease

@@ -249,4 +249,7 @@ TABLES: tuple[TableSpec, ...] = (TABLE,)
 QUEUES: tuple[QueueSpec, ...] = (DELIVERY_DLQ, REPLAY_DLQ, DELIVERY_QUEUE, RETRY_QUEUE, REPLAY_QUEUE)  # dead-letter queues first
 STATE_MACHINES: tuple[StateMachineSpec, ...] = (RETRY_WAIT,)
 TOPICS: tuple[TopicSpec, ...] = (NOTIFICATIONS,)
+# Queues that hookline sends delayed messages to (SQS DelaySeconds, up to 900 s):
+# their oldest message can be that much older without anything being stuck.
+DELAYED_QUEUES: tuple[QueueSpec, ...] = (RETRY_QUEUE, REPLAY_QUEUE)
 FUNCTIONS: tuple[FunctionSpec, ...] = (API, AUTHORIZER, DELIVERY, RETRY, REPLAY)

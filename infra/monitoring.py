@@ -1,0 +1,328 @@
+"""Observability: the "hookline" CloudWatch dashboard and the alarms, built from `hookline.topology`.
+
+Queues and functions come from topology.QUEUES and topology.FUNCTIONS, so a queue or a
+function added to the topology is graphed and alarmed on without touching this file.
+The delivery metrics are the functions' EMF metrics (Powertools Metrics, namespace
+`hookline`, with the dimension `service`=POWERTOOLS_SERVICE_NAME that Powertools adds).
+
+Every alarm notifies the notifications topic. That topic is encrypted with the stack's
+KMS key and its policy is replaced by the stack's (TLS only), so CloudWatch is allowed,
+for this stack's alarms only, to publish to it and to use the key for that.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from aws_cdk import ArnFormat, Duration, Stack
+from aws_cdk import aws_cloudwatch as cloudwatch
+from aws_cdk import aws_cloudwatch_actions as actions
+from aws_cdk import aws_iam as iam
+from aws_cdk import aws_kms as kms
+from aws_cdk import aws_sns as sns
+from constructs import Construct
+
+from hookline.settings import Settings
+from hookline.topology import DELAYED_QUEUES, FUNCTIONS, QUEUES, Grant, QueueSpec
+from infra import construct_name
+from infra.functions import METRICS_NAMESPACE, SERVICE_NAME, Functions
+from infra.queues import Queues
+
+# The EMF metrics the functions emit (see hookline's delivery code).
+ATTEMPTS = "Attempts"  # Count, dimensions service + outcome
+ATTEMPT_OUTCOMES = ("succeeded", "failed", "retrying")
+RESPONSE_TIME = "ResponseTime"  # Milliseconds
+BREAKER_OPENED = "BreakerOpened"  # Count
+DEAD_LETTERED = "DeadLettered"  # Count
+FIRST_ATTEMPT_SUCCESS = "FirstAttemptSuccess"  # Count
+RESPONSE_TIME_PERCENTILES = ("p50", "p95", "p99")
+
+PERIOD = Duration.minutes(5)
+# BreakerOpened sum over one PERIOD at or above this: many endpoints failing at once, likely on our side.
+BREAKER_SPIKE_THRESHOLD = 5
+
+CLOUDWATCH = iam.ServicePrincipal("cloudwatch.amazonaws.com")
+
+
+def dead_letter_queues() -> tuple[QueueSpec, ...]:
+    """Every queue that is some queue's dead-letter queue, in topology order."""
+    targets = {q.dead_letter.key for q in QUEUES if q.dead_letter is not None}
+    return tuple(q for q in QUEUES if q.key in targets)
+
+
+def source_queues() -> tuple[QueueSpec, ...]:
+    """Every queue that is not a dead-letter queue: work waits on these, so their oldest message must stay young."""
+    dead = {q.key for q in dead_letter_queues()}
+    return tuple(q for q in QUEUES if q.key not in dead)
+
+
+@dataclass(frozen=True)
+class AlarmSet:
+    """The alarms by what they watch, for tests and for the dashboard's status widget."""
+
+    dead_letters: dict[str, cloudwatch.Alarm]  # queue key -> ApproximateNumberOfMessagesVisible > 0
+    oldest_message: dict[str, cloudwatch.Alarm]  # queue key -> ApproximateAgeOfOldestMessage > setting
+    errors: dict[str, cloudwatch.Alarm]  # function name -> Errors > 0
+    throttles: dict[str, cloudwatch.Alarm]  # function name -> Throttles > 0
+    breaker_spike: cloudwatch.Alarm
+
+    def all(self) -> list[cloudwatch.Alarm]:
+        return [*self.dead_letters.values(), *self.oldest_message.values(), *self.errors.values(), *self.throttles.values(), self.breaker_spike]
+
+
+def emf_metric(name: str, *, statistic: str = "Sum", label: str | None = None, **dimensions: str) -> cloudwatch.Metric:
+    """One of the functions' EMF metrics, with the `service` dimension Powertools adds to every metric."""
+    return cloudwatch.Metric(
+        namespace=METRICS_NAMESPACE,
+        metric_name=name,
+        dimensions_map={"service": SERVICE_NAME, **dimensions},
+        statistic=statistic,
+        period=PERIOD,
+        label=label,
+    )
+
+
+class Monitoring(Construct):
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        prefix: str,
+        settings: Settings,
+        queues: Queues,
+        functions: Functions,
+        topic: sns.Topic,
+        key: kms.Key,
+    ) -> None:
+        super().__init__(scope, construct_id)
+        self._prefix = prefix
+        self._settings = settings
+        self._queues = queues
+        self._functions = functions
+        self._action = actions.SnsAction(topic)
+        self._allow_alarms_to_notify(topic, key)
+        self.alarms = AlarmSet(
+            dead_letters={q.key: self._dead_letter_alarm(q) for q in dead_letter_queues()},
+            oldest_message={q.key: self._oldest_message_alarm(q) for q in source_queues()},
+            errors={spec.name: self._function_alarm(spec.name, "errors") for spec in FUNCTIONS},
+            throttles={spec.name: self._function_alarm(spec.name, "throttles") for spec in FUNCTIONS},
+            breaker_spike=self._breaker_spike_alarm(),
+        )
+        self.dashboard = self._dashboard()
+
+    # -- names ---------------------------------------------------------------
+
+    def alarm_name(self, what: str) -> str:
+        """`<prefix>-<what>`: every alarm name starts with the prefix, which the key and topic policies match on."""
+        return f"{self._prefix}-{what}"
+
+    def _alarm_arn_pattern(self) -> str:
+        return Stack.of(self).format_arn(service="cloudwatch", resource="alarm", resource_name=self.alarm_name("*"), arn_format=ArnFormat.COLON_RESOURCE_NAME)
+
+    # -- permissions ---------------------------------------------------------
+
+    def _allow_alarms_to_notify(self, topic: sns.Topic, key: kms.Key) -> None:
+        """CloudWatch publishes alarm notifications as its service principal, which needs both resource policies.
+
+        The topic's policy is the stack's own (TLS only), which replaces SNS's default policy, so it must allow
+        cloudwatch.amazonaws.com to publish; and the topic is encrypted with the stack's key, so the key policy must
+        let CloudWatch generate a data key for it. Both are scoped to this account's alarms named `<prefix>-*`.
+        """
+        conditions = {
+            "StringEquals": {"aws:SourceAccount": Stack.of(self).account},
+            "ArnLike": {"aws:SourceArn": self._alarm_arn_pattern()},
+        }
+        topic.add_to_resource_policy(
+            iam.PolicyStatement(
+                sid="AllowCloudWatchAlarmsToPublish",
+                principals=[CLOUDWATCH],
+                actions=["sns:Publish"],
+                resources=[topic.topic_arn],
+                conditions=conditions,
+            )
+        )
+        key.add_to_resource_policy(
+            iam.PolicyStatement(
+                sid="AllowCloudWatchAlarmsToUseTheKeyForTheEncryptedTopic",
+                principals=[CLOUDWATCH],
+                actions=["kms:Decrypt", "kms:GenerateDataKey*"],
+                resources=["*"],  # in a key policy, "*" is this key
+                conditions=conditions,
+            )
+        )
+
+    # -- alarms --------------------------------------------------------------
+
+    def _alarm(
+        self,
+        construct_id: str,
+        *,
+        name: str,
+        description: str,
+        metric: cloudwatch.IMetric,
+        threshold: float,
+        comparison: cloudwatch.ComparisonOperator,
+        missing: cloudwatch.TreatMissingData,
+    ) -> cloudwatch.Alarm:
+        """One alarm over one period, notifying the notifications topic when it goes into ALARM."""
+        alarm = cloudwatch.Alarm(
+            self,
+            construct_id,
+            alarm_name=self.alarm_name(name),
+            alarm_description=description,
+            metric=metric,
+            threshold=threshold,
+            comparison_operator=comparison,
+            evaluation_periods=1,
+            treat_missing_data=missing,
+        )
+        alarm.add_alarm_action(self._action)
+        return alarm
+
+    def _dead_letter_description(self, spec: QueueSpec) -> str:
+        sources = ", ".join(q.physical_name(self._prefix) for q in QUEUES if q.dead_letter == spec)
+        text = f"{spec.physical_name(self._prefix)} holds messages that hookline gave up on or could not process (from {sources})."
+        drainers = [f for f in FUNCTIONS if Grant(spec, "receive") in f.grants]
+        for drainer in drainers:
+            name = self._functions.physical_name(drainer) or drainer.name
+            text += f" Find the cause, then drain it with the {name} function (aws lambda invoke)."
+        return text
+
+    def _dead_letter_alarm(self, spec: QueueSpec) -> cloudwatch.Alarm:
+        queue = self._queues.queue(spec)
+        return self._alarm(
+            f"{construct_name(spec.key)}NotEmptyAlarm",
+            name=f"{spec.key}-not-empty",
+            description=self._dead_letter_description(spec),
+            metric=queue.metric_approximate_number_of_messages_visible(period=PERIOD, statistic="Maximum"),
+            threshold=0,
+            comparison=cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+            # SQS stops reporting a queue that has been idle for six hours. Missing data keeps the current
+            # state: an idle empty DLQ stays OK, and a DLQ left holding messages does not drift back to OK.
+            missing=cloudwatch.TreatMissingData.IGNORE,
+        )
+
+    def _oldest_message_alarm(self, spec: QueueSpec) -> cloudwatch.Alarm:
+        queue = self._queues.queue(spec)
+        seconds = self._settings.oldest_message_alarm_seconds
+        if spec in DELAYED_QUEUES:
+            # Delayed messages age while they wait; only waiting beyond the delay means trouble.
+            seconds += self._settings.sqs_max_delay_seconds
+        return self._alarm(
+            f"{construct_name(spec.key)}OldestMessageAlarm",
+            name=f"{spec.key}-oldest-message",
+            description=f"A message has waited on {spec.physical_name(self._prefix)} for more than {seconds} s: its consumer is stuck, throttled or too slow.",
+            metric=queue.metric_approximate_age_of_oldest_message(period=PERIOD, statistic="Maximum"),
+            threshold=seconds,
+            comparison=cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+            # No data: an idle, empty queue, which has no old message.
+            missing=cloudwatch.TreatMissingData.NOT_BREACHING,
+        )
+
+    def _function_alarm(self, name: str, what: str) -> cloudwatch.Alarm:
+        fn = self._functions.functions[name]
+        metric = fn.metric_errors(period=PERIOD, statistic="Sum") if what == "errors" else fn.metric_throttles(period=PERIOD, statistic="Sum")
+        return self._alarm(
+            f"{construct_name(name)}{what.capitalize()}Alarm",
+            name=f"{name}-{what}",
+            description=f"The hookline {name} function reported {what} (Lambda {metric.metric_name}).",
+            metric=metric,
+            threshold=0,
+            comparison=cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+            # No data: no invocation in the period, hence no error and no throttle.
+            missing=cloudwatch.TreatMissingData.NOT_BREACHING,
+        )
+
+    def _breaker_spike_alarm(self) -> cloudwatch.Alarm:
+        return self._alarm(
+            "BreakerOpenedSpikeAlarm",
+            name="breaker-opened-spike",
+            description=(
+                f"{BREAKER_SPIKE_THRESHOLD} or more endpoint circuit breakers opened within {PERIOD.to_minutes()} minutes: "
+                "many receivers failing at once points at hookline's side (network, DNS, egress) rather than at customers."
+            ),
+            metric=emf_metric(BREAKER_OPENED),
+            threshold=BREAKER_SPIKE_THRESHOLD,
+            comparison=cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+            # The metric is emitted only when a breaker opens: no data means none did.
+            missing=cloudwatch.TreatMissingData.NOT_BREACHING,
+        )
+
+    # -- dashboard -----------------------------------------------------------
+
+    def _dashboard(self) -> cloudwatch.Dashboard:
+        dashboard = cloudwatch.Dashboard(self, "Dashboard", dashboard_name=self._prefix, default_interval=Duration.hours(3))
+        dashboard.add_widgets(*self._delivery_widgets())
+        dashboard.add_widgets(*self._queue_widgets())
+        dashboard.add_widgets(*self._function_widgets())
+        dashboard.add_widgets(cloudwatch.AlarmStatusWidget(title="Alarms", alarms=self.alarms.all(), width=24, height=4))
+        return dashboard
+
+    def _delivery_widgets(self) -> list[cloudwatch.IWidget]:
+        by_outcome = [emf_metric(ATTEMPTS, label=outcome, outcome=outcome) for outcome in ATTEMPT_OUTCOMES]
+        ids = {f"a{i}": emf_metric(ATTEMPTS, outcome=outcome) for i, outcome in enumerate(ATTEMPT_OUTCOMES)}
+        success_rate = cloudwatch.MathExpression(
+            expression=f"100 * a0 / ({' + '.join(ids)})",
+            using_metrics=dict(ids),
+            label="attempts succeeded (%)",
+            period=PERIOD,
+        )
+        return [
+            cloudwatch.GraphWidget(
+                title="Delivery attempts by outcome",
+                left=by_outcome,
+                right=[success_rate],
+                right_y_axis=cloudwatch.YAxisProps(min=0, max=100, label="%", show_units=False),
+                stacked=False,
+                width=8,
+            ),
+            cloudwatch.GraphWidget(
+                title="Receiver response time (ms)",
+                left=[emf_metric(RESPONSE_TIME, statistic=p, label=p) for p in RESPONSE_TIME_PERCENTILES],
+                width=8,
+            ),
+            cloudwatch.GraphWidget(
+                title="First-attempt successes, dead-lettered deliveries, breakers opened",
+                left=[emf_metric(FIRST_ATTEMPT_SUCCESS, label="first-attempt successes"), emf_metric(DEAD_LETTERED, label="dead-lettered")],
+                right=[emf_metric(BREAKER_OPENED, label="breakers opened")],
+                right_annotations=[cloudwatch.HorizontalAnnotation(value=BREAKER_SPIKE_THRESHOLD, label="breaker spike alarm")],
+                width=8,
+            ),
+        ]
+
+    def _queue_widgets(self) -> list[cloudwatch.IWidget]:
+        def depth(spec: QueueSpec) -> cloudwatch.IMetric:
+            return self._queues.queue(spec).metric_approximate_number_of_messages_visible(
+                period=PERIOD, statistic="Maximum", label=spec.physical_name(self._prefix)
+            )
+
+        def age(spec: QueueSpec) -> cloudwatch.IMetric:
+            return self._queues.queue(spec).metric_approximate_age_of_oldest_message(period=PERIOD, statistic="Maximum", label=spec.physical_name(self._prefix))
+
+        threshold = self._settings.oldest_message_alarm_seconds
+        return [
+            cloudwatch.GraphWidget(title="Queue depth (visible messages)", left=[depth(q) for q in QUEUES], width=8),
+            cloudwatch.GraphWidget(
+                title="Age of oldest message (s)",
+                left=[age(q) for q in QUEUES],
+                left_annotations=[cloudwatch.HorizontalAnnotation(value=threshold, label="oldest-message alarm")],
+                width=8,
+            ),
+            cloudwatch.SingleValueWidget(title="Dead-letter queue depth", metrics=[depth(q) for q in dead_letter_queues()], width=8, height=6),
+        ]
+
+    def _function_widgets(self) -> list[cloudwatch.IWidget]:
+        functions = self._functions.functions
+        return [
+            cloudwatch.GraphWidget(
+                title="Lambda errors",
+                left=[functions[spec.name].metric_errors(period=PERIOD, statistic="Sum", label=spec.name) for spec in FUNCTIONS],
+                width=12,
+            ),
+            cloudwatch.GraphWidget(
+                title="Lambda throttles",
+                left=[functions[spec.name].metric_throttles(period=PERIOD, statistic="Sum", label=spec.name) for spec in FUNCTIONS],
+                width=12,
+            ),
+        ]
