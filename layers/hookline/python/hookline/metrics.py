@@ -7,6 +7,7 @@ or secrets, only counts and durations.
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 from collections.abc import Iterable
 from functools import lru_cache
@@ -26,6 +27,8 @@ def _metrics() -> Metrics:
 
 
 def publish(reports: Iterable[DeliveryReport]) -> None:
+    if os.environ.get("POWERTOOLS_METRICS_DISABLED", "").lower() == "true":
+        return  # Powertools' own switch; single_metric does not honour it
     reports = list(reports)
     by_outcome = Counter(r.outcome for r in reports)
     for outcome, count in sorted(by_outcome.items()):
