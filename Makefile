@@ -10,7 +10,7 @@ export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 export CDK_OUTDIR := cdk.out
 
-.PHONY: setup run demo test lint unit synth deploy deps-layer api-key dlq-drain clean
+.PHONY: setup run demo test lint unit synth deploy deps-layer api-key revoke-api-key dlq-drain clean
 
 setup: $(STAMP) node_modules/.installed $(DEPS_LAYER)/.built
 
@@ -64,6 +64,10 @@ deploy: setup
 # Create an API key for TENANT in the deployed stack (TABLE defaults to the stack's table).
 api-key: $(STAMP)
 	$(PY) -m local.keys --tenant "$(TENANT)" $(if $(TABLE),--table "$(TABLE)",)
+
+# Revoke an API key in the deployed stack: make revoke-api-key KEY=hk_…
+revoke-api-key: $(STAMP)
+	$(PY) -m local.keys --revoke "$(KEY)" $(if $(TABLE),--table "$(TABLE)",)
 
 # Move dead-lettered deliveries back to the retry queue: ENDPOINT=ep_… TENANT=… RATE=10, LOCAL=1 for `make run`'s DLQ.
 dlq-drain: $(STAMP)

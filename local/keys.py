@@ -1,4 +1,4 @@
-"""Create an API key for a tenant: `python -m local.keys --tenant T [--table NAME] [--endpoint-url URL]`.
+"""Create or revoke an API key: `python -m local.keys --tenant T | --revoke KEY [--table NAME] [--endpoint-url URL]`.
 
 Works against a deployed stack with the usual AWS credentials (`make api-key
 TENANT=acme`), or against local mode with
@@ -34,14 +34,28 @@ def create_api_key(tenant: str, table_name: str, *, endpoint_url: str | None = N
 def build_parser() -> argparse.ArgumentParser:
     default_table = topology.TABLE.physical_name(topology.DEFAULT_PREFIX)
     parser = argparse.ArgumentParser(prog="python -m local.keys", description="Create an API key for a tenant.")
-    parser.add_argument("--tenant", required=True, help="tenant the key belongs to")
+    action = parser.add_mutually_exclusive_group(required=True)
+    action.add_argument("--tenant", help="create a key for this tenant")
+    action.add_argument("--revoke", metavar="KEY", help="revoke this key (it fails within the authorizer's cache TTL)")
     parser.add_argument("--table", default=default_table, help=f"DynamoDB table (default {default_table}, the stack's table)")
     parser.add_argument("--endpoint-url", help="AWS endpoint, e.g. http://127.0.0.1:4566 for local mode")
     return parser
 
 
+def revoke_api_key(key: str, table_name: str, *, endpoint_url: str | None = None) -> bool:
+    return ApiKeyRepository(boto3.resource("dynamodb", endpoint_url=endpoint_url).Table(table_name)).revoke(key)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if args.revoke:
+        try:
+            found = revoke_api_key(args.revoke, args.table, endpoint_url=args.endpoint_url)
+        except (ClientError, BotoCoreError) as exc:
+            print(f"error: could not revoke the key in table {args.table!r}: {exc}", file=sys.stderr)
+            return 1
+        print("revoked" if found else "no such key", file=sys.stderr)
+        return 0 if found else 1
     try:
         key = create_api_key(args.tenant, args.table, endpoint_url=args.endpoint_url)
     except ValueError as exc:

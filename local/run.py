@@ -221,6 +221,9 @@ class LocalHookline:
         self.region = self._setdefault("AWS_DEFAULT_REGION", "us-east-1")
         self._setdefault("AWS_ACCESS_KEY_ID", "testing")
         self._setdefault("AWS_SECRET_ACCESS_KEY", "testing")
+        # Local receivers are plain http on any port; the deployed stack allows https on 443 (and 80) only.
+        self._setdefault("HOOKLINE_ALLOW_HTTP", "true")
+        self._setdefault("HOOKLINE_ALLOWED_PORTS", "*")
         networks = self._setdefault("HOOKLINE_ALLOW_PRIVATE_NETWORKS", DEFAULT_PRIVATE_NETWORKS)
         log.warning(SSRF_WARNING.format(networks=networks))
         self._setenv("POWERTOOLS_SERVICE_NAME", "hookline")

@@ -98,6 +98,11 @@ def get_endpoint(endpoint_id: str) -> Response:
     return _json(200, container.endpoint_service().describe(_tenant(), endpoint_id))
 
 
+@app.post("/v1/endpoints/<endpoint_id>/secret/rotate")
+def rotate_secret(endpoint_id: str) -> Response:
+    return _json(200, container.endpoint_service().rotate_secret(_tenant(), endpoint_id))
+
+
 @app.post("/v1/endpoints/<endpoint_id>/enable")
 def enable_endpoint(endpoint_id: str) -> Response:
     return _json(200, container.endpoint_service().enable(_tenant(), endpoint_id))

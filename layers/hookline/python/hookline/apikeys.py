@@ -38,6 +38,23 @@ class ApiKeyRepository:
         self._table.put_item(Item={"pk": f"KEY#{digest}", "sk": "KEY", "tenant": tenant, "created_at": now_iso, "revoked": False})
         return ApiKeyRecord(tenant=tenant, key_hash=digest)
 
+    def revoke(self, key: str) -> bool:
+        """Revoke a key; API Gateway's cached answers expire within HOOKLINE_AUTHORIZER_CACHE_SECONDS."""
+        from botocore.exceptions import ClientError
+
+        try:
+            self._table.update_item(
+                Key={"pk": f"KEY#{hash_api_key(key)}", "sk": "KEY"},
+                UpdateExpression="SET revoked = :t",
+                ConditionExpression="attribute_exists(pk)",
+                ExpressionAttributeValues={":t": True},
+            )
+        except ClientError as exc:
+            if exc.response.get("Error", {}).get("Code") == "ConditionalCheckFailedException":
+                return False
+            raise
+        return True
+
     def find(self, key: str) -> ApiKeyRecord | None:
         digest = hash_api_key(key)
         item = self._table.get_item(Key={"pk": f"KEY#{digest}", "sk": "KEY"}).get("Item")

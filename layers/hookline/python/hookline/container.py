@@ -37,7 +37,7 @@ def _webhook_client(settings: Settings) -> WebhookClient:
         connect_timeout=settings.connect_timeout_seconds,
         request_timeout=settings.request_timeout_seconds,
         body_limit=settings.response_body_limit_bytes,
-        allowed_networks=settings.allow_private_networks,
+        policy=settings.url_policy,
     )
 
 

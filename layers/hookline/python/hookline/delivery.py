@@ -298,7 +298,8 @@ class DeliveryWorker:
             missing = "event" if event is None else "endpoint"
             return HttpResult(None, f"{missing}_deleted", 0, detail=f"the {missing} no longer exists")
         body = event.body.encode()
-        headers = webhook_headers(event.id, int(self._clock().timestamp()), body, [endpoint.secret])
+        now = self._clock().timestamp()
+        headers = webhook_headers(event.id, int(now), body, endpoint.signing_secrets(now, self._settings.secret_overlap_seconds))
         return self._sender.post(endpoint.url, body, headers)
 
     def _conclude(self, task: DeliveryTask, delivery: Delivery, result: HttpResult, plan: Plan) -> DeliveryReport:

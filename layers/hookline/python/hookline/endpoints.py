@@ -54,7 +54,7 @@ class EndpointService:
         self._deps = deps
 
     def create(self, tenant: str, body: dict[str, Any]) -> dict[str, Any]:
-        data = validation.endpoint_create(body, self._settings.allow_private_networks)
+        data = validation.endpoint_create(body, self._settings.url_policy)
         now = iso(self._clock())
         ep = Endpoint(
             id=ids.new_id(ids.ENDPOINT),
@@ -84,7 +84,7 @@ class EndpointService:
 
     def update(self, tenant: str, endpoint_id: str, body: dict[str, Any]) -> Endpoint:
         current = self.get(tenant, endpoint_id)
-        changes = validation.endpoint_patch(body, self._settings.allow_private_networks)
+        changes = validation.endpoint_patch(body, self._settings.url_policy)
         if changes.get("status") == "active":
             changes["disabled_reason"] = None
         elif changes.get("status") == "disabled" and current.status != "disabled":
@@ -101,6 +101,16 @@ class EndpointService:
     def delete(self, tenant: str, endpoint_id: str) -> None:
         if not ids.is_id(endpoint_id, ids.ENDPOINT) or not self._repo.delete(tenant, endpoint_id):
             raise NotFound(f"endpoint {endpoint_id[:64]} not found")
+
+    def rotate_secret(self, tenant: str, endpoint_id: str) -> dict[str, Any]:
+        """A new signing secret, shown this once; the old one keeps signing during the overlap."""
+        self.get(tenant, endpoint_id)
+        now = self._clock()
+        secret = signing.generate_secret()
+        if not self._repo.rotate_secret(tenant, endpoint_id, secret, now.timestamp(), iso(now)):
+            raise NotFound(f"endpoint {endpoint_id[:64]} not found")
+        overlap_until = iso(datetime.fromtimestamp(now.timestamp() + self._settings.secret_overlap_seconds, UTC))
+        return {"secret": secret, "previous_secret_valid_until": overlap_until}
 
     def describe(self, tenant: str, endpoint_id: str) -> dict[str, Any]:
         """The endpoint with its health: circuit, recent success rate, last error, effective rate."""
@@ -136,7 +146,8 @@ class EndpointService:
         now = self._clock()
         test_id = ids.new_id(ids.EVENT)
         body = webhook_body(test_id, TEST_EVENT_TYPE, iso(now), {"endpoint_id": endpoint.id, "message": "hookline test event"}).encode()
-        result = self._deps.sender.post(endpoint.url, body, webhook_headers(test_id, int(now.timestamp()), body, [endpoint.secret]))
+        secrets = endpoint.signing_secrets(now.timestamp(), self._settings.secret_overlap_seconds)
+        result = self._deps.sender.post(endpoint.url, body, webhook_headers(test_id, int(now.timestamp()), body, secrets))
         outcome: dict[str, object] = {
             "webhook_id": test_id,
             "status_code": result.status_code,

@@ -26,6 +26,14 @@ class Endpoint:
     paused_until: float | None = None  # epoch seconds: a receiver's Retry-After pauses the whole endpoint
     rate_limit_per_second: float = 10.0
     max_concurrency: int = 5
+    previous_secret: str = ""  # still signed with, beside `secret`, for the overlap after a rotation
+    rotated_at: float | None = None
+
+    def signing_secrets(self, now: float, overlap_seconds: float) -> list[str]:
+        """The secrets to sign with: the current one, plus the previous one during the rotation overlap."""
+        if self.previous_secret and self.rotated_at is not None and now - self.rotated_at < overlap_seconds:
+            return [self.secret, self.previous_secret]
+        return [self.secret]
 
     def subscribes_to(self, event_type: str) -> bool:
         return not self.event_types or event_type in self.event_types

@@ -21,7 +21,6 @@ import requests
 from requests.adapters import HTTPAdapter
 
 from hookline import classify, ssrf
-from hookline.settings import Network
 
 Resolver = Callable[[str, int], list[str]]
 
@@ -75,13 +74,13 @@ class WebhookClient:
         connect_timeout: float,
         request_timeout: float,
         body_limit: int,
-        allowed_networks: tuple[Network, ...] = (),
+        policy: ssrf.UrlPolicy | None = None,
         resolver: Resolver = system_resolver,
     ):
         self._connect_timeout = connect_timeout
         self._request_timeout = request_timeout
         self._body_limit = body_limit
-        self._allowed = allowed_networks
+        self._policy = policy or ssrf.UrlPolicy()
         self._resolve = resolver
 
     def post(self, url: str, body: bytes, headers: Mapping[str, str]) -> HttpResult:
@@ -121,15 +120,19 @@ class WebhookClient:
             return _Refused(classify.INVALID_URL, "not an http(s) URL")
         try:
             port = parts.port or (443 if parts.scheme == "https" else 80)
-            addresses = self._resolve(host, port)
         except ValueError:
             return _Refused(classify.INVALID_URL, "bad port")
-        except (OSError, UnicodeError) as exc:
+        why = self._policy.refusal(parts.scheme, host, port)
+        if why:
+            return _Refused(classify.SSRF_BLOCKED, why)
+        try:
+            addresses = self._resolve(host, port)
+        except (OSError, UnicodeError, ValueError) as exc:
             return _Refused(classify.DNS_FAILURE, str(exc))
         if not addresses:
             return _Refused(classify.DNS_FAILURE, "no addresses")
         try:
-            vetted = [str(ssrf.check(a, self._allowed)) for a in addresses]
+            vetted = [str(ssrf.check(a, self._policy.allowed_networks)) for a in addresses]
         except ssrf.AddressRefused as exc:
             return _Refused(classify.SSRF_BLOCKED, str(exc))
         except ValueError as exc:

@@ -12,9 +12,12 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
+
+if TYPE_CHECKING:
+    from hookline.ssrf import UrlPolicy
 
 
 class SettingsError(ValueError):
@@ -71,6 +74,13 @@ class Settings:
         (),
         "Comma-separated CIDRs exempt from the SSRF guard. Empty in the cloud; local mode defaults to `127.0.0.0/8,::1/128`.",
     )
+    secret_overlap_seconds: float = _setting(
+        "HOOKLINE_SECRET_OVERLAP_SECONDS", 86400.0, "After a secret rotation, deliveries are signed with both secrets for this long."
+    )
+    allow_http: bool = _setting("HOOKLINE_ALLOW_HTTP", False, "Allow plain-http endpoint URLs. Off in the cloud (https only); local mode turns it on.")
+    allowed_ports: str = _setting(
+        "HOOKLINE_ALLOWED_PORTS", "443,80", "Ports endpoint URLs may use, comma-separated, or `*` for any (local mode). 80 applies only where http is allowed."
+    )
     delivery_concurrency: int = _setting("HOOKLINE_DELIVERY_CONCURRENCY", 20, "Reserved concurrency of the delivery function (stack configuration).")
     retry_concurrency: int = _setting(
         "HOOKLINE_RETRY_CONCURRENCY", 10, "Reserved concurrency of the retry function, which drains the retry queue (stack configuration)."
@@ -92,6 +102,13 @@ class Settings:
     port: int = _setting("HOOKLINE_PORT", 8787, "Local mode: port of the API front door on 127.0.0.1.")
     aws_port: int = _setting("HOOKLINE_AWS_PORT", 4566, "Local mode: port of the embedded AWS (moto server) on 127.0.0.1.")
 
+    @property
+    def url_policy(self) -> UrlPolicy:
+        from hookline.ssrf import UrlPolicy
+
+        ports = None if self.allowed_ports.strip() == "*" else frozenset(int(p) for p in self.allowed_ports.split(",") if p.strip())
+        return UrlPolicy(self.allow_private_networks, self.allow_http, ports)
+
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
         env = os.environ if environ is None else environ
@@ -109,6 +126,8 @@ class Settings:
             raise SettingsError(f"HOOKLINE_RETRY_JITTER={self.retry_jitter!r}: must be 'full' or 'equal'")
         if not 1 <= self.sqs_max_delay_seconds <= 900:
             raise SettingsError(f"HOOKLINE_SQS_MAX_DELAY_SECONDS={self.sqs_max_delay_seconds}: must be 1..900 (the SQS limit)")
+        if self.allowed_ports.strip() != "*" and not all(p.strip().isdigit() for p in self.allowed_ports.split(",")):
+            raise SettingsError(f"HOOKLINE_ALLOWED_PORTS={self.allowed_ports!r}: comma-separated port numbers, or *")
         if self.max_attempts < 1:
             raise SettingsError("HOOKLINE_MAX_ATTEMPTS must be at least 1")
 

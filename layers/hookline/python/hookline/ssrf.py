@@ -9,7 +9,9 @@ Teredo) are judged by the address they embed too.
 from __future__ import annotations
 
 import ipaddress
+import socket
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 from hookline.settings import Network
 
@@ -83,3 +85,44 @@ def check(address: str, allowed: Iterable[Network] = ()) -> IPAddress:
     if why:
         raise AddressRefused(address, why)
     return ip
+
+
+def literal_address(host: str) -> IPAddress | None:
+    """The address a host names literally, in any notation a resolver accepts, or None for a name.
+
+    Catches what `ipaddress` alone misses: decimal (2130706433), octal (0177.0.0.1),
+    hex (0x7f.1) and short (127.1) IPv4 forms, a trailing dot, and bracketed IPv6.
+    """
+    text = host.strip().rstrip(".").strip("[]")
+    try:
+        return ipaddress.ip_address(text.split("%", 1)[0])
+    except ValueError:
+        pass
+    if text and all(c in "0123456789abcdefxABCDEFX." for c in text) and any(c.isdigit() for c in text):
+        try:
+            return ipaddress.IPv4Address(socket.inet_aton(text))
+        except OSError:
+            return None
+    return None
+
+
+@dataclass(frozen=True)
+class UrlPolicy:
+    """Where webhooks may go: https only and ports 443/80 by default in the cloud."""
+
+    allowed_networks: tuple[Network, ...] = ()
+    allow_http: bool = False
+    allowed_ports: frozenset[int] | None = frozenset({443, 80})  # None: any port
+
+    def refusal(self, scheme: str, host: str, port: int) -> str | None:
+        if scheme == "http" and not self.allow_http:
+            return "plain http is not allowed; use https"
+        if scheme not in ("http", "https"):
+            return "only http(s) URLs are allowed"
+        if self.allowed_ports is not None and port not in self.allowed_ports:
+            return f"port {port} is not allowed (allowed: {', '.join(str(p) for p in sorted(self.allowed_ports))})"
+        name = host.rstrip(".").lower()
+        if name == "localhost" or name.endswith(".localhost"):
+            return refusal(ipaddress.ip_address("127.0.0.1"), self.allowed_networks)
+        ip = literal_address(host)
+        return refusal(ip, self.allowed_networks) if ip is not None else None

@@ -130,6 +130,8 @@ class EndpointRepository:
             paused_until=float(item["paused_until"]) if item.get("paused_until") is not None else None,
             rate_limit_per_second=float(item.get("rate_limit_per_second", 10)),
             max_concurrency=int(item.get("max_concurrency", 5)),
+            previous_secret=item.get("previous_secret", ""),
+            rotated_at=float(item["rotated_at"]) if item.get("rotated_at") is not None else None,
         )
 
     def create(self, ep: Endpoint) -> None:
@@ -167,6 +169,21 @@ class EndpointRepository:
             ExpressionAttributeNames=names,
             ExpressionAttributeValues=values,
         )
+
+    def rotate_secret(self, tenant: str, endpoint_id: str, new_secret: str, now_epoch: float, now_iso: str) -> bool:
+        """The current secret becomes the previous one (still signed with during the overlap)."""
+        try:
+            self._table.update_item(
+                Key={"pk": _tenant_pk(tenant), "sk": f"EP#{endpoint_id}"},
+                UpdateExpression="SET previous_secret = secret, secret = :s, rotated_at = :t, updated_at = :now",
+                ConditionExpression="attribute_exists(pk)",
+                ExpressionAttributeValues={":s": new_secret, ":t": Decimal(str(round(now_epoch, 3))), ":now": now_iso},
+            )
+        except ClientError as exc:
+            if is_conditional_failure(exc):
+                return False
+            raise
+        return True
 
     def pause(self, tenant: str, endpoint_id: str, until_epoch: float) -> None:
         """Pause every delivery to the endpoint until `until_epoch`; a longer pause already set wins."""

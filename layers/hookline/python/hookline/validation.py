@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ipaddress
 import json
 import re
 from dataclasses import dataclass
@@ -11,7 +10,6 @@ from urllib.parse import urlsplit
 
 from hookline import ssrf
 from hookline.errors import BadRequest, PayloadTooLarge, ValidationFailed
-from hookline.settings import Network
 
 EVENT_TYPE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:/-]{0,127}$")
 IDEMPOTENCY_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$")
@@ -67,7 +65,7 @@ def _require_str(body: dict[str, Any], name: str) -> str:
     return value
 
 
-def validate_url(value: Any, allowed: tuple[Network, ...]) -> str:
+def validate_url(value: Any, policy: ssrf.UrlPolicy) -> str:
     if not isinstance(value, str):
         raise ValidationFailed("'url' must be a string", code="wrong_type")
     if len(value) > MAX_URL_LENGTH:
@@ -87,16 +85,10 @@ def validate_url(value: Any, allowed: tuple[Network, ...]) -> str:
         raise ValidationFailed("'url' must not contain credentials", code="invalid_url")
     if port == 0:
         raise ValidationFailed("'url' has an invalid port", code="invalid_url")
-    host = parts.hostname.rstrip(".")
-    if host == "localhost" or host.endswith(".localhost"):
-        host = "127.0.0.1"
-    try:
-        ip = ipaddress.ip_address(host)
-    except ValueError:
-        return value  # a name: checked again after resolution on every delivery
-    why = ssrf.refusal(ip, allowed)
+    # A name is checked again after resolution on every delivery.
+    why = policy.refusal(parts.scheme, parts.hostname, port or (443 if parts.scheme == "https" else 80))
     if why:
-        raise ValidationFailed(f"'url' points at a forbidden address: {why}", code="forbidden_url")
+        raise ValidationFailed(f"'url' is not allowed: {why}", code="forbidden_url")
     return value
 
 
@@ -156,12 +148,12 @@ class EndpointInput:
 ENDPOINT_FIELDS = {"url", "event_types", "description", "rate_limit_per_second", "max_concurrency"}
 
 
-def endpoint_create(body: dict[str, Any], allowed: tuple[Network, ...]) -> EndpointInput:
+def endpoint_create(body: dict[str, Any], policy: ssrf.UrlPolicy) -> EndpointInput:
     reject_unknown(body, ENDPOINT_FIELDS)
     if "url" not in body:
         raise ValidationFailed("'url' is required", code="missing_field")
     return EndpointInput(
-        url=validate_url(body["url"], allowed),
+        url=validate_url(body["url"], policy),
         event_types=validate_event_types(body.get("event_types")),
         description=validate_description(body.get("description")),
         rate_limit_per_second=validate_rate(body["rate_limit_per_second"]) if "rate_limit_per_second" in body else 10.0,
@@ -169,7 +161,7 @@ def endpoint_create(body: dict[str, Any], allowed: tuple[Network, ...]) -> Endpo
     )
 
 
-def endpoint_patch(body: dict[str, Any], allowed: tuple[Network, ...]) -> dict[str, Any]:
+def endpoint_patch(body: dict[str, Any], policy: ssrf.UrlPolicy) -> dict[str, Any]:
     reject_unknown(body, ENDPOINT_FIELDS | {"status"})
     changes: dict[str, Any] = {}
     if "rate_limit_per_second" in body:
@@ -177,7 +169,7 @@ def endpoint_patch(body: dict[str, Any], allowed: tuple[Network, ...]) -> dict[s
     if "max_concurrency" in body:
         changes["max_concurrency"] = validate_concurrency(body["max_concurrency"])
     if "url" in body:
-        changes["url"] = validate_url(body["url"], allowed)
+        changes["url"] = validate_url(body["url"], policy)
     if "event_types" in body:
         changes["event_types"] = validate_event_types(body["event_types"])
     if "description" in body:
