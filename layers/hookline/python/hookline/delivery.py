@@ -299,7 +299,7 @@ class DeliveryWorker:
             return HttpResult(None, f"{missing}_deleted", 0, detail=f"the {missing} no longer exists")
         body = event.body.encode()
         now = self._clock().timestamp()
-        headers = webhook_headers(event.id, int(now), body, endpoint.signing_secrets(now, self._settings.secret_overlap_seconds))
+        headers = {**dict(endpoint.headers), **webhook_headers(event.id, int(now), body, endpoint.signing_secrets(now, self._settings.secret_overlap_seconds))}
         return self._sender.post(endpoint.url, body, headers)
 
     def _conclude(self, task: DeliveryTask, delivery: Delivery, result: HttpResult, plan: Plan) -> DeliveryReport:

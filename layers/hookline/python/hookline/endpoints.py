@@ -65,6 +65,7 @@ class EndpointService:
             description=data.description,
             rate_limit_per_second=data.rate_limit_per_second,
             max_concurrency=data.max_concurrency,
+            headers=data.headers,
             created_at=now,
             updated_at=now,
         )
@@ -147,7 +148,7 @@ class EndpointService:
         test_id = ids.new_id(ids.EVENT)
         body = webhook_body(test_id, TEST_EVENT_TYPE, iso(now), {"endpoint_id": endpoint.id, "message": "hookline test event"}).encode()
         secrets = endpoint.signing_secrets(now.timestamp(), self._settings.secret_overlap_seconds)
-        result = self._deps.sender.post(endpoint.url, body, webhook_headers(test_id, int(now.timestamp()), body, secrets))
+        result = self._deps.sender.post(endpoint.url, body, {**dict(endpoint.headers), **webhook_headers(test_id, int(now.timestamp()), body, secrets)})
         outcome: dict[str, object] = {
             "webhook_id": test_id,
             "status_code": result.status_code,

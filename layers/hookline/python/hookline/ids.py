@@ -44,5 +44,5 @@ def derived_id(prefix: str, *parts: str) -> str:
 def is_id(value: object, prefix: str) -> bool:
     if not isinstance(value, str):
         return False
-    match = _PATTERN.match(value)
+    match = _PATTERN.fullmatch(value)
     return bool(match and match.group("prefix") == prefix)

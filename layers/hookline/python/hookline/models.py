@@ -26,6 +26,7 @@ class Endpoint:
     paused_until: float | None = None  # epoch seconds: a receiver's Retry-After pauses the whole endpoint
     rate_limit_per_second: float = 10.0
     max_concurrency: int = 5
+    headers: tuple[tuple[str, str], ...] = ()  # custom headers sent with every delivery
     previous_secret: str = ""  # still signed with, beside `secret`, for the overlap after a rotation
     rotated_at: float | None = None
 
@@ -48,6 +49,7 @@ class Endpoint:
             "status": self.status,
             "rate_limit_per_second": self.rate_limit_per_second,
             "max_concurrency": self.max_concurrency,
+            "headers": dict(self.headers),
             "created_at": self.created_at,
             "updated_at": self.updated_at,
         }

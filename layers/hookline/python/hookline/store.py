@@ -107,6 +107,7 @@ class EndpointRepository:
             "status": ep.status,
             "rate_limit_per_second": Decimal(str(ep.rate_limit_per_second)),
             "max_concurrency": ep.max_concurrency,
+            "headers": dict(ep.headers),
             "created_at": ep.created_at,
             "updated_at": ep.updated_at,
         }
@@ -130,6 +131,7 @@ class EndpointRepository:
             paused_until=float(item["paused_until"]) if item.get("paused_until") is not None else None,
             rate_limit_per_second=float(item.get("rate_limit_per_second", 10)),
             max_concurrency=int(item.get("max_concurrency", 5)),
+            headers=tuple((str(k), str(v)) for k, v in (item.get("headers") or {}).items()),
             previous_secret=item.get("previous_secret", ""),
             rotated_at=float(item["rotated_at"]) if item.get("rotated_at") is not None else None,
         )
@@ -151,6 +153,7 @@ class EndpointRepository:
             "#at": "updated_at",
             "#rl": "rate_limit_per_second",
             "#mc": "max_concurrency",
+            "#h": "headers",
         }
         values = {
             ":u": ep.url,
@@ -161,10 +164,11 @@ class EndpointRepository:
             ":at": ep.updated_at,
             ":rl": Decimal(str(ep.rate_limit_per_second)),
             ":mc": ep.max_concurrency,
+            ":h": dict(ep.headers),
         }
         self._table.update_item(
             Key={"pk": _tenant_pk(ep.tenant), "sk": f"EP#{ep.id}"},
-            UpdateExpression="SET #u = :u, #t = :t, #d = :d, #s = :s, #r = :r, #at = :at, #rl = :rl, #mc = :mc",
+            UpdateExpression="SET #u = :u, #t = :t, #d = :d, #s = :s, #r = :r, #at = :at, #rl = :rl, #mc = :mc, #h = :h",
             ConditionExpression=Attr("pk").exists(),
             ExpressionAttributeNames=names,
             ExpressionAttributeValues=values,

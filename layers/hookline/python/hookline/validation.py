@@ -100,7 +100,7 @@ def validate_event_types(value: Any) -> tuple[str, ...]:
     if len(value) > MAX_EVENT_TYPES:
         raise ValidationFailed(f"'event_types' holds more than {MAX_EVENT_TYPES} types")
     for v in value:
-        if not EVENT_TYPE.match(v):
+        if not EVENT_TYPE.fullmatch(v):
             raise ValidationFailed(f"event type {v[:64]!r} is not valid (letters, digits and _.:/-, up to 128)")
     return tuple(dict.fromkeys(value))
 
@@ -136,6 +136,41 @@ def validate_concurrency(value: Any) -> int:
     return value
 
 
+HEADER_NAME = re.compile(r"^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,256}$")  # an RFC 9110 token
+FORBIDDEN_HEADERS = frozenset({"host", "content-length", "content-type", "connection", "transfer-encoding", "user-agent"})
+MAX_HEADERS = 20
+MAX_HEADER_BYTES = 8192  # proxies commonly cap a request's headers at 8 KB (seed 003)
+
+
+def validate_headers(value: Any) -> tuple[tuple[str, str], ...]:
+    """Custom headers sent with every delivery: names are tokens, values single-line, the total small."""
+    if value is None:
+        return ()
+    if not isinstance(value, dict):
+        raise ValidationFailed("'headers' must be an object of header names to string values", code="wrong_type")
+    if len(value) > MAX_HEADERS:
+        raise ValidationFailed(f"'headers' holds more than {MAX_HEADERS} headers")
+    seen: set[str] = set()
+    size = 0
+    for name, raw in value.items():
+        if not HEADER_NAME.fullmatch(name):
+            raise ValidationFailed(f"header name {name[:64]!r} is not a valid HTTP token")
+        lower = name.lower()
+        if lower in FORBIDDEN_HEADERS or lower.startswith("webhook-"):
+            raise ValidationFailed(f"header {name!r} is set by hookline and cannot be overridden", code="forbidden_header")
+        if lower in seen:
+            raise ValidationFailed(f"header {name!r} is given twice")
+        seen.add(lower)
+        if not isinstance(raw, str):
+            raise ValidationFailed(f"header {name!r} must have a string value", code="wrong_type")
+        if any(c in raw for c in "\r\n\x00") or any(ord(c) < 32 and c != "\t" for c in raw):
+            raise ValidationFailed(f"header {name!r} has a control character (CR, LF or NUL) in its value")
+        size += len(name.encode()) + len(raw.encode())
+    if size > MAX_HEADER_BYTES:
+        raise ValidationFailed(f"'headers' add up to {size} bytes; the limit is {MAX_HEADER_BYTES}")
+    return tuple((k, v) for k, v in value.items())
+
+
 @dataclass(frozen=True)
 class EndpointInput:
     url: str
@@ -143,9 +178,10 @@ class EndpointInput:
     description: str
     rate_limit_per_second: float = 10.0
     max_concurrency: int = 5
+    headers: tuple[tuple[str, str], ...] = ()
 
 
-ENDPOINT_FIELDS = {"url", "event_types", "description", "rate_limit_per_second", "max_concurrency"}
+ENDPOINT_FIELDS = {"url", "event_types", "description", "rate_limit_per_second", "max_concurrency", "headers"}
 
 
 def endpoint_create(body: dict[str, Any], policy: ssrf.UrlPolicy) -> EndpointInput:
@@ -158,6 +194,7 @@ def endpoint_create(body: dict[str, Any], policy: ssrf.UrlPolicy) -> EndpointInp
         description=validate_description(body.get("description")),
         rate_limit_per_second=validate_rate(body["rate_limit_per_second"]) if "rate_limit_per_second" in body else 10.0,
         max_concurrency=validate_concurrency(body["max_concurrency"]) if "max_concurrency" in body else 5,
+        headers=validate_headers(body.get("headers")),
     )
 
 
@@ -168,6 +205,8 @@ def endpoint_patch(body: dict[str, Any], policy: ssrf.UrlPolicy) -> dict[str, An
         changes["rate_limit_per_second"] = validate_rate(body["rate_limit_per_second"])
     if "max_concurrency" in body:
         changes["max_concurrency"] = validate_concurrency(body["max_concurrency"])
+    if "headers" in body:
+        changes["headers"] = validate_headers(body["headers"])
     if "url" in body:
         changes["url"] = validate_url(body["url"], policy)
     if "event_types" in body:
@@ -191,7 +230,7 @@ class EventInput:
 def event_create(body: dict[str, Any]) -> EventInput:
     reject_unknown(body, {"type", "data", "id"})
     event_type = _require_str(body, "type")
-    if not EVENT_TYPE.match(event_type):
+    if not EVENT_TYPE.fullmatch(event_type):
         raise ValidationFailed("'type' must be letters, digits and _.:/- (up to 128 characters)")
     if "data" not in body:
         raise ValidationFailed("'data' is required", code="missing_field")
@@ -200,7 +239,7 @@ def event_create(body: dict[str, Any]) -> EventInput:
     key = None
     if "id" in body:
         key = _require_str(body, "id")
-        if not IDEMPOTENCY_ID.match(key):
+        if not IDEMPOTENCY_ID.fullmatch(key):
             raise ValidationFailed("'id' must be letters, digits and _.:- (up to 128 characters)")
     return EventInput(type=event_type, data=body["data"], idempotency_key=key)
 
