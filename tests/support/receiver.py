@@ -25,6 +25,7 @@ class Answer:
     body: bytes = b"ok"
     headers: dict[str, str] = field(default_factory=dict)
     delay: float = 0.0
+    drop: bool = False  # close the connection without answering (a reset, as the sender sees it)
 
 
 class Receiver:
@@ -43,6 +44,10 @@ class Receiver:
                 answer = receiver._answer(got)
                 if answer.delay:
                     time.sleep(answer.delay)
+                if answer.drop:
+                    self.close_connection = True
+                    self.connection.shutdown(2)
+                    return
                 self.send_response(answer.status)
                 for k, v in answer.headers.items():
                     self.send_header(k, v)

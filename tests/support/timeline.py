@@ -33,6 +33,10 @@ class Timeline:
         aws.sqs_client().meta.events.register("before-parameter-build.sqs.SendMessage", self._on_send)
         aws.stepfunctions_client().meta.events.register("before-parameter-build.sfn.StartExecution", self._on_start)
 
+    @staticmethod
+    def now() -> float:
+        return time.time()
+
     def _on_send(self, params: dict[str, Any], **_: Any) -> None:
         delay = int(params.get("DelaySeconds", 0))
         self.sqs_delays.append(delay)
@@ -44,7 +48,7 @@ class Timeline:
         self.executions.append({"name": params["name"], "until": until, "task": payload["task"], "fired": False})
         self.due.append(until)
 
-    def _fire_due_executions(self) -> None:
+    def fire_due_executions(self) -> None:
         sqs = boto3.client("sqs")
         for ex in self.executions:
             if not ex["fired"] and ex["until"] <= time.time():
@@ -56,7 +60,7 @@ class Timeline:
         start = time.time()
         while True:
             self._hookline.pump()
-            self._fire_due_executions()
+            self.fire_due_executions()
             self._hookline.pump()
             if done():
                 return time.time() - start

@@ -16,7 +16,7 @@ from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response
 from aws_lambda_powertools.event_handler.exceptions import NotFoundError
 
 from hookline import container, validation
-from hookline.errors import FailedDependency, HooklineError, Unauthorized, ValidationFailed
+from hookline.errors import BadRequest, FailedDependency, HooklineError, Unauthorized, ValidationFailed
 from hookline.observability import get_logger
 from hookline.settings import get_settings
 from hookline.store import InvalidCursor
@@ -43,7 +43,10 @@ def _tenant() -> str:
 def _body() -> dict[str, Any]:
     raw_event = app.current_event.raw_event
     raw = raw_event.get("body") or ""
-    data = base64.b64decode(raw) if raw_event.get("isBase64Encoded") else raw.encode()
+    try:
+        data = base64.b64decode(raw, validate=True) if raw_event.get("isBase64Encoded") else raw.encode("utf-8")
+    except (ValueError, UnicodeEncodeError):
+        raise BadRequest("request body is not valid base64 or UTF-8", code="malformed_body") from None
     return validation.parse_json_object(data, get_settings().max_event_bytes)
 
 

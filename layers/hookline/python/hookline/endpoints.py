@@ -10,7 +10,7 @@ from typing import Any, Protocol
 from botocore.exceptions import ClientError
 
 from hookline import ids, notifications, signing, validation
-from hookline.clock import iso, parse_iso
+from hookline.clock import iso
 from hookline.errors import FailedDependency, NotFound, ValidationFailed
 from hookline.models import DeliveryTask, Endpoint, webhook_body
 from hookline.notifications import Notify
@@ -190,12 +190,4 @@ class EndpointService:
 
 def _time_param(query: dict[str, str], name: str) -> datetime | None:
     raw = query.get(name)
-    if not raw:
-        return None
-    try:
-        moment = parse_iso(raw)
-    except ValueError:
-        raise ValidationFailed(f"'{name}' is not an ISO 8601 time") from None
-    if moment.tzinfo is None:
-        raise ValidationFailed(f"'{name}' needs a time zone (e.g. Z)")
-    return moment
+    return validation.time_param(raw, name) if raw else None

@@ -16,7 +16,7 @@ from typing import Any
 from botocore.exceptions import BotoCoreError, ClientError
 
 from hookline import ids, validation
-from hookline.clock import iso, parse_iso
+from hookline.clock import iso
 from hookline.errors import Conflict, NotFound, Unavailable, ValidationFailed
 from hookline.models import Delivery, DeliveryTask, Event, PlannedDelivery, webhook_body
 from hookline.queues import QueueError, TaskQueue
@@ -168,12 +168,4 @@ class EventService:
 
 def _iso_param(query: dict[str, str], name: str) -> str | None:
     raw = query.get(name)
-    if not raw:
-        return None
-    try:
-        moment = parse_iso(raw)
-    except ValueError:
-        raise ValidationFailed(f"'{name}' is not an ISO 8601 time") from None
-    if moment.tzinfo is None:
-        raise ValidationFailed(f"'{name}' needs a time zone (e.g. Z)")
-    return iso(moment)
+    return iso(validation.time_param(raw, name)) if raw else None

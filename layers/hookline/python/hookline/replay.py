@@ -29,13 +29,13 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from hookline import ids
-from hookline.clock import iso, parse_iso
+from hookline.clock import iso
 from hookline.errors import NotFound, ValidationFailed
 from hookline.models import DeliveryTask, MalformedTask
 from hookline.queues import TaskQueue
 from hookline.settings import Settings
 from hookline.store import EndpointRepository, EventRepository, is_conditional_failure
-from hookline.validation import reject_unknown
+from hookline.validation import reject_unknown, time_param
 
 REPLAY = "rpl"
 REPLAYABLE_STATUSES = ("failed", "paused")
@@ -56,18 +56,10 @@ class ReplayWindow:
 
 def parse_window(body: dict[str, Any]) -> ReplayWindow:
     reject_unknown(body, {"since", "until", "status"})
-    values = {}
     for name in ("since", "until"):
-        raw = body.get(name)
-        if not isinstance(raw, str):
-            raise ValidationFailed(f"'{name}' is required, as an ISO 8601 time", code="missing_field" if raw is None else "wrong_type")
-        try:
-            moment = parse_iso(raw)
-        except ValueError:
-            raise ValidationFailed(f"'{name}' is not an ISO 8601 time") from None
-        if moment.tzinfo is None:
-            raise ValidationFailed(f"'{name}' needs a time zone (e.g. Z)")
-        values[name] = iso(moment)
+        if name not in body:
+            raise ValidationFailed(f"'{name}' is required, as an ISO 8601 time", code="missing_field")
+    values = {name: iso(time_param(body[name], name)) for name in ("since", "until")}
     if values["since"] >= values["until"]:
         raise ValidationFailed("'since' must be before 'until'")
     status = body.get("status", "failed")

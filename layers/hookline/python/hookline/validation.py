@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import math
 import re
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -26,14 +28,43 @@ def parse_json_object(body: bytes | str | None, max_bytes: int) -> dict[str, Any
     if not raw.strip():
         raise BadRequest("request body must be a JSON object", code="malformed_json")
     try:
-        value = json.loads(raw)
+        value = json.loads(raw, parse_constant=_no_constant, parse_float=_finite_float)
+        # Lone surrogates parse, but can be neither stored nor signed as UTF-8.
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
     except (ValueError, RecursionError):
-        raise BadRequest("request body is not valid JSON", code="malformed_json") from None
+        raise BadRequest("request body is not valid JSON (strict: no NaN, Infinity or lone surrogates)", code="malformed_json") from None
     if not isinstance(value, dict):
         raise ValidationFailed("request body must be a JSON object")
     if _depth(value) > MAX_JSON_DEPTH:
         raise ValidationFailed(f"JSON nesting is deeper than {MAX_JSON_DEPTH}")
     return value
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if math.isinf(value) or math.isnan(value):
+        raise ValueError(f"{text} is out of range")
+    return value
+
+
+def time_param(raw: Any, name: str) -> datetime:
+    """An ISO 8601 time with a zone, in a sane range, or a 422 naming the field."""
+    if not isinstance(raw, str):
+        raise ValidationFailed(f"'{name}' must be an ISO 8601 time", code="wrong_type")
+    try:
+        moment = datetime.fromisoformat(raw.replace("Z", "+00:00"))
+        if moment.tzinfo is None:
+            raise ValidationFailed(f"'{name}' needs a time zone (e.g. Z)")
+        moment = moment.astimezone(UTC)
+    except (ValueError, OverflowError):
+        raise ValidationFailed(f"'{name}' is not an ISO 8601 time") from None
+    if not 1970 <= moment.year <= 9000:
+        raise ValidationFailed(f"'{name}' is out of range")
+    return moment
 
 
 def _depth(value: Any) -> int:
