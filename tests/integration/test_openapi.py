@@ -1,0 +1,469 @@
+"""The OpenAPI document (docs/openapi.yaml) against the router and the live API.
+
+The document must be valid OpenAPI 3.1, name exactly the routes the router
+serves, carry examples that satisfy their own schemas, and describe what the
+real handler (against moto) actually answers, status codes included.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import yaml
+from jsonschema import Draft202012Validator
+from openapi_spec_validator import validate as validate_openapi
+from referencing import Registry, Resource
+from referencing.jsonschema import DRAFT202012
+
+from hookline import validation
+from hookline.api import app
+from tests.conftest import Hookline
+from tests.support.receiver import Answer, Received, running_receiver
+
+SPEC_PATH = Path(__file__).resolve().parents[2] / "docs" / "openapi.yaml"
+BASE_URI = "urn:hookline:openapi"
+METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
+JSON = "application/json"
+
+
+def _load() -> dict[str, Any]:
+    with SPEC_PATH.open(encoding="utf-8") as f:
+        doc = yaml.safe_load(f)
+    assert isinstance(doc, dict)
+    return doc
+
+
+SPEC = _load()
+REGISTRY: Registry[Any] = Registry().with_resource(BASE_URI, Resource.from_contents(SPEC, default_specification=DRAFT202012))
+
+
+# -- helpers: walking the document ---------------------------------------------------------
+
+
+def _escape(segment: str) -> str:
+    """One JSON-pointer segment, percent-quoted for use in a URI fragment."""
+    return quote(segment.replace("~", "~0").replace("/", "~1"), safe="")
+
+
+def _pointer(*segments: str) -> str:
+    return "".join("/" + _escape(s) for s in segments)
+
+
+def _follow(node: dict[str, Any], at: tuple[str, ...]) -> tuple[dict[str, Any], tuple[str, ...]]:
+    """An OpenAPI object (response, parameter, ...) and where it lives, following a local $ref."""
+    while "$ref" in node:
+        ref = node["$ref"]
+        assert ref.startswith("#/"), f"only local references are used: {ref}"
+        at = tuple(s.replace("~1", "/").replace("~0", "~") for s in ref[2:].split("/"))
+        node = SPEC
+        for segment in at:
+            node = node[segment]
+    return node, at
+
+
+def _validator(at: tuple[str, ...]) -> Draft202012Validator:
+    """A validator for the schema at `at` inside the document, its $refs resolved against the document."""
+    return Draft202012Validator({"$ref": f"{BASE_URI}#{_pointer(*at)}"}, registry=REGISTRY, format_checker=Draft202012Validator.FORMAT_CHECKER)
+
+
+def _errors(at: tuple[str, ...], instance: Any) -> list[str]:
+    return [f"{'/'.join(map(str, e.absolute_path)) or '$'}: {e.message}" for e in _validator(at).iter_errors(instance)]
+
+
+def _operations() -> Iterator[tuple[str, str, dict[str, Any], tuple[str, ...]]]:
+    for path, item in SPEC["paths"].items():
+        for method in METHODS:
+            if method in item:
+                yield method.upper(), path, item[method], ("paths", path, method)
+
+
+def _media_examples(media: dict[str, Any]) -> list[tuple[str, Any]]:
+    out: list[tuple[str, Any]] = []
+    if "example" in media:
+        out.append(("example", media["example"]))
+    for name, entry in (media.get("examples") or {}).items():
+        example, _ = _follow(entry, ())
+        if "value" in example:
+            out.append((name, example["value"]))
+    return out
+
+
+def _all_media() -> Iterator[tuple[str, dict[str, Any], tuple[str, ...]]]:
+    """Every JSON media object of a request body or response: (label, media, where)."""
+    for method, path, op, at in _operations():
+        if "requestBody" in op:
+            body, body_at = _follow(op["requestBody"], (*at, "requestBody"))
+            yield f"{method} {path} request", body["content"][JSON], (*body_at, "content", JSON)
+        for status, response in op["responses"].items():
+            resolved, response_at = _follow(response, (*at, "responses", status))
+            for media_type, media in (resolved.get("content") or {}).items():
+                yield f"{method} {path} {status}", media, (*response_at, "content", media_type)
+
+
+def _resolve_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    node, _ = _follow(schema, ())
+    return node
+
+
+def _undocumented(schema: dict[str, Any], instance: Any, where: str = "$") -> list[str]:
+    """Fields of `instance` that `schema` does not name (a closed reading of an open schema).
+
+    The document keeps response objects open so that they can grow; the live
+    check reads them closed, so a field the code adds without documenting it fails.
+    Free-form objects (no `properties`, e.g. an event's `data`) are not inspected.
+    """
+    schema = _resolve_schema(schema)
+    parts = [schema] + [_resolve_schema(s) for s in schema.get("allOf", [])]
+    if isinstance(instance, list):
+        items = [p["items"] for p in parts if "items" in p]
+        return [f for i, v in enumerate(instance) for s in items for f in _undocumented(s, v, f"{where}[{i}]")]
+    if not isinstance(instance, dict):
+        return []
+    properties: dict[str, Any] = {}
+    for part in parts:
+        properties |= part.get("properties", {})
+    if not properties:
+        return []
+    found = [f"{where}.{k}" for k in instance if k not in properties]
+    for key, value in instance.items():
+        if key in properties:
+            found += _undocumented(properties[key], value, f"{where}.{key}")
+    return found
+
+
+# -- the document on its own ------------------------------------------------------------------
+
+
+def test_document_is_valid_openapi_3_1() -> None:
+    # Given the document as committed
+    # When the OpenAPI validator reads it
+    validate_openapi(SPEC)
+    # Then it passes, and it is 3.1 with every operation named once
+    assert SPEC["openapi"].startswith("3.1")
+    operation_ids = [op["operationId"] for _, _, op, _ in _operations()]
+    assert len(operation_ids) == len(set(operation_ids))
+
+
+def _router_routes() -> set[tuple[str, str]]:
+    routes = list(getattr(app, "_static_routes", [])) + list(getattr(app, "_dynamic_routes", []))
+    assert routes, "found no routes on the resolver: has Powertools changed how it stores them?"
+    return {(str(r.method).upper(), re.sub(r"<(\w+)>", r"{\1}", str(r.path))) for r in routes}
+
+
+def test_every_served_route_is_documented_and_vice_versa() -> None:
+    # Given the routes registered on the Powertools resolver and the operations of the document
+    served = _router_routes()
+    documented = {(method, path) for method, path, _, _ in _operations()}
+    # When they are compared as (METHOD, path) pairs, `<name>` read as `{name}`
+    # Then they are the same set
+    assert served - documented == set(), "served but not documented"
+    assert documented - served == set(), "documented but not served"
+
+
+def test_security_is_global_and_health_is_public() -> None:
+    # Given the document's security settings
+    # Then bearer auth applies everywhere, and only GET /health opts out
+    assert SPEC["security"] == [{"bearerAuth": []}]
+    scheme = SPEC["components"]["securitySchemes"]["bearerAuth"]
+    assert (scheme["type"], scheme["scheme"]) == ("http", "bearer")
+    public = {(method, path) for method, path, op, _ in _operations() if op.get("security") == []}
+    assert public == {("GET", "/health")}
+    # And every authenticated operation documents the 401
+    for method, path, op, _ in _operations():
+        if (method, path) not in public:
+            assert "401" in op["responses"], f"{method} {path}"
+
+
+def test_every_example_satisfies_its_schema() -> None:
+    # Given every example in the document: of request bodies, responses, parameters and schemas
+    checked = 0
+    problems: list[str] = []
+    for label, media, at in _all_media():
+        for name, value in _media_examples(media):
+            problems += [f"{label} [{name}] {e}" for e in _errors((*at, "schema"), value)]
+            checked += 1
+    for method, path, op, at in _operations():
+        params = [*SPEC["paths"][path].get("parameters", []), *op.get("parameters", [])]
+        for param in params:
+            resolved, param_at = _follow(param, (*at, "parameters"))
+            if "example" in resolved:
+                problems += [f"{method} {path} parameter {resolved['name']}: {e}" for e in _errors((*param_at, "schema"), resolved["example"])]
+                checked += 1
+    for name, schema in SPEC["components"]["schemas"].items():
+        for i, value in enumerate(schema.get("examples", [])):
+            problems += [f"schema {name} example {i}: {e}" for e in _errors(("components", "schemas", name), value)]
+            checked += 1
+    # When each is validated (JSON Schema 2020-12, formats asserted)
+    # Then none fails
+    assert problems == []
+    assert checked > 40
+
+
+def test_every_request_body_and_success_response_has_an_example() -> None:
+    # Given every operation
+    missing = []
+    for method, path, op, at in _operations():
+        if "requestBody" in op:
+            body, _ = _follow(op["requestBody"], (*at, "requestBody"))
+            if not _media_examples(body["content"][JSON]):
+                missing.append(f"{method} {path} request body")
+        for status, response in op["responses"].items():
+            resolved, _ = _follow(response, ())
+            if status.startswith("2") and "content" in resolved and not _media_examples(resolved["content"][JSON]):
+                missing.append(f"{method} {path} {status}")
+    # Then each request body and each 2xx response with content shows at least one example
+    assert missing == []
+
+
+def test_request_bodies_are_closed_and_name_the_fields_the_api_accepts() -> None:
+    # Given the request-body schemas
+    schemas = SPEC["components"]["schemas"]
+    bodies = {_follow(op["requestBody"]["content"][JSON]["schema"], ())[1][-1] for _, _, op, _ in _operations() if "requestBody" in op}
+    assert bodies == {"CreateEndpoint", "UpdateEndpoint", "CreateEvent", "ReplayRequest"}
+    # Then each rejects unknown fields, as the API does (422 unknown_field)
+    for name in bodies:
+        assert schemas[name].get("additionalProperties") is False, name
+    # And the endpoint bodies name exactly the fields validation accepts
+    assert set(schemas["CreateEndpoint"]["properties"]) == validation.ENDPOINT_FIELDS
+    assert set(schemas["UpdateEndpoint"]["properties"]) == validation.ENDPOINT_FIELDS | {"status"}
+
+
+# -- the live API against the document --------------------------------------------------------
+
+
+class LiveApi:
+    """Calls the real handler and checks each answer against the document's response for it."""
+
+    def __init__(self, hookline: Hookline):
+        self.hookline = hookline
+        self.seen: set[tuple[str, str, str]] = set()
+
+    def call(
+        self,
+        method: str,
+        template: str,
+        body: Any = None,
+        *,
+        tenant: str | None = "acme",
+        query: dict[str, str] | None = None,
+        raw_body: str | None = None,
+        **params: str,
+    ) -> tuple[int, Any]:
+        op = SPEC["paths"][template][method.lower()]
+        documented = {_follow(p, ())[0]["name"] for p in op.get("parameters", []) if _follow(p, ())[0]["in"] == "query"}
+        assert set(query or {}) <= documented, f"undocumented query parameter on {method} {template}"
+        path = template.format(**params)
+        kw: dict[str, Any] = {"query": query} if query else {}
+        if raw_body is not None:
+            kw["raw_body"] = raw_body
+        status, got = self.hookline.api(method, path, body, tenant=tenant, **kw)
+        label = f"{method} {path} -> {status} {json.dumps(got)[:400]}"
+        if 200 <= status < 300 and body is not None:
+            # A body the API accepted must be one the document allows
+            assert _errors(("paths", template, method.lower(), "requestBody", "content", JSON, "schema"), body) == [], f"accepted, not documented: {label}"
+        assert str(status) in op["responses"], f"undocumented status: {label}"
+        response, response_at = _follow(op["responses"][str(status)], ("paths", template, method.lower(), "responses", str(status)))
+        if "content" not in response:
+            assert got is None, f"the document promises no body: {label}"
+        else:
+            assert _errors((*response_at, "content", JSON, "schema"), got) == [], label
+            if 200 <= status < 300:
+                assert _undocumented(response["content"][JSON]["schema"], got) == [], label
+        self.seen.add((method, template, str(status)))
+        return status, got
+
+
+def _example(method: str, path: str, name: str | None = None) -> dict[str, Any]:
+    media = SPEC["paths"][path][method.lower()]["requestBody"]["content"][JSON]
+    value = media["example"] if name is None else media["examples"][name]["value"]
+    assert isinstance(value, dict)
+    return dict(value)
+
+
+def _answer(request: Received) -> Answer:
+    if request.path.endswith("/down"):
+        return Answer(503, b"down for maintenance")
+    if json.loads(request.body).get("type") == "user.created":
+        return Answer(400, b'{"error":"unknown user"}')
+    return Answer(200, b"ok")
+
+
+def _iso(moment: datetime) -> str:
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def test_live_success_responses_match_the_document(hookline: Hookline) -> None:
+    api = LiveApi(hookline)
+    with running_receiver(_answer) as receiver:
+        # Given the service is up
+        assert api.call("GET", "/health", tenant=None)[0] == 200
+
+        # When endpoints are registered from the document's own request examples
+        status, billing = api.call("POST", "/v1/endpoints", {**_example("POST", "/v1/endpoints", "full"), "url": receiver.url})
+        assert status == 201
+        assert billing["headers"] == {"X-Api-Key": "b1llIng-rcv-7f3a", "X-Environment": "production"}
+        status, every = api.call("POST", "/v1/endpoints", {**_example("POST", "/v1/endpoints", "minimal"), "url": receiver.url})
+        assert status == 201
+        status, crm = api.call("POST", "/v1/endpoints", _example("POST", "/v1/endpoints", "minimal"))
+        assert status == 201
+        # Then they read back, one by one and as pages
+        assert api.call("GET", "/v1/endpoints/{endpoint_id}", endpoint_id=billing["id"])[0] == 200
+        status, page = api.call("GET", "/v1/endpoints", query={"limit": "2"})
+        assert status == 200
+        assert page["next"]
+        assert api.call("GET", "/v1/endpoints", query={"cursor": page["next"]})[0] == 200
+
+        # When the third endpoint is changed with the document's PATCH examples
+        for name in ("retarget", "disable"):
+            status, changed = api.call("PATCH", "/v1/endpoints/{endpoint_id}", _example("PATCH", "/v1/endpoints/{endpoint_id}", name), endpoint_id=crm["id"])
+            assert status == 200
+        assert changed["status"] == "disabled"
+        # And null resets a field to its default, as documented
+        status, reset = api.call("PATCH", "/v1/endpoints/{endpoint_id}", {"description": None, "headers": None}, endpoint_id=billing["id"])
+        assert (status, reset["description"], reset["headers"]) == (200, "", {})
+        status, _ = api.call("PATCH", "/v1/endpoints/{endpoint_id}", {"headers": {"X-Environment": "production"}}, endpoint_id=billing["id"])
+        assert status == 200
+
+        # When events are sent: the documented examples (one idempotent) and one the receiver refuses
+        status, paid = api.call("POST", "/v1/events", _example("POST", "/v1/events", "idempotent"))
+        assert status == 202
+        assert paid["deliveries"] == 3  # billing, every, and crm's (disabled: stored paused)
+        assert api.call("POST", "/v1/events", _example("POST", "/v1/events", "idempotent")) == (202, paid)
+        status, refused = api.call("POST", "/v1/events", _example("POST", "/v1/events", "anonymous"))
+        assert status == 202
+        hookline.drain()
+        # Then the events read back with their deliveries and attempts
+        status, event = api.call("GET", "/v1/events/{event_id}", event_id=paid["id"])
+        assert status == 200
+        assert sorted(d["status"] for d in event["deliveries"]) == ["paused", "succeeded", "succeeded"]
+        status, event = api.call("GET", "/v1/events/{event_id}", event_id=refused["id"])
+        assert status == 200
+        [failed] = [d for d in event["deliveries"] if d["endpoint_id"] == every["id"]]
+        assert failed["status"] == "failed"
+        assert failed["attempts"][0]["status_code"] == 400
+        # And the endpoint's failed deliveries, stats and health show it
+        now = datetime.now(UTC)
+        window = {"since": _iso(now - timedelta(hours=1)), "until": _iso(now + timedelta(hours=1))}
+        status, failures = api.call("GET", "/v1/endpoints/{endpoint_id}/deliveries", query={"status": "failed", **window}, endpoint_id=every["id"])
+        assert status == 200
+        assert [d["id"] for d in failures["items"]] == [failed["id"]]
+        status, paused = api.call("GET", "/v1/endpoints/{endpoint_id}/deliveries", query={"status": "paused", "limit": "10"}, endpoint_id=crm["id"])
+        assert status == 200
+        assert [d["event_id"] for d in paused["items"]] == [paid["id"]]
+        status, stats = api.call("GET", "/v1/endpoints/{endpoint_id}/stats", query=window, endpoint_id=every["id"])
+        assert status == 200
+        assert stats["attempts"] == 2
+        assert api.call("GET", "/v1/endpoints/{endpoint_id}", endpoint_id=every["id"])[0] == 200
+
+        # When the failed delivery is retried by hand
+        status, retried = api.call("POST", "/v1/events/{event_id}/deliveries/{delivery_id}/retry", event_id=refused["id"], delivery_id=failed["id"])
+        assert status == 202
+        assert retried["generation"] == 1
+        # Then a second retry while it is pending is a documented conflict
+        assert api.call("POST", "/v1/events/{event_id}/deliveries/{delivery_id}/retry", event_id=refused["id"], delivery_id=failed["id"])[0] == 409
+        hookline.pump()
+
+        # When a window is replayed: the document's example (an old window) and the last hour
+        assert api.call("POST", "/v1/endpoints/{endpoint_id}/replay", _example("POST", "/v1/endpoints/{endpoint_id}/replay"), endpoint_id=every["id"])[0] == 202
+        status, replay = api.call("POST", "/v1/endpoints/{endpoint_id}/replay", {**window, "status": "failed"}, endpoint_id=every["id"])
+        assert status == 202
+        hookline.pump()
+        # Then its progress reads back
+        status, progress = api.call("GET", "/v1/replays/{replay_id}", replay_id=replay["id"])
+        assert status == 200
+        assert progress["matched"] == 1
+
+        # When the secret is rotated and the endpoints are tested
+        assert api.call("POST", "/v1/endpoints/{endpoint_id}/secret/rotate", endpoint_id=billing["id"])[0] == 200
+        status, enabled = api.call("POST", "/v1/endpoints/{endpoint_id}/enable", endpoint_id=billing["id"])
+        assert status == 200
+        assert enabled["test"]["status_code"] == 200
+        assert receiver.requests[-1].headers["x-environment"] == "production"
+        down = receiver.url.replace("/webhook", "/down")
+        assert api.call("PATCH", "/v1/endpoints/{endpoint_id}", {"url": down}, endpoint_id=crm["id"])[0] == 200
+        status, refusal = api.call("POST", "/v1/endpoints/{endpoint_id}/enable", endpoint_id=crm["id"])
+        assert status == 424
+        assert refusal["error"]["attempt"]["status_code"] == 503
+
+        # When an endpoint is deleted
+        assert api.call("DELETE", "/v1/endpoints/{endpoint_id}", endpoint_id=crm["id"])[0] == 204
+
+    # Then every documented operation was exercised with one of its 2xx answers
+    succeeded = {(m, p) for m, p, s in api.seen if s.startswith("2")}
+    assert {(m, p) for m, p, _, _ in _operations()} - succeeded == set()
+
+
+def test_live_error_responses_match_the_document(hookline: Hookline) -> None:
+    api = LiveApi(hookline)
+    # Given one endpoint and one event
+    _, endpoint = api.call("POST", "/v1/endpoints", {"url": "https://example.com/hook"})
+    _, event = api.call("POST", "/v1/events", {"type": "a.b", "data": {}, "id": "order-7"})
+    ep = endpoint["id"]
+    unknown_ep, unknown_evt, unknown_dlv = "ep_01kkntq2cnt8b8hz3pj95wjvcc", "evt_01kkntq2cne6s1c99tvp6dvkt6", "dlv_01kkntq2cnerx003w04ypt75j4"
+
+    # When requests go wrong in every documented way, each answer matches the document
+    # 400: malformed JSON
+    assert api.call("POST", "/v1/endpoints", raw_body="{not json")[0] == 400
+    assert api.call("POST", "/v1/events", raw_body="")[0] == 400
+    # 401: no tenant from the authorizer
+    assert api.call("GET", "/v1/endpoints", tenant=None)[0] == 401
+    # 404: unknown or malformed ids on every route that takes one
+    assert api.call("GET", "/v1/endpoints/{endpoint_id}", endpoint_id=unknown_ep)[0] == 404
+    assert api.call("PATCH", "/v1/endpoints/{endpoint_id}", {"description": "x"}, endpoint_id="nope")[0] == 404
+    assert api.call("DELETE", "/v1/endpoints/{endpoint_id}", endpoint_id=unknown_ep)[0] == 404
+    assert api.call("POST", "/v1/endpoints/{endpoint_id}/secret/rotate", endpoint_id=unknown_ep)[0] == 404
+    assert api.call("POST", "/v1/endpoints/{endpoint_id}/enable", endpoint_id=unknown_ep)[0] == 404
+    assert api.call("GET", "/v1/endpoints/{endpoint_id}/deliveries", endpoint_id=unknown_ep)[0] == 404
+    assert api.call("GET", "/v1/endpoints/{endpoint_id}/stats", endpoint_id=unknown_ep)[0] == 404
+    assert (
+        api.call("POST", "/v1/endpoints/{endpoint_id}/replay", {"since": "2026-01-01T00:00:00Z", "until": "2026-01-02T00:00:00Z"}, endpoint_id=unknown_ep)[0]
+        == 404
+    )
+    assert api.call("GET", "/v1/replays/{replay_id}", replay_id="rpl_bh2s1be9ng8g0p4z59zep35xe8")[0] == 404
+    assert api.call("GET", "/v1/events/{event_id}", event_id=unknown_evt)[0] == 404
+    assert api.call("POST", "/v1/events/{event_id}/deliveries/{delivery_id}/retry", event_id=event["id"], delivery_id=unknown_dlv)[0] == 404
+    # 409: the same idempotency key with another body
+    assert api.call("POST", "/v1/events", {"type": "a.b", "data": {"changed": True}, "id": "order-7"})[0] == 409
+    # 413: a body over the limit
+    assert api.call("POST", "/v1/events", {"type": "a.b", "data": {"blob": "x" * 300_000}})[0] == 413
+    # 422: an unknown field on every body the API takes, bad values, bad query parameters
+    for method, template, body in (
+        ("POST", "/v1/endpoints", {"url": "https://example.com/hook", "secret": "whsec_x"}),
+        ("PATCH", "/v1/endpoints/{endpoint_id}", {"enabled": False}),
+        ("POST", "/v1/events", {"type": "a.b", "data": {}, "priority": 1}),
+        ("POST", "/v1/endpoints/{endpoint_id}/replay", {"since": "2026-01-01T00:00:00Z", "until": "2026-01-02T00:00:00Z", "force": True}),
+    ):
+        status, got = api.call(method, template, body, endpoint_id=ep)
+        assert (status, got["error"]["code"]) == (422, "unknown_field"), (method, template)
+        # and the document refuses it too
+        assert _errors(("paths", template, method.lower(), "requestBody", "content", JSON, "schema"), body), (method, template)
+    assert api.call("POST", "/v1/endpoints", {"url": "https://example.com/hook", "headers": {"Webhook-Id": "x"}})[1]["error"]["code"] == "forbidden_header"
+    assert api.call("POST", "/v1/endpoints", {"url": "http://169.254.169.254/latest"})[0] == 422
+    assert api.call("GET", "/v1/endpoints", query={"limit": "0"})[0] == 422
+    assert api.call("GET", "/v1/endpoints", query={"cursor": "bm90LWEtY3Vyc29y"})[0] == 422
+    assert api.call("GET", "/v1/endpoints/{endpoint_id}/deliveries", query={"status": "succeeded"}, endpoint_id=ep)[0] == 422
+    assert api.call("GET", "/v1/endpoints/{endpoint_id}/stats", query={"since": "yesterday"}, endpoint_id=ep)[0] == 422
+    # Then every error status the document lists for the live-reachable cases was seen
+    statuses = {s for _, _, s in api.seen}
+    assert {"400", "401", "404", "409", "413", "422"} <= statuses
+
+
+def test_error_responses_are_the_error_envelope_or_api_gateways() -> None:
+    # Given every documented non-2xx response
+    allowed = {"Error", "TestEventFailed", "GatewayError"}
+    for method, path, op, at in _operations():
+        for status, response in op["responses"].items():
+            if status.startswith("2"):
+                continue
+            resolved, _ = _follow(response, (*at, "responses", status))
+            schema = resolved["content"][JSON]["schema"]
+            # Then its body is hookline's error envelope or API Gateway's own answer, nothing else
+            refs = [s["$ref"] for s in schema.get("anyOf", [schema])]
+            assert {r.rsplit("/", 1)[-1] for r in refs} <= allowed, f"{method} {path} {status}"
+            assert status in ("401", "403", "429") or "GatewayError" not in str(refs), f"{method} {path} {status}"
