@@ -88,6 +88,7 @@ def _pump_like_lambda(hookline: Hookline, timeline: Timeline) -> int:
 
 
 @pytest.mark.slow
+@pytest.mark.faults
 def test_nothing_accepted_is_lost_under_faults(hookline: Hookline, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HOOKLINE_RETRY_BASE_SECONDS", "2")
     monkeypatch.setenv("HOOKLINE_MAX_ATTEMPTS", "6")
