@@ -9,7 +9,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import boto3
+import freezegun
 import pytest
+from aws_lambda_powertools.utilities.parser import models as _powertools_models  # noqa: F401  - built outside any frozen clock
 from moto import mock_aws
 
 import local  # noqa: F401  - puts the layer on sys.path, as Lambda's /opt/python
@@ -18,6 +20,9 @@ from hookline.apikeys import ApiKeyRepository
 from local.lambda_runtime import load_handler
 from local.resources import provision
 from tests.support.events import http_event, sqs_event
+
+# Powertools' pydantic models must never see freezegun's FakeDatetime; moto must (SQS delays in virtual time).
+freezegun.configure(extend_ignore_list=["aws_lambda_powertools", "pydantic", "pydantic_core"])
 
 TEST_ENV = {
     "AWS_DEFAULT_REGION": "us-east-1",
