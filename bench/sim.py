@@ -20,6 +20,7 @@ from __future__ import annotations
 import heapq
 import math
 import random
+from abc import ABC, abstractmethod
 from collections import Counter, defaultdict, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -175,7 +176,7 @@ class Sim:
         return send_at + duration
 
 
-class Delivery:
+class Delivery(ABC):
     """The system under test: submit first attempts, it delivers them."""
 
     def __init__(self, sim: Sim, workers: int) -> None:
@@ -186,11 +187,13 @@ class Delivery:
     def inflight(self) -> list[Task]:
         return list(self.live.values())
 
+    @abstractmethod
     def submit(self, task: Task) -> None:
-        raise NotImplementedError
+        """Hand a new task to this delivery design."""
 
+    @abstractmethod
     def backlog(self, group: str | None = None) -> int:
-        raise NotImplementedError
+        """Tasks waiting (optionally of one endpoint group)."""
 
 
 class Baseline(Delivery):
