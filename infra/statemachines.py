@@ -19,12 +19,12 @@ from infra import construct_name
 from infra.functions import LOG_RETENTION
 from infra.queues import Queues
 
-# The placeholder CloudFormation fills from DefinitionSubstitutions: `${TargetQueueUrl}`.
+# The substitution variable CloudFormation fills from DefinitionSubstitutions: `${TargetQueueUrl}`.
 TARGET_QUEUE_URL = "TargetQueueUrl"
 
 
 def definition_string(spec: StateMachineSpec) -> str:
-    """The spec's ASL, with a substitution placeholder where the target queue's URL goes."""
+    """The spec's ASL, with a substitution variable where the target queue's URL goes."""
     return json.dumps(spec.definition("${" + TARGET_QUEUE_URL + "}"), indent=2)
 
 

@@ -463,10 +463,10 @@ class EventRepository:
         """
         names = {"#s": "status"}
         values: dict[str, Any] = {":g": expected_generation, ":g1": expected_generation + 1, ":one": 1, ":now": now_iso, ":pending": "pending", ":r": replay_id}
-        placeholders = []
+        status_names = []
         for i, status in enumerate(statuses):
             values[f":st{i}"] = status
-            placeholders.append(f":st{i}")
+            status_names.append(f":st{i}")
         try:
             result = self._table.update_item(
                 Key={"pk": _event_pk(tenant, event_id), "sk": f"DLV#{delivery_id}"},
@@ -474,7 +474,7 @@ class EventRepository:
                     "SET generation = :g1, generation_first_attempt = attempts_made + :one, generation_started_at = :now, "
                     "#s = :pending, updated_at = :now, replay_id = :r REMOVE gsi1pk, gsi1sk, lease_until, lease_attempt"
                 ),
-                ConditionExpression=f"attribute_exists(pk) AND generation = :g AND #s IN ({', '.join(placeholders)})",
+                ConditionExpression=f"attribute_exists(pk) AND generation = :g AND #s IN ({', '.join(status_names)})",
                 ExpressionAttributeNames=names,
                 ExpressionAttributeValues=values,
                 ReturnValues="ALL_NEW",
