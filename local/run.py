@@ -55,6 +55,7 @@ import sys
 import threading
 import time
 from collections.abc import Mapping
+from contextlib import AbstractContextManager
 from datetime import UTC, datetime
 from types import TracebackType
 from typing import Any
@@ -67,6 +68,7 @@ from moto.server import ThreadedMotoServer
 from hookline import aws, topology
 from hookline.apikeys import generate_api_key, parse_key_list
 from hookline.settings import Settings, get_settings
+from local.atomic import atomic_dynamodb_writes
 from local.frontdoor import FrontDoor, Gateway
 from local.lambda_runtime import LocalFunction, load_handler, unload_handler_module
 from local.logs import LogRewriter
@@ -133,6 +135,7 @@ class LocalHookline:
         self._saved_env: dict[str, str | None] = {}
         self._moto: ThreadedMotoServer | None = None
         self._moto_sfn_config: dict[str, Any] | None = None
+        self._atomic: AbstractContextManager[None] | None = None
         self._front_door: FrontDoor | None = None
         self._pollers: list[SqsPoller] = []
         self._log_rewriter = LogRewriter()
@@ -214,6 +217,8 @@ class LocalHookline:
     def _start_aws(self, aws_port: int) -> None:
         """Step 1: the embedded AWS, and the environment that points boto3 (and the handlers) at it."""
         silence_werkzeug()
+        self._atomic = atomic_dynamodb_writes()
+        self._atomic.__enter__()
         self._moto = ThreadedMotoServer(ip_address=HOST, port=aws_port, verbose=False)
         self._moto.start()
         self.aws_endpoint = f"http://{HOST}:{self._moto.get_host_and_port()[1]}"
@@ -330,6 +335,9 @@ class LocalHookline:
                 except Exception as exc:  # the thread may never have started
                     log.debug("moto server stop: %s", exc)
                 self._moto = None
+            if self._atomic is not None:
+                self._atomic.__exit__(None, None, None)
+                self._atomic = None
             self._log_rewriter.restore()
             for spec in topology.FUNCTIONS:
                 unload_handler_module(spec)

@@ -17,6 +17,7 @@ from moto import mock_aws
 import local  # noqa: F401  - puts the layer on sys.path, as Lambda's /opt/python
 from hookline import container, topology
 from hookline.apikeys import ApiKeyRepository
+from local.atomic import atomic_dynamodb_writes
 from local.lambda_runtime import load_handler
 from local.resources import provision
 from tests.support.events import http_event, sqs_event
@@ -89,7 +90,7 @@ def aws(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     monkeypatch.delenv("AWS_ENDPOINT_URL", raising=False)
     for k, v in TEST_ENV.items():
         monkeypatch.setenv(k, v)
-    with mock_aws():
+    with mock_aws(), atomic_dynamodb_writes():
         container.reset()
         yield
     container.reset()

@@ -124,13 +124,33 @@ def test_two_concurrent_copies_of_a_task_send_one_request(hookline: Hookline) ->
         [message] = hookline.queued()
         results: list[dict[str, Any]] = []
         threads = [threading.Thread(target=lambda: results.append(hookline.deliver([message]))) for _ in range(2)]
+        # Given two workers running the same task at the same moment
         for t in threads:
             t.start()
         threading.Timer(1.0, gate.set).start()
         for t in threads:
             t.join(10)
+        # Then the receiver sees one request and neither batch fails
         assert len(receiver.requests) == 1
         assert all(r == {"batchItemFailures": []} for r in results)
+
+
+def test_two_copies_of_a_task_in_one_batch_claim_once(hookline: Hookline) -> None:
+    with running_receiver() as receiver:
+        # Given two copies of the same task in one batch (an idempotent repeat re-queued it)
+        _setup(hookline, receiver.url)
+        hookline.api("POST", "/v1/events", {"type": "a.b", "data": {}})
+        [message] = hookline.queued()
+        twin = {**message, "MessageId": message["MessageId"] + "-twin"}
+        claims: list[str] = []
+        client = aws.dynamodb_table(hookline.env[topology.TABLE.env]).meta.client
+        client.meta.events.register("before-parameter-build.dynamodb.UpdateItem", lambda params, **_: claims.append(params["UpdateExpression"]))
+        # When the batch runs
+        result = hookline.deliver([message, twin])
+        # Then only one copy tries to claim the attempt, one request is sent, and nothing fails
+        assert sum("lease_attempt = :n" in u for u in claims) == 1
+        assert len(receiver.requests) == 1
+        assert result == {"batchItemFailures": []}
 
 
 def test_deleted_endpoint_fails_the_delivery(hookline: Hookline) -> None:

@@ -44,16 +44,25 @@ def log_report(report: DeliveryReport) -> None:
 
 
 def _resolve(event: dict[str, Any], worker: DeliveryWorker) -> dict[str, DeliveryTask | None]:
-    """Each record's task as it should run; None for what needs no delivery (set aside, or a duplicate redrive).
+    """Each record's task as it should run; None for what needs no delivery (set aside, a duplicate redrive, or a repeat within the batch).
 
     A record whose resolution fails (e.g. DynamoDB is down) is left out, so it
     fails on its own below and SQS redelivers it.
     """
     resolved: dict[str, DeliveryTask | None] = {}
+    seen: set[DeliveryTask] = set()
     for record in event.get("Records", []):
         message_id, body = record.get("messageId", ""), record.get("body", "")
         try:
-            resolved[message_id] = worker.resolve(DeliveryTask.from_message(body))
+            task = worker.resolve(DeliveryTask.from_message(body))
+            if task is not None and task in seen:
+                # The same attempt twice in one batch (an idempotent ingest repeat
+                # re-queued it): one copy runs, the other is done with.
+                get_logger().info("duplicate task in batch", extra={"message_id": message_id, "delivery_id": task.delivery_id, "attempt": task.attempt})
+                task = None
+            elif task is not None:
+                seen.add(task)
+            resolved[message_id] = task
         except MalformedTask as exc:
             # Poison: logged with its reason and set aside, never retried, never failing the batch.
             worker.set_aside(body, str(exc))
