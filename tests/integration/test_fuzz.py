@@ -48,6 +48,7 @@ ROUTES: list[tuple[str, str]] = [
     ("POST", "/v1/endpoints/{endpoint}/replay"),
     ("GET", "/v1/replays/{replay}"),
     ("POST", "/v1/events"),
+    ("POST", "/v1/events/batch"),
     ("GET", "/v1/events/{event}"),
     ("POST", "/v1/events/{event}/deliveries/{delivery}/retry"),
 ]
@@ -75,6 +76,7 @@ VALID_BODIES: dict[tuple[str, str], dict[str, Any]] = {
     },
     ("POST", "/v1/endpoints/{endpoint}/replay"): {"since": "2020-01-01T00:00:00Z", "until": "2030-01-01T00:00:00Z", "status": "failed"},
     ("POST", "/v1/events"): {"type": "order.created", "data": {"n": 1, "items": [{"sku": "a"}]}, "id": "order-1"},
+    ("POST", "/v1/events/batch"): {"events": [{"type": "order.created", "data": {"n": 2}, "id": "order-2"}, {"type": "order.paid", "data": {"n": [1.5]}}]},
 }
 
 
@@ -470,9 +472,14 @@ def test_known_nasty_bodies_get_2xx_or_a_4xx_json_error(world: World) -> None:
             event["isBase64Encoded"] = b64
             try:
                 result = call(world, event)
+                accepted = []
                 if template == "/v1/events" and result["statusCode"] == 202:
+                    accepted = [json.loads(result["body"])["id"]]
+                if template == "/v1/events/batch" and result["statusCode"] in (202, 207):
+                    accepted = [r["id"] for r in json.loads(result["body"])["results"] if r["status"] == 202]
+                for event_id in accepted:
                     # What was accepted must read back as JSON too.
-                    read_back = f"/v1/events/{json.loads(result['body'])['id']}"
+                    read_back = f"/v1/events/{event_id}"
                     try:
                         call(world, http_event("GET", read_back, tenant=TENANT))
                     except (AssertionError, ValueError) as exc:

@@ -225,7 +225,7 @@ def test_request_bodies_are_closed_and_name_the_fields_the_api_accepts() -> None
     # Given the request-body schemas
     schemas = SPEC["components"]["schemas"]
     bodies = {_follow(op["requestBody"]["content"][JSON]["schema"], ())[1][-1] for _, _, op, _ in _operations() if "requestBody" in op}
-    assert bodies == {"CreateEndpoint", "UpdateEndpoint", "CreateEvent", "ReplayRequest"}
+    assert bodies == {"CreateEndpoint", "UpdateEndpoint", "CreateEvent", "CreateEventBatch", "ReplayRequest"}
     # Then each rejects unknown fields, as the API does (422 unknown_field)
     for name in bodies:
         assert schemas[name].get("additionalProperties") is False, name
@@ -391,6 +391,13 @@ def test_live_success_responses_match_the_document(hookline: Hookline) -> None:
         assert status == 424
         assert refusal["error"]["attempt"]["status_code"] == 503
 
+        # When events come in a batch: the document's example, then one whose first event conflicts with it (207)
+        status, batch = api.call("POST", "/v1/events/batch", _example("POST", "/v1/events/batch"))
+        assert (status, batch["accepted"]) == (202, 2)
+        conflicting = {"events": [{**_example("POST", "/v1/events/batch")["events"][0], "data": {"changed": True}}, {"type": "a.b", "data": {}}]}
+        status, mixed = api.call("POST", "/v1/events/batch", conflicting)
+        assert (status, [r["status"] for r in mixed["results"]]) == (207, [409, 202])
+
         # When an endpoint is deleted
         assert api.call("DELETE", "/v1/endpoints/{endpoint_id}", endpoint_id=crm["id"])[0] == 204
 
@@ -432,11 +439,13 @@ def test_live_error_responses_match_the_document(hookline: Hookline) -> None:
     assert api.call("POST", "/v1/events", {"type": "a.b", "data": {"changed": True}, "id": "order-7"})[0] == 409
     # 413: a body over the limit
     assert api.call("POST", "/v1/events", {"type": "a.b", "data": {"blob": "x" * 300_000}})[0] == 413
+    assert api.call("POST", "/v1/events/batch", {"events": [{"type": "a.b", "data": {"blob": "x" * 300_000}}]})[0] == 413
     # 422: an unknown field on every body the API takes, bad values, bad query parameters
     for method, template, body in (
         ("POST", "/v1/endpoints", {"url": "https://example.com/hook", "secret": "whsec_x"}),
         ("PATCH", "/v1/endpoints/{endpoint_id}", {"enabled": False}),
         ("POST", "/v1/events", {"type": "a.b", "data": {}, "priority": 1}),
+        ("POST", "/v1/events/batch", {"events": [{"type": "a.b", "data": {}}], "priority": 1}),
         ("POST", "/v1/endpoints/{endpoint_id}/replay", {"since": "2026-01-01T00:00:00Z", "until": "2026-01-02T00:00:00Z", "force": True}),
     ):
         status, got = api.call(method, template, body, endpoint_id=ep)

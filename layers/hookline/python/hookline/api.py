@@ -40,14 +40,14 @@ def _tenant() -> str:
     return value
 
 
-def _body() -> dict[str, Any]:
+def _body(max_bytes: int | None = None) -> dict[str, Any]:
     raw_event = app.current_event.raw_event
     raw = raw_event.get("body") or ""
     try:
         data = base64.b64decode(raw, validate=True) if raw_event.get("isBase64Encoded") else raw.encode("utf-8")
     except (ValueError, UnicodeEncodeError):
         raise BadRequest("request body is not valid base64 or UTF-8", code="malformed_body") from None
-    return validation.parse_json_object(data, get_settings().max_event_bytes)
+    return validation.parse_json_object(data, max_bytes or get_settings().max_event_bytes)
 
 
 def _page_args() -> tuple[int, str | None]:
@@ -157,6 +157,15 @@ def retry_delivery(event_id: str, delivery_id: str) -> Response:
 def create_event() -> Response:
     tenant = _tenant()
     return _json(202, container.event_service().accept(tenant, _body()))
+
+
+@app.post("/v1/events/batch")
+def create_events() -> Response:
+    tenant = _tenant()
+    results = container.event_service().accept_batch(tenant, _body(get_settings().max_batch_bytes))
+    accepted = sum(1 for r in results if r["status"] == 202)
+    # 202 when every event was accepted; 207 (look at each result) when some were not.
+    return _json(202 if accepted == len(results) else 207, {"accepted": accepted, "failed": len(results) - accepted, "results": results})
 
 
 @app.get("/v1/events/<event_id>")

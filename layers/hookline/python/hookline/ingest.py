@@ -17,8 +17,8 @@ from botocore.exceptions import BotoCoreError, ClientError
 
 from hookline import ids, validation
 from hookline.clock import iso
-from hookline.errors import Conflict, NotFound, Unavailable, ValidationFailed
-from hookline.models import Delivery, DeliveryTask, Event, PlannedDelivery, webhook_body
+from hookline.errors import Conflict, HooklineError, NotFound, Unavailable, ValidationFailed
+from hookline.models import Delivery, DeliveryTask, Endpoint, Event, PlannedDelivery, webhook_body
 from hookline.queues import QueueError, TaskQueue
 from hookline.settings import Settings
 from hookline.store import EndpointRepository, EventRepository
@@ -51,43 +51,89 @@ class EventService:
 
     def accept(self, tenant: str, body: dict[str, Any]) -> dict[str, Any]:
         data = validation.event_create(body)
+        try:
+            result, tasks = self._stage(tenant, data, self._clock(), None)
+            self._queue.send(tasks)
+        except (ClientError, BotoCoreError, QueueError) as exc:
+            raise Unavailable(f"the event could not be queued ({type(exc).__name__}); repeat the request with the same id") from None
+        return result
+
+    def accept_batch(self, tenant: str, body: dict[str, Any]) -> list[dict[str, Any]]:
+        """Up to 100 events in one request: one result per event, in order, each as the single route would answer.
+
+        The batch is validated as a whole first (a bad event stores nothing).
+        Endpoints are read once and the tasks of all events go out in shared
+        SQS batches; an event whose storage or queueing failed gets a 503
+        result, and repeating it (same `id`) finishes the job.
+        """
+        inputs = validation.event_batch(body, self._settings.max_event_bytes)
         now = self._clock()
+        results: list[dict[str, Any]] = [{} for _ in inputs]
+        try:
+            endpoints: list[Endpoint] | None = list(self._endpoints.all_for_tenant(tenant))
+        except (ClientError, BotoCoreError) as exc:
+            return [_unavailable(i, exc) for i in range(len(inputs))]
+        queued: dict[str, DeliveryTask] = {}  # by delivery id: an id repeated in the batch queues its tasks once
+        owners: dict[str, list[int]] = {}
+        for i, data in enumerate(inputs):
+            try:
+                accepted, tasks = self._stage(tenant, data, now, endpoints)
+            except (Conflict, Unavailable) as exc:
+                results[i] = _failure(i, exc)
+                continue
+            except (ClientError, BotoCoreError) as exc:
+                results[i] = _unavailable(i, exc)
+                continue
+            results[i] = {"index": i, "status": 202, **accepted}
+            for task in tasks:
+                queued.setdefault(task.delivery_id, task)
+                owners.setdefault(task.delivery_id, []).append(i)
+        pending = list(queued.values())
+        for start in range(0, len(pending), 10):
+            chunk = pending[start : start + 10]
+            try:
+                self._queue.send(chunk)
+            except (ClientError, BotoCoreError, QueueError) as exc:
+                for task in chunk:
+                    for i in owners[task.delivery_id]:
+                        results[i] = _unavailable(i, exc)
+        return results
+
+    def _stage(self, tenant: str, data: validation.EventInput, now: datetime, endpoints: list[Endpoint] | None) -> tuple[dict[str, Any], list[DeliveryTask]]:
+        """Store an event and its deliveries (or find them, for a repeated id); returns the answer and the tasks to queue."""
         digest = request_hash(data.type, data.data)
         if data.idempotency_key is not None:
             event_id = ids.derived_id(ids.EVENT, tenant, data.idempotency_key)
         else:
             event_id = ids.new_id(ids.EVENT, int(now.timestamp() * 1000))
         expires_at = self._expires_at(now)
-        try:
-            existing = self._events.get_event(tenant, event_id) if data.idempotency_key else None
-            if existing is not None:
-                return self._finish_existing(existing, digest, expires_at)
-            # A disabled endpoint's deliveries are stored paused, so nothing is dropped: re-enabling it queues them.
-            targets = [ep for ep in self._endpoints.all_for_tenant(tenant) if ep.subscribes_to(data.type)]
-            created_at = iso(now)
-            event = Event(
-                id=event_id,
-                tenant=tenant,
-                type=data.type,
-                created_at=created_at,
-                body=webhook_body(event_id, data.type, created_at, data.data),
-                request_hash=digest,
-                deliveries=tuple(PlannedDelivery(ids.new_id(ids.DELIVERY), ep.id, paused=ep.status != "active") for ep in targets),
-            )
-            if not self._events.create_event(event, expires_at):
-                # A concurrent request with the same id won the race.
-                raced = self._events.get_event(tenant, event_id)
-                if raced is None:
-                    raise Unavailable("event is being stored by a concurrent request; retry")
-                return self._finish_existing(raced, digest, expires_at)
-            deliveries = [self._delivery(event, p, created_at) for p in event.deliveries]
-            self._events.create_deliveries(deliveries, expires_at)
-            self._queue.send([self._task(d) for d in deliveries if d.status == "pending"])
-        except (ClientError, BotoCoreError, QueueError) as exc:
-            raise Unavailable(f"the event could not be queued ({type(exc).__name__}); repeat the request with the same id") from None
-        return {"id": event.id, "deliveries": len(event.deliveries)}
+        existing = self._events.get_event(tenant, event_id) if data.idempotency_key else None
+        if existing is not None:
+            return self._finish_existing(existing, digest, expires_at)
+        # A disabled endpoint's deliveries are stored paused, so nothing is dropped: re-enabling it queues them.
+        candidates = self._endpoints.all_for_tenant(tenant) if endpoints is None else endpoints
+        targets = [ep for ep in candidates if ep.subscribes_to(data.type)]
+        created_at = iso(now)
+        event = Event(
+            id=event_id,
+            tenant=tenant,
+            type=data.type,
+            created_at=created_at,
+            body=webhook_body(event_id, data.type, created_at, data.data),
+            request_hash=digest,
+            deliveries=tuple(PlannedDelivery(ids.new_id(ids.DELIVERY), ep.id, paused=ep.status != "active") for ep in targets),
+        )
+        if not self._events.create_event(event, expires_at):
+            # A concurrent request with the same id won the race.
+            raced = self._events.get_event(tenant, event_id)
+            if raced is None:
+                raise Unavailable("event is being stored by a concurrent request; retry")
+            return self._finish_existing(raced, digest, expires_at)
+        deliveries = [self._delivery(event, p, created_at) for p in event.deliveries]
+        self._events.create_deliveries(deliveries, expires_at)
+        return {"id": event.id, "deliveries": len(event.deliveries)}, [self._task(d) for d in deliveries if d.status == "pending"]
 
-    def _finish_existing(self, event: Event, digest: str, expires_at: int) -> dict[str, Any]:
+    def _finish_existing(self, event: Event, digest: str, expires_at: int) -> tuple[dict[str, Any], list[DeliveryTask]]:
         """Idempotent replay: same body answers as before, after finishing any interrupted step."""
         if event.request_hash != digest:
             raise Conflict("an event with this id exists with a different body", code="idempotency_conflict")
@@ -103,8 +149,7 @@ class EventService:
                 # Its task may never have been queued. A duplicate task is
                 # harmless: the attempt claim lets only one copy deliver.
                 unsent.append(d)
-        self._queue.send([self._task(d) for d in unsent])
-        return {"id": event.id, "deliveries": len(event.deliveries)}
+        return {"id": event.id, "deliveries": len(event.deliveries)}, [self._task(d) for d in unsent]
 
     @staticmethod
     def _delivery(event: Event, planned: PlannedDelivery, created_at: str) -> Delivery:
@@ -164,6 +209,14 @@ class EventService:
         until = _iso_param(query, "until") or "~"
         items, nxt = self._events.deliveries_by_status(tenant, endpoint_id, status, since, until if until == "~" else until + "~", limit, query.get("cursor"))
         return {"items": [{**d.public(), "event_id": d.event_id} for d in items], "next": nxt}
+
+
+def _failure(index: int, exc: HooklineError) -> dict[str, Any]:
+    return {"index": index, "status": exc.status, "error": {"code": exc.code, "message": exc.message}}
+
+
+def _unavailable(index: int, exc: Exception) -> dict[str, Any]:
+    return _failure(index, Unavailable(f"the event could not be stored or queued ({type(exc).__name__}); repeat it with the same id"))
 
 
 def _iso_param(query: dict[str, str], name: str) -> str | None:

@@ -94,6 +94,9 @@ class Settings:
     delivery_batch_size: int = _setting("HOOKLINE_DELIVERY_BATCH_SIZE", 10, "SQS messages handed to one delivery invocation.")
     # API.
     max_event_bytes: int = _setting("HOOKLINE_MAX_EVENT_BYTES", 262144, "Largest accepted request body for an event (413 above).")
+    max_batch_bytes: int = _setting(
+        "HOOKLINE_MAX_BATCH_BYTES", 4194304, "Largest accepted request body for `POST /v1/events/batch` (413 above; Lambda takes at most 6 MB)."
+    )
     page_limit_max: int = _setting("HOOKLINE_PAGE_LIMIT_MAX", 100, "Largest `limit` a list route accepts.")
     authorizer_cache_seconds: int = _setting("HOOKLINE_AUTHORIZER_CACHE_SECONDS", 300, "How long API Gateway caches an authorizer answer.")
     retention_days: int = _setting("HOOKLINE_RETENTION_DAYS", 30, "Events, deliveries and attempts expire through DynamoDB TTL after this many days.")

@@ -275,6 +275,33 @@ def event_create(body: dict[str, Any]) -> EventInput:
     return EventInput(type=event_type, data=body["data"], idempotency_key=key)
 
 
+MAX_BATCH_EVENTS = 100
+
+
+def event_batch(body: dict[str, Any], max_event_bytes: int) -> list[EventInput]:
+    """All of a batch's events, or one error naming the first bad one (so a bad batch stores nothing)."""
+    reject_unknown(body, {"events"})
+    if "events" not in body:
+        raise ValidationFailed("'events' is required", code="missing_field")
+    events = body["events"]
+    if not isinstance(events, list):
+        raise ValidationFailed("'events' must be a JSON array", code="wrong_type")
+    if not 1 <= len(events) <= MAX_BATCH_EVENTS:
+        raise ValidationFailed(f"'events' must hold 1 to {MAX_BATCH_EVENTS} events; it holds {len(events)}")
+    out = []
+    for i, item in enumerate(events):
+        if not isinstance(item, dict):
+            raise ValidationFailed(f"events[{i}] must be a JSON object", code="wrong_type")
+        size = len(json.dumps(item, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
+        if size > max_event_bytes:
+            raise PayloadTooLarge(f"events[{i}] is {size} bytes; the limit for one event is {max_event_bytes}")
+        try:
+            out.append(event_create(item))
+        except ValidationFailed as exc:
+            raise ValidationFailed(f"events[{i}]: {exc.message}", code=exc.code) from None
+    return out
+
+
 def page_limit(raw: str | None, maximum: int, default: int = 50) -> int:
     if raw is None or raw == "":
         return min(default, maximum)
