@@ -10,7 +10,7 @@ export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 export CDK_OUTDIR := cdk.out
 
-.PHONY: setup run demo test lint unit synth deploy deps-layer api-key revoke-api-key dlq-drain clean
+.PHONY: setup run demo test lint unit bench synth deploy deps-layer api-key revoke-api-key dlq-drain clean
 
 setup: $(STAMP) node_modules/.installed $(DEPS_LAYER)/.built
 
@@ -50,6 +50,11 @@ lint: $(STAMP)
 
 unit: $(STAMP)
 	$(PY) -m pytest tests/unit -q
+
+# The seeds' scenarios at full scale, cost per million from the real handlers, one invocation's
+# throughput; writes bench/results.json, docs/benchmarks.md and docs/img/bench-*.png (a few minutes).
+bench: $(STAMP)
+	$(PY) -m bench
 
 # The fault-injection test patches the pipeline heavily; it runs in a fresh process of its own, last.
 test: setup lint

@@ -66,11 +66,13 @@ class WebhookReceiver:
         status: int = 200,
         script: list[int] | None = None,
         out: TextIO | None = None,
+        delay_seconds: float = 0.0,
     ):
         self.secret = secret  # may be set later, e.g. once the endpoint is registered
         self.status = status
         self.script = list(script or [])  # statuses for the first requests, then `status`
         self.out = out
+        self.delay_seconds = delay_seconds  # how long each answer takes (a slow receiver)
         self.received: list[ReceivedWebhook] = []
         self.arrived = threading.Event()
         self._lock = threading.Lock()
@@ -104,6 +106,8 @@ class WebhookReceiver:
             if self.out is not None:
                 self._print(webhook, self.out)
         self.arrived.set()
+        if self.delay_seconds > 0:
+            time.sleep(self.delay_seconds)
         return status
 
     @staticmethod

@@ -20,9 +20,10 @@ from __future__ import annotations
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
-from typing import Literal, Protocol
+from typing import Any, Literal, Protocol, TypeVar
 
 from hookline import notifications
 from hookline.backoff import SYSTEM_RANDOM, BackoffPolicy, Jitter, RandomSource
@@ -44,6 +45,9 @@ from hookline.webhook import webhook_headers
 # or another worker's state write got in first.
 BUSY_RETRY_SECONDS = 5.0
 SAVE_TRIES = 5
+PARALLEL_ENDPOINTS = 16  # endpoints of one batch planned, released and counted at once
+_Item = TypeVar("_Item")
+_Result = TypeVar("_Result")
 
 
 class Sender(Protocol):
@@ -89,6 +93,14 @@ class DeliveryReport:
     path: str = ""  # sqs | stepfunctions | dlq, where the task went next
     first_attempt: bool = False
     breaker_event: str = ""  # opened | reopened | recovered, when this attempt moved the breaker
+
+
+def _per_endpoint(work: Callable[[_Item], _Result], items: list[_Item]) -> list[_Result]:
+    """Each endpoint's reads and writes of a batch, side by side: a batch spanning many endpoints is not a queue of round trips."""
+    if len(items) <= 1:
+        return [work(i) for i in items]
+    with ThreadPoolExecutor(max_workers=min(len(items), PARALLEL_ENDPOINTS), thread_name_prefix="endpoint") as pool:
+        return list(pool.map(work, items))
 
 
 def retry_policy(settings: Settings) -> RetryPolicy:
@@ -167,13 +179,18 @@ class DeliveryWorker:
         groups: dict[tuple[str, str], list[DeliveryTask]] = defaultdict(list)
         for t in dict.fromkeys(tasks):
             groups[(t.tenant, t.endpoint_id)].append(t)
-        plans: dict[DeliveryTask, Plan] = {}
-        for (tenant, endpoint_id), group in groups.items():
+
+        def plan_one(item: tuple[tuple[str, str], list[DeliveryTask]]) -> dict[DeliveryTask, Plan]:
+            (tenant, endpoint_id), group = item
             try:
-                plans.update(self._plan_group(tenant, endpoint_id, group))
+                return self._plan_group(tenant, endpoint_id, group)
             except Exception as exc:  # one endpoint's trouble must not fail the others' records
                 get_logger().exception("planning failed", extra={"tenant": tenant, "endpoint_id": endpoint_id})
-                plans.update({t: Plan("fail", reason=f"planning failed: {type(exc).__name__}") for t in group})
+                return {t: Plan("fail", reason=f"planning failed: {type(exc).__name__}") for t in group}
+
+        plans: dict[DeliveryTask, Plan] = {}
+        for planned in _per_endpoint(plan_one, list(groups.items())):
+            plans.update(planned)
         return plans
 
     def _plan_group(self, tenant: str, endpoint_id: str, tasks: list[DeliveryTask]) -> dict[DeliveryTask, Plan]:
@@ -230,22 +247,31 @@ class DeliveryWorker:
     def _flush_stats(self) -> None:
         if self._stats is None:
             return
-        for (tenant, endpoint_id, hour), counts in self._stats_buffer.drain().items():
+        stats = self._stats
+
+        def write(item: tuple[tuple[str, str, str], Any]) -> None:
+            (tenant, endpoint_id, hour), counts = item
             try:
-                self._stats.add(tenant, endpoint_id, hour, counts)
+                stats.add(tenant, endpoint_id, hour, counts)
             except Exception:  # statistics are best effort; a delivery never fails for them
                 get_logger().exception("statistics not written", extra={"tenant": tenant, "endpoint_id": endpoint_id})
+
+        _per_endpoint(write, list(self._stats_buffer.drain().items()))
 
     def _release_leases(self, plans: Iterable[Plan]) -> None:
         held: dict[tuple[str, str, float], int] = defaultdict(int)
         for p in plans:
             if p.lease_expiry is not None and p.endpoint is not None:
                 held[(p.endpoint.tenant, p.endpoint.id, p.lease_expiry)] += 1
-        for (tenant, endpoint_id, expiry), count in held.items():
+
+        def give_back(item: tuple[tuple[str, str, float], int]) -> None:
+            (tenant, endpoint_id, expiry), count = item
             for _ in range(SAVE_TRIES):
                 current = self._states.limiter(tenant, endpoint_id)
                 if self._states.save_limiter(tenant, endpoint_id, release(current, expiry, count, self._clock().timestamp()), current.version):
                     break
+
+        _per_endpoint(give_back, list(held.items()))
 
     # -- one task ---------------------------------------------------------------
 

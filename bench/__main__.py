@@ -1,0 +1,90 @@
+"""`make bench`: every benchmark, with a progress bar; writes bench/results.json, docs/benchmarks.md and its plots.
+
+    python -m bench            # full scale (a few minutes)
+    python -m bench --scale 0.05 --out /tmp/bench   # quick look, nothing in the repo touched
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import sys
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from bench import cost, report, scenarios, throughput
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+class Progress:
+    """A one-line progress bar on stderr: [#####-----] 5/10 what is running, elapsed."""
+
+    def __init__(self, total: int):
+        self.total = total
+        self.done = 0
+        self.started = time.monotonic()
+
+    def step(self, label: str) -> None:
+        self.done = min(self.total, self.done + 1)
+        self.show(label)
+
+    def show(self, label: str) -> None:
+        width = 30
+        filled = round(width * self.done / self.total)
+        line = f"\r[{'#' * filled}{'-' * (width - filled)}] {self.done}/{self.total} {time.monotonic() - self.started:5.0f}s  {label[:60]:<60}"
+        sys.stderr.write(line)
+        sys.stderr.flush()
+
+    def finish(self) -> None:
+        sys.stderr.write("\n")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--scale", type=float, default=1.0, help="scenario size; 1.0 is the seeds' numbers")
+    parser.add_argument("--count", type=int, default=30, help="events per measured cost path (a multiple of 10)")
+    parser.add_argument("--runs", type=int, default=throughput.RUNS, help="throughput runs per batch size (median kept)")
+    parser.add_argument("--out", type=Path, default=None, help="write results.json, benchmarks.md and plots here instead of bench/ and docs/")
+    args = parser.parse_args(argv)
+
+    steps = len(scenarios.ALL) + len(cost.SIZES) * 4 + 1 + len(throughput.BATCHES) * args.runs + 1
+    progress = Progress(steps)
+    progress.show("starting")
+    started = time.monotonic()
+    results: dict[str, Any] = {}
+    for name, run in scenarios.ALL.items():
+        progress.show(f"scenario {name}")
+        results[name] = run(scale=args.scale)
+        progress.step(f"scenario {name}")
+    paths_by_size = {}
+    for size_name, size in cost.SIZES.items():
+        paths_by_size[size_name] = cost.measure_paths(size, count=args.count, progress=lambda s, n=size_name: progress.step(f"cost {n}: {s}"))
+        progress.step(f"cost {size_name}: done")
+    results["cost"] = cost.cost_report(paths_by_size)
+    results["throughput"] = throughput.measure(progress=lambda s: progress.step(f"throughput {s}"), runs=args.runs)
+    results["meta"] = {
+        "command": "make bench" if args.scale == 1.0 and args.out is None else "python -m bench " + " ".join(argv if argv is not None else sys.argv[1:]),
+        "generated_at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "scale": args.scale,
+        "seconds": round(time.monotonic() - started, 1),
+        "machine": f"{platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}",
+    }
+    results_path = (args.out or REPO / "bench") / "results.json"
+    docs = args.out or REPO / "docs"
+    results_path.parent.mkdir(parents=True, exist_ok=True)
+    results_path.write_text(json.dumps(results, indent=1) + "\n")
+    progress.show("plots and docs")
+    report.write(results, docs / "benchmarks.md", docs / "img")
+    progress.step("done")
+    progress.finish()
+    print(f"wrote {results_path}, {docs / 'benchmarks.md'} and {docs / 'img'}/bench-*.png in {results['meta']['seconds']} s")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,395 @@
+"""docs/benchmarks.md and its plots, from the results `python -m bench` measured."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import matplotlib
+
+matplotlib.use("Agg")  # files only, no display
+import matplotlib.pyplot as plt  # noqa: E402  - after choosing the backend
+
+# Seed 002's table: cumulative success by attempt at a 30 % failure rate (attempt 6 is its DLQ step).
+SEED_002_CUMULATIVE = [0.70, 0.91, 0.973, 0.9919, 0.9975, 1.0]
+COLORS = {"hookline": "#1f77b4", "baseline": "#d62728", "seed": "#7f7f7f"}
+
+
+def _table(header: list[str], rows: list[list[Any]]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def _compare(result: dict[str, Any], keys: list[tuple[str, str]]) -> str:
+    rows = []
+    for key, label in keys:
+        h, b = result["hookline"].get(key), result["baseline"].get(key)
+        ratio = result["ratio"].get(key, "")
+        rows.append([label, h, b, ratio])
+    return _table(["", "hookline", "naive baseline", "ratio"], rows)
+
+
+def _save(fig: Any, path: Path) -> str:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path.name
+
+
+# -- plots -----------------------------------------------------------------------------------
+
+
+def plot_outage(r: dict[str, Any], img: Path) -> str:
+    fig, ax = plt.subplots(figsize=(8, 4))
+    for mode in ("hookline", "baseline"):
+        s = r[mode]["series"]
+        ax.plot([p["minute"] for p in s], [max(p["healthy_p99_s"], 0.01) for p in s], label=mode, color=COLORS[mode])
+    ax.axvspan(10, 50, color="#eee", label="200 endpoints time out")
+    ax.set_yscale("log")
+    ax.set(xlabel="minute (by event creation)", ylabel="healthy endpoints' p99 latency (s)", title="Outage isolation: healthy deliveries during a 40-minute outage")
+    ax.legend()
+    return _save(fig, img / "bench-outage-isolation.png")
+
+
+def plot_storm(r: dict[str, Any], img: Path) -> str:
+    fig, ax = plt.subplots(figsize=(8, 4))
+    for mode in ("hookline", "baseline"):
+        s = r[mode]["series"]
+        ax.plot([p["t"] - 600 for p in s], [p["rps"] for p in s], label=mode, color=COLORS[mode])
+    ax.axhline(r["hookline"]["limit_rps"], color=COLORS["seed"], linestyle="--", label="configured limit")
+    ax.set(xlabel="seconds since the receiver recovered", ylabel="requests/s seen by the receiver (10 s mean)", title="Retry storm: 50,000 queued events after a 10-minute outage")
+    ax.legend()
+    return _save(fig, img / "bench-retry-storm.png")
+
+
+def plot_slow(r: dict[str, Any], img: Path) -> str:
+    fig, ax = plt.subplots(figsize=(8, 4))
+    for mode in ("hookline", "baseline"):
+        s = r[mode]["series"]
+        ax.plot([p["t"] / 60 for p in s], [p["others_backlog"] for p in s], label=f"{mode}: 49 fast endpoints' backlog", color=COLORS[mode])
+        ax.plot([p["t"] / 60 for p in s], [p["slow_backlog"] for p in s], label=f"{mode}: slow endpoint's backlog", color=COLORS[mode], linestyle=":")
+    ax.set(xlabel="minute", ylabel="tasks waiting", title="Slow subscriber: one 900 ms receiver at 4,000 events/min")
+    ax.legend(fontsize=8)
+    return _save(fig, img / "bench-slow-subscriber.png")
+
+
+def plot_flaky(r: dict[str, Any], img: Path) -> str:
+    fig, ax = plt.subplots(figsize=(8, 4))
+    for mode in ("hookline", "baseline"):
+        y = r[mode]["cumulative_success_by_attempt"][:8]
+        ax.plot(range(1, len(y) + 1), [v * 100 for v in y], marker="o", label=mode, color=COLORS[mode])
+    ax.plot(range(1, len(SEED_002_CUMULATIVE) + 1), [v * 100 for v in SEED_002_CUMULATIVE], marker="s", linestyle="--", label="seed 002's table", color=COLORS["seed"])
+    ax.set(xlabel="attempt", ylabel="cumulative success (%)", title="Flaky receivers: 50,000 webhooks, 30 % of attempts fail", ylim=(65, 100.5))
+    ax.legend()
+    return _save(fig, img / "bench-flaky-receivers.png")
+
+
+def plot_cost(cost: dict[str, Any], img: Path) -> str:
+    fig, ax = plt.subplots(figsize=(9, 4.5))
+    labels, stacks = [], []
+    for size, by_rate in cost["per_million_usd"].items():
+        for rate, by_ingest in by_rate.items():
+            for ingest, row in by_ingest.items():
+                labels.append(f"{size}\n{rate}\n{ingest}")
+                stacks.append(row["breakdown"])
+    services = sorted({s for b in stacks for s in b}, key=lambda s: -sum(b.get(s, 0) for b in stacks))
+    bottom = [0.0] * len(stacks)
+    for service in services:
+        values = [b.get(service, 0.0) for b in stacks]
+        ax.bar(range(len(stacks)), values, bottom=bottom, label=service)
+        bottom = [x + y for x, y in zip(bottom, values, strict=True)]
+    eb = [row["eventbridge_api_destinations"] for by_rate in cost["per_million_usd"].values() for by_ingest in by_rate.values() for row in by_ingest.values()]
+    ax.scatter(range(len(eb)), eb, marker="_", s=600, color="black", label="EventBridge API destinations", zorder=3)
+    ax.set_xticks(range(len(labels)), labels, fontsize=7)
+    ax.set(ylabel="USD per million delivered webhooks", title="Cost per million delivered webhooks (us-east-1 list prices)")
+    ax.legend(fontsize=7, ncol=2)
+    return _save(fig, img / "bench-cost.png")
+
+
+def plot_throughput(tp: dict[str, Any], img: Path) -> str:
+    fig, ax = plt.subplots(figsize=(6, 3.5))
+    batches = list(tp["batches"])
+    x = range(len(batches))
+    ax.bar([i - 0.2 for i in x], [tp["batches"][b]["ideal_per_second"] for b in batches], width=0.4, label="ideal (batch / receiver latency)", color="#ccc")
+    ax.bar([i + 0.2 for i in x], [tp["batches"][b]["deliveries_per_second"] for b in batches], width=0.4, label="achieved", color=COLORS["hookline"])
+    ax.set_xticks(list(x), [f"batch {b}" for b in batches])
+    ax.set(ylabel="deliveries per second", title="One delivery invocation, 100 ms receiver, moto server")
+    ax.legend(fontsize=8)
+    return _save(fig, img / "bench-throughput.png")
+
+
+# -- the document ------------------------------------------------------------------------------
+
+
+def write(results: dict[str, Any], doc: Path, img: Path) -> None:
+    meta = results["meta"]
+    plots = {
+        "outage": plot_outage(results["outage_isolation"], img),
+        "storm": plot_storm(results["retry_storm"], img),
+        "slow": plot_slow(results["slow_subscriber"], img),
+        "flaky": plot_flaky(results["flaky_receivers"], img),
+        "cost": plot_cost(results["cost"], img),
+        "throughput": plot_throughput(results["throughput"], img),
+    }
+    rel = img.name if img.parent == doc.parent else str(img)
+    made = f"Made by `{meta['command']}` on {meta['generated_at']} ({meta['machine']}, {meta['seconds']} s in all; scale {meta['scale']})."
+    out = [
+        "# Benchmarks",
+        "",
+        "<!-- Generated by `make bench` (bench/report.py). Do not edit by hand: rerun it. -->",
+        "",
+        made,
+        "Raw figures: `bench/results.json`.",
+        "",
+        "The scenarios run in virtual time in `bench/sim.py`, which drives hookline's own decision core",
+        "(`hookline.policy.decide` and `deferral`, `hookline.breaker`, `hookline.ratelimit`): change a policy and",
+        "these numbers change with it. Each runs twice: hookline, and the naive design the seeds warn against",
+        "(one shared worker pool, fixed 10 s retries, no jitter, no breaker, no per-endpoint limits).",
+        "Ratios are hookline / baseline.",
+        "",
+        *_scenario_sections(results, plots, rel, made),
+        *_cost_section(results["cost"], plots, rel, made),
+        *_throughput_section(results["throughput"], plots, rel, made),
+    ]
+    doc.parent.mkdir(parents=True, exist_ok=True)
+    doc.write_text("\n".join(out) + "\n")
+
+
+def _scenario_sections(results: dict[str, Any], plots: dict[str, str], rel: str, made: str) -> list[str]:
+    o, s, w, f = results["outage_isolation"], results["retry_storm"], results["slow_subscriber"], results["flaky_receivers"]
+    return [
+        "## 1. Outage isolation (seed 001)",
+        "",
+        "3,200 endpoints, 50 concurrent workers, 50 events/s; 200 endpoints time out for 40 minutes.",
+        "",
+        _compare(
+            o,
+            [
+                ("healthy_before_p50_s", "healthy latency before the outage, p50 (s)"),
+                ("healthy_before_p99_s", "healthy latency before the outage, p99 (s)"),
+                ("healthy_during_p50_s", "healthy latency during the outage, p50 (s)"),
+                ("healthy_during_p99_s", "healthy latency during the outage, p99 (s)"),
+                ("healthy_during_max_s", "healthy latency during the outage, max (s)"),
+                ("worker_seconds_failing", "worker-seconds spent on failing endpoints"),
+                ("requests_failing", "requests sent to failing endpoints"),
+                ("healthy_undelivered", "healthy events never delivered"),
+            ],
+        ),
+        "",
+        f"![Healthy p99 latency over time]({rel}/{plots['outage']})",
+        "",
+        made,
+        "",
+        "## 2. Retry storm (seeds 002 and 003)",
+        "",
+        "One endpoint (limit 100 requests/s, true capacity 150/s) answers 503 for 10 minutes while 50,000 events queue for it.",
+        "",
+        _compare(
+            s,
+            [
+                ("limit_rps", "configured limit (requests/s)"),
+                ("peak_rps_first_minute", "peak requests in one second, first minute after recovery"),
+                ("peak_rps_overall_after", "peak requests in one second, any time after recovery"),
+                ("attempts_per_event", "attempts per event"),
+                ("requests_429", "requests over the receiver's capacity"),
+                ("drain_seconds", "time to drain the backlog after recovery (s)"),
+                ("delivered_fraction", "delivered"),
+            ],
+        ),
+        "",
+        "hookline's breaker opens during the outage and probes with escalating cooldowns, so its backlog starts",
+        "moving at the first successful probe after recovery, then at the endpoint's limit; the baseline's fixed",
+        "10 s retries hit the recovering receiver as a herd.",
+        "",
+        f"![Requests per second after recovery]({rel}/{plots['storm']})",
+        "",
+        made,
+        "",
+        "## 3. Slow subscriber (seed 004)",
+        "",
+        "One subscriber answers in 900 ms and receives 4,000 events/min; 49 others answer in 15 ms and share another 4,000/min.",
+        "",
+        _compare(
+            w,
+            [
+                ("others_p50_s", "the 49 others' latency, p50 (s)"),
+                ("others_p99_s", "the 49 others' latency, p99 (s)"),
+                ("others_max_s", "the 49 others' latency, max (s)"),
+                ("slow_p50_s", "the slow one's latency, p50 (s)"),
+                ("slow_delivered", "the slow one's deliveries in the run"),
+                ("slow_backlog_peak", "the slow one's peak backlog"),
+                ("slow_backlog_end", "the slow one's backlog at the end"),
+            ],
+        ),
+        "",
+        "At its default limits (10 requests/s, 5 in flight) the slow endpoint gets at most ~5.5 requests/s, less than",
+        "the 67/s it is sent, so its own backlog grows; it never takes the others' workers. Raising its",
+        "`max_concurrency` is the knob for a slow but healthy receiver.",
+        "",
+        f"![Backlogs over time]({rel}/{plots['slow']})",
+        "",
+        made,
+        "",
+        "## 4. Flaky receivers (seed 002)",
+        "",
+        "50,000 webhooks to 100 endpoints; each attempt fails (500) with probability 0.3.",
+        "",
+        _table(
+            ["attempt", "hookline", "naive baseline", "seed 002's table"],
+            [
+                [
+                    k + 1,
+                    f"{f['hookline']['cumulative_success_by_attempt'][k]:.2%}",
+                    f"{f['baseline']['cumulative_success_by_attempt'][k]:.2%}",
+                    f"{SEED_002_CUMULATIVE[k]:.2%}" if k < len(SEED_002_CUMULATIVE) else "",
+                ]
+                for k in range(8)
+            ],
+        ),
+        "",
+        _compare(
+            f,
+            [
+                ("success_final", "delivered in the end"),
+                ("attempts_per_event", "attempts per event"),
+                ("delivery_p50_s", "delivery latency p50 (s)"),
+                ("delivery_p99_s", "delivery latency p99 (s)"),
+            ],
+        ),
+        "",
+        "The seed's last row (100 %) counts the DLQ as the end; with independent 30 % failures the success after",
+        "six attempts is 1 - 0.3^6 = 99.93 %. hookline keeps trying up to 12 attempts over three days.",
+        "",
+        f"![Cumulative success by attempt]({rel}/{plots['flaky']})",
+        "",
+        made,
+        "",
+    ]
+
+
+def _cost_section(cost: dict[str, Any], plots: dict[str, str], rel: str, made: str) -> list[str]:
+    rows = []
+    for size, by_rate in cost["per_million_usd"].items():
+        for rate, by_ingest in by_rate.items():
+            for ingest, r in by_ingest.items():
+                top = r["largest"]
+                rows.append(
+                    [
+                        size,
+                        rate,
+                        ingest,
+                        f"${r['total']:.2f}",
+                        f"{top} ${r['breakdown'][top]:.2f}",
+                        f"${r['total_when_batches_share_an_endpoint']:.2f}",
+                        f"${r['eventbridge_api_destinations']:.2f}",
+                        f"{r['ratio_to_eventbridge']:.2f}",
+                    ]
+                )
+    breakdown_rows = []
+    one = cost["per_million_usd"]["1KB"]["98.5%"]["batch"]
+    for service, dollars in one["breakdown"].items():
+        breakdown_rows.append([service, f"${dollars:.3f}"])
+    path_rows = []
+    for name, p in cost["per_path"]["1KB"].items():
+        u = p["units"]
+        path_rows.append(
+            [
+                name,
+                f"${p['usd_per_million']:.2f}",
+                u["dynamodb_write_units"],
+                u["dynamodb_read_units"],
+                u["sqs_requests"],
+                u["sfn_transitions"],
+                u["lambda_requests"],
+                round(u["lambda_gb_seconds"] * 1000, 2),
+                round(u["log_bytes"]),
+            ]
+        )
+    return [
+        "## Cost per million delivered webhooks",
+        "",
+        "The real handlers run each path under moto (`bench/cost.py`) while a botocore event hook (`bench/meter.py`)",
+        "counts every AWS call: DynamoDB writes are billed on the larger of the item's size before and after",
+        "(failed conditional writes included, GSI writes added), reads on what came back; SQS and SNS requests in 64 KB",
+        "chunks, including the event source mapping's receive and delete per batch; a Step Functions wait as its",
+        "two state transitions plus its SQS send; Lambda as requests and GB-seconds from measured handler time at",
+        "the configured memory (receiver answering at once on loopback, so its latency is not in it); API Gateway",
+        "per request; CloudWatch Logs from the bytes the handlers printed, plus Lambda's own START/END/REPORT",
+        "lines. Prices: `bench/prices.py` (us-east-1 list). The mix of paths per webhook comes from",
+        "`hookline.policy.decide` with independent failures (503) at the given first-attempt success rate; each",
+        "event has one subscribed endpoint, and each batch of ten tasks spans ten endpoints (the expensive case).",
+        "",
+        _table(
+            ["payload", "first-attempt success", "ingest", "hookline", "largest line", "if batches share an endpoint", "EventBridge API destinations", "ratio"],
+            rows,
+        ),
+        "",
+        "Breakdown, 1 KB, 98.5 %, batched ingest:",
+        "",
+        _table(["service", "USD per million"], breakdown_rows),
+        "",
+        "Per path (1 KB), units per occurrence (Lambda in GB-ms):",
+        "",
+        _table(["path", "USD per million", "DynamoDB WRU", "DynamoDB RRU", "SQS requests", "SFN transitions", "Lambda requests", "Lambda GB-ms", "log bytes"], path_rows),
+        "",
+        "Reading it:",
+        "",
+        "- **DynamoDB is the biggest line.** A delivered webhook writes the event and its delivery at ingest, then per",
+        "  attempt the claim, the attempt record, the delivery's new state, the endpoint's limiter twice (take and",
+        "  give back its concurrency lease) and its hourly statistics. When a batch's tasks share an endpoint, the",
+        "  limiter and statistics writes are shared too (the 'if batches share an endpoint' column).",
+        "- **Batched ingest** (`POST /v1/events/batch`) removes almost all of API Gateway's and the ingest Lambda's",
+        "  share: one request for up to 100 events.",
+        "- **16 KB payloads** cost more only in DynamoDB: the event item is written once (16 WRU) and read per attempt.",
+        "- **Receiver latency** is billed Lambda time: requests of a batch run side by side, so each 100 ms of",
+        "  receiver latency adds about 0.1 s x 0.5 GB / 10 = 0.005 GB-s per delivery, $0.07 per million.",
+        "- EventBridge API destinations is cheaper per delivered webhook, and offers no per-endpoint breaker,",
+        "  limits that adapt to 429s, time-window replay or a delivery log; hookline's figure is what AWS charges",
+        "  for the parts it uses, with no servers.",
+        "- Not counted: KMS (DynamoDB and SQS cache data keys, a few requests per key per 5 minutes), X-Ray",
+        "  traces, custom metrics (a fixed monthly cost per metric), idle SQS long polls and the authorizer (cached",
+        "  for 300 s per key).",
+        "",
+        f"![Cost per million, by service]({rel}/{plots['cost']})",
+        "",
+        made,
+        "",
+    ]
+
+
+def _throughput_section(tp: dict[str, Any], plots: dict[str, str], rel: str, made: str) -> list[str]:
+    rows = [
+        [
+            b,
+            r["elapsed_s"],
+            r["deliveries_per_second"],
+            r["ideal_per_second"],
+            r["ratio_to_ideal"],
+            r["overhead_ms_per_delivery"],
+            r["aws_calls_per_delivery"],
+            r["moto_ms_per_call"],
+        ]
+        for b, r in tp["batches"].items()
+    ]
+    return [
+        "## Delivery throughput of one invocation",
+        "",
+        f"The real delivery handler takes one batch (median of {tp['runs']} runs) from moto server (in a process of its own)",
+        f"and posts to a local receiver that answers in {tp['receiver_latency_ms']:.0f} ms; each task goes to its own endpoint,",
+        "so the ideal is every request in flight at once (batch size / receiver latency). A batch of 100 needs",
+        "`HOOKLINE_DELIVERY_BATCH_SIZE=100` (and a batching window, which the SQS event source allows above 10).",
+        "",
+        _table(["batch", "elapsed (s)", "deliveries/s", "ideal/s", "ratio to ideal", "overhead per delivery (ms)", "AWS calls per delivery", "moto ms per call"], rows),
+        "",
+        "The handler's requests do run side by side; what it waits on is its AWS calls (planning, claim, event read,",
+        "attempt record, delivery state, lease release, statistics), and moto server answers them one at a time in",
+        "Python: its per-call latency grows with the batch's concurrency (last column). Against DynamoDB's",
+        "single-digit-millisecond calls the same call count is a few tens of ms per batch; this figure is a floor",
+        "measured on the emulator, not a ceiling of the design.",
+        "",
+        f"![Throughput of one invocation]({rel}/{plots['throughput']})",
+        "",
+        made,
+    ]

@@ -1,0 +1,105 @@
+"""Delivery throughput of one invocation: the real delivery handler, moto server, a receiver that takes 100 ms.
+
+Each task of the batch goes to an endpoint of its own (no limiter pacing between
+them), so the ideal is every request in flight at once: batch size / receiver
+latency. What the handler adds on top (claims, limiter, records, statistics)
+is its overhead. moto server stands in for DynamoDB, SQS and Step Functions in
+a process of its own; its per-call latency under the batch's concurrency is
+reported beside the result, because it, not the handler's own Python, bounds
+what one invocation achieves here.
+"""
+
+from __future__ import annotations
+
+import statistics
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+import boto3
+
+from bench.harness import Harness, moto_hookline, quiet
+from hookline import container, topology
+from local.receiver import WebhookReceiver
+
+RECEIVER_SECONDS = 0.100
+BATCHES = (10, 100)
+RUNS = 3
+
+
+class CallClock:
+    """Counts AWS calls and their latency, only while `active`."""
+
+    def __init__(self) -> None:
+        self.active = False
+        self.calls = 0
+        self.seconds = 0.0
+        self._lock = threading.Lock()
+
+    def install(self) -> None:
+        events = boto3.DEFAULT_SESSION.events
+        events.register("before-call", self._before)
+        events.register("after-call", self._after)
+        container.reset()  # hookline's clients are rebuilt from the instrumented session
+
+    def _before(self, context: dict[str, Any], **_: Any) -> None:
+        context["bench_started"] = time.perf_counter()
+
+    def _after(self, context: dict[str, Any], **_: Any) -> None:
+        if self.active and "bench_started" in context:
+            with self._lock:
+                self.calls += 1
+                self.seconds += time.perf_counter() - context["bench_started"]
+
+
+def one_invocation(batch: int, harness: Harness, receiver: WebhookReceiver, types: list[str], clock: CallClock | None = None) -> float:
+    """Seconds the delivery handler takes for one batch of `batch` tasks."""
+    status, body = harness.api("POST", "/v1/events/batch", {"events": [{"type": t, "data": {"n": i}} for i, t in enumerate(types[:batch])]})
+    assert status == 202, body
+    messages = harness.receive(topology.DELIVERY_QUEUE, batch)
+    assert len(messages) == batch
+    before = len(receiver.received)
+    if clock:
+        clock.active = True
+    started = time.perf_counter()
+    result = harness.consume(topology.DELIVERY_QUEUE, messages)
+    elapsed = time.perf_counter() - started
+    if clock:
+        clock.active = False
+    assert result == {"batchItemFailures": []}, result
+    assert len(receiver.received) - before == batch
+    return elapsed
+
+
+def measure(progress: Callable[[str], None] = lambda _s: None, batches: tuple[int, ...] = BATCHES, runs: int = RUNS) -> dict[str, Any]:
+    out: dict[str, Any] = {"receiver_latency_ms": RECEIVER_SECONDS * 1000, "runs": runs, "batches": {}}
+    with quiet(), moto_hookline(server=True, HOOKLINE_DELIVERY_BATCH_SIZE=str(max(batches))) as harness, WebhookReceiver(delay_seconds=RECEIVER_SECONDS) as receiver:
+        types = [f"tp.{i}" for i in range(max(batches))]
+        for event_type in types:
+            status, ep = harness.api("POST", "/v1/endpoints", {"url": receiver.url, "event_types": [event_type], "rate_limit_per_second": 500, "max_concurrency": 100})
+            assert status == 201, ep
+        clock = CallClock()
+        clock.install()
+        one_invocation(10, harness, receiver, types)  # warm up: imports, clients, connection pools
+        progress("warm-up")
+        for batch in batches:
+            times = []
+            clock.calls, clock.seconds = 0, 0.0
+            for _ in range(runs):
+                times.append(one_invocation(batch, harness, receiver, types, clock))
+                progress(f"batch {batch}")
+            elapsed = statistics.median(times)
+            achieved = batch / elapsed
+            ideal = batch / RECEIVER_SECONDS
+            out["batches"][str(batch)] = {
+                "elapsed_s": round(elapsed, 4),
+                "deliveries_per_second": round(achieved, 1),
+                "ideal_per_second": round(ideal, 1),
+                "ratio_to_ideal": round(achieved / ideal, 3),
+                "overhead_ms_per_delivery": round((elapsed - RECEIVER_SECONDS) / batch * 1000, 2),
+                "aws_calls_per_delivery": round(clock.calls / (batch * runs), 2),
+                "moto_ms_per_call": round(clock.seconds / max(1, clock.calls) * 1000, 2),
+            }
+    out["ratio_to_ideal"] = {b: v["ratio_to_ideal"] for b, v in out["batches"].items()}
+    return out
