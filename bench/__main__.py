@@ -1,7 +1,7 @@
 """`make bench`: every benchmark, with a progress bar; writes bench/results.json, docs/benchmarks.md and its plots.
 
-    python -m bench            # full scale (a few minutes)
-    python -m bench --scale 0.05 --out /tmp/bench   # quick look, nothing in the repo touched
+python -m bench            # full scale (a few minutes)
+python -m bench --scale 0.05 --out /tmp/bench   # quick look, nothing in the repo touched
 """
 
 from __future__ import annotations
@@ -63,7 +63,11 @@ def main(argv: list[str] | None = None) -> int:
         progress.step(f"scenario {name}")
     paths_by_size = {}
     for size_name, size in cost.SIZES.items():
-        paths_by_size[size_name] = cost.measure_paths(size, count=args.count, progress=lambda s, n=size_name: progress.step(f"cost {n}: {s}"))
+
+        def cost_step(stage: str, label: str = size_name) -> None:
+            progress.step(f"cost {label}: {stage}")
+
+        paths_by_size[size_name] = cost.measure_paths(size, count=args.count, progress=cost_step)
         progress.step(f"cost {size_name}: done")
     results["cost"] = cost.cost_report(paths_by_size)
     results["throughput"] = throughput.measure(progress=lambda s: progress.step(f"throughput {s}"), runs=args.runs)

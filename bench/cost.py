@@ -16,7 +16,7 @@ import json
 import random
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -37,13 +37,89 @@ SIZES = {"1KB": 1024, "16KB": 16 * 1024}
 SUCCESS_RATES = {"98.5%": 0.985, "90%": 0.90}
 INGEST_MODES = ("single", "batch")
 ENDPOINTS_PER_SET = 10  # a batch of ten tasks spans ten endpoints: no per-endpoint write is shared
-PATHS = ("ingest_single", "ingest_batch", "attempt_ok", "attempt_ok_one_endpoint", "attempt_fail_sqs", "attempt_fail_sfn", "attempt_exhausted", "defer_breaker", "defer_ratelimit")
+PATHS = (
+    "ingest_single",
+    "ingest_batch",
+    "attempt_ok",
+    "attempt_ok_one_endpoint",
+    "attempt_fail_sqs",
+    "attempt_fail_sfn",
+    "attempt_exhausted",
+    "defer_breaker",
+    "defer_ratelimit",
+)
+
+
+_WORDS = [
+    "invoice",
+    "order",
+    "customer",
+    "payment",
+    "refund",
+    "shipment",
+    "account",
+    "plan",
+    "seat",
+    "coupon",
+    "tax",
+    "region",
+    "warehouse",
+    "carrier",
+    "label",
+    "status",
+    "pending",
+    "paid",
+    "failed",
+    "captured",
+    "settled",
+    "partial",
+    "monthly",
+    "annual",
+    "trial",
+    "premium",
+    "basic",
+    "blue",
+    "green",
+    "large",
+    "small",
+    "express",
+    "standard",
+    "priority",
+    "return",
+    "exchange",
+    "gift",
+    "card",
+    "bank",
+    "transfer",
+    "wallet",
+]
 
 
 def event_body(size: int, n: int, event_type: str) -> dict[str, Any]:
-    """An event whose webhook body (envelope included) is about `size` bytes."""
-    envelope = len(json.dumps({"id": "evt_" + "0" * 26, "type": event_type, "timestamp": "2026-11-29T00:00:00.000Z", "data": {"n": n, "pad": ""}}))
-    return {"type": event_type, "data": {"n": n, "pad": "x" * max(0, size - envelope)}}
+    """An event whose webhook body (envelope included) is about `size` bytes of realistic JSON.
+
+    Line items with random ids, amounts and words: it compresses about as well
+    as real webhook payloads do (2-3x), not as a run of one character would.
+    """
+    rng = random.Random(f"{n}-{size}")
+    envelope = len(json.dumps({"id": "evt_" + "0" * 26, "type": event_type, "timestamp": "2026-11-29T00:00:00.000Z", "data": {"n": n, "items": []}}))
+    items: list[dict[str, Any]] = []
+    used = envelope
+    while True:
+        item = {
+            "id": f"li_{rng.getrandbits(64):016x}",
+            "sku": f"SKU-{rng.randrange(10**6):06d}",
+            "name": " ".join(rng.choice(_WORDS) for _ in range(3)),
+            "quantity": rng.randint(1, 12),
+            "unit_amount": rng.randrange(100, 100_000),
+            "currency": rng.choice(("eur", "usd", "gbp")),
+        }
+        cost = len(json.dumps(item)) + 2
+        if used + cost > size:
+            break
+        items.append(item)
+        used += cost
+    return {"type": event_type, "data": {"n": n, "items": items}}
 
 
 @dataclass
@@ -109,7 +185,9 @@ def measure_paths(size: int, count: int = 30, progress: Callable[[str], None] = 
             paths["attempt_ok"] = w.per(count + 100, w.deliver_all)
             assert len(receiver.received) == ENDPOINTS_PER_SET + count + 100
             # The same, when every batch of ten shares one endpoint (its limiter and stats writes are shared too).
-            status, _ = harness.api("POST", "/v1/endpoints", {"url": receiver.url, "event_types": ["hot"], "rate_limit_per_second": 500, "max_concurrency": 100})
+            status, _ = harness.api(
+                "POST", "/v1/endpoints", {"url": receiver.url, "event_types": ["hot"], "rate_limit_per_second": 500, "max_concurrency": 100}
+            )
             assert status == 201
             w.post_events(["hot"], count)
             paths["attempt_ok_one_endpoint"] = w.per(count, w.deliver_all)
@@ -132,7 +210,9 @@ def measure_paths(size: int, count: int = 30, progress: Callable[[str], None] = 
             now = time.time()
             types, ids = w.endpoints()
             for ep in ids:
-                states.save_breaker("bench", ep, Breaker(state="open", consecutive_failures=10, open_until=now + 60, open_since=now, cooldown_seconds=60, trips=1), 0)
+                states.save_breaker(
+                    "bench", ep, Breaker(state="open", consecutive_failures=10, open_until=now + 60, open_since=now, cooldown_seconds=60, trips=1), 0
+                )
             w.post_events(types, count)
             paths["defer_breaker"] = w.per(count, w.deliver_all)
             types, ids = w.endpoints()
@@ -223,4 +303,4 @@ def cost_report(paths_by_size: dict[str, dict[str, Units]], p: Prices = US_EAST_
         size_name: {name: {"usd_per_million": round(sum(u.dollars(p).values()) * MILLION, 4), "units": u.as_dict()} for name, u in paths.items()}
         for size_name, paths in paths_by_size.items()
     }
-    return {"per_million_usd": per_million_usd, "per_path": per_path, "prices": {k: v for k, v in vars(p).items()}}
+    return {"per_million_usd": per_million_usd, "per_path": per_path, "prices": asdict(p)}

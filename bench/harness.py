@@ -122,13 +122,13 @@ def redirect_logs(stream: Any) -> Iterator[None]:
         sys.stdout = saved_stdout
         for h, previous in saved:
             h.setStream(previous)
-        for h in logging.getLogger("hookline").handlers:
-            if isinstance(h, logging.StreamHandler) and h.stream is stream:
-                h.setStream(saved_stdout)  # a logger first built meanwhile
+        for late in logging.getLogger("hookline").handlers:
+            if isinstance(late, logging.StreamHandler) and late.stream is stream:
+                late.setStream(saved_stdout)  # a logger first built meanwhile
 
 
 def quiet() -> AbstractContextManager[None]:
-    return redirect_logs(open(os.devnull, "w"))  # noqa: SIM115 - closed with the process
+    return redirect_logs(open(os.devnull, "w"))
 
 
 def _sqs() -> Any:
@@ -152,9 +152,7 @@ def _aws(server: bool) -> Iterator[None]:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     # Its own process: moto's Python work does not compete with the handler's threads for one GIL.
-    moto = subprocess.Popen(
-        [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-    )
+    moto = subprocess.Popen([sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         url = f"http://127.0.0.1:{port}"
         deadline = time.monotonic() + 30

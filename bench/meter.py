@@ -224,10 +224,11 @@ class Meter:
             context["hookline_meter_before"] = [(t, k, self._current(t, k)) for t, k in touched]
 
     def _dynamodb_after(self, model: Any, http_response: Any, context: dict[str, Any], **_: Any) -> None:
-        for table, key, before in context.get("hookline_meter_before", []):
+        touched: list[tuple[str, dict[str, Any], dict[str, Any] | None]] = context.get("hookline_meter_before", [])
+        for table, key, before in touched:
             after = self._current(table, key)
             self.units.dynamodb_write_units += write_units(item_size(before), item_size(after))
-            _, indexes = self._schema(table)
+            indexes = self._schema(table)[1]
             for index_keys in indexes:
                 had = before is not None and all(k in before for k in index_keys)
                 has = after is not None and all(k in after for k in index_keys)

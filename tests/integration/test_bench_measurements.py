@@ -1,0 +1,64 @@
+"""The benchmark's measurements at a tiny size: the metered paths and one-invocation throughput cannot rot."""
+
+from __future__ import annotations
+
+import pytest
+
+from bench import cost, throughput
+from bench.meter import Units
+
+
+@pytest.fixture(scope="module")
+def paths() -> dict[str, Units]:
+    return cost.measure_paths(1024, count=10)
+
+
+def test_every_path_is_measured_through_the_real_handlers(paths: dict[str, Units]) -> None:
+    assert set(paths) == set(cost.PATHS)
+    # Ingest: a request per event alone, a hundredth of one in a batch; the event and its delivery are written either way
+    assert paths["ingest_single"].api_requests == 1
+    assert paths["ingest_batch"].api_requests == pytest.approx(0.01)
+    assert paths["ingest_single"].dynamodb_write_units >= 2
+    assert paths["ingest_batch"].dynamodb_write_units == pytest.approx(paths["ingest_single"].dynamodb_write_units)
+    # A successful attempt: claim, record and new state at least; SQS only through the event source (receive + delete per 10)
+    ok = paths["attempt_ok"]
+    assert ok.dynamodb_write_units >= 3
+    assert ok.sqs_requests == pytest.approx(0.2)
+    assert ok.sfn_transitions == 0 and ok.sns_publishes == 0
+    assert ok.lambda_requests == pytest.approx(0.1) and ok.lambda_gb_seconds > 0
+    # Sharing an endpoint across a batch shares its limiter and statistics writes
+    assert paths["attempt_ok_one_endpoint"].dynamodb_write_units < ok.dynamodb_write_units
+    # A failure retried over SQS adds one delayed send; a long wait adds a Step Functions execution instead
+    assert paths["attempt_fail_sqs"].sqs_requests == pytest.approx(ok.sqs_requests + 1)
+    assert paths["attempt_fail_sqs"].sfn_transitions == 0
+    assert paths["attempt_fail_sfn"].sfn_transitions == 2
+    # Exhaustion: the DLQ send and the operators' notification
+    assert paths["attempt_exhausted"].sqs_requests == pytest.approx(ok.sqs_requests + 1)
+    assert paths["attempt_exhausted"].sns_publishes == 1
+    # Re-schedules (breaker open, rate limit spent) read state, write nothing and send no request (checked inside)
+    for name in ("defer_breaker", "defer_ratelimit"):
+        assert paths[name].dynamodb_write_units == 0
+        assert paths[name].sqs_requests == pytest.approx(1.2)
+        assert paths[name].log_bytes > 0
+
+
+def test_the_report_prices_every_configuration(paths: dict[str, Units]) -> None:
+    report = cost.cost_report({"1KB": paths})
+    row = report["per_million_usd"]["1KB"]["98.5%"]["batch"]
+    assert row["largest"] == max(row["breakdown"], key=row["breakdown"].get)
+    assert row["total"] == pytest.approx(sum(row["breakdown"].values()), rel=1e-3)
+    single = report["per_million_usd"]["1KB"]["98.5%"]["single"]
+    assert single["breakdown"]["api_gateway"] == pytest.approx(1.0, rel=0.02)  # $1 per million requests, one per (delivered) event
+    assert single["total"] > row["total"]
+    assert report["per_million_usd"]["1KB"]["90%"]["batch"]["total"] > row["total"]
+    assert row["eventbridge_api_destinations"] == pytest.approx(1.2, abs=0.02)
+
+
+def test_one_invocation_is_measured_against_the_ideal() -> None:
+    result = throughput.measure(batches=(10,), runs=1)
+    got = result["batches"]["10"]
+    # Ten 100 ms requests in one invocation, all delivered (checked inside): never faster than one receiver answer
+    assert got["elapsed_s"] >= throughput.RECEIVER_SECONDS
+    assert 0 < result["ratio_to_ideal"]["10"] <= 1
+    assert got["ideal_per_second"] == 100
+    assert got["aws_calls_per_delivery"] > 0

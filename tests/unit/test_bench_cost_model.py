@@ -1,0 +1,70 @@
+"""The cost model's arithmetic: DynamoDB item sizes and units, chunking, pricing, and the path mix from the real policy."""
+
+from __future__ import annotations
+
+import pytest
+
+from bench import cost
+from bench.meter import Units, chunks, item_size, read_units, write_units
+from bench.prices import MILLION, US_EAST_1
+from hookline.settings import Settings
+
+
+def test_item_size_follows_dynamodbs_rules() -> None:
+    # Names count, strings are UTF-8 bytes, numbers about one byte per two digits plus one
+    assert item_size({"pk": {"S": "abc"}}) == 2 + 3
+    assert item_size({"é": {"S": "é"}}) == 2 + 2
+    assert item_size({"n": {"N": "12345"}}) == 1 + 4
+    assert item_size({"b": {"BOOL": True}, "z": {"NULL": True}}) == 2 + 2
+    # Lists and maps: 3 bytes, plus 1 per element, plus the elements (and map keys)
+    assert item_size({"l": {"L": [{"S": "ab"}, {"N": "1"}]}}) == 1 + 3 + (1 + 2) + (1 + 2)
+    assert item_size({"m": {"M": {"k": {"S": "v"}}}}) == 1 + 3 + 1 + 1 + 1
+    assert item_size(None) == 0
+
+
+def test_units_round_up_and_bill_the_larger_image() -> None:
+    assert write_units(0, 1) == 1
+    assert write_units(1024, 0) == 1
+    assert write_units(300, 1025) == 2  # the larger of before and after
+    assert write_units(0, 0) == 1  # a failed conditional write still costs a unit
+    assert read_units(0, consistent=False) == 0.5
+    assert read_units(4097, consistent=False) == 1.0
+    assert read_units(4097, consistent=True) == 2.0
+    assert chunks(1) == 1 and chunks(64 * 1024) == 1 and chunks(64 * 1024 + 1) == 2
+
+
+def test_units_price_by_service() -> None:
+    u = Units(dynamodb_write_units=MILLION, sqs_requests=MILLION, api_requests=MILLION, log_bytes=1e9, lambda_gb_seconds=1.0)
+    dollars = u.dollars(US_EAST_1)
+    assert dollars["dynamodb"] == pytest.approx(0.625)
+    assert dollars["sqs"] == pytest.approx(0.40)
+    assert dollars["api_gateway"] == pytest.approx(1.00)
+    assert dollars["cloudwatch_logs"] == pytest.approx(0.50)
+    assert dollars["lambda"] == pytest.approx(0.0000133334)
+    assert (u + u).scaled(0.5) == u
+
+
+def test_path_mix_comes_from_the_retry_policy() -> None:
+    # At 98.5 % first-attempt success nearly every webhook takes one attempt; every failure is retried over SQS first
+    mix = cost.path_mix(0.985, webhooks=4000)
+    assert mix.delivered == pytest.approx(1.0)
+    assert mix.attempt_fail_sqs == pytest.approx(0.015, abs=0.006)
+    assert mix.attempts / mix.delivered == pytest.approx(1 / 0.985, abs=0.01)
+    # With only Step Functions for long waits (SQS delays capped at 1 s), failures go there instead
+    long_waits = cost.path_mix(0.9, Settings(sqs_max_delay_seconds=1, retry_jitter="equal"), webhooks=2000)
+    assert long_waits.attempt_fail_sqs == 0
+    assert long_waits.attempt_fail_sfn > 0.09
+    # With one attempt allowed, every failure is exhausted
+    one_shot = cost.path_mix(0.9, Settings(max_attempts=1), webhooks=2000)
+    assert one_shot.attempt_exhausted == pytest.approx(1 - one_shot.delivered)
+
+
+def test_per_million_weighs_paths_by_the_mix() -> None:
+    paths = {name: Units() for name in cost.PATHS}
+    paths["ingest_single"] = Units(api_requests=1)
+    paths["attempt_ok"] = Units(dynamodb_write_units=2)
+    paths["attempt_fail_sqs"] = Units(dynamodb_write_units=3)
+    mix = cost.Mix(attempt_ok=0.5, attempt_fail_sqs=0.5, attempt_fail_sfn=0.0, attempt_exhausted=0.0, delivered=0.5)
+    units = cost.per_million(paths, mix, "single")
+    assert units.api_requests == pytest.approx(2 * MILLION)  # one request per event, half the events delivered
+    assert units.dynamodb_write_units == pytest.approx((0.5 * 2 + 0.5 * 3) / 0.5 * MILLION)
