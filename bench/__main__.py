@@ -50,7 +50,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--count", type=int, default=30, help="events per measured cost path (a multiple of 10)")
     parser.add_argument("--runs", type=int, default=throughput.RUNS, help="throughput runs per batch size (median kept)")
     parser.add_argument("--out", type=Path, default=None, help="write results.json, benchmarks.md and plots here instead of bench/ and docs/")
+    parser.add_argument("--report-only", action="store_true", help="measure nothing: render the docs and plots again from results.json")
     args = parser.parse_args(argv)
+    results_path = (args.out or REPO / "bench") / "results.json"
+    docs = args.out or REPO / "docs"
+    if args.report_only:
+        report.write(json.loads(results_path.read_text()), docs / "benchmarks.md", docs / "img")
+        print(f"wrote {docs / 'benchmarks.md'} and {docs / 'img'}/bench-*.png from {results_path}")
+        return 0
 
     steps = len(scenarios.ALL) + len(cost.SIZES) * 4 + 1 + len(throughput.BATCHES) * args.runs + 1
     progress = Progress(steps)
@@ -78,8 +85,6 @@ def main(argv: list[str] | None = None) -> int:
         "seconds": round(time.monotonic() - started, 1),
         "machine": f"{platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}",
     }
-    results_path = (args.out or REPO / "bench") / "results.json"
-    docs = args.out or REPO / "docs"
     results_path.parent.mkdir(parents=True, exist_ok=True)
     results_path.write_text(json.dumps(results, indent=1) + "\n")
     progress.show("plots and docs")

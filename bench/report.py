@@ -304,6 +304,9 @@ def _cost_section(cost: dict[str, Any], plots: dict[str, str], rel: str, made: s
     one = cost["per_million_usd"]["1KB"]["98.5%"]["batch"]
     for service, dollars in one["breakdown"].items():
         breakdown_rows.append([service, f"${dollars:.3f}"])
+    hop = cost["per_path"]["1KB"]["defer_breaker"]["usd_per_million"]
+    ingest1 = cost["per_path"]["1KB"]["ingest_single"]["units"]["dynamodb_write_units"]
+    ingest16 = cost["per_path"].get("16KB", cost["per_path"]["1KB"])["ingest_single"]["units"]["dynamodb_write_units"]
     path_rows = []
     for name, p in cost["per_path"]["1KB"].items():
         u = p["units"]
@@ -311,11 +314,11 @@ def _cost_section(cost: dict[str, Any], plots: dict[str, str], rel: str, made: s
             [
                 name,
                 f"${p['usd_per_million']:.2f}",
-                u["dynamodb_write_units"],
-                u["dynamodb_read_units"],
-                u["sqs_requests"],
-                u["sfn_transitions"],
-                u["lambda_requests"],
+                round(u["dynamodb_write_units"], 2),
+                round(u["dynamodb_read_units"], 3),
+                round(u["sqs_requests"], 2),
+                round(u["sfn_transitions"], 2),
+                round(u["lambda_requests"], 2),
                 round(u["lambda_gb_seconds"] * 1000, 2),
                 round(u["log_bytes"]),
             ]
@@ -358,7 +361,13 @@ def _cost_section(cost: dict[str, Any], plots: dict[str, str], rel: str, made: s
         "  limiter and statistics writes are shared too (the 'if batches share an endpoint' column).",
         "- **Batched ingest** (`POST /v1/events/batch`) removes almost all of API Gateway's and the ingest Lambda's",
         "  share: one request for up to 100 events.",
-        "- **16 KB payloads** cost more only in DynamoDB: the event item is written once (16 WRU) and read per attempt.",
+        f"- **16 KB payloads** cost more mostly in DynamoDB: with the body stored compressed, ingest writes {ingest16:g} WRU for",
+        f"  16 KB against {ingest1:g} for 1 KB, and each attempt reads the body back.",
+        "- **A wait in Step Functions** (longer than 15 minutes) costs two state transitions, $50 per million, against",
+        f"  ${hop:.2f} per million for a re-schedule through an SQS delay (the measured `defer_breaker` path): every wait",
+        "  of 15 minutes or less is an SQS delay. With independent failures almost no retry waits longer, but during a",
+        "  long outage every parked task is re-scheduled while the breaker stays open: those re-schedules go",
+        "  through SQS hops of at most 15 minutes, never through Step Functions (cheaper for waits up to about 12 hours).",
         "- **Receiver latency** is billed Lambda time: requests of a batch run side by side, so each 100 ms of",
         "  receiver latency adds about 0.1 s x 0.5 GB / 10 = 0.005 GB-s per delivery, $0.07 per million.",
         "- EventBridge API destinations is cheaper per delivered webhook, and offers no per-endpoint breaker,",

@@ -319,3 +319,24 @@ def test_a_429_lowers_the_effective_rate_which_then_recovers(hookline: Hookline)
         frozen.tick(600)
         assert hookline.api("GET", f"/v1/endpoints/{ep['id']}")[1]["health"]["effective_rate_per_second"] == 10.0
         assert len(receiver.requests) == 1
+
+
+def test_a_long_open_circuit_parks_its_tasks_in_sqs_hops_not_step_functions(hookline: Hookline) -> None:
+    with running_receiver() as receiver:
+        # Given an endpoint whose breaker stays open for another hour
+        ep = _endpoint(hookline, receiver.url)
+        now = time.time()
+        opened = Breaker(state="open", consecutive_failures=10, open_until=now + 3600, open_since=now - 60, cooldown_seconds=3600, trips=3, version=1)
+        assert _states().save_breaker("acme", ep["id"], opened, 0)
+        starts: list[str] = []
+        aws.stepfunctions_client().meta.events.register("before-parameter-build.sfn.StartExecution", lambda params, **_: starts.append(params["name"]))
+        sends: list[int] = []
+        aws.sqs_client().meta.events.register("before-parameter-build.sqs.SendMessage", lambda params, **_: sends.append(params.get("DelaySeconds", 0)))
+        _event(hookline)
+        # When its task comes up
+        hookline.drain()
+        # Then nothing is sent and the task waits on the retry queue for the longest SQS delay, to be planned again then;
+        # no Step Functions execution (two transitions, $50 per million) is started for it
+        assert receiver.requests == []
+        assert sends == [900]
+        assert starts == []

@@ -39,10 +39,9 @@ class TaskQueue:
                 raise QueueError(f"{len(failed)} of {len(chunk)} tasks were not queued: {failed[0].get('Message', '')}")
 
 
-def execution_name(task: DeliveryTask, until: datetime, deferred: bool) -> str:
+def execution_name(task: DeliveryTask) -> str:
     """Derived from the delivery and attempt, so starting the same wait twice is a no-op."""
-    name = f"{task.delivery_id}-g{task.generation}-a{task.attempt}"
-    return f"{name}-p{int(until.timestamp())}" if deferred else name
+    return f"{task.delivery_id}-g{task.generation}-a{task.attempt}"
 
 
 class TaskScheduler:
@@ -61,16 +60,26 @@ class TaskScheduler:
         self._sqs_max = sqs_max_delay_seconds
 
     def schedule(self, task: DeliveryTask, delay_seconds: float, now: datetime, deferred: bool = False) -> str:
-        """Returns the path taken: `sqs` or `stepfunctions`."""
-        if delay_seconds <= self._sqs_max:
-            self._sqs.send_message(QueueUrl=self._retry_url, MessageBody=task.to_message(), DelaySeconds=min(900, math.ceil(delay_seconds)))
+        """Returns the path taken: `sqs` or `stepfunctions`.
+
+        A retry waits in Step Functions when its delay is longer than an SQS
+        delay can be. A deferred task (breaker open, endpoint paused, limit
+        spent) is planned again whenever it arrives, so a long deferral is taken
+        in SQS hops of at most `sqs_max_delay_seconds` instead: a hop costs
+        about $1 per million (send, receive, a share of an invocation), a Step
+        Functions wait $50 (two transitions), and a parked backlog re-checks
+        its endpoint at least every hop.
+        """
+        if delay_seconds <= self._sqs_max or deferred:
+            wait = min(self._sqs_max, 900, math.ceil(delay_seconds))
+            self._sqs.send_message(QueueUrl=self._retry_url, MessageBody=task.to_message(), DelaySeconds=wait)
             return "sqs"
         # Step Functions waits to the whole second: round up, never wake early.
         until = datetime.fromtimestamp(math.ceil(now.timestamp() + delay_seconds), UTC)
         try:
             self._sfn.start_execution(
                 stateMachineArn=self._machine,
-                name=execution_name(task, until, deferred),
+                name=execution_name(task),
                 input=json.dumps({"until": iso(until), "task": task.to_message()}),
             )
         except self._sfn.exceptions.ExecutionAlreadyExists:

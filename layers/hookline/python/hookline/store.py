@@ -16,13 +16,14 @@ from __future__ import annotations
 
 import base64
 import json
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import Any
 
 from boto3.dynamodb.conditions import Attr, Key
-from boto3.dynamodb.types import TypeDeserializer
+from boto3.dynamodb.types import Binary, TypeDeserializer
 from botocore.exceptions import ClientError
 
 from hookline.models import Attempt, Delivery, Endpoint, Event, PlannedDelivery
@@ -246,6 +247,27 @@ class EndpointRepository:
                 return
 
 
+# Webhook bodies above this are stored zlib-compressed when that saves a tenth or more:
+# DynamoDB bills writes per KB of item and reads per 4 KB, and JSON compresses well.
+COMPRESS_ABOVE_BYTES = 512
+
+
+def _stored_body(body: str) -> dict[str, Any]:
+    raw = body.encode("utf-8")
+    if len(raw) > COMPRESS_ABOVE_BYTES:
+        packed = zlib.compress(raw, 6)
+        if len(packed) <= 0.9 * len(raw):
+            return {"body_z": Binary(packed)}
+    return {"body": body}
+
+
+def _read_body(item: dict[str, Any]) -> str:
+    if "body_z" in item:
+        packed = item["body_z"]
+        return zlib.decompress(packed.value if isinstance(packed, Binary) else bytes(packed)).decode("utf-8")
+    return str(item["body"])
+
+
 class EventRepository:
     """Events with their deliveries and attempts, all in one item collection."""
 
@@ -263,7 +285,7 @@ class EventRepository:
             "tenant": event.tenant,
             "type": event.type,
             "created_at": event.created_at,
-            "body": event.body,
+            **_stored_body(event.body),
             "request_hash": event.request_hash,
             "deliveries": [{"id": d.id, "endpoint_id": d.endpoint_id, **({"paused": True} if d.paused else {})} for d in event.deliveries],
             self._ttl: expires_at,
@@ -287,7 +309,7 @@ class EventRepository:
             tenant=item["tenant"],
             type=item["type"],
             created_at=item["created_at"],
-            body=item["body"],
+            body=_read_body(item),
             request_hash=item["request_hash"],
             deliveries=tuple(PlannedDelivery(d["id"], d["endpoint_id"], bool(d.get("paused", False))) for d in item.get("deliveries", [])),
         )
