@@ -54,6 +54,11 @@ class ReceivedWebhook:
         return json.loads(self.body)
 
 
+class _Server(ThreadingHTTPServer):
+    # socketserver's default listen backlog is 5: a batch of 100 concurrent webhooks would see connection resets.
+    request_queue_size = 256
+
+
 class WebhookReceiver:
     """An HTTP server on 127.0.0.1 that records (and optionally verifies and prints) every webhook."""
 
@@ -76,7 +81,7 @@ class WebhookReceiver:
         self.received: list[ReceivedWebhook] = []
         self.arrived = threading.Event()
         self._lock = threading.Lock()
-        self._server = ThreadingHTTPServer((host, port), _handler_for(self))
+        self._server = _Server((host, port), _handler_for(self))
         self._server.daemon_threads = True
         self._thread: threading.Thread | None = None
 

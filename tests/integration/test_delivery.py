@@ -179,3 +179,56 @@ def test_poison_message_is_set_aside_without_failing_the_batch(hookline: Hooklin
         assert [m["MessageAttributes"]["reason"]["StringValue"] for m in dead] == ["poison", "poison"]
         assert reasons[0].startswith("delivery not found")
         assert reasons[1].startswith("not a delivery task")
+
+
+def _is_event(key: dict[str, Any]) -> bool:
+    sk = key["sk"]
+    return (sk.get("S") if isinstance(sk, dict) else sk) == "EVENT"
+
+
+def _reads_events(params: dict[str, Any]) -> bool:
+    return any(_is_event(k) for keys in params.get("RequestItems", {}).values() for k in keys["Keys"])
+
+
+def _spy(hookline: Hookline, operation: str, fail: bool = False) -> list[dict[str, Any]]:
+    calls: list[dict[str, Any]] = []
+    client = aws.dynamodb_table(hookline.env[topology.TABLE.env]).meta.client
+
+    def record(params: dict[str, Any], **_: Any) -> None:
+        calls.append(params)
+        if fail and _reads_events(params):
+            raise client.exceptions.ProvisionedThroughputExceededException(
+                {"Error": {"Code": "ProvisionedThroughputExceededException", "Message": "injected"}}, operation
+            )
+
+    client.meta.events.register(f"before-parameter-build.dynamodb.{operation}", record)
+    return calls
+
+
+def test_a_batch_reads_its_event_bodies_in_one_request(hookline: Hookline) -> None:
+    with running_receiver() as receiver:
+        # Given ten queued tasks for one endpoint that takes ten at once
+        assert hookline.api("POST", "/v1/endpoints", {"url": receiver.url, "max_concurrency": 10})[0] == 201
+        for i in range(10):
+            hookline.api("POST", "/v1/events", {"type": "a.b", "data": {"n": i}})
+        gets, batch_gets = _spy(hookline, "GetItem"), _spy(hookline, "BatchGetItem")
+        # When they run as one batch
+        assert hookline.deliver(hookline.queued()) == {"batchItemFailures": []}
+        # Then the ten bodies came from one batch read, not ten single reads
+        assert len(receiver.requests) == 10
+        assert len([p for p in batch_gets if _reads_events(p)]) == 1
+        assert not [p for p in gets if _is_event(p["Key"])]
+
+
+def test_a_failed_batch_read_of_bodies_falls_back_to_one_read_per_task(hookline: Hookline) -> None:
+    with running_receiver() as receiver:
+        _setup(hookline, receiver.url)
+        for i in range(3):
+            hookline.api("POST", "/v1/events", {"type": "a.b", "data": {"n": i}})
+        _spy(hookline, "BatchGetItem", fail=True)
+        gets = _spy(hookline, "GetItem")
+        # When the batch read of the bodies fails, each task reads its own, strongly consistent, and still delivers
+        assert hookline.deliver(hookline.queued()) == {"batchItemFailures": []}
+        assert len(receiver.requests) == 3
+        event_reads = [p for p in gets if _is_event(p["Key"])]
+        assert len(event_reads) == 3 and all(p["ConsistentRead"] for p in event_reads)

@@ -29,7 +29,7 @@ from hookline import notifications
 from hookline.backoff import SYSTEM_RANDOM, BackoffPolicy, Jitter, RandomSource
 from hookline.breaker import Breaker, BreakerConfig, admit, health, outage_seconds, record
 from hookline.clock import iso, parse_iso
-from hookline.models import Attempt, Delivery, DeliveryTask, Endpoint
+from hookline.models import Attempt, Delivery, DeliveryTask, Endpoint, Event
 from hookline.notifications import Notify
 from hookline.observability import get_logger
 from hookline.outbound import HttpResult
@@ -77,6 +77,7 @@ class Plan:
     lease_expiry: float | None = None
     defer_seconds: float = 0.0
     reason: str = ""
+    event: Event | None = None  # read for the whole batch at planning, so a task need not read it alone
 
 
 @dataclass(frozen=True)
@@ -176,8 +177,9 @@ class DeliveryWorker:
     # -- planning: once per endpoint and batch ----------------------------------
 
     def plan(self, tasks: Iterable[DeliveryTask]) -> dict[DeliveryTask, Plan]:
+        unique = list(dict.fromkeys(tasks))
         groups: dict[tuple[str, str], list[DeliveryTask]] = defaultdict(list)
-        for t in dict.fromkeys(tasks):
+        for t in unique:
             groups[(t.tenant, t.endpoint_id)].append(t)
 
         def plan_one(item: tuple[tuple[str, str], list[DeliveryTask]]) -> dict[DeliveryTask, Plan]:
@@ -188,10 +190,18 @@ class DeliveryWorker:
                 get_logger().exception("planning failed", extra={"tenant": tenant, "endpoint_id": endpoint_id})
                 return {t: Plan("fail", reason=f"planning failed: {type(exc).__name__}") for t in group}
 
-        plans: dict[DeliveryTask, Plan] = {}
-        for planned in _per_endpoint(plan_one, list(groups.items())):
-            plans.update(planned)
-        return plans
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="bodies") as side:
+            # The batch's event bodies in one read, beside the planning.
+            bodies = side.submit(self._events.get_events, [(t.tenant, t.event_id) for t in unique])
+            plans: dict[DeliveryTask, Plan] = {}
+            for planned in _per_endpoint(plan_one, list(groups.items())):
+                plans.update(planned)
+            try:
+                events = bodies.result()
+            except Exception:  # each task reads its own body then
+                get_logger().exception("batch read of event bodies failed")
+                events = {}
+        return {t: replace(p, event=events.get((t.tenant, t.event_id))) if p.kind in ("go", "probe") else p for t, p in plans.items()}
 
     def _plan_group(self, tenant: str, endpoint_id: str, tasks: list[DeliveryTask]) -> dict[DeliveryTask, Plan]:
         now = self._clock()
@@ -238,11 +248,13 @@ class DeliveryWorker:
         return max(seconds, 0.0) + self._rng.uniform(0.0, jitter)
 
     def release(self, plans: Iterable[Plan]) -> None:
-        """End of a batch: give back its concurrency leases (they also expire on their own) and write its statistics."""
-        try:
-            self._release_leases(plans)
-        finally:
-            self._flush_stats()
+        """End of a batch: give back its concurrency leases (they also expire on their own) and write its statistics, side by side."""
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="stats") as side:
+            stats = side.submit(self._flush_stats)  # best effort: logs its own failures
+            try:
+                self._release_leases(plans)
+            finally:
+                stats.result()
 
     def _flush_stats(self) -> None:
         if self._stats is None:
@@ -315,11 +327,13 @@ class DeliveryWorker:
         wait = plan.send_at - self._clock().timestamp()
         if wait > 0:
             self._sleep(wait)  # paced by the endpoint's limiter; bounded by its horizon
-        result = self._send(task, plan.endpoint)
+        result = self._send(task, plan)
         return self._conclude(task, claim.delivery, result, plan)
 
-    def _send(self, task: DeliveryTask, endpoint: Endpoint | None) -> HttpResult:
-        event = self._events.get_event(task.tenant, task.event_id)
+    def _send(self, task: DeliveryTask, plan: Plan) -> HttpResult:
+        endpoint = plan.endpoint
+        # Not in the batch read (or not yet visible to it): a strongly consistent read settles it.
+        event = plan.event or self._events.get_event(task.tenant, task.event_id, consistent=True)
         if event is None or endpoint is None:
             missing = "event" if event is None else "endpoint"
             return HttpResult(None, f"{missing}_deleted", 0, detail=f"the {missing} no longer exists")

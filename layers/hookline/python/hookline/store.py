@@ -17,7 +17,7 @@ from __future__ import annotations
 import base64
 import json
 import zlib
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import Any
@@ -298,9 +298,26 @@ class EventRepository:
             raise
         return True
 
-    def get_event(self, tenant: str, event_id: str) -> Event | None:
-        item = self._table.get_item(Key={"pk": _event_pk(tenant, event_id), "sk": "EVENT"}).get("Item")
+    def get_event(self, tenant: str, event_id: str, consistent: bool = False) -> Event | None:
+        item = self._table.get_item(Key={"pk": _event_pk(tenant, event_id), "sk": "EVENT"}, ConsistentRead=consistent).get("Item")
         return self._event_from_item(item) if item else None
+
+    def get_events(self, keys: Iterable[tuple[str, str]]) -> dict[tuple[str, str], Event]:
+        """Many events by (tenant, event id), a BatchGetItem per 100; what is not found (or not yet visible) is left out."""
+        wanted = list(dict.fromkeys(keys))
+        client = self._table.meta.client  # the resource's client (de)serializes attribute values itself
+        found: dict[tuple[str, str], Event] = {}
+        for start in range(0, len(wanted), 100):
+            request: dict[str, Any] = {self._table.name: {"Keys": [{"pk": _event_pk(t, e), "sk": "EVENT"} for t, e in wanted[start : start + 100]]}}
+            for _ in range(5):
+                result = client.batch_get_item(RequestItems=request)
+                for item in result.get("Responses", {}).get(self._table.name, []):
+                    event = self._event_from_item(item)
+                    found[(event.tenant, event.id)] = event
+                request = result.get("UnprocessedKeys") or {}
+                if not request:
+                    break
+        return found
 
     @staticmethod
     def _event_from_item(item: dict[str, Any]) -> Event:
