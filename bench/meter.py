@@ -13,6 +13,7 @@ from __future__ import annotations
 import io
 import json
 import math
+import threading
 import time
 from base64 import b64decode
 from collections.abc import Callable, Iterator
@@ -132,6 +133,7 @@ class Meter:
 
     def __init__(self) -> None:
         self.units = Units()
+        self._lock = threading.Lock()  # hooks fire from the handler's threads
         self._raw = boto3.session.Session().client("dynamodb")  # unmetered: reads item sizes around writes
         self._keys: dict[str, tuple[list[str], list[list[str]]]] = {}
         self._before: dict[int, list[tuple[str, dict[str, Any], int]]] = {}
@@ -159,13 +161,19 @@ class Meter:
     @contextmanager
     def measure(self) -> Iterator[Callable[[], Units]]:
         """Units spent inside the block: `with meter.measure() as spent: ...; spent()`."""
-        start = self.units + Units()
+        with self._lock:
+            start = self.units + Units()
         logs_start = self._stdout.bytes
         result: list[Units] = []
         yield lambda: result[0]
-        spent = self.units - start
+        with self._lock:
+            spent = self.units - start
         spent.log_bytes += self._stdout.bytes - logs_start
         result.append(spent)
+
+    def _add(self, field: str, amount: float) -> None:
+        with self._lock:
+            setattr(self.units, field, getattr(self.units, field) + amount)
 
     # -- Lambda -------------------------------------------------------------------------
 
@@ -174,16 +182,16 @@ class Meter:
         started = time.perf_counter()
         result = handler(event, None)
         ms = math.ceil((time.perf_counter() - started) * 1000)
-        self.units.lambda_requests += 1
-        self.units.lambda_gb_seconds += spec.memory_mb / 1024 * ms / 1000
-        self.units.log_bytes += PLATFORM_LOG_BYTES
+        self._add("lambda_requests", 1)
+        self._add("lambda_gb_seconds", spec.memory_mb / 1024 * ms / 1000)
+        self._add("log_bytes", PLATFORM_LOG_BYTES)
         if spec.sqs_source is not None:
             # The event source mapping's ReceiveMessage and DeleteMessageBatch are billed SQS requests too.
-            self.units.sqs_requests += 2
+            self._add("sqs_requests", 2)
         return result
 
     def api_request(self, body_bytes: int) -> None:
-        self.units.api_requests += chunks(body_bytes, 512 * KB)
+        self._add("api_requests", chunks(body_bytes, 512 * KB))
 
     # -- DynamoDB -----------------------------------------------------------------------
 
@@ -227,7 +235,7 @@ class Meter:
         touched: list[tuple[str, dict[str, Any], dict[str, Any] | None]] = context.get("hookline_meter_before", [])
         for table, key, before in touched:
             after = self._current(table, key)
-            self.units.dynamodb_write_units += write_units(item_size(before), item_size(after))
+            self._add("dynamodb_write_units", write_units(item_size(before), item_size(after)))
             indexes = self._schema(table)[1]
             for index_keys in indexes:
                 had = before is not None and all(k in before for k in index_keys)
@@ -236,13 +244,13 @@ class Meter:
                     continue
                 moved = had and has and any(before[k] != after[k] for k in index_keys)  # type: ignore[index]
                 size = item_size(after if has else before)
-                self.units.dynamodb_write_units += write_units(0, size) * (2 if moved else 1)
+                self._add("dynamodb_write_units", write_units(0, size) * (2 if moved else 1))
         request = context.get("hookline_meter_request", {})
         if model.name in ("GetItem", "Query", "Scan"):
             reply = json.loads(http_response.content or b"{}")
             items = [reply["Item"]] if reply.get("Item") else reply.get("Items", [])
             # A query is billed on the total it read, rounded up to 4 KB once.
-            self.units.dynamodb_read_units += read_units(sum(item_size(i) for i in items), bool(request.get("ConsistentRead")))
+            self._add("dynamodb_read_units", read_units(sum(item_size(i) for i in items), bool(request.get("ConsistentRead"))))
         elif model.name == "BatchGetItem":
             reply = json.loads(http_response.content or b"{}")
             for table, wanted in request.get("RequestItems", {}).items():
@@ -250,25 +258,25 @@ class Meter:
                 consistent = bool(wanted.get("ConsistentRead"))
                 # Each key is its own read, rounded up to 4 KB; a missing item still costs the minimum.
                 sizes = [item_size(i) for i in found] + [0] * max(0, len(wanted.get("Keys", [])) - len(found))
-                self.units.dynamodb_read_units += sum(read_units(size, consistent) for size in sizes)
+                self._add("dynamodb_read_units", sum(read_units(size, consistent) for size in sizes))
 
     # -- SQS, Step Functions, SNS ------------------------------------------------------------
 
     def _sqs(self, model: Any, params: dict[str, Any], **_: Any) -> None:
         if model.name == "SendMessage":
-            self.units.sqs_requests += chunks(_message_bytes(params))
+            self._add("sqs_requests", chunks(_message_bytes(params)))
         elif model.name == "SendMessageBatch":
-            self.units.sqs_requests += chunks(sum(_message_bytes(e) for e in params["Entries"]))
+            self._add("sqs_requests", chunks(sum(_message_bytes(e) for e in params["Entries"])))
         else:
-            self.units.sqs_requests += 1
+            self._add("sqs_requests", 1)
 
     def _sfn(self, params: dict[str, Any], **_: Any) -> None:
         # Wait, then the Task that sends the task to SQS: two transitions and one SQS request.
-        self.units.sfn_transitions += self._transitions
-        self.units.sqs_requests += chunks(len(json.loads(params["input"])["task"].encode()))
+        self._add("sfn_transitions", self._transitions)
+        self._add("sqs_requests", chunks(len(json.loads(params["input"])["task"].encode())))
 
     def _sns(self, params: dict[str, Any], **_: Any) -> None:
-        self.units.sns_publishes += chunks(len(params.get("Message", "").encode()))
+        self._add("sns_publishes", chunks(len(params.get("Message", "").encode())))
 
 
 def _message_bytes(params: dict[str, Any]) -> int:

@@ -148,3 +148,43 @@ def test_bad_batches_are_refused_whole_and_change_nothing(hookline: Hookline) ->
     assert hookline.queued() == []
     _, page = hookline.api("GET", "/v1/endpoints")
     assert len(page["items"]) == 1
+
+
+def test_a_batch_that_gets_nothing_through_answers_503_like_the_single_route(hookline: Hookline) -> None:
+    # Given DynamoDB refusing the endpoint read
+    _endpoint(hookline)
+    table = aws.dynamodb_table(hookline.env["HOOKLINE_TABLE_NAME"])
+
+    def throttle(**_: Any) -> None:
+        raise table.meta.client.exceptions.ProvisionedThroughputExceededException(
+            {"Error": {"Code": "ProvisionedThroughputExceededException", "Message": "injected"}}, "Query"
+        )
+
+    table.meta.client.meta.events.register("before-call.dynamodb.Query", throttle)
+    # When a batch is posted
+    status, body = hookline.api("POST", "/v1/events/batch", {"events": [{"type": "a.b", "data": {}, "id": "x-1"}]})
+    # Then it is a plain 503 that clients retry, and nothing was queued
+    assert status == 503
+    assert body["error"]["code"] == "unavailable"
+    assert hookline.queued() == []
+
+
+def test_entries_sqs_refuses_are_sent_again_and_the_batch_is_accepted(hookline: Hookline) -> None:
+    # Given an SQS that refuses one entry of the first SendMessageBatch (a partial failure)
+    _endpoint(hookline)
+    client = aws.sqs_client()
+    calls = {"n": 0}
+
+    def refuse_one(http_response: Any, parsed: dict[str, Any], **_: Any) -> None:
+        calls["n"] += 1
+        if calls["n"] == 1 and parsed.get("Successful"):
+            parsed["Failed"] = [{"Id": parsed["Successful"][0]["Id"], "SenderFault": False, "Code": "InternalError", "Message": "injected"}]
+
+    client.meta.events.register("after-call.sqs.SendMessageBatch", refuse_one)
+    # When three events arrive in a batch
+    status, body = hookline.api("POST", "/v1/events/batch", {"events": [{"type": "a.b", "data": {"n": i}} for i in range(3)]})
+    # Then the refused entry went again: all are accepted, each task queued (the first copy may exist twice, which the claim absorbs)
+    assert status == 202, body
+    assert calls["n"] == 2
+    tasks = {m["Body"] for m in hookline.queued()}
+    assert len(tasks) == 3

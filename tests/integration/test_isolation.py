@@ -326,7 +326,7 @@ def test_a_long_open_circuit_parks_its_tasks_in_sqs_hops_not_step_functions(hook
         # Given an endpoint whose breaker stays open for another hour
         ep = _endpoint(hookline, receiver.url)
         now = time.time()
-        opened = Breaker(state="open", consecutive_failures=10, open_until=now + 3600, open_since=now - 60, cooldown_seconds=3600, trips=3, version=1)
+        opened = Breaker(state="open", consecutive_failures=10, open_until=now + 3600, open_since=now - 60, cooldown_seconds=3600, trips=7, version=1)
         assert _states().save_breaker("acme", ep["id"], opened, 0)
         starts: list[str] = []
         aws.stepfunctions_client().meta.events.register("before-parameter-build.sfn.StartExecution", lambda params, **_: starts.append(params["name"]))
@@ -340,3 +340,20 @@ def test_a_long_open_circuit_parks_its_tasks_in_sqs_hops_not_step_functions(hook
         assert receiver.requests == []
         assert sends == [900]
         assert starts == []
+
+
+def test_a_deferral_longer_than_the_hop_limit_waits_in_step_functions(hookline: Hookline) -> None:
+    with running_receiver(lambda _r: Answer(status=503, headers={"Retry-After": "14400"})) as receiver:
+        # Given an endpoint that asks for four hours of quiet
+        _endpoint(hookline, receiver.url)
+        starts: list[str] = []
+        aws.stepfunctions_client().meta.events.register("before-parameter-build.sfn.StartExecution", lambda params, **_: starts.append(params["name"]))
+        _event(hookline)
+        hookline.drain()
+        assert len(receiver.requests) == 1
+        # When a second event's task comes up during the pause
+        _event(hookline)
+        hookline.drain()
+        # Then that deferral, beyond eight SQS hops, waits in Step Functions (as does the first event's retry)
+        assert len(receiver.requests) == 1
+        assert len(starts) == 2

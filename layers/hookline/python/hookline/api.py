@@ -16,7 +16,7 @@ from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response
 from aws_lambda_powertools.event_handler.exceptions import NotFoundError
 
 from hookline import container, validation
-from hookline.errors import BadRequest, FailedDependency, HooklineError, Unauthorized, ValidationFailed
+from hookline.errors import BadRequest, FailedDependency, HooklineError, Unauthorized, Unavailable, ValidationFailed
 from hookline.observability import get_logger
 from hookline.settings import get_settings
 from hookline.store import InvalidCursor
@@ -164,6 +164,9 @@ def create_events() -> Response:
     tenant = _tenant()
     results = container.event_service().accept_batch(tenant, _body(get_settings().max_batch_bytes))
     accepted = sum(1 for r in results if r["status"] == 202)
+    if all(r["status"] == 503 for r in results):
+        # Nothing got through (DynamoDB or SQS down): the same answer as the single route, so clients retry.
+        raise Unavailable("no event of the batch could be stored and queued; repeat the request (events with an id are idempotent)")
     # 202 when every event was accepted; 207 (look at each result) when some were not.
     return _json(202 if accepted == len(results) else 207, {"accepted": accepted, "failed": len(results) - accepted, "results": results})
 

@@ -12,7 +12,8 @@ from typing import Any
 import boto3
 from botocore.config import Config
 
-_CONFIG = Config(retries={"mode": "standard", "max_attempts": 3}, connect_timeout=3, read_timeout=10)
+# A delivery batch talks to AWS from many threads at once (one per task, one per endpoint while planning).
+_CONFIG = Config(retries={"mode": "standard", "max_attempts": 3}, connect_timeout=3, read_timeout=10, max_pool_connections=128)
 
 
 @cache

@@ -190,17 +190,16 @@ class DeliveryWorker:
                 get_logger().exception("planning failed", extra={"tenant": tenant, "endpoint_id": endpoint_id})
                 return {t: Plan("fail", reason=f"planning failed: {type(exc).__name__}") for t in group}
 
-        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="bodies") as side:
-            # The batch's event bodies in one read, beside the planning.
-            bodies = side.submit(self._events.get_events, [(t.tenant, t.event_id) for t in unique])
-            plans: dict[DeliveryTask, Plan] = {}
-            for planned in _per_endpoint(plan_one, list(groups.items())):
-                plans.update(planned)
-            try:
-                events = bodies.result()
-            except Exception:  # each task reads its own body then
-                get_logger().exception("batch read of event bodies failed")
-                events = {}
+        plans: dict[DeliveryTask, Plan] = {}
+        for planned in _per_endpoint(plan_one, list(groups.items())):
+            plans.update(planned)
+        sending = [t for t, p in plans.items() if p.kind in ("go", "probe")]
+        try:
+            # The bodies of the tasks that will send, in one read (a deferred task reads nothing).
+            events = self._events.get_events((t.tenant, t.event_id) for t in sending) if sending else {}
+        except Exception:  # each task reads its own body then
+            get_logger().exception("batch read of event bodies failed")
+            events = {}
         return {t: replace(p, event=events.get((t.tenant, t.event_id))) if p.kind in ("go", "probe") else p for t, p in plans.items()}
 
     def _plan_group(self, tenant: str, endpoint_id: str, tasks: list[DeliveryTask]) -> dict[DeliveryTask, Plan]:
@@ -278,10 +277,13 @@ class DeliveryWorker:
 
         def give_back(item: tuple[tuple[str, str, float], int]) -> None:
             (tenant, endpoint_id, expiry), count = item
-            for _ in range(SAVE_TRIES):
-                current = self._states.limiter(tenant, endpoint_id)
-                if self._states.save_limiter(tenant, endpoint_id, release(current, expiry, count, self._clock().timestamp()), current.version):
-                    break
+            try:
+                for _ in range(SAVE_TRIES):
+                    current = self._states.limiter(tenant, endpoint_id)
+                    if self._states.save_limiter(tenant, endpoint_id, release(current, expiry, count, self._clock().timestamp()), current.version):
+                        break
+            except Exception:  # the leases expire on their own; the batch's results stand
+                get_logger().exception("leases not given back", extra={"tenant": tenant, "endpoint_id": endpoint_id})
 
         _per_endpoint(give_back, list(held.items()))
 

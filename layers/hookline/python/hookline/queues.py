@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import json
 import math
+import time
 from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
 from hookline.clock import iso
 from hookline.models import DeliveryTask
+
+SQS_MAX_DELAY = 900  # SQS's own limit on DelaySeconds
+DEFER_HOPS_UP_TO_SECONDS = 7200  # the longest default breaker cooldown (1 h) and its jitter, with room
+SEND_TRIES = 3
 
 
 class QueueError(Exception):
@@ -32,11 +37,18 @@ class TaskQueue:
         waits = delays or [0] * len(bodies)
         for start in range(0, len(bodies), 10):
             chunk = bodies[start : start + 10]
-            entries = [{"Id": str(i), "MessageBody": b, "DelaySeconds": min(900, max(0, waits[start + i]))} for i, b in enumerate(chunk)]
-            result = self._sqs.send_message_batch(QueueUrl=self._url, Entries=entries)
-            failed = result.get("Failed") or []
-            if failed:
-                raise QueueError(f"{len(failed)} of {len(chunk)} tasks were not queued: {failed[0].get('Message', '')}")
+            entries = [{"Id": str(i), "MessageBody": b, "DelaySeconds": min(SQS_MAX_DELAY, max(0, waits[start + i]))} for i, b in enumerate(chunk)]
+            for attempt in range(SEND_TRIES):
+                failed = self._sqs.send_message_batch(QueueUrl=self._url, Entries=entries).get("Failed") or []
+                if not failed:
+                    break
+                # Only the entries SQS refused go again (a batch can partly succeed).
+                refused = {f["Id"] for f in failed}
+                entries = [e for e in entries if e["Id"] in refused]
+                if attempt + 1 < SEND_TRIES:
+                    time.sleep(0.05 * 2**attempt)
+            else:
+                raise QueueError(f"{len(entries)} of {len(chunk)} tasks were not queued: {failed[0].get('Message', '')}")
 
 
 def execution_name(task: DeliveryTask) -> str:
@@ -62,16 +74,18 @@ class TaskScheduler:
     def schedule(self, task: DeliveryTask, delay_seconds: float, now: datetime, deferred: bool = False) -> str:
         """Returns the path taken: `sqs` or `stepfunctions`.
 
-        A retry waits in Step Functions when its delay is longer than an SQS
-        delay can be. A deferred task (breaker open, endpoint paused, limit
-        spent) is planned again whenever it arrives, so a long deferral is taken
-        in SQS hops of at most `sqs_max_delay_seconds` instead: a hop costs
-        about $1 per million (send, receive, a share of an invocation), a Step
-        Functions wait $50 (two transitions), and a parked backlog re-checks
-        its endpoint at least every hop.
+        A retry waits in Step Functions when its delay is longer than
+        `sqs_max_delay_seconds`. A deferred task (breaker open, endpoint paused,
+        limit spent) is planned again whenever it arrives, so a deferral of up
+        to two hours (the longest breaker cooldown by default is one) is taken
+        in SQS hops of at most 900 s instead: a hop costs about $1 per million
+        (send, receive, a share of an invocation), a Step Functions wait $50
+        (two transitions). Longer deferrals (a long Retry-After) wait in Step
+        Functions, so a parked task never hops more than eight times per
+        wake-up.
         """
-        if delay_seconds <= self._sqs_max or deferred:
-            wait = min(self._sqs_max, 900, math.ceil(delay_seconds))
+        if delay_seconds <= self._sqs_max or (deferred and delay_seconds <= DEFER_HOPS_UP_TO_SECONDS):
+            wait = min(SQS_MAX_DELAY, math.ceil(delay_seconds))
             self._sqs.send_message(QueueUrl=self._retry_url, MessageBody=task.to_message(), DelaySeconds=wait)
             return "sqs"
         # Step Functions waits to the whole second: round up, never wake early.

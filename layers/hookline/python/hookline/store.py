@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import base64
 import json
+import time
 import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
@@ -309,7 +310,7 @@ class EventRepository:
         found: dict[tuple[str, str], Event] = {}
         for start in range(0, len(wanted), 100):
             request: dict[str, Any] = {self._table.name: {"Keys": [{"pk": _event_pk(t, e), "sk": "EVENT"} for t, e in wanted[start : start + 100]]}}
-            for _ in range(5):
+            for attempt in range(5):
                 result = client.batch_get_item(RequestItems=request)
                 for item in result.get("Responses", {}).get(self._table.name, []):
                     event = self._event_from_item(item)
@@ -317,6 +318,7 @@ class EventRepository:
                 request = result.get("UnprocessedKeys") or {}
                 if not request:
                     break
+                time.sleep(0.05 * 2**attempt)  # throttled: back off before asking for the rest
         return found
 
     @staticmethod
