@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+from typing import Any
+
 import pytest
 
-from bench import cost, throughput
+from bench import __main__ as bench_cli
+from bench import cost, report, scenarios, throughput
 from bench.meter import Units
 
 
@@ -54,11 +59,38 @@ def test_the_report_prices_every_configuration(paths: dict[str, Units]) -> None:
     assert row["eventbridge_api_destinations"] == pytest.approx(1.2, abs=0.02)
 
 
-def test_one_invocation_is_measured_against_the_ideal() -> None:
-    result = throughput.measure(batches=(10,), runs=1)
+@pytest.fixture(scope="module")
+def one_invocation() -> dict[str, Any]:
+    return throughput.measure(batches=(10,), runs=1)
+
+
+def test_one_invocation_is_measured_against_the_ideal(one_invocation: dict[str, Any]) -> None:
+    result = one_invocation
     got = result["batches"]["10"]
     # Ten 100 ms requests in one invocation, all delivered (checked inside): never faster than one receiver answer
     assert got["elapsed_s"] >= throughput.RECEIVER_SECONDS
     assert 0 < result["ratio_to_ideal"]["10"] <= 1
     assert got["ideal_per_second"] == 100
     assert got["aws_calls_per_delivery"] > 0
+
+
+def test_the_report_writes_results_docs_and_plots(paths: dict[str, Units], one_invocation: dict[str, Any], tmp_path: Path) -> None:
+    # Given every measurement, at a tiny size
+    results: dict[str, Any] = {name: run(scale=0.02) for name, run in scenarios.ALL.items()}
+    results["cost"] = cost.cost_report({"1KB": paths, "16KB": paths})
+    results["throughput"] = one_invocation
+    results["meta"] = {"command": "make bench", "generated_at": "2026-11-29T00:00:00Z", "scale": 0.02, "seconds": 1.0, "machine": "test"}
+    (tmp_path / "results.json").write_text(json.dumps(results))
+    # When the docs are rendered from the results file (as `python -m bench --report-only --out DIR` does)
+    assert bench_cli.main(["--report-only", "--out", str(tmp_path)]) == 0
+    # Then the document has every section, its tables and its plots, and names the command that made them
+    doc = (tmp_path / "benchmarks.md").read_text()
+    for heading in ("Outage isolation", "Retry storm", "Slow subscriber", "Flaky receivers", "Cost per million", "throughput of one invocation"):
+        assert heading in doc
+    assert doc.count("Made by `make bench`") == 7  # at the top, and under each of the six sections
+    plots = sorted(p.name for p in (tmp_path / "img").glob("bench-*.png"))
+    assert len(plots) == 6
+    for name in plots:
+        assert f"(img/{name})" in doc
+        assert (tmp_path / "img" / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert report.SEED_002_CUMULATIVE[0] == 0.70 and "70.00%" in doc
