@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,15 @@ def _compare(result: dict[str, Any], keys: list[tuple[str, str]]) -> str:
     return _table(["", "hookline", "naive baseline", "ratio"], rows)
 
 
+def _both_modes(
+    ax: Any, r: dict[str, Any], x: Callable[[dict[str, Any]], float], y: Callable[[dict[str, Any]], float], label: str = "{mode}", **style: Any
+) -> None:
+    """One line per mode (hookline, baseline) from the scenario's time series."""
+    for mode in ("hookline", "baseline"):
+        s = r[mode]["series"]
+        ax.plot([x(p) for p in s], [y(p) for p in s], label=label.format(mode=mode), color=COLORS[mode], **style)
+
+
 def _save(fig: Any, path: Path) -> str:
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.tight_layout()
@@ -43,9 +53,7 @@ def _save(fig: Any, path: Path) -> str:
 
 def plot_outage(r: dict[str, Any], img: Path) -> str:
     fig, ax = plt.subplots(figsize=(8, 4))
-    for mode in ("hookline", "baseline"):
-        s = r[mode]["series"]
-        ax.plot([p["minute"] for p in s], [max(p["healthy_p99_s"], 0.01) for p in s], label=mode, color=COLORS[mode])
+    _both_modes(ax, r, lambda p: p["minute"], lambda p: max(p["healthy_p99_s"], 0.01))
     ax.axvspan(10, 50, color="#eee", label="200 endpoints time out")
     ax.set_yscale("log")
     ax.set(
@@ -57,9 +65,7 @@ def plot_outage(r: dict[str, Any], img: Path) -> str:
 
 def plot_storm(r: dict[str, Any], img: Path) -> str:
     fig, ax = plt.subplots(figsize=(8, 4))
-    for mode in ("hookline", "baseline"):
-        s = r[mode]["series"]
-        ax.plot([p["t"] - 600 for p in s], [p["rps"] for p in s], label=mode, color=COLORS[mode])
+    _both_modes(ax, r, lambda p: p["t"] - 600, lambda p: p["rps"])
     ax.axhline(r["hookline"]["limit_rps"], color=COLORS["seed"], linestyle="--", label="configured limit")
     ax.set(
         xlabel="seconds since the receiver recovered",
@@ -72,10 +78,8 @@ def plot_storm(r: dict[str, Any], img: Path) -> str:
 
 def plot_slow(r: dict[str, Any], img: Path) -> str:
     fig, ax = plt.subplots(figsize=(8, 4))
-    for mode in ("hookline", "baseline"):
-        s = r[mode]["series"]
-        ax.plot([p["t"] / 60 for p in s], [p["others_backlog"] for p in s], label=f"{mode}: 49 fast endpoints' backlog", color=COLORS[mode])
-        ax.plot([p["t"] / 60 for p in s], [p["slow_backlog"] for p in s], label=f"{mode}: slow endpoint's backlog", color=COLORS[mode], linestyle=":")
+    _both_modes(ax, r, lambda p: p["t"] / 60, lambda p: p["others_backlog"], label="{mode}: 49 fast endpoints' backlog")
+    _both_modes(ax, r, lambda p: p["t"] / 60, lambda p: p["slow_backlog"], label="{mode}: slow endpoint's backlog", linestyle=":")
     ax.set(xlabel="minute", ylabel="tasks waiting", title="Slow subscriber: one 900 ms receiver at 4,000 events/min")
     ax.legend(fontsize=8)
     return _save(fig, img / "bench-slow-subscriber.png")

@@ -18,7 +18,7 @@ from botocore.exceptions import ClientError
 from hookline.breaker import Breaker
 from hookline.models import Endpoint
 from hookline.ratelimit import Limiter
-from hookline.store import EndpointRepository, is_conditional_failure
+from hookline.store import EndpointRepository, batch_get, is_conditional_failure
 
 
 def _key(kind: str, tenant: str, endpoint_id: str) -> dict[str, str]:
@@ -72,17 +72,7 @@ class EndpointStateRepository:
     def load(self, tenant: str, endpoint_id: str) -> tuple[Endpoint | None, Breaker, Limiter]:
         """The endpoint, its breaker and its limiter in one BatchGetItem."""
         keys = [{"pk": f"T#{tenant}", "sk": f"EP#{endpoint_id}"}, _key("BRK", tenant, endpoint_id), _key("LIM", tenant, endpoint_id)]
-        # The resource's client (de)serializes attribute values itself.
-        client = self._table.meta.client
-        request: dict[str, Any] = {self._table.name: {"Keys": keys}}
-        found: dict[str, dict[str, Any]] = {}
-        for _ in range(5):
-            result = client.batch_get_item(RequestItems=request)
-            for item in result.get("Responses", {}).get(self._table.name, []):
-                found[item["sk"].split("#", 1)[0]] = item
-            request = result.get("UnprocessedKeys") or {}
-            if not request:
-                break
+        found = {item["sk"].split("#", 1)[0]: item for item in batch_get(self._table, keys)}
         endpoint_item = found.get("EP")
         endpoint = EndpointRepository.from_item(endpoint_item) if endpoint_item else None
         return endpoint, _breaker(found.get("BRK")), _limiter(found.get("LIM"))

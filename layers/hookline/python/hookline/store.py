@@ -248,6 +248,23 @@ class EndpointRepository:
                 return
 
 
+def batch_get(table: Any, keys: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Items by key, a BatchGetItem per 100 keys; keys DynamoDB leaves unprocessed (throttling) are asked
+    for again with a short backoff, and items that do not exist are simply missing from the result."""
+    client = table.meta.client  # the resource's client (de)serializes attribute values itself
+    items: list[dict[str, Any]] = []
+    for start in range(0, len(keys), 100):
+        request: dict[str, Any] = {table.name: {"Keys": keys[start : start + 100]}}
+        for attempt in range(5):
+            result = client.batch_get_item(RequestItems=request)
+            items.extend(result.get("Responses", {}).get(table.name, []))
+            request = result.get("UnprocessedKeys") or {}
+            if not request:
+                break
+            time.sleep(0.05 * 2**attempt)
+    return items
+
+
 # Webhook bodies above this are stored zlib-compressed when that saves a tenth or more:
 # DynamoDB bills writes per KB of item and reads per 4 KB, and JSON compresses well.
 COMPRESS_ABOVE_BYTES = 512
@@ -304,22 +321,10 @@ class EventRepository:
         return self._event_from_item(item) if item else None
 
     def get_events(self, keys: Iterable[tuple[str, str]]) -> dict[tuple[str, str], Event]:
-        """Many events by (tenant, event id), a BatchGetItem per 100; what is not found (or not yet visible) is left out."""
-        wanted = list(dict.fromkeys(keys))
-        client = self._table.meta.client  # the resource's client (de)serializes attribute values itself
-        found: dict[tuple[str, str], Event] = {}
-        for start in range(0, len(wanted), 100):
-            request: dict[str, Any] = {self._table.name: {"Keys": [{"pk": _event_pk(t, e), "sk": "EVENT"} for t, e in wanted[start : start + 100]]}}
-            for attempt in range(5):
-                result = client.batch_get_item(RequestItems=request)
-                for item in result.get("Responses", {}).get(self._table.name, []):
-                    event = self._event_from_item(item)
-                    found[(event.tenant, event.id)] = event
-                request = result.get("UnprocessedKeys") or {}
-                if not request:
-                    break
-                time.sleep(0.05 * 2**attempt)  # throttled: back off before asking for the rest
-        return found
+        """Many events by (tenant, event id); what is not found (or not yet visible) is left out."""
+        wanted = [{"pk": _event_pk(t, e), "sk": "EVENT"} for t, e in dict.fromkeys(keys)]
+        events = (self._event_from_item(item) for item in batch_get(self._table, wanted))
+        return {(event.tenant, event.id): event for event in events}
 
     @staticmethod
     def _event_from_item(item: dict[str, Any]) -> Event:
