@@ -23,14 +23,15 @@ from typing import Any
 from bench.harness import Harness, moto_hookline
 from bench.meter import Meter, Units, chunks
 from bench.prices import MILLION, US_EAST_1, Prices
-from hookline import aws, topology
-from hookline.breaker import Breaker
-from hookline.classify import Outcome
-from hookline.delivery import retry_policy
-from hookline.policy import decide
-from hookline.ratelimit import Limiter
-from hookline.settings import Settings
-from hookline.state_store import EndpointStateRepository
+from hookline.adapters import aws
+from hookline.adapters.dynamo.state import EndpointStateRepository
+from hookline.core.breaker import Breaker
+from hookline.core.classify import Outcome
+from hookline.core.policy import decide
+from hookline.core.ratelimit import Limiter
+from hookline.core.settings import Settings
+from hookline.services.delivery.worker import retry_policy
+from hookline.wiring import topology
 from local.receiver import WebhookReceiver
 
 SIZES = {"1KB": 1024, "16KB": 16 * 1024}

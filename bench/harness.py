@@ -24,8 +24,8 @@ import requests
 from moto import mock_aws
 
 import local  # noqa: F401  - puts the layer on sys.path, as Lambda's /opt/python
-from hookline import container, topology
-from hookline.settings import get_settings
+from hookline.wiring import container, topology
+from hookline.wiring.settings import get_settings
 from local.atomic import atomic_dynamodb_writes
 from local.frontdoor import IncomingRequest, build_http_event
 from local.lambda_runtime import load_handler

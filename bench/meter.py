@@ -25,7 +25,8 @@ import boto3
 
 from bench.harness import redirect_logs
 from bench.prices import US_EAST_1, Prices
-from hookline import aws, topology
+from hookline.adapters import aws
+from hookline.wiring import topology
 
 KB = 1024
 SQS_CHUNK = 64 * KB

@@ -28,10 +28,10 @@ from datetime import UTC, datetime
 from typing import Any
 
 import bench  # noqa: F401  - puts the hookline layer on sys.path
-from hookline.breaker import Breaker, BreakerConfig, admit, health, record
-from hookline.classify import TIMEOUT, Outcome, Verdict, classify
-from hookline.policy import RetryPolicy, decide, deferral
-from hookline.ratelimit import Limiter, LimiterConfig, acquire, release, slow_down
+from hookline.core.breaker import Breaker, BreakerConfig, admit, health, record
+from hookline.core.classify import TIMEOUT, Outcome, Verdict, classify
+from hookline.core.policy import RetryPolicy, decide, deferral
+from hookline.core.ratelimit import Limiter, LimiterConfig, acquire, release, slow_down
 
 EPOCH = 1_700_000_000.0  # virtual time 0, as epoch seconds (the core works in epoch seconds)
 BATCH_SIZE = 10

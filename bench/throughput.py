@@ -20,7 +20,7 @@ from typing import Any
 import boto3
 
 from bench.harness import Harness, moto_hookline, quiet
-from hookline import container, topology
+from hookline.wiring import container, topology
 from local.receiver import WebhookReceiver
 
 RECEIVER_SECONDS = 0.100

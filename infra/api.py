@@ -14,7 +14,7 @@ from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_logs as logs
 from constructs import Construct
 
-from hookline.settings import Settings
+from hookline.core.settings import Settings
 from infra.functions import LOG_RETENTION
 
 # Stage-wide throttling (requests per second, burst); per-tenant limits belong in the application.

@@ -12,8 +12,8 @@ from aws_cdk import aws_lambda_event_sources as event_sources
 from aws_cdk import aws_logs as logs
 from constructs import Construct
 
-from hookline.settings import Settings
-from hookline.topology import FUNCTIONS, REPLAY, FunctionSpec, Grant, QueueSpec, StateMachineSpec, TableSpec, TopicSpec
+from hookline.core.settings import Settings
+from hookline.wiring.topology import FUNCTIONS, REPLAY, FunctionSpec, Grant, QueueSpec, StateMachineSpec, TableSpec, TopicSpec
 from infra import DEPS_LAYER_DIR, FUNCTIONS_DIR, HOOKLINE_LAYER_DIR, construct_name
 from infra.queues import Queues, TopologyError, check_consumer
 from infra.storage import Storage

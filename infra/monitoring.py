@@ -22,8 +22,8 @@ from aws_cdk import aws_kms as kms
 from aws_cdk import aws_sns as sns
 from constructs import Construct
 
-from hookline.settings import Settings
-from hookline.topology import DELAYED_QUEUES, FUNCTIONS, QUEUES, Grant, QueueSpec
+from hookline.core.settings import Settings
+from hookline.wiring.topology import DELAYED_QUEUES, FUNCTIONS, QUEUES, Grant, QueueSpec
 from infra import construct_name
 from infra.functions import METRICS_NAMESPACE, SERVICE_NAME, Functions
 from infra.queues import Queues

@@ -8,7 +8,7 @@ from aws_cdk import Acknowledgment, App, CfnElement, Validations
 from cdk_nag import AwsSolutionsChecks
 from constructs import IConstruct
 
-from hookline.topology import FUNCTIONS, STATE_MACHINES, TableSpec
+from hookline.wiring.topology import FUNCTIONS, STATE_MACHINES, TableSpec
 
 if TYPE_CHECKING:
     from infra.stack import HooklineStack

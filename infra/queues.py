@@ -6,7 +6,7 @@ from aws_cdk import Duration
 from aws_cdk import aws_sqs as sqs
 from constructs import Construct
 
-from hookline.topology import QUEUES, FunctionSpec, QueueSpec
+from hookline.wiring.topology import QUEUES, FunctionSpec, QueueSpec
 from infra import construct_name
 
 # AWS guidance for an SQS event source: visibility timeout >= 6x the function timeout.

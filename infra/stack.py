@@ -7,8 +7,8 @@ from typing import Any
 from aws_cdk import CfnOutput, Stack
 from constructs import Construct
 
-from hookline.settings import Settings
-from hookline.topology import API, AUTHORIZER, NOTIFICATIONS, QUEUES, REPLAY, RETRY_WAIT, TABLE, TOPICS, QueueSpec
+from hookline.core.settings import Settings
+from hookline.wiring.topology import API, AUTHORIZER, NOTIFICATIONS, QUEUES, REPLAY, RETRY_WAIT, TABLE, TOPICS, QueueSpec
 from infra import construct_name, nag
 from infra.api import Api
 from infra.functions import Functions

@@ -14,7 +14,7 @@ from aws_cdk import aws_logs as logs
 from aws_cdk import aws_stepfunctions as sfn
 from constructs import Construct
 
-from hookline.topology import STATE_MACHINES, StateMachineSpec
+from hookline.wiring.topology import STATE_MACHINES, StateMachineSpec
 from infra import construct_name
 from infra.functions import LOG_RETENTION
 from infra.queues import Queues

@@ -7,7 +7,7 @@ from aws_cdk import aws_dynamodb as dynamodb
 from aws_cdk import aws_kms as kms
 from constructs import Construct
 
-from hookline.topology import TABLES, TableSpec
+from hookline.wiring.topology import TABLES, TableSpec
 from infra import construct_name
 
 

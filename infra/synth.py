@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
 from typing import Any
 
 from aws_cdk import App
 
-from hookline.settings import Settings
+from hookline.core.settings import Settings
 from infra import REPO_ROOT, STACK_NAME, nag
 from infra.stack import HooklineStack
 
@@ -21,10 +22,10 @@ def cdk_json_context() -> dict[str, Any]:
 def build_app(settings: Settings | None = None, *, outdir: str | None = None, checks: bool = True) -> tuple[App, HooklineStack]:
     """The app with the one hookline stack; `checks` adds cdk-nag's AwsSolutions validation.
 
-    Settings default to `Settings.from_env()`, read at synth time.
+    Settings default to `Settings.from_env(os.environ)`, read at synth time.
     """
     app = App(outdir=outdir, context=cdk_json_context())
-    stack = HooklineStack(app, STACK_NAME, settings=settings if settings is not None else Settings.from_env())
+    stack = HooklineStack(app, STACK_NAME, settings=settings if settings is not None else Settings.from_env(os.environ))
     if checks:
         nag.add_checks(app)
     return app, stack

@@ -6,7 +6,7 @@ from aws_cdk import aws_kms as kms
 from aws_cdk import aws_sns as sns
 from constructs import Construct
 
-from hookline.topology import TOPICS, TopicSpec
+from hookline.wiring.topology import TOPICS, TopicSpec
 from infra import construct_name
 
 

@@ -20,7 +20,7 @@ from typing import Any
 import boto3
 
 import local  # noqa: F401  - puts the layer on sys.path
-from hookline import topology
+from hookline.wiring import topology
 
 
 def drain_command(args: argparse.Namespace) -> dict[str, Any]:
@@ -45,8 +45,8 @@ def run_local(command: dict[str, Any], aws_endpoint: str, prefix: str = topology
     sqs = boto3.client("sqs")
     for queue in topology.QUEUES:
         os.environ[queue.env] = sqs.get_queue_url(QueueName=queue.physical_name(prefix))["QueueUrl"]
-    from hookline import container
-    from hookline.replay import handle
+    from hookline.services.replay import handle
+    from hookline.wiring import container
 
     container.reset()
     return handle(command, None)

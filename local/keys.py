@@ -16,8 +16,8 @@ from datetime import UTC, datetime
 import boto3
 from botocore.exceptions import BotoCoreError, ClientError
 
-from hookline import topology
-from hookline.apikeys import ApiKeyRepository, generate_api_key
+from hookline.adapters.dynamo.apikeys import ApiKeyRepository, generate_api_key
+from hookline.wiring import topology
 
 
 def create_api_key(tenant: str, table_name: str, *, endpoint_url: str | None = None) -> str:

@@ -12,7 +12,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from hookline.topology import FunctionSpec
+from hookline.wiring.topology import FunctionSpec
 from local import REPO_ROOT
 
 Handler = Callable[[dict[str, Any], Any], Any]

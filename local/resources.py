@@ -14,8 +14,8 @@ import boto3
 import requests
 from botocore.exceptions import ClientError
 
-from hookline import topology
-from hookline.apikeys import ApiKeyRepository
+from hookline.adapters.dynamo.apikeys import ApiKeyRepository
+from hookline.wiring import topology
 
 
 def _clients(session: boto3.Session | None, endpoint_url: str | None) -> tuple[Any, Any]:

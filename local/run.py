@@ -65,9 +65,11 @@ import requests
 from aws_lambda_powertools import Logger
 from moto.server import ThreadedMotoServer
 
-from hookline import aws, topology
-from hookline.apikeys import generate_api_key, parse_key_list
-from hookline.settings import Settings, get_settings
+from hookline.adapters import aws
+from hookline.adapters.dynamo.apikeys import generate_api_key, parse_key_list
+from hookline.core.settings import Settings
+from hookline.wiring import topology
+from hookline.wiring.settings import get_settings
 from local.atomic import atomic_dynamodb_writes
 from local.frontdoor import FrontDoor, Gateway
 from local.lambda_runtime import LocalFunction, load_handler, unload_handler_module
@@ -175,7 +177,7 @@ class LocalHookline:
         """Drop hookline's process-wide caches (settings, boto3 clients, services built from them)."""
         aws.reset_clients()
         get_settings.cache_clear()
-        container = sys.modules.get("hookline.container")  # only if a handler imported it
+        container = sys.modules.get("hookline.wiring.container")  # only if a handler imported it
         reset = getattr(container, "reset", None)
         if callable(reset):
             reset()
@@ -198,7 +200,7 @@ class LocalHookline:
             self._setenv(name, value)
         if self._api_keys is not None:
             self._setenv("HOOKLINE_API_KEYS", self._api_keys)
-        boot = Settings.from_env()
+        boot = Settings.from_env(os.environ)
         requested_keys = parse_key_list(boot.api_keys)
         port = boot.port if self._port is None else self._port
         aws_port = boot.aws_port if self._aws_port is None else self._aws_port

@@ -15,8 +15,8 @@ from aws_lambda_powertools.utilities.parser import models as _powertools_models 
 from moto import mock_aws
 
 import local  # noqa: F401  - puts the layer on sys.path, as Lambda's /opt/python
-from hookline import container, topology
-from hookline.apikeys import ApiKeyRepository
+from hookline.adapters.dynamo.apikeys import ApiKeyRepository
+from hookline.wiring import container, topology
 from local.atomic import atomic_dynamodb_writes
 from local.lambda_runtime import load_handler
 from local.resources import provision

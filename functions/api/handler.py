@@ -2,8 +2,8 @@
 
 from typing import Any
 
-from hookline.api import handle
-from hookline.observability import get_logger, traced
+from hookline.adapters.observability import get_logger, traced
+from hookline.entrypoints.api import handle
 
 
 def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:

@@ -2,8 +2,8 @@
 
 from typing import Any
 
-from hookline.authorizer import handle
-from hookline.observability import traced
+from hookline.adapters.observability import traced
+from hookline.entrypoints.authorizer import handle
 
 
 def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:

@@ -7,8 +7,8 @@ the at-least-once, single-flight contract.
 
 from typing import Any
 
-from hookline.consumer import handle_batch
-from hookline.observability import traced
+from hookline.adapters.observability import traced
+from hookline.entrypoints.delivery import handle_batch
 
 
 def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:

@@ -6,8 +6,8 @@ a duplicate task is dropped by the delivery claim.
 
 from typing import Any
 
-from hookline.observability import traced
-from hookline.replay import handle
+from hookline.adapters.observability import traced
+from hookline.services.replay import handle
 
 
 def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:

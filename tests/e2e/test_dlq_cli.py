@@ -5,8 +5,8 @@ from __future__ import annotations
 import boto3
 import pytest
 
-from hookline import container, topology
-from hookline.models import DeliveryTask
+from hookline.core.models import DeliveryTask
+from hookline.wiring import container, topology
 from local.dlq import build_parser, drain_command, run_local
 from local.run import LocalHookline
 

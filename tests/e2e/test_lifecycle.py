@@ -10,8 +10,9 @@ import boto3
 import pytest
 import requests
 
-from hookline import aws, topology
-from hookline.settings import get_settings
+from hookline.adapters import aws
+from hookline.wiring import topology
+from hookline.wiring.settings import get_settings
 from local.lambda_runtime import module_name
 from local.run import LocalHookline
 

@@ -16,7 +16,7 @@ import pytest
 import requests
 from standardwebhooks.webhooks import Webhook
 
-from hookline import topology
+from hookline.wiring import topology
 from local.receiver import WebhookReceiver
 from local.run import LocalHookline
 

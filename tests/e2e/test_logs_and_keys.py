@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from hookline import topology
-from hookline.apikeys import ApiKeyRepository
+from hookline.adapters.dynamo.apikeys import ApiKeyRepository
+from hookline.wiring import topology
 from local import keys
 from local.logs import ReadableLogStream, render
 from local.resources import provision

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from hookline import topology
+from hookline.wiring import topology
 from local.pollers import SqsPoller, failed_message_ids
 from local.resources import enable_state_machine_execution, provision, queue_arn, restore_moto_config
 

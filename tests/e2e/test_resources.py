@@ -8,7 +8,7 @@ from __future__ import annotations
 import boto3
 import pytest
 
-from hookline import topology
+from hookline.wiring import topology
 from local.resources import provision, table_definition
 
 PREFIX = "res"

@@ -12,8 +12,8 @@ import pytest
 from aws_cdk import App, CfnElement, assertions
 from constructs import IConstruct
 
-from hookline.settings import Settings
-from hookline.topology import FunctionSpec, QueueSpec, StateMachineSpec, TopicSpec
+from hookline.core.settings import Settings
+from hookline.wiring.topology import FunctionSpec, QueueSpec, StateMachineSpec, TopicSpec
 from infra import DEPS_LAYER_DIR
 from infra.stack import HooklineStack
 from infra.synth import build_app

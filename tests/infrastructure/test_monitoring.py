@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from hookline.settings import Settings
-from hookline.topology import DELAYED_QUEUES, FUNCTIONS, NOTIFICATIONS, QUEUES, QueueSpec
+from hookline.core.settings import Settings
+from hookline.wiring.topology import DELAYED_QUEUES, FUNCTIONS, NOTIFICATIONS, QUEUES, QueueSpec
 from tests.infrastructure.conftest import BASE_SETTINGS, Synth, synthesize
 
 # Derived from the topology here rather than imported from infra.monitoring, so a wrong rule there shows up.

@@ -15,7 +15,7 @@ from pathlib import Path
 import boto3
 import pytest
 
-from hookline.topology import FUNCTIONS, FunctionSpec, StateMachineSpec, TableSpec, TopicSpec
+from hookline.wiring.topology import FUNCTIONS, FunctionSpec, StateMachineSpec, TableSpec, TopicSpec
 from infra import DEPS_LAYER_DIR, FUNCTIONS_DIR
 from tests.infrastructure.conftest import Synth
 

@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 from aws_cdk import assertions
 
-from hookline import topology
-from hookline.settings import Settings
-from hookline.topology import (
+from hookline.core.settings import Settings
+from hookline.wiring import topology
+from hookline.wiring.topology import (
     API,
     AUTHORIZER,
     DELIVERY,

@@ -17,8 +17,8 @@ import boto3
 import pytest
 from moto import mock_aws
 
-from hookline.clock import iso
-from hookline.topology import DEFAULT_PREFIX, RETRY_QUEUE, RETRY_WAIT
+from hookline.core.clock import iso
+from hookline.wiring.topology import DEFAULT_PREFIX, RETRY_QUEUE, RETRY_WAIT
 from tests.infrastructure.conftest import Synth
 
 # moto truncates the timestamp to whole seconds and waits int(seconds left), so `until` falls on a

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import boto3
 
-from hookline import topology
-from hookline.apikeys import hash_api_key
+from hookline.adapters.dynamo.apikeys import hash_api_key
+from hookline.wiring import topology
 from tests.conftest import Hookline
 
 

@@ -7,8 +7,9 @@ from typing import Any
 
 from standardwebhooks.webhooks import Webhook
 
-from hookline import aws, topology
-from hookline.models import DeliveryTask
+from hookline.adapters import aws
+from hookline.core.models import DeliveryTask
+from hookline.wiring import topology
 from tests.conftest import Hookline
 from tests.support.receiver import Answer, Received, running_receiver
 
@@ -100,7 +101,7 @@ def test_private_address_is_refused_without_a_request(hookline: Hookline, monkey
         _setup(hookline, receiver.url)
         # Given a cloud-like configuration with no private networks allowed
         monkeypatch.setenv("HOOKLINE_ALLOW_PRIVATE_NETWORKS", "")
-        from hookline import container
+        from hookline.wiring import container
 
         container.reset()
         _, accepted = hookline.api("POST", "/v1/events", {"type": "a.b", "data": {}})

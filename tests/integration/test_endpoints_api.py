@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from hookline import ids
+from hookline.core import ids
 from tests.conftest import Hookline
 
 
@@ -94,7 +94,7 @@ def test_other_tenants_endpoints_are_404(hookline: Hookline) -> None:
     # Then tenant other cannot read, change, delete or list it, exactly as if it did not exist
     for method, body in (("GET", None), ("PATCH", {"description": "x"}), ("DELETE", None)):
         status, err = hookline.api(method, f"/v1/endpoints/{ep['id']}", body, tenant="other")
-        missing_status, missing = hookline.api(method, f"/v1/endpoints/{ids.new_id('ep')}", body, tenant="other")
+        missing_status, missing = hookline.api(method, f"/v1/endpoints/{ids.new_id('ep', 0)}", body, tenant="other")
         assert status == missing_status == 404
         assert err["error"]["code"] == missing["error"]["code"] == "not_found"
     _, page = hookline.api("GET", "/v1/endpoints", tenant="other")

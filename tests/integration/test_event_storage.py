@@ -7,7 +7,7 @@ import json
 import boto3
 from standardwebhooks.webhooks import Webhook
 
-from hookline import topology
+from hookline.wiring import topology
 from tests.conftest import Hookline
 from tests.support.receiver import running_receiver
 

@@ -7,8 +7,9 @@ from typing import Any
 
 import boto3
 
-from hookline import aws, ids
-from hookline.models import DeliveryTask
+from hookline.adapters import aws
+from hookline.core import ids
+from hookline.core.models import DeliveryTask
 from tests.conftest import Hookline
 from tests.support.receiver import running_receiver
 
@@ -166,7 +167,7 @@ def test_bad_event_input_changes_nothing(hookline: Hookline) -> None:
 def test_unknown_and_foreign_events_are_404(hookline: Hookline) -> None:
     _, body = hookline.api("POST", "/v1/events", {"type": "a.b", "data": {}})
     assert hookline.api("GET", f"/v1/events/{body['id']}", tenant="other")[0] == 404
-    assert hookline.api("GET", f"/v1/events/{ids.new_id('evt')}")[0] == 404
+    assert hookline.api("GET", f"/v1/events/{ids.new_id('evt', 0)}")[0] == 404
     assert hookline.api("GET", "/v1/events/garbage")[0] == 404
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from hookline import aws
-from hookline.models import DeliveryTask
+from hookline.adapters import aws
+from hookline.core.models import DeliveryTask
 from tests.conftest import Hookline
 from tests.support.receiver import running_receiver
 

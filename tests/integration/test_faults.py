@@ -26,8 +26,9 @@ import pytest
 from botocore.exceptions import ClientError
 from freezegun import freeze_time
 
-from hookline import aws, container, topology
-from hookline.store import EventRepository
+from hookline.adapters import aws
+from hookline.adapters.dynamo.store import EventRepository
+from hookline.wiring import container, topology
 from tests.conftest import Hookline
 from tests.support.events import sqs_event
 from tests.support.receiver import Answer, Received, running_receiver

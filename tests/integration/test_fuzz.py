@@ -20,8 +20,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hookline import ids
-from hookline.store import encode_cursor
+from hookline.adapters.dynamo.store import encode_cursor
+from hookline.core import ids
 from tests.conftest import Hookline
 from tests.support.events import http_event
 

@@ -13,9 +13,10 @@ import boto3
 import pytest
 from freezegun import freeze_time
 
-from hookline import aws, container, topology
-from hookline.breaker import Breaker
-from hookline.state_store import EndpointStateRepository
+from hookline.adapters import aws
+from hookline.adapters.dynamo.state import EndpointStateRepository
+from hookline.core.breaker import Breaker
+from hookline.wiring import container, topology
 from tests.conftest import Hookline
 from tests.support.receiver import Answer, Received, running_receiver
 from tests.support.timeline import Timeline

@@ -21,8 +21,8 @@ from openapi_spec_validator import validate as validate_openapi
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
-from hookline import validation
-from hookline.api import app
+from hookline.core import validation
+from hookline.entrypoints.api import app
 from tests.conftest import Hookline
 from tests.support.receiver import Answer, Received, running_receiver
 

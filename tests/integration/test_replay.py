@@ -13,10 +13,10 @@ import boto3
 import pytest
 from freezegun import freeze_time
 
-from hookline import container, topology
-from hookline.clock import iso
-from hookline.models import DeliveryTask
-from hookline.observability import get_logger
+from hookline.adapters.observability import get_logger
+from hookline.core.clock import iso
+from hookline.core.models import DeliveryTask
+from hookline.wiring import container, topology
 from tests.conftest import Hookline
 from tests.support.receiver import Answer, Received, running_receiver
 

@@ -14,10 +14,10 @@ import pytest
 from freezegun import freeze_time
 from moto import mock_aws
 
-from hookline import container, topology
-from hookline.backoff import BackoffPolicy
-from hookline.clock import parse_iso
-from hookline.models import DeliveryTask
+from hookline.core.backoff import BackoffPolicy
+from hookline.core.clock import parse_iso
+from hookline.core.models import DeliveryTask
+from hookline.wiring import container, topology
 from tests.conftest import Hookline
 from tests.support.receiver import Answer, Received, running_receiver
 from tests.support.timeline import Timeline

@@ -8,7 +8,7 @@ import boto3
 import pytest
 from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 
-from hookline import topology
+from hookline.wiring import topology
 from local.keys import revoke_api_key
 from tests.conftest import Hookline
 from tests.support.receiver import running_receiver
@@ -39,7 +39,7 @@ def test_rotation_signs_with_both_secrets_during_the_overlap(hookline: Hookline,
             assert Webhook(secret).verify(during.body, during.headers)["type"] == "a.b"
         # And after the overlap only the new secret signs
         monkeypatch.setenv("HOOKLINE_SECRET_OVERLAP_SECONDS", "0")
-        from hookline import container
+        from hookline.wiring import container
 
         container.reset()
         _deliver_one(hookline)

@@ -6,9 +6,10 @@ import ipaddress
 
 import pytest
 
-from hookline import classify, container
-from hookline.outbound import WebhookClient
-from hookline.ssrf import UrlPolicy
+from hookline.adapters.http import WebhookClient
+from hookline.core import classify
+from hookline.core.ssrf import UrlPolicy
+from hookline.wiring import container
 from tests.conftest import Hookline
 from tests.support.receiver import running_receiver
 

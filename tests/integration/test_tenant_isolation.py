@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from hookline import ids
+from hookline.core import ids
 from tests.conftest import Hookline
 from tests.support.receiver import Answer, running_receiver
 
@@ -38,7 +38,7 @@ ROUTES: list[tuple[str, str, Any]] = [
     ("POST", "/v1/events/{evt}/deliveries/{dlv}/retry", None),
     ("GET", "/v1/replays/{rpl}", None),
 ]
-MISSING = {"ep": ids.new_id("ep"), "evt": ids.new_id("evt"), "dlv": ids.new_id("dlv"), "rpl": "rpl_0000000000000000000000000a"}
+MISSING = {"ep": ids.new_id("ep", 0), "evt": ids.new_id("evt", 0), "dlv": ids.new_id("dlv", 0), "rpl": "rpl_0000000000000000000000000a"}
 
 
 @pytest.mark.parametrize(("method", "path", "body"), ROUTES, ids=[f"{m} {p}" for m, p, _ in ROUTES])

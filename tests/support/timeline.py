@@ -19,8 +19,9 @@ from typing import Any
 
 import boto3
 
-from hookline import aws, topology
-from hookline.clock import parse_iso
+from hookline.adapters import aws
+from hookline.core.clock import parse_iso
+from hookline.wiring import topology
 
 
 class Timeline:

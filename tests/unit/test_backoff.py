@@ -9,7 +9,7 @@ from email.utils import format_datetime
 
 import pytest
 
-from hookline.backoff import BackoffPolicy, parse_retry_after
+from hookline.core.backoff import BackoffPolicy, parse_retry_after
 
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 

@@ -7,7 +7,7 @@ import pytest
 from bench import cost
 from bench.meter import Units, chunks, item_size, read_units, write_units
 from bench.prices import MILLION, US_EAST_1
-from hookline.settings import Settings
+from hookline.core.settings import Settings
 
 
 def test_item_size_follows_dynamodbs_rules() -> None:

@@ -77,7 +77,7 @@ def test_flaky_cumulative_success_is_non_decreasing(flaky: dict[str, Any]) -> No
 def test_the_simulation_drives_the_real_core(monkeypatch: pytest.MonkeyPatch) -> None:
     """Changing the core changes the simulation: a breaker that never admits delivers nothing."""
     import bench.sim as sim_module
-    from hookline.breaker import Admission
+    from hookline.core.breaker import Admission
 
     monkeypatch.setattr(sim_module, "admit", lambda b, now, cfg: Admission("wait", 3600.0))
     sim = Sim(7)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from hookline.breaker import HISTORY, Breaker, BreakerConfig, admit, health, outage_seconds, record
-from hookline.classify import Outcome
+from hookline.core.breaker import HISTORY, Breaker, BreakerConfig, admit, health, outage_seconds, record
+from hookline.core.classify import Outcome
 
 CFG = BreakerConfig(threshold=3, cooldown_seconds=60, max_cooldown_seconds=300, window=10, failure_rate=0.9, probe_lease_seconds=30)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from hookline.classify import Outcome, Verdict, classify
+from hookline.core.classify import Outcome, Verdict, classify
 
 
 @pytest.mark.parametrize(

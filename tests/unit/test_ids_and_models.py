@@ -6,13 +6,13 @@ import re
 
 import pytest
 
-from hookline import ids
-from hookline.models import DeliveryTask, MalformedTask, webhook_body
+from hookline.core import ids
+from hookline.core.models import DeliveryTask, MalformedTask, webhook_body
 
 
 def test_ids_are_prefixed_and_well_formed() -> None:
     for prefix in ("evt", "ep", "dlv"):
-        value = ids.new_id(prefix)
+        value = ids.new_id(prefix, 1_700_000_000_000)
         assert re.fullmatch(rf"{prefix}_[0-9a-hjkmnp-tv-z]{{26}}", value)
         assert ids.is_id(value, prefix)
         assert not ids.is_id(value, "other")

@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from hookline import metrics
-from hookline.delivery import DeliveryReport
-from hookline.models import DeliveryTask
+from hookline.adapters import metrics
+from hookline.core.models import DeliveryTask
+from hookline.services.delivery.worker import DeliveryReport
 
 TASK = DeliveryTask("acme", "evt_x", "dlv_x", "ep_x")
 

@@ -6,9 +6,9 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from hookline.backoff import BackoffPolicy
-from hookline.classify import Outcome
-from hookline.policy import RetryPolicy, decide, deferral
+from hookline.core.backoff import BackoffPolicy
+from hookline.core.classify import Outcome
+from hookline.core.policy import RetryPolicy, decide, deferral
 from tests.unit.test_backoff import Fixed
 
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)

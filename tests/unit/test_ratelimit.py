@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hookline.ratelimit import Limiter, LimiterConfig, acquire, current_rate, release, slow_down
+from hookline.core.ratelimit import Limiter, LimiterConfig, acquire, current_rate, release, slow_down
 
 CFG = LimiterConfig(horizon_seconds=1.0, lease_seconds=60, min_rate=0.5, decrease_factor=0.5, recovery_per_second=0.1, pacing_margin=0.0)
 

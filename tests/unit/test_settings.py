@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from hookline.settings import Settings, SettingsError
+from hookline.core.settings import Settings, SettingsError
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 

@@ -6,8 +6,8 @@ from datetime import UTC, datetime
 
 from standardwebhooks.webhooks import Webhook
 
-from hookline.signing import generate_secret, sign, signature_header
-from hookline.webhook import webhook_headers
+from hookline.core.signing import generate_secret, sign, signature_header
+from hookline.core.webhook import webhook_headers
 
 # The example from the Standard Webhooks specification.
 SPEC_SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"

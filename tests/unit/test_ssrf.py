@@ -6,7 +6,7 @@ import ipaddress
 
 import pytest
 
-from hookline.ssrf import AddressRefused, UrlPolicy, check, literal_address, refusal
+from hookline.core.ssrf import AddressRefused, UrlPolicy, check, literal_address, refusal
 
 
 @pytest.mark.parametrize(

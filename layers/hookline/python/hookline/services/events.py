@@ -15,13 +15,13 @@ from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
-from hookline import ids, validation
-from hookline.clock import iso
-from hookline.errors import Conflict, HooklineError, NotFound, Unavailable, ValidationFailed
-from hookline.models import Delivery, DeliveryTask, Endpoint, Event, PlannedDelivery, webhook_body
-from hookline.queues import QueueError, TaskQueue
-from hookline.settings import Settings
-from hookline.store import EndpointRepository, EventRepository
+from hookline.adapters.dynamo.store import EndpointRepository, EventRepository
+from hookline.adapters.queues import QueueError, TaskQueue
+from hookline.core import ids, validation
+from hookline.core.clock import iso
+from hookline.core.errors import Conflict, HooklineError, NotFound, Unavailable, ValidationFailed
+from hookline.core.models import Delivery, DeliveryTask, Endpoint, Event, PlannedDelivery, webhook_body
+from hookline.core.settings import Settings
 
 
 def request_hash(event_type: str, data: Any) -> str:
@@ -121,7 +121,7 @@ class EventService:
             created_at=created_at,
             body=webhook_body(event_id, data.type, created_at, data.data),
             request_hash=digest,
-            deliveries=tuple(PlannedDelivery(ids.new_id(ids.DELIVERY), ep.id, paused=ep.status != "active") for ep in targets),
+            deliveries=tuple(PlannedDelivery(ids.new_id(ids.DELIVERY, int(now.timestamp() * 1000)), ep.id, paused=ep.status != "active") for ep in targets),
         )
         if not self._events.create_event(event, expires_at):
             # A concurrent request with the same id won the race.

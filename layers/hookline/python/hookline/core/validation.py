@@ -10,8 +10,8 @@ from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import urlsplit
 
-from hookline import ssrf
-from hookline.errors import BadRequest, PayloadTooLarge, ValidationFailed
+from hookline.core import ssrf
+from hookline.core.errors import BadRequest, PayloadTooLarge, ValidationFailed
 
 EVENT_TYPE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:/-]{0,127}$")
 IDEMPOTENCY_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$")

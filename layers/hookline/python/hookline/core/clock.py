@@ -1,12 +1,8 @@
-"""Time as data: the core takes `now` as an argument; shells get it from here."""
+"""Time as data: the core takes `now` as an argument (the system clock is `hookline.adapters.system.utcnow`)."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
-
-
-def utcnow() -> datetime:
-    return datetime.now(UTC)
 
 
 def iso(moment: datetime) -> str:

@@ -20,7 +20,7 @@ from urllib.parse import SplitResult, urlsplit
 import requests
 from requests.adapters import HTTPAdapter
 
-from hookline import classify, ssrf
+from hookline.core import classify, ssrf
 
 Resolver = Callable[[str, int], list[str]]
 

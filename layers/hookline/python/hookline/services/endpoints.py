@@ -9,19 +9,20 @@ from typing import Any, Protocol
 
 from botocore.exceptions import ClientError
 
-from hookline import ids, notifications, signing, validation
-from hookline.clock import iso
-from hookline.errors import FailedDependency, NotFound, ValidationFailed
-from hookline.models import DeliveryTask, Endpoint, webhook_body
-from hookline.notifications import Notify
-from hookline.outbound import HttpResult
-from hookline.queues import TaskQueue
-from hookline.ratelimit import LimiterConfig, current_rate
-from hookline.settings import Settings
-from hookline.state_store import EndpointStateRepository
-from hookline.stats import StatsRepository, summary
-from hookline.store import EndpointRepository, EventRepository, is_conditional_failure
-from hookline.webhook import webhook_headers
+from hookline.adapters import notifications
+from hookline.adapters.dynamo.state import EndpointStateRepository
+from hookline.adapters.dynamo.stats import StatsRepository, summary
+from hookline.adapters.dynamo.store import EndpointRepository, EventRepository, is_conditional_failure
+from hookline.adapters.http import HttpResult
+from hookline.adapters.notifications import Notify
+from hookline.adapters.queues import TaskQueue
+from hookline.core import ids, signing, validation
+from hookline.core.clock import iso
+from hookline.core.errors import FailedDependency, NotFound, ValidationFailed
+from hookline.core.models import DeliveryTask, Endpoint, webhook_body
+from hookline.core.ratelimit import LimiterConfig, current_rate
+from hookline.core.settings import Settings
+from hookline.core.webhook import webhook_headers
 
 TEST_EVENT_TYPE = "hookline.test"
 
@@ -57,7 +58,7 @@ class EndpointService:
         data = validation.endpoint_create(body, self._settings.url_policy)
         now = iso(self._clock())
         ep = Endpoint(
-            id=ids.new_id(ids.ENDPOINT),
+            id=ids.new_id(ids.ENDPOINT, int(self._clock().timestamp() * 1000)),
             tenant=tenant,
             url=data.url,
             secret=signing.generate_secret(),
@@ -145,7 +146,7 @@ class EndpointService:
         """
         endpoint = self.get(tenant, endpoint_id)
         now = self._clock()
-        test_id = ids.new_id(ids.EVENT)
+        test_id = ids.new_id(ids.EVENT, int(now.timestamp() * 1000))
         body = webhook_body(test_id, TEST_EVENT_TYPE, iso(now), {"endpoint_id": endpoint.id, "message": "hookline test event"}).encode()
         secrets = endpoint.signing_secrets(now.timestamp(), self._settings.secret_overlap_seconds)
         result = self._deps.sender.post(endpoint.url, body, {**dict(endpoint.headers), **webhook_headers(test_id, int(now.timestamp()), body, secrets)})

@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 import re
 import secrets
-import time
 
 _ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz"  # Crockford base32, lower case
 _BODY_LEN = 26
@@ -31,9 +30,9 @@ def _encode(number: int, length: int) -> str:
     return "".join(reversed(chars))
 
 
-def new_id(prefix: str, now_ms: int | None = None) -> str:
-    ms = int(time.time() * 1000) if now_ms is None else now_ms
-    return f"{prefix}_{_encode(ms, 10)}{_encode(secrets.randbits(80), 16)}"
+def new_id(prefix: str, now_ms: int) -> str:
+    """A fresh id created at `now_ms` (epoch milliseconds, from the caller's clock)."""
+    return f"{prefix}_{_encode(now_ms, 10)}{_encode(secrets.randbits(80), 16)}"
 
 
 def derived_id(prefix: str, *parts: str) -> str:

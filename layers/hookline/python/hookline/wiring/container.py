@@ -8,19 +8,21 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from hookline import aws, topology
-from hookline.clock import utcnow
-from hookline.delivery import DeliveryWorker
-from hookline.endpoints import EndpointDeps, EndpointService
-from hookline.ingest import EventService
-from hookline.notifications import Notifier
-from hookline.outbound import WebhookClient
-from hookline.queues import TaskQueue, TaskScheduler
-from hookline.replay import DlqDrain, ReplayRepository, ReplayService
-from hookline.settings import Settings, get_settings
-from hookline.state_store import EndpointStateRepository
-from hookline.stats import StatsRepository
-from hookline.store import EndpointRepository, EventRepository
+from hookline.adapters import aws
+from hookline.adapters.dynamo.state import EndpointStateRepository
+from hookline.adapters.dynamo.stats import StatsRepository
+from hookline.adapters.dynamo.store import EndpointRepository, EventRepository
+from hookline.adapters.http import WebhookClient
+from hookline.adapters.notifications import Notifier
+from hookline.adapters.queues import TaskQueue, TaskScheduler
+from hookline.adapters.system import utcnow
+from hookline.core.settings import Settings
+from hookline.services.delivery.worker import DeliveryWorker
+from hookline.services.endpoints import EndpointDeps, EndpointService
+from hookline.services.events import EventService
+from hookline.services.replay import DlqDrain, ReplayRepository, ReplayService
+from hookline.wiring import topology
+from hookline.wiring.settings import get_settings
 
 # A claim outlives the longest possible invocation, and expires well before the
 # queue's visibility timeout hands a crashed worker's task to someone else.

@@ -9,8 +9,8 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
-from hookline.clock import iso
-from hookline.models import DeliveryTask
+from hookline.core.clock import iso
+from hookline.core.models import DeliveryTask
 
 SQS_MAX_DELAY = 900  # SQS's own limit on DelaySeconds
 DEFER_HOPS_UP_TO_SECONDS = 7200  # the longest default breaker cooldown (1 h) and its jitter, with room

@@ -8,7 +8,6 @@ attempt, ×3 for a 429 that did not say how long to wait, and is capped.
 
 from __future__ import annotations
 
-import random
 from dataclasses import dataclass
 from datetime import datetime
 from email.utils import parsedate_to_datetime
@@ -19,9 +18,6 @@ Jitter = Literal["full", "equal"]
 
 class RandomSource(Protocol):
     def uniform(self, a: float, b: float) -> float: ...
-
-
-SYSTEM_RANDOM: RandomSource = random.SystemRandom()
 
 
 @dataclass(frozen=True)
@@ -48,7 +44,7 @@ class BackoffPolicy:
                 return self.cap_seconds
         return value
 
-    def delay(self, failed_attempt: int, rng: RandomSource = SYSTEM_RANDOM, rate_limited: bool = False) -> float:
+    def delay(self, failed_attempt: int, rng: RandomSource, rate_limited: bool = False) -> float:
         top = self.ceiling(failed_attempt, rate_limited)
         if self.jitter == "equal":
             drawn = top / 2 + rng.uniform(0.0, top / 2)
@@ -56,7 +52,7 @@ class BackoffPolicy:
             drawn = rng.uniform(0.0, top)
         return max(self.floor_seconds, drawn)
 
-    def honour_retry_after(self, seconds: float, rng: RandomSource = SYSTEM_RANDOM) -> float:
+    def honour_retry_after(self, seconds: float, rng: RandomSource) -> float:
         """The receiver's wait, clamped to [1 s, cap], plus a little jitter."""
         clamped = min(max(seconds, 1.0), self.cap_seconds)
         return clamped + rng.uniform(0.0, self.retry_after_jitter_seconds)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from hookline import __version__
-from hookline.signing import signature_header
+from hookline.core.signing import signature_header
 
 
 def webhook_headers(event_id: str, timestamp: int, body: bytes, secrets_in_use: list[str]) -> dict[str, str]:

@@ -15,11 +15,12 @@ from typing import Any
 from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response
 from aws_lambda_powertools.event_handler.exceptions import NotFoundError
 
-from hookline import container, validation
-from hookline.errors import BadRequest, FailedDependency, HooklineError, Unauthorized, Unavailable, ValidationFailed
-from hookline.observability import get_logger
-from hookline.settings import get_settings
-from hookline.store import InvalidCursor
+from hookline.adapters.dynamo.store import InvalidCursor
+from hookline.adapters.observability import get_logger
+from hookline.core import validation
+from hookline.core.errors import BadRequest, FailedDependency, HooklineError, Unauthorized, Unavailable, ValidationFailed
+from hookline.wiring import container
+from hookline.wiring.settings import get_settings
 
 app = APIGatewayHttpResolver()
 

@@ -25,21 +25,22 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any, Literal, Protocol, TypeVar
 
-from hookline import notifications
-from hookline.backoff import SYSTEM_RANDOM, BackoffPolicy, Jitter, RandomSource
-from hookline.breaker import Breaker, BreakerConfig, admit, health, outage_seconds, record
-from hookline.clock import iso, parse_iso
-from hookline.models import Attempt, Delivery, DeliveryTask, Endpoint, Event
-from hookline.notifications import Notify
-from hookline.observability import get_logger
-from hookline.outbound import HttpResult
-from hookline.policy import Decision, RetryPolicy, decide, deferral
-from hookline.ratelimit import Limiter, LimiterConfig, acquire, release, slow_down
-from hookline.settings import Settings
-from hookline.state_store import EndpointStateRepository
-from hookline.stats import StatsBuffer, StatsRepository, attempt_counts
-from hookline.store import EndpointRepository, EventRepository
-from hookline.webhook import webhook_headers
+from hookline.adapters import notifications
+from hookline.adapters.dynamo.state import EndpointStateRepository
+from hookline.adapters.dynamo.stats import StatsBuffer, StatsRepository, attempt_counts
+from hookline.adapters.dynamo.store import EndpointRepository, EventRepository
+from hookline.adapters.http import HttpResult
+from hookline.adapters.notifications import Notify
+from hookline.adapters.observability import get_logger
+from hookline.adapters.system import SYSTEM_RANDOM
+from hookline.core.backoff import BackoffPolicy, Jitter, RandomSource
+from hookline.core.breaker import Breaker, BreakerConfig, admit, health, outage_seconds, record
+from hookline.core.clock import iso, parse_iso
+from hookline.core.models import Attempt, Delivery, DeliveryTask, Endpoint, Event
+from hookline.core.policy import Decision, RetryPolicy, decide, deferral
+from hookline.core.ratelimit import Limiter, LimiterConfig, acquire, release, slow_down
+from hookline.core.settings import Settings
+from hookline.core.webhook import webhook_headers
 
 # How long to come back after when an earlier attempt is still being recorded,
 # or another worker's state write got in first.

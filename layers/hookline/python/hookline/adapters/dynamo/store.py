@@ -27,7 +27,7 @@ from boto3.dynamodb.conditions import Attr, Key
 from boto3.dynamodb.types import Binary, TypeDeserializer
 from botocore.exceptions import ClientError
 
-from hookline.models import Attempt, Delivery, Endpoint, Event, PlannedDelivery
+from hookline.core.models import Attempt, Delivery, Endpoint, Event, PlannedDelivery
 
 _DESERIALIZE = TypeDeserializer().deserialize
 

@@ -9,12 +9,10 @@ Teredo) are judged by the address they embed too.
 from __future__ import annotations
 
 import ipaddress
-import socket
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from hookline.settings import Network
-
+Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 
 _NAT64 = ipaddress.ip_network("64:ff9b::/96")
@@ -99,11 +97,34 @@ def literal_address(host: str) -> IPAddress | None:
     except ValueError:
         pass
     if text and all(c in "0123456789abcdefxABCDEFX." for c in text) and any(c.isdigit() for c in text):
-        try:
-            return ipaddress.IPv4Address(socket.inet_aton(text))
-        except OSError:
-            return None
+        number = _inet_aton(text)
+        return None if number is None else ipaddress.IPv4Address(number)
     return None
+
+
+def _inet_aton(text: str) -> int | None:
+    """The number the C library's inet_aton reads from `text` (1-4 parts: decimal, 0-octal, 0x-hex), or None."""
+    parts = text.split(".")
+    if not 1 <= len(parts) <= 4:
+        return None
+    values = []
+    for part in parts:
+        try:
+            if part.lower().startswith("0x"):
+                values.append(int(part[2:], 16))
+            elif len(part) > 1 and part.startswith("0"):
+                values.append(int(part[1:], 8))
+            else:
+                values.append(int(part, 10))
+        except ValueError:
+            return None
+    *head, last = values
+    if any(v > 0xFF for v in head) or last >= 1 << (8 * (4 - len(head))):
+        return None
+    number = last
+    for i, v in enumerate(head):
+        number |= v << (8 * (3 - i))
+    return number
 
 
 @dataclass(frozen=True)

@@ -28,14 +28,14 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from hookline import ids
-from hookline.clock import iso
-from hookline.errors import NotFound, ValidationFailed
-from hookline.models import DeliveryTask, MalformedTask
-from hookline.queues import TaskQueue
-from hookline.settings import Settings
-from hookline.store import EndpointRepository, EventRepository, is_conditional_failure
-from hookline.validation import reject_unknown, time_param
+from hookline.adapters.dynamo.store import EndpointRepository, EventRepository, is_conditional_failure
+from hookline.adapters.queues import TaskQueue
+from hookline.core import ids
+from hookline.core.clock import iso
+from hookline.core.errors import NotFound, ValidationFailed
+from hookline.core.models import DeliveryTask, MalformedTask
+from hookline.core.settings import Settings
+from hookline.core.validation import reject_unknown, time_param
 
 REPLAY = "rpl"
 REPLAYABLE_STATUSES = ("failed", "paused")
@@ -302,8 +302,8 @@ def handle(event: dict[str, Any], context: Any) -> dict[str, Any]:
     from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
     from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 
-    from hookline import container
-    from hookline.observability import get_logger
+    from hookline.adapters.observability import get_logger
+    from hookline.wiring import container
 
     if "Records" not in event:
         if event.get("kind") != "drain_dlq":

@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from hookline.classify import TRANSIENT_ERRORS, Outcome
+from hookline.core.classify import TRANSIENT_ERRORS, Outcome
 
 BreakerState = Literal["closed", "open", "half_open"]
 Health = Literal["success", "failure", "neutral"]

@@ -2,22 +2,18 @@
 
 Every knob is an environment variable. The README's settings table documents
 them all; `tests/unit/test_settings.py` checks that the table and this module
-agree. Nothing here runs at import time: call `get_settings()`.
+agree. This module is pure: `hookline.wiring.settings.get_settings()` reads the
+environment, once per process.
 """
 
 from __future__ import annotations
 
 import ipaddress
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
-from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-Network = ipaddress.IPv4Network | ipaddress.IPv6Network
-
-if TYPE_CHECKING:
-    from hookline.ssrf import UrlPolicy
+from hookline.core.ssrf import Network, UrlPolicy
 
 
 class SettingsError(ValueError):
@@ -107,14 +103,12 @@ class Settings:
 
     @property
     def url_policy(self) -> UrlPolicy:
-        from hookline.ssrf import UrlPolicy
-
         ports = None if self.allowed_ports.strip() == "*" else frozenset(int(p) for p in self.allowed_ports.split(",") if p.strip())
         return UrlPolicy(self.allow_private_networks, self.allow_http, ports)
 
     @classmethod
-    def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
-        env = os.environ if environ is None else environ
+    def from_env(cls, env: Mapping[str, str]) -> Settings:
+        """Parse the settings from an environment mapping (`hookline.wiring.settings` passes os.environ)."""
         values: dict[str, Any] = {}
         for f in fields(cls):
             name = f.metadata["env"]
@@ -166,8 +160,3 @@ def _parse(name: str, default: Any, raw: str) -> Any:
 
 def parse_networks(raw: str) -> tuple[Network, ...]:
     return tuple(ipaddress.ip_network(part.strip(), strict=False) for part in raw.split(",") if part.strip())
-
-
-@lru_cache(maxsize=1)
-def get_settings() -> Settings:
-    return Settings.from_env()

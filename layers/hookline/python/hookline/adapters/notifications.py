@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from typing import Any, Protocol
 
-from hookline.observability import get_logger
+from hookline.adapters.observability import get_logger
 
 CIRCUIT_OPENED = "endpoint.circuit_opened"
 RECOVERED = "endpoint.recovered"

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from hookline import aws
-from hookline.apikeys import ApiKeyRepository
-from hookline.settings import get_settings
+from hookline.adapters import aws
+from hookline.adapters.dynamo.apikeys import ApiKeyRepository
+from hookline.wiring.settings import get_settings
 
 DENY: dict[str, Any] = {"isAuthorized": False}
 

@@ -15,10 +15,10 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from hookline.breaker import Breaker
-from hookline.models import Endpoint
-from hookline.ratelimit import Limiter
-from hookline.store import EndpointRepository, batch_get, is_conditional_failure
+from hookline.adapters.dynamo.store import EndpointRepository, batch_get, is_conditional_failure
+from hookline.core.breaker import Breaker
+from hookline.core.models import Endpoint
+from hookline.core.ratelimit import Limiter
 
 
 def _key(kind: str, tenant: str, endpoint_id: str) -> dict[str, str]:

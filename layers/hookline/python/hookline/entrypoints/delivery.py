@@ -18,10 +18,11 @@ from typing import Any
 from aws_lambda_powertools.utilities.batch import AsyncBatchProcessor, EventType, async_process_partial_response
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 
-from hookline import container, metrics
-from hookline.delivery import DeliveryReport, DeliveryWorker
-from hookline.models import DeliveryTask, MalformedTask
-from hookline.observability import get_logger
+from hookline.adapters import metrics
+from hookline.adapters.observability import get_logger
+from hookline.core.models import DeliveryTask, MalformedTask
+from hookline.services.delivery.worker import DeliveryReport, DeliveryWorker
+from hookline.wiring import container
 
 
 def log_report(report: DeliveryReport) -> None:

@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from hookline.backoff import SYSTEM_RANDOM, BackoffPolicy, RandomSource, parse_retry_after
-from hookline.classify import Classification, Outcome, Verdict, classify
+from hookline.core.backoff import BackoffPolicy, RandomSource, parse_retry_after
+from hookline.core.classify import Classification, Outcome, Verdict, classify
 
 
 @dataclass(frozen=True)
@@ -39,7 +39,7 @@ def decide(
     outcome: Outcome,
     now: datetime,
     policy: RetryPolicy,
-    rng: RandomSource = SYSTEM_RANDOM,
+    rng: RandomSource,
 ) -> Decision:
     c = classify(outcome)
     if c.verdict is Verdict.SUCCESS:
@@ -61,7 +61,7 @@ def decide(
     return Decision("pending", c, "retrying", retry_in_seconds=delay, pause_endpoint_seconds=pause)
 
 
-def deferral(paused_until: float | None, now: datetime, policy: RetryPolicy, rng: RandomSource = SYSTEM_RANDOM) -> float | None:
+def deferral(paused_until: float | None, now: datetime, policy: RetryPolicy, rng: RandomSource) -> float | None:
     """Seconds to put a task off while its endpoint is paused, or None to go ahead.
 
     A little jitter spreads the endpoint's waiting backlog over the moment the

@@ -1,0 +1,1 @@
+"""The outside world: DynamoDB, SQS, Step Functions, SNS, HTTP, metrics and logging."""

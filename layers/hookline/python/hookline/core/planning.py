@@ -1,0 +1,140 @@
+"""Planning a batch's tasks for one endpoint: a pure function of (endpoint, breaker, limiter, tasks, now, config, randomness).
+
+Before any request leaves, each endpoint of a batch is looked at once:
+
+- gone (deleted): every task goes ahead and records "endpoint deleted";
+- disabled, or failing for longer than the disable threshold: tasks are parked
+  (paused until the endpoint is re-enabled; the latter also disables it);
+- paused by a receiver's Retry-After: tasks are deferred past the pause;
+- breaker open (or another worker holds the half-open probe): deferred until
+  the cooldown or the probe's lease ends;
+- breaker due for a probe: the first task probes, the rest wait a little;
+- closed: the limiter hands out send times and concurrency leases; what does
+  not fit is deferred until a slot frees.
+
+Deferring uses up no attempt and sends nothing. Every deferral is spread with
+a little jitter so a waiting backlog does not return all at once.
+
+The plan names the state it needs written (the probe's lease, or the limiter
+after a grant). The shell writes it conditionally on the version it read; if
+someone else wrote first, it reads again and plans again (see
+`hookline.services.delivery.planner`). The delivery worker and the benchmark
+simulator both call `plan_group`, so a rule changes in one place.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from hookline.core.backoff import RandomSource
+from hookline.core.breaker import Breaker, BreakerConfig, admit, outage_seconds
+from hookline.core.ratelimit import Limiter, LimiterConfig, acquire
+
+PlanKind = Literal["go", "probe", "defer", "park"]
+
+# Jitter (seconds) added to each kind of deferral.
+RETRY_AFTER_SPREAD = 3.0
+PROBING_SPREAD = 5.0
+LIMIT_SPREAD = 1.0
+MAX_OPEN_SPREAD = 30.0
+
+
+@dataclass(frozen=True)
+class PlanningConfig:
+    breaker: BreakerConfig
+    limiter: LimiterConfig
+    disable_after_seconds: float = 432_000.0
+    retry_after_jitter_seconds: float = 3.0
+    # How long the other tasks wait while one probes, and how long a task waits
+    # for an earlier attempt that is still being recorded.
+    busy_retry_seconds: float = 5.0
+
+
+@dataclass(frozen=True)
+class Gate:
+    """What planning reads of an endpoint."""
+
+    active: bool
+    paused_until: float | None  # epoch seconds, from a Retry-After
+    rate_per_second: float
+    max_concurrency: int
+
+
+@dataclass(frozen=True)
+class Step:
+    """What one task may do in this invocation."""
+
+    kind: PlanKind
+    send_at: float = 0.0  # epoch seconds, for go
+    lease_expiry: float | None = None  # the concurrency lease a go holds
+    defer_seconds: float = 0.0
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class GroupPlan:
+    steps: tuple[Step, ...]  # one per task, in the tasks' order
+    breaker: Breaker | None = None  # to write (conditionally) before anything is sent: the probe's lease
+    limiter: Limiter | None = None  # to write (conditionally) before anything is sent: the grant
+    disable: bool = False  # the endpoint has failed for too long: disable it (its tasks are parked)
+
+    @property
+    def write(self) -> Breaker | Limiter | None:
+        return self.breaker if self.breaker is not None else self.limiter
+
+
+def spread(seconds: float, jitter: float, rng: RandomSource) -> float:
+    return max(seconds, 0.0) + rng.uniform(0.0, jitter)
+
+
+def _all(count: int, step: Step) -> tuple[Step, ...]:
+    return (step,) * count
+
+
+def _defer_each(count: int, seconds: float, jitter: float, reason: str, rng: RandomSource) -> tuple[Step, ...]:
+    return tuple(Step("defer", defer_seconds=spread(seconds, jitter, rng), reason=reason) for _ in range(count))
+
+
+def plan_group(gate: Gate | None, breaker: Breaker, limiter: Limiter, tasks: int, now: float, cfg: PlanningConfig, rng: RandomSource) -> GroupPlan:
+    """The plan for `tasks` tasks of one endpoint (`gate` None: the endpoint no longer exists)."""
+    if gate is None:
+        return GroupPlan(_all(tasks, Step("go")))
+    parked = Step("park", reason="endpoint disabled: delivery paused until it is re-enabled")
+    if not gate.active:
+        return GroupPlan(_all(tasks, parked))
+    if gate.paused_until is not None and gate.paused_until > now:
+        wait = gate.paused_until - now + rng.uniform(0.0, cfg.retry_after_jitter_seconds)
+        return GroupPlan(_defer_each(tasks, wait, RETRY_AFTER_SPREAD, "endpoint paused by Retry-After", rng))
+    if outage_seconds(breaker, now) >= cfg.disable_after_seconds:
+        return GroupPlan(_all(tasks, parked), disable=True)
+    admission = admit(breaker, now, cfg.breaker)
+    if admission.verdict == "wait":
+        jitter = min(MAX_OPEN_SPREAD, 0.1 * max(breaker.cooldown_seconds, 1.0))
+        return GroupPlan(_defer_each(tasks, admission.wait_seconds, jitter, "circuit open", rng))
+    if admission.verdict == "probe" and admission.state is not None:
+        waiting = _defer_each(tasks - 1, cfg.busy_retry_seconds, PROBING_SPREAD, "circuit half-open: probing", rng)
+        return GroupPlan((Step("probe"), *waiting), breaker=admission.state)
+    return _grant(gate, limiter, tasks, now, cfg, rng)
+
+
+def _grant(gate: Gate, limiter: Limiter, tasks: int, now: float, cfg: PlanningConfig, rng: RandomSource) -> GroupPlan:
+    grant = acquire(limiter, tasks, gate.rate_per_second, gate.max_concurrency, now, cfg.limiter)
+    granted = tuple(Step("go", send_at=at, lease_expiry=grant.lease_expiry) for at in grant.send_at)
+    rest = _defer_each(tasks - len(granted), grant.retry_in, LIMIT_SPREAD, "endpoint rate or concurrency limit", rng)
+    return GroupPlan(granted + rest, limiter=grant.state if granted else None)
+
+
+def gave_up(tasks: int, rng: RandomSource, reason: str = "endpoint state changed under contention") -> GroupPlan:
+    """Every task deferred: the plan when the state could not be written after several tries."""
+    return GroupPlan(_defer_each(tasks, 1.0, LIMIT_SPREAD, reason, rng))
+
+
+def leases_held(steps: Sequence[Step]) -> dict[float, int]:
+    """Concurrency leases a group's steps hold, by expiry: what the batch gives back when it ends."""
+    held: dict[float, int] = {}
+    for s in steps:
+        if s.lease_expiry is not None:
+            held[s.lease_expiry] = held.get(s.lease_expiry, 0) + 1
+    return held

@@ -1,0 +1,1 @@
+"""What `functions/<name>/handler.py` calls: parse, make one call, respond."""

@@ -1,0 +1,1 @@
+"""Delivering tasks: planning, sending, recording and endpoint health, each a small collaborator."""
