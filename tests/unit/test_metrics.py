@@ -8,7 +8,7 @@ import pytest
 
 from hookline.adapters import metrics
 from hookline.core.models import DeliveryTask
-from hookline.services.delivery.worker import DeliveryReport
+from hookline.core.reports import DeliveryReport
 
 TASK = DeliveryTask("acme", "evt_x", "dlv_x", "ep_x")
 

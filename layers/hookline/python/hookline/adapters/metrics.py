@@ -15,7 +15,7 @@ from functools import lru_cache
 from aws_lambda_powertools import Metrics
 from aws_lambda_powertools.metrics import MetricUnit, single_metric
 
-from hookline.services.delivery.worker import DeliveryReport
+from hookline.core.reports import DeliveryReport
 
 NAMESPACE = "hookline"
 SENT = ("succeeded", "failed", "retrying")

@@ -21,7 +21,8 @@ from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from hookline.adapters import metrics
 from hookline.adapters.observability import get_logger
 from hookline.core.models import DeliveryTask, MalformedTask
-from hookline.services.delivery.worker import DeliveryReport, DeliveryWorker
+from hookline.core.reports import DeliveryReport
+from hookline.services.delivery.worker import DeliveryWorker
 from hookline.wiring import container
 
 

@@ -39,6 +39,7 @@ from hookline.core.clock import iso, parse_iso
 from hookline.core.models import Attempt, Delivery, DeliveryTask, Endpoint, Event
 from hookline.core.policy import Decision, RetryPolicy, decide, deferral
 from hookline.core.ratelimit import Limiter, LimiterConfig, acquire, release, slow_down
+from hookline.core.reports import DeliveryReport
 from hookline.core.settings import Settings
 from hookline.core.webhook import webhook_headers
 
@@ -79,22 +80,6 @@ class Plan:
     defer_seconds: float = 0.0
     reason: str = ""
     event: Event | None = None  # read for the whole batch at planning, so a task need not read it alone
-
-
-@dataclass(frozen=True)
-class DeliveryReport:
-    """What happened to one task, for the log line."""
-
-    task: DeliveryTask
-    outcome: str  # succeeded | failed | retrying | deferred | parked | skipped
-    status_code: int | None = None
-    error: str | None = None
-    duration_ms: int = 0
-    reason: str = ""
-    next_in_seconds: float | None = None
-    path: str = ""  # sqs | stepfunctions | dlq, where the task went next
-    first_attempt: bool = False
-    breaker_event: str = ""  # opened | reopened | recovered, when this attempt moved the breaker
 
 
 def _per_endpoint(work: Callable[[_Item], _Result], items: list[_Item]) -> list[_Result]:

@@ -1,0 +1,23 @@
+"""What happened to one delivery task in an invocation: the log line and the metrics are made from it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from hookline.core.models import DeliveryTask
+
+
+@dataclass(frozen=True)
+class DeliveryReport:
+    """What happened to one task, for the log line."""
+
+    task: DeliveryTask
+    outcome: str  # succeeded | failed | retrying | deferred | parked | skipped
+    status_code: int | None = None
+    error: str | None = None
+    duration_ms: int = 0
+    reason: str = ""
+    next_in_seconds: float | None = None
+    path: str = ""  # sqs | stepfunctions | dlq, where the task went next
+    first_attempt: bool = False
+    breaker_event: str = ""  # opened | reopened | recovered, when this attempt moved the breaker
