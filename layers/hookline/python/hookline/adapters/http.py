@@ -13,7 +13,7 @@ from __future__ import annotations
 import socket
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import SplitResult, urlsplit
 
@@ -21,6 +21,7 @@ import requests
 from requests.adapters import HTTPAdapter
 
 from hookline.core import classify, ssrf
+from hookline.core.responses import HttpResult
 
 Resolver = Callable[[str, int], list[str]]
 
@@ -28,21 +29,6 @@ Resolver = Callable[[str, int], list[str]]
 def system_resolver(host: str, port: int) -> list[str]:
     infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     return list(dict.fromkeys(str(info[4][0]) for info in infos))
-
-
-@dataclass(frozen=True)
-class HttpResult:
-    status_code: int | None
-    error: str | None
-    duration_ms: int
-    body: str = ""
-    headers: Mapping[str, str] = field(default_factory=dict)
-    detail: str = ""
-
-    @property
-    def outcome(self) -> classify.Outcome:
-        retry_after = next((v for k, v in self.headers.items() if k.lower() == "retry-after"), None)
-        return classify.Outcome(status_code=self.status_code, error=self.error, retry_after=retry_after)
 
 
 @dataclass(frozen=True)

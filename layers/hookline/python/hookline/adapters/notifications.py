@@ -1,23 +1,13 @@
-"""Operational notifications: endpoint.circuit_opened, endpoint.recovered,
-endpoint.disabled, delivery.exhausted. Published to the stack's SNS topic and
-always logged (local mode reads them in the log). Never carries a secret.
+"""Operational notifications (kinds in `hookline.core.notifications`), published to the
+stack's SNS topic and always logged (local mode reads them in the log). Never carries a secret.
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any, Protocol
+from typing import Any
 
 from hookline.adapters.observability import get_logger
-
-CIRCUIT_OPENED = "endpoint.circuit_opened"
-RECOVERED = "endpoint.recovered"
-DISABLED = "endpoint.disabled"
-EXHAUSTED = "delivery.exhausted"
-
-
-class Notify(Protocol):
-    def __call__(self, kind: str, **details: Any) -> None: ...
 
 
 class Notifier:

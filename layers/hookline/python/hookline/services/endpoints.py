@@ -9,18 +9,17 @@ from typing import Any, Protocol
 
 from botocore.exceptions import ClientError
 
-from hookline.adapters import notifications
 from hookline.adapters.dynamo.state import EndpointStateRepository
 from hookline.adapters.dynamo.stats import StatsRepository, summary
 from hookline.adapters.dynamo.store import EndpointRepository, EventRepository, is_conditional_failure
-from hookline.adapters.http import HttpResult
-from hookline.adapters.notifications import Notify
 from hookline.adapters.queues import TaskQueue
-from hookline.core import ids, signing, validation
+from hookline.core import ids, notifications, signing, validation
 from hookline.core.clock import iso
 from hookline.core.errors import FailedDependency, NotFound, ValidationFailed
 from hookline.core.models import DeliveryTask, Endpoint, webhook_body
+from hookline.core.notifications import Notify
 from hookline.core.ratelimit import LimiterConfig, current_rate
+from hookline.core.responses import HttpResult
 from hookline.core.settings import Settings
 from hookline.core.webhook import webhook_headers
 

@@ -25,21 +25,21 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any, Literal, Protocol, TypeVar
 
-from hookline.adapters import notifications
 from hookline.adapters.dynamo.state import EndpointStateRepository
 from hookline.adapters.dynamo.stats import StatsBuffer, StatsRepository, attempt_counts
 from hookline.adapters.dynamo.store import EndpointRepository, EventRepository
-from hookline.adapters.http import HttpResult
-from hookline.adapters.notifications import Notify
 from hookline.adapters.observability import get_logger
 from hookline.adapters.system import SYSTEM_RANDOM
+from hookline.core import notifications
 from hookline.core.backoff import BackoffPolicy, Jitter, RandomSource
 from hookline.core.breaker import Breaker, BreakerConfig, admit, health, outage_seconds, record
 from hookline.core.clock import iso, parse_iso
 from hookline.core.models import Attempt, Delivery, DeliveryTask, Endpoint, Event
+from hookline.core.notifications import Notify
 from hookline.core.policy import Decision, RetryPolicy, decide, deferral
 from hookline.core.ratelimit import Limiter, LimiterConfig, acquire, release, slow_down
 from hookline.core.reports import DeliveryReport
+from hookline.core.responses import HttpResult
 from hookline.core.settings import Settings
 from hookline.core.webhook import webhook_headers
 
