@@ -45,7 +45,7 @@ def run_local(command: dict[str, Any], aws_endpoint: str, prefix: str = topology
     sqs = boto3.client("sqs")
     for queue in topology.QUEUES:
         os.environ[queue.env] = sqs.get_queue_url(QueueName=queue.physical_name(prefix))["QueueUrl"]
-    from hookline.services.replay import handle
+    from hookline.entrypoints.replay import handle
     from hookline.wiring import container
 
     container.reset()

@@ -7,7 +7,7 @@ a duplicate task is dropped by the delivery claim.
 from typing import Any
 
 from hookline.adapters.observability import traced
-from hookline.services.replay import handle
+from hookline.entrypoints.replay import handle
 
 
 def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:

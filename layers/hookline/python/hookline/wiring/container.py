@@ -9,6 +9,8 @@ from __future__ import annotations
 from functools import lru_cache
 
 from hookline.adapters import aws
+from hookline.adapters.dlq import DlqDrain
+from hookline.adapters.dynamo.replays import ReplayRepository
 from hookline.adapters.dynamo.state import EndpointStateRepository
 from hookline.adapters.dynamo.stats import StatsRepository
 from hookline.adapters.dynamo.store import EndpointRepository, EventRepository
@@ -20,7 +22,7 @@ from hookline.core.settings import Settings
 from hookline.services.delivery.worker import DeliveryWorker
 from hookline.services.endpoints import EndpointDeps, EndpointService
 from hookline.services.events import EventService
-from hookline.services.replay import DlqDrain, ReplayRepository, ReplayService
+from hookline.services.replay import ReplayService
 from hookline.wiring import topology
 from hookline.wiring.settings import get_settings
 

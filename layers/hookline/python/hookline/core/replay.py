@@ -1,0 +1,58 @@
+"""A customer's time-window replay, as values: the window it asks for and what the API shows of it.
+
+Pure: the service (hookline.services.replay) drives the steps, the repository
+(hookline.adapters.dynamo.replays) stores them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from hookline.core.clock import iso
+from hookline.core.errors import ValidationFailed
+from hookline.core.validation import reject_unknown, time_param
+
+REPLAY = "rpl"  # the replay id's prefix
+REPLAYABLE_STATUSES = ("failed", "paused")
+
+
+@dataclass(frozen=True)
+class ReplayWindow:
+    since: str
+    until: str
+    status: str
+
+
+def parse_window(body: dict[str, Any]) -> ReplayWindow:
+    """The request body of `POST .../replays`; ValidationFailed (422) names what is wrong."""
+    reject_unknown(body, {"since", "until", "status"})
+    for name in ("since", "until"):
+        if name not in body:
+            raise ValidationFailed(f"'{name}' is required, as an ISO 8601 time", code="missing_field")
+    values = {name: iso(time_param(body[name], name)) for name in ("since", "until")}
+    if values["since"] >= values["until"]:
+        raise ValidationFailed("'since' must be before 'until'")
+    status = body.get("status", "failed")
+    if status not in REPLAYABLE_STATUSES:
+        raise ValidationFailed(f"'status' must be one of {', '.join(REPLAYABLE_STATUSES)}")
+    return ReplayWindow(values["since"], values["until"], status)
+
+
+def public(item: dict[str, Any]) -> dict[str, Any]:
+    """What the API shows of a stored replay: running until every page is queued and every queued delivery has ended."""
+    queued, delivered, failed = int(item["queued"]), int(item["delivered"]), int(item["failed"])
+    running = not item.get("done_paging") or item.get("pending_tasks") or delivered + failed < queued
+    return {
+        "id": item["id"],
+        "endpoint_id": item["endpoint_id"],
+        "status": "running" if running else "completed",
+        "since": item["since"],
+        "until": item["until"],
+        "filter": item["status_filter"],
+        "matched": int(item["matched"]),
+        "queued": queued,
+        "delivered": delivered,
+        "failed": failed,
+        "created_at": item["created_at"],
+    }

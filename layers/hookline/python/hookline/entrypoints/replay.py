@@ -1,0 +1,53 @@
+"""The replay function: customers' replay jobs from the replay queue, or the operators' DLQ drain invoked directly.
+
+A replay job is one step of a replay (hookline.services.replay); a step is
+idempotent, so a record that fails is redelivered by SQS and finished then.
+The drain is a direct invocation `{"kind": "drain_dlq", "rate"?, "tenant"?,
+"endpoint_id"?, "max_messages"?}` and answers with its DrainReport.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
+from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
+
+from hookline.adapters.observability import get_logger
+from hookline.wiring import container
+
+
+def handle(event: dict[str, Any], context: Any) -> dict[str, Any]:
+    if "Records" not in event:
+        if event.get("kind") != "drain_dlq":
+            return {"error": {"code": "bad_request", "message": "expected SQS records or {'kind': 'drain_dlq'}"}}
+        return drain(event)
+
+    service = container.replay_service()
+
+    def record_handler(record: SQSRecord) -> None:
+        job = json.loads(record.body)
+        if job.get("kind") == "replay":
+            logger = get_logger()
+            logger.append_keys(tenant=job["tenant"], replay_id=job["replay_id"])
+            try:
+                service.step(str(job["tenant"]), str(job["replay_id"]))
+            finally:
+                logger.remove_keys(["tenant", "replay_id"])
+
+    return dict(process_partial_response(event=event, record_handler=record_handler, processor=BatchProcessor(event_type=EventType.SQS), context=context))
+
+
+def drain(command: dict[str, Any]) -> dict[str, Any]:
+    """Move the DLQ's messages to the retry queue; the rate defaults to HOOKLINE_DLQ_DRAIN_RATE_PER_SECOND."""
+    settings = container.get_settings()
+    rate = float(command.get("rate") or settings.dlq_drain_rate_per_second)
+    report = container.dlq_drain().run(
+        rate=max(rate, 0.1),
+        tenant=str(command.get("tenant") or ""),
+        endpoint_id=str(command.get("endpoint_id") or ""),
+        max_messages=int(command.get("max_messages") or 10_000),
+    )
+    get_logger().info("dlq drained", extra=report.public())
+    return report.public()
