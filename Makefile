@@ -48,8 +48,9 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy
 
+# Pure and service tests over in-memory fakes, network blocked (budget: 30 s); pytest prints the time and the slowest tests.
 unit: $(STAMP)
-	$(PY) -m pytest tests/unit -q
+	$(PY) -m pytest tests/unit -q --durations=5
 
 # The seeds' scenarios at full scale, cost per million from the real handlers, one invocation's
 # throughput; writes bench/results.json, docs/benchmarks.md and docs/img/bench-*.png (a few minutes).
