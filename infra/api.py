@@ -15,7 +15,7 @@ from aws_cdk import aws_logs as logs
 from constructs import Construct
 
 from hookline.core.settings import Settings
-from infra.functions import LOG_RETENTION
+from infra.constants import LOG_RETENTION
 
 # Stage-wide throttling (requests per second, burst); per-tenant limits belong in the application.
 THROTTLE_RATE_LIMIT = 100

@@ -15,6 +15,7 @@ from constructs import Construct
 from hookline.core.settings import Settings
 from hookline.wiring.topology import FUNCTIONS, REPLAY, FunctionSpec, Grant, QueueSpec, StateMachineSpec, TableSpec, TopicSpec
 from infra import DEPS_LAYER_DIR, FUNCTIONS_DIR, HOOKLINE_LAYER_DIR, construct_name
+from infra.constants import LOG_RETENTION
 from infra.queues import Queues, TopologyError, check_consumer
 from infra.storage import Storage
 
@@ -24,7 +25,6 @@ if TYPE_CHECKING:
 
 RUNTIME = lambda_.Runtime.PYTHON_3_14
 ARCHITECTURE = lambda_.Architecture.ARM_64
-LOG_RETENTION = logs.RetentionDays.ONE_MONTH
 SERVICE_NAME = "hookline"
 # CloudWatch namespace of the functions' EMF metrics (Powertools Metrics); infra/monitoring.py graphs and alarms on it.
 METRICS_NAMESPACE = "hookline"

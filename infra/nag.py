@@ -4,14 +4,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, cast
 
-from aws_cdk import Acknowledgment, App, CfnElement, Validations
+from aws_cdk import Acknowledgment, App, CfnElement, Stack, Validations
 from cdk_nag import AwsSolutionsChecks
 from constructs import IConstruct
 
 from hookline.wiring.topology import FUNCTIONS, STATE_MACHINES, TableSpec
 
 if TYPE_CHECKING:
-    from infra.stack import HooklineStack
+    from infra.api import Api
+    from infra.functions import Functions
+    from infra.statemachines import StateMachines
+    from infra.storage import Storage
 
 
 def add_checks(app: App) -> None:
@@ -23,9 +26,8 @@ def _ack(scope: IConstruct, rule: str, reason: str) -> None:
     Validations.of(scope).acknowledge(Acknowledgment(id=rule, reason=reason))
 
 
-def acknowledge(stack: HooklineStack) -> None:
-    """Acknowledge findings on the narrowest construct that produces them."""
-    functions = stack.functions
+def acknowledge(*, functions: Functions, storage: Storage, state_machines: StateMachines, api: Api) -> None:
+    """Acknowledge findings on the narrowest construct that produces them (the stack calls this with its parts)."""
     for spec in FUNCTIONS:
         role = functions.roles[spec.name]
         _ack(
@@ -52,11 +54,11 @@ def acknowledge(stack: HooklineStack) -> None:
             )
         tables = {g.resource.key: g.resource for g in spec.grants if isinstance(g.resource, TableSpec) and g.resource.indexes}
         for table in tables.values():
-            cfn_table = cast(CfnElement, stack.storage.table(table).node.default_child)
+            cfn_table = cast(CfnElement, storage.table(table).node.default_child)
             indexes = ", ".join(index.name for index in table.indexes)
             _ack(
                 role,
-                f"AwsSolutions-IAM5[Resource::<{stack.get_logical_id(cfn_table)}.Arn>/index/*]",
+                f"AwsSolutions-IAM5[Resource::<{Stack.of(cfn_table).get_logical_id(cfn_table)}.Arn>/index/*]",
                 f"Table.grant_read_data / grant_read_write_data on a table with global secondary indexes also grants "
                 f"'<table arn>/index/*', so the role can query them: the wildcard matches only this table's own indexes "
                 f"({indexes}), which project items the role may already read on the table itself. An index accepts no "
@@ -64,7 +66,7 @@ def acknowledge(stack: HooklineStack) -> None:
             )
     for machine in STATE_MACHINES:
         _ack(
-            stack.state_machines.roles[machine.key],
+            state_machines.roles[machine.key],
             "AwsSolutions-IAM5[Resource::*]",
             "Logging to CloudWatch Logs (required by SF1) needs the logs:*LogDelivery, logs:PutResourcePolicy, "
             "logs:DescribeResourcePolicies and logs:DescribeLogGroups actions, and X-Ray tracing (SF2) needs "
@@ -72,7 +74,7 @@ def acknowledge(stack: HooklineStack) -> None:
             "supports resource-level permissions, so AWS documents Resource '*' for them. The workflow's one "
             "data-plane permission, sqs:SendMessage, is scoped to its target queue.",
         )
-    for route in stack.api.health_routes:
+    for route in api.health_routes:
         _ack(
             route,
             "AwsSolutions-APIG4",

@@ -57,7 +57,7 @@ class HooklineStack(Stack):
             topic=self.topics.topic(NOTIFICATIONS),
             key=self.storage.key,
         )
-        nag.acknowledge(self)
+        nag.acknowledge(functions=self.functions, storage=self.storage, state_machines=self.state_machines, api=self.api)
 
         CfnOutput(self, "ApiUrl", value=self.api.stage.url, description="Base URL of the HTTP API")
         CfnOutput(self, "TableName", value=self.storage.table(TABLE).table_name)

@@ -16,7 +16,7 @@ from constructs import Construct
 
 from hookline.wiring.topology import STATE_MACHINES, StateMachineSpec
 from infra import construct_name
-from infra.functions import LOG_RETENTION
+from infra.constants import LOG_RETENTION
 from infra.queues import Queues
 
 # The substitution variable CloudFormation fills from DefinitionSubstitutions: `${TargetQueueUrl}`.
