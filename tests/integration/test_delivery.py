@@ -43,7 +43,7 @@ def test_signed_webhook_is_accepted_by_the_official_library(hookline: Hookline) 
         assert attempt["number"] == 1
         assert attempt["status_code"] == 200
         assert attempt["error"] is None
-        assert attempt["duration_ms"] >= 0
+        assert isinstance(attempt["duration_ms"], int) and 0 <= attempt["duration_ms"] < 5_000  # a local receiver that answers at once
         assert attempt["response_body"] == "ok"
 
 

@@ -231,12 +231,19 @@ def test_a_healthy_hot_path_never_writes_the_breaker(hookline: Hookline) -> None
     table_client = aws.dynamodb_table(hookline.env[topology.TABLE.env]).meta.client
     for op in ("PutItem", "UpdateItem", "DeleteItem"):
         table_client.meta.events.register(f"before-parameter-build.dynamodb.{op}", spy)
-    with running_receiver() as receiver:
-        _endpoint(hookline, receiver.url, rate_limit_per_second=500, max_concurrency=100)
+    with running_receiver(lambda r: Answer(status=503) if r.path.startswith("/failing") else Answer()) as receiver:
+        # Given a healthy endpoint with a busy hot path, and beside it one that fails
+        base = receiver.url.rsplit("/", 1)[0]
+        healthy = _endpoint(hookline, base + "/healthy", rate_limit_per_second=500, max_concurrency=100, event_types=["a.b"])["id"]
+        failing = _endpoint(hookline, base + "/failing", event_types=["x.y"])["id"]
         events = [_event(hookline, data={"n": i}) for i in range(100)]
-        _pump_until(hookline, lambda: len(receiver.requests) >= 100, 60)
+        _event(hookline, "x.y")
+        # When all of it is delivered (the failing one's single attempt included)
+        _pump_until(hookline, lambda: len(receiver.requests) >= 101, 60)
     assert all(_deliveries(hookline, e)[0]["status"] == "succeeded" for e in events)
-    assert writes == []
+    # Then the spy saw the failing endpoint's breaker written (so it does see breaker writes) and never the healthy one's
+    assert [w for w in writes if failing in w] != []
+    assert [w for w in writes if healthy in w] == []
 
 
 def _notifications(hookline: Hookline) -> list[dict[str, Any]]:

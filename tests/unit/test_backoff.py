@@ -56,7 +56,7 @@ def test_full_jitter_spread_over_10000_samples() -> None:
         top = policy.ceiling(attempt)
         samples = [policy.delay(attempt, rng) for _ in range(10_000)]
         assert max(samples) <= top
-        assert min(samples) >= 0
+        assert 0 <= min(samples) < top / 100  # full jitter with no floor reaches down to ~0
         assert statistics.fmean(samples) == pytest.approx(top / 2, rel=0.03)
         # Spread, not a spike: each tenth of the range holds roughly a tenth of the samples.
         buckets = [0] * 10
