@@ -27,10 +27,10 @@ from hookline.adapters import aws
 from hookline.adapters.dynamo.state import EndpointStateRepository
 from hookline.core.breaker import Breaker
 from hookline.core.classify import Outcome
+from hookline.core.config import retry_policy
 from hookline.core.policy import decide
 from hookline.core.ratelimit import Limiter
 from hookline.core.settings import Settings
-from hookline.services.delivery.worker import retry_policy
 from hookline.wiring import topology
 from local.receiver import WebhookReceiver
 

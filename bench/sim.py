@@ -7,10 +7,10 @@ concurrently; retries and deferrals come back through SQS-like delayed
 re-queues (delays rounded up to the second, as `queues.schedule` does).
 
 Two delivery modes:
-- `hookline`: the real pure core decides everything - `policy.deferral`,
-  `breaker.admit/record/health`, `ratelimit.acquire/release/slow_down`,
-  `policy.decide` (which classifies via `classify`); first attempts and
-  retries/deferrals use separate queues and pools.
+- `hookline`: the core decides everything, with the stack's default settings:
+  `core.planning.plan_group` before sending (pauses, breaker, probes,
+  disabling, limits), `core.health` and `core.policy.decide` after; first
+  attempts and retries/deferrals use separate queues and pools.
 - `baseline`: one shared queue and pool, every task is sent, any retryable
   failure comes back after a fixed 10 s (no jitter, no breaker, no limits).
 """
@@ -28,16 +28,22 @@ from datetime import UTC, datetime
 from typing import Any
 
 import bench  # noqa: F401  - puts the hookline layer on sys.path
-from hookline.core.breaker import Breaker, BreakerConfig, admit, health, record
+from hookline.core.breaker import Breaker
 from hookline.core.classify import TIMEOUT, Outcome, Verdict, classify
-from hookline.core.policy import RetryPolicy, decide, deferral
-from hookline.core.ratelimit import Limiter, LimiterConfig, acquire, release, slow_down
+from hookline.core.config import health_config, planning_config, retry_policy
+from hookline.core.health import breaker_after, limiter_after, should_disable
+from hookline.core.planning import Gate, leases_held, plan_group
+from hookline.core.policy import decide
+from hookline.core.ratelimit import Limiter, release
+from hookline.core.settings import Settings
+from hookline.wiring.topology import CLAIM_LEASE_SECONDS
 
 EPOCH = 1_700_000_000.0  # virtual time 0, as epoch seconds (the core works in epoch seconds)
 BATCH_SIZE = 10
-REQUEST_TIMEOUT = 10.0
+REQUEST_TIMEOUT = Settings().request_timeout_seconds
 BATCH_OVERHEAD = 0.05  # receive + state loads + writes of one invocation
 BASELINE_RETRY_SECONDS = 10.0
+LEASE_SECONDS = CLAIM_LEASE_SECONDS  # the stack's claim and concurrency-lease bound
 
 
 @dataclass
@@ -79,6 +85,10 @@ class Endpoint:
     breaker: Breaker = field(default_factory=Breaker)
     limiter: Limiter = field(default_factory=Limiter)
     paused_until: float | None = None  # epoch seconds
+    active: bool = True  # disabled endpoints park their tasks
+
+    def gate(self) -> Gate:
+        return Gate(self.active, self.paused_until, self.rate, self.max_concurrency)
 
 
 @dataclass
@@ -228,34 +238,29 @@ class Baseline(Delivery):
         self.sim.finish(task, verdict is Verdict.SUCCESS)
 
 
-@dataclass
-class _Go:
-    task: Task
-    send_at: float
-    probe: bool = False
-
-
 class Hookline(Delivery):
-    """hookline's delivery worker, re-enacted around the real pure core (see `delivery.DeliveryWorker`)."""
+    """hookline's delivery worker in virtual time: every rule comes from the core.
 
-    def __init__(
-        self,
-        sim: Sim,
-        workers: int,
-        policy: RetryPolicy | None = None,
-        breaker_cfg: BreakerConfig | None = None,
-        limiter_cfg: LimiterConfig | None = None,
-    ) -> None:
+    Each batch is grouped by endpoint and planned by `core.planning.plan_group`
+    (the function `DeliveryWorker`'s planner calls); each answer goes through
+    `core.health` and `core.policy.decide`. The simulator keeps the state in
+    memory (no contention, so every conditional write lands) and models only
+    time: queues, pools, latency and the receiver.
+    """
+
+    def __init__(self, sim: Sim, workers: int, settings: Settings | None = None) -> None:
         super().__init__(sim, workers)
-        self.policy = policy or RetryPolicy()
-        self.breaker_cfg = breaker_cfg or BreakerConfig(probe_lease_seconds=2 * (3.0 + REQUEST_TIMEOUT))
-        self.limiter_cfg = limiter_cfg or LimiterConfig()
+        settings = settings or Settings()
+        self.policy = retry_policy(settings)
+        self.planning = planning_config(settings, LEASE_SECONDS)
+        self.health = health_config(settings, LEASE_SECONDS)
         first = max(1, round(workers * 2 / 3))  # delivery : retry concurrency = 20 : 10, as the stack's defaults
         self.first = Queue(sim, "delivery")
         self.retry = Queue(sim, "retry")
         Pool(sim, self.first, first, self._handle)
         Pool(sim, self.retry, max(1, workers - first), self._handle)
         self.pending: Counter[str] = Counter()
+        self.parked: Counter[str] = Counter()
 
     def submit(self, task: Task) -> None:
         self.pending[task.endpoint.group] += 1
@@ -265,53 +270,42 @@ class Hookline(Delivery):
     def backlog(self, group: str | None = None) -> int:
         return sum(self.pending.values()) if group is None else self.pending[group]
 
-    def _defer(self, task: Task, seconds: float, jitter: float) -> None:
-        self.sim.metrics.deferrals += 1
-        self.retry.put(task, max(seconds, 0.0) + self.sim.rng.uniform(0.0, jitter))
-
     def _handle(self, batch: list[Task]) -> float:
         groups: dict[int, list[Task]] = {}
         for t in batch:
             groups.setdefault(t.endpoint.id, []).append(t)
         end = self.sim.now + BATCH_OVERHEAD
         for tasks in groups.values():
-            ep = tasks[0].endpoint
-            gos, expiry = self._plan(ep, tasks)
-            if not gos:
-                continue
-            leases_end = max(self.sim.send(g.task, g.send_at, self._on_done(g.probe)) for g in gos)
-            if not gos[0].probe:
-                self.sim.at(leases_end, self._release, ep, expiry, len(gos))
-            end = max(end, leases_end)
+            end = max(end, self._carry_out(tasks[0].endpoint, tasks))
         return end
 
-    def _plan(self, ep: Endpoint, tasks: list[Task]) -> tuple[list[_Go], float]:
-        now = self.sim.now + BATCH_OVERHEAD
-        wait = deferral(ep.paused_until, self.sim.dt(now), self.policy, self.sim.rng)
-        if wait is not None:
-            for t in tasks:
-                self._defer(t, wait, 3.0)
-            return [], 0.0
-        admission = admit(ep.breaker, EPOCH + now, self.breaker_cfg)
-        if admission.verdict == "wait":
-            spread = min(30.0, 0.1 * max(ep.breaker.cooldown_seconds, 1.0))
-            for t in tasks:
-                self._defer(t, admission.wait_seconds, spread)
-            return [], 0.0
-        if admission.verdict == "probe" and admission.state is not None:
-            ep.breaker = admission.state
-            for t in tasks[1:]:
-                self._defer(t, 1.0, 5.0)
-            return [_Go(tasks[0], now, probe=True)], 0.0
-        grant = acquire(ep.limiter, len(tasks), ep.rate, ep.max_concurrency, EPOCH + now, self.limiter_cfg)
-        ep.limiter = grant.state
-        n = len(grant.send_at)
-        for t in tasks[n:]:
-            self._defer(t, grant.retry_in, 1.0)
-        return [_Go(t, at - EPOCH) for t, at in zip(tasks, grant.send_at, strict=False)], grant.lease_expiry - EPOCH
+    def _carry_out(self, ep: Endpoint, tasks: list[Task]) -> float:
+        """Plan one endpoint's tasks of a batch and act on the plan; returns when its last request ends."""
+        sim = self.sim
+        now = sim.now + BATCH_OVERHEAD
+        plan = plan_group(ep.gate(), ep.breaker, ep.limiter, len(tasks), EPOCH + now, self.planning, sim.rng)
+        if plan.breaker is not None:
+            ep.breaker = plan.breaker
+        if plan.limiter is not None:
+            ep.limiter = plan.limiter
+        if plan.disable:
+            ep.active = False
+        end = now
+        for task, step in zip(tasks, plan.steps, strict=True):
+            if step.kind == "defer":
+                sim.metrics.deferrals += 1
+                self.retry.put(task, step.defer_seconds)
+            elif step.kind == "park":
+                self.parked[ep.group] += 1
+            else:
+                send_at = now if step.kind == "probe" else step.send_at - EPOCH
+                end = max(end, sim.send(task, send_at, self._on_done(step.kind == "probe")))
+        for expiry, count in leases_held(plan.steps).items():
+            sim.at(end, self._release, ep, expiry, count)
+        return end
 
-    def _release(self, ep: Endpoint, expiry_virtual: float, count: int) -> None:
-        ep.limiter = release(ep.limiter, EPOCH + expiry_virtual, count, EPOCH + self.sim.now)
+    def _release(self, ep: Endpoint, expiry: float, count: int) -> None:
+        ep.limiter = release(ep.limiter, expiry, count, EPOCH + self.sim.now)
 
     def _on_done(self, probe: bool) -> Callable[[Task, Outcome], None]:
         def done(task: Task, outcome: Outcome) -> None:
@@ -322,14 +316,19 @@ class Hookline(Delivery):
     def _conclude(self, task: Task, outcome: Outcome, probe: bool) -> None:
         sim, ep = self.sim, task.endpoint
         now = EPOCH + sim.now
-        change = record(ep.breaker, health(outcome), now, self.breaker_cfg, was_probe=probe, error=outcome.error or str(outcome.status_code))
+        change = breaker_after(ep.breaker, outcome, now, self.health, was_probe=probe)
         if change is not None:
             ep.breaker = change.state
-        if outcome.status_code == 429:
-            ep.limiter = slow_down(ep.limiter, ep.rate, now, self.limiter_cfg)
+            if should_disable(change, now, self.health):
+                ep.active = False
+        slowed = limiter_after(ep.limiter, outcome, ep.rate, now, self.health)
+        if slowed is not None:
+            ep.limiter = slowed
         decision = decide(task.attempts, sim.dt(task.created), outcome, sim.dt(), self.policy, sim.rng)
         if decision.pause_endpoint_seconds is not None:
             ep.paused_until = now + decision.pause_endpoint_seconds
+        if decision.disable_endpoint:
+            ep.active = False
         if decision.status == "pending" and decision.retry_in_seconds is not None:
             self.retry.put(task, decision.retry_in_seconds)
             return

@@ -38,9 +38,14 @@ def breaker_after(breaker: Breaker, outcome: Outcome, now: float, cfg: HealthCon
     return record(breaker, health(outcome), now, cfg.breaker, was_probe=was_probe, error=error_label(outcome))
 
 
+def slows_down(outcome: Outcome) -> bool:
+    """A 429 asks the sender to slow down."""
+    return outcome.status_code == 429
+
+
 def limiter_after(limiter: Limiter, outcome: Outcome, configured_rate: float, now: float, cfg: HealthConfig) -> Limiter | None:
     """The limiter's new state after an attempt (a 429 slows the endpoint down), or None when nothing changes."""
-    if outcome.status_code != 429:
+    if not slows_down(outcome):
         return None
     return slow_down(limiter, configured_rate, now, cfg.limiter)
 

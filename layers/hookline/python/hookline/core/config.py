@@ -1,0 +1,46 @@
+"""The core's configuration objects, derived from `Settings` in one place (the delivery service and the simulator share them)."""
+
+from __future__ import annotations
+
+from hookline.core.backoff import BackoffPolicy, Jitter
+from hookline.core.breaker import BreakerConfig
+from hookline.core.health import HealthConfig
+from hookline.core.planning import PlanningConfig
+from hookline.core.policy import RetryPolicy
+from hookline.core.ratelimit import LimiterConfig
+from hookline.core.settings import Settings
+
+
+def retry_policy(settings: Settings) -> RetryPolicy:
+    jitter: Jitter = "equal" if settings.retry_jitter == "equal" else "full"
+    backoff = BackoffPolicy(base_seconds=settings.retry_base_seconds, cap_seconds=settings.retry_max_delay_seconds, jitter=jitter)
+    return RetryPolicy(backoff=backoff, max_attempts=settings.max_attempts, max_age_seconds=settings.max_age_seconds)
+
+
+def breaker_config(settings: Settings) -> BreakerConfig:
+    return BreakerConfig(
+        threshold=settings.breaker_threshold,
+        cooldown_seconds=settings.breaker_cooldown_seconds,
+        max_cooldown_seconds=settings.breaker_max_cooldown_seconds,
+        window=settings.breaker_window,
+        failure_rate=settings.breaker_failure_rate,
+        # A probe's lease outlives its request; a crashed prober frees it soon after.
+        probe_lease_seconds=2 * (settings.connect_timeout_seconds + settings.request_timeout_seconds),
+    )
+
+
+def limiter_config(lease_seconds: float) -> LimiterConfig:
+    return LimiterConfig(lease_seconds=lease_seconds)
+
+
+def planning_config(settings: Settings, lease_seconds: float) -> PlanningConfig:
+    return PlanningConfig(
+        breaker=breaker_config(settings),
+        limiter=limiter_config(lease_seconds),
+        disable_after_seconds=settings.disable_after_seconds,
+        retry_after_jitter_seconds=retry_policy(settings).backoff.retry_after_jitter_seconds,
+    )
+
+
+def health_config(settings: Settings, lease_seconds: float) -> HealthConfig:
+    return HealthConfig(breaker=breaker_config(settings), limiter=limiter_config(lease_seconds), disable_after_seconds=settings.disable_after_seconds)

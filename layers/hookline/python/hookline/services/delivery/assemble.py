@@ -1,0 +1,55 @@
+"""One delivery worker from its ports and the settings: what the container and the fake-backed tests both call."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+
+from hookline.core.backoff import RandomSource
+from hookline.core.config import health_config, planning_config, retry_policy
+from hookline.core.notifications import Notify
+from hookline.core.settings import Settings
+from hookline.services.delivery.fanout import Fanout
+from hookline.services.delivery.health import HealthTracker
+from hookline.services.delivery.planner import Planner
+from hookline.services.delivery.ports import DeliveryLog, EndpointControl, EndpointStates, HttpSender, ReplayProgress, Scheduler, StatsSink
+from hookline.services.delivery.recorder import Recorder, RecordingConfig
+from hookline.services.delivery.sender import WebhookSender
+from hookline.services.delivery.worker import DeliveryWorker
+from hookline.services.stats_buffer import StatsBuffer
+
+
+def assemble(
+    *,
+    events: DeliveryLog,
+    endpoints: EndpointControl,
+    states: EndpointStates,
+    http: HttpSender,
+    scheduler: Scheduler,
+    notify: Notify,
+    settings: Settings,
+    clock: Callable[[], datetime],
+    sleep: Callable[[float], None],
+    rng: RandomSource,
+    lease_seconds: int,
+    replays: ReplayProgress | None = None,
+    stats: StatsSink | None = None,
+) -> DeliveryWorker:
+    fanout = Fanout()
+    stats_buffer = StatsBuffer()
+    health = HealthTracker(states, endpoints, notify, health_config(settings, lease_seconds), clock)
+    recording = RecordingConfig(retry_policy(settings), settings.retention_days, settings.response_body_limit_bytes)
+    return DeliveryWorker(
+        events=events,
+        planner=Planner(events, states, health, planning_config(settings, lease_seconds), clock, rng, fanout),
+        sender=WebhookSender(events, http, settings.secret_overlap_seconds, clock),
+        recorder=Recorder(events, scheduler, notify, recording, clock, rng, stats_buffer, replays),
+        health=health,
+        scheduler=scheduler,
+        clock=clock,
+        sleep=sleep,
+        lease_seconds=lease_seconds,
+        stats_buffer=stats_buffer,
+        stats=stats,
+        fanout=fanout,
+    )

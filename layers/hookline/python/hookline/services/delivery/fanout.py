@@ -1,0 +1,31 @@
+"""Each endpoint's reads and writes of a batch, side by side, on one pool per process."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import TypeVar
+
+PARALLEL_ENDPOINTS = 16  # endpoints of one batch planned, released and counted at once
+
+_Item = TypeVar("_Item")
+_Result = TypeVar("_Result")
+
+
+class Fanout:
+    """Runs one piece of work per endpoint concurrently, so a batch spanning many endpoints is not a queue of round trips.
+
+    The pool is created on first use and kept for the life of the process (a warm
+    Lambda reuses it); a single item runs on the caller's thread.
+    """
+
+    def __init__(self, workers: int = PARALLEL_ENDPOINTS) -> None:
+        self._workers = workers
+        self._pool: ThreadPoolExecutor | None = None
+
+    def map(self, work: Callable[[_Item], _Result], items: list[_Item]) -> list[_Result]:
+        if len(items) <= 1:
+            return [work(i) for i in items]
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(max_workers=self._workers, thread_name_prefix="endpoint")
+        return list(self._pool.map(work, items))

@@ -1,0 +1,102 @@
+"""Endpoint health as delivery sees it: the breaker and limiter after each attempt, disabling, and the leases a batch gives back.
+
+The decisions are `hookline.core.health`'s; this applies them with conditional
+writes (re-read and re-decided on a conflict) and announces what changed.
+Nothing is written for a healthy success on a pristine endpoint.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from datetime import datetime
+
+from hookline.core import notifications
+from hookline.core.breaker import Breaker, Transition, outage_seconds
+from hookline.core.clock import iso
+from hookline.core.health import HealthConfig, breaker_after, limiter_after, should_disable, slows_down
+from hookline.core.models import Endpoint
+from hookline.core.notifications import Notify
+from hookline.core.policy import Decision
+from hookline.core.ratelimit import release
+from hookline.core.responses import HttpResult
+from hookline.services.cas import compare_and_swap
+from hookline.services.delivery.ports import EndpointControl, EndpointStates
+
+_log = logging.getLogger(__name__)
+
+
+class HealthTracker:
+    def __init__(self, states: EndpointStates, endpoints: EndpointControl, notify: Notify, config: HealthConfig, clock: Callable[[], datetime]):
+        self._states = states
+        self._endpoints = endpoints
+        self._notify = notify
+        self._config = config
+        self._clock = clock
+
+    def after_attempt(self, endpoint: Endpoint, breaker: Breaker | None, was_probe: bool, result: HttpResult, now: datetime) -> str:
+        """Feed the outcome to the breaker (and a 429 to the limiter). Returns the breaker's transition, if any."""
+        tenant, endpoint_id, at = endpoint.tenant, endpoint.id, now.timestamp()
+        outcome = result.outcome
+
+        def propose_breaker(state: Breaker) -> tuple[Transition | None, Breaker | None]:
+            change = breaker_after(state, outcome, at, self._config, was_probe)
+            return change, change.state if change is not None else None
+
+        def save_breaker(write: Breaker, base: Breaker) -> bool:
+            return self._states.save_breaker(tenant, endpoint_id, write, base.version)
+
+        change = compare_and_swap(breaker or Breaker(), propose_breaker, save_breaker, lambda: self._states.breaker(tenant, endpoint_id))
+        if change is not None:
+            self._announce(endpoint, change, now)
+        if slows_down(outcome):
+            compare_and_swap(
+                self._states.limiter(tenant, endpoint_id),
+                lambda state: (True, limiter_after(state, outcome, endpoint.rate_limit_per_second, at, self._config)),
+                lambda write, base: self._states.save_limiter(tenant, endpoint_id, write, base.version),
+                lambda: self._states.limiter(tenant, endpoint_id),
+            )
+        return change.event if change is not None else ""
+
+    def apply(self, tenant: str, endpoint_id: str, decision: Decision, now: datetime) -> None:
+        """The endpoint-wide side of a retry decision: a Retry-After pause, or disabling a gone (410) endpoint."""
+        if decision.pause_endpoint_seconds is not None:
+            self._endpoints.pause(tenant, endpoint_id, now.timestamp() + decision.pause_endpoint_seconds)
+        if decision.disable_endpoint:
+            self._endpoints.disable(tenant, endpoint_id, "gone", iso(now))
+            self._notify(notifications.DISABLED, tenant=tenant, endpoint_id=endpoint_id, reason="gone")
+
+    def disable(self, endpoint: Endpoint, state: Breaker, now: datetime) -> None:
+        """An endpoint failing for longer than the disable threshold: disabled, its tasks parked until re-enabled."""
+        self._endpoints.disable(endpoint.tenant, endpoint.id, "failing", iso(now))
+        self._notify(
+            notifications.DISABLED, tenant=endpoint.tenant, endpoint_id=endpoint.id, reason="failing", outage_seconds=outage_seconds(state, now.timestamp())
+        )
+
+    def give_back(self, tenant: str, endpoint_id: str, expiry: float, count: int) -> None:
+        """Return a batch's concurrency leases (they also expire on their own, so a failure here is only logged)."""
+        try:
+            compare_and_swap(
+                self._states.limiter(tenant, endpoint_id),
+                lambda state: (True, release(state, expiry, count, self._clock().timestamp())),
+                lambda write, base: self._states.save_limiter(tenant, endpoint_id, write, base.version),
+                lambda: self._states.limiter(tenant, endpoint_id),
+            )
+        except Exception:  # the leases expire on their own; the batch's results stand
+            _log.exception("leases not given back", extra={"tenant": tenant, "endpoint_id": endpoint_id})
+
+    def _announce(self, endpoint: Endpoint, change: Transition, now: datetime) -> None:
+        common = {"tenant": endpoint.tenant, "endpoint_id": endpoint.id}
+        state = change.state
+        if change.event == "opened":
+            self._notify(
+                notifications.CIRCUIT_OPENED,
+                **common,
+                consecutive_failures=state.consecutive_failures,
+                open_until=state.open_until,
+                last_error=state.last_error,
+            )
+        elif change.event == "recovered":
+            self._notify(notifications.RECOVERED, **common)
+        elif should_disable(change, now.timestamp(), self._config):
+            self.disable(endpoint, state, now)

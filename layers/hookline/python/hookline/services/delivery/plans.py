@@ -1,0 +1,28 @@
+"""A task's plan for this invocation, as the delivery service carries it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from hookline.core.breaker import Breaker
+from hookline.core.models import Endpoint, Event
+from hookline.core.planning import PlanKind, Step
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What a task may do in this invocation, decided once per endpoint and batch (see `hookline.core.planning`)."""
+
+    step: Step
+    endpoint: Endpoint | None = None
+    breaker: Breaker | None = None  # the breaker as planned (the probe's lease when probing)
+    event: Event | None = None  # read for the whole batch at planning, so a task need not read it alone
+    failed: str = ""  # planning itself failed (e.g. DynamoDB is down): the task fails and SQS redelivers it
+
+    @property
+    def kind(self) -> PlanKind:
+        return self.step.kind
+
+    @property
+    def sends(self) -> bool:
+        return not self.failed and self.step.kind in ("go", "probe")

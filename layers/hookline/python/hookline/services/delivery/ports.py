@@ -1,0 +1,86 @@
+"""What the delivery service needs from the outside world: small protocols, implemented by the
+DynamoDB, SQS/Step Functions, SNS and HTTP adapters in production and by in-memory fakes in tests."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import datetime
+from typing import Protocol
+
+from hookline.core.breaker import Breaker
+from hookline.core.models import Attempt, Delivery, DeliveryTask, Endpoint, Event
+from hookline.core.ratelimit import Limiter
+from hookline.core.responses import HttpResult
+
+
+class EndpointStates(Protocol):
+    """Each endpoint's breaker and limiter items; every write is conditional on the version read."""
+
+    def load(self, tenant: str, endpoint_id: str) -> tuple[Endpoint | None, Breaker, Limiter]: ...
+
+    def breaker(self, tenant: str, endpoint_id: str) -> Breaker: ...
+
+    def limiter(self, tenant: str, endpoint_id: str) -> Limiter: ...
+
+    def save_breaker(self, tenant: str, endpoint_id: str, state: Breaker, expected_version: int) -> bool: ...
+
+    def save_limiter(self, tenant: str, endpoint_id: str, state: Limiter, expected_version: int) -> bool: ...
+
+
+class EndpointControl(Protocol):
+    """The endpoint changes delivery makes on its own: a Retry-After pause, and disabling."""
+
+    def pause(self, tenant: str, endpoint_id: str, until_epoch: float) -> None: ...
+
+    def disable(self, tenant: str, endpoint_id: str, reason: str, now_iso: str) -> None: ...
+
+
+class ClaimResult(Protocol):
+    @property
+    def delivery(self) -> Delivery | None: ...
+
+    @property
+    def busy(self) -> bool: ...
+
+    @property
+    def missing(self) -> bool: ...
+
+
+class DeliveryLog(Protocol):
+    """Events, deliveries and their attempts."""
+
+    def get_event(self, tenant: str, event_id: str, consistent: bool = False) -> Event | None: ...
+
+    def get_events(self, keys: Iterable[tuple[str, str]]) -> dict[tuple[str, str], Event]: ...
+
+    def claim_attempt(
+        self, tenant: str, event_id: str, delivery_id: str, number: int, now_epoch: float, lease_seconds: int, generation: int = 0
+    ) -> ClaimResult: ...
+
+    def record_attempt(self, delivery: Delivery, attempt: Attempt, new_status: str, now_iso: str, expires_at: int) -> None: ...
+
+    def restart(
+        self, tenant: str, event_id: str, delivery_id: str, expected_generation: int, statuses: tuple[str, ...], now_iso: str, replay_id: str = ""
+    ) -> Delivery | None: ...
+
+    def park(self, task_tenant: str, event_id: str, delivery_id: str, endpoint_id: str, now_iso: str) -> bool: ...
+
+
+class HttpSender(Protocol):
+    def post(self, url: str, body: bytes, headers: dict[str, str]) -> HttpResult: ...
+
+
+class Scheduler(Protocol):
+    def schedule(self, task: DeliveryTask, delay_seconds: float, now: datetime, deferred: bool = False) -> str: ...
+
+    def dead_letter(self, task: DeliveryTask, reason: str, attributes: dict[str, str]) -> None: ...
+
+    def set_aside(self, body: str, reason: str) -> None: ...
+
+
+class ReplayProgress(Protocol):
+    def count(self, tenant: str, replay_id: str, outcome: str) -> None: ...
+
+
+class StatsSink(Protocol):
+    def add(self, tenant: str, endpoint_id: str, hour: str, counts: dict[str, int]) -> None: ...
