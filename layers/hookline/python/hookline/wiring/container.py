@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from hookline.adapters import aws
+from hookline.adapters import aws, system
 from hookline.adapters.dlq import DlqDrain
 from hookline.adapters.dynamo.replays import ReplayRepository
 from hookline.adapters.dynamo.state import EndpointStateRepository
@@ -19,6 +19,7 @@ from hookline.adapters.notifications import Notifier
 from hookline.adapters.queues import TaskQueue, TaskScheduler
 from hookline.adapters.system import utcnow
 from hookline.core.settings import Settings
+from hookline.services.delivery.assemble import assemble
 from hookline.services.delivery.worker import DeliveryWorker
 from hookline.services.endpoints import EndpointDeps, EndpointService
 from hookline.services.events import EventService
@@ -26,9 +27,7 @@ from hookline.services.replay import ReplayService
 from hookline.wiring import topology
 from hookline.wiring.settings import get_settings
 
-# A claim outlives the longest possible invocation, and expires well before the
-# queue's visibility timeout hands a crashed worker's task to someone else.
-LEASE_SECONDS = 2 * topology.DELIVERY_TIMEOUT_SECONDS
+LEASE_SECONDS = topology.CLAIM_LEASE_SECONDS
 
 
 def _repos(settings: Settings) -> tuple[EventRepository, EndpointRepository]:
@@ -91,15 +90,17 @@ def delivery_worker() -> DeliveryWorker:
         state_machine_arn=settings.retry_state_machine_arn,
         sqs_max_delay_seconds=settings.sqs_max_delay_seconds,
     )
-    return DeliveryWorker(
+    return assemble(
         events=events,
         endpoints=endpoints,
         states=EndpointStateRepository(aws.dynamodb_table(settings.table_name)),
-        sender=_webhook_client(settings),
+        http=_webhook_client(settings),
         scheduler=scheduler,
         notify=_notifier(settings),
         settings=settings,
         clock=utcnow,
+        sleep=system.sleep,
+        rng=system.SYSTEM_RANDOM,
         lease_seconds=LEASE_SECONDS,
         replays=ReplayRepository(aws.dynamodb_table(settings.table_name), topology.TABLE.ttl_attribute),
         stats=StatsRepository(aws.dynamodb_table(settings.table_name), topology.TABLE.ttl_attribute, settings.retention_days),

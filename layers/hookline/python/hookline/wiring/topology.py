@@ -152,6 +152,9 @@ TABLE = TableSpec(key="data", env="HOOKLINE_TABLE_NAME", indexes=(ENDPOINT_DELIV
 NOTIFICATIONS = TopicSpec(key="notifications", env="HOOKLINE_NOTIFICATIONS_TOPIC_ARN")
 
 DELIVERY_TIMEOUT_SECONDS = 60
+# A claim outlives the longest possible invocation, and expires well before the
+# queue's visibility timeout hands a crashed worker's task to someone else.
+CLAIM_LEASE_SECONDS = 2 * DELIVERY_TIMEOUT_SECONDS
 # One dead-letter queue for both delivery queues: what hookline could not
 # process (moved by the redrive policies) and what exhausted its attempts (sent
 # by the worker, with the reason in message attributes). Standard-queue
