@@ -9,7 +9,9 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
+from hookline.adapters.failures import translate_failures
 from hookline.core.clock import iso
+from hookline.core.errors import DependencyFailed
 from hookline.core.models import DeliveryTask
 
 SQS_MAX_DELAY = 900  # SQS's own limit on DelaySeconds
@@ -17,10 +19,11 @@ DEFER_HOPS_UP_TO_SECONDS = 7200  # the longest default breaker cooldown (1 h) an
 SEND_TRIES = 3
 
 
-class QueueError(Exception):
+class QueueError(DependencyFailed):
     """Some tasks could not be queued; the caller may retry the whole send."""
 
 
+@translate_failures
 class TaskQueue:
     def __init__(self, client: Any, queue_url: str):
         self._sqs = client
@@ -29,7 +32,7 @@ class TaskQueue:
     def send(self, tasks: list[DeliveryTask], delay_seconds: int = 0, delays: list[int] | None = None) -> None:
         """Queue tasks in batches of ten (one SQS request each), each with its own delay if `delays` is given.
 
-        Raises QueueError on any failure.
+        Raises DependencyFailed (QueueError when SQS refused entries) on any failure.
         """
         self.send_bodies([t.to_message() for t in tasks], delays or [delay_seconds] * len(tasks))
 
@@ -56,6 +59,7 @@ def execution_name(task: DeliveryTask) -> str:
     return f"{task.delivery_id}-g{task.generation}-a{task.attempt}"
 
 
+@translate_failures
 class TaskScheduler:
     """Puts a task back for later: SQS DelaySeconds for short waits, Step Functions for long ones.
 

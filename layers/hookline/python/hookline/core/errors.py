@@ -44,6 +44,12 @@ class ValidationFailed(HooklineError):
     code = "validation_failed"
 
 
+class InvalidCursor(ValidationFailed):
+    """A paging cursor that is malformed or points outside the caller's own items."""
+
+    code = "invalid_cursor"
+
+
 class Unavailable(HooklineError):
     """A dependency failed; the caller may repeat the request safely."""
 
@@ -60,3 +66,18 @@ class FailedDependency(HooklineError):
     def __init__(self, message: str, outcome: dict[str, object]):
         super().__init__(message)
         self.outcome = outcome
+
+
+class DependencyFailed(Exception):
+    """A dependency (DynamoDB, SQS, Step Functions) failed or refused a request, after the SDK's own retries.
+
+    The adapters behind the services' ports raise it instead of the SDK's
+    errors, so no service handles botocore. It is not a HooklineError: each
+    service decides what it means (the event routes answer 503, "repeat the
+    request"); left unhandled it is an internal error like any other. `cause`
+    names the original error (its class name), for the answer and the log.
+    """
+
+    def __init__(self, message: str, cause: str = ""):
+        super().__init__(message)
+        self.cause = cause or type(self).__name__

@@ -5,38 +5,28 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
-from typing import Any, Protocol
+from typing import Any
 
-from botocore.exceptions import ClientError
-
-from hookline.adapters.dynamo.state import EndpointStateRepository
-from hookline.adapters.dynamo.stats import StatsRepository, summary
-from hookline.adapters.dynamo.store import EndpointRepository, EventRepository, is_conditional_failure
-from hookline.adapters.queues import TaskQueue
 from hookline.core import ids, notifications, signing, validation
 from hookline.core.clock import iso
 from hookline.core.errors import FailedDependency, NotFound, ValidationFailed
 from hookline.core.models import DeliveryTask, Endpoint, webhook_body
-from hookline.core.notifications import Notify
 from hookline.core.ratelimit import LimiterConfig, current_rate
-from hookline.core.responses import HttpResult
 from hookline.core.settings import Settings
+from hookline.core.stats import summary
 from hookline.core.webhook import webhook_headers
+from hookline.services.ports import DeliveryIndex, EndpointHealthStore, EndpointStore, HttpSender, Notify, StatsReader, TaskQueue
 
 TEST_EVENT_TYPE = "hookline.test"
-
-
-class Sender(Protocol):
-    def post(self, url: str, body: bytes, headers: dict[str, str]) -> HttpResult: ...
 
 
 @dataclass(frozen=True)
 class EndpointDeps:
     """What re-enabling and health reporting need besides the endpoint table."""
 
-    states: EndpointStateRepository
-    events: EventRepository
-    sender: Sender
+    states: EndpointHealthStore
+    events: DeliveryIndex
+    sender: HttpSender
     retry_queue: TaskQueue
     notify: Notify
 
@@ -46,7 +36,7 @@ def _epoch_iso(value: float | None) -> str | None:
 
 
 class EndpointService:
-    def __init__(self, repo: EndpointRepository, settings: Settings, clock: Callable[[], datetime], deps: EndpointDeps, stats: StatsRepository | None = None):
+    def __init__(self, repo: EndpointStore, settings: Settings, clock: Callable[[], datetime], deps: EndpointDeps, stats: StatsReader | None = None):
         self._stats = stats
         self._repo = repo
         self._settings = settings
@@ -91,12 +81,8 @@ class EndpointService:
         elif changes.get("status") == "disabled" and current.status != "disabled":
             changes["disabled_reason"] = "manual"
         updated = replace(current, **changes, updated_at=iso(self._clock()))
-        try:
-            self._repo.save(updated)
-        except ClientError as exc:
-            if is_conditional_failure(exc):
-                raise NotFound(f"endpoint {endpoint_id} not found") from None
-            raise
+        if not self._repo.save(updated):
+            raise NotFound(f"endpoint {endpoint_id} not found")  # deleted meanwhile
         return updated
 
     def delete(self, tenant: str, endpoint_id: str) -> None:
@@ -159,7 +145,8 @@ class EndpointService:
         if result.status_code is None or not 200 <= result.status_code <= 299:
             raise FailedDependency("the endpoint did not accept the test event; it stays disabled", outcome)
         active = replace(endpoint, status="active", disabled_reason=None, updated_at=iso(self._clock()))
-        self._repo.save(active)
+        if not self._repo.save(active):
+            raise NotFound(f"endpoint {endpoint_id} not found")  # deleted meanwhile
         self._deps.states.reset_breaker(tenant, endpoint_id)
         requeued = self._requeue_paused(tenant, endpoint_id)
         if endpoint.status != "active":

@@ -13,15 +13,12 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
 
-from botocore.exceptions import BotoCoreError, ClientError
-
-from hookline.adapters.dynamo.store import EndpointRepository, EventRepository
-from hookline.adapters.queues import QueueError, TaskQueue
 from hookline.core import ids, validation
 from hookline.core.clock import iso
-from hookline.core.errors import Conflict, HooklineError, NotFound, Unavailable, ValidationFailed
+from hookline.core.errors import Conflict, DependencyFailed, HooklineError, NotFound, Unavailable, ValidationFailed
 from hookline.core.models import Delivery, DeliveryTask, Endpoint, Event, PlannedDelivery, webhook_body
 from hookline.core.settings import Settings
+from hookline.services.ports import EventStore, TaskQueue, TenantEndpoints
 
 
 def request_hash(event_type: str, data: Any) -> str:
@@ -32,8 +29,8 @@ def request_hash(event_type: str, data: Any) -> str:
 class EventService:
     def __init__(
         self,
-        events: EventRepository,
-        endpoints: EndpointRepository,
+        events: EventStore,
+        endpoints: TenantEndpoints,
         queue: TaskQueue,
         settings: Settings,
         clock: Callable[[], datetime],
@@ -54,8 +51,8 @@ class EventService:
         try:
             result, tasks = self._stage(tenant, data, self._clock(), None)
             self._queue.send(tasks)
-        except (ClientError, BotoCoreError, QueueError) as exc:
-            raise Unavailable(f"the event could not be queued ({type(exc).__name__}); repeat the request with the same id") from None
+        except DependencyFailed as exc:
+            raise Unavailable(f"the event could not be queued ({exc.cause}); repeat the request with the same id") from None
         return result
 
     def accept_batch(self, tenant: str, body: dict[str, Any]) -> list[dict[str, Any]]:
@@ -71,7 +68,7 @@ class EventService:
         results: list[dict[str, Any]] = [{} for _ in inputs]
         try:
             endpoints: list[Endpoint] | None = list(self._endpoints.all_for_tenant(tenant))
-        except (ClientError, BotoCoreError) as exc:
+        except DependencyFailed as exc:
             return [_unavailable(i, exc) for i in range(len(inputs))]
         queued: dict[str, DeliveryTask] = {}  # by delivery id: an id repeated in the batch queues its tasks once
         owners: dict[str, list[int]] = {}
@@ -81,7 +78,7 @@ class EventService:
             except (Conflict, Unavailable) as exc:
                 results[i] = _failure(i, exc)
                 continue
-            except (ClientError, BotoCoreError) as exc:
+            except DependencyFailed as exc:
                 results[i] = _unavailable(i, exc)
                 continue
             results[i] = {"index": i, "status": 202, **accepted}
@@ -93,7 +90,7 @@ class EventService:
             chunk = pending[start : start + 10]
             try:
                 self._queue.send(chunk)
-            except (ClientError, BotoCoreError, QueueError) as exc:
+            except DependencyFailed as exc:
                 for task in chunk:
                     for i in owners[task.delivery_id]:
                         results[i] = _unavailable(i, exc)
@@ -194,7 +191,7 @@ class EventService:
         task = DeliveryTask(tenant, event_id, delivery_id, restarted.endpoint_id, restarted.attempts_made + 1, restarted.generation, trigger="manual")
         try:
             self._retry_queue.send([task])
-        except (ClientError, BotoCoreError, QueueError):
+        except DependencyFailed:
             raise Unavailable("the retry could not be queued; repeat the request") from None
         return {"id": delivery_id, "event_id": event_id, "status": "pending", "generation": restarted.generation}
 
@@ -215,8 +212,8 @@ def _failure(index: int, exc: HooklineError) -> dict[str, Any]:
     return {"index": index, "status": exc.status, "error": {"code": exc.code, "message": exc.message}}
 
 
-def _unavailable(index: int, exc: Exception) -> dict[str, Any]:
-    return _failure(index, Unavailable(f"the event could not be stored or queued ({type(exc).__name__}); repeat it with the same id"))
+def _unavailable(index: int, exc: DependencyFailed) -> dict[str, Any]:
+    return _failure(index, Unavailable(f"the event could not be stored or queued ({exc.cause}); repeat it with the same id"))
 
 
 def _iso_param(query: dict[str, str], name: str) -> str | None:

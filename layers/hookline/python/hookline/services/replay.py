@@ -19,15 +19,13 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
 
-from hookline.adapters.dynamo.replays import ReplayRepository
-from hookline.adapters.dynamo.store import EndpointRepository, EventRepository
-from hookline.adapters.queues import TaskQueue
 from hookline.core import ids
 from hookline.core.clock import iso
 from hookline.core.errors import NotFound
 from hookline.core.models import DeliveryTask
 from hookline.core.replay import REPLAY, parse_window, public
 from hookline.core.settings import Settings
+from hookline.services.ports import DeliveryRestarts, EndpointReader, JobQueue, ReplayStore, TaskQueue
 
 MAX_PAGE = 100
 PAGE_SECONDS = 600  # one step queues at most ten minutes' worth at the endpoint's rate
@@ -36,11 +34,11 @@ PAGE_SECONDS = 600  # one step queues at most ten minutes' worth at the endpoint
 class ReplayService:
     def __init__(
         self,
-        replays: ReplayRepository,
-        events: EventRepository,
-        endpoints: EndpointRepository,
+        replays: ReplayStore,
+        events: DeliveryRestarts,
+        endpoints: EndpointReader,
         retry_queue: TaskQueue,
-        jobs: TaskQueue,
+        jobs: JobQueue,
         settings: Settings,
         clock: Callable[[], datetime],
     ):

@@ -10,6 +10,7 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from hookline.adapters.dynamo.store import is_conditional_failure
+from hookline.adapters.failures import translate_failures
 from hookline.core.replay import ReplayWindow
 
 
@@ -17,6 +18,7 @@ def _key(tenant: str, replay_id: str) -> dict[str, str]:
     return {"pk": f"RPL#{tenant}#{replay_id}", "sk": "RPL"}
 
 
+@translate_failures
 class ReplayRepository:
     def __init__(self, table: Any, ttl_attribute: str = "expires_at"):
         self._table = table

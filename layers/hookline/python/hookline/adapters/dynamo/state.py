@@ -16,6 +16,7 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from hookline.adapters.dynamo.store import EndpointRepository, batch_get, is_conditional_failure
+from hookline.adapters.failures import translate_failures
 from hookline.core.breaker import Breaker
 from hookline.core.models import Endpoint
 from hookline.core.ratelimit import Limiter
@@ -65,6 +66,7 @@ def _limiter(item: dict[str, Any] | None) -> Limiter:
     return Limiter(**values)
 
 
+@translate_failures
 class EndpointStateRepository:
     def __init__(self, table: Any):
         self._table = table

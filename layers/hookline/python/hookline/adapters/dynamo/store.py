@@ -27,13 +27,11 @@ from boto3.dynamodb.conditions import Attr, Key
 from boto3.dynamodb.types import Binary, TypeDeserializer
 from botocore.exceptions import ClientError
 
+from hookline.adapters.failures import translate_failures
+from hookline.core.errors import InvalidCursor
 from hookline.core.models import Attempt, Delivery, Endpoint, Event, PlannedDelivery
 
 _DESERIALIZE = TypeDeserializer().deserialize
-
-
-class InvalidCursor(ValueError):
-    pass
 
 
 @dataclass(frozen=True)
@@ -91,6 +89,7 @@ def _index_keys(tenant: str, endpoint_id: str, status: str, created_at: str, del
     return {"gsi1pk": f"EPD#{tenant}#{endpoint_id}", "gsi1sk": f"{status}#{created_at}#{delivery_id}"}
 
 
+@translate_failures
 class EndpointRepository:
     def __init__(self, table: Any):
         self._table = table
@@ -141,8 +140,8 @@ class EndpointRepository:
     def create(self, ep: Endpoint) -> None:
         self._table.put_item(Item=self._to_item(ep), ConditionExpression=Attr("pk").not_exists())
 
-    def save(self, ep: Endpoint) -> None:
-        """Write the fields a caller may change; the endpoint must still exist (a concurrent delete wins).
+    def save(self, ep: Endpoint) -> bool:
+        """Write the fields a caller may change; False if the endpoint no longer exists (a concurrent delete wins).
 
         An update, not a put, so it never overwrites state the workers own (the pause).
         """
@@ -168,13 +167,19 @@ class EndpointRepository:
             ":mc": ep.max_concurrency,
             ":h": dict(ep.headers),
         }
-        self._table.update_item(
-            Key={"pk": _tenant_pk(ep.tenant), "sk": f"EP#{ep.id}"},
-            UpdateExpression="SET #u = :u, #t = :t, #d = :d, #s = :s, #r = :r, #at = :at, #rl = :rl, #mc = :mc, #h = :h",
-            ConditionExpression=Attr("pk").exists(),
-            ExpressionAttributeNames=names,
-            ExpressionAttributeValues=values,
-        )
+        try:
+            self._table.update_item(
+                Key={"pk": _tenant_pk(ep.tenant), "sk": f"EP#{ep.id}"},
+                UpdateExpression="SET #u = :u, #t = :t, #d = :d, #s = :s, #r = :r, #at = :at, #rl = :rl, #mc = :mc, #h = :h",
+                ConditionExpression=Attr("pk").exists(),
+                ExpressionAttributeNames=names,
+                ExpressionAttributeValues=values,
+            )
+        except ClientError as exc:
+            if is_conditional_failure(exc):
+                return False
+            raise
+        return True
 
     def rotate_secret(self, tenant: str, endpoint_id: str, new_secret: str, now_epoch: float, now_iso: str) -> bool:
         """The current secret becomes the previous one (still signed with during the overlap)."""
@@ -286,6 +291,7 @@ def _read_body(item: dict[str, Any]) -> str:
     return str(item["body"])
 
 
+@translate_failures
 class EventRepository:
     """Events with their deliveries and attempts, all in one item collection."""
 

@@ -1,0 +1,80 @@
+"""Delivery statistics as numbers: what one attempt adds, and what a window of counters says.
+
+Counters are kept per endpoint and hour; latency as a histogram of fixed
+buckets, so each percentile is reported as the upper bound of its bucket.
+
+The two health metrics of seed 000:
+* first-attempt delivery rate: deliveries that succeeded on their first
+  scheduled attempt, out of all first attempts;
+* eventual delivery success rate: deliveries that ended succeeded, out of all
+  that ended (succeeded or failed for good).
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+# Upper bounds of the latency buckets, in ms; the last one is open-ended.
+BUCKETS_MS = (10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000, 30000)
+COUNTERS = ("attempts", "succeeded", "failed", "first_attempts", "first_attempt_succeeded", "ended_succeeded", "ended_failed")
+HOUR_FORMAT = "%Y-%m-%dT%H"
+
+
+def bucket(duration_ms: int) -> str:
+    for i, bound in enumerate(BUCKETS_MS):
+        if duration_ms <= bound:
+            return f"l{i:02d}"
+    return f"l{len(BUCKETS_MS):02d}"
+
+
+def is_counter(name: str) -> bool:
+    """A counter or a histogram bucket, as opposed to an item's other attributes."""
+    return name in COUNTERS or name.startswith("l")
+
+
+def percentile(histogram: dict[str, int], p: float) -> int | None:
+    """The bucket bound below which `p` of the attempts fall (None without data; 30001+ for the open bucket)."""
+    total = sum(histogram.values())
+    if total == 0:
+        return None
+    rank, seen = p * total, 0
+    for i in range(len(BUCKETS_MS) + 1):
+        seen += histogram.get(f"l{i:02d}", 0)
+        if seen >= rank:
+            return BUCKETS_MS[i] if i < len(BUCKETS_MS) else BUCKETS_MS[-1] + 1
+    return BUCKETS_MS[-1] + 1
+
+
+def hour_of(moment: datetime) -> str:
+    return moment.astimezone(UTC).strftime(HOUR_FORMAT)
+
+
+def attempt_counts(succeeded: bool, duration_ms: int, first: bool, ended: str) -> dict[str, int]:
+    """The counters one attempt adds. `ended` is the delivery's status if it ended here, else ''."""
+    counts = {"attempts": 1, "succeeded" if succeeded else "failed": 1, bucket(duration_ms): 1}
+    if first:
+        counts["first_attempts"] = 1
+        if succeeded:
+            counts["first_attempt_succeeded"] = 1
+    if ended == "succeeded":
+        counts["ended_succeeded"] = 1
+    elif ended == "failed":
+        counts["ended_failed"] = 1
+    return counts
+
+
+def summary(totals: dict[str, int], since: datetime, until: datetime) -> dict[str, Any]:
+    histogram = {k: v for k, v in totals.items() if k.startswith("l")}
+    first, ended = totals.get("first_attempts", 0), totals.get("ended_succeeded", 0) + totals.get("ended_failed", 0)
+    return {
+        "since": since.astimezone(UTC).isoformat().replace("+00:00", "Z"),
+        "until": until.astimezone(UTC).isoformat().replace("+00:00", "Z"),
+        "granularity": "hour",
+        "attempts": totals.get("attempts", 0),
+        "succeeded": totals.get("succeeded", 0),
+        "failed": totals.get("failed", 0),
+        "latency_ms": {"p50": percentile(histogram, 0.50), "p95": percentile(histogram, 0.95), "p99": percentile(histogram, 0.99)},
+        "first_attempt_delivery_rate": round(totals.get("first_attempt_succeeded", 0) / first, 4) if first else None,
+        "eventual_delivery_success_rate": round(totals.get("ended_succeeded", 0) / ended, 4) if ended else None,
+    }

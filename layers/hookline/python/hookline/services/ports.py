@@ -1,0 +1,166 @@
+"""What the event, endpoint and replay services need from the outside world: small protocols.
+
+The DynamoDB, SQS and HTTP adapters implement them in production; in-memory
+fakes implement them in tests. The contract every implementation keeps:
+
+* A dependency that fails (after the SDK's own retries) raises
+  `hookline.core.errors.DependencyFailed`, never an SDK error.
+* A failed condition that the caller acts on (the item is gone, another
+  request got there first) is a False or None result, as each method says.
+* A cursor is opaque to the service; one that does not belong to the caller's
+  tenant and endpoint raises `hookline.core.errors.InvalidCursor`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import datetime
+from typing import Any, Protocol
+
+from hookline.core.breaker import Breaker
+from hookline.core.models import Delivery, DeliveryTask, Endpoint, Event
+from hookline.core.notifications import Notify
+from hookline.core.ratelimit import Limiter
+from hookline.core.replay import ReplayWindow
+from hookline.core.responses import HttpResult
+
+__all__ = [
+    "DeliveryIndex",
+    "DeliveryRestarts",
+    "EndpointHealthStore",
+    "EndpointReader",
+    "EndpointStore",
+    "EventStore",
+    "HttpSender",
+    "JobQueue",
+    "Notify",
+    "ReplayStore",
+    "StatsReader",
+    "TaskQueue",
+    "TenantEndpoints",
+]
+
+# -- endpoints --------------------------------------------------------------------------------
+
+
+class EndpointReader(Protocol):
+    def get(self, tenant: str, endpoint_id: str) -> Endpoint | None: ...
+
+
+class TenantEndpoints(EndpointReader, Protocol):
+    """What accepting an event reads: the tenant's endpoints, to fan out to."""
+
+    def all_for_tenant(self, tenant: str) -> Iterable[Endpoint]: ...
+
+
+class EndpointStore(EndpointReader, Protocol):
+    """Endpoint management: one item per endpoint, addressed by tenant and id."""
+
+    def create(self, ep: Endpoint) -> None: ...
+
+    def save(self, ep: Endpoint) -> bool:
+        """Write the fields a caller may change; False if the endpoint no longer exists."""
+        ...
+
+    def delete(self, tenant: str, endpoint_id: str) -> bool:
+        """False if there was no such endpoint."""
+        ...
+
+    def rotate_secret(self, tenant: str, endpoint_id: str, new_secret: str, now_epoch: float, now_iso: str) -> bool:
+        """The current secret becomes the previous one; False if there is no such endpoint."""
+        ...
+
+    def page(self, tenant: str, limit: int, cursor: str | None) -> tuple[list[Endpoint], str | None]: ...
+
+
+class EndpointHealthStore(Protocol):
+    """Each endpoint's breaker and limiter, as the endpoint service reads and resets them."""
+
+    def load(self, tenant: str, endpoint_id: str) -> tuple[Endpoint | None, Breaker, Limiter]: ...
+
+    def reset_breaker(self, tenant: str, endpoint_id: str) -> None: ...
+
+
+class StatsReader(Protocol):
+    def window(self, tenant: str, endpoint_id: str, since: datetime, until: datetime) -> dict[str, int]:
+        """The endpoint's counters added up over the hours from `since` to `until`."""
+        ...
+
+
+# -- events and deliveries ------------------------------------------------------------------------
+
+
+class DeliveryIndex(Protocol):
+    def deliveries_by_status(
+        self, tenant: str, endpoint_id: str, status: str, since: str = "", until: str = "\uffff", limit: int = 100, cursor: str | None = None
+    ) -> tuple[list[Delivery], str | None]:
+        """A page of the endpoint's failed or paused deliveries created in [since, until], oldest first, and the next cursor."""
+        ...
+
+
+class DeliveryRestarts(DeliveryIndex, Protocol):
+    def restart(
+        self, tenant: str, event_id: str, delivery_id: str, expected_generation: int, statuses: tuple[str, ...], now_iso: str, replay_id: str = ""
+    ) -> Delivery | None:
+        """A new generation with a fresh attempt budget; None if the delivery is gone, already restarted or not in `statuses`."""
+        ...
+
+
+class EventStore(DeliveryRestarts, Protocol):
+    """Events with their deliveries, as accepting, showing and retrying them needs."""
+
+    def create_event(self, event: Event, expires_at: int) -> bool:
+        """Store the event once; False if an event with its id exists."""
+        ...
+
+    def get_event(self, tenant: str, event_id: str, consistent: bool = False) -> Event | None: ...
+
+    def create_deliveries(self, deliveries: list[Delivery], expires_at: int) -> None: ...
+
+    def ensure_delivery(self, d: Delivery, expires_at: int) -> None:
+        """Create the delivery unless it exists."""
+        ...
+
+    def event_with_deliveries(self, tenant: str, event_id: str) -> tuple[Event | None, list[Delivery]]: ...
+
+    def get_delivery(self, tenant: str, event_id: str, delivery_id: str) -> Delivery | None: ...
+
+
+# -- replays ----------------------------------------------------------------------------------
+
+
+class ReplayStore(Protocol):
+    """One record per replay; every step is conditional on the step counter."""
+
+    def create(self, tenant: str, replay_id: str, endpoint_id: str, window: ReplayWindow, now_iso: str, expires_at: int) -> bool:
+        """False if this replay exists already."""
+        ...
+
+    def get(self, tenant: str, replay_id: str) -> dict[str, Any] | None: ...
+
+    def begin_step(self, tenant: str, replay_id: str, step: int, cursor: str | None, done: bool, tasks: list[str], matched: int) -> bool:
+        """Advance the cursor and record the page's tasks; False if this step was taken already."""
+        ...
+
+    def end_step(self, tenant: str, replay_id: str, step: int) -> None:
+        """Clear the step's recorded tasks; DependencyFailed if another step has begun since (the job looks again)."""
+        ...
+
+
+# -- queues and the outside world ------------------------------------------------------------------
+
+
+class TaskQueue(Protocol):
+    def send(self, tasks: list[DeliveryTask], delay_seconds: int = 0, delays: list[int] | None = None) -> None:
+        """Queue every task (each with its own delay if `delays` is given), or raise DependencyFailed; repeating the send is safe."""
+        ...
+
+
+class JobQueue(Protocol):
+    def send_bodies(self, bodies: list[str], delays: list[int] | None = None) -> None: ...
+
+
+class HttpSender(Protocol):
+    def post(self, url: str, body: bytes, headers: dict[str, str]) -> HttpResult:
+        """One request; every failure is an HttpResult (status or error), never an exception."""
+        ...
