@@ -1,3 +1,5 @@
-"""hookline: reliable outbound webhooks on AWS serverless parts."""
+"""hookline: reliable outbound webhooks as a serverless AWS deployment."""
 
-__version__ = "0.1.0"
+from hookline.core.version import __version__
+
+__all__ = ["__version__"]

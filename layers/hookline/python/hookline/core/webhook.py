@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hookline import __version__
+from hookline.core.version import __version__
 from hookline.core.signing import signature_header
 
 
