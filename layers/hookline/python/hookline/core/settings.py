@@ -30,7 +30,7 @@ class Settings:
     table_name: str = _setting("HOOKLINE_TABLE_NAME", "hookline", "DynamoDB table holding endpoints, events, deliveries, attempts and API keys.")
     delivery_queue_url: str = _setting("HOOKLINE_DELIVERY_QUEUE_URL", "", "SQS queue of delivery tasks (first attempts).")
     delivery_dlq_url: str = _setting("HOOKLINE_DELIVERY_DLQ_URL", "", "Dead-letter queue of the delivery queue.")
-    replay_queue_url: str = _setting("HOOKLINE_REPLAY_QUEUE_URL", "", "SQS queue of replay jobs (time-window replays, DLQ drains).")
+    replay_queue_url: str = _setting("HOOKLINE_REPLAY_QUEUE_URL", "", "SQS queue of time-window replay steps (the DLQ drain is invoked directly, not queued).")
     replay_dlq_url: str = _setting("HOOKLINE_REPLAY_DLQ_URL", "", "Dead-letter queue of the replay queue.")
     retry_queue_url: str = _setting("HOOKLINE_RETRY_QUEUE_URL", "", "SQS queue of retry tasks (every attempt after the first).")
     retry_state_machine_arn: str = _setting(
