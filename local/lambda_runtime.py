@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import importlib.util
+import os
 import sys
 import time
 import uuid
@@ -52,12 +54,25 @@ def load_handler_module(spec: FunctionSpec, root: Path = REPO_ROOT) -> ModuleTyp
 
 
 def load_handler(spec: FunctionSpec, root: Path = REPO_ROOT) -> tuple[ModuleType, Handler]:
+    """The handler module and its handler, which is given a fresh LambdaContext when called with None.
+
+    The Lambda runtime always passes a context, and Powertools' inject_lambda_context
+    reads it; tests and the bench call the handler with None for brevity.
+    """
     module = load_handler_module(spec, root)
     attribute = spec.handler.rsplit(".", 1)[-1]
     handler = getattr(module, attribute, None)
     if not callable(handler):
         raise ImportError(f"{spec.handler_path} has no callable {attribute!r}")
-    return module, handler
+
+    @functools.wraps(handler)
+    def with_context(event: dict[str, Any], context: Any) -> Any:
+        if context is None:
+            region = os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION") or "us-east-1"
+            context = function_context(spec, spec.name, region)
+        return handler(event, context)
+
+    return module, with_context
 
 
 def unload_handler_module(spec: FunctionSpec) -> None:
@@ -97,6 +112,10 @@ class LambdaContext:
         return max(0, int((self._deadline - time.monotonic()) * 1000))
 
 
+def function_context(spec: FunctionSpec, function_name: str, region: str) -> LambdaContext:
+    return LambdaContext(function_name=function_name, memory_limit_in_mb=spec.memory_mb, timeout_seconds=spec.timeout_seconds, region=region)
+
+
 @dataclass(frozen=True)
 class LocalFunction:
     """One loaded function: its spec, physical name and handler."""
@@ -107,12 +126,7 @@ class LocalFunction:
     region: str
 
     def context(self) -> LambdaContext:
-        return LambdaContext(
-            function_name=self.physical_name,
-            memory_limit_in_mb=self.spec.memory_mb,
-            timeout_seconds=self.spec.timeout_seconds,
-            region=self.region,
-        )
+        return function_context(self.spec, self.physical_name, self.region)
 
     def invoke(self, event: dict[str, Any]) -> Any:
         return self.handler(event, self.context())

@@ -1,11 +1,14 @@
-"""API Lambda: the HTTP API's routes (hookline.api)."""
+"""API Lambda: the HTTP API's routes (hookline.entrypoints.api), logged under API Gateway's request id."""
 
 from typing import Any
 
-from hookline.adapters.observability import get_logger, traced
+from aws_lambda_powertools.logging import correlation_paths
+from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from hookline.adapters.observability import lambda_handler
 from hookline.entrypoints.api import handle
 
 
-def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
-    get_logger().append_keys(request_id=(event.get("requestContext") or {}).get("requestId"))
-    return traced(handle)(event, context)
+@lambda_handler(correlation_id_path=correlation_paths.API_GATEWAY_HTTP)
+def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    return handle(event, context)

@@ -1,15 +1,19 @@
-"""Delivery Lambda: drains the delivery queue, reporting batch item failures.
+"""Delivery Lambda (and the retry function, which deploys this code again): drains its queue, reporting batch item failures.
 
 A record is retried by SQS only when hookline could not finish it; a failed
-webhook is a recorded outcome. See hookline.consumer and hookline.delivery for
-the at-least-once, single-flight contract.
+webhook is a recorded outcome. See hookline.entrypoints.delivery and
+hookline.services.delivery for the at-least-once, single-flight contract.
+The batch's delivery metrics are flushed by `log_metrics` when it returns.
 """
 
 from typing import Any
 
-from hookline.adapters.observability import traced
+from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from hookline.adapters.observability import lambda_handler
 from hookline.entrypoints.delivery import handle_batch
 
 
-def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
-    return traced(handle_batch)(event, context)
+@lambda_handler()
+def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    return handle_batch(event, context)

@@ -6,9 +6,12 @@ a duplicate task is dropped by the delivery claim.
 
 from typing import Any
 
-from hookline.adapters.observability import traced
+from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from hookline.adapters.observability import lambda_handler
 from hookline.entrypoints.replay import handle
 
 
-def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
-    return traced(handle)(event, context)
+@lambda_handler()
+def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    return handle(event, context)

@@ -1,40 +1,42 @@
-"""CloudWatch metrics in the embedded metric format (Powertools Metrics), one flush per batch.
+"""What a batch of delivery reports records as CloudWatch metrics (EMF, through Powertools Metrics).
 
 Attempts (by outcome), ResponseTime, FirstAttemptSuccess, DeadLettered and
 BreakerOpened feed the stack's dashboard and alarms. Metrics never carry ids
 or secrets, only counts and durations.
+
+ResponseTime and the three counts are added to the invocation's metric set,
+which the handler's `log_metrics` decorator flushes. Attempts carries an
+`outcome` dimension the others do not have, and an EMF document has one value
+per dimension, so each outcome's count is its own `single_metric` document,
+written when its block ends (Powertools' way for a metric with other dimensions).
 """
 
 from __future__ import annotations
 
-import os
 from collections import Counter
 from collections.abc import Iterable
-from functools import lru_cache
 
-from aws_lambda_powertools import Metrics
 from aws_lambda_powertools.metrics import MetricUnit, single_metric
+from aws_lambda_powertools.metrics.functions import is_metrics_disabled
 
+from hookline.adapters.observability import get_metrics
 from hookline.core.reports import DeliveryReport
 
-NAMESPACE = "hookline"
 SENT = ("succeeded", "failed", "retrying")
 
 
-@lru_cache(maxsize=1)
-def _metrics() -> Metrics:
-    return Metrics(namespace=NAMESPACE, service=NAMESPACE)
-
-
 def publish(reports: Iterable[DeliveryReport]) -> None:
-    if os.environ.get("POWERTOOLS_METRICS_DISABLED", "").lower() == "true":
-        return  # Powertools' own switch; single_metric does not honour it
+    """Record the batch's metrics; the caller's `log_metrics` flushes all but Attempts, which is written here."""
+    if is_metrics_disabled():
+        # single_metric ignores the switch, and a disabled flush keeps the metric set, so nothing is recorded at all.
+        return
     reports = list(reports)
-    by_outcome = Counter(r.outcome for r in reports)
-    for outcome, count in sorted(by_outcome.items()):
-        with single_metric(name="Attempts", unit=MetricUnit.Count, value=count, namespace=NAMESPACE, default_dimensions={"service": NAMESPACE}) as metric:
+    metrics = get_metrics()
+    for outcome, count in sorted(Counter(r.outcome for r in reports).items()):
+        with single_metric(
+            name="Attempts", unit=MetricUnit.Count, value=count, namespace=metrics.namespace, default_dimensions={"service": str(metrics.service)}
+        ) as metric:
             metric.add_dimension(name="outcome", value=outcome)
-    metrics = _metrics()
     sent = [r for r in reports if r.outcome in SENT]
     for r in sent:
         metrics.add_metric(name="ResponseTime", unit=MetricUnit.Milliseconds, value=r.duration_ms)
@@ -44,5 +46,3 @@ def publish(reports: Iterable[DeliveryReport]) -> None:
     for name, value in (("FirstAttemptSuccess", firsts), ("DeadLettered", dead), ("BreakerOpened", opened)):
         if value:
             metrics.add_metric(name=name, unit=MetricUnit.Count, value=value)
-    if sent or firsts or dead or opened:
-        metrics.flush_metrics()

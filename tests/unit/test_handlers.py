@@ -1,0 +1,69 @@
+"""Every Lambda entry module wears Powertools' three decorators, applied once, in the one order `lambda_handler` sets."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hookline.adapters.observability import lambda_handler
+from hookline.wiring import topology
+from local.lambda_runtime import LambdaContext
+
+FUNCTIONS = Path(__file__).resolve().parents[2] / "functions"
+HANDLERS = sorted(FUNCTIONS.glob("*/handler.py"))
+# API Gateway's request id names every line of a request, in the authorizer's logs and the API's.
+CORRELATED = {"api", "authorizer"}
+
+
+def _handler(path: Path) -> ast.FunctionDef:
+    [handler] = [n for n in ast.parse(path.read_text()).body if isinstance(n, ast.FunctionDef) and n.name == "handler"]
+    return handler
+
+
+def test_every_function_of_the_topology_has_its_entry_module_here() -> None:
+    assert {p.parent.name for p in HANDLERS} == {spec.source_dir for spec in topology.FUNCTIONS}
+
+
+@pytest.mark.parametrize("path", HANDLERS, ids=lambda p: p.parent.name)
+def test_the_handler_is_decorated_at_definition_and_only_calls_its_entry_point(path: Path) -> None:
+    # Given an entry module's handler (parsed, not imported)
+    handler = _handler(path)
+    # Then its one decorator is lambda_handler, correlated by API Gateway's request id for the API and the authorizer
+    [decorator] = handler.decorator_list
+    correlated = "lambda_handler(correlation_id_path=correlation_paths.API_GATEWAY_HTTP)"
+    assert ast.unparse(decorator) == (correlated if path.parent.name in CORRELATED else "lambda_handler()")
+    assert "from hookline.adapters.observability import lambda_handler" in path.read_text()
+    # And its body wraps nothing per call: it is one call of its entry point
+    [statement] = handler.body
+    assert isinstance(statement, ast.Return) and isinstance(statement.value, ast.Call)
+    assert [ast.unparse(a) for a in statement.value.args] == ["event", "context"]
+
+
+def test_lambda_handler_applies_logger_metrics_and_tracer_outermost_first(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("POWERTOOLS_TRACE_DISABLED", "true")
+    monkeypatch.setenv("POWERTOOLS_METRICS_DISABLED", "true")
+
+    # Given an entry function, decorated
+    def entry(event: dict[str, Any], context: Any) -> dict[str, Any]:
+        return {"got": event}
+
+    handler = lambda_handler()(entry)
+    # When its layers are peeled off, outermost first
+    layers: list[str] = []
+    inner: Any = handler
+    while hasattr(inner, "__wrapped__"):
+        layers.append(inner.__code__.co_qualname)
+        inner = inner.__wrapped__
+    # Then they are the logger's, the metrics' and the tracer's, around the entry function itself
+    assert layers == [
+        "Logger.inject_lambda_context.<locals>.decorate",
+        "BaseProvider.log_metrics.<locals>.decorate",
+        "Tracer.capture_lambda_handler.<locals>.decorate",
+    ]
+    assert inner is entry
+    # And the handler answers as the entry function does, given a Lambda context
+    context = LambdaContext(function_name="f", memory_limit_in_mb=128, timeout_seconds=3, region="us-east-1")
+    assert handler({"a": 1}, context) == {"got": {"a": 1}}
