@@ -1,0 +1,368 @@
+"""The contracts of the storage ports, as checks that any implementation must pass.
+
+Each check takes a `Stores` (the four stores of one table) and states one
+contract in Given/When/Then form. tests/unit/services runs them against the
+in-memory fakes; tests/integration/test_port_contracts.py runs them against the
+DynamoDB adapters over moto. A fake that drifts from its adapter fails here,
+before a service test can trust it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any
+
+import pytest
+
+from hookline.core.breaker import Breaker
+from hookline.core.errors import DependencyFailed, InvalidCursor
+from hookline.core.models import Attempt, Delivery, Endpoint, Event, PlannedDelivery
+from hookline.core.ratelimit import Limiter
+from hookline.core.replay import ReplayWindow
+
+NOW = 1_795_953_600.0  # 2026-11-29T12:00:00Z, as T0
+T0 = "2026-11-29T12:00:00.000Z"
+LEASE = 120
+
+
+@dataclass(frozen=True)
+class Stores:
+    """The storage ports of one table, however implemented."""
+
+    endpoints: Any  # EndpointStore, TenantEndpoints, EndpointControl
+    states: Any  # EndpointHealthStore, EndpointStates
+    events: Any  # EventStore, DeliveryLog
+    replays: Any  # ReplayStore, ReplayProgress
+
+
+def endpoint(endpoint_id: str = "ep_01", tenant: str = "acme", **changes: Any) -> Endpoint:
+    base = Endpoint(id=endpoint_id, tenant=tenant, url="https://example.com/hook", secret="whsec_one", created_at=T0, updated_at=T0)
+    return replace(base, **changes)
+
+
+def event(event_id: str = "evt_01", tenant: str = "acme", body: str = '{"data":{}}', deliveries: tuple[PlannedDelivery, ...] = ()) -> Event:
+    return Event(id=event_id, tenant=tenant, type="a.b", created_at=T0, body=body, request_hash="h", deliveries=deliveries)
+
+
+def delivery(delivery_id: str = "dlv_01", event_id: str = "evt_01", endpoint_id: str = "ep_01", **changes: Any) -> Delivery:
+    base = Delivery(id=delivery_id, tenant="acme", event_id=event_id, endpoint_id=endpoint_id, created_at=T0, updated_at=T0)
+    return replace(base, **changes)
+
+
+def attempt(number: int, outcome: str = "failed", status_code: int | None = 500) -> Attempt:
+    return Attempt(number=number, at=T0, status_code=status_code, error=None, duration_ms=7, outcome=outcome)
+
+
+# -- endpoints ----------------------------------------------------------------------------------
+
+
+def endpoint_create_is_once_and_reads_back(s: Stores) -> None:
+    # Given an endpoint created
+    ep = endpoint(headers=(("x-team", "billing"),), event_types=("a.b", "c.d"), rate_limit_per_second=2.5)
+    s.endpoints.create(ep)
+    # Then it reads back as written, and creating the same id again is refused
+    assert s.endpoints.get("acme", "ep_01") == ep
+    with pytest.raises(DependencyFailed):
+        s.endpoints.create(replace(ep, url="https://example.com/other"))
+    assert s.endpoints.get("acme", "ep_01") == ep
+    # And another tenant cannot see it
+    assert s.endpoints.get("other", "ep_01") is None
+
+
+def endpoint_save_keeps_what_others_own(s: Stores) -> None:
+    # Given an endpoint with a rotated secret and a Retry-After pause
+    s.endpoints.create(endpoint())
+    assert s.endpoints.rotate_secret("acme", "ep_01", "whsec_two", NOW, T0)
+    s.endpoints.pause("acme", "ep_01", NOW + 60)
+    # When a caller saves a copy read before either
+    assert s.endpoints.save(endpoint(url="https://example.com/new", description="d", max_concurrency=3))
+    # Then its fields changed and the secret, the rotation and the pause stayed
+    got = s.endpoints.get("acme", "ep_01")
+    assert (got.url, got.description, got.max_concurrency) == ("https://example.com/new", "d", 3)
+    assert (got.secret, got.previous_secret, got.rotated_at, got.paused_until) == ("whsec_two", "whsec_one", NOW, NOW + 60)
+
+
+def endpoint_writes_answer_false_when_it_is_gone(s: Stores) -> None:
+    s.endpoints.create(endpoint())
+    assert s.endpoints.delete("acme", "ep_01")
+    assert not s.endpoints.delete("acme", "ep_01")
+    assert not s.endpoints.save(endpoint())
+    assert not s.endpoints.rotate_secret("acme", "ep_01", "whsec_two", NOW, T0)
+    # pause and disable of a missing endpoint change nothing (and create nothing)
+    s.endpoints.pause("acme", "ep_01", NOW + 60)
+    s.endpoints.disable("acme", "ep_01", "failing", T0)
+    assert s.endpoints.get("acme", "ep_01") is None
+
+
+def endpoint_pause_keeps_the_later_one(s: Stores) -> None:
+    s.endpoints.create(endpoint())
+    s.endpoints.pause("acme", "ep_01", NOW + 300)
+    s.endpoints.pause("acme", "ep_01", NOW + 60)
+    assert s.endpoints.get("acme", "ep_01").paused_until == NOW + 300
+    s.endpoints.pause("acme", "ep_01", NOW + 900)
+    assert s.endpoints.get("acme", "ep_01").paused_until == NOW + 900
+    s.endpoints.disable("acme", "ep_01", "failing", "2026-11-29T12:05:00.000Z")
+    got = s.endpoints.get("acme", "ep_01")
+    assert (got.status, got.disabled_reason, got.updated_at) == ("disabled", "failing", "2026-11-29T12:05:00.000Z")
+
+
+def endpoint_pages_visit_each_once(s: Stores) -> None:
+    # Given five endpoints of one tenant and one of another
+    for i in range(5):
+        s.endpoints.create(endpoint(f"ep_0{i}"))
+    s.endpoints.create(endpoint("ep_09", tenant="other"))
+    # When the tenant's endpoints are paged two at a time
+    seen, cursor, pages = [], None, 0
+    while True:
+        items, cursor = s.endpoints.page("acme", 2, cursor)
+        seen += [e.id for e in items]
+        pages += 1
+        if not cursor:
+            break
+    # Then each came once, in id order, in pages of at most two, and the last page has no cursor
+    assert seen == [f"ep_0{i}" for i in range(5)]
+    assert pages == 3
+    assert [e.id for e in s.endpoints.all_for_tenant("acme")] == seen
+
+
+def endpoint_cursor_of_another_tenant_is_refused(s: Stores) -> None:
+    for i in range(3):
+        s.endpoints.create(endpoint(f"ep_0{i}"))
+    _, cursor = s.endpoints.page("acme", 1, None)
+    assert cursor
+    with pytest.raises(InvalidCursor):
+        s.endpoints.page("other", 1, cursor)
+    with pytest.raises(InvalidCursor):
+        s.endpoints.page("acme", 1, "not-a-cursor")
+
+
+# -- breaker and limiter ------------------------------------------------------------------------------
+
+
+def state_saves_are_conditional_on_the_version(s: Stores) -> None:
+    s.endpoints.create(endpoint())
+    # Given nothing stored yet: any expected version wins the first write
+    opened = Breaker(state="open", consecutive_failures=10, open_until=NOW + 60, open_since=NOW, cooldown_seconds=60.0, trips=1, version=1)
+    assert s.states.save_breaker("acme", "ep_01", opened, 0)
+    # When a writer that read version 0 writes again, it loses; one that read version 1 wins
+    assert not s.states.save_breaker("acme", "ep_01", replace(opened, trips=9, version=1), 0)
+    assert s.states.save_breaker("acme", "ep_01", replace(opened, state="half_open", probe_until=NOW + 70, version=2), 1)
+    # Then the state reads back as the winner wrote it, alone and with the endpoint
+    got = s.states.breaker("acme", "ep_01")
+    assert (got.state, got.trips, got.probe_until, got.version) == ("half_open", 1, NOW + 70, 2)
+    ep, breaker, limiter = s.states.load("acme", "ep_01")
+    assert (ep.id, breaker, limiter) == ("ep_01", got, Limiter())
+    # And the limiter has a version of its own
+    assert s.states.save_limiter("acme", "ep_01", Limiter(tat=NOW, leases=(NOW + LEASE,), version=1), 0)
+    assert not s.states.save_limiter("acme", "ep_01", Limiter(tat=NOW + 1, version=1), 0)
+    assert s.states.limiter("acme", "ep_01").leases == (NOW + LEASE,)
+
+
+def state_floats_are_kept_to_six_places(s: Stores) -> None:
+    # A lease expiry read back must equal the one a release names, so what is stored is what a reader gets
+    tat = NOW + 1 / 3
+    assert s.states.save_limiter("acme", "ep_01", Limiter(tat=tat, leases=(NOW + 0.1234567,), effective_rate=10 / 3, adjusted_at=NOW, version=1), 0)
+    got = s.states.limiter("acme", "ep_01")
+    assert (got.tat, got.leases, got.effective_rate) == (round(tat, 6), (round(NOW + 0.1234567, 6),), round(10 / 3, 6))
+
+
+def state_reset_keeps_the_trip_count(s: Stores) -> None:
+    opened = Breaker(state="open", consecutive_failures=10, open_until=NOW + 60, open_since=NOW, cooldown_seconds=60.0, trips=3, version=4)
+    assert s.states.save_breaker("acme", "ep_01", opened, 0)
+    s.states.reset_breaker("acme", "ep_01")
+    assert s.states.breaker("acme", "ep_01") == Breaker(trips=3, version=5)
+    # A missing endpoint loads as None beside default states
+    assert s.states.load("acme", "ep_nope") == (None, Breaker(), Limiter())
+
+
+# -- events and deliveries ----------------------------------------------------------------------------
+
+
+def event_create_is_once_and_bodies_read_back(s: Stores) -> None:
+    # Given an event with a body large enough to be stored compressed
+    big = event(body='{"data":{"text":"' + "x" * 4000 + '"}}', deliveries=(PlannedDelivery("dlv_01", "ep_01"), PlannedDelivery("dlv_02", "ep_02", paused=True)))
+    assert s.events.create_event(big, 2_000_000_000)
+    # Then a second create of the id is refused and the first stands, whole
+    assert not s.events.create_event(replace(big, body='{"data":{}}'), 2_000_000_000)
+    assert s.events.get_event("acme", "evt_01") == big
+    assert s.events.get_event("acme", "evt_01", consistent=True) == big
+    assert s.events.get_event("other", "evt_01") is None
+    assert s.events.get_events([("acme", "evt_01"), ("acme", "evt_01"), ("acme", "evt_nope")]) == {("acme", "evt_01"): big}
+
+
+def deliveries_read_back_with_their_attempts(s: Stores) -> None:
+    s.events.create_event(event(), 2_000_000_000)
+    s.events.create_deliveries([delivery("dlv_02"), delivery("dlv_01", status="paused")], 2_000_000_000)
+    # ensure_delivery creates only what is missing
+    s.events.ensure_delivery(delivery("dlv_01"), 2_000_000_000)
+    s.events.ensure_delivery(delivery("dlv_03"), 2_000_000_000)
+    claim = s.events.claim_attempt("acme", "evt_01", "dlv_02", 1, NOW, LEASE)
+    assert claim.delivery is not None
+    s.events.record_attempt(claim.delivery, attempt(1), "pending", T0, 2_000_000_000)
+    found, deliveries = s.events.event_with_deliveries("acme", "evt_01")
+    assert found == event()
+    assert [(d.id, d.status, d.attempts_made, len(d.attempts)) for d in deliveries] == [
+        ("dlv_01", "paused", 0, 0),
+        ("dlv_02", "pending", 1, 1),
+        ("dlv_03", "pending", 0, 0),
+    ]
+    assert deliveries[1].attempts[0] == attempt(1)
+    assert s.events.get_delivery("acme", "evt_01", "dlv_02").attempts_made == 1
+    assert s.events.get_delivery("acme", "evt_01", "dlv_nope") is None
+
+
+def claims_are_single_flight_with_a_lease(s: Stores) -> None:
+    s.events.create_deliveries([delivery()], 2_000_000_000)
+    # Given attempt 1 claimed
+    first = s.events.claim_attempt("acme", "evt_01", "dlv_01", 1, NOW, LEASE)
+    assert first.delivery is not None and first.delivery.status == "pending"
+    # Then a second claim of it while the lease lives fails and is not busy; attempt 2 meanwhile is busy (come back)
+    again = s.events.claim_attempt("acme", "evt_01", "dlv_01", 1, NOW + 1, LEASE)
+    assert (again.delivery, again.busy, again.missing) == (None, False, False)
+    assert s.events.claim_attempt("acme", "evt_01", "dlv_01", 2, NOW + 1, LEASE).busy
+    # And once the lease has run out (a crashed worker), the attempt can be claimed again
+    assert s.events.claim_attempt("acme", "evt_01", "dlv_01", 1, NOW + LEASE + 0.01, LEASE).delivery is not None
+    # A claim in another generation, or of a delivery that does not exist, says so
+    other_generation = s.events.claim_attempt("acme", "evt_01", "dlv_01", 2, NOW + 3 * LEASE, LEASE, generation=1)
+    assert (other_generation.delivery, other_generation.busy, other_generation.missing) == (None, False, False)
+    assert s.events.claim_attempt("acme", "evt_01", "dlv_nope", 1, NOW, LEASE).missing
+
+
+def a_recorded_attempt_ends_the_lease_and_later_ones_win(s: Stores) -> None:
+    s.events.create_deliveries([delivery()], 2_000_000_000)
+    claimed = s.events.claim_attempt("acme", "evt_01", "dlv_01", 2, NOW, LEASE).delivery
+    assert claimed is not None
+    s.events.record_attempt(claimed, attempt(2), "pending", T0, 2_000_000_000)
+    # The next attempt can be claimed at once: the record ended the lease
+    assert s.events.claim_attempt("acme", "evt_01", "dlv_01", 3, NOW + 1, LEASE).delivery is not None
+    # A record of an earlier attempt arriving late changes nothing
+    s.events.record_attempt(claimed, attempt(1), "failed", T0, 2_000_000_000)
+    assert s.events.get_delivery("acme", "evt_01", "dlv_01").attempts_made == 2
+    # Nor does one for a delivery that is gone create it
+    s.events.record_attempt(delivery("dlv_gone"), attempt(1), "failed", T0, 2_000_000_000)
+    assert s.events.get_delivery("acme", "evt_01", "dlv_gone") is None
+    # A finished delivery cannot be claimed
+    s.events.record_attempt(claimed, attempt(3, "succeeded", 200), "succeeded", T0, 2_000_000_000)
+    assert s.events.claim_attempt("acme", "evt_01", "dlv_01", 4, NOW + 2, LEASE).delivery is None
+
+
+def restarts_happen_once_per_generation(s: Stores) -> None:
+    s.events.create_deliveries([delivery(status="failed", attempts_made=12)], 2_000_000_000)
+    # A restart from a status not named changes nothing
+    assert s.events.restart("acme", "evt_01", "dlv_01", 0, ("succeeded",), T0) is None
+    restarted = s.events.restart("acme", "evt_01", "dlv_01", 0, ("failed",), "2026-11-29T12:01:00.000Z", "rpl_x")
+    assert restarted is not None
+    assert (restarted.status, restarted.generation, restarted.generation_first_attempt, restarted.replay_id) == ("pending", 1, 13, "rpl_x")
+    assert restarted.generation_started_at == "2026-11-29T12:01:00.000Z"
+    # A duplicate request (same expected generation) restarts nothing
+    assert s.events.restart("acme", "evt_01", "dlv_01", 0, ("failed", "pending"), T0) is None
+    assert s.events.restart("acme", "evt_01", "dlv_nope", 0, ("failed",), T0) is None
+
+
+def parking_pauses_only_a_pending_delivery(s: Stores) -> None:
+    s.events.create_deliveries([delivery(), delivery("dlv_02", status="succeeded")], 2_000_000_000)
+    assert s.events.park("acme", "evt_01", "dlv_01", "ep_01", T0)
+    assert s.events.get_delivery("acme", "evt_01", "dlv_01").status == "paused"
+    assert not s.events.park("acme", "evt_01", "dlv_01", "ep_01", T0)
+    assert not s.events.park("acme", "evt_01", "dlv_02", "ep_01", T0)
+    assert not s.events.park("acme", "evt_01", "dlv_nope", "ep_01", T0)
+    # A parked delivery's task, back again, claims it (pending once more)
+    claimed = s.events.claim_attempt("acme", "evt_01", "dlv_01", 1, NOW, LEASE).delivery
+    assert claimed is not None and claimed.status == "pending"
+
+
+def the_index_holds_failed_and_paused_deliveries_by_time(s: Stores) -> None:
+    # Given deliveries of one endpoint created a minute apart, in every status, and one of another endpoint
+    statuses = ["failed", "paused", "failed", "succeeded", "pending", "failed"]
+    made = [delivery(f"dlv_0{i}", f"evt_0{i}", created_at=f"2026-11-29T12:0{i}:00.000Z", status=st) for i, st in enumerate(statuses)]
+    s.events.create_deliveries([*made, delivery("dlv_09", "evt_09", endpoint_id="ep_02", status="failed")], 2_000_000_000)
+    # When the failed ones from 12:01 on are paged two at a time
+    seen, cursor = [], None
+    while True:
+        items, cursor = s.events.deliveries_by_status("acme", "ep_01", "failed", "2026-11-29T12:01", "~", 2, cursor)
+        seen += [d.id for d in items]
+        if not cursor:
+            break
+    # Then they come oldest first, each once, and only failed ones of that endpoint within the window
+    assert seen == ["dlv_02", "dlv_05"]
+    everything, _ = s.events.deliveries_by_status("acme", "ep_01", "paused")
+    assert [d.id for d in everything] == ["dlv_01"]
+    until_noon_two, _ = s.events.deliveries_by_status("acme", "ep_01", "failed", "", "2026-11-29T12:02~")
+    assert [d.id for d in until_noon_two] == ["dlv_00", "dlv_02"]
+    # And a paused delivery leaves the index when its task claims it, and joins the failed ones when it fails for good
+    claimed = s.events.claim_attempt("acme", "evt_01", "dlv_01", 1, NOW, LEASE).delivery
+    assert claimed is not None
+    assert s.events.deliveries_by_status("acme", "ep_01", "paused") == ([], None)
+    s.events.record_attempt(claimed, attempt(1), "failed", T0, 2_000_000_000)
+    assert [d.id for d in s.events.deliveries_by_status("acme", "ep_01", "failed")[0]] == ["dlv_00", "dlv_01", "dlv_02", "dlv_05"]
+    with pytest.raises(ValueError, match="not indexed"):
+        s.events.deliveries_by_status("acme", "ep_01", "succeeded")
+
+
+def index_cursors_stay_in_their_endpoint(s: Stores) -> None:
+    s.events.create_deliveries([delivery(f"dlv_0{i}", status="failed") for i in range(3)], 2_000_000_000)
+    _, cursor = s.events.deliveries_by_status("acme", "ep_01", "failed", limit=1)
+    assert cursor
+    with pytest.raises(InvalidCursor):
+        s.events.deliveries_by_status("acme", "ep_02", "failed", limit=1, cursor=cursor)
+    with pytest.raises(InvalidCursor):
+        s.events.deliveries_by_status("other", "ep_01", "failed", limit=1, cursor=cursor)
+
+
+# -- replays -----------------------------------------------------------------------------------
+
+
+def replay_steps_are_taken_once(s: Stores) -> None:
+    window = ReplayWindow("2026-11-29T11:00:00.000Z", "2026-11-29T12:00:00.000Z", "failed")
+    assert s.replays.create("acme", "rpl_1", "ep_01", window, T0, 2_000_000_000)
+    assert not s.replays.create("acme", "rpl_1", "ep_02", window, T0, 2_000_000_000)
+    item = s.replays.get("acme", "rpl_1")
+    assert (item["endpoint_id"], item["step"], item["matched"], item["done_paging"], item["status_filter"]) == ("ep_01", 0, 0, False, "failed")
+    # A step is taken once: a duplicate job that read the same step loses
+    assert s.replays.begin_step("acme", "rpl_1", 0, "cursor-1", False, ["t1", "t2"], 2)
+    assert not s.replays.begin_step("acme", "rpl_1", 0, "cursor-1", False, ["t1", "t2"], 2)
+    item = s.replays.get("acme", "rpl_1")
+    assert (item["step"], item["cursor_token"], item["pending_tasks"], item["matched"], item["queued"]) == (1, "cursor-1", ["t1", "t2"], 2, 2)
+    # Ending a step that is no longer current is refused; ending the current one clears its tasks
+    with pytest.raises(DependencyFailed):
+        s.replays.end_step("acme", "rpl_1", 0)
+    s.replays.end_step("acme", "rpl_1", 1)
+    assert "pending_tasks" not in s.replays.get("acme", "rpl_1")
+    # The last page has no cursor, stored as empty
+    assert s.replays.begin_step("acme", "rpl_1", 1, None, True, [], 0)
+    assert (s.replays.get("acme", "rpl_1")["cursor_token"], s.replays.get("acme", "rpl_1")["done_paging"]) == ("", True)
+    assert not s.replays.begin_step("acme", "rpl_nope", 0, None, True, [], 0)
+
+
+def replay_outcomes_are_counted(s: Stores) -> None:
+    window = ReplayWindow("2026-11-29T11:00:00.000Z", "2026-11-29T12:00:00.000Z", "paused")
+    s.replays.create("acme", "rpl_1", "ep_01", window, T0, 2_000_000_000)
+    for outcome in ("delivered", "delivered", "failed"):
+        s.replays.count("acme", "rpl_1", outcome)
+    item = s.replays.get("acme", "rpl_1")
+    assert (item["delivered"], item["failed"]) == (2, 1)
+    assert s.replays.get("other", "rpl_1") is None
+
+
+CHECKS: list[Callable[[Stores], None]] = [
+    endpoint_create_is_once_and_reads_back,
+    endpoint_save_keeps_what_others_own,
+    endpoint_writes_answer_false_when_it_is_gone,
+    endpoint_pause_keeps_the_later_one,
+    endpoint_pages_visit_each_once,
+    endpoint_cursor_of_another_tenant_is_refused,
+    state_saves_are_conditional_on_the_version,
+    state_floats_are_kept_to_six_places,
+    state_reset_keeps_the_trip_count,
+    event_create_is_once_and_bodies_read_back,
+    deliveries_read_back_with_their_attempts,
+    claims_are_single_flight_with_a_lease,
+    a_recorded_attempt_ends_the_lease_and_later_ones_win,
+    restarts_happen_once_per_generation,
+    parking_pauses_only_a_pending_delivery,
+    the_index_holds_failed_and_paused_deliveries_by_time,
+    index_cursors_stay_in_their_endpoint,
+    replay_steps_are_taken_once,
+    replay_outcomes_are_counted,
+]

@@ -1,0 +1,90 @@
+"""Endpoints in memory, as hookline.adapters.dynamo.store.EndpointRepository keeps them."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import replace
+
+from hookline.core.errors import DependencyFailed
+from hookline.core.models import Endpoint
+from tests.fakes import paging
+from tests.fakes.faults import Faults
+
+# What `save` writes: the fields a caller may change. The secret, its rotation and the
+# Retry-After pause belong to other writers and survive a save, as the adapter's update does.
+SAVED_FIELDS = ("url", "event_types", "description", "status", "disabled_reason", "updated_at", "rate_limit_per_second", "max_concurrency", "headers")
+
+
+class FakeEndpointStore:
+    """EndpointStore and TenantEndpoints (the services' ports) and EndpointControl (the delivery service's).
+
+    Contract, as the adapter's: `create` refuses an id that exists
+    (DependencyFailed, the adapter's failed condition); `save`, `delete` and
+    `rotate_secret` answer False for an endpoint that is gone; `pause` keeps
+    the later of two pauses; `pause` and `disable` on a missing endpoint do
+    nothing. Epochs are kept to the millisecond, as the adapter stores them.
+    """
+
+    def __init__(self) -> None:
+        self.items: dict[tuple[str, str], Endpoint] = {}
+        self.faults = Faults()
+
+    def add(self, endpoint: Endpoint) -> Endpoint:
+        """Test setup: put an endpoint in place as it is, whatever is there."""
+        self.items[(endpoint.tenant, endpoint.id)] = endpoint
+        return endpoint
+
+    def create(self, ep: Endpoint) -> None:
+        self.faults.check("create")
+        if (ep.tenant, ep.id) in self.items:
+            raise DependencyFailed(f"endpoint {ep.id} exists", cause="ConditionalCheckFailedException")
+        # The adapter's item holds neither a pause nor a rotation yet, and no empty reason.
+        self.items[(ep.tenant, ep.id)] = replace(ep, paused_until=None, previous_secret="", rotated_at=None, disabled_reason=ep.disabled_reason or None)
+
+    def get(self, tenant: str, endpoint_id: str) -> Endpoint | None:
+        self.faults.check("get")
+        return self.items.get((tenant, endpoint_id))
+
+    def save(self, ep: Endpoint) -> bool:
+        self.faults.check("save")
+        stored = self.items.get((ep.tenant, ep.id))
+        if stored is None:
+            return False
+        self.items[(ep.tenant, ep.id)] = replace(stored, **{name: getattr(ep, name) for name in SAVED_FIELDS})
+        return True
+
+    def delete(self, tenant: str, endpoint_id: str) -> bool:
+        self.faults.check("delete")
+        return self.items.pop((tenant, endpoint_id), None) is not None
+
+    def rotate_secret(self, tenant: str, endpoint_id: str, new_secret: str, now_epoch: float, now_iso: str) -> bool:
+        self.faults.check("rotate_secret")
+        stored = self.items.get((tenant, endpoint_id))
+        if stored is None:
+            return False
+        self.items[(tenant, endpoint_id)] = replace(
+            stored, previous_secret=stored.secret, secret=new_secret, rotated_at=round(now_epoch, 3), updated_at=now_iso
+        )
+        return True
+
+    def page(self, tenant: str, limit: int, cursor: str | None) -> tuple[list[Endpoint], str | None]:
+        self.faults.check("page")
+        mine = (ep for (t, _), ep in self.items.items() if t == tenant)
+        return paging.page(mine, lambda ep: ep.id, f"endpoints#{tenant}", limit, cursor)
+
+    def all_for_tenant(self, tenant: str) -> Iterator[Endpoint]:
+        self.faults.check("all_for_tenant")
+        yield from sorted((ep for (t, _), ep in self.items.items() if t == tenant), key=lambda ep: ep.id)
+
+    def pause(self, tenant: str, endpoint_id: str, until_epoch: float) -> None:
+        self.faults.check("pause")
+        stored = self.items.get((tenant, endpoint_id))
+        until = round(until_epoch, 3)
+        if stored is not None and (stored.paused_until is None or stored.paused_until < until):
+            self.items[(tenant, endpoint_id)] = replace(stored, paused_until=until)
+
+    def disable(self, tenant: str, endpoint_id: str, reason: str, now_iso: str) -> None:
+        self.faults.check("disable")
+        stored = self.items.get((tenant, endpoint_id))
+        if stored is not None:
+            self.items[(tenant, endpoint_id)] = replace(stored, status="disabled", disabled_reason=reason, updated_at=now_iso)

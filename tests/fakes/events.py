@@ -1,0 +1,203 @@
+"""Events, deliveries and attempts in memory, as hookline.adapters.dynamo.store.EventRepository keeps them."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+
+from hookline.core.models import Attempt, Delivery, DeliveryTask, Event
+from tests.fakes import paging
+from tests.fakes.faults import Faults
+
+# The statuses the sparse endpoint-deliveries index holds (hookline.adapters.dynamo.store.INDEXED_STATUSES).
+INDEXED_STATUSES = ("failed", "paused")
+LIVE = ("pending", "paused")
+
+
+@dataclass(frozen=True)
+class Claim:
+    """The answer to a claim, shaped like the adapter's (hookline.services.delivery.ports.ClaimResult)."""
+
+    delivery: Delivery | None
+    busy: bool = False
+    missing: bool = False
+
+
+@dataclass
+class _Row:
+    delivery: Delivery  # without its attempts: those are kept apart, as items of their own
+    expires_at: int
+    lease_until: float | None = None
+    lease_attempt: int | None = None
+
+
+class FakeEventStore:
+    """EventStore (the services' port) and DeliveryLog (the delivery service's).
+
+    Contract, as the adapter's, every write atomic as a conditional DynamoDB write:
+    - `create_event` stores an event once (False for an id that exists);
+      `ensure_delivery` creates a delivery unless it exists; `create_deliveries`
+      writes blindly (its deliveries are new).
+    - `claim_attempt` takes the lease on attempt `number` only while the delivery
+      is pending or paused, in the caller's generation, the attempt not yet
+      recorded and no live lease held; a lease on an earlier attempt still alive
+      makes the claim `busy`, a missing delivery `missing`. Leases are kept to
+      the millisecond, as stored.
+    - `record_attempt` writes the attempt, and the delivery's new state only
+      if no later attempt was recorded (nothing for a delivery that is gone).
+    - `restart` moves to the next generation only from the generation and
+      statuses named (None otherwise); `park` pauses only a pending delivery.
+    - `deliveries_by_status` pages the sparse index: failed or paused
+      deliveries of one endpoint, ordered by (status, created_at, id), created
+      within [since, until]; any other status is a ValueError.
+    """
+
+    def __init__(self) -> None:
+        self.events: dict[tuple[str, str], Event] = {}
+        self.event_expiry: dict[tuple[str, str], int] = {}
+        self.rows: dict[tuple[str, str, str], _Row] = {}
+        self.attempts: dict[tuple[str, str, str], dict[int, Attempt]] = {}
+        self.faults = Faults()
+
+    # -- events ---------------------------------------------------------------------------
+
+    def create_event(self, event: Event, expires_at: int) -> bool:
+        self.faults.check("create_event")
+        key = (event.tenant, event.id)
+        if key in self.events:
+            return False
+        self.events[key] = event
+        self.event_expiry[key] = expires_at
+        return True
+
+    def get_event(self, tenant: str, event_id: str, consistent: bool = False) -> Event | None:
+        self.faults.check("get_event")
+        return self.events.get((tenant, event_id))
+
+    def get_events(self, keys: Iterable[tuple[str, str]]) -> dict[tuple[str, str], Event]:
+        self.faults.check("get_events")
+        return {k: self.events[k] for k in dict.fromkeys(keys) if k in self.events}
+
+    def event_with_deliveries(self, tenant: str, event_id: str) -> tuple[Event | None, list[Delivery]]:
+        self.faults.check("event_with_deliveries")
+        deliveries = [self._with_attempts(key, row.delivery) for key, row in self.rows.items() if key[:2] == (tenant, event_id)]
+        return self.events.get((tenant, event_id)), sorted(deliveries, key=lambda d: d.id)
+
+    def _with_attempts(self, key: tuple[str, str, str], delivery: Delivery) -> Delivery:
+        made = self.attempts.get(key, {})
+        return replace(delivery, attempts=tuple(made[n] for n in sorted(made)))
+
+    # -- deliveries -----------------------------------------------------------------------
+
+    def create_deliveries(self, deliveries: list[Delivery], expires_at: int) -> None:
+        self.faults.check("create_deliveries")
+        for d in deliveries:
+            self.rows[_key(d)] = _Row(_stored(d), expires_at)
+
+    def ensure_delivery(self, d: Delivery, expires_at: int) -> None:
+        self.faults.check("ensure_delivery")
+        self.rows.setdefault(_key(d), _Row(_stored(d), expires_at))
+
+    def get_delivery(self, tenant: str, event_id: str, delivery_id: str) -> Delivery | None:
+        self.faults.check("get_delivery")
+        row = self.rows.get((tenant, event_id, delivery_id))
+        return row.delivery if row else None
+
+    def claim_attempt(self, tenant: str, event_id: str, delivery_id: str, number: int, now_epoch: float, lease_seconds: int, generation: int = 0) -> Claim:
+        self.faults.check("claim_attempt")
+        row = self.rows.get((tenant, event_id, delivery_id))
+        if row is None:
+            return Claim(None, missing=True)
+        d = row.delivery
+        leased = row.lease_until is not None and not row.lease_until < round(now_epoch, 3)
+        if d.status not in LIVE or d.generation != generation or d.attempts_made >= number or leased:
+            earlier = (row.lease_attempt if row.lease_attempt is not None else number) < number
+            return Claim(None, busy=d.generation == generation and d.status in LIVE and d.attempts_made < number and earlier)
+        row.delivery = replace(d, status="pending")
+        row.lease_until, row.lease_attempt = round(now_epoch + lease_seconds, 3), number
+        return Claim(row.delivery)
+
+    def record_attempt(self, delivery: Delivery, attempt: Attempt, new_status: str, now_iso: str, expires_at: int) -> None:
+        self.faults.check("record_attempt")
+        key = _key(delivery)
+        self.attempts.setdefault(key, {})[attempt.number] = attempt
+        row = self.rows.get(key)
+        if row is None or row.delivery.attempts_made >= attempt.number:
+            return  # gone, or a later attempt was recorded first
+        row.delivery = replace(row.delivery, status=new_status, attempts_made=attempt.number, updated_at=now_iso)  # type: ignore[arg-type]
+        row.lease_until = row.lease_attempt = None
+
+    def restart(
+        self, tenant: str, event_id: str, delivery_id: str, expected_generation: int, statuses: tuple[str, ...], now_iso: str, replay_id: str = ""
+    ) -> Delivery | None:
+        self.faults.check("restart")
+        row = self.rows.get((tenant, event_id, delivery_id))
+        if row is None or row.delivery.generation != expected_generation or row.delivery.status not in statuses:
+            return None
+        d = row.delivery
+        row.delivery = replace(
+            d,
+            generation=d.generation + 1,
+            generation_first_attempt=d.attempts_made + 1,
+            generation_started_at=now_iso,
+            status="pending",
+            updated_at=now_iso,
+            replay_id=replay_id,
+        )
+        row.lease_until = row.lease_attempt = None
+        return row.delivery
+
+    def park(self, task_tenant: str, event_id: str, delivery_id: str, endpoint_id: str, now_iso: str) -> bool:
+        self.faults.check("park")
+        row = self.rows.get((task_tenant, event_id, delivery_id))
+        if row is None or row.delivery.status != "pending":
+            return False
+        row.delivery = replace(row.delivery, status="paused", updated_at=now_iso)
+        row.lease_until = row.lease_attempt = None
+        return True
+
+    def deliveries_by_status(
+        self, tenant: str, endpoint_id: str, status: str, since: str = "", until: str = "\uffff", limit: int = 100, cursor: str | None = None
+    ) -> tuple[list[Delivery], str | None]:
+        self.faults.check("deliveries_by_status")
+        if status not in INDEXED_STATUSES:
+            raise ValueError(f"status {status!r} is not indexed")
+        low, high = f"{status}#{since}", f"{status}#{until}"
+        indexed = [
+            row.delivery
+            for (t, _, _), row in self.rows.items()
+            if t == tenant and row.delivery.endpoint_id == endpoint_id and row.delivery.status in INDEXED_STATUSES and low <= _index_key(row.delivery) <= high
+        ]
+        return paging.page(indexed, _index_key, f"index#{tenant}#{endpoint_id}", limit, cursor)
+
+    # -- for tests --------------------------------------------------------------------------
+
+    def add(self, event: Event, *deliveries: Delivery, expires_at: int = 0) -> DeliveryTask:
+        """Test setup: an event and its deliveries stored as they are; the task of the (last) delivery's next attempt."""
+        self.events[(event.tenant, event.id)] = event
+        self.event_expiry[(event.tenant, event.id)] = expires_at
+        for d in deliveries:
+            self.rows[_key(d)] = _Row(_stored(d), expires_at)
+        d = deliveries[-1]
+        return DeliveryTask(d.tenant, d.event_id, d.id, d.endpoint_id, d.attempts_made + 1, d.generation)
+
+    def delivery(self, tenant: str, event_id: str, delivery_id: str) -> Delivery:
+        """A delivery with its attempts (the test's view: KeyError if there is none)."""
+        key = (tenant, event_id, delivery_id)
+        return self._with_attempts(key, self.rows[key].delivery)
+
+    def all_deliveries(self) -> list[Delivery]:
+        return sorted((self._with_attempts(k, r.delivery) for k, r in self.rows.items()), key=lambda d: (d.event_id, d.id))
+
+
+def _key(d: Delivery) -> tuple[str, str, str]:
+    return (d.tenant, d.event_id, d.id)
+
+
+def _stored(d: Delivery) -> Delivery:
+    # As the adapter writes it: the attempts are items of their own, and a new generation starts at creation.
+    return replace(d, attempts=(), generation_started_at=d.generation_started_at or d.created_at)
+
+
+def _index_key(d: Delivery) -> str:
+    return f"{d.status}#{d.created_at}#{d.id}"

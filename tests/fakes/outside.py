@@ -1,0 +1,90 @@
+"""The rest of the outside world: a receiver behind the HTTP sender, the notification topic, the statistics table."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from hookline.core.responses import HttpResult
+from hookline.core.stats import hour_of
+from tests.fakes.faults import Faults
+
+
+@dataclass(frozen=True)
+class Request:
+    url: str
+    body: bytes
+    headers: dict[str, str]
+
+
+Answer = Callable[[Request], HttpResult]
+
+
+def answering(status: int, body: str = "ok", headers: dict[str, str] | None = None, duration_ms: int = 12) -> Answer:
+    return lambda _r: HttpResult(status, None, duration_ms, body=body, headers=headers or {})
+
+
+def failing(error: str = "connection_refused", detail: str = "") -> Answer:
+    return lambda _r: HttpResult(None, error, 3, detail=detail)
+
+
+class FakeSender:
+    """HttpSender: records each request and answers it with `answer` (200 "ok" by default).
+
+    Contract, as the adapter's: every failure is an HttpResult, never an exception.
+    """
+
+    def __init__(self, answer: Answer | None = None):
+        self.answer: Answer = answer or answering(200)
+        self.requests: list[Request] = []
+
+    def post(self, url: str, body: bytes, headers: dict[str, str]) -> HttpResult:
+        request = Request(url, body, dict(headers))
+        self.requests.append(request)
+        return self.answer(request)
+
+
+def scripted(*results: HttpResult) -> Answer:
+    """Answers in turn, the last one repeated."""
+    script = list(results)
+    return lambda _r: script.pop(0) if len(script) > 1 else script[0]
+
+
+class RecordingNotify:
+    """Notify: keeps every notification as (kind, details)."""
+
+    def __init__(self) -> None:
+        self.sent: list[tuple[str, dict[str, Any]]] = []
+
+    def __call__(self, kind: str, **details: Any) -> None:
+        self.sent.append((kind, details))
+
+    def kinds(self) -> list[str]:
+        return [kind for kind, _ in self.sent]
+
+
+class FakeStats:
+    """StatsReader and StatsSink: counters per endpoint and hour, added up over a window of hours (both ends included)."""
+
+    def __init__(self) -> None:
+        self.hours: dict[tuple[str, str, str], dict[str, int]] = defaultdict(lambda: defaultdict(int))
+        self.faults = Faults()
+
+    def add(self, tenant: str, endpoint_id: str, hour: str, counts: dict[str, int]) -> None:
+        self.faults.check("add")
+        slot = self.hours[(tenant, endpoint_id, hour)]
+        for name, value in counts.items():
+            slot[name] += value
+
+    def window(self, tenant: str, endpoint_id: str, since: datetime, until: datetime) -> dict[str, int]:
+        self.faults.check("window")
+        low, high = hour_of(since), hour_of(until)
+        totals: dict[str, int] = defaultdict(int)
+        for (t, e, hour), counts in self.hours.items():
+            if (t, e) == (tenant, endpoint_id) and low <= hour <= high:
+                for name, value in counts.items():
+                    totals[name] += value
+        return dict(totals)

@@ -1,0 +1,63 @@
+"""Replay records in memory, as hookline.adapters.dynamo.replays.ReplayRepository keeps them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hookline.core.errors import DependencyFailed
+from hookline.core.replay import ReplayWindow
+from tests.fakes.faults import Faults
+
+
+class FakeReplayStore:
+    """ReplayStore (the services' port) and ReplayProgress (the delivery service's).
+
+    Contract, as the adapter's: `create` makes a record once (False if it
+    exists); `begin_step` advances only from the step the caller read (False
+    otherwise, also for a missing record); `end_step` for a step that is no
+    longer the current one is a failed condition the adapter does not handle
+    (DependencyFailed); `count` adds to the record unconditionally. `get`
+    returns a copy of the stored item, its attributes named as the adapter's.
+    """
+
+    def __init__(self) -> None:
+        self.items: dict[tuple[str, str], dict[str, Any]] = {}
+        self.faults = Faults()
+
+    def create(self, tenant: str, replay_id: str, endpoint_id: str, window: ReplayWindow, now_iso: str, expires_at: int) -> bool:
+        self.faults.check("create")
+        if (tenant, replay_id) in self.items:
+            return False
+        counters = dict.fromkeys(("matched", "queued", "delivered", "failed", "step"), 0)
+        window_fields = {"since": window.since, "until": window.until, "status_filter": window.status}
+        stamps = {"created_at": now_iso, "expires_at": expires_at}
+        self.items[(tenant, replay_id)] = {"id": replay_id, "endpoint_id": endpoint_id, **window_fields, **counters, "done_paging": False, **stamps}
+        return True
+
+    def get(self, tenant: str, replay_id: str) -> dict[str, Any] | None:
+        self.faults.check("get")
+        item = self.items.get((tenant, replay_id))
+        return {k: list(v) if isinstance(v, list) else v for k, v in item.items()} if item else None
+
+    def begin_step(self, tenant: str, replay_id: str, step: int, cursor: str | None, done: bool, tasks: list[str], matched: int) -> bool:
+        self.faults.check("begin_step")
+        item = self.items.get((tenant, replay_id))
+        if item is None or item["step"] != step:
+            return False
+        item.update(step=step + 1, cursor_token=cursor or "", done_paging=done, pending_tasks=list(tasks))
+        item["matched"] += matched
+        item["queued"] += matched
+        return True
+
+    def end_step(self, tenant: str, replay_id: str, step: int) -> None:
+        self.faults.check("end_step")
+        item = self.items.get((tenant, replay_id))
+        if item is None or item["step"] != step:
+            raise DependencyFailed(f"replay {replay_id} is not at step {step}", cause="ConditionalCheckFailedException")
+        item.pop("pending_tasks", None)
+
+    def count(self, tenant: str, replay_id: str, outcome: str) -> None:
+        self.faults.check("count")
+        name = "delivered" if outcome == "delivered" else "failed"
+        item = self.items.setdefault((tenant, replay_id), {})  # an ADD creates what is not there, as DynamoDB's does
+        item[name] = item.get(name, 0) + 1
