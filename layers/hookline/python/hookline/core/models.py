@@ -10,6 +10,10 @@ from typing import Any, Literal
 EndpointStatus = Literal["active", "disabled"]
 DeliveryStatus = Literal["pending", "succeeded", "failed", "paused"]
 
+# The delivery statuses a customer acts on: listed from the sparse
+# endpoint-deliveries index, and restarted by a time-window replay.
+REPLAYABLE_STATUSES: tuple[DeliveryStatus, ...] = ("failed", "paused")
+
 
 @dataclass(frozen=True)
 class Endpoint:

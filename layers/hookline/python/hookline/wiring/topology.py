@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from hookline.adapters.dynamo import keys
+
 DEFAULT_PREFIX = "hookline"
 
 
@@ -147,8 +149,8 @@ DAY = 86_400
 # A sparse index of the deliveries that need a customer's attention (failed or
 # paused), per endpoint, by status and time: deliveries that succeed never
 # write to it.
-ENDPOINT_DELIVERIES_INDEX = IndexSpec(name="endpoint-deliveries", partition_key="gsi1pk", sort_key="gsi1sk")
-TABLE = TableSpec(key="data", env="HOOKLINE_TABLE_NAME", indexes=(ENDPOINT_DELIVERIES_INDEX,))
+ENDPOINT_DELIVERIES_INDEX = IndexSpec(name=keys.INDEX, partition_key=keys.GSI_PK, sort_key=keys.GSI_SK)
+TABLE = TableSpec(key="data", env="HOOKLINE_TABLE_NAME", partition_key=keys.PK, sort_key=keys.SK, ttl_attribute=keys.TTL, indexes=(ENDPOINT_DELIVERIES_INDEX,))
 NOTIFICATIONS = TopicSpec(key="notifications", env="HOOKLINE_NOTIFICATIONS_TOPIC_ARN")
 
 DELIVERY_TIMEOUT_SECONDS = 60

@@ -7,6 +7,8 @@ import secrets
 from dataclasses import dataclass
 from typing import Any
 
+from hookline.adapters.dynamo import keys
+
 KEY_PREFIX = "hk_"
 
 
@@ -28,14 +30,14 @@ class ApiKeyRecord:
 
 
 class ApiKeyRepository:
-    """API keys in the data table: pk `KEY#<sha256>`, sk `KEY`."""
+    """API keys in the data table, by the key's hash (keys.api_key)."""
 
     def __init__(self, table: Any):
         self._table = table
 
     def add(self, tenant: str, key: str, now_iso: str) -> ApiKeyRecord:
         digest = hash_api_key(key)
-        self._table.put_item(Item={"pk": f"KEY#{digest}", "sk": "KEY", "tenant": tenant, "created_at": now_iso, "revoked": False})
+        self._table.put_item(Item={**keys.api_key(digest), "tenant": tenant, "created_at": now_iso, "revoked": False})
         return ApiKeyRecord(tenant=tenant, key_hash=digest)
 
     def revoke(self, key: str) -> bool:
@@ -44,9 +46,9 @@ class ApiKeyRepository:
 
         try:
             self._table.update_item(
-                Key={"pk": f"KEY#{hash_api_key(key)}", "sk": "KEY"},
+                Key=keys.api_key(hash_api_key(key)),
                 UpdateExpression="SET revoked = :t",
-                ConditionExpression="attribute_exists(pk)",
+                ConditionExpression=f"attribute_exists({keys.PK})",
                 ExpressionAttributeValues={":t": True},
             )
         except ClientError as exc:
@@ -57,7 +59,7 @@ class ApiKeyRepository:
 
     def find(self, key: str) -> ApiKeyRecord | None:
         digest = hash_api_key(key)
-        item = self._table.get_item(Key={"pk": f"KEY#{digest}", "sk": "KEY"}).get("Item")
+        item = self._table.get_item(Key=keys.api_key(digest)).get("Item")
         if not item:
             return None
         return ApiKeyRecord(tenant=str(item["tenant"]), key_hash=digest, revoked=bool(item.get("revoked", False)))

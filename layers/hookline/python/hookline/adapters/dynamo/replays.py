@@ -1,4 +1,4 @@
-"""Replay jobs in the data table: one item per replay (pk `RPL#<tenant>#<replay_id>`, sk `RPL`).
+"""Replay jobs in the data table: one item per replay (keys.replay).
 
 Every step is conditional on the step counter, so a duplicate job takes a step at most once.
 """
@@ -9,24 +9,21 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
+from hookline.adapters.dynamo import keys
 from hookline.adapters.dynamo.store import is_conditional_failure
 from hookline.adapters.failures import translate_failures
 from hookline.core.replay import ReplayWindow
 
 
-def _key(tenant: str, replay_id: str) -> dict[str, str]:
-    return {"pk": f"RPL#{tenant}#{replay_id}", "sk": "RPL"}
-
-
 @translate_failures
 class ReplayRepository:
-    def __init__(self, table: Any, ttl_attribute: str = "expires_at"):
+    def __init__(self, table: Any, ttl_attribute: str = keys.TTL):
         self._table = table
         self._ttl = ttl_attribute
 
     def create(self, tenant: str, replay_id: str, endpoint_id: str, window: ReplayWindow, now_iso: str, expires_at: int) -> bool:
         item = {
-            **_key(tenant, replay_id),
+            **keys.replay(tenant, replay_id),
             "id": replay_id,
             "endpoint_id": endpoint_id,
             "since": window.since,
@@ -42,7 +39,7 @@ class ReplayRepository:
             self._ttl: expires_at,
         }
         try:
-            self._table.put_item(Item=item, ConditionExpression="attribute_not_exists(pk)")
+            self._table.put_item(Item=item, ConditionExpression=f"attribute_not_exists({keys.PK})")
         except ClientError as exc:
             if is_conditional_failure(exc):
                 return False
@@ -50,14 +47,14 @@ class ReplayRepository:
         return True
 
     def get(self, tenant: str, replay_id: str) -> dict[str, Any] | None:
-        item = self._table.get_item(Key=_key(tenant, replay_id), ConsistentRead=True).get("Item")
+        item = self._table.get_item(Key=keys.replay(tenant, replay_id), ConsistentRead=True).get("Item")
         return dict(item) if item else None
 
     def begin_step(self, tenant: str, replay_id: str, step: int, cursor: str | None, done: bool, tasks: list[str], matched: int) -> bool:
         """Advance the cursor and record the page's tasks, once: False if this step was already taken."""
         try:
             self._table.update_item(
-                Key=_key(tenant, replay_id),
+                Key=keys.replay(tenant, replay_id),
                 UpdateExpression="SET step = :next, cursor_token = :c, done_paging = :d, pending_tasks = :t ADD matched :m, queued :m",
                 ConditionExpression="step = :step",
                 ExpressionAttributeValues={":next": step + 1, ":step": step, ":c": cursor or "", ":d": done, ":t": tasks, ":m": matched},
@@ -70,7 +67,7 @@ class ReplayRepository:
 
     def end_step(self, tenant: str, replay_id: str, step: int) -> None:
         self._table.update_item(
-            Key=_key(tenant, replay_id),
+            Key=keys.replay(tenant, replay_id),
             UpdateExpression="REMOVE pending_tasks",
             ConditionExpression="step = :step",
             ExpressionAttributeValues={":step": step},
@@ -79,4 +76,4 @@ class ReplayRepository:
     def count(self, tenant: str, replay_id: str, outcome: str) -> None:
         """A replayed delivery finished: delivered or failed."""
         name = "delivered" if outcome == "delivered" else "failed"
-        self._table.update_item(Key=_key(tenant, replay_id), UpdateExpression=f"ADD {name} :one", ExpressionAttributeValues={":one": 1})
+        self._table.update_item(Key=keys.replay(tenant, replay_id), UpdateExpression=f"ADD {name} :one", ExpressionAttributeValues={":one": 1})

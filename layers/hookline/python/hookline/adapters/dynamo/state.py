@@ -1,6 +1,6 @@
 """Per-endpoint delivery state in DynamoDB: the breaker and the limiter.
 
-Each lives in an item of its own (`BRK#<tenant>#<ep>`, `LIM#<tenant>#<ep>`):
+Each lives in an item of its own (keys.breaker, keys.limiter):
 the limiter is written on every grant, the breaker only when health changes,
 and the endpoint item almost never, so a busy endpoint's breaker and
 configuration never become hot keys. Every write is conditional on the version
@@ -15,15 +15,12 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
+from hookline.adapters.dynamo import keys
 from hookline.adapters.dynamo.store import EndpointRepository, batch_get, is_conditional_failure
 from hookline.adapters.failures import translate_failures
 from hookline.core.breaker import Breaker
 from hookline.core.models import Endpoint
 from hookline.core.ratelimit import Limiter
-
-
-def _key(kind: str, tenant: str, endpoint_id: str) -> dict[str, str]:
-    return {"pk": f"{kind}#{tenant}#{endpoint_id}", "sk": kind}
 
 
 def _to_dynamo(value: Any) -> Any:
@@ -73,24 +70,24 @@ class EndpointStateRepository:
 
     def load(self, tenant: str, endpoint_id: str) -> tuple[Endpoint | None, Breaker, Limiter]:
         """The endpoint, its breaker and its limiter in one BatchGetItem."""
-        keys = [{"pk": f"T#{tenant}", "sk": f"EP#{endpoint_id}"}, _key("BRK", tenant, endpoint_id), _key("LIM", tenant, endpoint_id)]
-        found = {item["sk"].split("#", 1)[0]: item for item in batch_get(self._table, keys)}
-        endpoint_item = found.get("EP")
+        wanted = (keys.endpoint(tenant, endpoint_id), keys.breaker(tenant, endpoint_id), keys.limiter(tenant, endpoint_id))
+        found = {(item[keys.PK], item[keys.SK]): item for item in batch_get(self._table, list(wanted))}
+        endpoint_item, breaker_item, limiter_item = (found.get((key[keys.PK], key[keys.SK])) for key in wanted)
         endpoint = EndpointRepository.from_item(endpoint_item) if endpoint_item else None
-        return endpoint, _breaker(found.get("BRK")), _limiter(found.get("LIM"))
+        return endpoint, _breaker(breaker_item), _limiter(limiter_item)
 
     def breaker(self, tenant: str, endpoint_id: str) -> Breaker:
-        return _breaker(self._table.get_item(Key=_key("BRK", tenant, endpoint_id), ConsistentRead=True).get("Item"))
+        return _breaker(self._table.get_item(Key=keys.breaker(tenant, endpoint_id), ConsistentRead=True).get("Item"))
 
     def limiter(self, tenant: str, endpoint_id: str) -> Limiter:
-        return _limiter(self._table.get_item(Key=_key("LIM", tenant, endpoint_id), ConsistentRead=True).get("Item"))
+        return _limiter(self._table.get_item(Key=keys.limiter(tenant, endpoint_id), ConsistentRead=True).get("Item"))
 
-    def _save(self, kind: str, tenant: str, endpoint_id: str, state: Breaker | Limiter, expected_version: int) -> bool:
-        item = {**_key(kind, tenant, endpoint_id), **{k: _to_dynamo(v) for k, v in asdict(state).items() if v is not None}}
+    def _save(self, key: keys.Key, state: Breaker | Limiter, expected_version: int) -> bool:
+        item = {**key, **{k: _to_dynamo(v) for k, v in asdict(state).items() if v is not None}}
         try:
             self._table.put_item(
                 Item=item,
-                ConditionExpression="attribute_not_exists(pk) OR version = :v",
+                ConditionExpression=f"attribute_not_exists({keys.PK}) OR version = :v",
                 ExpressionAttributeValues={":v": expected_version},
             )
         except ClientError as exc:
@@ -101,12 +98,12 @@ class EndpointStateRepository:
 
     def save_breaker(self, tenant: str, endpoint_id: str, state: Breaker, expected_version: int) -> bool:
         """Write the breaker if nobody changed it since `expected_version`; False if someone did."""
-        return self._save("BRK", tenant, endpoint_id, state, expected_version)
+        return self._save(keys.breaker(tenant, endpoint_id), state, expected_version)
 
     def reset_breaker(self, tenant: str, endpoint_id: str) -> None:
         """A fresh, closed breaker (re-enabling an endpoint); it keeps counting trips."""
         old = self.breaker(tenant, endpoint_id)
-        self._table.put_item(Item={**_key("BRK", tenant, endpoint_id), "state": "closed", "trips": old.trips, "version": old.version + 1})
+        self._table.put_item(Item={**keys.breaker(tenant, endpoint_id), "state": "closed", "trips": old.trips, "version": old.version + 1})
 
     def save_limiter(self, tenant: str, endpoint_id: str, state: Limiter, expected_version: int) -> bool:
-        return self._save("LIM", tenant, endpoint_id, state, expected_version)
+        return self._save(keys.limiter(tenant, endpoint_id), state, expected_version)

@@ -1,6 +1,6 @@
-"""Per-endpoint delivery statistics in the data table: one item per endpoint and hour.
+"""Per-endpoint delivery statistics in the data table: one item per endpoint and hour (keys.stats).
 
-pk `STAT#<tenant>#<endpoint_id>`, sk `H#<hour>`: counters and latency buckets
+Its counters and latency buckets
 (hookline.core.stats), each added with one ADD, expiring a day after the
 retention period.
 """
@@ -13,13 +13,14 @@ from typing import Any
 
 from boto3.dynamodb.conditions import Key
 
+from hookline.adapters.dynamo import keys
 from hookline.adapters.failures import translate_failures
 from hookline.core.stats import HOUR_FORMAT, hour_of, is_counter
 
 
 @translate_failures
 class StatsRepository:
-    def __init__(self, table: Any, ttl_attribute: str = "expires_at", retention_days: int = 30):
+    def __init__(self, table: Any, ttl_attribute: str = keys.TTL, retention_days: int = 30):
         self._table = table
         self._ttl = ttl_attribute
         self._retention = retention_days
@@ -30,7 +31,7 @@ class StatsRepository:
         expires = int((datetime.strptime(hour, HOUR_FORMAT).replace(tzinfo=UTC) + timedelta(days=self._retention + 1)).timestamp())
         values[":exp"] = expires
         self._table.update_item(
-            Key={"pk": f"STAT#{tenant}#{endpoint_id}", "sk": f"H#{hour}"},
+            Key=keys.stats(tenant, endpoint_id, hour),
             UpdateExpression="ADD " + ", ".join(f"#c{i} :c{i}" for i in range(len(counts))) + f" SET {self._ttl} = :exp",
             ExpressionAttributeNames=names,
             ExpressionAttributeValues=values,
@@ -39,7 +40,8 @@ class StatsRepository:
     def window(self, tenant: str, endpoint_id: str, since: datetime, until: datetime) -> dict[str, int]:
         totals: dict[str, int] = defaultdict(int)
         kwargs: dict[str, Any] = {
-            "KeyConditionExpression": Key("pk").eq(f"STAT#{tenant}#{endpoint_id}") & Key("sk").between(f"H#{hour_of(since)}", f"H#{hour_of(until)}")
+            "KeyConditionExpression": Key(keys.PK).eq(keys.stats_partition(tenant, endpoint_id))
+            & Key(keys.SK).between(keys.stats_sort(hour_of(since)), keys.stats_sort(hour_of(until)))
         }
         while True:
             result = self._table.query(**kwargs)

@@ -1,15 +1,7 @@
-"""DynamoDB repositories. All AWS access to the data table lives here.
+"""Endpoints, and events with their deliveries and attempts, in the data table.
 
-One table, keys chosen so every read is a GetItem or a single-partition Query
-(docs/architecture.md lists each access pattern and its cost):
-
-    Endpoint   pk T#<tenant>                 sk EP#<ep_id>
-    Event      pk E#<tenant>#<evt_id>        sk EVENT
-    Delivery   pk E#<tenant>#<evt_id>        sk DLV#<dlv_id>
-    Attempt    pk E#<tenant>#<evt_id>        sk DLV#<dlv_id>#A#<nnnn>
-    API key    pk KEY#<sha256>               sk KEY        (hookline.apikeys)
-
-The tenant is part of every key, so a caller can only ever address its own items.
+Their keys come from hookline.adapters.dynamo.keys, which lists every item
+kind and access pattern; the other item kinds have repositories of their own.
 """
 
 from __future__ import annotations
@@ -27,9 +19,10 @@ from boto3.dynamodb.conditions import Attr, Key
 from boto3.dynamodb.types import Binary, TypeDeserializer
 from botocore.exceptions import ClientError
 
+from hookline.adapters.dynamo import keys
 from hookline.adapters.failures import translate_failures
 from hookline.core.errors import InvalidCursor
-from hookline.core.models import Attempt, Delivery, Endpoint, Event, PlannedDelivery
+from hookline.core.models import REPLAYABLE_STATUSES, Attempt, Delivery, Endpoint, Event, PlannedDelivery
 
 _DESERIALIZE = TypeDeserializer().deserialize
 
@@ -39,14 +32,6 @@ class Claim:
     delivery: Delivery | None
     busy: bool = False  # an earlier attempt still holds the lease: come back shortly
     missing: bool = False  # no such delivery (its event expired or never existed)
-
-
-def _tenant_pk(tenant: str) -> str:
-    return f"T#{tenant}"
-
-
-def _event_pk(tenant: str, event_id: str) -> str:
-    return f"E#{tenant}#{event_id}"
 
 
 def _int(value: Any) -> int | None:
@@ -71,22 +56,11 @@ def decode_cursor(cursor: str | None, pk: str, index: bool = False) -> dict[str,
         key = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
     except (ValueError, UnicodeDecodeError):
         raise InvalidCursor("cursor is not valid") from None
-    expected = {"pk", "sk", "gsi1pk", "gsi1sk"} if index else {"pk", "sk"}
-    owner = "gsi1pk" if index else "pk"
+    expected = {keys.PK, keys.SK, keys.GSI_PK, keys.GSI_SK} if index else {keys.PK, keys.SK}
+    owner = keys.GSI_PK if index else keys.PK
     if not isinstance(key, dict) or set(key) != expected or key.get(owner) != pk or not all(isinstance(v, str) for v in key.values()):
         raise InvalidCursor("cursor is not valid")
     return key
-
-
-# Statuses that put a delivery in the sparse endpoint-deliveries index: the ones
-# a customer acts on. Succeeded and pending deliveries never write to the index.
-INDEXED_STATUSES = ("failed", "paused")
-
-
-def _index_keys(tenant: str, endpoint_id: str, status: str, created_at: str, delivery_id: str) -> dict[str, str]:
-    if status not in INDEXED_STATUSES:
-        return {}
-    return {"gsi1pk": f"EPD#{tenant}#{endpoint_id}", "gsi1sk": f"{status}#{created_at}#{delivery_id}"}
 
 
 @translate_failures
@@ -97,8 +71,7 @@ class EndpointRepository:
     @staticmethod
     def _to_item(ep: Endpoint) -> dict[str, Any]:
         item: dict[str, Any] = {
-            "pk": _tenant_pk(ep.tenant),
-            "sk": f"EP#{ep.id}",
+            **keys.endpoint(ep.tenant, ep.id),
             "id": ep.id,
             "tenant": ep.tenant,
             "url": ep.url,
@@ -138,7 +111,7 @@ class EndpointRepository:
         )
 
     def create(self, ep: Endpoint) -> None:
-        self._table.put_item(Item=self._to_item(ep), ConditionExpression=Attr("pk").not_exists())
+        self._table.put_item(Item=self._to_item(ep), ConditionExpression=Attr(keys.PK).not_exists())
 
     def save(self, ep: Endpoint) -> bool:
         """Write the fields a caller may change; False if the endpoint no longer exists (a concurrent delete wins).
@@ -169,9 +142,9 @@ class EndpointRepository:
         }
         try:
             self._table.update_item(
-                Key={"pk": _tenant_pk(ep.tenant), "sk": f"EP#{ep.id}"},
+                Key=keys.endpoint(ep.tenant, ep.id),
                 UpdateExpression="SET #u = :u, #t = :t, #d = :d, #s = :s, #r = :r, #at = :at, #rl = :rl, #mc = :mc, #h = :h",
-                ConditionExpression=Attr("pk").exists(),
+                ConditionExpression=Attr(keys.PK).exists(),
                 ExpressionAttributeNames=names,
                 ExpressionAttributeValues=values,
             )
@@ -185,9 +158,9 @@ class EndpointRepository:
         """The current secret becomes the previous one (still signed with during the overlap)."""
         try:
             self._table.update_item(
-                Key={"pk": _tenant_pk(tenant), "sk": f"EP#{endpoint_id}"},
+                Key=keys.endpoint(tenant, endpoint_id),
                 UpdateExpression="SET previous_secret = secret, secret = :s, rotated_at = :t, updated_at = :now",
-                ConditionExpression="attribute_exists(pk)",
+                ConditionExpression=f"attribute_exists({keys.PK})",
                 ExpressionAttributeValues={":s": new_secret, ":t": Decimal(str(round(now_epoch, 3))), ":now": now_iso},
             )
         except ClientError as exc:
@@ -200,9 +173,9 @@ class EndpointRepository:
         """Pause every delivery to the endpoint until `until_epoch`; a longer pause already set wins."""
         try:
             self._table.update_item(
-                Key={"pk": _tenant_pk(tenant), "sk": f"EP#{endpoint_id}"},
+                Key=keys.endpoint(tenant, endpoint_id),
                 UpdateExpression="SET paused_until = :t",
-                ConditionExpression="attribute_exists(pk) AND (attribute_not_exists(paused_until) OR paused_until < :t)",
+                ConditionExpression=f"attribute_exists({keys.PK}) AND (attribute_not_exists(paused_until) OR paused_until < :t)",
                 ExpressionAttributeValues={":t": Decimal(str(round(until_epoch, 3)))},
             )
         except ClientError as exc:
@@ -212,9 +185,9 @@ class EndpointRepository:
     def disable(self, tenant: str, endpoint_id: str, reason: str, now_iso: str) -> None:
         try:
             self._table.update_item(
-                Key={"pk": _tenant_pk(tenant), "sk": f"EP#{endpoint_id}"},
+                Key=keys.endpoint(tenant, endpoint_id),
                 UpdateExpression="SET #s = :s, disabled_reason = :r, updated_at = :now",
-                ConditionExpression="attribute_exists(pk)",
+                ConditionExpression=f"attribute_exists({keys.PK})",
                 ExpressionAttributeNames={"#s": "status"},
                 ExpressionAttributeValues={":s": "disabled", ":r": reason, ":now": now_iso},
             )
@@ -223,12 +196,12 @@ class EndpointRepository:
                 raise
 
     def get(self, tenant: str, endpoint_id: str) -> Endpoint | None:
-        item = self._table.get_item(Key={"pk": _tenant_pk(tenant), "sk": f"EP#{endpoint_id}"}).get("Item")
+        item = self._table.get_item(Key=keys.endpoint(tenant, endpoint_id)).get("Item")
         return self.from_item(item) if item else None
 
     def delete(self, tenant: str, endpoint_id: str) -> bool:
         try:
-            self._table.delete_item(Key={"pk": _tenant_pk(tenant), "sk": f"EP#{endpoint_id}"}, ConditionExpression=Attr("pk").exists())
+            self._table.delete_item(Key=keys.endpoint(tenant, endpoint_id), ConditionExpression=Attr(keys.PK).exists())
         except ClientError as exc:
             if is_conditional_failure(exc):
                 return False
@@ -236,8 +209,8 @@ class EndpointRepository:
         return True
 
     def page(self, tenant: str, limit: int, cursor: str | None) -> tuple[list[Endpoint], str | None]:
-        pk = _tenant_pk(tenant)
-        kwargs: dict[str, Any] = {"KeyConditionExpression": Key("pk").eq(pk) & Key("sk").begins_with("EP#"), "Limit": limit}
+        pk = keys.tenant_partition(tenant)
+        kwargs: dict[str, Any] = {"KeyConditionExpression": Key(keys.PK).eq(pk) & Key(keys.SK).begins_with(keys.ENDPOINT_PREFIX), "Limit": limit}
         start = decode_cursor(cursor, pk)
         if start:
             kwargs["ExclusiveStartKey"] = start
@@ -295,7 +268,7 @@ def _read_body(item: dict[str, Any]) -> str:
 class EventRepository:
     """Events with their deliveries and attempts, all in one item collection."""
 
-    def __init__(self, table: Any, ttl_attribute: str = "expires_at"):
+    def __init__(self, table: Any, ttl_attribute: str = keys.TTL):
         self._table = table
         self._ttl = ttl_attribute
 
@@ -303,8 +276,7 @@ class EventRepository:
     def create_event(self, event: Event, expires_at: int) -> bool:
         """Store the event once. False if an event with this id already exists."""
         item = {
-            "pk": _event_pk(event.tenant, event.id),
-            "sk": "EVENT",
+            **keys.event(event.tenant, event.id),
             "id": event.id,
             "tenant": event.tenant,
             "type": event.type,
@@ -315,7 +287,7 @@ class EventRepository:
             self._ttl: expires_at,
         }
         try:
-            self._table.put_item(Item=item, ConditionExpression=Attr("pk").not_exists())
+            self._table.put_item(Item=item, ConditionExpression=Attr(keys.PK).not_exists())
         except ClientError as exc:
             if is_conditional_failure(exc):
                 return False
@@ -323,12 +295,12 @@ class EventRepository:
         return True
 
     def get_event(self, tenant: str, event_id: str, consistent: bool = False) -> Event | None:
-        item = self._table.get_item(Key={"pk": _event_pk(tenant, event_id), "sk": "EVENT"}, ConsistentRead=consistent).get("Item")
+        item = self._table.get_item(Key=keys.event(tenant, event_id), ConsistentRead=consistent).get("Item")
         return self._event_from_item(item) if item else None
 
-    def get_events(self, keys: Iterable[tuple[str, str]]) -> dict[tuple[str, str], Event]:
+    def get_events(self, ids: Iterable[tuple[str, str]]) -> dict[tuple[str, str], Event]:
         """Many events by (tenant, event id); what is not found (or not yet visible) is left out."""
-        wanted = [{"pk": _event_pk(t, e), "sk": "EVENT"} for t, e in dict.fromkeys(keys)]
+        wanted = [keys.event(t, e) for t, e in dict.fromkeys(ids)]
         events = (self._event_from_item(item) for item in batch_get(self._table, wanted))
         return {(event.tenant, event.id): event for event in events}
 
@@ -346,9 +318,8 @@ class EventRepository:
 
     def event_with_deliveries(self, tenant: str, event_id: str) -> tuple[Event | None, list[Delivery]]:
         """One Query over the event's item collection: the event, deliveries and attempts."""
-        pk = _event_pk(tenant, event_id)
         items: list[dict[str, Any]] = []
-        kwargs: dict[str, Any] = {"KeyConditionExpression": Key("pk").eq(pk)}
+        kwargs: dict[str, Any] = {"KeyConditionExpression": Key(keys.PK).eq(keys.event_partition(tenant, event_id))}
         while True:
             result = self._table.query(**kwargs)
             items.extend(result.get("Items", []))
@@ -359,12 +330,12 @@ class EventRepository:
         deliveries: dict[str, Delivery] = {}
         attempts: dict[str, list[Attempt]] = {}
         for item in items:
-            sk = item["sk"]
-            if sk == "EVENT":
+            kind, delivery_id = keys.collection_member(item[keys.SK])
+            if kind == "event":
                 event = self._event_from_item(item)
-            elif "#A#" in sk:
-                attempts.setdefault(sk.split("#")[1], []).append(self._attempt_from_item(item))
-            elif sk.startswith("DLV#"):
+            elif kind == "attempt":
+                attempts.setdefault(delivery_id, []).append(self._attempt_from_item(item))
+            elif kind == "delivery":
                 d = self._delivery_from_item(item)
                 deliveries[d.id] = d
         out = [replace(d, attempts=tuple(attempts.get(d.id, ()))) for d in deliveries.values()]
@@ -373,8 +344,7 @@ class EventRepository:
     # -- deliveries -----------------------------------------------------------
     def _delivery_item(self, d: Delivery, expires_at: int) -> dict[str, Any]:
         return {
-            "pk": _event_pk(d.tenant, d.event_id),
-            "sk": f"DLV#{d.id}",
+            **keys.delivery(d.tenant, d.event_id, d.id),
             "id": d.id,
             "tenant": d.tenant,
             "event_id": d.event_id,
@@ -387,7 +357,7 @@ class EventRepository:
             "created_at": d.created_at,
             "updated_at": d.updated_at,
             self._ttl: expires_at,
-            **_index_keys(d.tenant, d.endpoint_id, d.status, d.created_at, d.id),
+            **keys.index_keys(d.tenant, d.endpoint_id, d.status, d.created_at, d.id),
         }
 
     def create_deliveries(self, deliveries: list[Delivery], expires_at: int) -> None:
@@ -399,7 +369,7 @@ class EventRepository:
     def ensure_delivery(self, d: Delivery, expires_at: int) -> None:
         """Create a delivery unless it exists (finishing an interrupted ingest)."""
         try:
-            self._table.put_item(Item=self._delivery_item(d, expires_at), ConditionExpression=Attr("pk").not_exists())
+            self._table.put_item(Item=self._delivery_item(d, expires_at), ConditionExpression=Attr(keys.PK).not_exists())
         except ClientError as exc:
             if not is_conditional_failure(exc):
                 raise
@@ -432,10 +402,10 @@ class EventRepository:
         """
         try:
             result = self._table.update_item(
-                Key={"pk": _event_pk(tenant, event_id), "sk": f"DLV#{delivery_id}"},
+                Key=keys.delivery(tenant, event_id, delivery_id),
                 # A parked (paused) delivery becomes pending again when its task comes back.
-                UpdateExpression="SET lease_attempt = :n, lease_until = :until, #s = :pending REMOVE gsi1pk, gsi1sk",
-                ConditionExpression="attribute_exists(pk) AND #s IN (:pending, :paused) AND generation = :g AND attempts_made < :n AND (attribute_not_exists(lease_until) OR lease_until < :now)",
+                UpdateExpression=f"SET lease_attempt = :n, lease_until = :until, #s = :pending REMOVE {keys.GSI_PK}, {keys.GSI_SK}",
+                ConditionExpression=f"attribute_exists({keys.PK}) AND #s IN (:pending, :paused) AND generation = :g AND attempts_made < :n AND (attribute_not_exists(lease_until) OR lease_until < :now)",
                 ExpressionAttributeNames={"#s": "status"},
                 ExpressionAttributeValues={
                     ":n": number,
@@ -469,8 +439,7 @@ class EventRepository:
         """Write the attempt, then the delivery's new state (idempotent per attempt number)."""
         self._table.put_item(
             Item={
-                "pk": _event_pk(delivery.tenant, delivery.event_id),
-                "sk": f"DLV#{delivery.id}#A#{attempt.number:04d}",
+                **keys.attempt(delivery.tenant, delivery.event_id, delivery.id, attempt.number),
                 "number": attempt.number,
                 "at": attempt.at,
                 "status_code": attempt.status_code,
@@ -483,17 +452,17 @@ class EventRepository:
                 self._ttl: expires_at,
             }
         )
-        index = _index_keys(delivery.tenant, delivery.endpoint_id, new_status, delivery.created_at, delivery.id)
+        index = keys.index_keys(delivery.tenant, delivery.endpoint_id, new_status, delivery.created_at, delivery.id)
         values: dict[str, Any] = {":status": new_status, ":n": attempt.number, ":now": now_iso, ":code": attempt.status_code, ":err": attempt.error}
         update = "SET #s = :status, attempts_made = :n, updated_at = :now, last_status_code = :code, last_error = :err"
         if index:
-            update += ", gsi1pk = :g1, gsi1sk = :g2 REMOVE lease_until, lease_attempt"
-            values |= {":g1": index["gsi1pk"], ":g2": index["gsi1sk"]}
+            update += f", {keys.GSI_PK} = :g1, {keys.GSI_SK} = :g2 REMOVE lease_until, lease_attempt"
+            values |= {":g1": index[keys.GSI_PK], ":g2": index[keys.GSI_SK]}
         else:
-            update += " REMOVE lease_until, lease_attempt, gsi1pk, gsi1sk"
+            update += f" REMOVE lease_until, lease_attempt, {keys.GSI_PK}, {keys.GSI_SK}"
         try:
             self._table.update_item(
-                Key={"pk": _event_pk(delivery.tenant, delivery.event_id), "sk": f"DLV#{delivery.id}"},
+                Key=keys.delivery(delivery.tenant, delivery.event_id, delivery.id),
                 UpdateExpression=update,
                 # A later attempt already recorded (after a crash and redelivery) wins.
                 ConditionExpression="attempts_made < :n",
@@ -521,12 +490,12 @@ class EventRepository:
             status_names.append(f":st{i}")
         try:
             result = self._table.update_item(
-                Key={"pk": _event_pk(tenant, event_id), "sk": f"DLV#{delivery_id}"},
+                Key=keys.delivery(tenant, event_id, delivery_id),
                 UpdateExpression=(
                     "SET generation = :g1, generation_first_attempt = attempts_made + :one, generation_started_at = :now, "
-                    "#s = :pending, updated_at = :now, replay_id = :r REMOVE gsi1pk, gsi1sk, lease_until, lease_attempt"
+                    f"#s = :pending, updated_at = :now, replay_id = :r REMOVE {keys.GSI_PK}, {keys.GSI_SK}, lease_until, lease_attempt"
                 ),
-                ConditionExpression=f"attribute_exists(pk) AND generation = :g AND #s IN ({', '.join(status_names)})",
+                ConditionExpression=f"attribute_exists({keys.PK}) AND generation = :g AND #s IN ({', '.join(status_names)})",
                 ExpressionAttributeNames=names,
                 ExpressionAttributeValues=values,
                 ReturnValues="ALL_NEW",
@@ -538,7 +507,7 @@ class EventRepository:
         return self._delivery_from_item(result["Attributes"])
 
     def get_delivery(self, tenant: str, event_id: str, delivery_id: str) -> Delivery | None:
-        item = self._table.get_item(Key={"pk": _event_pk(tenant, event_id), "sk": f"DLV#{delivery_id}"}).get("Item")
+        item = self._table.get_item(Key=keys.delivery(tenant, event_id, delivery_id)).get("Item")
         return self._delivery_from_item(item) if item else None
 
     def park(self, task_tenant: str, event_id: str, delivery_id: str, endpoint_id: str, now_iso: str) -> bool:
@@ -548,9 +517,9 @@ class EventRepository:
         """
         try:
             result = self._table.update_item(
-                Key={"pk": _event_pk(task_tenant, event_id), "sk": f"DLV#{delivery_id}"},
+                Key=keys.delivery(task_tenant, event_id, delivery_id),
                 UpdateExpression="SET #s = :paused, updated_at = :now REMOVE lease_until, lease_attempt",
-                ConditionExpression="attribute_exists(pk) AND #s = :pending",
+                ConditionExpression=f"attribute_exists({keys.PK}) AND #s = :pending",
                 ExpressionAttributeNames={"#s": "status"},
                 ExpressionAttributeValues={":paused": "paused", ":pending": "pending", ":now": now_iso},
                 ReturnValues="ALL_NEW",
@@ -560,13 +529,13 @@ class EventRepository:
                 return False
             raise
         item = result["Attributes"]
-        index = _index_keys(task_tenant, endpoint_id, "paused", item["created_at"], delivery_id)
+        index = keys.index_keys(task_tenant, endpoint_id, "paused", item["created_at"], delivery_id)
         self._table.update_item(
-            Key={"pk": _event_pk(task_tenant, event_id), "sk": f"DLV#{delivery_id}"},
-            UpdateExpression="SET gsi1pk = :g1, gsi1sk = :g2",
+            Key=keys.delivery(task_tenant, event_id, delivery_id),
+            UpdateExpression=f"SET {keys.GSI_PK} = :g1, {keys.GSI_SK} = :g2",
             ConditionExpression="#s = :paused",
             ExpressionAttributeNames={"#s": "status"},
-            ExpressionAttributeValues={":g1": index["gsi1pk"], ":g2": index["gsi1sk"], ":paused": "paused"},
+            ExpressionAttributeValues={":g1": index[keys.GSI_PK], ":g2": index[keys.GSI_SK], ":paused": "paused"},
         )
         return True
 
@@ -574,12 +543,12 @@ class EventRepository:
         self, tenant: str, endpoint_id: str, status: str, since: str = "", until: str = "\uffff", limit: int = 100, cursor: str | None = None
     ) -> tuple[list[Delivery], str | None]:
         """A page of the endpoint's failed or paused deliveries, oldest first, from the sparse index."""
-        if status not in INDEXED_STATUSES:
+        if status not in REPLAYABLE_STATUSES:
             raise ValueError(f"status {status!r} is not indexed")
-        gsi_pk = f"EPD#{tenant}#{endpoint_id}"
+        gsi_pk = keys.index_partition(tenant, endpoint_id)
         kwargs: dict[str, Any] = {
-            "IndexName": "endpoint-deliveries",
-            "KeyConditionExpression": Key("gsi1pk").eq(gsi_pk) & Key("gsi1sk").between(f"{status}#{since}", f"{status}#{until}"),
+            "IndexName": keys.INDEX,
+            "KeyConditionExpression": Key(keys.GSI_PK).eq(gsi_pk) & Key(keys.GSI_SK).between(keys.index_sort(status, since), keys.index_sort(status, until)),
             "Limit": limit,
         }
         if cursor:

@@ -1,0 +1,151 @@
+"""The data table's key schema: every item's keys, and the one index's, are built here and nowhere else.
+
+One table, string keys `pk`/`sk`, TTL on `expires_at`. The tenant is part of
+every key the API reads, so no query can reach another tenant's items.
+
+    item        pk                      sk                      builder
+    API key     KEY#<sha256(key)>       KEY                     api_key
+    Endpoint    T#<tenant>              EP#<ep_id>              endpoint (tenant_partition, ENDPOINT_PREFIX)
+    Event       E#<tenant>#<evt_id>     EVENT                   event (event_partition)
+    Delivery    E#<tenant>#<evt_id>     DLV#<dlv_id>            delivery
+    Attempt     E#<tenant>#<evt_id>     DLV#<dlv_id>#A#<nnnn>   attempt
+    Breaker     BRK#<tenant>#<ep_id>    BRK                     breaker
+    Limiter     LIM#<tenant>#<ep_id>    LIM                     limiter
+    Replay      RPL#<tenant>#<rpl_id>   RPL                     replay
+    Statistics  STAT#<tenant>#<ep_id>   H#<yyyy-mm-ddThh>       stats (stats_partition, stats_sort)
+
+Index `endpoint-deliveries` (INDEX): GSI_PK `gsi1pk` = `EPD#<tenant>#<ep_id>`,
+GSI_SK `gsi1sk` = `<status>#<created_at>#<dlv_id>`, all attributes. It is
+sparse: a delivery carries these keys (index_keys) only while its status is one
+of REPLAYABLE_STATUSES, the ones a customer acts on.
+
+Access patterns (numbered as in docs/architecture.md), by key:
+
+    api_key              1 authorize a key (GetItem); add, revoke
+    endpoint             2 create / read / change / delete an endpoint; 7, 19 (with breaker and limiter, BatchGetItem)
+    tenant_partition     3 list a tenant's endpoints (Query, begins_with ENDPOINT_PREFIX)
+    event                4 idempotency check, 5 store the event, 11 read bodies (BatchGetItem)
+    delivery             6 store, 10 claim, 13 record status, 17 park, 22 restart
+    attempt              12 record the attempt
+    event_partition      18 an event with its deliveries and attempts (Query)
+    breaker, limiter     7 load, 8 grant, 9 probe, 14 transition, 15 slow down, 16 release
+    stats                20 add a batch's counters; stats_partition + stats_sort: 21 read a window (Query)
+    replay               23 replay step, 24 replay progress
+    index_partition      17 requeue the paused, 23 a replay's page, the deliveries route (Query INDEX)
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from hookline.core.models import REPLAYABLE_STATUSES
+
+Key = dict[str, str]
+
+PK = "pk"
+SK = "sk"
+TTL = "expires_at"  # events, deliveries, attempts, replays and statistics expire; endpoints and API keys never do
+
+INDEX = "endpoint-deliveries"
+GSI_PK = "gsi1pk"
+GSI_SK = "gsi1sk"
+
+ENDPOINT_PREFIX = "EP#"
+EVENT_SK = "EVENT"
+_DELIVERY_PREFIX = "DLV#"
+_ATTEMPT_INFIX = "#A#"
+
+
+def _key(pk: str, sk: str) -> Key:
+    return {PK: pk, SK: sk}
+
+
+# -- endpoints and their state ------------------------------------------------------------------
+
+
+def tenant_partition(tenant: str) -> str:
+    return f"T#{tenant}"
+
+
+def endpoint(tenant: str, endpoint_id: str) -> Key:
+    return _key(tenant_partition(tenant), f"{ENDPOINT_PREFIX}{endpoint_id}")
+
+
+def breaker(tenant: str, endpoint_id: str) -> Key:
+    return _key(f"BRK#{tenant}#{endpoint_id}", "BRK")
+
+
+def limiter(tenant: str, endpoint_id: str) -> Key:
+    return _key(f"LIM#{tenant}#{endpoint_id}", "LIM")
+
+
+def stats_partition(tenant: str, endpoint_id: str) -> str:
+    return f"STAT#{tenant}#{endpoint_id}"
+
+
+def stats_sort(hour: str) -> str:
+    return f"H#{hour}"
+
+
+def stats(tenant: str, endpoint_id: str, hour: str) -> Key:
+    return _key(stats_partition(tenant, endpoint_id), stats_sort(hour))
+
+
+# -- an event's item collection -------------------------------------------------------------------
+
+
+def event_partition(tenant: str, event_id: str) -> str:
+    return f"E#{tenant}#{event_id}"
+
+
+def event(tenant: str, event_id: str) -> Key:
+    return _key(event_partition(tenant, event_id), EVENT_SK)
+
+
+def delivery(tenant: str, event_id: str, delivery_id: str) -> Key:
+    return _key(event_partition(tenant, event_id), f"{_DELIVERY_PREFIX}{delivery_id}")
+
+
+def attempt(tenant: str, event_id: str, delivery_id: str, number: int) -> Key:
+    return _key(event_partition(tenant, event_id), f"{_DELIVERY_PREFIX}{delivery_id}{_ATTEMPT_INFIX}{number:04d}")
+
+
+def collection_member(sk: str) -> tuple[Literal["event", "delivery", "attempt", ""], str]:
+    """What an item of an event's collection is, by its sort key, with the delivery id it belongs to ('' for the event)."""
+    if sk == EVENT_SK:
+        return "event", ""
+    if not sk.startswith(_DELIVERY_PREFIX):
+        return "", ""
+    delivery_id, _, number = sk.removeprefix(_DELIVERY_PREFIX).partition(_ATTEMPT_INFIX)
+    return ("attempt" if number else "delivery"), delivery_id
+
+
+# -- the endpoint-deliveries index -------------------------------------------------------------------
+
+
+def index_partition(tenant: str, endpoint_id: str) -> str:
+    return f"EPD#{tenant}#{endpoint_id}"
+
+
+def index_sort(status: str, moment: str, delivery_id: str = "") -> str:
+    """The index's sort key, or (without a delivery id) a bound for a range of creation times."""
+    return f"{status}#{moment}#{delivery_id}" if delivery_id else f"{status}#{moment}"
+
+
+def index_keys(tenant: str, endpoint_id: str, status: str, created_at: str, delivery_id: str) -> dict[str, str]:
+    """The index attributes a delivery carries in `status`: none unless it is failed or paused."""
+    if status not in REPLAYABLE_STATUSES:
+        return {}
+    return {GSI_PK: index_partition(tenant, endpoint_id), GSI_SK: index_sort(status, created_at, delivery_id)}
+
+
+# -- replays and API keys ------------------------------------------------------------------------------
+
+
+def replay(tenant: str, replay_id: str) -> Key:
+    return _key(f"RPL#{tenant}#{replay_id}", "RPL")
+
+
+def api_key(digest: str) -> Key:
+    """An API key's item, by the SHA-256 of the key: the key itself is never stored."""
+    return _key(f"KEY#{digest}", "KEY")
