@@ -1,0 +1,76 @@
+"""The services wired to in-memory fakes: no AWS, no network, no real time."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+
+from hookline.core import ids
+from hookline.core.models import Endpoint
+from hookline.core.settings import Settings
+from hookline.services.endpoints import EndpointDeps, EndpointService
+from hookline.services.events import EventService
+from hookline.services.replay import ReplayService
+from tests.fakes.clock import FakeClock
+from tests.fakes.endpoints import FakeEndpointStore
+from tests.fakes.events import FakeEventStore
+from tests.fakes.outside import FakeSender, FakeStats, RecordingNotify
+from tests.fakes.queues import FakeQueue
+from tests.fakes.replays import FakeReplayStore
+from tests.fakes.state import FakeEndpointStateStore
+
+
+@dataclass
+class World:
+    """One tenant's outside world, in memory, and the three services over it."""
+
+    clock: FakeClock
+    settings: Settings
+    endpoints: FakeEndpointStore
+    states: FakeEndpointStateStore
+    events: FakeEventStore
+    replays: FakeReplayStore
+    delivery_queue: FakeQueue
+    retry_queue: FakeQueue
+    jobs: FakeQueue
+    sender: FakeSender
+    notify: RecordingNotify
+    stats: FakeStats
+
+    def event_service(self) -> EventService:
+        return EventService(self.events, self.endpoints, self.delivery_queue, self.settings, self.clock, retry_queue=self.retry_queue)
+
+    def endpoint_service(self) -> EndpointService:
+        deps = EndpointDeps(states=self.states, events=self.events, sender=self.sender, retry_queue=self.retry_queue, notify=self.notify)
+        return EndpointService(self.endpoints, self.settings, self.clock, deps, stats=self.stats)
+
+    def replay_service(self) -> ReplayService:
+        return ReplayService(self.replays, self.events, self.endpoints, self.retry_queue, self.jobs, self.settings, self.clock)
+
+    def add_endpoint(self, tenant: str = "acme", **fields: object) -> Endpoint:
+        """An endpoint as if created through the API at the clock's time."""
+        stamp = self.clock().strftime("%Y-%m-%dT%H:%M:%S.000Z")
+        ms = int(self.clock.timestamp() * 1000)
+        base: dict[str, object] = {"url": "https://example.com/hook", "secret": "whsec_dGVzdHNlY3JldA==", "created_at": stamp, "updated_at": stamp}
+        return self.endpoints.add(Endpoint(id=ids.new_id(ids.ENDPOINT, ms), tenant=tenant, **(base | fields)))  # type: ignore[arg-type]
+
+
+@pytest.fixture
+def world() -> World:
+    clock = FakeClock()
+    endpoints = FakeEndpointStore()
+    return World(
+        clock=clock,
+        settings=Settings(),
+        endpoints=endpoints,
+        states=FakeEndpointStateStore(endpoints),
+        events=FakeEventStore(),
+        replays=FakeReplayStore(),
+        delivery_queue=FakeQueue(clock),
+        retry_queue=FakeQueue(clock),
+        jobs=FakeQueue(clock),
+        sender=FakeSender(),
+        notify=RecordingNotify(),
+        stats=FakeStats(),
+    )

@@ -1,0 +1,211 @@
+"""EndpointService over in-memory fakes, on a fake clock: create, patch, rotate, enable, describe, stats."""
+
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+
+import pytest
+
+from hookline.core import ids, notifications
+from hookline.core.breaker import Breaker
+from hookline.core.errors import FailedDependency, NotFound, ValidationFailed
+from hookline.core.ratelimit import Limiter
+from hookline.core.signing import sign
+from hookline.core.stats import attempt_counts, hour_of
+from tests.fakes.contracts import delivery
+from tests.fakes.outside import Request, answering, failing
+from tests.unit.services.conftest import World
+
+NEW = {"url": "https://example.com/hooks", "event_types": ["invoice.paid"], "rate_limit_per_second": 5, "max_concurrency": 2}
+
+
+def signed_with(request: Request, secret: str) -> bool:
+    """The request carries a Standard Webhooks signature made with `secret` (verified here: the official
+    library checks the timestamp against the real clock, which these tests do not use)."""
+    msg_id, ts = request.headers["webhook-id"], int(request.headers["webhook-timestamp"])
+    return sign(secret, msg_id, ts, request.body) in request.headers["webhook-signature"].split(" ")
+
+
+def test_create_stamps_the_clocks_time_and_shows_the_secret_once(world: World) -> None:
+    service = world.endpoint_service()
+    created = service.create("acme", NEW)
+    assert ids.is_id(created["id"], ids.ENDPOINT)
+    assert created["secret"].startswith("whsec_")
+    assert created["created_at"] == created["updated_at"] == "2026-11-29T12:00:00.000Z"
+    assert (created["rate_limit_per_second"], created["max_concurrency"], created["status"]) == (5, 2, "active")
+    # The secret is stored, and never shown again
+    assert world.endpoints.get("acme", created["id"]).secret == created["secret"]
+    assert "secret" not in service.get("acme", created["id"]).public()
+    assert service.list("acme", 10, None)["items"] == [{k: v for k, v in created.items() if k != "secret"}]
+
+
+def test_create_refuses_an_unsafe_url_and_stores_nothing(world: World) -> None:
+    with pytest.raises(ValidationFailed):
+        world.endpoint_service().create("acme", {"url": "https://10.0.0.1/hook"})
+    assert world.endpoints.items == {}
+
+
+def test_patch_changes_fields_at_the_clocks_time_and_names_why_it_was_disabled(world: World) -> None:
+    service = world.endpoint_service()
+    created = service.create("acme", NEW)
+    world.clock.advance(90)
+    disabled = service.update("acme", created["id"], {"status": "disabled", "max_concurrency": 4})
+    assert (disabled.status, disabled.disabled_reason, disabled.max_concurrency) == ("disabled", "manual", 4)
+    assert disabled.updated_at == "2026-11-29T12:01:30.000Z"
+    assert disabled.created_at == created["created_at"]
+    enabled = service.update("acme", created["id"], {"status": "active"})
+    assert (enabled.status, enabled.disabled_reason) == ("active", None)
+    assert world.endpoints.get("acme", created["id"]) == enabled
+    with pytest.raises(ValidationFailed):
+        service.update("acme", created["id"], {"max_concurrency": 0})
+
+
+def test_patch_of_an_endpoint_deleted_meanwhile_is_not_found(world: World) -> None:
+    service = world.endpoint_service()
+    created = service.create("acme", NEW)
+    # Given a delete that lands between the patch's read and its write
+    read = world.endpoints.get
+    world.endpoints.get = lambda t, e: (read(t, e), world.endpoints.delete(t, e))[0]  # type: ignore[method-assign]
+    with pytest.raises(NotFound):
+        service.update("acme", created["id"], {"description": "late"})
+    assert world.endpoints.items == {}
+
+
+def test_patch_delete_and_get_stay_within_the_tenant(world: World) -> None:
+    service = world.endpoint_service()
+    created = service.create("acme", NEW)
+    for call in (lambda: service.get("other", created["id"]), lambda: service.update("other", created["id"], {"description": "x"})):
+        with pytest.raises(NotFound):
+            call()
+    with pytest.raises(NotFound):
+        service.delete("other", created["id"])
+    service.delete("acme", created["id"])
+    with pytest.raises(NotFound):
+        service.delete("acme", created["id"])
+
+
+def test_rotation_signs_with_both_secrets_for_the_overlap_then_only_the_new_one(world: World) -> None:
+    service = world.endpoint_service()
+    created = service.create("acme", NEW)
+    old = created["secret"]
+    # When the secret is rotated
+    rotated = service.rotate_secret("acme", created["id"])
+    new = rotated["secret"]
+    # Then the old one stays valid for the overlap (a day by default), by the clock
+    assert new != old
+    assert rotated["previous_secret_valid_until"] == "2026-11-30T12:00:00.000Z"
+    stored = world.endpoints.get("acme", created["id"])
+    overlap = world.settings.secret_overlap_seconds
+    assert stored.signing_secrets(world.clock.timestamp() + overlap - 1, overlap) == [new, old]
+    assert stored.signing_secrets(world.clock.timestamp() + overlap, overlap) == [new]
+    # And a test event sent during the overlap carries both signatures; one sent after it, only the new one
+    world.endpoints.disable("acme", created["id"], "manual", "t")
+    world.clock.advance(overlap - 1)
+    service.enable("acme", created["id"])
+    during = world.sender.requests[-1]
+    assert signed_with(during, new) and signed_with(during, old)
+    world.clock.advance(2)
+    service.enable("acme", created["id"])
+    after = world.sender.requests[-1]
+    assert signed_with(after, new) and not signed_with(after, old)
+    with pytest.raises(NotFound):
+        service.rotate_secret("other", created["id"])
+
+
+def test_enable_sends_a_signed_test_event_then_reactivates_and_requeues_the_paused_backlog(world: World) -> None:
+    service = world.endpoint_service()
+    ep = world.add_endpoint(status="disabled", disabled_reason="failing", headers=(("x-team", "billing"),))
+    # Given 150 paused deliveries (more than one page of the index), a failing breaker and an open one's trip count
+    paused = [delivery(f"dlv_{i:03d}", f"evt_{i:03d}", ep.id, status="paused") for i in range(150)]
+    world.events.create_deliveries(paused, 0)
+    assert world.states.save_breaker("acme", ep.id, Breaker(state="open", open_until=world.clock.timestamp() + 600, trips=4, version=7), 0)
+    # When it is enabled and the receiver answers the test event
+    world.clock.advance(5)
+    out = service.enable("acme", ep.id)
+    # Then the test event went out signed, with the endpoint's headers, as `hookline.test`
+    [request] = world.sender.requests
+    assert request.url == ep.url and request.headers["x-team"] == "billing"
+    assert json.loads(request.body)["type"] == "hookline.test"
+    assert signed_with(request, ep.secret)
+    assert out["test"]["webhook_id"] == request.headers["webhook-id"]
+    # And the endpoint is active, its breaker fresh (the trips kept), and every paused delivery queued once on the retry queue
+    assert (out["status"], out["requeued"]) == ("active", 150)
+    assert "disabled_reason" not in out
+    assert world.endpoints.get("acme", ep.id).updated_at == "2026-11-29T12:00:05.000Z"
+    assert world.states.breaker("acme", ep.id) == Breaker(trips=4, version=8)
+    assert sorted(t.delivery_id for t in world.retry_queue.tasks()) == [d.id for d in paused]
+    assert world.delivery_queue.sent == []
+    assert world.notify.sent == [(notifications.RECOVERED, {"tenant": "acme", "endpoint_id": ep.id, "requeued": 150})]
+
+
+@pytest.mark.parametrize("answer", [answering(500), answering(301), failing("timeout")], ids=["500", "301", "timeout"])
+def test_enable_fails_with_424_and_changes_nothing_while_the_receiver_fails(world: World, answer: object) -> None:
+    world.sender.answer = answer  # type: ignore[assignment]
+    ep = world.add_endpoint(status="disabled", disabled_reason="failing")
+    world.events.create_deliveries([delivery("dlv_1", "evt_1", ep.id, status="paused")], 0)
+    with pytest.raises(FailedDependency) as err:
+        world.endpoint_service().enable("acme", ep.id)
+    assert err.value.status == 424
+    assert world.endpoints.get("acme", ep.id) == ep
+    assert world.retry_queue.sent == [] and world.notify.sent == [] and world.states.writes == []
+
+
+def test_enabling_an_active_endpoint_announces_no_recovery(world: World) -> None:
+    ep = world.add_endpoint()
+    assert world.endpoint_service().enable("acme", ep.id)["requeued"] == 0
+    assert world.notify.sent == []
+
+
+def test_describe_reports_health_by_the_clock(world: World) -> None:
+    ep = world.add_endpoint(rate_limit_per_second=10)
+    now = world.clock.timestamp()
+    opened = Breaker(
+        state="open",
+        consecutive_failures=10,
+        open_until=now + 60,
+        open_since=now,
+        cooldown_seconds=60.0,
+        trips=1,
+        recent="0" * 10,
+        last_error="503",
+        last_failure_at=now,
+        version=1,
+    )
+    assert world.states.save_breaker("acme", ep.id, opened, 0)
+    # Given a 429 halved the rate just now
+    assert world.states.save_limiter("acme", ep.id, Limiter(effective_rate=5.0, adjusted_at=now, version=1), 0)
+    service = world.endpoint_service()
+    health = service.describe("acme", ep.id)["health"]
+    assert health == {
+        "circuit": {"state": "open", "consecutive_failures": 10, "open_until": "2026-11-29T12:01:00.000Z", "trips": 1},
+        "success_rate": 0.0,
+        "last_error": "503",
+        "last_error_at": "2026-11-29T12:00:00.000Z",
+        "effective_rate_per_second": 5.0,
+    }
+    # When 20 s pass, the rate has recovered by 0.05/s each second; after 10 minutes it is back to the configured 10
+    world.clock.advance(20)
+    assert service.describe("acme", ep.id)["health"]["effective_rate_per_second"] == 6.0
+    world.clock.advance(600)
+    assert service.describe("acme", ep.id)["health"]["effective_rate_per_second"] == 10.0
+    for tenant, endpoint_id in (("other", ep.id), ("acme", "ep_nope")):
+        with pytest.raises(NotFound):
+            service.describe(tenant, endpoint_id)
+
+
+def test_stats_add_up_the_last_day_by_default(world: World) -> None:
+    ep = world.add_endpoint()
+    now = world.clock()
+    # Given attempts two hours ago, and one two days ago (outside the default window)
+    for counts in (attempt_counts(True, 40, True, "succeeded"), attempt_counts(False, 900, True, "")):
+        world.stats.add("acme", ep.id, hour_of(now - timedelta(hours=2)), counts)
+    world.stats.add("acme", ep.id, hour_of(now - timedelta(days=2)), attempt_counts(True, 5, True, "succeeded"))
+    service = world.endpoint_service()
+    out = service.stats("acme", ep.id, {})
+    assert (out["since"], out["until"]) == ("2026-11-28T12:00:00Z", "2026-11-29T12:00:00Z")
+    assert (out["attempts"], out["succeeded"], out["failed"]) == (2, 1, 1)
+    assert (out["first_attempt_delivery_rate"], out["eventual_delivery_success_rate"]) == (0.5, 1.0)
+    assert service.stats("acme", ep.id, {"since": "2026-11-27T00:00:00Z"})["attempts"] == 3
+    with pytest.raises(ValidationFailed):
+        service.stats("acme", ep.id, {"since": "2026-11-29T12:00:00Z", "until": "2026-11-29T11:00:00Z"})
