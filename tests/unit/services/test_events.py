@@ -5,10 +5,18 @@ from __future__ import annotations
 import pytest
 
 from hookline.core.errors import Conflict, NotFound, Unavailable, ValidationFailed
+from hookline.core.models import Delivery
 from tests.fakes.contracts import attempt
 from tests.unit.services.conftest import World
 
 EVENT = {"id": "order-1001", "type": "invoice.paid", "data": {"amount": 42}}
+
+
+def _attempted_once(world: World, d: Delivery, status: str) -> None:
+    """As the delivery side would leave it: attempt 1 claimed, made and recorded with `status`."""
+    claimed = world.events.claim_attempt(d.tenant, d.event_id, d.id, 1, world.clock.timestamp(), 120).delivery
+    assert claimed is not None
+    world.events.record_attempt(claimed, attempt(1, status, 200 if status == "succeeded" else 500), status, "2026-11-29T12:00:01.000Z", 0)
 
 
 def test_an_event_is_stored_with_one_pending_delivery_and_one_queued_task_per_subscriber(world: World) -> None:
@@ -76,9 +84,7 @@ def test_the_same_id_and_body_answers_the_same_and_stores_nothing_new(world: Wor
     assert world.delivery_queue.tasks()[len(queued_first) :] == queued_first
     # And once a delivery has been attempted, a repeat queues nothing for it
     [d] = stored
-    claim = world.events.claim_attempt("acme", d.event_id, d.id, 1, world.clock.timestamp(), 120)
-    assert claim.delivery is not None
-    world.events.record_attempt(claim.delivery, attempt(1, "succeeded", 200), "succeeded", "2026-11-29T12:01:00.000Z", 0)
+    _attempted_once(world, d, "succeeded")
     sent_before = len(world.delivery_queue.sent)
     assert service.accept("acme", dict(EVENT)) == first
     assert len(world.delivery_queue.sent) == sent_before
@@ -168,9 +174,7 @@ def test_a_manual_retry_restarts_a_finished_delivery_once_and_queues_it_on_the_r
     answer = service.accept("acme", EVENT)
     [d] = world.events.all_deliveries()
     # Given the delivery failed for good after its first attempt
-    claimed = world.events.claim_attempt("acme", d.event_id, d.id, 1, world.clock.timestamp(), 120).delivery
-    assert claimed is not None
-    world.events.record_attempt(claimed, attempt(1), "failed", "2026-11-29T12:00:01.000Z", 0)
+    _attempted_once(world, d, "failed")
     # When the customer retries it
     world.clock.advance(60)
     out = service.retry("acme", answer["id"], d.id)
@@ -191,9 +195,7 @@ def test_a_retry_that_cannot_be_queued_answers_unavailable(world: World) -> None
     service = world.event_service()
     answer = service.accept("acme", EVENT)
     [d] = world.events.all_deliveries()
-    claimed = world.events.claim_attempt("acme", d.event_id, d.id, 1, world.clock.timestamp(), 120).delivery
-    assert claimed is not None
-    world.events.record_attempt(claimed, attempt(1), "failed", "2026-11-29T12:00:01.000Z", 0)
+    _attempted_once(world, d, "failed")
     world.retry_queue.faults.fail("send", times=1)
     with pytest.raises(Unavailable):
         service.retry("acme", answer["id"], d.id)
@@ -219,9 +221,7 @@ def test_an_endpoints_failed_deliveries_are_listed_in_pages(world: World) -> Non
         world.clock.advance(1)
         service.accept("acme", {"type": "a.b", "data": {"n": i}})
     for d in world.events.all_deliveries():
-        claimed = world.events.claim_attempt("acme", d.event_id, d.id, 1, world.clock.timestamp(), 120).delivery
-        assert claimed is not None
-        world.events.record_attempt(claimed, attempt(1), "failed", "2026-11-29T12:01:00.000Z", 0)
+        _attempted_once(world, d, "failed")
     first = service.deliveries_of("acme", ep.id, {}, 2)
     rest = service.deliveries_of("acme", ep.id, {"cursor": first["next"]}, 2)
     assert len(first["items"]) == 2 and len(rest["items"]) == 1 and rest["next"] is None
