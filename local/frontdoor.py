@@ -22,6 +22,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qsl, unquote, urlsplit
 
+from hookline.core.errors import envelope
 from local.lambda_runtime import ACCOUNT_ID
 
 log = logging.getLogger(__name__)
@@ -157,7 +158,7 @@ def _json_reply(status: int, payload: dict[str, Any], extra: list[tuple[str, str
 
 
 def error_reply(status: int, code: str, message: str) -> Reply:
-    return _json_reply(status, {"error": {"code": code, "message": message}})
+    return _json_reply(status, envelope(code, message))
 
 
 def lambda_result_to_reply(result: Any) -> Reply:

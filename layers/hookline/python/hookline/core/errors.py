@@ -1,6 +1,17 @@
-"""Domain errors. The API turns each into `{"error": {"code", "message"}}` in one place."""
+"""Domain errors, and the one error envelope every hookline answer uses: `{"error": {"code", "message"}}`."""
 
 from __future__ import annotations
+
+from typing import Any
+
+
+def envelope(code: str, message: str, **details: Any) -> dict[str, Any]:
+    """The body of an error answer: the API's, local mode's front door's, a refused direct invocation's.
+
+    `code` is a stable snake_case identifier clients branch on; `message` is for
+    people; `details` add fields beside them (a failed test event's attempt).
+    """
+    return {"error": {"code": code, "message": message, **details}}
 
 
 class HooklineError(Exception):
@@ -12,6 +23,9 @@ class HooklineError(Exception):
         self.message = message
         if code:
             self.code = code
+
+    def envelope(self) -> dict[str, Any]:
+        return envelope(self.code, self.message)
 
 
 class BadRequest(HooklineError):
@@ -66,6 +80,9 @@ class FailedDependency(HooklineError):
     def __init__(self, message: str, outcome: dict[str, object]):
         super().__init__(message)
         self.outcome = outcome
+
+    def envelope(self) -> dict[str, Any]:
+        return envelope(self.code, self.message, attempt=self.outcome)
 
 
 class DependencyFailed(Exception):

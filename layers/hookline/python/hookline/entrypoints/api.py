@@ -1,9 +1,10 @@
 """The HTTP API (v1): routes parse, make one service call, and respond.
 
-Domain errors become `{"error": {"code", "message"}}` responses here and only
-here. The tenant comes from the Lambda authorizer's context, never from the
-request, so every route is scoped to the caller. Building the resolver does no
-I/O; services are created on first use.
+Every error becomes a response here and only here, its body the envelope of
+hookline.core.errors (a bad cursor is a domain error too). The tenant comes
+from the Lambda authorizer's context, never from the request, so every route
+is scoped to the caller. Building the resolver does no I/O; services are
+created on first use.
 """
 
 from __future__ import annotations
@@ -15,10 +16,9 @@ from typing import Any
 from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response
 from aws_lambda_powertools.event_handler.exceptions import NotFoundError
 
-from hookline.adapters.dynamo.store import InvalidCursor
 from hookline.adapters.observability import get_logger
 from hookline.core import validation
-from hookline.core.errors import BadRequest, FailedDependency, HooklineError, Unauthorized, Unavailable, ValidationFailed
+from hookline.core.errors import BadRequest, HooklineError, NotFound, Unauthorized, Unavailable
 from hookline.wiring import container
 from hookline.wiring.settings import get_settings
 
@@ -29,8 +29,8 @@ def _json(status: int, body: Any) -> Response:
     return Response(status_code=status, content_type="application/json", body=json.dumps(body, separators=(",", ":")))
 
 
-def error_response(status: int, code: str, message: str) -> Response:
-    return _json(status, {"error": {"code": code, "message": message}})
+def error_response(error: HooklineError) -> Response:
+    return _json(error.status, error.envelope())
 
 
 def _tenant() -> str:
@@ -58,25 +58,18 @@ def _page_args() -> tuple[int, str | None]:
 
 @app.exception_handler(HooklineError)
 def _domain_error(exc: HooklineError) -> Response:
-    if isinstance(exc, FailedDependency):
-        return _json(exc.status, {"error": {"code": exc.code, "message": exc.message, "attempt": exc.outcome}})
-    return error_response(exc.status, exc.code, exc.message)
-
-
-@app.exception_handler(InvalidCursor)
-def _bad_cursor(exc: InvalidCursor) -> Response:
-    return error_response(ValidationFailed.status, "invalid_cursor", str(exc))
+    return error_response(exc)
 
 
 @app.exception_handler(NotFoundError)
 def _no_route(exc: NotFoundError) -> Response:
-    return error_response(404, "not_found", "no such route")
+    return error_response(NotFound("no such route"))
 
 
 @app.exception_handler(Exception)
 def _unexpected(exc: Exception) -> Response:
     get_logger().exception("unhandled error")
-    return error_response(500, "internal_error", "internal error")
+    return error_response(HooklineError("internal error"))
 
 
 @app.get("/health")

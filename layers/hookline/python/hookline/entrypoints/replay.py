@@ -15,13 +15,14 @@ from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, pro
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 
 from hookline.adapters.observability import get_logger
+from hookline.core.errors import envelope
 from hookline.wiring import container
 
 
 def handle(event: dict[str, Any], context: Any) -> dict[str, Any]:
     if "Records" not in event:
         if event.get("kind") != "drain_dlq":
-            return {"error": {"code": "bad_request", "message": "expected SQS records or {'kind': 'drain_dlq'}"}}
+            return envelope("bad_request", "expected SQS records or {'kind': 'drain_dlq'}")
         return drain(event)
 
     service = container.replay_service()

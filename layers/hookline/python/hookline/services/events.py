@@ -209,7 +209,7 @@ class EventService:
 
 
 def _failure(index: int, exc: HooklineError) -> dict[str, Any]:
-    return {"index": index, "status": exc.status, "error": {"code": exc.code, "message": exc.message}}
+    return {"index": index, "status": exc.status, **exc.envelope()}
 
 
 def _unavailable(index: int, exc: DependencyFailed) -> dict[str, Any]:
