@@ -1,4 +1,4 @@
-"""Settings parse from the environment, and the README documents every one."""
+"""Settings parse from the environment, and the README's table documents each as its metadata does."""
 
 from __future__ import annotations
 
@@ -44,7 +44,27 @@ def test_bad_values_name_the_variable(name: str, value: str) -> None:
         Settings.from_env({name: value})
 
 
-def test_readme_table_lists_every_setting() -> None:
-    text = README.read_text()
-    for env, _default, _doc in Settings.documented():
-        assert f"`{env}`" in text, f"{env} missing from the README settings table"
+def _readme_settings_rows() -> list[tuple[str, str, str]]:
+    """The README's settings table, one (variable, default, meaning) per row, as written."""
+    lines = README.read_text().splitlines()
+    start = lines.index("| variable | default | meaning |") + 2  # past the header and its separator
+    rows = []
+    for line in lines[start:]:
+        if not line.startswith("|"):
+            break
+        variable, default, meaning = (cell.strip() for cell in line.strip().removeprefix("|").removesuffix("|").split(" | "))
+        rows.append((variable, default, meaning))
+    return rows
+
+
+def _documented_rows() -> list[tuple[str, str, str]]:
+    """Settings.documented() as the README's table shows it: code-formatted values, `empty` for an empty default."""
+    return [(f"`{env}`", f"`{default}`" if default else "empty", doc) for env, default, doc in Settings.documented()]
+
+
+def test_readme_table_agrees_with_the_settings_row_for_row() -> None:
+    # Given the settings' own metadata and the README's table
+    expected, written = _documented_rows(), _readme_settings_rows()
+    # Then they agree row for row: name, default and description, in the same order
+    table = "\n".join(f"| {v} | {d} | {m} |" for v, d, m in expected)
+    assert written == expected, f"the README's settings table should read:\n{table}"
