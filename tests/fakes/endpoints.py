@@ -8,6 +8,7 @@ from dataclasses import replace
 from hookline.core.errors import DependencyFailed
 from hookline.core.models import Endpoint
 from tests.fakes import paging
+from tests.fakes.atomic import atomic, new_lock
 from tests.fakes.faults import Faults
 
 # What `save` writes: the fields a caller may change. The secret, its rotation and the
@@ -28,12 +29,15 @@ class FakeEndpointStore:
     def __init__(self) -> None:
         self.items: dict[tuple[str, str], Endpoint] = {}
         self.faults = Faults()
+        self._lock = new_lock()
 
+    @atomic
     def add(self, endpoint: Endpoint) -> Endpoint:
         """Test setup: put an endpoint in place as it is, whatever is there."""
         self.items[(endpoint.tenant, endpoint.id)] = endpoint
         return endpoint
 
+    @atomic
     def create(self, ep: Endpoint) -> None:
         self.faults.check("create")
         if (ep.tenant, ep.id) in self.items:
@@ -45,6 +49,7 @@ class FakeEndpointStore:
         self.faults.check("get")
         return self.items.get((tenant, endpoint_id))
 
+    @atomic
     def save(self, ep: Endpoint) -> bool:
         self.faults.check("save")
         stored = self.items.get((ep.tenant, ep.id))
@@ -53,10 +58,12 @@ class FakeEndpointStore:
         self.items[(ep.tenant, ep.id)] = replace(stored, **{name: getattr(ep, name) for name in SAVED_FIELDS})
         return True
 
+    @atomic
     def delete(self, tenant: str, endpoint_id: str) -> bool:
         self.faults.check("delete")
         return self.items.pop((tenant, endpoint_id), None) is not None
 
+    @atomic
     def rotate_secret(self, tenant: str, endpoint_id: str, new_secret: str, now_epoch: float, now_iso: str) -> bool:
         self.faults.check("rotate_secret")
         stored = self.items.get((tenant, endpoint_id))
@@ -76,6 +83,7 @@ class FakeEndpointStore:
         self.faults.check("all_for_tenant")
         yield from sorted((ep for (t, _), ep in self.items.items() if t == tenant), key=lambda ep: ep.id)
 
+    @atomic
     def pause(self, tenant: str, endpoint_id: str, until_epoch: float) -> None:
         self.faults.check("pause")
         stored = self.items.get((tenant, endpoint_id))
@@ -83,6 +91,7 @@ class FakeEndpointStore:
         if stored is not None and (stored.paused_until is None or stored.paused_until < until):
             self.items[(tenant, endpoint_id)] = replace(stored, paused_until=until)
 
+    @atomic
     def disable(self, tenant: str, endpoint_id: str, reason: str, now_iso: str) -> None:
         self.faults.check("disable")
         stored = self.items.get((tenant, endpoint_id))

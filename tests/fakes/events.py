@@ -7,6 +7,7 @@ from dataclasses import dataclass, replace
 
 from hookline.core.models import Attempt, Delivery, DeliveryTask, Event
 from tests.fakes import paging
+from tests.fakes.atomic import atomic, new_lock
 from tests.fakes.faults import Faults
 
 # The statuses the sparse endpoint-deliveries index holds (hookline.adapters.dynamo.store.INDEXED_STATUSES).
@@ -58,9 +59,11 @@ class FakeEventStore:
         self.rows: dict[tuple[str, str, str], _Row] = {}
         self.attempts: dict[tuple[str, str, str], dict[int, Attempt]] = {}
         self.faults = Faults()
+        self._lock = new_lock()
 
     # -- events ---------------------------------------------------------------------------
 
+    @atomic
     def create_event(self, event: Event, expires_at: int) -> bool:
         self.faults.check("create_event")
         key = (event.tenant, event.id)
@@ -74,10 +77,12 @@ class FakeEventStore:
         self.faults.check("get_event")
         return self.events.get((tenant, event_id))
 
+    @atomic
     def get_events(self, keys: Iterable[tuple[str, str]]) -> dict[tuple[str, str], Event]:
         self.faults.check("get_events")
         return {k: self.events[k] for k in dict.fromkeys(keys) if k in self.events}
 
+    @atomic
     def event_with_deliveries(self, tenant: str, event_id: str) -> tuple[Event | None, list[Delivery]]:
         self.faults.check("event_with_deliveries")
         deliveries = [self._with_attempts(key, row.delivery) for key, row in self.rows.items() if key[:2] == (tenant, event_id)]
@@ -89,11 +94,13 @@ class FakeEventStore:
 
     # -- deliveries -----------------------------------------------------------------------
 
+    @atomic
     def create_deliveries(self, deliveries: list[Delivery], expires_at: int) -> None:
         self.faults.check("create_deliveries")
         for d in deliveries:
             self.rows[_key(d)] = _Row(_stored(d), expires_at)
 
+    @atomic
     def ensure_delivery(self, d: Delivery, expires_at: int) -> None:
         self.faults.check("ensure_delivery")
         self.rows.setdefault(_key(d), _Row(_stored(d), expires_at))
@@ -103,6 +110,7 @@ class FakeEventStore:
         row = self.rows.get((tenant, event_id, delivery_id))
         return row.delivery if row else None
 
+    @atomic
     def claim_attempt(self, tenant: str, event_id: str, delivery_id: str, number: int, now_epoch: float, lease_seconds: int, generation: int = 0) -> Claim:
         self.faults.check("claim_attempt")
         row = self.rows.get((tenant, event_id, delivery_id))
@@ -117,6 +125,7 @@ class FakeEventStore:
         row.lease_until, row.lease_attempt = round(now_epoch + lease_seconds, 3), number
         return Claim(row.delivery)
 
+    @atomic
     def record_attempt(self, delivery: Delivery, attempt: Attempt, new_status: str, now_iso: str, expires_at: int) -> None:
         self.faults.check("record_attempt")
         key = _key(delivery)
@@ -127,6 +136,7 @@ class FakeEventStore:
         row.delivery = replace(row.delivery, status=new_status, attempts_made=attempt.number, updated_at=now_iso)  # type: ignore[arg-type]
         row.lease_until = row.lease_attempt = None
 
+    @atomic
     def restart(
         self, tenant: str, event_id: str, delivery_id: str, expected_generation: int, statuses: tuple[str, ...], now_iso: str, replay_id: str = ""
     ) -> Delivery | None:
@@ -147,6 +157,7 @@ class FakeEventStore:
         row.lease_until = row.lease_attempt = None
         return row.delivery
 
+    @atomic
     def park(self, task_tenant: str, event_id: str, delivery_id: str, endpoint_id: str, now_iso: str) -> bool:
         self.faults.check("park")
         row = self.rows.get((task_tenant, event_id, delivery_id))
@@ -156,6 +167,7 @@ class FakeEventStore:
         row.lease_until = row.lease_attempt = None
         return True
 
+    @atomic
     def deliveries_by_status(
         self, tenant: str, endpoint_id: str, status: str, since: str = "", until: str = "\uffff", limit: int = 100, cursor: str | None = None
     ) -> tuple[list[Delivery], str | None]:
@@ -172,6 +184,7 @@ class FakeEventStore:
 
     # -- for tests --------------------------------------------------------------------------
 
+    @atomic
     def add(self, event: Event, *deliveries: Delivery, expires_at: int = 0) -> DeliveryTask:
         """Test setup: an event and its deliveries stored as they are; the task of the (last) delivery's next attempt."""
         self.events[(event.tenant, event.id)] = event

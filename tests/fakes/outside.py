@@ -10,6 +10,7 @@ from typing import Any
 
 from hookline.core.responses import HttpResult
 from hookline.core.stats import hour_of
+from tests.fakes.atomic import atomic, new_lock
 from tests.fakes.faults import Faults
 
 
@@ -72,7 +73,9 @@ class FakeStats:
     def __init__(self) -> None:
         self.hours: dict[tuple[str, str, str], dict[str, int]] = defaultdict(lambda: defaultdict(int))
         self.faults = Faults()
+        self._lock = new_lock()
 
+    @atomic
     def add(self, tenant: str, endpoint_id: str, hour: str, counts: dict[str, int]) -> None:
         self.faults.check("add")
         slot = self.hours[(tenant, endpoint_id, hour)]

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from hookline.core.models import DeliveryTask
+from tests.fakes.atomic import atomic, new_lock
 from tests.fakes.clock import FakeClock
 from tests.fakes.faults import Faults
 
@@ -41,10 +42,12 @@ class FakeQueue:
         self._clock = clock
         self.sent: list[Sent] = []
         self.faults = Faults()
+        self._lock = new_lock()
 
     def send(self, tasks: list[DeliveryTask], delay_seconds: int = 0, delays: list[int] | None = None) -> None:
         self.send_bodies([t.to_message() for t in tasks], delays or [delay_seconds] * len(tasks))
 
+    @atomic
     def send_bodies(self, bodies: list[str], delays: list[int] | None = None) -> None:
         self.faults.check("send")
         waits = delays or [0] * len(bodies)
@@ -61,6 +64,7 @@ class FakeQueue:
         """The messages visible at `now` (all of them without a clock)."""
         return [s for s in self.sent if s.visible_at is None or s.visible_at <= now]
 
+    @atomic
     def take_due(self, now: datetime) -> list[Sent]:
         """Receive and delete what is visible at `now`."""
         due = self.due(now)

@@ -6,6 +6,7 @@ from typing import Any
 
 from hookline.core.errors import DependencyFailed
 from hookline.core.replay import ReplayWindow
+from tests.fakes.atomic import atomic, new_lock
 from tests.fakes.faults import Faults
 
 
@@ -23,7 +24,9 @@ class FakeReplayStore:
     def __init__(self) -> None:
         self.items: dict[tuple[str, str], dict[str, Any]] = {}
         self.faults = Faults()
+        self._lock = new_lock()
 
+    @atomic
     def create(self, tenant: str, replay_id: str, endpoint_id: str, window: ReplayWindow, now_iso: str, expires_at: int) -> bool:
         self.faults.check("create")
         if (tenant, replay_id) in self.items:
@@ -34,11 +37,13 @@ class FakeReplayStore:
         self.items[(tenant, replay_id)] = {"id": replay_id, "endpoint_id": endpoint_id, **window_fields, **counters, "done_paging": False, **stamps}
         return True
 
+    @atomic
     def get(self, tenant: str, replay_id: str) -> dict[str, Any] | None:
         self.faults.check("get")
         item = self.items.get((tenant, replay_id))
         return {k: list(v) if isinstance(v, list) else v for k, v in item.items()} if item else None
 
+    @atomic
     def begin_step(self, tenant: str, replay_id: str, step: int, cursor: str | None, done: bool, tasks: list[str], matched: int) -> bool:
         self.faults.check("begin_step")
         item = self.items.get((tenant, replay_id))
@@ -49,6 +54,7 @@ class FakeReplayStore:
         item["queued"] += matched
         return True
 
+    @atomic
     def end_step(self, tenant: str, replay_id: str, step: int) -> None:
         self.faults.check("end_step")
         item = self.items.get((tenant, replay_id))
@@ -56,6 +62,7 @@ class FakeReplayStore:
             raise DependencyFailed(f"replay {replay_id} is not at step {step}", cause="ConditionalCheckFailedException")
         item.pop("pending_tasks", None)
 
+    @atomic
     def count(self, tenant: str, replay_id: str, outcome: str) -> None:
         self.faults.check("count")
         name = "delivered" if outcome == "delivered" else "failed"

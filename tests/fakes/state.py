@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import fields, replace
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from hookline.core.breaker import Breaker
 from hookline.core.models import Endpoint
 from hookline.core.ratelimit import Limiter
+from tests.fakes.atomic import atomic, new_lock
 from tests.fakes.endpoints import FakeEndpointStore
 from tests.fakes.faults import Faults
 
@@ -16,7 +17,7 @@ _State = TypeVar("_State", Breaker, Limiter)
 
 def _as_stored(state: _State) -> _State:
     """What reading a state back gives: the adapter stores every float to six decimal places."""
-    changes: dict[str, object] = {}
+    changes: dict[str, Any] = {}
     for f in fields(state):
         value = getattr(state, f.name)
         if isinstance(value, float):
@@ -43,28 +44,35 @@ class FakeEndpointStateStore:
         self.writes: list[tuple[str, str, Breaker | Limiter]] = []  # ("breaker" | "limiter", endpoint id, state) of every write that landed
         self.conflicts = 0  # saves refused for a stale version
         self.faults = Faults()
+        self._lock = new_lock()
 
+    @atomic
     def load(self, tenant: str, endpoint_id: str) -> tuple[Endpoint | None, Breaker, Limiter]:
         self.faults.check("load")
         key = (tenant, endpoint_id)
         return self._endpoints.items.get(key), self.breakers.get(key, Breaker()), self.limiters.get(key, Limiter())
 
+    @atomic
     def breaker(self, tenant: str, endpoint_id: str) -> Breaker:
         self.faults.check("breaker")
         return self.breakers.get((tenant, endpoint_id), Breaker())
 
+    @atomic
     def limiter(self, tenant: str, endpoint_id: str) -> Limiter:
         self.faults.check("limiter")
         return self.limiters.get((tenant, endpoint_id), Limiter())
 
+    @atomic
     def save_breaker(self, tenant: str, endpoint_id: str, state: Breaker, expected_version: int) -> bool:
         self.faults.check("save_breaker")
         return self._save("breaker", self.breakers, tenant, endpoint_id, state, expected_version)
 
+    @atomic
     def save_limiter(self, tenant: str, endpoint_id: str, state: Limiter, expected_version: int) -> bool:
         self.faults.check("save_limiter")
         return self._save("limiter", self.limiters, tenant, endpoint_id, state, expected_version)
 
+    @atomic
     def reset_breaker(self, tenant: str, endpoint_id: str) -> None:
         self.faults.check("reset_breaker")
         old = self.breakers.get((tenant, endpoint_id), Breaker())
