@@ -20,7 +20,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hookline.adapters.dynamo.store import encode_cursor
+from hookline.adapters.dynamo.ops import encode_cursor
 from hookline.core import ids
 from tests.conftest import Hookline
 from tests.support.events import http_event

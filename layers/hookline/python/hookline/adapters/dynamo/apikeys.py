@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from hookline.adapters.dynamo import keys
+from hookline.adapters.dynamo.ops import write_if
 
 KEY_PREFIX = "hk_"
 
@@ -42,20 +43,14 @@ class ApiKeyRepository:
 
     def revoke(self, key: str) -> bool:
         """Revoke a key; API Gateway's cached answers expire within HOOKLINE_AUTHORIZER_CACHE_SECONDS."""
-        from botocore.exceptions import ClientError
-
-        try:
-            self._table.update_item(
-                Key=keys.api_key(hash_api_key(key)),
-                UpdateExpression="SET revoked = :t",
-                ConditionExpression=f"attribute_exists({keys.PK})",
-                ExpressionAttributeValues={":t": True},
-            )
-        except ClientError as exc:
-            if exc.response.get("Error", {}).get("Code") == "ConditionalCheckFailedException":
-                return False
-            raise
-        return True
+        revoked = write_if(
+            self._table.update_item,
+            Key=keys.api_key(hash_api_key(key)),
+            UpdateExpression="SET revoked = :t",
+            ConditionExpression=f"attribute_exists({keys.PK})",
+            ExpressionAttributeValues={":t": True},
+        )
+        return revoked is not None
 
     def find(self, key: str) -> ApiKeyRecord | None:
         digest = hash_api_key(key)

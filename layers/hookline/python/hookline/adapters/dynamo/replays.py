@@ -7,10 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from botocore.exceptions import ClientError
-
 from hookline.adapters.dynamo import keys
-from hookline.adapters.dynamo.store import is_conditional_failure
+from hookline.adapters.dynamo.ops import write_if
 from hookline.adapters.failures import translate_failures
 from hookline.core.replay import ReplayWindow
 
@@ -38,13 +36,7 @@ class ReplayRepository:
             "created_at": now_iso,
             self._ttl: expires_at,
         }
-        try:
-            self._table.put_item(Item=item, ConditionExpression=f"attribute_not_exists({keys.PK})")
-        except ClientError as exc:
-            if is_conditional_failure(exc):
-                return False
-            raise
-        return True
+        return write_if(self._table.put_item, Item=item, ConditionExpression=f"attribute_not_exists({keys.PK})") is not None
 
     def get(self, tenant: str, replay_id: str) -> dict[str, Any] | None:
         item = self._table.get_item(Key=keys.replay(tenant, replay_id), ConsistentRead=True).get("Item")
@@ -52,18 +44,14 @@ class ReplayRepository:
 
     def begin_step(self, tenant: str, replay_id: str, step: int, cursor: str | None, done: bool, tasks: list[str], matched: int) -> bool:
         """Advance the cursor and record the page's tasks, once: False if this step was already taken."""
-        try:
-            self._table.update_item(
-                Key=keys.replay(tenant, replay_id),
-                UpdateExpression="SET step = :next, cursor_token = :c, done_paging = :d, pending_tasks = :t ADD matched :m, queued :m",
-                ConditionExpression="step = :step",
-                ExpressionAttributeValues={":next": step + 1, ":step": step, ":c": cursor or "", ":d": done, ":t": tasks, ":m": matched},
-            )
-        except ClientError as exc:
-            if is_conditional_failure(exc):
-                return False
-            raise
-        return True
+        taken = write_if(
+            self._table.update_item,
+            Key=keys.replay(tenant, replay_id),
+            UpdateExpression="SET step = :next, cursor_token = :c, done_paging = :d, pending_tasks = :t ADD matched :m, queued :m",
+            ConditionExpression="step = :step",
+            ExpressionAttributeValues={":next": step + 1, ":step": step, ":c": cursor or "", ":d": done, ":t": tasks, ":m": matched},
+        )
+        return taken is not None
 
     def end_step(self, tenant: str, replay_id: str, step: int) -> None:
         self._table.update_item(

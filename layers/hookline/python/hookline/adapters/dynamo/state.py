@@ -13,10 +13,9 @@ from dataclasses import asdict, fields
 from decimal import Decimal
 from typing import Any
 
-from botocore.exceptions import ClientError
-
 from hookline.adapters.dynamo import keys
-from hookline.adapters.dynamo.store import EndpointRepository, batch_get, is_conditional_failure
+from hookline.adapters.dynamo.ops import batch_get, write_if
+from hookline.adapters.dynamo.store import EndpointRepository
 from hookline.adapters.failures import translate_failures
 from hookline.core.breaker import Breaker
 from hookline.core.models import Endpoint
@@ -84,17 +83,13 @@ class EndpointStateRepository:
 
     def _save(self, key: keys.Key, state: Breaker | Limiter, expected_version: int) -> bool:
         item = {**key, **{k: _to_dynamo(v) for k, v in asdict(state).items() if v is not None}}
-        try:
-            self._table.put_item(
-                Item=item,
-                ConditionExpression=f"attribute_not_exists({keys.PK}) OR version = :v",
-                ExpressionAttributeValues={":v": expected_version},
-            )
-        except ClientError as exc:
-            if is_conditional_failure(exc):
-                return False
-            raise
-        return True
+        saved = write_if(
+            self._table.put_item,
+            Item=item,
+            ConditionExpression=f"attribute_not_exists({keys.PK}) OR version = :v",
+            ExpressionAttributeValues={":v": expected_version},
+        )
+        return saved is not None
 
     def save_breaker(self, tenant: str, endpoint_id: str, state: Breaker, expected_version: int) -> bool:
         """Write the breaker if nobody changed it since `expected_version`; False if someone did."""

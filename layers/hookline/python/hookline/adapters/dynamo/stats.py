@@ -14,6 +14,7 @@ from typing import Any
 from boto3.dynamodb.conditions import Key
 
 from hookline.adapters.dynamo import keys
+from hookline.adapters.dynamo.ops import query_all
 from hookline.adapters.failures import translate_failures
 from hookline.core.stats import HOUR_FORMAT, hour_of, is_counter
 
@@ -38,17 +39,13 @@ class StatsRepository:
         )
 
     def window(self, tenant: str, endpoint_id: str, since: datetime, until: datetime) -> dict[str, int]:
+        """The endpoint's counters added up over the hours from `since` to `until`."""
         totals: dict[str, int] = defaultdict(int)
-        kwargs: dict[str, Any] = {
-            "KeyConditionExpression": Key(keys.PK).eq(keys.stats_partition(tenant, endpoint_id))
-            & Key(keys.SK).between(keys.stats_sort(hour_of(since)), keys.stats_sort(hour_of(until)))
-        }
-        while True:
-            result = self._table.query(**kwargs)
-            for item in result.get("Items", []):
-                for k, v in item.items():
-                    if is_counter(k):
-                        totals[k] += int(v)
-            if "LastEvaluatedKey" not in result:
-                return dict(totals)
-            kwargs["ExclusiveStartKey"] = result["LastEvaluatedKey"]
+        hours = Key(keys.PK).eq(keys.stats_partition(tenant, endpoint_id)) & Key(keys.SK).between(
+            keys.stats_sort(hour_of(since)), keys.stats_sort(hour_of(until))
+        )
+        for item in query_all(self._table, KeyConditionExpression=hours):
+            for k, v in item.items():
+                if is_counter(k):
+                    totals[k] += int(v)
+        return dict(totals)

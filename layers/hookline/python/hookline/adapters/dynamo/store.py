@@ -6,9 +6,6 @@ kind and access pattern; the other item kinds have repositories of their own.
 
 from __future__ import annotations
 
-import base64
-import json
-import time
 import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
@@ -16,15 +13,12 @@ from decimal import Decimal
 from typing import Any
 
 from boto3.dynamodb.conditions import Attr, Key
-from boto3.dynamodb.types import Binary, TypeDeserializer
-from botocore.exceptions import ClientError
+from boto3.dynamodb.types import Binary
 
 from hookline.adapters.dynamo import keys
+from hookline.adapters.dynamo.ops import Refused, batch_get, query_all, query_page, try_write, write_if
 from hookline.adapters.failures import translate_failures
-from hookline.core.errors import InvalidCursor
 from hookline.core.models import REPLAYABLE_STATUSES, Attempt, Delivery, Endpoint, Event, PlannedDelivery
-
-_DESERIALIZE = TypeDeserializer().deserialize
 
 
 @dataclass(frozen=True)
@@ -36,31 +30,6 @@ class Claim:
 
 def _int(value: Any) -> int | None:
     return None if value is None else int(value)
-
-
-def is_conditional_failure(exc: ClientError) -> bool:
-    return exc.response.get("Error", {}).get("Code") == "ConditionalCheckFailedException"
-
-
-def encode_cursor(key: dict[str, Any] | None) -> str | None:
-    if not key:
-        return None
-    return base64.urlsafe_b64encode(json.dumps(key, sort_keys=True).encode()).decode().rstrip("=")
-
-
-def decode_cursor(cursor: str | None, pk: str, index: bool = False) -> dict[str, Any] | None:
-    """A cursor back into a key, refused unless it points into the caller's own partition."""
-    if not cursor:
-        return None
-    try:
-        key = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
-    except (ValueError, UnicodeDecodeError):
-        raise InvalidCursor("cursor is not valid") from None
-    expected = {keys.PK, keys.SK, keys.GSI_PK, keys.GSI_SK} if index else {keys.PK, keys.SK}
-    owner = keys.GSI_PK if index else keys.PK
-    if not isinstance(key, dict) or set(key) != expected or key.get(owner) != pk or not all(isinstance(v, str) for v in key.values()):
-        raise InvalidCursor("cursor is not valid")
-    return key
 
 
 @translate_failures
@@ -140,107 +109,66 @@ class EndpointRepository:
             ":mc": ep.max_concurrency,
             ":h": dict(ep.headers),
         }
-        try:
-            self._table.update_item(
-                Key=keys.endpoint(ep.tenant, ep.id),
-                UpdateExpression="SET #u = :u, #t = :t, #d = :d, #s = :s, #r = :r, #at = :at, #rl = :rl, #mc = :mc, #h = :h",
-                ConditionExpression=Attr(keys.PK).exists(),
-                ExpressionAttributeNames=names,
-                ExpressionAttributeValues=values,
-            )
-        except ClientError as exc:
-            if is_conditional_failure(exc):
-                return False
-            raise
-        return True
+        saved = write_if(
+            self._table.update_item,
+            Key=keys.endpoint(ep.tenant, ep.id),
+            UpdateExpression="SET #u = :u, #t = :t, #d = :d, #s = :s, #r = :r, #at = :at, #rl = :rl, #mc = :mc, #h = :h",
+            ConditionExpression=Attr(keys.PK).exists(),
+            ExpressionAttributeNames=names,
+            ExpressionAttributeValues=values,
+        )
+        return saved is not None
 
     def rotate_secret(self, tenant: str, endpoint_id: str, new_secret: str, now_epoch: float, now_iso: str) -> bool:
         """The current secret becomes the previous one (still signed with during the overlap)."""
-        try:
-            self._table.update_item(
-                Key=keys.endpoint(tenant, endpoint_id),
-                UpdateExpression="SET previous_secret = secret, secret = :s, rotated_at = :t, updated_at = :now",
-                ConditionExpression=f"attribute_exists({keys.PK})",
-                ExpressionAttributeValues={":s": new_secret, ":t": Decimal(str(round(now_epoch, 3))), ":now": now_iso},
-            )
-        except ClientError as exc:
-            if is_conditional_failure(exc):
-                return False
-            raise
-        return True
+        rotated = write_if(
+            self._table.update_item,
+            Key=keys.endpoint(tenant, endpoint_id),
+            UpdateExpression="SET previous_secret = secret, secret = :s, rotated_at = :t, updated_at = :now",
+            ConditionExpression=f"attribute_exists({keys.PK})",
+            ExpressionAttributeValues={":s": new_secret, ":t": Decimal(str(round(now_epoch, 3))), ":now": now_iso},
+        )
+        return rotated is not None
 
     def pause(self, tenant: str, endpoint_id: str, until_epoch: float) -> None:
         """Pause every delivery to the endpoint until `until_epoch`; a longer pause already set wins."""
-        try:
-            self._table.update_item(
-                Key=keys.endpoint(tenant, endpoint_id),
-                UpdateExpression="SET paused_until = :t",
-                ConditionExpression=f"attribute_exists({keys.PK}) AND (attribute_not_exists(paused_until) OR paused_until < :t)",
-                ExpressionAttributeValues={":t": Decimal(str(round(until_epoch, 3)))},
-            )
-        except ClientError as exc:
-            if not is_conditional_failure(exc):
-                raise
+        write_if(
+            self._table.update_item,
+            Key=keys.endpoint(tenant, endpoint_id),
+            UpdateExpression="SET paused_until = :t",
+            ConditionExpression=f"attribute_exists({keys.PK}) AND (attribute_not_exists(paused_until) OR paused_until < :t)",
+            ExpressionAttributeValues={":t": Decimal(str(round(until_epoch, 3)))},
+        )
 
     def disable(self, tenant: str, endpoint_id: str, reason: str, now_iso: str) -> None:
-        try:
-            self._table.update_item(
-                Key=keys.endpoint(tenant, endpoint_id),
-                UpdateExpression="SET #s = :s, disabled_reason = :r, updated_at = :now",
-                ConditionExpression=f"attribute_exists({keys.PK})",
-                ExpressionAttributeNames={"#s": "status"},
-                ExpressionAttributeValues={":s": "disabled", ":r": reason, ":now": now_iso},
-            )
-        except ClientError as exc:
-            if not is_conditional_failure(exc):
-                raise
+        """Disable the endpoint, unless it no longer exists."""
+        write_if(
+            self._table.update_item,
+            Key=keys.endpoint(tenant, endpoint_id),
+            UpdateExpression="SET #s = :s, disabled_reason = :r, updated_at = :now",
+            ConditionExpression=f"attribute_exists({keys.PK})",
+            ExpressionAttributeNames={"#s": "status"},
+            ExpressionAttributeValues={":s": "disabled", ":r": reason, ":now": now_iso},
+        )
 
     def get(self, tenant: str, endpoint_id: str) -> Endpoint | None:
         item = self._table.get_item(Key=keys.endpoint(tenant, endpoint_id)).get("Item")
         return self.from_item(item) if item else None
 
     def delete(self, tenant: str, endpoint_id: str) -> bool:
-        try:
-            self._table.delete_item(Key=keys.endpoint(tenant, endpoint_id), ConditionExpression=Attr(keys.PK).exists())
-        except ClientError as exc:
-            if is_conditional_failure(exc):
-                return False
-            raise
-        return True
+        return write_if(self._table.delete_item, Key=keys.endpoint(tenant, endpoint_id), ConditionExpression=Attr(keys.PK).exists()) is not None
 
     def page(self, tenant: str, limit: int, cursor: str | None) -> tuple[list[Endpoint], str | None]:
-        pk = keys.tenant_partition(tenant)
-        kwargs: dict[str, Any] = {"KeyConditionExpression": Key(keys.PK).eq(pk) & Key(keys.SK).begins_with(keys.ENDPOINT_PREFIX), "Limit": limit}
-        start = decode_cursor(cursor, pk)
-        if start:
-            kwargs["ExclusiveStartKey"] = start
-        result = self._table.query(**kwargs)
-        return [self.from_item(i) for i in result.get("Items", [])], encode_cursor(result.get("LastEvaluatedKey"))
+        items, cursor = query_page(self._table, limit, cursor, keys.tenant_partition(tenant), KeyConditionExpression=self._of_tenant(tenant))
+        return [self.from_item(i) for i in items], cursor
 
     def all_for_tenant(self, tenant: str) -> Iterator[Endpoint]:
-        cursor: str | None = None
-        while True:
-            items, cursor = self.page(tenant, 100, cursor)
-            yield from items
-            if not cursor:
-                return
+        for item in query_all(self._table, KeyConditionExpression=self._of_tenant(tenant)):
+            yield self.from_item(item)
 
-
-def batch_get(table: Any, keys: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Items by key, a BatchGetItem per 100 keys; keys DynamoDB leaves unprocessed (throttling) are asked
-    for again with a short backoff, and items that do not exist are simply missing from the result."""
-    client = table.meta.client  # the resource's client (de)serializes attribute values itself
-    items: list[dict[str, Any]] = []
-    for start in range(0, len(keys), 100):
-        request: dict[str, Any] = {table.name: {"Keys": keys[start : start + 100]}}
-        for attempt in range(5):
-            result = client.batch_get_item(RequestItems=request)
-            items.extend(result.get("Responses", {}).get(table.name, []))
-            request = result.get("UnprocessedKeys") or {}
-            if not request:
-                break
-            time.sleep(0.05 * 2**attempt)
-    return items
+    @staticmethod
+    def _of_tenant(tenant: str) -> Any:
+        return Key(keys.PK).eq(keys.tenant_partition(tenant)) & Key(keys.SK).begins_with(keys.ENDPOINT_PREFIX)
 
 
 # Webhook bodies above this are stored zlib-compressed when that saves a tenth or more:
@@ -286,13 +214,7 @@ class EventRepository:
             "deliveries": [{"id": d.id, "endpoint_id": d.endpoint_id, **({"paused": True} if d.paused else {})} for d in event.deliveries],
             self._ttl: expires_at,
         }
-        try:
-            self._table.put_item(Item=item, ConditionExpression=Attr(keys.PK).not_exists())
-        except ClientError as exc:
-            if is_conditional_failure(exc):
-                return False
-            raise
-        return True
+        return write_if(self._table.put_item, Item=item, ConditionExpression=Attr(keys.PK).not_exists()) is not None
 
     def get_event(self, tenant: str, event_id: str, consistent: bool = False) -> Event | None:
         item = self._table.get_item(Key=keys.event(tenant, event_id), ConsistentRead=consistent).get("Item")
@@ -318,14 +240,7 @@ class EventRepository:
 
     def event_with_deliveries(self, tenant: str, event_id: str) -> tuple[Event | None, list[Delivery]]:
         """One Query over the event's item collection: the event, deliveries and attempts."""
-        items: list[dict[str, Any]] = []
-        kwargs: dict[str, Any] = {"KeyConditionExpression": Key(keys.PK).eq(keys.event_partition(tenant, event_id))}
-        while True:
-            result = self._table.query(**kwargs)
-            items.extend(result.get("Items", []))
-            if "LastEvaluatedKey" not in result:
-                break
-            kwargs["ExclusiveStartKey"] = result["LastEvaluatedKey"]
+        items = query_all(self._table, KeyConditionExpression=Key(keys.PK).eq(keys.event_partition(tenant, event_id)))
         event = None
         deliveries: dict[str, Delivery] = {}
         attempts: dict[str, list[Attempt]] = {}
@@ -368,11 +283,7 @@ class EventRepository:
 
     def ensure_delivery(self, d: Delivery, expires_at: int) -> None:
         """Create a delivery unless it exists (finishing an interrupted ingest)."""
-        try:
-            self._table.put_item(Item=self._delivery_item(d, expires_at), ConditionExpression=Attr(keys.PK).not_exists())
-        except ClientError as exc:
-            if not is_conditional_failure(exc):
-                raise
+        write_if(self._table.put_item, Item=self._delivery_item(d, expires_at), ConditionExpression=Attr(keys.PK).not_exists())
 
     @staticmethod
     def _delivery_from_item(item: dict[str, Any]) -> Delivery:
@@ -400,40 +311,36 @@ class EventRepository:
         again. A live lease on an earlier attempt means that attempt is still
         being recorded: the caller should come back shortly (`busy`).
         """
-        try:
-            result = self._table.update_item(
-                Key=keys.delivery(tenant, event_id, delivery_id),
-                # A parked (paused) delivery becomes pending again when its task comes back.
-                UpdateExpression=f"SET lease_attempt = :n, lease_until = :until, #s = :pending REMOVE {keys.GSI_PK}, {keys.GSI_SK}",
-                ConditionExpression=f"attribute_exists({keys.PK}) AND #s IN (:pending, :paused) AND generation = :g AND attempts_made < :n AND (attribute_not_exists(lease_until) OR lease_until < :now)",
-                ExpressionAttributeNames={"#s": "status"},
-                ExpressionAttributeValues={
-                    ":n": number,
-                    ":until": Decimal(str(round(now_epoch + lease_seconds, 3))),
-                    ":now": Decimal(str(round(now_epoch, 3))),
-                    ":pending": "pending",
-                    ":paused": "paused",
-                    ":g": generation,
-                },
-                ReturnValues="ALL_NEW",
-                ReturnValuesOnConditionCheckFailure="ALL_OLD",
-            )
-        except ClientError as exc:
-            if not is_conditional_failure(exc):
-                raise
-            raw = exc.response.get("Item")
-            if not raw:
-                return Claim(None, missing=True)
-            # Error responses are not deserialized by the resource layer.
-            old = {k: _DESERIALIZE(v) for k, v in raw.items()}
-            busy = int(old.get("generation", 0)) == generation and bool(
-                old
-                and old.get("status") in ("pending", "paused")
-                and int(old.get("attempts_made", 0)) < number
-                and int(old.get("lease_attempt", number)) < number
-            )
-            return Claim(None, busy=busy)
-        return Claim(self._delivery_from_item(result["Attributes"]))
+        result = try_write(
+            self._table.update_item,
+            Key=keys.delivery(tenant, event_id, delivery_id),
+            # A parked (paused) delivery becomes pending again when its task comes back.
+            UpdateExpression=f"SET lease_attempt = :n, lease_until = :until, #s = :pending REMOVE {keys.GSI_PK}, {keys.GSI_SK}",
+            ConditionExpression=f"attribute_exists({keys.PK}) AND #s IN (:pending, :paused) AND generation = :g AND attempts_made < :n AND (attribute_not_exists(lease_until) OR lease_until < :now)",
+            ExpressionAttributeNames={"#s": "status"},
+            ExpressionAttributeValues={
+                ":n": number,
+                ":until": Decimal(str(round(now_epoch + lease_seconds, 3))),
+                ":now": Decimal(str(round(now_epoch, 3))),
+                ":pending": "pending",
+                ":paused": "paused",
+                ":g": generation,
+            },
+            ReturnValues="ALL_NEW",
+            ReturnValuesOnConditionCheckFailure="ALL_OLD",
+        )
+        if not isinstance(result, Refused):
+            return Claim(self._delivery_from_item(result["Attributes"]))
+        old = result.item
+        if old is None:
+            return Claim(None, missing=True)
+        busy = (
+            int(old.get("generation", 0)) == generation
+            and old.get("status") in ("pending", "paused")
+            and int(old.get("attempts_made", 0)) < number
+            and int(old.get("lease_attempt", number)) < number
+        )
+        return Claim(None, busy=busy)
 
     def record_attempt(self, delivery: Delivery, attempt: Attempt, new_status: str, now_iso: str, expires_at: int) -> None:
         """Write the attempt, then the delivery's new state (idempotent per attempt number)."""
@@ -460,18 +367,15 @@ class EventRepository:
             values |= {":g1": index[keys.GSI_PK], ":g2": index[keys.GSI_SK]}
         else:
             update += f" REMOVE lease_until, lease_attempt, {keys.GSI_PK}, {keys.GSI_SK}"
-        try:
-            self._table.update_item(
-                Key=keys.delivery(delivery.tenant, delivery.event_id, delivery.id),
-                UpdateExpression=update,
-                # A later attempt already recorded (after a crash and redelivery) wins.
-                ConditionExpression="attempts_made < :n",
-                ExpressionAttributeNames={"#s": "status"},
-                ExpressionAttributeValues=values,
-            )
-        except ClientError as exc:
-            if not is_conditional_failure(exc):
-                raise
+        write_if(
+            self._table.update_item,
+            Key=keys.delivery(delivery.tenant, delivery.event_id, delivery.id),
+            UpdateExpression=update,
+            # A later attempt already recorded (after a crash and redelivery) wins.
+            ConditionExpression="attempts_made < :n",
+            ExpressionAttributeNames={"#s": "status"},
+            ExpressionAttributeValues=values,
+        )
 
     def restart(
         self, tenant: str, event_id: str, delivery_id: str, expected_generation: int, statuses: tuple[str, ...], now_iso: str, replay_id: str = ""
@@ -488,23 +392,19 @@ class EventRepository:
         for i, status in enumerate(statuses):
             values[f":st{i}"] = status
             status_names.append(f":st{i}")
-        try:
-            result = self._table.update_item(
-                Key=keys.delivery(tenant, event_id, delivery_id),
-                UpdateExpression=(
-                    "SET generation = :g1, generation_first_attempt = attempts_made + :one, generation_started_at = :now, "
-                    f"#s = :pending, updated_at = :now, replay_id = :r REMOVE {keys.GSI_PK}, {keys.GSI_SK}, lease_until, lease_attempt"
-                ),
-                ConditionExpression=f"attribute_exists({keys.PK}) AND generation = :g AND #s IN ({', '.join(status_names)})",
-                ExpressionAttributeNames=names,
-                ExpressionAttributeValues=values,
-                ReturnValues="ALL_NEW",
-            )
-        except ClientError as exc:
-            if is_conditional_failure(exc):
-                return None
-            raise
-        return self._delivery_from_item(result["Attributes"])
+        result = write_if(
+            self._table.update_item,
+            Key=keys.delivery(tenant, event_id, delivery_id),
+            UpdateExpression=(
+                "SET generation = :g1, generation_first_attempt = attempts_made + :one, generation_started_at = :now, "
+                f"#s = :pending, updated_at = :now, replay_id = :r REMOVE {keys.GSI_PK}, {keys.GSI_SK}, lease_until, lease_attempt"
+            ),
+            ConditionExpression=f"attribute_exists({keys.PK}) AND generation = :g AND #s IN ({', '.join(status_names)})",
+            ExpressionAttributeNames=names,
+            ExpressionAttributeValues=values,
+            ReturnValues="ALL_NEW",
+        )
+        return None if result is None else self._delivery_from_item(result["Attributes"])
 
     def get_delivery(self, tenant: str, event_id: str, delivery_id: str) -> Delivery | None:
         item = self._table.get_item(Key=keys.delivery(tenant, event_id, delivery_id)).get("Item")
@@ -515,19 +415,17 @@ class EventRepository:
 
         Re-enabling the endpoint finds it through the index and queues it again.
         """
-        try:
-            result = self._table.update_item(
-                Key=keys.delivery(task_tenant, event_id, delivery_id),
-                UpdateExpression="SET #s = :paused, updated_at = :now REMOVE lease_until, lease_attempt",
-                ConditionExpression=f"attribute_exists({keys.PK}) AND #s = :pending",
-                ExpressionAttributeNames={"#s": "status"},
-                ExpressionAttributeValues={":paused": "paused", ":pending": "pending", ":now": now_iso},
-                ReturnValues="ALL_NEW",
-            )
-        except ClientError as exc:
-            if is_conditional_failure(exc):
-                return False
-            raise
+        result = write_if(
+            self._table.update_item,
+            Key=keys.delivery(task_tenant, event_id, delivery_id),
+            UpdateExpression="SET #s = :paused, updated_at = :now REMOVE lease_until, lease_attempt",
+            ConditionExpression=f"attribute_exists({keys.PK}) AND #s = :pending",
+            ExpressionAttributeNames={"#s": "status"},
+            ExpressionAttributeValues={":paused": "paused", ":pending": "pending", ":now": now_iso},
+            ReturnValues="ALL_NEW",
+        )
+        if result is None:
+            return False
         item = result["Attributes"]
         index = keys.index_keys(task_tenant, endpoint_id, "paused", item["created_at"], delivery_id)
         self._table.update_item(
@@ -545,18 +443,17 @@ class EventRepository:
         """A page of the endpoint's failed or paused deliveries, oldest first, from the sparse index."""
         if status not in REPLAYABLE_STATUSES:
             raise ValueError(f"status {status!r} is not indexed")
-        gsi_pk = keys.index_partition(tenant, endpoint_id)
-        kwargs: dict[str, Any] = {
-            "IndexName": keys.INDEX,
-            "KeyConditionExpression": Key(keys.GSI_PK).eq(gsi_pk) & Key(keys.GSI_SK).between(keys.index_sort(status, since), keys.index_sort(status, until)),
-            "Limit": limit,
-        }
-        if cursor:
-            start = decode_cursor(cursor, gsi_pk, index=True)
-            if start:
-                kwargs["ExclusiveStartKey"] = start
-        result = self._table.query(**kwargs)
-        return [self._delivery_from_item(i) for i in result.get("Items", [])], encode_cursor(result.get("LastEvaluatedKey"))
+        partition = keys.index_partition(tenant, endpoint_id)
+        items, nxt = query_page(
+            self._table,
+            limit,
+            cursor,
+            partition,
+            index=True,
+            IndexName=keys.INDEX,
+            KeyConditionExpression=Key(keys.GSI_PK).eq(partition) & Key(keys.GSI_SK).between(keys.index_sort(status, since), keys.index_sort(status, until)),
+        )
+        return [self._delivery_from_item(i) for i in items], nxt
 
     @staticmethod
     def _attempt_from_item(item: dict[str, Any]) -> Attempt:

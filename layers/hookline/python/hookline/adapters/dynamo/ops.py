@@ -1,0 +1,117 @@
+"""The DynamoDB operations every repository shares: conditional writes, paging, batch reads, cursors.
+
+* A conditional write whose condition fails is a result (`Refused`, None or
+  False), never an exception: the repositories turn it into what it means.
+* A query is read to its end with `query_all`, or one page at a time with
+  `query_page`, whose cursor is opaque to the caller and refused
+  (core.errors.InvalidCursor) unless it points into the caller's own partition.
+* Every other error is botocore's; the repositories' `translate_failures`
+  turns it into core.errors.DependencyFailed.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from boto3.dynamodb.types import TypeDeserializer
+from botocore.exceptions import ClientError
+
+from hookline.adapters.dynamo import keys
+from hookline.core.errors import InvalidCursor
+
+Item = dict[str, Any]
+_DESERIALIZE = TypeDeserializer().deserialize
+BATCH_GET_LIMIT = 100  # DynamoDB's limit on keys per BatchGetItem
+BATCH_GET_TRIES = 5
+
+
+@dataclass(frozen=True)
+class Refused:
+    """A conditional write whose condition failed. `item` is the item as it was when the request
+    asked for it (ReturnValuesOnConditionCheckFailure=ALL_OLD) and it existed, else None."""
+
+    item: Item | None = None
+
+
+def _is_conditional_failure(exc: ClientError) -> bool:
+    return exc.response.get("Error", {}).get("Code") == "ConditionalCheckFailedException"
+
+
+def try_write(operation: Callable[..., Item], **request: Any) -> Item | Refused:
+    """Run a conditional write (a table's put_item, update_item or delete_item): its response, or Refused."""
+    try:
+        return operation(**request)
+    except ClientError as exc:
+        if not _is_conditional_failure(exc):
+            raise
+        raw = exc.response.get("Item")
+        # Error responses are not deserialized by the resource layer.
+        return Refused({k: _DESERIALIZE(v) for k, v in raw.items()} if raw else None)
+
+
+def write_if(operation: Callable[..., Item], **request: Any) -> Item | None:
+    """Run a conditional write: its response, or None if the condition failed."""
+    result = try_write(operation, **request)
+    return None if isinstance(result, Refused) else result
+
+
+def query_all(table: Any, **query: Any) -> Iterator[Item]:
+    """Every item a query matches, following LastEvaluatedKey from page to page."""
+    while True:
+        result = table.query(**query)
+        yield from result.get("Items", [])
+        if "LastEvaluatedKey" not in result:
+            return
+        query = {**query, "ExclusiveStartKey": result["LastEvaluatedKey"]}
+
+
+def query_page(table: Any, limit: int, cursor: str | None, partition: str, index: bool = False, **query: Any) -> tuple[list[Item], str | None]:
+    """One page of a query over `partition` (of the table, or of the index), and the cursor to the next page (None at the end)."""
+    start = decode_cursor(cursor, partition, index)
+    if start:
+        query["ExclusiveStartKey"] = start
+    result = table.query(Limit=limit, **query)
+    return list(result.get("Items", [])), encode_cursor(result.get("LastEvaluatedKey"))
+
+
+def batch_get(table: Any, wanted: list[keys.Key]) -> list[Item]:
+    """Items by key, a BatchGetItem per 100 keys; keys DynamoDB leaves unprocessed (throttling) are asked
+    for again with a short backoff, and items that do not exist are simply missing from the result."""
+    client = table.meta.client  # the resource's client (de)serializes attribute values itself
+    items: list[Item] = []
+    for start in range(0, len(wanted), BATCH_GET_LIMIT):
+        request: dict[str, Any] = {table.name: {"Keys": wanted[start : start + BATCH_GET_LIMIT]}}
+        for attempt in range(BATCH_GET_TRIES):
+            result = client.batch_get_item(RequestItems=request)
+            items.extend(result.get("Responses", {}).get(table.name, []))
+            request = result.get("UnprocessedKeys") or {}
+            if not request:
+                break
+            time.sleep(0.05 * 2**attempt)
+    return items
+
+
+def encode_cursor(key: dict[str, Any] | None) -> str | None:
+    if not key:
+        return None
+    return base64.urlsafe_b64encode(json.dumps(key, sort_keys=True).encode()).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str | None, partition: str, index: bool = False) -> dict[str, Any] | None:
+    """A cursor back into a key, refused unless it points into the caller's own partition."""
+    if not cursor:
+        return None
+    try:
+        key = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
+    except (ValueError, UnicodeDecodeError):
+        raise InvalidCursor("cursor is not valid") from None
+    expected = {keys.PK, keys.SK, keys.GSI_PK, keys.GSI_SK} if index else {keys.PK, keys.SK}
+    owner = keys.GSI_PK if index else keys.PK
+    if not isinstance(key, dict) or set(key) != expected or key.get(owner) != partition or not all(isinstance(v, str) for v in key.values()):
+        raise InvalidCursor("cursor is not valid")
+    return key
