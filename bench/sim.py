@@ -32,7 +32,7 @@ from hookline.core.breaker import Breaker
 from hookline.core.classify import TIMEOUT, Outcome, Verdict, classify
 from hookline.core.config import health_config, planning_config, retry_policy
 from hookline.core.health import breaker_after, limiter_after, should_disable
-from hookline.core.planning import Gate, leases_held, plan_group
+from hookline.core.planning import Gate, GroupPlan, leases_held, plan_group
 from hookline.core.policy import decide
 from hookline.core.ratelimit import Limiter, release
 from hookline.core.settings import Settings
@@ -283,13 +283,7 @@ class Hookline(Delivery):
         """Plan one endpoint's tasks of a batch and act on the plan; returns when its last request ends."""
         sim = self.sim
         now = sim.now + BATCH_OVERHEAD
-        plan = plan_group(ep.gate(), ep.breaker, ep.limiter, len(tasks), EPOCH + now, self.planning, sim.rng)
-        if plan.breaker is not None:
-            ep.breaker = plan.breaker
-        if plan.limiter is not None:
-            ep.limiter = plan.limiter
-        if plan.disable:
-            ep.active = False
+        plan = self.plan(ep, len(tasks), now)
         end = now
         for task, step in zip(tasks, plan.steps, strict=True):
             if step.kind == "defer":
@@ -304,6 +298,17 @@ class Hookline(Delivery):
             sim.at(end, self._release, ep, expiry, count)
         return end
 
+    def plan(self, ep: Endpoint, tasks: int, now: float) -> GroupPlan:
+        """The core's plan for `tasks` tasks of `ep` at virtual time `now`; its state writes always land (no contention here)."""
+        plan = plan_group(ep.gate(), ep.breaker, ep.limiter, tasks, EPOCH + now, self.planning, self.sim.rng)
+        if plan.breaker is not None:
+            ep.breaker = plan.breaker
+        if plan.limiter is not None:
+            ep.limiter = plan.limiter
+        if plan.disable:
+            ep.active = False
+        return plan
+
     def _release(self, ep: Endpoint, expiry: float, count: int) -> None:
         ep.limiter = release(ep.limiter, expiry, count, EPOCH + self.sim.now)
 
@@ -313,9 +318,8 @@ class Hookline(Delivery):
 
         return done
 
-    def _conclude(self, task: Task, outcome: Outcome, probe: bool) -> None:
-        sim, ep = self.sim, task.endpoint
-        now = EPOCH + sim.now
+    def track_health(self, ep: Endpoint, outcome: Outcome, now: float, probe: bool) -> None:
+        """The core's breaker and limiter updates after an answer, at epoch seconds `now`."""
         change = breaker_after(ep.breaker, outcome, now, self.health, was_probe=probe)
         if change is not None:
             ep.breaker = change.state
@@ -324,6 +328,11 @@ class Hookline(Delivery):
         slowed = limiter_after(ep.limiter, outcome, ep.rate, now, self.health)
         if slowed is not None:
             ep.limiter = slowed
+
+    def _conclude(self, task: Task, outcome: Outcome, probe: bool) -> None:
+        sim, ep = self.sim, task.endpoint
+        now = EPOCH + sim.now
+        self.track_health(ep, outcome, now, probe)
         decision = decide(task.attempts, sim.dt(task.created), outcome, sim.dt(), self.policy, sim.rng)
         if decision.pause_endpoint_seconds is not None:
             ep.paused_until = now + decision.pause_endpoint_seconds
