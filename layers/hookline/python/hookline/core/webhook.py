@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from hookline.core.version import __version__
 from hookline.core.signing import signature_header
+from hookline.core.version import __version__
 
 
 def webhook_headers(event_id: str, timestamp: int, body: bytes, secrets_in_use: list[str]) -> dict[str, str]:

@@ -22,6 +22,7 @@ from hookline.adapters import metrics
 from hookline.adapters.observability import get_logger
 from hookline.core.models import DeliveryTask, MalformedTask
 from hookline.core.reports import DeliveryReport
+from hookline.services.delivery.plans import Plan
 from hookline.services.delivery.worker import DeliveryWorker
 from hookline.wiring import container
 
@@ -74,6 +75,16 @@ def _resolve(event: dict[str, Any], worker: DeliveryWorker) -> dict[str, Deliver
     return resolved
 
 
+def _deliver(worker: DeliveryWorker, task: DeliveryTask, plan: Plan | None) -> DeliveryReport:
+    """One task; every log line written meanwhile on this thread (the services' included) carries its correlation ids."""
+    logger = get_logger()
+    logger.thread_safe_append_keys(tenant=task.tenant, event_id=task.event_id, delivery_id=task.delivery_id, endpoint_id=task.endpoint_id)
+    try:
+        return worker.deliver(task, plan)
+    finally:
+        logger.thread_safe_clear_keys()
+
+
 def handle_batch(event: dict[str, Any], context: Any, worker: DeliveryWorker | None = None) -> dict[str, Any]:
     worker = worker or container.delivery_worker()
     resolved = _resolve(event, worker)
@@ -90,7 +101,7 @@ def handle_batch(event: dict[str, Any], context: Any, worker: DeliveryWorker | N
         if task is None:
             return
         loop = asyncio.get_running_loop()
-        report = await loop.run_in_executor(executor, worker.deliver, task, plans.get(task))
+        report = await loop.run_in_executor(executor, _deliver, worker, task, plans.get(task))
         log_report(report)
         reports.append(report)
 
