@@ -24,6 +24,7 @@ from hookline.core.replay import ReplayWindow
 NOW = 1_795_953_600.0  # 2026-11-29T12:00:00Z, as T0
 T0 = "2026-11-29T12:00:00.000Z"
 LEASE = 120
+SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"  # base64, as signing needs
 
 
 @dataclass(frozen=True)
@@ -37,7 +38,7 @@ class Stores:
 
 
 def endpoint(endpoint_id: str = "ep_01", tenant: str = "acme", **changes: Any) -> Endpoint:
-    base = Endpoint(id=endpoint_id, tenant=tenant, url="https://example.com/hook", secret="whsec_one", created_at=T0, updated_at=T0)
+    base = Endpoint(id=endpoint_id, tenant=tenant, url="https://example.com/hook", secret=SECRET, created_at=T0, updated_at=T0)
     return replace(base, **changes)
 
 
@@ -80,7 +81,7 @@ def endpoint_save_keeps_what_others_own(s: Stores) -> None:
     # Then its fields changed and the secret, the rotation and the pause stayed
     got = s.endpoints.get("acme", "ep_01")
     assert (got.url, got.description, got.max_concurrency) == ("https://example.com/new", "d", 3)
-    assert (got.secret, got.previous_secret, got.rotated_at, got.paused_until) == ("whsec_two", "whsec_one", NOW, NOW + 60)
+    assert (got.secret, got.previous_secret, got.rotated_at, got.paused_until) == ("whsec_two", SECRET, NOW, NOW + 60)
 
 
 def endpoint_writes_answer_false_when_it_is_gone(s: Stores) -> None:
