@@ -53,9 +53,17 @@ def poller_for(sqs: Any, url: str, handler: Recorder, batch_size: int = 10) -> S
     return SqsPoller(name="test", sqs=sqs, queue_url=url, queue_arn=queue_arn(sqs, url), invoke=handler, batch_size=batch_size, region="us-east-1")
 
 
-def depth(sqs: Any, url: str) -> int:
+def _counts(sqs: Any, url: str) -> tuple[int, int]:
     attrs = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"])["Attributes"]
-    return int(attrs["ApproximateNumberOfMessages"]) + int(attrs["ApproximateNumberOfMessagesNotVisible"])
+    return int(attrs["ApproximateNumberOfMessages"]), int(attrs["ApproximateNumberOfMessagesNotVisible"])
+
+
+def depth(sqs: Any, url: str) -> int:
+    return sum(_counts(sqs, url))
+
+
+def not_visible(sqs: Any, url: str) -> int:
+    return _counts(sqs, url)[1]
 
 
 def test_a_batch_larger_than_ten_is_gathered_and_shaped_like_lambdas(moto_endpoint: Any) -> None:
@@ -127,11 +135,17 @@ def test_a_crashing_handler_deletes_nothing(moto_endpoint: Any) -> None:
     # When the poller hands it over
     assert poller_for(sqs, url, crashing).poll_once() == (0, 1)
 
-    # Then the message comes back after the visibility timeout, with a higher receive count
-    time.sleep(1.2)
+    # Then the message was not deleted: it is in flight, hidden for the visibility timeout
+    assert not_visible(sqs, url) == 1
+    # And it comes back once the timeout is over (each poll waits up to 1 s for it), with a higher receive count
     working = Recorder()
-    assert poller_for(sqs, url, working).poll_once() == (1, 0)
+    poller = poller_for(sqs, url, working)
+    deadline = time.monotonic() + 10
+    while not working.events and time.monotonic() < deadline:
+        poller.poll_once()
+    assert working.bodies() == ["m"]
     assert working.events[0]["Records"][0]["attributes"]["ApproximateReceiveCount"] == "2"
+    assert depth(sqs, url) == 0
 
 
 @pytest.mark.parametrize(

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections import defaultdict
 from datetime import UTC, datetime
 from typing import Any
 
@@ -125,125 +124,53 @@ def test_fifty_workers_on_a_half_open_endpoint_send_exactly_one_probe(hookline: 
         assert int(attrs["ApproximateNumberOfMessages"]) + int(attrs["ApproximateNumberOfMessagesDelayed"]) == 49
 
 
-def test_healthy_endpoints_are_not_held_up_by_failing_ones(hookline: Hookline, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("HOOKLINE_BREAKER_COOLDOWN_SECONDS", "2")
-    monkeypatch.setenv("HOOKLINE_RETRY_BASE_SECONDS", "0.5")
-    container.reset()
-
-    def answer(r: Received) -> Answer:
-        return Answer(status=503) if r.path.startswith("/bad") else Answer()
-
-    with running_receiver(answer) as receiver:
-        base = receiver.url.rsplit("/", 1)[0]
-        # Given 20 endpoints, 5 of them always failing, each subscribed to its own event type
-        endpoints = {}
-        for i in range(20):
-            path = f"/bad{i}" if i < 5 else f"/good{i}"
-            endpoints[i] = _endpoint(hookline, base + path, event_types=[f"t{i}"])["id"]
-        # When 200 events are spread across all 20
-        events = {i: [_event(hookline, f"t{i}", {"k": k}) for k in range(10)] for i in range(20)}
-
-        def healthy_done() -> bool:
-            return all(_deliveries(hookline, e)[0]["status"] == "succeeded" for i in range(5, 20) for e in events[i])
-
-        _pump_until(hookline, healthy_done, 60)
-        settle = time.monotonic() + 6
-        while time.monotonic() < settle:  # let the failing endpoints' breakers cool down and probe
-            hookline.pump()
-            time.sleep(0.2)
-    # Then every healthy delivery succeeded on its first attempt
-    for i in range(5, 20):
-        for e in events[i]:
-            [d] = _deliveries(hookline, e)
-            assert d["status"] == "succeeded"
-            assert [a["number"] for a in d["attempts"]] == [1]
-    # And after its breaker opened, a failing endpoint saw only probes, one per cooldown
-    by_path: dict[str, list[float]] = defaultdict(list)
-    for r in receiver.requests:
-        by_path[r.path].append(r.at)
-    for i in range(5):
-        breaker = _states().breaker("acme", endpoints[i])
-        assert breaker.trips >= 1 and breaker.open_since is not None
-        hits = sorted(by_path[f"/bad{i}"])
-        before = [t for t in hits if t <= breaker.open_since]
-        probes = [t for t in hits if t > breaker.open_since]
-        assert len(before) <= 10 + 4  # the threshold, plus what was already in flight (concurrency 5)
-        assert len(probes) >= 1
-        gaps = [b - a for a, b in zip([breaker.open_since, *probes], probes, strict=False)]
-        assert all(g >= 1.9 for g in gaps), gaps
-
-
-def test_rate_and_concurrency_limits_hold_across_invocations(hookline: Hookline) -> None:
-    lock = threading.Lock()
-    in_flight = {"now": 0, "max": 0}
-
-    def answer(_r: Received) -> Answer:
-        with lock:
-            in_flight["now"] += 1
-            in_flight["max"] = max(in_flight["max"], in_flight["now"])
-        time.sleep(0.15)
-        with lock:
-            in_flight["now"] -= 1
-        return Answer()
-
-    with running_receiver(answer) as receiver:
-        # Given an endpoint limited to 5 requests a second and 2 at once
-        _endpoint(hookline, receiver.url, rate_limit_per_second=5, max_concurrency=2)
-        events = [_event(hookline, data={"n": i}) for i in range(50)]
-        # When 50 events are delivered by concurrent invocations
-        stop = threading.Event()
-
-        def worker() -> None:
-            while not stop.is_set():
-                hookline.pump()
-                time.sleep(0.05)
-
-        pumps = [threading.Thread(target=worker) for _ in range(3)]
-        for p in pumps:
-            p.start()
-        try:
-            deadline = time.monotonic() + 60
-            while time.monotonic() < deadline and len({r.headers["webhook-id"] for r in receiver.requests}) < 50:
-                time.sleep(0.3)
-        finally:
-            stop.set()
-            for p in pumps:
-                p.join(30)
-    # Then every event arrived exactly once
-    ids = [r.headers["webhook-id"] for r in receiver.requests]
-    assert sorted(ids) == sorted(events)
-    # And no one-second window saw more than 5 requests, nor more than 2 at once
-    arrivals = sorted(r.at for r in receiver.requests)
-    worst = max(len([t for t in arrivals[i:] if t < a + 1.0]) for i, a in enumerate(arrivals))
-    assert worst <= 5
-    assert in_flight["max"] <= 2
-
-
-def test_a_healthy_hot_path_never_writes_the_breaker(hookline: Hookline) -> None:
-    writes: list[str] = []
+def test_a_failing_endpoint_trips_and_probes_while_healthy_ones_deliver_and_their_hot_path_writes_no_breaker(hookline: Hookline) -> None:
+    """The wiring of isolation end to end, in virtual time (the rules themselves: tests/unit/services/test_delivery_isolation.py)."""
+    breaker_writes: list[str] = []
 
     def spy(params: dict[str, Any], **_: Any) -> None:
         key = params.get("Key") or params.get("Item") or {}
-        pk = str(key.get("pk", ""))
-        if pk.startswith("BRK#"):
-            writes.append(pk)
+        if str(key.get("pk", "")).startswith("BRK#"):
+            breaker_writes.append(str(key["pk"]))
 
     table_client = aws.dynamodb_table(hookline.env[topology.TABLE.env]).meta.client
     for op in ("PutItem", "UpdateItem", "DeleteItem"):
         table_client.meta.events.register(f"before-parameter-build.dynamodb.{op}", spy)
-    with running_receiver(lambda r: Answer(status=503) if r.path.startswith("/failing") else Answer()) as receiver:
-        # Given a healthy endpoint with a busy hot path, and beside it one that fails
+
+    def answer(r: Received) -> Answer:
+        return Answer(status=503) if r.path.startswith("/bad") else Answer()
+
+    with freeze_time(START) as frozen, running_receiver(answer) as receiver:
+        timeline = Timeline(hookline, frozen)
         base = receiver.url.rsplit("/", 1)[0]
-        healthy = _endpoint(hookline, base + "/healthy", rate_limit_per_second=500, max_concurrency=100, event_types=["a.b"])["id"]
-        failing = _endpoint(hookline, base + "/failing", event_types=["x.y"])["id"]
-        events = [_event(hookline, data={"n": i}) for i in range(100)]
-        _event(hookline, "x.y")
-        # When all of it is delivered (the failing one's single attempt included)
-        _pump_until(hookline, lambda: len(receiver.requests) >= 101, 60)
-    assert all(_deliveries(hookline, e)[0]["status"] == "succeeded" for e in events)
-    # Then the spy saw the failing endpoint's breaker written (so it does see breaker writes) and never the healthy one's
-    assert [w for w in writes if failing in w] != []
-    assert [w for w in writes if healthy in w] == []
+        # Given two healthy endpoints and one that always fails, each subscribed to its own event type
+        healthy = [_endpoint(hookline, f"{base}/good{i}", event_types=[f"good{i}"])["id"] for i in range(2)]
+        failing = _endpoint(hookline, f"{base}/bad", event_types=["bad"])["id"]
+        good_events = [_event(hookline, f"good{i}", {"k": k}) for i in range(2) for k in range(3)]
+        for k in range(12):
+            _event(hookline, "bad", {"k": k})
+
+        def failing_hits() -> tuple[list[float], list[float]]:
+            opened_at = _states().breaker("acme", failing).open_since
+            hits = sorted(r.at for r in receiver.requests if r.path == "/bad")
+            return [t for t in hits if opened_at is None or t <= opened_at], [t for t in hits if opened_at is not None and t > opened_at]
+
+        # When the pipeline runs until the failing endpoint has tripped and probed twice
+        timeline.run(lambda: len(failing_hits()[1]) >= 2, max_seconds=3600)
+    # Then every healthy delivery succeeded on its first attempt
+    for e in good_events:
+        [d] = _deliveries(hookline, e)
+        assert (d["status"], [a["number"] for a in d["attempts"]]) == ("succeeded", [1])
+    # And the failing endpoint saw its threshold of attempts (plus what was in flight), then one probe per cooldown (60 s, then 120 s)
+    breaker = _states().breaker("acme", failing)
+    before, probes = failing_hits()
+    assert breaker.trips == 1 and breaker.open_since is not None
+    assert 10 <= len(before) <= 10 + 4
+    gaps = [b - a for a, b in zip([breaker.open_since, *probes], probes, strict=False)]
+    assert gaps[0] >= 60 and gaps[1] >= 120, gaps
+    # And the breaker was written for the failing endpoint (so the spy sees breaker writes) and never for a healthy one
+    assert [w for w in breaker_writes if failing in w] != []
+    assert [w for w in breaker_writes if any(h in w for h in healthy)] == []
 
 
 def _notifications(hookline: Hookline) -> list[dict[str, Any]]:
