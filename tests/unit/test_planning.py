@@ -1,0 +1,154 @@
+"""The core planner and health rules as tables: endpoint state in, plan (or new state) out, deferrals within their bounds."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from hookline.core.breaker import Breaker, BreakerConfig
+from hookline.core.classify import Outcome
+from hookline.core.health import HealthConfig, breaker_after, limiter_after, should_disable
+from hookline.core.planning import LIMIT_SPREAD, MAX_OPEN_SPREAD, PROBING_SPREAD, RETRY_AFTER_SPREAD, Gate, PlanningConfig, gave_up, leases_held, plan_group
+from hookline.core.ratelimit import Limiter, LimiterConfig
+from tests.fakes.randomness import FixedRandom
+
+NOW = 1_795_953_600.0
+CFG = PlanningConfig(breaker=BreakerConfig(cooldown_seconds=60, probe_lease_seconds=60), limiter=LimiterConfig(lease_seconds=120), disable_after_seconds=3600)
+OPEN = Breaker(state="open", consecutive_failures=10, open_until=NOW + 40, open_since=NOW - 20, cooldown_seconds=60, trips=1, version=2)
+DUE = Breaker(state="open", consecutive_failures=10, open_until=NOW - 1, open_since=NOW - 61, cooldown_seconds=60, trips=1, version=2)
+PROBING = Breaker(state="half_open", probe_until=NOW + 20, open_since=NOW - 61, cooldown_seconds=60, version=3)
+GATE = Gate(active=True, paused_until=None, rate_per_second=10, max_concurrency=5)
+
+# name: (gate, breaker, limiter, tasks) -> (step kinds, reasons of the deferrals, what to write, disable)
+PLANS: dict[str, tuple[tuple[Gate | None, Breaker, Limiter, int], tuple[list[str], set[str], str, bool]]] = {
+    "endpoint deleted: each task goes ahead and records it": ((None, Breaker(), Limiter(), 2), (["go", "go"], set(), "", False)),
+    "disabled: every task parked": ((Gate(False, None, 10, 5), OPEN, Limiter(), 3), (["park"] * 3, set(), "", False)),
+    "closed, within limits: all granted, one limiter write": ((GATE, Breaker(), Limiter(), 3), (["go"] * 3, set(), "limiter", False)),
+    "more tasks than concurrency: the rest wait for a slot": (
+        (GATE, Breaker(), Limiter(), 8),
+        (["go"] * 5 + ["defer"] * 3, {"endpoint rate or concurrency limit"}, "limiter", False),
+    ),
+    "every slot leased: nothing granted, nothing written": (
+        (GATE, Breaker(), Limiter(leases=(NOW + 60,) * 5, version=4), 2),
+        (["defer"] * 2, {"endpoint rate or concurrency limit"}, "", False),
+    ),
+    "paused by Retry-After: all deferred": (
+        (Gate(True, NOW + 30, 10, 5), Breaker(), Limiter(), 2),
+        (["defer"] * 2, {"endpoint paused by Retry-After"}, "", False),
+    ),
+    "breaker open: all deferred until the cooldown ends": ((GATE, OPEN, Limiter(), 3), (["defer"] * 3, {"circuit open"}, "", False)),
+    "cooldown over: one probe (its lease written), the rest wait": (
+        (GATE, DUE, Limiter(), 3),
+        (["probe", "defer", "defer"], {"circuit half-open: probing"}, "breaker", False),
+    ),
+    "another worker probing: all wait for its lease": ((GATE, PROBING, Limiter(), 2), (["defer"] * 2, {"circuit open"}, "", False)),
+    "outage past the disable threshold: disable and park": (
+        (GATE, Breaker(state="open", open_until=NOW - 1, open_since=NOW - 3600, cooldown_seconds=60, version=9), Limiter(), 2),
+        (["park"] * 2, set(), "", True),
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(PLANS))
+def test_plan_group(name: str) -> None:
+    (gate, breaker, limiter, tasks), (kinds, reasons, write, disable) = PLANS[name]
+    plan = plan_group(gate, breaker, limiter, tasks, NOW, CFG, FixedRandom(0.5))
+    assert [s.kind for s in plan.steps] == kinds
+    assert {s.reason for s in plan.steps if s.kind == "defer"} == reasons
+    assert ("breaker" if plan.breaker else "limiter" if plan.limiter else "") == write
+    assert plan.disable == disable
+
+
+def test_a_probe_writes_a_leased_half_open_breaker_one_version_up() -> None:
+    plan = plan_group(GATE, DUE, Limiter(), 1, NOW, CFG, FixedRandom(0.0))
+    assert plan.breaker == Breaker(**{**DUE.__dict__, "state": "half_open", "probe_until": NOW + 60, "version": 3})
+
+
+def test_grants_are_paced_within_the_horizon_and_hold_one_lease_each() -> None:
+    plan = plan_group(Gate(True, None, 5, 100), Breaker(), Limiter(), 10, NOW, CFG, FixedRandom(0.0))
+    sends = [s.send_at for s in plan.steps if s.kind == "go"]
+    # 5/s with a 10% margin: one every 0.22 s, as far as the 1 s horizon
+    assert sends == pytest.approx([NOW, NOW + 0.22, NOW + 0.44, NOW + 0.66, NOW + 0.88])
+    assert leases_held(plan.steps) == {NOW + 120: 5}
+    assert plan.limiter is not None and plan.limiter.leases == (NOW + 120,) * 5 and plan.limiter.version == 1
+
+
+# Each kind of deferral waits at least until its cause ends, and at most its spread longer (FixedRandom 0 and 1 are the bounds).
+DEFERRALS: dict[str, tuple[Gate, Breaker, Limiter, int, float, float]] = {
+    # name: (gate, breaker, limiter, index of a deferred step, shortest, longest)
+    "circuit open": (GATE, OPEN, Limiter(), 0, 40.0, 40.0 + min(MAX_OPEN_SPREAD, 0.1 * 60)),
+    "probing": (GATE, DUE, Limiter(), 1, 5.0, 5.0 + PROBING_SPREAD),
+    "limit": (Gate(True, None, 5, 100), Breaker(), Limiter(), 9, 1.1 - 0.0, 1.1 + LIMIT_SPREAD),
+}
+
+
+@pytest.mark.parametrize("name", list(DEFERRALS))
+def test_deferrals_wait_for_their_cause_plus_a_bounded_spread(name: str) -> None:
+    gate, breaker, limiter, index, shortest, longest = DEFERRALS[name]
+    low = plan_group(gate, breaker, limiter, 10, NOW, CFG, FixedRandom(0.0)).steps[index]
+    high = plan_group(gate, breaker, limiter, 10, NOW, CFG, FixedRandom(1.0)).steps[index]
+    assert low.kind == high.kind == "defer"
+    assert low.defer_seconds == pytest.approx(shortest)
+    assert high.defer_seconds == pytest.approx(longest)
+
+
+def test_a_retry_after_pause_is_spread_by_both_jitters() -> None:
+    paused = Gate(True, NOW + 30, 10, 5)
+    low = plan_group(paused, Breaker(), Limiter(), 1, NOW, CFG, FixedRandom(0.0)).steps[0]
+    high = plan_group(paused, Breaker(), Limiter(), 1, NOW, CFG, FixedRandom(1.0)).steps[0]
+    assert (low.defer_seconds, high.defer_seconds) == pytest.approx((30.0, 30.0 + CFG.retry_after_jitter_seconds + RETRY_AFTER_SPREAD))
+
+
+def test_giving_up_under_contention_defers_everything_briefly() -> None:
+    plan = gave_up(3, FixedRandom(1.0))
+    assert [(s.kind, s.defer_seconds) for s in plan.steps] == [("defer", 1.0 + LIMIT_SPREAD)] * 3
+    assert plan.write is None
+
+
+HEALTH = HealthConfig(breaker=BreakerConfig(threshold=3, cooldown_seconds=60), limiter=LimiterConfig(), disable_after_seconds=3600)
+OK, DOWN, SLOW, GONE = Outcome(200), Outcome(503), Outcome(429), Outcome(None, "timeout")
+
+# name: (breaker, outcome, was_probe) -> (event, consecutive failures after, written)
+AFTER: dict[str, tuple[tuple[Breaker, Outcome, bool], tuple[str, int | None, bool]]] = {
+    "success on a pristine breaker: nothing to write": ((Breaker(), OK, False), ("", None, False)),
+    "a 4xx says nothing": ((Breaker(), Outcome(404), False), ("", None, False)),
+    "a 5xx counts": ((Breaker(), DOWN, False), ("", 1, True)),
+    "a timeout counts": ((Breaker(), GONE, False), ("", 1, True)),
+    "the threshold opens it": ((Breaker(consecutive_failures=2, recent="00", version=2), SLOW, False), ("opened", 3, True)),
+    "a success after failures resets the count": ((Breaker(consecutive_failures=2, recent="00", version=2), OK, False), ("", 0, True)),
+    "a failed probe reopens it": ((PROBING, DOWN, True), ("reopened", 0, True)),
+    "a probe that answers closes it": ((PROBING, Outcome(404), True), ("recovered", 0, True)),
+    "a straggler while open changes nothing": ((OPEN, DOWN, False), ("", None, False)),
+}
+
+
+@pytest.mark.parametrize("name", list(AFTER))
+def test_breaker_after_an_attempt(name: str) -> None:
+    (breaker, outcome, was_probe), (event, failures, written) = AFTER[name]
+    change = breaker_after(breaker, outcome, NOW, HEALTH, was_probe)
+    assert (change is not None) == written
+    if change is not None:
+        assert change.event == event
+        assert change.state.consecutive_failures == failures
+        assert change.state.version == breaker.version + 1
+
+
+@pytest.mark.parametrize(("outcome", "slowed"), [(SLOW, True), (DOWN, False), (OK, False)])
+def test_only_a_429_slows_the_limiter(outcome: Outcome, slowed: bool) -> None:
+    after = limiter_after(Limiter(version=3), outcome, 10.0, NOW, HEALTH)
+    assert (after is not None) == slowed
+    if after is not None:
+        assert (after.effective_rate, after.adjusted_at, after.version) == (5.0, NOW, 4)
+
+
+def _reopened(open_since: float) -> Any:
+    probing = Breaker(state="half_open", probe_until=NOW + 20, open_since=open_since, cooldown_seconds=60, version=3)
+    return breaker_after(probing, DOWN, NOW, HEALTH, True)
+
+
+def test_a_reopening_past_the_disable_threshold_disables() -> None:
+    assert should_disable(_reopened(NOW - 3600), NOW, HEALTH)
+    assert not should_disable(_reopened(NOW - 3599), NOW, HEALTH)
+    opened = breaker_after(Breaker(consecutive_failures=2, recent="00"), DOWN, NOW, HEALTH, False)
+    assert opened is not None and not should_disable(opened, NOW + 10_000, HEALTH)  # only a failed probe decides it
