@@ -16,7 +16,8 @@ from datetime import UTC, datetime
 import boto3
 from botocore.exceptions import BotoCoreError, ClientError
 
-from hookline.adapters.dynamo.apikeys import ApiKeyRepository, generate_api_key
+from hookline.adapters.dynamo.apikeys import ApiKeyRepository
+from hookline.core.apikeys import generate_api_key
 from hookline.wiring import topology
 
 

@@ -66,7 +66,7 @@ from aws_lambda_powertools import Logger
 from moto.server import ThreadedMotoServer
 
 from hookline.adapters import aws
-from hookline.adapters.dynamo.apikeys import generate_api_key, parse_key_list
+from hookline.core.apikeys import generate_api_key, parse_key_list
 from hookline.core.settings import Settings
 from hookline.wiring import topology
 from hookline.wiring.settings import get_settings

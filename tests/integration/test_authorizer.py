@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import boto3
 
-from hookline.adapters.dynamo.apikeys import hash_api_key
+from hookline.core.apikeys import hash_api_key
 from hookline.wiring import topology
 from tests.conftest import Hookline
 

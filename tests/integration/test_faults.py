@@ -27,7 +27,7 @@ from botocore.exceptions import ClientError
 from freezegun import freeze_time
 
 from hookline.adapters import aws
-from hookline.adapters.dynamo.store import EventRepository
+from hookline.adapters.dynamo.events import EventRepository
 from hookline.wiring import container, topology
 from tests.conftest import Hookline
 from tests.support.events import sqs_event

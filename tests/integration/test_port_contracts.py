@@ -8,9 +8,10 @@ from collections.abc import Callable
 import boto3
 import pytest
 
+from hookline.adapters.dynamo.endpoints import EndpointRepository
+from hookline.adapters.dynamo.events import EventRepository
 from hookline.adapters.dynamo.replays import ReplayRepository
 from hookline.adapters.dynamo.state import EndpointStateRepository
-from hookline.adapters.dynamo.store import EndpointRepository, EventRepository
 from hookline.wiring import topology
 from local.resources import create_table
 from tests.fakes.contracts import CHECKS, Stores

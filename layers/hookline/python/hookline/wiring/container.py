@@ -10,10 +10,11 @@ from functools import lru_cache
 
 from hookline.adapters import aws, system
 from hookline.adapters.dlq import DlqDrain
+from hookline.adapters.dynamo.endpoints import EndpointRepository
+from hookline.adapters.dynamo.events import EventRepository
 from hookline.adapters.dynamo.replays import ReplayRepository
 from hookline.adapters.dynamo.state import EndpointStateRepository
 from hookline.adapters.dynamo.stats import StatsRepository
-from hookline.adapters.dynamo.store import EndpointRepository, EventRepository
 from hookline.adapters.http import WebhookClient
 from hookline.adapters.notifications import Notifier
 from hookline.adapters.queues import TaskQueue, TaskScheduler

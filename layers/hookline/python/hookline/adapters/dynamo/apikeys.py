@@ -1,38 +1,15 @@
-"""API keys: each belongs to one tenant and is stored only as a hash."""
+"""API keys in the data table: one item per key, by the key's hash (keys.api_key); the key itself is never stored."""
 
 from __future__ import annotations
 
-import hashlib
-import secrets
-from dataclasses import dataclass
 from typing import Any
 
 from hookline.adapters.dynamo import keys
 from hookline.adapters.dynamo.ops import write_if
-
-KEY_PREFIX = "hk_"
-
-
-def generate_api_key() -> str:
-    return KEY_PREFIX + secrets.token_urlsafe(32)
-
-
-def hash_api_key(key: str) -> str:
-    # Keys are 256-bit random, so an unsalted SHA-256 cannot be brute-forced;
-    # a fast hash keeps the authorizer cheap.
-    return hashlib.sha256(key.encode()).hexdigest()
-
-
-@dataclass(frozen=True)
-class ApiKeyRecord:
-    tenant: str
-    key_hash: str
-    revoked: bool = False
+from hookline.core.apikeys import ApiKeyRecord, hash_api_key
 
 
 class ApiKeyRepository:
-    """API keys in the data table, by the key's hash (keys.api_key)."""
-
     def __init__(self, table: Any):
         self._table = table
 
@@ -58,17 +35,3 @@ class ApiKeyRepository:
         if not item:
             return None
         return ApiKeyRecord(tenant=str(item["tenant"]), key_hash=digest, revoked=bool(item.get("revoked", False)))
-
-
-def parse_key_list(raw: str) -> list[tuple[str, str]]:
-    """`tenant:key,tenant:key` -> [(tenant, key)]; raises ValueError on a malformed entry."""
-    pairs = []
-    for entry in raw.split(","):
-        part = entry.strip()
-        if not part:
-            continue
-        tenant, sep, key = part.partition(":")
-        if not sep or not tenant.strip() or not key.strip():
-            raise ValueError(f"HOOKLINE_API_KEYS entry {part!r} is not tenant:key")
-        pairs.append((tenant.strip(), key.strip()))
-    return pairs

@@ -14,8 +14,8 @@ from decimal import Decimal
 from typing import Any
 
 from hookline.adapters.dynamo import keys
+from hookline.adapters.dynamo.endpoints import EndpointRepository
 from hookline.adapters.dynamo.ops import batch_get, write_if
-from hookline.adapters.dynamo.store import EndpointRepository
 from hookline.adapters.failures import translate_failures
 from hookline.core.breaker import Breaker
 from hookline.core.models import Endpoint

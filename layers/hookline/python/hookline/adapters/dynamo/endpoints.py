@@ -1,0 +1,157 @@
+"""Endpoints in the data table: one item per endpoint under its tenant's partition (keys.endpoint).
+
+Every write but `create` is conditional on the endpoint still existing, so a
+concurrent delete wins; a missing endpoint is a False result.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from decimal import Decimal
+from typing import Any
+
+from boto3.dynamodb.conditions import Attr, Key
+
+from hookline.adapters.dynamo import keys
+from hookline.adapters.dynamo.ops import query_all, query_page, write_if
+from hookline.adapters.failures import translate_failures
+from hookline.core.models import Endpoint
+
+
+@translate_failures
+class EndpointRepository:
+    def __init__(self, table: Any):
+        self._table = table
+
+    @staticmethod
+    def _to_item(ep: Endpoint) -> dict[str, Any]:
+        item: dict[str, Any] = {
+            **keys.endpoint(ep.tenant, ep.id),
+            "id": ep.id,
+            "tenant": ep.tenant,
+            "url": ep.url,
+            "secret": ep.secret,
+            "event_types": list(ep.event_types),
+            "description": ep.description,
+            "status": ep.status,
+            "rate_limit_per_second": Decimal(str(ep.rate_limit_per_second)),
+            "max_concurrency": ep.max_concurrency,
+            "headers": dict(ep.headers),
+            "created_at": ep.created_at,
+            "updated_at": ep.updated_at,
+        }
+        if ep.disabled_reason:
+            item["disabled_reason"] = ep.disabled_reason
+        return item
+
+    @staticmethod
+    def from_item(item: dict[str, Any]) -> Endpoint:
+        return Endpoint(
+            id=item["id"],
+            tenant=item["tenant"],
+            url=item["url"],
+            secret=item["secret"],
+            event_types=tuple(item.get("event_types") or ()),
+            description=item.get("description", ""),
+            status=item.get("status", "active"),
+            disabled_reason=item.get("disabled_reason"),
+            created_at=item.get("created_at", ""),
+            updated_at=item.get("updated_at", ""),
+            paused_until=float(item["paused_until"]) if item.get("paused_until") is not None else None,
+            rate_limit_per_second=float(item.get("rate_limit_per_second", 10)),
+            max_concurrency=int(item.get("max_concurrency", 5)),
+            headers=tuple((str(k), str(v)) for k, v in (item.get("headers") or {}).items()),
+            previous_secret=item.get("previous_secret", ""),
+            rotated_at=float(item["rotated_at"]) if item.get("rotated_at") is not None else None,
+        )
+
+    def create(self, ep: Endpoint) -> None:
+        self._table.put_item(Item=self._to_item(ep), ConditionExpression=Attr(keys.PK).not_exists())
+
+    def save(self, ep: Endpoint) -> bool:
+        """Write the fields a caller may change; False if the endpoint no longer exists (a concurrent delete wins).
+
+        An update, not a put, so it never overwrites state the workers own (the pause).
+        """
+        names = {
+            "#u": "url",
+            "#t": "event_types",
+            "#d": "description",
+            "#s": "status",
+            "#r": "disabled_reason",
+            "#at": "updated_at",
+            "#rl": "rate_limit_per_second",
+            "#mc": "max_concurrency",
+            "#h": "headers",
+        }
+        values = {
+            ":u": ep.url,
+            ":t": list(ep.event_types),
+            ":d": ep.description,
+            ":s": ep.status,
+            ":r": ep.disabled_reason,
+            ":at": ep.updated_at,
+            ":rl": Decimal(str(ep.rate_limit_per_second)),
+            ":mc": ep.max_concurrency,
+            ":h": dict(ep.headers),
+        }
+        saved = write_if(
+            self._table.update_item,
+            Key=keys.endpoint(ep.tenant, ep.id),
+            UpdateExpression="SET #u = :u, #t = :t, #d = :d, #s = :s, #r = :r, #at = :at, #rl = :rl, #mc = :mc, #h = :h",
+            ConditionExpression=Attr(keys.PK).exists(),
+            ExpressionAttributeNames=names,
+            ExpressionAttributeValues=values,
+        )
+        return saved is not None
+
+    def rotate_secret(self, tenant: str, endpoint_id: str, new_secret: str, now_epoch: float, now_iso: str) -> bool:
+        """The current secret becomes the previous one (still signed with during the overlap)."""
+        rotated = write_if(
+            self._table.update_item,
+            Key=keys.endpoint(tenant, endpoint_id),
+            UpdateExpression="SET previous_secret = secret, secret = :s, rotated_at = :t, updated_at = :now",
+            ConditionExpression=f"attribute_exists({keys.PK})",
+            ExpressionAttributeValues={":s": new_secret, ":t": Decimal(str(round(now_epoch, 3))), ":now": now_iso},
+        )
+        return rotated is not None
+
+    def pause(self, tenant: str, endpoint_id: str, until_epoch: float) -> None:
+        """Pause every delivery to the endpoint until `until_epoch`; a longer pause already set wins."""
+        write_if(
+            self._table.update_item,
+            Key=keys.endpoint(tenant, endpoint_id),
+            UpdateExpression="SET paused_until = :t",
+            ConditionExpression=f"attribute_exists({keys.PK}) AND (attribute_not_exists(paused_until) OR paused_until < :t)",
+            ExpressionAttributeValues={":t": Decimal(str(round(until_epoch, 3)))},
+        )
+
+    def disable(self, tenant: str, endpoint_id: str, reason: str, now_iso: str) -> None:
+        """Disable the endpoint, unless it no longer exists."""
+        write_if(
+            self._table.update_item,
+            Key=keys.endpoint(tenant, endpoint_id),
+            UpdateExpression="SET #s = :s, disabled_reason = :r, updated_at = :now",
+            ConditionExpression=f"attribute_exists({keys.PK})",
+            ExpressionAttributeNames={"#s": "status"},
+            ExpressionAttributeValues={":s": "disabled", ":r": reason, ":now": now_iso},
+        )
+
+    def get(self, tenant: str, endpoint_id: str) -> Endpoint | None:
+        item = self._table.get_item(Key=keys.endpoint(tenant, endpoint_id)).get("Item")
+        return self.from_item(item) if item else None
+
+    def delete(self, tenant: str, endpoint_id: str) -> bool:
+        return write_if(self._table.delete_item, Key=keys.endpoint(tenant, endpoint_id), ConditionExpression=Attr(keys.PK).exists()) is not None
+
+    def page(self, tenant: str, limit: int, cursor: str | None) -> tuple[list[Endpoint], str | None]:
+        items, cursor = query_page(self._table, limit, cursor, keys.tenant_partition(tenant), KeyConditionExpression=self._of_tenant(tenant))
+        return [self.from_item(i) for i in items], cursor
+
+    def all_for_tenant(self, tenant: str) -> Iterator[Endpoint]:
+        for item in query_all(self._table, KeyConditionExpression=self._of_tenant(tenant)):
+            yield self.from_item(item)
+
+    @staticmethod
+    def _of_tenant(tenant: str) -> Any:
+        return Key(keys.PK).eq(keys.tenant_partition(tenant)) & Key(keys.SK).begins_with(keys.ENDPOINT_PREFIX)

@@ -1,0 +1,134 @@
+"""How an event's item collection is laid out: an event, a delivery or an attempt to and from a DynamoDB item.
+
+Keys come from hookline.adapters.dynamo.keys; `ttl` names the table's TTL
+attribute, set to when the item expires. A webhook body above
+COMPRESS_ABOVE_BYTES is stored zlib-compressed (`body_z`) when that saves a
+tenth or more: DynamoDB bills writes per KB of item and reads per 4 KB, and
+JSON compresses well.
+"""
+
+from __future__ import annotations
+
+import zlib
+from typing import Any
+
+from boto3.dynamodb.types import Binary
+
+from hookline.adapters.dynamo import keys
+from hookline.core.models import Attempt, Delivery, Event, PlannedDelivery
+
+Item = dict[str, Any]
+COMPRESS_ABOVE_BYTES = 512
+
+
+def _stored_body(body: str) -> Item:
+    raw = body.encode("utf-8")
+    if len(raw) > COMPRESS_ABOVE_BYTES:
+        packed = zlib.compress(raw, 6)
+        if len(packed) <= 0.9 * len(raw):
+            return {"body_z": Binary(packed)}
+    return {"body": body}
+
+
+def _read_body(item: Item) -> str:
+    if "body_z" in item:
+        packed = item["body_z"]
+        return zlib.decompress(packed.value if isinstance(packed, Binary) else bytes(packed)).decode("utf-8")
+    return str(item["body"])
+
+
+def _int(value: Any) -> int | None:
+    return None if value is None else int(value)
+
+
+def event_item(event: Event, ttl: str, expires_at: int) -> Item:
+    return {
+        **keys.event(event.tenant, event.id),
+        "id": event.id,
+        "tenant": event.tenant,
+        "type": event.type,
+        "created_at": event.created_at,
+        **_stored_body(event.body),
+        "request_hash": event.request_hash,
+        "deliveries": [{"id": d.id, "endpoint_id": d.endpoint_id, **({"paused": True} if d.paused else {})} for d in event.deliveries],
+        ttl: expires_at,
+    }
+
+
+def event_from(item: Item) -> Event:
+    return Event(
+        id=item["id"],
+        tenant=item["tenant"],
+        type=item["type"],
+        created_at=item["created_at"],
+        body=_read_body(item),
+        request_hash=item["request_hash"],
+        deliveries=tuple(PlannedDelivery(d["id"], d["endpoint_id"], bool(d.get("paused", False))) for d in item.get("deliveries", [])),
+    )
+
+
+def delivery_item(d: Delivery, ttl: str, expires_at: int) -> Item:
+    """A delivery as first written; failed and paused ones carry the endpoint-deliveries index's keys."""
+    return {
+        **keys.delivery(d.tenant, d.event_id, d.id),
+        "id": d.id,
+        "tenant": d.tenant,
+        "event_id": d.event_id,
+        "endpoint_id": d.endpoint_id,
+        "status": d.status,
+        "attempts_made": d.attempts_made,
+        "generation": d.generation,
+        "generation_first_attempt": d.generation_first_attempt,
+        "generation_started_at": d.generation_started_at or d.created_at,
+        "created_at": d.created_at,
+        "updated_at": d.updated_at,
+        ttl: expires_at,
+        **keys.index_keys(d.tenant, d.endpoint_id, d.status, d.created_at, d.id),
+    }
+
+
+def delivery_from(item: Item) -> Delivery:
+    return Delivery(
+        id=item["id"],
+        tenant=item["tenant"],
+        event_id=item["event_id"],
+        endpoint_id=item["endpoint_id"],
+        status=item["status"],
+        attempts_made=int(item.get("attempts_made", 0)),
+        created_at=item.get("created_at", ""),
+        updated_at=item.get("updated_at", ""),
+        generation=int(item.get("generation", 0)),
+        generation_first_attempt=int(item.get("generation_first_attempt", 1)),
+        generation_started_at=item.get("generation_started_at") or item.get("created_at", ""),
+        replay_id=item.get("replay_id", ""),
+    )
+
+
+def attempt_item(delivery: Delivery, attempt: Attempt, ttl: str, expires_at: int) -> Item:
+    return {
+        **keys.attempt(delivery.tenant, delivery.event_id, delivery.id, attempt.number),
+        "number": attempt.number,
+        "at": attempt.at,
+        "status_code": attempt.status_code,
+        "error": attempt.error,
+        "duration_ms": attempt.duration_ms,
+        "outcome": attempt.outcome,
+        "reason": attempt.reason,
+        "response_body": attempt.response_body,
+        "trigger": attempt.trigger,
+        ttl: expires_at,
+    }
+
+
+def attempt_from(item: Item) -> Attempt:
+    return Attempt(
+        number=int(item["number"]),
+        at=item["at"],
+        status_code=_int(item.get("status_code")),
+        error=item.get("error"),
+        duration_ms=int(item.get("duration_ms", 0)),
+        outcome=item.get("outcome", ""),
+        reason=item.get("reason", ""),
+        response_body=item.get("response_body", ""),
+        trigger=item.get("trigger", "scheduled"),
+    )

@@ -1,0 +1,224 @@
+"""Events with their deliveries and attempts in the data table: one item collection per event.
+
+The event, its deliveries and their attempts share one partition
+(keys.event_partition), so one Query reads an event whole; their attributes
+are laid out in hookline.adapters.dynamo.event_items. Failed and paused
+deliveries also carry the sparse endpoint-deliveries index's keys. Writes that
+may be repeated (after a crash and redelivery) are conditional, so repeating
+one changes nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from decimal import Decimal
+from typing import Any
+
+from boto3.dynamodb.conditions import Attr, Key
+
+from hookline.adapters.dynamo import event_items as items
+from hookline.adapters.dynamo import keys
+from hookline.adapters.dynamo.ops import Refused, batch_get, query_all, query_page, try_write, write_if
+from hookline.adapters.failures import translate_failures
+from hookline.core.models import REPLAYABLE_STATUSES, Attempt, Delivery, Event
+
+
+@dataclass(frozen=True)
+class Claim:
+    delivery: Delivery | None
+    busy: bool = False  # an earlier attempt still holds the lease: come back shortly
+    missing: bool = False  # no such delivery (its event expired or never existed)
+
+
+@translate_failures
+class EventRepository:
+    """Events with their deliveries and attempts, all in one item collection."""
+
+    def __init__(self, table: Any, ttl_attribute: str = keys.TTL):
+        self._table = table
+        self._ttl = ttl_attribute
+
+    # -- events ---------------------------------------------------------------
+    def create_event(self, event: Event, expires_at: int) -> bool:
+        """Store the event once. False if an event with this id already exists."""
+        item = items.event_item(event, self._ttl, expires_at)
+        return write_if(self._table.put_item, Item=item, ConditionExpression=Attr(keys.PK).not_exists()) is not None
+
+    def get_event(self, tenant: str, event_id: str, consistent: bool = False) -> Event | None:
+        item = self._table.get_item(Key=keys.event(tenant, event_id), ConsistentRead=consistent).get("Item")
+        return items.event_from(item) if item else None
+
+    def get_events(self, ids: Iterable[tuple[str, str]]) -> dict[tuple[str, str], Event]:
+        """Many events by (tenant, event id); what is not found (or not yet visible) is left out."""
+        wanted = [keys.event(t, e) for t, e in dict.fromkeys(ids)]
+        events = (items.event_from(item) for item in batch_get(self._table, wanted))
+        return {(event.tenant, event.id): event for event in events}
+
+    def event_with_deliveries(self, tenant: str, event_id: str) -> tuple[Event | None, list[Delivery]]:
+        """One Query over the event's item collection: the event, deliveries and attempts."""
+        collection = query_all(self._table, KeyConditionExpression=Key(keys.PK).eq(keys.event_partition(tenant, event_id)))
+        event = None
+        deliveries: dict[str, Delivery] = {}
+        attempts: dict[str, list[Attempt]] = {}
+        for item in collection:
+            kind, delivery_id = keys.collection_member(item[keys.SK])
+            if kind == "event":
+                event = items.event_from(item)
+            elif kind == "attempt":
+                attempts.setdefault(delivery_id, []).append(items.attempt_from(item))
+            elif kind == "delivery":
+                d = items.delivery_from(item)
+                deliveries[d.id] = d
+        out = [replace(d, attempts=tuple(attempts.get(d.id, ()))) for d in deliveries.values()]
+        return event, sorted(out, key=lambda d: d.id)
+
+    # -- deliveries -----------------------------------------------------------
+    def create_deliveries(self, deliveries: list[Delivery], expires_at: int) -> None:
+        """Fresh deliveries of a just-created event: nothing can exist yet, so a batch write."""
+        with self._table.batch_writer() as batch:
+            for d in deliveries:
+                batch.put_item(Item=items.delivery_item(d, self._ttl, expires_at))
+
+    def ensure_delivery(self, d: Delivery, expires_at: int) -> None:
+        """Create a delivery unless it exists (finishing an interrupted ingest)."""
+        write_if(self._table.put_item, Item=items.delivery_item(d, self._ttl, expires_at), ConditionExpression=Attr(keys.PK).not_exists())
+
+    def claim_attempt(self, tenant: str, event_id: str, delivery_id: str, number: int, now_epoch: float, lease_seconds: int, generation: int = 0) -> Claim:
+        """Single-flight: take the right to make attempt `number`.
+
+        Succeeds only while the delivery is pending, the attempt has not been
+        recorded, and no live lease holds it. The lease expires, so a crashed
+        worker's task (redelivered after the visibility timeout) can claim it
+        again. A live lease on an earlier attempt means that attempt is still
+        being recorded: the caller should come back shortly (`busy`).
+        """
+        result = try_write(
+            self._table.update_item,
+            Key=keys.delivery(tenant, event_id, delivery_id),
+            # A parked (paused) delivery becomes pending again when its task comes back.
+            UpdateExpression=f"SET lease_attempt = :n, lease_until = :until, #s = :pending REMOVE {keys.GSI_PK}, {keys.GSI_SK}",
+            ConditionExpression=f"attribute_exists({keys.PK}) AND #s IN (:pending, :paused) AND generation = :g AND attempts_made < :n AND (attribute_not_exists(lease_until) OR lease_until < :now)",
+            ExpressionAttributeNames={"#s": "status"},
+            ExpressionAttributeValues={
+                ":n": number,
+                ":until": Decimal(str(round(now_epoch + lease_seconds, 3))),
+                ":now": Decimal(str(round(now_epoch, 3))),
+                ":pending": "pending",
+                ":paused": "paused",
+                ":g": generation,
+            },
+            ReturnValues="ALL_NEW",
+            ReturnValuesOnConditionCheckFailure="ALL_OLD",
+        )
+        if not isinstance(result, Refused):
+            return Claim(items.delivery_from(result["Attributes"]))
+        old = result.item
+        if old is None:
+            return Claim(None, missing=True)
+        busy = (
+            int(old.get("generation", 0)) == generation
+            and old.get("status") in ("pending", "paused")
+            and int(old.get("attempts_made", 0)) < number
+            and int(old.get("lease_attempt", number)) < number
+        )
+        return Claim(None, busy=busy)
+
+    def record_attempt(self, delivery: Delivery, attempt: Attempt, new_status: str, now_iso: str, expires_at: int) -> None:
+        """Write the attempt, then the delivery's new state (idempotent per attempt number)."""
+        self._table.put_item(Item=items.attempt_item(delivery, attempt, self._ttl, expires_at))
+        index = keys.index_keys(delivery.tenant, delivery.endpoint_id, new_status, delivery.created_at, delivery.id)
+        values: dict[str, Any] = {":status": new_status, ":n": attempt.number, ":now": now_iso, ":code": attempt.status_code, ":err": attempt.error}
+        update = "SET #s = :status, attempts_made = :n, updated_at = :now, last_status_code = :code, last_error = :err"
+        if index:
+            update += f", {keys.GSI_PK} = :g1, {keys.GSI_SK} = :g2 REMOVE lease_until, lease_attempt"
+            values |= {":g1": index[keys.GSI_PK], ":g2": index[keys.GSI_SK]}
+        else:
+            update += f" REMOVE lease_until, lease_attempt, {keys.GSI_PK}, {keys.GSI_SK}"
+        write_if(
+            self._table.update_item,
+            Key=keys.delivery(delivery.tenant, delivery.event_id, delivery.id),
+            UpdateExpression=update,
+            # A later attempt already recorded (after a crash and redelivery) wins.
+            ConditionExpression="attempts_made < :n",
+            ExpressionAttributeNames={"#s": "status"},
+            ExpressionAttributeValues=values,
+        )
+
+    def restart(
+        self, tenant: str, event_id: str, delivery_id: str, expected_generation: int, statuses: tuple[str, ...], now_iso: str, replay_id: str = ""
+    ) -> Delivery | None:
+        """Start a new generation: a fresh attempt budget from the next attempt number on.
+
+        Conditional on the generation the caller saw, so a duplicate replay,
+        redrive or retry request restarts a delivery only once. None when the
+        delivery is gone, already restarted, or not in one of `statuses`.
+        """
+        names = {"#s": "status"}
+        values: dict[str, Any] = {":g": expected_generation, ":g1": expected_generation + 1, ":one": 1, ":now": now_iso, ":pending": "pending", ":r": replay_id}
+        status_names = []
+        for i, status in enumerate(statuses):
+            values[f":st{i}"] = status
+            status_names.append(f":st{i}")
+        result = write_if(
+            self._table.update_item,
+            Key=keys.delivery(tenant, event_id, delivery_id),
+            UpdateExpression=(
+                "SET generation = :g1, generation_first_attempt = attempts_made + :one, generation_started_at = :now, "
+                f"#s = :pending, updated_at = :now, replay_id = :r REMOVE {keys.GSI_PK}, {keys.GSI_SK}, lease_until, lease_attempt"
+            ),
+            ConditionExpression=f"attribute_exists({keys.PK}) AND generation = :g AND #s IN ({', '.join(status_names)})",
+            ExpressionAttributeNames=names,
+            ExpressionAttributeValues=values,
+            ReturnValues="ALL_NEW",
+        )
+        return None if result is None else items.delivery_from(result["Attributes"])
+
+    def get_delivery(self, tenant: str, event_id: str, delivery_id: str) -> Delivery | None:
+        item = self._table.get_item(Key=keys.delivery(tenant, event_id, delivery_id)).get("Item")
+        return items.delivery_from(item) if item else None
+
+    def park(self, task_tenant: str, event_id: str, delivery_id: str, endpoint_id: str, now_iso: str) -> bool:
+        """Set a pending delivery aside while its endpoint is disabled; its task is dropped.
+
+        Re-enabling the endpoint finds it through the index and queues it again.
+        """
+        result = write_if(
+            self._table.update_item,
+            Key=keys.delivery(task_tenant, event_id, delivery_id),
+            UpdateExpression="SET #s = :paused, updated_at = :now REMOVE lease_until, lease_attempt",
+            ConditionExpression=f"attribute_exists({keys.PK}) AND #s = :pending",
+            ExpressionAttributeNames={"#s": "status"},
+            ExpressionAttributeValues={":paused": "paused", ":pending": "pending", ":now": now_iso},
+            ReturnValues="ALL_NEW",
+        )
+        if result is None:
+            return False
+        item = result["Attributes"]
+        index = keys.index_keys(task_tenant, endpoint_id, "paused", item["created_at"], delivery_id)
+        self._table.update_item(
+            Key=keys.delivery(task_tenant, event_id, delivery_id),
+            UpdateExpression=f"SET {keys.GSI_PK} = :g1, {keys.GSI_SK} = :g2",
+            ConditionExpression="#s = :paused",
+            ExpressionAttributeNames={"#s": "status"},
+            ExpressionAttributeValues={":g1": index[keys.GSI_PK], ":g2": index[keys.GSI_SK], ":paused": "paused"},
+        )
+        return True
+
+    def deliveries_by_status(
+        self, tenant: str, endpoint_id: str, status: str, since: str = "", until: str = "\uffff", limit: int = 100, cursor: str | None = None
+    ) -> tuple[list[Delivery], str | None]:
+        """A page of the endpoint's failed or paused deliveries, oldest first, from the sparse index."""
+        if status not in REPLAYABLE_STATUSES:
+            raise ValueError(f"status {status!r} is not indexed")
+        partition = keys.index_partition(tenant, endpoint_id)
+        page, nxt = query_page(
+            self._table,
+            limit,
+            cursor,
+            partition,
+            index=True,
+            IndexName=keys.INDEX,
+            KeyConditionExpression=Key(keys.GSI_PK).eq(partition) & Key(keys.GSI_SK).between(keys.index_sort(status, since), keys.index_sort(status, until)),
+        )
+        return [items.delivery_from(i) for i in page], nxt
