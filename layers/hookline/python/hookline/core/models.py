@@ -14,6 +14,10 @@ DeliveryStatus = Literal["pending", "succeeded", "failed", "paused"]
 # endpoint-deliveries index, and restarted by a time-window replay.
 REPLAYABLE_STATUSES: tuple[DeliveryStatus, ...] = ("failed", "paused")
 
+# An endpoint's limits when its creator names none.
+DEFAULT_RATE_LIMIT_PER_SECOND = 10.0
+DEFAULT_MAX_CONCURRENCY = 5
+
 
 @dataclass(frozen=True)
 class Endpoint:
@@ -28,8 +32,8 @@ class Endpoint:
     created_at: str = ""
     updated_at: str = ""
     paused_until: float | None = None  # epoch seconds: a receiver's Retry-After pauses the whole endpoint
-    rate_limit_per_second: float = 10.0
-    max_concurrency: int = 5
+    rate_limit_per_second: float = DEFAULT_RATE_LIMIT_PER_SECOND
+    max_concurrency: int = DEFAULT_MAX_CONCURRENCY
     headers: tuple[tuple[str, str], ...] = ()  # custom headers sent with every delivery
     previous_secret: str = ""  # still signed with, beside `secret`, for the overlap after a rotation
     rotated_at: float | None = None

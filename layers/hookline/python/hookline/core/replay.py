@@ -11,10 +11,10 @@ from typing import Any
 
 from hookline.core.clock import iso
 from hookline.core.errors import ValidationFailed
+from hookline.core.models import REPLAYABLE_STATUSES
 from hookline.core.validation import reject_unknown, time_param
 
 REPLAY = "rpl"  # the replay id's prefix
-REPLAYABLE_STATUSES = ("failed", "paused")
 
 
 @dataclass(frozen=True)

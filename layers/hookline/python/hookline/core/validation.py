@@ -12,6 +12,7 @@ from urllib.parse import urlsplit
 
 from hookline.core import ssrf
 from hookline.core.errors import BadRequest, PayloadTooLarge, ValidationFailed
+from hookline.core.models import DEFAULT_MAX_CONCURRENCY, DEFAULT_RATE_LIMIT_PER_SECOND
 
 EVENT_TYPE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:/-]{0,127}$")
 IDEMPOTENCY_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$")
@@ -207,8 +208,8 @@ class EndpointInput:
     url: str
     event_types: tuple[str, ...]
     description: str
-    rate_limit_per_second: float = 10.0
-    max_concurrency: int = 5
+    rate_limit_per_second: float = DEFAULT_RATE_LIMIT_PER_SECOND
+    max_concurrency: int = DEFAULT_MAX_CONCURRENCY
     headers: tuple[tuple[str, str], ...] = ()
 
 
@@ -223,8 +224,8 @@ def endpoint_create(body: dict[str, Any], policy: ssrf.UrlPolicy) -> EndpointInp
         url=validate_url(body["url"], policy),
         event_types=validate_event_types(body.get("event_types")),
         description=validate_description(body.get("description")),
-        rate_limit_per_second=validate_rate(body["rate_limit_per_second"]) if "rate_limit_per_second" in body else 10.0,
-        max_concurrency=validate_concurrency(body["max_concurrency"]) if "max_concurrency" in body else 5,
+        rate_limit_per_second=validate_rate(body["rate_limit_per_second"]) if "rate_limit_per_second" in body else DEFAULT_RATE_LIMIT_PER_SECOND,
+        max_concurrency=validate_concurrency(body["max_concurrency"]) if "max_concurrency" in body else DEFAULT_MAX_CONCURRENCY,
         headers=validate_headers(body.get("headers")),
     )
 

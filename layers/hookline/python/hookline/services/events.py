@@ -16,7 +16,7 @@ from typing import Any
 from hookline.core import ids, validation
 from hookline.core.clock import iso
 from hookline.core.errors import Conflict, DependencyFailed, HooklineError, NotFound, Unavailable, ValidationFailed
-from hookline.core.models import Delivery, DeliveryTask, Endpoint, Event, PlannedDelivery, webhook_body
+from hookline.core.models import REPLAYABLE_STATUSES, Delivery, DeliveryTask, Endpoint, Event, PlannedDelivery, webhook_body
 from hookline.core.settings import Settings
 from hookline.services.ports import EventStore, TaskQueue, TenantEndpoints
 
@@ -198,8 +198,8 @@ class EventService:
     def deliveries_of(self, tenant: str, endpoint_id: str, query: dict[str, str], limit: int) -> dict[str, Any]:
         """An endpoint's failed (or paused) deliveries in a time window, paged, from the sparse index."""
         status = query.get("status") or "failed"
-        if status not in ("failed", "paused"):
-            raise ValidationFailed("'status' must be 'failed' or 'paused'")
+        if status not in REPLAYABLE_STATUSES:
+            raise ValidationFailed(f"'status' must be {' or '.join(repr(s) for s in REPLAYABLE_STATUSES)}")
         if self._endpoints.get(tenant, endpoint_id) is None if ids.is_id(endpoint_id, ids.ENDPOINT) else True:
             raise NotFound(f"endpoint {endpoint_id[:64]} not found")
         since = _iso_param(query, "since") or ""

@@ -15,7 +15,7 @@ from boto3.dynamodb.conditions import Attr, Key
 from hookline.adapters.dynamo import keys
 from hookline.adapters.dynamo.ops import query_all, query_page, write_if
 from hookline.adapters.failures import translate_failures
-from hookline.core.models import Endpoint
+from hookline.core.models import DEFAULT_MAX_CONCURRENCY, DEFAULT_RATE_LIMIT_PER_SECOND, Endpoint
 
 
 @translate_failures
@@ -58,8 +58,8 @@ class EndpointRepository:
             created_at=item.get("created_at", ""),
             updated_at=item.get("updated_at", ""),
             paused_until=float(item["paused_until"]) if item.get("paused_until") is not None else None,
-            rate_limit_per_second=float(item.get("rate_limit_per_second", 10)),
-            max_concurrency=int(item.get("max_concurrency", 5)),
+            rate_limit_per_second=float(item.get("rate_limit_per_second", DEFAULT_RATE_LIMIT_PER_SECOND)),
+            max_concurrency=int(item.get("max_concurrency", DEFAULT_MAX_CONCURRENCY)),
             headers=tuple((str(k), str(v)) for k, v in (item.get("headers") or {}).items()),
             previous_secret=item.get("previous_secret", ""),
             rotated_at=float(item["rotated_at"]) if item.get("rotated_at") is not None else None,
