@@ -6,7 +6,7 @@ Each path of a delivery runs through the real API and delivery handlers while a
 delay, one whose retry waits in Step Functions, one that is exhausted to the
 DLQ, and the re-schedules of a task whose endpoint's breaker is open or whose
 rate limit is spent. The mix of paths per delivered webhook then comes from the
-real retry policy (`hookline.policy.decide`) at a given first-attempt success
+real retry policy (`hookline.core.policy.decide`) at a given first-attempt success
 rate, and everything is priced from `bench.prices`.
 """
 

@@ -1,6 +1,6 @@
 """hookline's real handlers over an in-process moto AWS, called as API Gateway and SQS call them.
 
-Resources come from `hookline.topology` (through `local.resources.provision`),
+Resources come from `hookline.wiring.topology` (through `local.resources.provision`),
 events are shaped by the local front door and SQS pollers, so the benchmark
 runs exactly what `make run` and the cloud run.
 """

@@ -1,4 +1,4 @@
-"""AWS CDK infrastructure for hookline, built from `hookline.topology`.
+"""AWS CDK infrastructure for hookline, built from `hookline.wiring.topology`.
 
 Importing this package puts the hookline layer (layers/hookline/python) on
 sys.path, so the stack reads the same topology and settings as the functions.

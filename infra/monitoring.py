@@ -1,4 +1,4 @@
-"""Observability: the "hookline" CloudWatch dashboard and the alarms, built from `hookline.topology`.
+"""Observability: the "hookline" CloudWatch dashboard and the alarms, built from `hookline.wiring.topology`.
 
 Queues and functions come from topology.QUEUES and topology.FUNCTIONS, so a queue or a
 function added to the topology is graphed and alarmed on without touching this file.

@@ -1,4 +1,4 @@
-"""The hookline stack: every resource comes from `hookline.topology`, configured by `Settings`."""
+"""The hookline stack: every resource comes from `hookline.wiring.topology`, configured by `Settings`."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Local mode of hookline: the whole service on a laptop, no AWS account needed.
 
 `python -m local.run` (what `make run` calls) embeds a moto server, builds the
-tables and queues described by `hookline.topology`, and runs the real Lambda
+tables and queues described by `hookline.wiring.topology`, and runs the real Lambda
 handlers behind a tiny API Gateway look-alike and SQS event-source pollers.
 
 Importing this package puts the shared layer (`layers/hookline/python`) on

@@ -1,4 +1,4 @@
-"""Create hookline's tables, queues, state machines and topics from `hookline.topology` (no hard-coded names).
+"""Create hookline's tables, queues, state machines and topics from `hookline.wiring.topology` (no hard-coded names).
 
 Used by the local runner against the embedded moto server, and by tests. Every
 call goes through boto3, so it works against anything boto3 points at

@@ -1,6 +1,6 @@
 """hookline in local mode: `python -m local.run` (what `make run` calls).
 
-Everything runs in this one process, built from `hookline.topology` (the same
+Everything runs in this one process, built from `hookline.wiring.topology` (the same
 specs the CDK stack uses), so the laptop and the cloud cannot drift apart:
 
 * AWS: moto's ThreadedMotoServer on 127.0.0.1:$HOOKLINE_AWS_PORT (4566).
@@ -21,7 +21,7 @@ specs the CDK stack uses), so the laptop and the cloud cannot drift apart:
   `sqs_source` (local/pollers.py), honouring batch size and partial batch
   failures; moto's redrive policy moves poison messages to the DLQ.
 * API keys: `HOOKLINE_API_KEYS=tenant:key,...`, or one fresh key for tenant
-  `local`, stored through hookline.apikeys like `make api-key` does.
+  `local`, stored through hookline.adapters.dynamo.apikeys like `make api-key` does.
 * The SSRF guard lets loopback through (`HOOKLINE_ALLOW_PRIVATE_NETWORKS`
   defaults to `127.0.0.0/8,::1/128`) so a receiver on the laptop is reachable.
 * Metrics: Powertools metrics are disabled (`POWERTOOLS_METRICS_DISABLED=true`

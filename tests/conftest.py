@@ -1,4 +1,4 @@
-"""Shared fixtures: a fresh moto AWS per test, provisioned from hookline.topology."""
+"""Shared fixtures: a fresh moto AWS per test, provisioned from hookline.wiring.topology."""
 
 from __future__ import annotations
 

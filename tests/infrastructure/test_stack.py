@@ -1,4 +1,4 @@
-"""The synthesized template wires exactly what hookline.topology and Settings ask for."""
+"""The synthesized template wires exactly what hookline.wiring.topology and Settings ask for."""
 
 from __future__ import annotations
 

@@ -9,7 +9,7 @@ import pytest
 from hookline.core.breaker import Breaker, BreakerConfig
 from hookline.core.classify import Outcome
 from hookline.core.health import HealthConfig, breaker_after, limiter_after, should_disable
-from hookline.core.planning import LIMIT_SPREAD, MAX_OPEN_SPREAD, PROBING_SPREAD, RETRY_AFTER_SPREAD, Gate, PlanningConfig, gave_up, leases_held, plan_group
+from hookline.core.planning import LIMIT_SPREAD, MAX_OPEN_SPREAD, PROBING_SPREAD, Gate, PlanningConfig, gave_up, leases_held, plan_group
 from hookline.core.ratelimit import Limiter, LimiterConfig
 from tests.fakes.randomness import FixedRandom
 
@@ -93,11 +93,11 @@ def test_deferrals_wait_for_their_cause_plus_a_bounded_spread(name: str) -> None
     assert high.defer_seconds == pytest.approx(longest)
 
 
-def test_a_retry_after_pause_is_spread_by_both_jitters() -> None:
+def test_a_retry_after_pause_defers_to_its_end_plus_jitter() -> None:
     paused = Gate(True, NOW + 30, 10, 5)
     low = plan_group(paused, Breaker(), Limiter(), 1, NOW, CFG, FixedRandom(0.0)).steps[0]
     high = plan_group(paused, Breaker(), Limiter(), 1, NOW, CFG, FixedRandom(1.0)).steps[0]
-    assert (low.defer_seconds, high.defer_seconds) == pytest.approx((30.0, 30.0 + CFG.retry_after_jitter_seconds + RETRY_AFTER_SPREAD))
+    assert (low.defer_seconds, high.defer_seconds) == pytest.approx((30.0, 30.0 + CFG.retry_after_jitter_seconds))
 
 
 def test_giving_up_under_contention_defers_everything_briefly() -> None:

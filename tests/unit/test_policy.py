@@ -8,7 +8,7 @@ import pytest
 
 from hookline.core.backoff import BackoffPolicy
 from hookline.core.classify import Outcome
-from hookline.core.policy import RetryPolicy, decide, deferral
+from hookline.core.policy import RetryPolicy, decide
 from tests.unit.test_backoff import Fixed
 
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
@@ -74,10 +74,3 @@ def test_exhaustion_by_age() -> None:
     assert decide(4, created, Outcome(500), NOW, POLICY, Fixed(0.0)).status == "pending"  # 1 s < 100 s left
     late = decide(4, created, Outcome(500), NOW, POLICY, Fixed(1.0))  # 480 s would overshoot
     assert (late.status, late.exhausted) == ("failed", "max_age")
-
-
-def test_deferral_while_paused() -> None:
-    assert deferral(None, NOW, POLICY, Fixed(0.5)) is None
-    assert deferral(NOW.timestamp() - 1, NOW, POLICY, Fixed(0.5)) is None
-    assert deferral(NOW.timestamp() + 5, NOW, POLICY, Fixed(0.0)) == 5
-    assert deferral(NOW.timestamp() + 5, NOW, POLICY, Fixed(1.0)) == 8

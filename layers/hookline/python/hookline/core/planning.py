@@ -35,7 +35,6 @@ from hookline.core.ratelimit import Limiter, LimiterConfig, acquire
 PlanKind = Literal["go", "probe", "defer", "park"]
 
 # Jitter (seconds) added to each kind of deferral.
-RETRY_AFTER_SPREAD = 3.0
 PROBING_SPREAD = 5.0
 LIMIT_SPREAD = 1.0
 MAX_OPEN_SPREAD = 30.0
@@ -105,8 +104,8 @@ def plan_group(gate: Gate | None, breaker: Breaker, limiter: Limiter, tasks: int
     if not gate.active:
         return GroupPlan(_all(tasks, parked))
     if gate.paused_until is not None and gate.paused_until > now:
-        wait = gate.paused_until - now + rng.uniform(0.0, cfg.retry_after_jitter_seconds)
-        return GroupPlan(_defer_each(tasks, wait, RETRY_AFTER_SPREAD, "endpoint paused by Retry-After", rng))
+        # Jitter spreads the waiting backlog over the moment the pause ends instead of releasing it all at once.
+        return GroupPlan(_defer_each(tasks, gate.paused_until - now, cfg.retry_after_jitter_seconds, "endpoint paused by Retry-After", rng))
     if outage_seconds(breaker, now) >= cfg.disable_after_seconds:
         return GroupPlan(_all(tasks, parked), disable=True)
     admission = admit(breaker, now, cfg.breaker)

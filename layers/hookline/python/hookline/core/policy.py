@@ -2,8 +2,8 @@
 
 `decide` runs after an attempt: succeed, fail for good, or retry after a
 delay (backoff, or the receiver's Retry-After, which also pauses the whole
-endpoint). `deferral` runs before one: while an endpoint is paused, a task is
-put off without a request and without using up an attempt.
+endpoint; while it is paused, `core.planning` puts its tasks off without a
+request and without using up an attempt).
 """
 
 from __future__ import annotations
@@ -59,17 +59,3 @@ def decide(
     if age_at_next > policy.max_age_seconds:
         return Decision("failed", c, "failed", pause_endpoint_seconds=pause, exhausted="max_age")
     return Decision("pending", c, "retrying", retry_in_seconds=delay, pause_endpoint_seconds=pause)
-
-
-def deferral(paused_until: float | None, now: datetime, policy: RetryPolicy, rng: RandomSource) -> float | None:
-    """Seconds to put a task off while its endpoint is paused, or None to go ahead.
-
-    A little jitter spreads the endpoint's waiting backlog over the moment the
-    pause ends instead of releasing it all at once.
-    """
-    if paused_until is None:
-        return None
-    remaining = paused_until - now.timestamp()
-    if remaining <= 0:
-        return None
-    return remaining + rng.uniform(0.0, policy.backoff.retry_after_jitter_seconds)
