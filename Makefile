@@ -57,9 +57,11 @@ unit: $(STAMP)
 bench: $(STAMP)
 	$(PY) -m bench
 
-# The fault-injection test patches the pipeline heavily; it runs in a fresh process of its own, last.
+# Unit tests first (their time is the `make unit` budget, 30 s), then the moto, local-mode and CDK tiers; the
+# fault-injection test patches the pipeline heavily, so it runs in a fresh process of its own, last.
 test: setup lint
-	$(PY) -m pytest -q -m "not faults"
+	$(PY) -m pytest -q -m "not faults" tests/unit
+	$(PY) -m pytest -q -m "not faults" --ignore=tests/unit
 	$(PY) -m pytest -q -m faults
 
 synth: setup
