@@ -67,7 +67,7 @@ def test_synthesized_retry_state_machine_queues_the_task_when_due(synth: Synth, 
     ]
     task = json.dumps({"delivery_id": "dlv_01TEST", "generation": 1, "attempt": 3}, separators=(",", ":"))
     until = iso(_due_time())
-    assert until.endswith(".000Z"), until  # 2026-01-01T00:00:00.000Z, as hookline.queues sends it
+    assert until.endswith(".000Z"), until  # 2026-01-01T00:00:00.000Z, as hookline.adapters.queues sends it
 
     # When an execution starts with the input the delivery code sends
     started = time.monotonic()

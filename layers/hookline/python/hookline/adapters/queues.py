@@ -1,4 +1,8 @@
-"""Queues and the long-wait state machine. All SQS and Step Functions access lives here."""
+"""Delivery tasks onto the SQS queues (TaskQueue), and back for later (TaskScheduler: an SQS delay, or a wait in
+the Step Functions state machine; the DLQ for what is set aside).
+
+The operators' DLQ drain (hookline.adapters.dlq) is the other module that talks to SQS.
+"""
 
 from __future__ import annotations
 

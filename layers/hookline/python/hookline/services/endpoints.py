@@ -1,4 +1,5 @@
-"""Endpoint management: create, read, change, delete. Every call is tenant-scoped."""
+"""Endpoint management: create, read, change, delete, rotate the secret, re-enable with a test event, and
+read health and statistics. Every call is tenant-scoped."""
 
 from __future__ import annotations
 

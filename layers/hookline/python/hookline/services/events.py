@@ -1,4 +1,5 @@
-"""Accepting events: store durably, fan out to deliveries, queue the tasks.
+"""Events: accept them (store durably, fan out to deliveries, queue the tasks), show them, retry a
+delivery by hand, and list an endpoint's failed or paused deliveries.
 
 A 202 means the event, its deliveries and their tasks are all stored. Every
 step is repeatable: when a step fails the caller gets a 503 and may repeat the

@@ -1,7 +1,8 @@
 """Endpoints in the data table: one item per endpoint under its tenant's partition (keys.endpoint).
 
-Every write but `create` is conditional on the endpoint still existing, so a
-concurrent delete wins; a missing endpoint is a False result.
+Every change is conditional on the endpoint still existing, so a concurrent
+delete wins: `save`, `rotate_secret` and `delete` then answer False, `pause`
+and `disable` do nothing.
 """
 
 from __future__ import annotations

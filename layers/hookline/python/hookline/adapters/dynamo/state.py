@@ -3,8 +3,9 @@
 Each lives in an item of its own (keys.breaker, keys.limiter):
 the limiter is written on every grant, the breaker only when health changes,
 and the endpoint item almost never, so a busy endpoint's breaker and
-configuration never become hot keys. Every write is conditional on the version
-read, so all Lambda instances agree on one history.
+configuration never become hot keys. Every save is conditional on the version
+read, so all Lambda instances agree on one history; re-enabling an endpoint
+resets its breaker outright.
 """
 
 from __future__ import annotations

@@ -1,8 +1,7 @@
 """Per-endpoint delivery statistics in the data table: one item per endpoint and hour (keys.stats).
 
-Its counters and latency buckets
-(hookline.core.stats), each added with one ADD, expiring a day after the
-retention period.
+An item holds that hour's counters and latency buckets (hookline.core.stats),
+each batch's added with one ADD, and expires a day after the retention period.
 """
 
 from __future__ import annotations
