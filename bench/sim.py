@@ -32,6 +32,7 @@ from hookline.core.breaker import Breaker
 from hookline.core.classify import TIMEOUT, Outcome, Verdict, classify
 from hookline.core.config import health_config, planning_config, retry_policy
 from hookline.core.health import breaker_after, limiter_after, should_disable
+from hookline.core.models import DEFAULT_MAX_CONCURRENCY, DEFAULT_RATE_LIMIT_PER_SECOND
 from hookline.core.planning import Gate, GroupPlan, leases_held, plan_group
 from hookline.core.policy import decide
 from hookline.core.ratelimit import Limiter, release
@@ -80,8 +81,8 @@ class Endpoint:
     id: int
     group: str
     receiver: Receiver
-    rate: float = 10.0
-    max_concurrency: int = 5
+    rate: float = DEFAULT_RATE_LIMIT_PER_SECOND
+    max_concurrency: int = DEFAULT_MAX_CONCURRENCY
     breaker: Breaker = field(default_factory=Breaker)
     limiter: Limiter = field(default_factory=Limiter)
     paused_until: float | None = None  # epoch seconds

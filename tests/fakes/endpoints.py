@@ -1,4 +1,4 @@
-"""Endpoints in memory, as hookline.adapters.dynamo.store.EndpointRepository keeps them."""
+"""Endpoints in memory, as hookline.adapters.dynamo.endpoints.EndpointRepository keeps them."""
 
 from __future__ import annotations
 

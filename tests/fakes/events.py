@@ -1,17 +1,17 @@
-"""Events, deliveries and attempts in memory, as hookline.adapters.dynamo.store.EventRepository keeps them."""
+"""Events, deliveries and attempts in memory, as hookline.adapters.dynamo.events.EventRepository keeps them."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
-from hookline.core.models import Attempt, Delivery, DeliveryTask, Event
+from hookline.core.models import REPLAYABLE_STATUSES, Attempt, Delivery, DeliveryTask, Event
 from tests.fakes import paging
 from tests.fakes.atomic import atomic, new_lock
 from tests.fakes.faults import Faults
 
-# The statuses the sparse endpoint-deliveries index holds (hookline.adapters.dynamo.store.INDEXED_STATUSES).
-INDEXED_STATUSES = ("failed", "paused")
+# The statuses the sparse endpoint-deliveries index holds.
+INDEXED_STATUSES = REPLAYABLE_STATUSES
 LIVE = ("pending", "paused")
 
 

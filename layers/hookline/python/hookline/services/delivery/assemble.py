@@ -15,8 +15,8 @@ from hookline.services.delivery.planner import Planner
 from hookline.services.delivery.ports import DeliveryLog, EndpointControl, EndpointStates, HttpSender, ReplayProgress, Scheduler, StatsSink
 from hookline.services.delivery.recorder import Recorder, RecordingConfig
 from hookline.services.delivery.sender import WebhookSender
+from hookline.services.delivery.stats_buffer import StatsBuffer
 from hookline.services.delivery.worker import DeliveryWorker
-from hookline.services.stats_buffer import StatsBuffer
 
 
 def assemble(

@@ -1,5 +1,6 @@
-"""What the delivery service needs from the outside world: small protocols, implemented by the
-DynamoDB, SQS/Step Functions, SNS and HTTP adapters in production and by in-memory fakes in tests."""
+"""What the delivery service needs from the outside world beyond the shared ports (`services.ports`):
+small protocols, implemented by the DynamoDB, SQS/Step Functions and SNS adapters in production and by
+in-memory fakes in tests."""
 
 from __future__ import annotations
 
@@ -10,7 +11,9 @@ from typing import Protocol
 from hookline.core.breaker import Breaker
 from hookline.core.models import Attempt, Delivery, DeliveryTask, Endpoint, Event
 from hookline.core.ratelimit import Limiter
-from hookline.core.responses import HttpResult
+from hookline.services.ports import HttpSender
+
+__all__ = ["ClaimResult", "DeliveryLog", "EndpointControl", "EndpointStates", "HttpSender", "ReplayProgress", "Scheduler", "StatsSink"]
 
 
 class EndpointStates(Protocol):
@@ -64,10 +67,6 @@ class DeliveryLog(Protocol):
     ) -> Delivery | None: ...
 
     def park(self, task_tenant: str, event_id: str, delivery_id: str, endpoint_id: str, now_iso: str) -> bool: ...
-
-
-class HttpSender(Protocol):
-    def post(self, url: str, body: bytes, headers: dict[str, str]) -> HttpResult: ...
 
 
 class Scheduler(Protocol):

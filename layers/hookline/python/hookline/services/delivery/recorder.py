@@ -22,7 +22,7 @@ from hookline.core.reports import DeliveryReport
 from hookline.core.responses import HttpResult
 from hookline.core.stats import attempt_counts
 from hookline.services.delivery.ports import DeliveryLog, ReplayProgress, Scheduler
-from hookline.services.stats_buffer import StatsBuffer
+from hookline.services.delivery.stats_buffer import StatsBuffer
 
 
 @dataclass(frozen=True)

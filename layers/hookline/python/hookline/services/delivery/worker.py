@@ -32,7 +32,7 @@ from hookline.services.delivery.plans import Plan
 from hookline.services.delivery.ports import DeliveryLog, Scheduler, StatsSink
 from hookline.services.delivery.recorder import Recorder
 from hookline.services.delivery.sender import WebhookSender
-from hookline.services.stats_buffer import StatsBuffer
+from hookline.services.delivery.stats_buffer import StatsBuffer
 
 _log = logging.getLogger(__name__)
 
