@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from hookline.core.errors import Conflict, NotFound, Unavailable, ValidationFailed
 from hookline.core.models import Delivery
+from hookline.services.events import EventService
 from tests.fakes.contracts import attempt
 from tests.unit.services.conftest import World
 
@@ -17,6 +20,16 @@ def _attempted_once(world: World, d: Delivery, status: str) -> None:
     claimed = world.events.claim_attempt(d.tenant, d.event_id, d.id, 1, world.clock.timestamp(), 120).delivery
     assert claimed is not None
     world.events.record_attempt(claimed, attempt(1, status, 200 if status == "succeeded" else 500), status, "2026-11-29T12:00:01.000Z", 0)
+
+
+def _one_failed_delivery(world: World) -> tuple[EventService, dict[str, Any], Delivery]:
+    """An event for one endpoint whose delivery failed for good on its first attempt."""
+    world.add_endpoint()
+    service = world.event_service()
+    answer = service.accept("acme", EVENT)
+    [d] = world.events.all_deliveries()
+    _attempted_once(world, d, "failed")
+    return service, answer, d
 
 
 def test_an_event_is_stored_with_one_pending_delivery_and_one_queued_task_per_subscriber(world: World) -> None:
@@ -169,12 +182,8 @@ def test_a_bad_batch_stores_nothing(world: World) -> None:
 
 
 def test_a_manual_retry_restarts_a_finished_delivery_once_and_queues_it_on_the_retry_queue(world: World) -> None:
-    world.add_endpoint()
-    service = world.event_service()
-    answer = service.accept("acme", EVENT)
-    [d] = world.events.all_deliveries()
     # Given the delivery failed for good after its first attempt
-    _attempted_once(world, d, "failed")
+    service, answer, d = _one_failed_delivery(world)
     # When the customer retries it
     world.clock.advance(60)
     out = service.retry("acme", answer["id"], d.id)
@@ -191,11 +200,7 @@ def test_a_manual_retry_restarts_a_finished_delivery_once_and_queues_it_on_the_r
 
 
 def test_a_retry_that_cannot_be_queued_answers_unavailable(world: World) -> None:
-    world.add_endpoint()
-    service = world.event_service()
-    answer = service.accept("acme", EVENT)
-    [d] = world.events.all_deliveries()
-    _attempted_once(world, d, "failed")
+    service, answer, d = _one_failed_delivery(world)
     world.retry_queue.faults.fail("send", times=1)
     with pytest.raises(Unavailable):
         service.retry("acme", answer["id"], d.id)

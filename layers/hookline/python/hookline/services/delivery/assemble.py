@@ -36,20 +36,15 @@ def assemble(
     stats: StatsSink | None = None,
 ) -> DeliveryWorker:
     fanout = Fanout()
-    stats_buffer = StatsBuffer()
     health = HealthTracker(states, endpoints, notify, health_config(settings, lease_seconds), clock)
-    recording = RecordingConfig(retry_policy(settings), settings.retention_days, settings.response_body_limit_bytes)
+    recording = RecordingConfig(retry_policy(settings), lease_seconds, settings.retention_days, settings.response_body_limit_bytes)
     return DeliveryWorker(
-        events=events,
         planner=Planner(events, states, health, planning_config(settings, lease_seconds), clock, rng, fanout),
         sender=WebhookSender(events, http, settings.secret_overlap_seconds, clock),
-        recorder=Recorder(events, scheduler, notify, recording, clock, rng, stats_buffer, replays),
+        recorder=Recorder(events, scheduler, notify, recording, clock, rng, StatsBuffer(), replays),
         health=health,
-        scheduler=scheduler,
         clock=clock,
         sleep=sleep,
-        lease_seconds=lease_seconds,
-        stats_buffer=stats_buffer,
         stats=stats,
         fanout=fanout,
     )

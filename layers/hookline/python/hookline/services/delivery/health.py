@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime
 
 from hookline.core import notifications
@@ -26,13 +27,13 @@ from hookline.services.delivery.ports import EndpointControl, EndpointStates
 _log = logging.getLogger(__name__)
 
 
+@dataclass(frozen=True)
 class HealthTracker:
-    def __init__(self, states: EndpointStates, endpoints: EndpointControl, notify: Notify, config: HealthConfig, clock: Callable[[], datetime]):
-        self._states = states
-        self._endpoints = endpoints
-        self._notify = notify
-        self._config = config
-        self._clock = clock
+    states: EndpointStates
+    endpoints: EndpointControl
+    notify: Notify
+    config: HealthConfig
+    clock: Callable[[], datetime]
 
     def after_attempt(self, endpoint: Endpoint, breaker: Breaker | None, was_probe: bool, result: HttpResult, now: datetime) -> str:
         """Feed the outcome to the breaker (and a 429 to the limiter). Returns the breaker's transition, if any."""
@@ -40,36 +41,36 @@ class HealthTracker:
         outcome = result.outcome
 
         def propose_breaker(state: Breaker) -> tuple[Transition | None, Breaker | None]:
-            change = breaker_after(state, outcome, at, self._config, was_probe)
+            change = breaker_after(state, outcome, at, self.config, was_probe)
             return change, change.state if change is not None else None
 
         def save_breaker(write: Breaker, base: Breaker) -> bool:
-            return self._states.save_breaker(tenant, endpoint_id, write, base.version)
+            return self.states.save_breaker(tenant, endpoint_id, write, base.version)
 
-        change = compare_and_swap(breaker or Breaker(), propose_breaker, save_breaker, lambda: self._states.breaker(tenant, endpoint_id))
+        change = compare_and_swap(breaker or Breaker(), propose_breaker, save_breaker, lambda: self.states.breaker(tenant, endpoint_id))
         if change is not None:
             self._announce(endpoint, change, now)
         if slows_down(outcome):
             compare_and_swap(
-                self._states.limiter(tenant, endpoint_id),
-                lambda state: (True, limiter_after(state, outcome, endpoint.rate_limit_per_second, at, self._config)),
-                lambda write, base: self._states.save_limiter(tenant, endpoint_id, write, base.version),
-                lambda: self._states.limiter(tenant, endpoint_id),
+                self.states.limiter(tenant, endpoint_id),
+                lambda state: (True, limiter_after(state, outcome, endpoint.rate_limit_per_second, at, self.config)),
+                lambda write, base: self.states.save_limiter(tenant, endpoint_id, write, base.version),
+                lambda: self.states.limiter(tenant, endpoint_id),
             )
         return change.event if change is not None else ""
 
     def apply(self, tenant: str, endpoint_id: str, decision: Decision, now: datetime) -> None:
         """The endpoint-wide side of a retry decision: a Retry-After pause, or disabling a gone (410) endpoint."""
         if decision.pause_endpoint_seconds is not None:
-            self._endpoints.pause(tenant, endpoint_id, now.timestamp() + decision.pause_endpoint_seconds)
+            self.endpoints.pause(tenant, endpoint_id, now.timestamp() + decision.pause_endpoint_seconds)
         if decision.disable_endpoint:
-            self._endpoints.disable(tenant, endpoint_id, "gone", iso(now))
-            self._notify(notifications.DISABLED, tenant=tenant, endpoint_id=endpoint_id, reason="gone")
+            self.endpoints.disable(tenant, endpoint_id, "gone", iso(now))
+            self.notify(notifications.DISABLED, tenant=tenant, endpoint_id=endpoint_id, reason="gone")
 
     def disable(self, endpoint: Endpoint, state: Breaker, now: datetime) -> None:
         """An endpoint failing for longer than the disable threshold: disabled, its tasks parked until re-enabled."""
-        self._endpoints.disable(endpoint.tenant, endpoint.id, "failing", iso(now))
-        self._notify(
+        self.endpoints.disable(endpoint.tenant, endpoint.id, "failing", iso(now))
+        self.notify(
             notifications.DISABLED, tenant=endpoint.tenant, endpoint_id=endpoint.id, reason="failing", outage_seconds=outage_seconds(state, now.timestamp())
         )
 
@@ -77,10 +78,10 @@ class HealthTracker:
         """Return a batch's concurrency leases (they also expire on their own, so a failure here is only logged)."""
         try:
             compare_and_swap(
-                self._states.limiter(tenant, endpoint_id),
-                lambda state: (True, release(state, expiry, count, self._clock().timestamp())),
-                lambda write, base: self._states.save_limiter(tenant, endpoint_id, write, base.version),
-                lambda: self._states.limiter(tenant, endpoint_id),
+                self.states.limiter(tenant, endpoint_id),
+                lambda state: (True, release(state, expiry, count, self.clock().timestamp())),
+                lambda write, base: self.states.save_limiter(tenant, endpoint_id, write, base.version),
+                lambda: self.states.limiter(tenant, endpoint_id),
             )
         except Exception:  # the leases expire on their own; the batch's results stand
             _log.exception("leases not given back", extra={"tenant": tenant, "endpoint_id": endpoint_id})
@@ -89,7 +90,7 @@ class HealthTracker:
         common = {"tenant": endpoint.tenant, "endpoint_id": endpoint.id}
         state = change.state
         if change.event == "opened":
-            self._notify(
+            self.notify(
                 notifications.CIRCUIT_OPENED,
                 **common,
                 consecutive_failures=state.consecutive_failures,
@@ -97,6 +98,6 @@ class HealthTracker:
                 last_error=state.last_error,
             )
         elif change.event == "recovered":
-            self._notify(notifications.RECOVERED, **common)
-        elif should_disable(change, now.timestamp(), self._config):
+            self.notify(notifications.RECOVERED, **common)
+        elif should_disable(change, now.timestamp(), self.config):
             self.disable(endpoint, state, now)

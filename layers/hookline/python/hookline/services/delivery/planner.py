@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 from collections import defaultdict
 from collections.abc import Callable, Iterable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from hookline.core.backoff import RandomSource
@@ -34,31 +34,22 @@ def gate(endpoint: Endpoint | None) -> Gate | None:
     return Gate(endpoint.status == "active", endpoint.paused_until, endpoint.rate_limit_per_second, endpoint.max_concurrency)
 
 
+@dataclass(frozen=True)
 class Planner:
-    def __init__(
-        self,
-        events: DeliveryLog,
-        states: EndpointStates,
-        health: HealthTracker,
-        config: PlanningConfig,
-        clock: Callable[[], datetime],
-        rng: RandomSource,
-        fanout: Fanout,
-    ):
-        self._events = events
-        self._states = states
-        self._health = health
-        self._config = config
-        self._clock = clock
-        self._rng = rng
-        self._fanout = fanout
+    events: DeliveryLog
+    states: EndpointStates
+    health: HealthTracker
+    config: PlanningConfig
+    clock: Callable[[], datetime]
+    rng: RandomSource
+    fanout: Fanout
 
     def plan(self, tasks: Iterable[DeliveryTask]) -> dict[DeliveryTask, Plan]:
         groups: dict[tuple[str, str], list[DeliveryTask]] = defaultdict(list)
         for t in dict.fromkeys(tasks):
             groups[(t.tenant, t.endpoint_id)].append(t)
         plans: dict[DeliveryTask, Plan] = {}
-        for planned in self._fanout.map(self._plan_safely, list(groups.items())):
+        for planned in self.fanout.map(self._plan_safely, list(groups.items())):
             plans.update(planned)
         return self._with_bodies(plans)
 
@@ -71,28 +62,28 @@ class Planner:
             return {t: Plan(Step("defer"), failed=f"planning failed: {type(exc).__name__}") for t in group}
 
     def _plan_endpoint(self, tenant: str, endpoint_id: str, tasks: list[DeliveryTask]) -> dict[DeliveryTask, Plan]:
-        now = self._clock()
-        endpoint, breaker, limiter = self._states.load(tenant, endpoint_id)
+        now = self.clock()
+        endpoint, breaker, limiter = self.states.load(tenant, endpoint_id)
         endpoint_gate = gate(endpoint)
 
         def propose(state: tuple[Breaker, Limiter]) -> tuple[GroupPlan, tuple[Breaker, Limiter] | None]:
-            planned = plan_group(endpoint_gate, state[0], state[1], len(tasks), now.timestamp(), self._config, self._rng)
+            planned = plan_group(endpoint_gate, state[0], state[1], len(tasks), now.timestamp(), self.config, self.rng)
             if planned.write is None:
                 return planned, None
             return planned, (planned.breaker or state[0], planned.limiter or state[1])
 
         def save(new: tuple[Breaker, Limiter], base: tuple[Breaker, Limiter]) -> bool:
             if new[0] is not base[0]:
-                return self._states.save_breaker(tenant, endpoint_id, new[0], base[0].version)
-            return self._states.save_limiter(tenant, endpoint_id, new[1], base[1].version)
+                return self.states.save_breaker(tenant, endpoint_id, new[0], base[0].version)
+            return self.states.save_limiter(tenant, endpoint_id, new[1], base[1].version)
 
         def read() -> tuple[Breaker, Limiter]:
-            return self._states.breaker(tenant, endpoint_id), self._states.limiter(tenant, endpoint_id)
+            return self.states.breaker(tenant, endpoint_id), self.states.limiter(tenant, endpoint_id)
 
-        group = compare_and_swap((breaker, limiter), propose, save, read) or gave_up(len(tasks), self._rng)
+        group = compare_and_swap((breaker, limiter), propose, save, read) or gave_up(len(tasks), self.rng)
         planned_breaker = group.breaker or breaker
         if group.disable and endpoint is not None:
-            self._health.disable(endpoint, planned_breaker, now)
+            self.health.disable(endpoint, planned_breaker, now)
         return {t: Plan(step, endpoint, planned_breaker) for t, step in zip(tasks, group.steps, strict=True)}
 
     def _with_bodies(self, plans: dict[DeliveryTask, Plan]) -> dict[DeliveryTask, Plan]:
@@ -101,7 +92,7 @@ class Planner:
         if not sending:
             return plans
         try:
-            events = self._events.get_events((t.tenant, t.event_id) for t in sending)
+            events = self.events.get_events((t.tenant, t.event_id) for t in sending)
         except Exception:  # each task reads its own body then
             _log.exception("batch read of event bodies failed")
             return plans

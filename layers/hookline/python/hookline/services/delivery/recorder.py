@@ -7,6 +7,7 @@ delivery. Statistics are buffered per batch and written once at its end.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -24,39 +25,72 @@ from hookline.core.stats import attempt_counts
 from hookline.services.delivery.ports import DeliveryLog, ReplayProgress, Scheduler
 from hookline.services.delivery.stats_buffer import StatsBuffer
 
+_log = logging.getLogger(__name__)
+
+# How long to come back after when an earlier attempt is still being recorded.
+BUSY_RETRY_SECONDS = 5.0
+
 
 @dataclass(frozen=True)
 class RecordingConfig:
     policy: RetryPolicy
+    lease_seconds: int  # how long a claim holds an attempt: it outlives the longest invocation
     retention_days: int = 30
     response_body_limit_bytes: int = 4096
 
 
+@dataclass(frozen=True)
 class Recorder:
-    def __init__(
-        self,
-        events: DeliveryLog,
-        scheduler: Scheduler,
-        notify: Notify,
-        config: RecordingConfig,
-        clock: Callable[[], datetime],
-        rng: RandomSource,
-        stats: StatsBuffer,
-        replays: ReplayProgress | None = None,
-    ):
-        self._events = events
-        self._scheduler = scheduler
-        self._notify = notify
-        self._config = config
-        self._clock = clock
-        self._rng = rng
-        self._stats = stats
-        self._replays = replays
+    events: DeliveryLog
+    scheduler: Scheduler
+    notify: Notify
+    config: RecordingConfig
+    clock: Callable[[], datetime]
+    rng: RandomSource
+    stats: StatsBuffer
+    replays: ReplayProgress | None = None
+
+    def restart(self, task: DeliveryTask, now: datetime) -> DeliveryTask | None:
+        """A dead-lettered task redriven by an operator: a new generation with a fresh budget, once (None for a duplicate)."""
+        restarted = self.events.restart(task.tenant, task.event_id, task.delivery_id, task.generation, ("failed",), iso(now))
+        if restarted is None:
+            _log.info("redriven task skipped: already replayed or not failed", extra={"delivery_id": task.delivery_id, "event_id": task.event_id})
+            return None
+        return DeliveryTask(task.tenant, task.event_id, task.delivery_id, task.endpoint_id, restarted.attempts_made + 1, restarted.generation, trigger="manual")
+
+    def set_aside(self, body: str, reason: str) -> None:
+        """A poison message: kept on the dead-letter queue for a human, never retried."""
+        _log.warning("poison message set aside", extra={"reason": reason})
+        self.scheduler.set_aside(body, reason)
+
+    def defer(self, task: DeliveryTask, seconds: float, reason: str, now: datetime) -> DeliveryReport:
+        """Put the same attempt off: no request, no attempt used."""
+        path = self.scheduler.schedule(task, seconds, now, deferred=True)
+        return DeliveryReport(task, "deferred", reason=reason, next_in_seconds=seconds, path=path)
+
+    def park(self, task: DeliveryTask, reason: str, now: datetime) -> DeliveryReport:
+        """Pause the delivery until its endpoint is re-enabled (its task is done with)."""
+        parked = self.events.park(task.tenant, task.event_id, task.delivery_id, task.endpoint_id, iso(now))
+        return DeliveryReport(task, "parked" if parked else "skipped", reason=reason)
+
+    def claim(self, task: DeliveryTask, now: datetime) -> Delivery | DeliveryReport:
+        """Take the attempt (single flight): the delivery to send for, or the report of why not."""
+        claim = self.events.claim_attempt(
+            task.tenant, task.event_id, task.delivery_id, task.attempt, now.timestamp(), self.config.lease_seconds, task.generation
+        )
+        if claim.delivery is not None:
+            return claim.delivery
+        if claim.missing:
+            self.set_aside(task.to_message(), "delivery not found: its event expired or never existed")
+            return DeliveryReport(task, "skipped", reason="poison: delivery not found")
+        if claim.busy:
+            return self.defer(task, BUSY_RETRY_SECONDS, "previous attempt still being recorded", now)
+        return DeliveryReport(task, "skipped", reason="attempt already claimed or delivery finished")
 
     def decide(self, task: DeliveryTask, delivery: Delivery, result: HttpResult, now: datetime) -> Decision:
         started = delivery.generation_started_at or delivery.created_at
         created = parse_iso(started) if started else now
-        return decide(delivery.budget_attempt(task.attempt), created, result.outcome, now, self._config.policy, self._rng)
+        return decide(delivery.budget_attempt(task.attempt), created, result.outcome, now, self.config.policy, self.rng)
 
     def conclude(self, task: DeliveryTask, delivery: Delivery, result: HttpResult, decision: Decision, now: datetime, breaker_event: str) -> DeliveryReport:
         reason = decision.classification.reason
@@ -74,17 +108,17 @@ class Recorder:
             duration_ms=result.duration_ms,
             outcome=decision.attempt_outcome,
             reason=reason[:500],
-            response_body=result.body[: self._config.response_body_limit_bytes],
+            response_body=result.body[: self.config.response_body_limit_bytes],
             trigger=task.trigger,
         )
-        expires_at = int((now + timedelta(days=self._config.retention_days)).timestamp())
-        self._events.record_attempt(delivery, attempt, decision.status, iso(now), expires_at)
+        expires_at = int((now + timedelta(days=self.config.retention_days)).timestamp())
+        self.events.record_attempt(delivery, attempt, decision.status, iso(now), expires_at)
         ended = decision.status if decision.status in ("succeeded", "failed") else ""
         first = task.trigger == "scheduled" and delivery.generation == 0 and budget_attempt == 1
         if result.status_code is not None or result.error in TRANSIENT_ERRORS:  # a request that reached out, not one refused before sending
-            self._stats.add(task.tenant, task.endpoint_id, now, attempt_counts(decision.status == "succeeded", result.duration_ms, first, ended))
-        if task.replay_id and ended and self._replays is not None:
-            self._replays.count(task.tenant, task.replay_id, "delivered" if decision.status == "succeeded" else "failed")
+            self.stats.add(task.tenant, task.endpoint_id, now, attempt_counts(decision.status == "succeeded", result.duration_ms, first, ended))
+        if task.replay_id and ended and self.replays is not None:
+            self.replays.count(task.tenant, task.replay_id, "delivered" if decision.status == "succeeded" else "failed")
         return DeliveryReport(
             task, decision.attempt_outcome, result.status_code, result.error, result.duration_ms, reason, decision.retry_in_seconds, path, first, breaker_event
         )
@@ -92,7 +126,7 @@ class Recorder:
     def _schedule(self, task: DeliveryTask, decision: Decision, result: HttpResult, now: datetime, budget_attempt: int) -> str:
         """The next attempt, or the dead-letter queue; returns where the task went."""
         if decision.retry_in_seconds is not None:
-            return self._scheduler.schedule(task.next_attempt(), decision.retry_in_seconds, now)
+            return self.scheduler.schedule(task.next_attempt(), decision.retry_in_seconds, now)
         if not decision.exhausted:
             return ""
         attributes = {
@@ -104,6 +138,6 @@ class Recorder:
             "event_id": task.event_id,
             "delivery_id": task.delivery_id,
         }
-        self._scheduler.dead_letter(task, decision.exhausted, attributes)
-        self._notify(notifications.EXHAUSTED, reason=decision.exhausted, **{k: v for k, v in attributes.items() if v})
+        self.scheduler.dead_letter(task, decision.exhausted, attributes)
+        self.notify(notifications.EXHAUSTED, reason=decision.exhausted, **{k: v for k, v in attributes.items() if v})
         return "dlq"
