@@ -16,7 +16,7 @@ from boto3.dynamodb.conditions import Attr, Key
 from botocore.exceptions import ClientError
 
 from hookline.adapters.dynamo import keys, ops
-from hookline.core.errors import InvalidCursor
+from hookline.core.errors import DependencyFailed, InvalidCursor
 from hookline.wiring import topology
 from local.resources import create_table
 
@@ -220,3 +220,19 @@ def test_batch_get_asks_again_for_unprocessed_keys_with_a_growing_backoff(table:
     assert calls.requested == [wanted, wanted[10:], wanted[20:]]
     assert sleeps == [0.05, 0.1]
     assert sorted(item[keys.PK] for item in got) == [f"P{i:02d}" for i in range(30)]
+
+
+def test_batch_get_raises_when_keys_stay_unprocessed_so_a_throttled_read_never_passes_for_a_missing_item(
+    table: Any, sleeps: list[float], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given 100 items, and DynamoDB processing only ten keys of a request on every try
+    _put(table, [_item(f"P{i:02d}", "S") for i in range(100)])
+    calls = _BatchGets(table.meta.client, throttled=ops.BATCH_GET_TRIES)
+    monkeypatch.setattr(table.meta.client, "batch_get_item", calls)
+    # When they are asked for, then the read fails as a dependency failure instead of answering without them
+    with pytest.raises(DependencyFailed) as failed:
+        ops.batch_get(table, [_item(f"P{i:02d}", "S") for i in range(100)])
+    assert failed.value.cause == "UnprocessedKeys"
+    # And it waited between tries only, never after the last one
+    assert len(calls.requested) == ops.BATCH_GET_TRIES
+    assert len(sleeps) == ops.BATCH_GET_TRIES - 1

@@ -22,7 +22,7 @@ from boto3.dynamodb.types import TypeDeserializer
 from botocore.exceptions import ClientError
 
 from hookline.adapters.dynamo import keys
-from hookline.core.errors import InvalidCursor
+from hookline.core.errors import DependencyFailed, InvalidCursor
 
 Item = dict[str, Any]
 _DESERIALIZE = TypeDeserializer().deserialize
@@ -80,19 +80,28 @@ def query_page(table: Any, limit: int, cursor: str | None, partition: str, index
 
 
 def batch_get(table: Any, wanted: list[keys.Key]) -> list[Item]:
-    """Items by key, a BatchGetItem per 100 keys; keys DynamoDB leaves unprocessed (throttling) are asked
-    for again with a short backoff, and items that do not exist are simply missing from the result."""
+    """Items by key, a BatchGetItem per 100 keys; items that do not exist are simply missing from the result.
+
+    Keys DynamoDB leaves unprocessed (throttling) are asked for again with a
+    short backoff. Keys still unprocessed after the last try raise
+    DependencyFailed: a throttled read must never pass for a missing item (an
+    endpoint read as deleted, a breaker read as closed).
+    """
     client = table.meta.client  # the resource's client (de)serializes attribute values itself
     items: list[Item] = []
     for start in range(0, len(wanted), BATCH_GET_LIMIT):
         request: dict[str, Any] = {table.name: {"Keys": wanted[start : start + BATCH_GET_LIMIT]}}
         for attempt in range(BATCH_GET_TRIES):
+            if attempt:
+                time.sleep(0.05 * 2 ** (attempt - 1))
             result = client.batch_get_item(RequestItems=request)
             items.extend(result.get("Responses", {}).get(table.name, []))
             request = result.get("UnprocessedKeys") or {}
             if not request:
                 break
-            time.sleep(0.05 * 2**attempt)
+        else:
+            left = len(request.get(table.name, {}).get("Keys", []))
+            raise DependencyFailed(f"{left} keys still unprocessed after {BATCH_GET_TRIES} BatchGetItem tries", cause="UnprocessedKeys")
     return items
 
 
