@@ -100,7 +100,7 @@ def test_the_replay_queues_are_provisioned_and_polled(local_hookline: LocalHookl
     assert os.environ[topology.REPLAY_DLQ.env] == replay_dlq_url
     assert set(sqs.list_queues()["QueueUrls"]) >= {local_hookline.resources[q.env] for q in topology.QUEUES}
     # And every function with an sqs_source has one poller on its queue with its batch size, the replay function included
-    settings = local_hookline.core.settings
+    settings = local_hookline.settings
     assert settings is not None
     polled = {p.name: (p.queue_url, p.batch_size) for p in local_hookline.pollers}
     expected = {
