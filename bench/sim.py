@@ -4,7 +4,7 @@ A heap of timed events; no threads, no sleeping, no I/O. Receivers answer from
 a latency distribution and a failure schedule; pools of workers (Lambda
 instances) take batches of up to 10 tasks from a queue and send them
 concurrently; retries and deferrals come back through SQS-like delayed
-re-queues (delays rounded up to the second, as `queues.schedule` does).
+re-queues (delays rounded up to the second, as `adapters.queues.TaskScheduler.schedule` does).
 
 Two delivery modes:
 - `hookline`: the core decides everything, with the stack's default settings:
@@ -30,11 +30,11 @@ from typing import Any
 import bench  # noqa: F401  - puts the hookline layer on sys.path
 from hookline.core.breaker import Breaker
 from hookline.core.classify import TIMEOUT, Outcome, Verdict, classify
-from hookline.core.config import health_config, planning_config, retry_policy
-from hookline.core.health import breaker_after, limiter_after, should_disable
+from hookline.core.config import endpoint_rules, retry_policy
+from hookline.core.health import breaker_after, endpoint_after, limiter_after
 from hookline.core.models import DEFAULT_MAX_CONCURRENCY, DEFAULT_RATE_LIMIT_PER_SECOND
 from hookline.core.planning import Gate, GroupPlan, leases_held, plan_group
-from hookline.core.policy import decide
+from hookline.core.policy import Decision, decide
 from hookline.core.ratelimit import Limiter, release
 from hookline.core.settings import Settings
 from hookline.wiring.topology import CLAIM_LEASE_SECONDS
@@ -253,8 +253,7 @@ class Hookline(Delivery):
         super().__init__(sim, workers)
         settings = settings or Settings()
         self.policy = retry_policy(settings)
-        self.planning = planning_config(settings, LEASE_SECONDS)
-        self.health = health_config(settings, LEASE_SECONDS)
+        self.rules = endpoint_rules(settings, LEASE_SECONDS)
         first = max(1, round(workers * 2 / 3))  # delivery : retry concurrency = 20 : 10, as the stack's defaults
         self.first = Queue(sim, "delivery")
         self.retry = Queue(sim, "retry")
@@ -301,7 +300,7 @@ class Hookline(Delivery):
 
     def plan(self, ep: Endpoint, tasks: int, now: float) -> GroupPlan:
         """The core's plan for `tasks` tasks of `ep` at virtual time `now`; its state writes always land (no contention here)."""
-        plan = plan_group(ep.gate(), ep.breaker, ep.limiter, tasks, EPOCH + now, self.planning, self.sim.rng)
+        plan = plan_group(ep.gate(), ep.breaker, ep.limiter, tasks, EPOCH + now, self.rules, self.sim.rng)
         if plan.breaker is not None:
             ep.breaker = plan.breaker
         if plan.limiter is not None:
@@ -319,26 +318,24 @@ class Hookline(Delivery):
 
         return done
 
-    def track_health(self, ep: Endpoint, outcome: Outcome, now: float, probe: bool) -> None:
-        """The core's breaker and limiter updates after an answer, at epoch seconds `now`."""
-        change = breaker_after(ep.breaker, outcome, now, self.health, was_probe=probe)
-        if change is not None:
-            ep.breaker = change.state
-            if should_disable(change, now, self.health):
-                ep.active = False
-        slowed = limiter_after(ep.limiter, outcome, ep.rate, now, self.health)
+    def track_health(self, ep: Endpoint, outcome: Outcome, decision: Decision, now: float, probe: bool) -> None:
+        """The core's breaker, limiter and endpoint changes after an answer, at epoch seconds `now`."""
+        transition = breaker_after(ep.breaker, outcome, now, self.rules, was_probe=probe)
+        if transition is not None:
+            ep.breaker = transition.state
+        slowed = limiter_after(ep.limiter, outcome, ep.rate, now, self.rules)
         if slowed is not None:
             ep.limiter = slowed
+        change = endpoint_after(decision, transition, now, self.rules)
+        if change.pause_until is not None:
+            ep.paused_until = change.pause_until
+        if change.disable:
+            ep.active = False
 
     def _conclude(self, task: Task, outcome: Outcome, probe: bool) -> None:
         sim, ep = self.sim, task.endpoint
-        now = EPOCH + sim.now
-        self.track_health(ep, outcome, now, probe)
         decision = decide(task.attempts, sim.dt(task.created), outcome, sim.dt(), self.policy, sim.rng)
-        if decision.pause_endpoint_seconds is not None:
-            ep.paused_until = now + decision.pause_endpoint_seconds
-        if decision.disable_endpoint:
-            ep.active = False
+        self.track_health(ep, outcome, decision, EPOCH + sim.now, probe)
         if decision.status == "pending" and decision.retry_in_seconds is not None:
             self.retry.put(task, decision.retry_in_seconds)
             return

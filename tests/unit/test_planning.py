@@ -7,14 +7,22 @@ from typing import Any
 import pytest
 
 from hookline.core.breaker import Breaker, BreakerConfig
-from hookline.core.classify import Outcome
-from hookline.core.health import HealthConfig, breaker_after, limiter_after, should_disable
-from hookline.core.planning import LIMIT_SPREAD, MAX_OPEN_SPREAD, PROBING_SPREAD, Gate, PlanningConfig, gave_up, leases_held, plan_group
+from hookline.core.classify import Classification, Outcome, Verdict
+from hookline.core.health import EndpointChange, breaker_after, endpoint_after, limiter_after, should_disable
+from hookline.core.planning import LIMIT_SPREAD, MAX_OPEN_SPREAD, PROBING_SPREAD, Gate, GroupPlan, Step, gave_up, leases_held, plan_group
+from hookline.core.policy import Decision
 from hookline.core.ratelimit import Limiter, LimiterConfig
+from hookline.core.rules import EndpointRules
 from tests.fakes.randomness import FixedRandom
 
 NOW = 1_795_953_600.0
-CFG = PlanningConfig(breaker=BreakerConfig(cooldown_seconds=60, probe_lease_seconds=60), limiter=LimiterConfig(lease_seconds=120), disable_after_seconds=3600)
+CFG = EndpointRules(
+    breaker=BreakerConfig(threshold=3, cooldown_seconds=60, probe_lease_seconds=60),
+    limiter=LimiterConfig(lease_seconds=120),
+    disable_after_seconds=3600,
+    retry_after_jitter_seconds=3.0,
+    busy_retry_seconds=5.0,
+)
 OPEN = Breaker(state="open", consecutive_failures=10, open_until=NOW + 40, open_since=NOW - 20, cooldown_seconds=60, trips=1, version=2)
 DUE = Breaker(state="open", consecutive_failures=10, open_until=NOW - 1, open_since=NOW - 61, cooldown_seconds=60, trips=1, version=2)
 PROBING = Breaker(state="half_open", probe_until=NOW + 20, open_since=NOW - 61, cooldown_seconds=60, version=3)
@@ -42,7 +50,7 @@ PLANS: dict[str, tuple[tuple[Gate | None, Breaker, Limiter, int], tuple[list[str
         (GATE, DUE, Limiter(), 3),
         (["probe", "defer", "defer"], {"circuit half-open: probing"}, "breaker", False),
     ),
-    "another worker probing: all wait for its lease": ((GATE, PROBING, Limiter(), 2), (["defer"] * 2, {"circuit open"}, "", False)),
+    "another worker probing: all come back shortly": ((GATE, PROBING, Limiter(), 2), (["defer"] * 2, {"circuit half-open: probing"}, "", False)),
     "outage past the disable threshold: disable and park": (
         (GATE, Breaker(state="open", open_until=NOW - 1, open_since=NOW - 3600, cooldown_seconds=60, version=9), Limiter(), 2),
         (["park"] * 2, set(), "", True),
@@ -100,13 +108,14 @@ def test_a_retry_after_pause_defers_to_its_end_plus_jitter() -> None:
     assert (low.defer_seconds, high.defer_seconds) == pytest.approx((30.0, 30.0 + CFG.retry_after_jitter_seconds))
 
 
-def test_giving_up_under_contention_defers_everything_briefly() -> None:
-    plan = gave_up(3, FixedRandom(1.0))
-    assert [(s.kind, s.defer_seconds) for s in plan.steps] == [("defer", 1.0 + LIMIT_SPREAD)] * 3
+def test_giving_up_under_contention_defers_everything_as_the_limiter_would() -> None:
+    last = GroupPlan((Step("go", send_at=NOW), Step("go", send_at=NOW + 0.11), Step("defer", defer_seconds=0.2)), limiter=Limiter(version=1), retry_in=0.33)
+    plan = gave_up(last, FixedRandom(1.0))
+    assert [(s.kind, s.defer_seconds, s.reason) for s in plan.steps] == [("defer", 0.33 + LIMIT_SPREAD, "endpoint rate or concurrency limit")] * 3
     assert plan.write is None
 
 
-HEALTH = HealthConfig(breaker=BreakerConfig(threshold=3, cooldown_seconds=60), limiter=LimiterConfig(), disable_after_seconds=3600)
+HEALTH = CFG
 OK, DOWN, SLOW, GONE = Outcome(200), Outcome(503), Outcome(429), Outcome(None, "timeout")
 
 # name: (breaker, outcome, was_probe) -> (event, consecutive failures after, written)
@@ -152,3 +161,24 @@ def test_a_reopening_past_the_disable_threshold_disables() -> None:
     assert not should_disable(_reopened(NOW - 3599), NOW, HEALTH)
     opened = breaker_after(Breaker(consecutive_failures=2, recent="00"), DOWN, NOW, HEALTH, False)
     assert opened is not None and not should_disable(opened, NOW + 10_000, HEALTH)  # only a failed probe decides it
+
+
+def _decision(pause: float | None = None, gone: bool = False) -> Decision:
+    verdict = Verdict.PERMANENT if gone else Verdict.RETRY
+    return Decision("failed" if gone else "pending", Classification(verdict, "x", gone), "failed" if gone else "retrying", None if gone else 10.0, pause, gone)
+
+
+# name: (decision, transition) -> what changes on the endpoint
+ENDPOINT: dict[str, tuple[tuple[Decision, Any], EndpointChange]] = {
+    "an ordinary retry changes nothing": ((_decision(), None), EndpointChange()),
+    "a Retry-After pauses the whole endpoint": ((_decision(pause=120.0), None), EndpointChange(pause_until=NOW + 120.0)),
+    "a 410 disables it as gone": ((_decision(gone=True), None), EndpointChange(disable="gone")),
+    "a failed probe past the threshold disables it as failing": ((_decision(), _reopened(NOW - 3600)), EndpointChange(disable="failing")),
+    "a failed probe within the threshold leaves it": ((_decision(), _reopened(NOW - 60)), EndpointChange()),
+}
+
+
+@pytest.mark.parametrize("name", list(ENDPOINT))
+def test_what_an_answer_changes_on_the_endpoint(name: str) -> None:
+    (decision, transition), expected = ENDPOINT[name]
+    assert endpoint_after(decision, transition, NOW, CFG) == expected

@@ -18,7 +18,9 @@ from bench import sim
 from hookline.core.breaker import Breaker
 from hookline.core.classify import TIMEOUT
 from hookline.core.models import Delivery, DeliveryTask, Endpoint, Event
-from hookline.core.ratelimit import Limiter, LimiterConfig, current_rate
+from hookline.core.planning import leases_held
+from hookline.core.policy import decide
+from hookline.core.ratelimit import Limiter, LimiterConfig, current_rate, release
 from hookline.core.responses import HttpResult
 from tests.fakes.delivery import DeliveryRig, delivery_rig
 from tests.fakes.outside import FakeSender
@@ -100,35 +102,69 @@ def test_the_simulator_plans_a_batch_exactly_as_the_worker_does(name: str) -> No
     assert (rig.endpoints.items[("acme", "ep_1")].status == "active") == ep.active
 
 
-ANSWERS = {
-    "a run of 503s opens the breaker": [HttpResult(503, None, 5)] * 12,
-    "timeouts count as failures": [HttpResult(None, TIMEOUT, 10_000)] * 10,
-    "a 429 slows the limiter": [HttpResult(429, None, 5), HttpResult(200, None, 5)],
-    "failures then a success close the streak": [HttpResult(500, None, 5)] * 4 + [HttpResult(200, None, 5)],
-    "4xx says nothing about health": [HttpResult(404, None, 5), HttpResult(400, None, 5)],
+DUE = Breaker(state="open", consecutive_failures=10, open_until=NOW, open_since=NOW - 60, cooldown_seconds=60, trips=1, version=2)
+LONG_OUTAGE = Breaker(state="open", consecutive_failures=10, open_until=NOW, open_since=NOW - 500_000, cooldown_seconds=3600, trips=9, version=40)
+ONE_SECOND = 1.0
+
+# name: (the breaker to start from, [(seconds since the previous answer, the answer)])
+ANSWERS: dict[str, tuple[Breaker, list[tuple[float, HttpResult]]]] = {
+    "a run of 503s opens the breaker, then tasks wait": (Breaker(), [(ONE_SECOND, HttpResult(503, None, 5))] * 12),
+    "timeouts count as failures": (Breaker(), [(ONE_SECOND, HttpResult(None, TIMEOUT, 10_000))] * 10),
+    "a 429 slows the limiter": (Breaker(), [(ONE_SECOND, HttpResult(429, None, 5)), (ONE_SECOND, HttpResult(200, None, 5))]),
+    "failures then a success close the streak": (Breaker(), [(ONE_SECOND, HttpResult(500, None, 5))] * 4 + [(ONE_SECOND, HttpResult(200, None, 5))]),
+    "4xx says nothing about health": (Breaker(), [(ONE_SECOND, HttpResult(404, None, 5)), (ONE_SECOND, HttpResult(400, None, 5))]),
+    "a failed probe reopens, the next probe closes": (
+        DUE,
+        [
+            (ONE_SECOND, HttpResult(503, None, 5)),
+            (ONE_SECOND, HttpResult(200, None, 5)),
+            (200.0, HttpResult(200, None, 5)),
+            (ONE_SECOND, HttpResult(200, None, 5)),
+        ],
+    ),
+    "a failed probe past the disable threshold disables, then tasks park": (
+        LONG_OUTAGE,
+        [(ONE_SECOND, HttpResult(503, None, 5)), (ONE_SECOND, HttpResult(200, None, 5))],
+    ),
+    "a 410 disables the endpoint, then tasks park": (Breaker(), [(ONE_SECOND, HttpResult(410, None, 5)), (ONE_SECOND, HttpResult(200, None, 5))]),
+    "a Retry-After pauses the endpoint, then tasks wait": (
+        Breaker(),
+        [(ONE_SECOND, HttpResult(503, None, 5, headers={"retry-after": "30"})), (ONE_SECOND, HttpResult(200, None, 5)), (40.0, HttpResult(200, None, 5))],
+    ),
 }
 
 
 @pytest.mark.parametrize("name", list(ANSWERS))
 def test_the_simulator_tracks_health_exactly_as_the_worker_does(name: str) -> None:
-    answers = ANSWERS[name]
-    script = list(answers)
-    rig = delivery_rig(FakeSender(lambda _r: script.pop(0)), seed=SEED)
+    start, script = ANSWERS[name]
+    current: list[HttpResult] = []
+    rig = delivery_rig(FakeSender(lambda _r: current[-1]), seed=SEED)
     rig.clock.now = datetime.fromtimestamp(NOW, UTC)
     rig.endpoints.add(_endpoint())
+    rig.states.breakers[("acme", "ep_1")] = start
     s = sim.Sim(SEED)
     system = sim.Hookline(s, workers=3)
-    ep = sim.Endpoint(0, "g", sim.Receiver())
-    for task, answer in zip(_tasks(rig, len(answers)), answers, strict=True):
-        # When the same answer comes back to each, one second apart
-        rig.clock.advance(1.0)
-        report = rig.worker.deliver(task)
-        system.track_health(ep, answer.outcome, rig.clock.timestamp(), probe=False)
-        assert report.outcome != "deferred" or rig.states.breaker("acme", "ep_1").state != "closed"
-        # Then the breaker and the limiter's current rate agree after every answer
+    ep = sim.Endpoint(0, "g", sim.Receiver(), breaker=start)
+    for task, (gap, answer) in zip(_tasks(rig, len(script)), script, strict=True):
+        # When a task comes up `gap` seconds after the last, in the worker (plan, send, decide, track) and in the simulator
+        rig.clock.advance(gap)
         at = rig.clock.timestamp()
+        current.append(answer)
+        sent_before = len(rig.http.requests)
+        report = rig.worker.deliver(task)
+        [step] = system.plan(ep, 1, at - sim.EPOCH).steps
+        if step.kind in ("go", "probe"):
+            decision = decide(1, s.dt(0.0), answer.outcome, s.dt(at - sim.EPOCH), system.policy, s.rng)
+            system.track_health(ep, answer.outcome, decision, at, probe=step.kind == "probe")
+        for expiry, count in leases_held([step]).items():
+            ep.limiter = release(ep.limiter, expiry, count, at)
+        # Then both took the same step, and the breaker, the limiter's rate and the endpoint agree after every answer
+        assert (len(rig.http.requests) > sent_before) == (step.kind in ("go", "probe"))
+        assert report.outcome == {"go": report.outcome, "probe": report.outcome, "defer": "deferred", "park": "parked"}[step.kind]
+        endpoint = rig.endpoints.items[("acme", "ep_1")]
         assert rig.states.breaker("acme", "ep_1") == ep.breaker
         assert current_rate(rig.states.limiter("acme", "ep_1"), 10.0, at, LIMITER) == pytest.approx(current_rate(ep.limiter, 10.0, at, LIMITER))
+        assert (endpoint.status == "active", endpoint.paused_until) == (ep.active, pytest.approx(ep.paused_until) if ep.paused_until else None)
 
 
 def test_the_simulator_defines_no_rule_of_its_own() -> None:
@@ -137,7 +173,7 @@ def test_the_simulator_defines_no_rule_of_its_own() -> None:
     imported = {
         alias.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("hookline.core") for alias in node.names
     }
-    assert {"plan_group", "breaker_after", "limiter_after", "should_disable", "decide", "release"} <= imported
+    assert {"plan_group", "breaker_after", "limiter_after", "endpoint_after", "decide", "release"} <= imported
     defined = {node.name for node in ast.walk(tree) if isinstance(node, ast.FunctionDef)}
     assert not defined & {"admit", "record", "acquire", "slow_down", "deferral", "health", "classify_outcome"}
     # (and no local copy of a planning constant: the half-open deferral drifted once)

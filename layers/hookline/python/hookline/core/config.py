@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from hookline.core.backoff import BackoffPolicy, Jitter
 from hookline.core.breaker import BreakerConfig
-from hookline.core.health import HealthConfig
-from hookline.core.planning import PlanningConfig
 from hookline.core.policy import RetryPolicy
 from hookline.core.ratelimit import LimiterConfig
+from hookline.core.rules import EndpointRules
 from hookline.core.settings import Settings
+
+# A task comes back this soon while another task probes its endpoint or an earlier attempt is still being recorded.
+BUSY_RETRY_SECONDS = 5.0
 
 
 def retry_policy(settings: Settings) -> RetryPolicy:
@@ -33,14 +35,11 @@ def limiter_config(lease_seconds: float) -> LimiterConfig:
     return LimiterConfig(lease_seconds=lease_seconds)
 
 
-def planning_config(settings: Settings, lease_seconds: float) -> PlanningConfig:
-    return PlanningConfig(
+def endpoint_rules(settings: Settings, lease_seconds: float) -> EndpointRules:
+    return EndpointRules(
         breaker=breaker_config(settings),
         limiter=limiter_config(lease_seconds),
         disable_after_seconds=settings.disable_after_seconds,
         retry_after_jitter_seconds=retry_policy(settings).backoff.retry_after_jitter_seconds,
+        busy_retry_seconds=BUSY_RETRY_SECONDS,
     )
-
-
-def health_config(settings: Settings, lease_seconds: float) -> HealthConfig:
-    return HealthConfig(breaker=breaker_config(settings), limiter=limiter_config(lease_seconds), disable_after_seconds=settings.disable_after_seconds)

@@ -6,8 +6,8 @@ Before any request leaves, each endpoint of a batch is looked at once:
 - disabled, or failing for longer than the disable threshold: tasks are parked
   (paused until the endpoint is re-enabled; the latter also disables it);
 - paused by a receiver's Retry-After: tasks are deferred past the pause;
-- breaker open (or another worker holds the half-open probe): deferred until
-  the cooldown or the probe's lease ends;
+- breaker open: deferred until the cooldown ends; another task holds the
+  half-open probe: deferred a few seconds, by when the probe has answered;
 - breaker due for a probe: the first task probes, the rest wait a little;
 - closed: the limiter hands out send times and concurrency leases; what does
   not fit is deferred until a slot frees.
@@ -29,8 +29,9 @@ from dataclasses import dataclass
 from typing import Literal
 
 from hookline.core.backoff import RandomSource
-from hookline.core.breaker import Breaker, BreakerConfig, admit, outage_seconds
-from hookline.core.ratelimit import Limiter, LimiterConfig, acquire
+from hookline.core.breaker import Breaker, admit, outage_seconds
+from hookline.core.ratelimit import Limiter, acquire
+from hookline.core.rules import EndpointRules
 
 PlanKind = Literal["go", "probe", "defer", "park"]
 
@@ -38,17 +39,6 @@ PlanKind = Literal["go", "probe", "defer", "park"]
 PROBING_SPREAD = 5.0
 LIMIT_SPREAD = 1.0
 MAX_OPEN_SPREAD = 30.0
-
-
-@dataclass(frozen=True)
-class PlanningConfig:
-    breaker: BreakerConfig
-    limiter: LimiterConfig
-    disable_after_seconds: float = 432_000.0
-    retry_after_jitter_seconds: float = 3.0
-    # How long the other tasks wait while one probes, and how long a task waits
-    # for an earlier attempt that is still being recorded.
-    busy_retry_seconds: float = 5.0
 
 
 @dataclass(frozen=True)
@@ -78,6 +68,7 @@ class GroupPlan:
     breaker: Breaker | None = None  # to write (conditionally) before anything is sent: the probe's lease
     limiter: Limiter | None = None  # to write (conditionally) before anything is sent: the grant
     disable: bool = False  # the endpoint has failed for too long: disable it (its tasks are parked)
+    retry_in: float = 1.0  # when the limiter would have room again: how long to wait if the grant cannot be written
 
     @property
     def write(self) -> Breaker | Limiter | None:
@@ -96,7 +87,7 @@ def _defer_each(count: int, seconds: float, jitter: float, reason: str, rng: Ran
     return tuple(Step("defer", defer_seconds=spread(seconds, jitter, rng), reason=reason) for _ in range(count))
 
 
-def plan_group(gate: Gate | None, breaker: Breaker, limiter: Limiter, tasks: int, now: float, cfg: PlanningConfig, rng: RandomSource) -> GroupPlan:
+def plan_group(gate: Gate | None, breaker: Breaker, limiter: Limiter, tasks: int, now: float, cfg: EndpointRules, rng: RandomSource) -> GroupPlan:
     """The plan for `tasks` tasks of one endpoint (`gate` None: the endpoint no longer exists)."""
     if gate is None:
         return GroupPlan(_all(tasks, Step("go")))
@@ -109,6 +100,9 @@ def plan_group(gate: Gate | None, breaker: Breaker, limiter: Limiter, tasks: int
     if outage_seconds(breaker, now) >= cfg.disable_after_seconds:
         return GroupPlan(_all(tasks, parked), disable=True)
     admission = admit(breaker, now, cfg.breaker)
+    if admission.verdict == "wait" and breaker.state == "half_open":
+        # Another task is probing: come back shortly, and the breaker will have spoken by then (or its lease run out).
+        return GroupPlan(_defer_each(tasks, cfg.busy_retry_seconds, PROBING_SPREAD, "circuit half-open: probing", rng))
     if admission.verdict == "wait":
         jitter = min(MAX_OPEN_SPREAD, 0.1 * max(breaker.cooldown_seconds, 1.0))
         return GroupPlan(_defer_each(tasks, admission.wait_seconds, jitter, "circuit open", rng))
@@ -118,16 +112,16 @@ def plan_group(gate: Gate | None, breaker: Breaker, limiter: Limiter, tasks: int
     return _grant(gate, limiter, tasks, now, cfg, rng)
 
 
-def _grant(gate: Gate, limiter: Limiter, tasks: int, now: float, cfg: PlanningConfig, rng: RandomSource) -> GroupPlan:
+def _grant(gate: Gate, limiter: Limiter, tasks: int, now: float, cfg: EndpointRules, rng: RandomSource) -> GroupPlan:
     grant = acquire(limiter, tasks, gate.rate_per_second, gate.max_concurrency, now, cfg.limiter)
     granted = tuple(Step("go", send_at=at, lease_expiry=grant.lease_expiry) for at in grant.send_at)
     rest = _defer_each(tasks - len(granted), grant.retry_in, LIMIT_SPREAD, "endpoint rate or concurrency limit", rng)
-    return GroupPlan(granted + rest, limiter=grant.state if granted else None)
+    return GroupPlan(granted + rest, limiter=grant.state if granted else None, retry_in=grant.retry_in)
 
 
-def gave_up(tasks: int, rng: RandomSource, reason: str = "endpoint state changed under contention") -> GroupPlan:
-    """Every task deferred: the plan when the state could not be written after several tries."""
-    return GroupPlan(_defer_each(tasks, 1.0, LIMIT_SPREAD, reason, rng))
+def gave_up(last: GroupPlan, rng: RandomSource) -> GroupPlan:
+    """Every task deferred as the limiter would defer it: the plan when its state write lost the race every time."""
+    return GroupPlan(_defer_each(len(last.steps), last.retry_in, LIMIT_SPREAD, "endpoint rate or concurrency limit", rng))
 
 
 def leases_held(steps: Sequence[Step]) -> dict[float, int]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 from concurrent.futures import ThreadPoolExecutor
+from functools import lru_cache
 from typing import Any
 
 from aws_lambda_powertools.utilities.batch import AsyncBatchProcessor, EventType, async_process_partial_response
@@ -25,6 +26,9 @@ from hookline.core.reports import DeliveryReport
 from hookline.services.delivery.plans import Plan
 from hookline.services.delivery.worker import DeliveryWorker
 from hookline.wiring import container
+
+# Threads for one batch's tasks at most (HOOKLINE_DELIVERY_BATCH_SIZE, 10 by default); a larger batch queues its excess.
+MAX_BATCH_RECORDS = 100
 
 
 def log_report(report: DeliveryReport) -> None:
@@ -75,6 +79,12 @@ def _resolve(event: dict[str, Any], worker: DeliveryWorker) -> dict[str, Deliver
     return resolved
 
 
+@lru_cache(maxsize=1)
+def _task_pool() -> ThreadPoolExecutor:
+    """One pool for the life of the process (a warm Lambda reuses it): a batch's tasks run side by side, one thread each."""
+    return ThreadPoolExecutor(max_workers=MAX_BATCH_RECORDS, thread_name_prefix="deliver")
+
+
 def _deliver(worker: DeliveryWorker, task: DeliveryTask, plan: Plan | None) -> DeliveryReport:
     """One task; every log line written meanwhile on this thread (the services' included) carries its correlation ids."""
     logger = get_logger()
@@ -90,7 +100,7 @@ def handle_batch(event: dict[str, Any], context: Any, worker: DeliveryWorker | N
     resolved = _resolve(event, worker)
     plans = worker.plan(t for t in resolved.values() if t is not None)
     processor = AsyncBatchProcessor(event_type=EventType.SQS)
-    executor = ThreadPoolExecutor(max_workers=max(1, len(event.get("Records", []))), thread_name_prefix="deliver")
+    executor = _task_pool()
 
     reports: list[DeliveryReport] = []
 
@@ -108,7 +118,6 @@ def handle_batch(event: dict[str, Any], context: Any, worker: DeliveryWorker | N
     try:
         response = async_process_partial_response(event=event, record_handler=record_handler, processor=processor, context=context)
     finally:
-        executor.shutdown(wait=True)
         worker.release(plans.values())
         metrics.publish(reports)
     return dict(response)

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from datetime import datetime
 
 from hookline.core.backoff import RandomSource
-from hookline.core.config import health_config, planning_config, retry_policy
+from hookline.core.config import endpoint_rules, retry_policy
 from hookline.core.notifications import Notify
 from hookline.core.settings import Settings
 from hookline.services.delivery.fanout import Fanout
@@ -36,15 +36,15 @@ def assemble(
     stats: StatsSink | None = None,
 ) -> DeliveryWorker:
     fanout = Fanout()
-    health = HealthTracker(states, endpoints, notify, health_config(settings, lease_seconds), clock)
-    recording = RecordingConfig(retry_policy(settings), lease_seconds, settings.retention_days, settings.response_body_limit_bytes)
+    rules = endpoint_rules(settings, lease_seconds)
+    health = HealthTracker(states, endpoints, notify, rules, clock)
+    recording = RecordingConfig(retry_policy(settings), lease_seconds, rules.busy_retry_seconds, settings.retention_days, settings.response_body_limit_bytes)
     return DeliveryWorker(
-        planner=Planner(events, states, health, planning_config(settings, lease_seconds), clock, rng, fanout),
+        planner=Planner(events, states, health, rules, clock, rng, fanout),
         sender=WebhookSender(events, http, settings.secret_overlap_seconds, clock),
-        recorder=Recorder(events, scheduler, notify, recording, clock, rng, StatsBuffer(), replays),
+        recorder=Recorder(events, scheduler, notify, recording, rng, StatsBuffer(stats), replays),
         health=health,
         clock=clock,
         sleep=sleep,
-        stats=stats,
         fanout=fanout,
     )

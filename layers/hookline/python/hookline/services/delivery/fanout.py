@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
@@ -22,10 +23,13 @@ class Fanout:
     def __init__(self, workers: int = PARALLEL_ENDPOINTS) -> None:
         self._workers = workers
         self._pool: ThreadPoolExecutor | None = None
+        self._lock = threading.Lock()
 
     def map(self, work: Callable[[_Item], _Result], items: list[_Item]) -> list[_Result]:
         if len(items) <= 1:
             return [work(i) for i in items]
-        if self._pool is None:
-            self._pool = ThreadPoolExecutor(max_workers=self._workers, thread_name_prefix="endpoint")
-        return list(self._pool.map(work, items))
+        with self._lock:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(max_workers=self._workers, thread_name_prefix="endpoint")
+            pool = self._pool
+        return list(pool.map(work, items))

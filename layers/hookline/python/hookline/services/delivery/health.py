@@ -15,12 +15,13 @@ from datetime import datetime
 from hookline.core import notifications
 from hookline.core.breaker import Breaker, Transition, outage_seconds
 from hookline.core.clock import iso
-from hookline.core.health import HealthConfig, breaker_after, limiter_after, should_disable, slows_down
+from hookline.core.health import breaker_after, endpoint_after, limiter_after, slows_down
 from hookline.core.models import Endpoint
 from hookline.core.notifications import Notify
 from hookline.core.policy import Decision
 from hookline.core.ratelimit import release
 from hookline.core.responses import HttpResult
+from hookline.core.rules import EndpointRules
 from hookline.services.cas import compare_and_swap
 from hookline.services.delivery.ports import EndpointControl, EndpointStates
 
@@ -32,11 +33,13 @@ class HealthTracker:
     states: EndpointStates
     endpoints: EndpointControl
     notify: Notify
-    config: HealthConfig
+    config: EndpointRules
     clock: Callable[[], datetime]
 
-    def after_attempt(self, endpoint: Endpoint, breaker: Breaker | None, was_probe: bool, result: HttpResult, now: datetime) -> str:
-        """Feed the outcome to the breaker (and a 429 to the limiter). Returns the breaker's transition, if any."""
+    def after_attempt(self, endpoint: Endpoint, breaker: Breaker | None, was_probe: bool, result: HttpResult, decision: Decision, now: datetime) -> str:
+        """Feed an answer to the breaker (and a 429 to the limiter), then pause or disable the endpoint if it asks for it.
+
+        Returns the breaker's transition, if any."""
         tenant, endpoint_id, at = endpoint.tenant, endpoint.id, now.timestamp()
         outcome = result.outcome
 
@@ -47,9 +50,9 @@ class HealthTracker:
         def save_breaker(write: Breaker, base: Breaker) -> bool:
             return self.states.save_breaker(tenant, endpoint_id, write, base.version)
 
-        change = compare_and_swap(breaker or Breaker(), propose_breaker, save_breaker, lambda: self.states.breaker(tenant, endpoint_id))
-        if change is not None:
-            self._announce(endpoint, change, now)
+        transition = compare_and_swap(breaker or Breaker(), propose_breaker, save_breaker, lambda: self.states.breaker(tenant, endpoint_id))
+        if transition is not None:
+            self._announce(endpoint, transition)
         if slows_down(outcome):
             compare_and_swap(
                 self.states.limiter(tenant, endpoint_id),
@@ -57,22 +60,18 @@ class HealthTracker:
                 lambda write, base: self.states.save_limiter(tenant, endpoint_id, write, base.version),
                 lambda: self.states.limiter(tenant, endpoint_id),
             )
-        return change.event if change is not None else ""
+        change = endpoint_after(decision, transition, at, self.config)
+        if change.pause_until is not None:
+            self.endpoints.pause(tenant, endpoint_id, change.pause_until)
+        if change.disable:
+            self.disable(endpoint, transition.state if transition is not None else breaker or Breaker(), now, change.disable)
+        return transition.event if transition is not None else ""
 
-    def apply(self, tenant: str, endpoint_id: str, decision: Decision, now: datetime) -> None:
-        """The endpoint-wide side of a retry decision: a Retry-After pause, or disabling a gone (410) endpoint."""
-        if decision.pause_endpoint_seconds is not None:
-            self.endpoints.pause(tenant, endpoint_id, now.timestamp() + decision.pause_endpoint_seconds)
-        if decision.disable_endpoint:
-            self.endpoints.disable(tenant, endpoint_id, "gone", iso(now))
-            self.notify(notifications.DISABLED, tenant=tenant, endpoint_id=endpoint_id, reason="gone")
-
-    def disable(self, endpoint: Endpoint, state: Breaker, now: datetime) -> None:
-        """An endpoint failing for longer than the disable threshold: disabled, its tasks parked until re-enabled."""
-        self.endpoints.disable(endpoint.tenant, endpoint.id, "failing", iso(now))
-        self.notify(
-            notifications.DISABLED, tenant=endpoint.tenant, endpoint_id=endpoint.id, reason="failing", outage_seconds=outage_seconds(state, now.timestamp())
-        )
+    def disable(self, endpoint: Endpoint, state: Breaker, now: datetime, reason: str) -> None:
+        """Disabled (410 Gone, or failing for longer than the threshold): its tasks are parked until it is re-enabled."""
+        self.endpoints.disable(endpoint.tenant, endpoint.id, reason, iso(now))
+        details: dict[str, object] = {"outage_seconds": outage_seconds(state, now.timestamp())} if reason == "failing" else {}
+        self.notify(notifications.DISABLED, tenant=endpoint.tenant, endpoint_id=endpoint.id, reason=reason, **details)
 
     def give_back(self, tenant: str, endpoint_id: str, expiry: float, count: int) -> None:
         """Return a batch's concurrency leases (they also expire on their own, so a failure here is only logged)."""
@@ -86,7 +85,7 @@ class HealthTracker:
         except Exception:  # the leases expire on their own; the batch's results stand
             _log.exception("leases not given back", extra={"tenant": tenant, "endpoint_id": endpoint_id})
 
-    def _announce(self, endpoint: Endpoint, change: Transition, now: datetime) -> None:
+    def _announce(self, endpoint: Endpoint, change: Transition) -> None:
         common = {"tenant": endpoint.tenant, "endpoint_id": endpoint.id}
         state = change.state
         if change.event == "opened":
@@ -99,5 +98,3 @@ class HealthTracker:
             )
         elif change.event == "recovered":
             self.notify(notifications.RECOVERED, **common)
-        elif should_disable(change, now.timestamp(), self.config):
-            self.disable(endpoint, state, now)

@@ -3,7 +3,8 @@
 One BatchGetItem per endpoint reads the endpoint, its breaker and its limiter;
 `hookline.core.planning.plan_group` decides; the probe's lease or the limiter's
 grant is written conditionally on the version read (re-read and re-planned on a
-conflict). Then the bodies of the tasks that will send are read in one request.
+conflict: only the item whose write lost is read again). Then the bodies of
+the tasks that will send are read in one request.
 """
 
 from __future__ import annotations
@@ -17,8 +18,9 @@ from datetime import datetime
 from hookline.core.backoff import RandomSource
 from hookline.core.breaker import Breaker
 from hookline.core.models import DeliveryTask, Endpoint
-from hookline.core.planning import Gate, GroupPlan, PlanningConfig, Step, gave_up, plan_group
+from hookline.core.planning import Gate, GroupPlan, gave_up, plan_group
 from hookline.core.ratelimit import Limiter
+from hookline.core.rules import EndpointRules
 from hookline.services.cas import compare_and_swap
 from hookline.services.delivery.fanout import Fanout
 from hookline.services.delivery.health import HealthTracker
@@ -39,7 +41,7 @@ class Planner:
     events: DeliveryLog
     states: EndpointStates
     health: HealthTracker
-    config: PlanningConfig
+    config: EndpointRules
     clock: Callable[[], datetime]
     rng: RandomSource
     fanout: Fanout
@@ -59,31 +61,45 @@ class Planner:
             return self._plan_endpoint(tenant, endpoint_id, group)
         except Exception as exc:  # one endpoint's trouble must not fail the others' records
             _log.exception("planning failed", extra={"tenant": tenant, "endpoint_id": endpoint_id})
-            return {t: Plan(Step("defer"), failed=f"planning failed: {type(exc).__name__}") for t in group}
+            return {t: Plan(None, failed=f"planning failed: {type(exc).__name__}") for t in group}
 
     def _plan_endpoint(self, tenant: str, endpoint_id: str, tasks: list[DeliveryTask]) -> dict[DeliveryTask, Plan]:
         now = self.clock()
         endpoint, breaker, limiter = self.states.load(tenant, endpoint_id)
         endpoint_gate = gate(endpoint)
+        last: list[GroupPlan] = []
+        lost: list[str] = []  # which item's write lost the race: only that one is read again
 
-        def propose(state: tuple[Breaker, Limiter]) -> tuple[GroupPlan, tuple[Breaker, Limiter] | None]:
+        def propose(state: tuple[Breaker, Limiter]) -> tuple[tuple[GroupPlan, Breaker], tuple[Breaker, Limiter] | None]:
             planned = plan_group(endpoint_gate, state[0], state[1], len(tasks), now.timestamp(), self.config, self.rng)
+            last.append(planned)
             if planned.write is None:
-                return planned, None
-            return planned, (planned.breaker or state[0], planned.limiter or state[1])
+                return (planned, state[0]), None
+            return (planned, planned.breaker or state[0]), (planned.breaker or state[0], planned.limiter or state[1])
 
         def save(new: tuple[Breaker, Limiter], base: tuple[Breaker, Limiter]) -> bool:
-            if new[0] is not base[0]:
-                return self.states.save_breaker(tenant, endpoint_id, new[0], base[0].version)
-            return self.states.save_limiter(tenant, endpoint_id, new[1], base[1].version)
+            kind = "breaker" if new[0] is not base[0] else "limiter"
+            landed = (
+                self.states.save_breaker(tenant, endpoint_id, new[0], base[0].version)
+                if kind == "breaker"
+                else self.states.save_limiter(tenant, endpoint_id, new[1], base[1].version)
+            )
+            if not landed:
+                lost.append(kind)
+            return landed
 
         def read() -> tuple[Breaker, Limiter]:
-            return self.states.breaker(tenant, endpoint_id), self.states.limiter(tenant, endpoint_id)
+            nonlocal breaker, limiter
+            if lost[-1] == "breaker":
+                breaker = self.states.breaker(tenant, endpoint_id)
+            else:
+                limiter = self.states.limiter(tenant, endpoint_id)
+            return breaker, limiter
 
-        group = compare_and_swap((breaker, limiter), propose, save, read) or gave_up(len(tasks), self.rng)
-        planned_breaker = group.breaker or breaker
+        settled = compare_and_swap((breaker, limiter), propose, save, read)
+        group, planned_breaker = settled if settled is not None else (gave_up(last[-1], self.rng), breaker)
         if group.disable and endpoint is not None:
-            self.health.disable(endpoint, planned_breaker, now)
+            self.health.disable(endpoint, planned_breaker, now, "failing")
         return {t: Plan(step, endpoint, planned_breaker) for t, step in zip(tasks, group.steps, strict=True)}
 
     def _with_bodies(self, plans: dict[DeliveryTask, Plan]) -> dict[DeliveryTask, Plan]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 from hookline.core.breaker import Breaker
 from hookline.core.models import Endpoint, Event
@@ -13,16 +14,16 @@ from hookline.core.planning import PlanKind, Step
 class Plan:
     """What a task may do in this invocation, decided once per endpoint and batch (see `hookline.core.planning`)."""
 
-    step: Step
+    step: Step | None  # None: planning itself failed (see `failed`)
     endpoint: Endpoint | None = None
     breaker: Breaker | None = None  # the breaker as planned (the probe's lease when probing)
     event: Event | None = None  # read for the whole batch at planning, so a task need not read it alone
     failed: str = ""  # planning itself failed (e.g. DynamoDB is down): the task fails and SQS redelivers it
 
     @property
-    def kind(self) -> PlanKind:
-        return self.step.kind
+    def kind(self) -> PlanKind | Literal["fail"]:
+        return "fail" if self.step is None else self.step.kind
 
     @property
     def sends(self) -> bool:
-        return not self.failed and self.step.kind in ("go", "probe")
+        return self.kind in ("go", "probe")

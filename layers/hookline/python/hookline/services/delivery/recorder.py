@@ -8,7 +8,6 @@ delivery. Statistics are buffered per batch and written once at its end.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -27,14 +26,12 @@ from hookline.services.delivery.stats_buffer import StatsBuffer
 
 _log = logging.getLogger(__name__)
 
-# How long to come back after when an earlier attempt is still being recorded.
-BUSY_RETRY_SECONDS = 5.0
-
 
 @dataclass(frozen=True)
 class RecordingConfig:
     policy: RetryPolicy
     lease_seconds: int  # how long a claim holds an attempt: it outlives the longest invocation
+    busy_retry_seconds: float  # how soon a task comes back while an earlier attempt is still being recorded
     retention_days: int = 30
     response_body_limit_bytes: int = 4096
 
@@ -45,7 +42,6 @@ class Recorder:
     scheduler: Scheduler
     notify: Notify
     config: RecordingConfig
-    clock: Callable[[], datetime]
     rng: RandomSource
     stats: StatsBuffer
     replays: ReplayProgress | None = None
@@ -84,7 +80,7 @@ class Recorder:
             self.set_aside(task.to_message(), "delivery not found: its event expired or never existed")
             return DeliveryReport(task, "skipped", reason="poison: delivery not found")
         if claim.busy:
-            return self.defer(task, BUSY_RETRY_SECONDS, "previous attempt still being recorded", now)
+            return self.defer(task, self.config.busy_retry_seconds, "previous attempt still being recorded", now)
         return DeliveryReport(task, "skipped", reason="attempt already claimed or delivery finished")
 
     def decide(self, task: DeliveryTask, delivery: Delivery, result: HttpResult, now: datetime) -> Decision:

@@ -6,17 +6,24 @@ and hour (hookline.adapters.dynamo.stats), whatever the batch's size.
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections import defaultdict
+from collections.abc import Callable
 from datetime import datetime
+from functools import partial
 
 from hookline.core.stats import hour_of
+from hookline.services.delivery.ports import StatsSink
+
+_log = logging.getLogger(__name__)
 
 
 class StatsBuffer:
-    """A batch's counters, per (tenant, endpoint, hour); thread-safe, flushed once."""
+    """A batch's counters, per (tenant, endpoint, hour); thread-safe, written once per batch to `sink` (None: not kept)."""
 
-    def __init__(self) -> None:
+    def __init__(self, sink: StatsSink | None = None) -> None:
+        self._sink = sink
         self._lock = threading.Lock()
         self._data: dict[tuple[str, str, str], dict[str, int]] = defaultdict(lambda: defaultdict(int))
 
@@ -31,3 +38,15 @@ class StatsBuffer:
         with self._lock:
             data, self._data = self._data, defaultdict(lambda: defaultdict(int))
         return {k: dict(v) for k, v in data.items()}
+
+    def writes(self) -> list[Callable[[], None]]:
+        """One write per (tenant, endpoint, hour) added up so far, emptying the buffer; each logs its own failure."""
+        return [partial(self._write, key, counts) for key, counts in self.drain().items()] if self._sink is not None else []
+
+    def _write(self, key: tuple[str, str, str], counts: dict[str, int]) -> None:
+        assert self._sink is not None
+        tenant, endpoint_id, hour = key
+        try:
+            self._sink.add(tenant, endpoint_id, hour, counts)
+        except Exception:  # statistics are best effort; a delivery never fails for them
+            _log.exception("statistics not written", extra={"tenant": tenant, "endpoint_id": endpoint_id})

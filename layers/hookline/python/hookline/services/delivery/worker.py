@@ -17,19 +17,19 @@ crash in between re-runs the attempt rather than losing the delivery.
 from __future__ import annotations
 
 import logging
+from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from functools import partial
 
 from hookline.core.models import DeliveryTask
-from hookline.core.planning import leases_held
+from hookline.core.planning import Step, leases_held
 from hookline.core.reports import DeliveryReport
 from hookline.services.delivery.fanout import Fanout
 from hookline.services.delivery.health import HealthTracker
 from hookline.services.delivery.planner import Planner
 from hookline.services.delivery.plans import Plan
-from hookline.services.delivery.ports import StatsSink
 from hookline.services.delivery.recorder import Recorder
 from hookline.services.delivery.sender import WebhookSender
 
@@ -48,7 +48,6 @@ class DeliveryWorker:
     health: HealthTracker
     clock: Callable[[], datetime]
     sleep: Callable[[float], None]
-    stats: StatsSink | None
     fanout: Fanout
 
     # -- redrive: a dead-lettered task moved back by an operator ---------------------
@@ -71,24 +70,16 @@ class DeliveryWorker:
 
     def release(self, plans: Iterable[Plan]) -> None:
         """End of a batch: give back its concurrency leases (they also expire on their own) and write its statistics, side by side."""
-        held: dict[tuple[str, str, float], int] = {}
+        by_endpoint: dict[tuple[str, str], list[Step]] = defaultdict(list)
         for p in plans:
-            if p.endpoint is not None:
-                for expiry, count in leases_held([p.step]).items():
-                    key = (p.endpoint.tenant, p.endpoint.id, expiry)
-                    held[key] = held.get(key, 0) + count
-        work: list[Callable[[], None]] = [partial(self.health.give_back, tenant, endpoint_id, expiry, n) for (tenant, endpoint_id, expiry), n in held.items()]
-        work += [partial(self._write_stats, key, counts) for key, counts in self.recorder.stats.drain().items()]
-        self.fanout.map(_run, work)
-
-    def _write_stats(self, key: tuple[str, str, str], counts: dict[str, int]) -> None:
-        if self.stats is None:
-            return
-        tenant, endpoint_id, hour = key
-        try:
-            self.stats.add(tenant, endpoint_id, hour, counts)
-        except Exception:  # statistics are best effort; a delivery never fails for them
-            _log.exception("statistics not written", extra={"tenant": tenant, "endpoint_id": endpoint_id})
+            if p.endpoint is not None and p.step is not None:
+                by_endpoint[(p.endpoint.tenant, p.endpoint.id)].append(p.step)
+        work: list[Callable[[], None]] = [
+            partial(self.health.give_back, tenant, endpoint_id, expiry, count)
+            for (tenant, endpoint_id), steps in by_endpoint.items()
+            for expiry, count in leases_held(steps).items()
+        ]
+        self.fanout.map(_run, work + self.recorder.stats.writes())
 
     # -- one task ---------------------------------------------------------------
 
@@ -104,9 +95,9 @@ class DeliveryWorker:
 
     def _carry_out(self, task: DeliveryTask, plan: Plan) -> DeliveryReport:
         now = self.clock()
-        if plan.failed:
-            raise RuntimeError(plan.failed)
         step = plan.step
+        if step is None:  # planning failed: the record fails and SQS delivers it again
+            raise RuntimeError(plan.failed)
         if step.kind == "defer":
             return self.recorder.defer(task, step.defer_seconds, step.reason, now)
         if step.kind == "park":
@@ -122,6 +113,5 @@ class DeliveryWorker:
         decision = self.recorder.decide(task, claimed, result, done)
         breaker_event = ""
         if plan.endpoint is not None:
-            breaker_event = self.health.after_attempt(plan.endpoint, plan.breaker, step.kind == "probe", result, done)
-        self.health.apply(task.tenant, task.endpoint_id, decision, done)
+            breaker_event = self.health.after_attempt(plan.endpoint, plan.breaker, step.kind == "probe", result, decision, done)
         return self.recorder.conclude(task, claimed, result, decision, done, breaker_event)
