@@ -37,9 +37,10 @@ def compare_and_swap(
     result whose write landed (or that needed none), or None when every try lost
     the race.
     """
-    for _ in range(tries):
+    for attempt in range(tries):
+        if attempt:
+            state = read()
         result, write = propose(state)
         if write is None or save(write, state):
             return result
-        state = read()
     return None

@@ -1,8 +1,11 @@
-"""After an attempt: decide what comes next, schedule it, then record the attempt.
+"""A task's record: what it writes to the delivery log and the queues.
 
-The next attempt is scheduled (or the task dead-lettered) *before* the attempt
-is recorded, so a crash in between re-runs the attempt rather than losing the
-delivery. Statistics are buffered per batch and written once at its end.
+Before sending: claim the attempt (single flight), or defer, park, set aside a
+poison task, restart a redriven one. After an answer: decide what comes next,
+schedule it, then record the attempt. The next attempt is scheduled (or the
+task dead-lettered) *before* the attempt is recorded, so a crash in between
+re-runs the attempt rather than losing the delivery. Statistics are buffered
+per batch and written once at its end.
 """
 
 from __future__ import annotations
