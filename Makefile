@@ -61,7 +61,7 @@ bench: $(STAMP)
 # fault-injection test patches the pipeline heavily, so it runs in a fresh process of its own, last.
 test: setup lint
 	$(PY) -m pytest -q -m "not faults" tests/unit
-	$(PY) -m pytest -q -m "not faults" --ignore=tests/unit
+	$(PY) -m pytest -q -m "not faults" --ignore=tests/unit -n 2 --durations=10
 	$(PY) -m pytest -q -m faults
 
 synth: setup

@@ -143,9 +143,11 @@ def test_time_window_replay_delivers_exactly_the_window(hookline: Hookline) -> N
         assert all(_delivery(hookline, e)["status"] == "succeeded" for e in inside)
         assert all(_delivery(hookline, e)["status"] == "failed" for e in before + after)
         assert all(_delivery(hookline, e)["attempts"][-1]["trigger"] == "manual" for e in inside)
-        # And the endpoint's rate limit held during the replay
+        # And the endpoint's rate limit held during the replay: the limiter spaces sends 0.11 s apart, so no second
+        # sees more than 10 leave; at the receiver, allow one request of thread-scheduling jitter on a loaded machine
+        # (the exact bound is checked on a fake clock in tests/unit/services/test_delivery_isolation.py)
         arrivals = sorted(r.at for r in replayed)
-        assert max(len([t for t in arrivals[i:] if t < a + 1.0]) for i, a in enumerate(arrivals)) <= 10
+        assert max(len([t for t in arrivals[i:] if t < a + 1.0]) for i, a in enumerate(arrivals)) <= 10 + 1
     # And other tenants can neither see nor start replays of this endpoint
     assert hookline.api("GET", f"/v1/replays/{replay['id']}", tenant="other")[0] == 404
     assert hookline.api("POST", f"/v1/endpoints/{ep}/replay", window, tenant="other")[0] == 404
