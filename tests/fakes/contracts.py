@@ -1,6 +1,6 @@
 """The contracts of the storage ports, as checks that any implementation must pass.
 
-Each check takes a `Stores` (the four stores of one table) and states one
+Each check takes a `Stores` (the five stores of one table) and states one
 contract in Given/When/Then form. tests/unit/services runs them against the
 in-memory fakes; tests/integration/test_port_contracts.py runs them against the
 DynamoDB adapters over moto. A fake that drifts from its adapter fails here,
@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from hookline.core.breaker import Breaker
+from hookline.core.customers import Customer, CustomerLimits
 from hookline.core.errors import DependencyFailed, InvalidCursor
 from hookline.core.models import Attempt, Delivery, Endpoint, Event, PlannedDelivery
 from hookline.core.ratelimit import Limiter
@@ -35,6 +36,7 @@ class Stores:
     states: Any  # EndpointHealthStore, EndpointStates
     events: Any  # EventStore, DeliveryLog
     replays: Any  # ReplayStore, ReplayProgress
+    customers: Any  # CustomerStore
 
 
 def endpoint(endpoint_id: str = "ep_01", tenant: str = "acme", **changes: Any) -> Endpoint:
@@ -53,6 +55,16 @@ def delivery(delivery_id: str = "dlv_01", event_id: str = "evt_01", endpoint_id:
 
 def attempt(number: int, outcome: str = "failed", status_code: int | None = 500) -> Attempt:
     return Attempt(number=number, at=T0, status_code=status_code, error=None, duration_ms=7, outcome=outcome)
+
+
+def every_page(fetch: Callable[[str | None], tuple[list[Any], str | None]]) -> list[list[Any]]:
+    """Each page `fetch` hands out, from the first until one comes without a cursor."""
+    pages, cursor = [], None
+    while True:
+        items, cursor = fetch(cursor)
+        pages.append(items)
+        if not cursor:
+            return pages
 
 
 # -- endpoints ----------------------------------------------------------------------------------
@@ -114,16 +126,11 @@ def endpoint_pages_visit_each_once(s: Stores) -> None:
         s.endpoints.create(endpoint(f"ep_0{i}"))
     s.endpoints.create(endpoint("ep_09", tenant="other"))
     # When the tenant's endpoints are paged two at a time
-    seen, cursor, pages = [], None, 0
-    while True:
-        items, cursor = s.endpoints.page("acme", 2, cursor)
-        seen += [e.id for e in items]
-        pages += 1
-        if not cursor:
-            break
+    pages = every_page(lambda cursor: s.endpoints.page("acme", 2, cursor))
     # Then each came once, in id order, in pages of at most two, and the last page has no cursor
+    seen = [e.id for page in pages for e in page]
     assert seen == [f"ep_0{i}" for i in range(5)]
-    assert pages == 3
+    assert len(pages) == 3
     assert [e.id for e in s.endpoints.all_for_tenant("acme")] == seen
 
 
@@ -136,6 +143,57 @@ def endpoint_cursor_of_another_tenant_is_refused(s: Stores) -> None:
         s.endpoints.page("other", 1, cursor)
     with pytest.raises(InvalidCursor):
         s.endpoints.page("acme", 1, "not-a-cursor")
+
+
+# -- customers ----------------------------------------------------------------------------------
+
+
+def customer(uid: str = "cus-1", tenant: str = "acme", **changes: Any) -> Customer:
+    base = Customer(tenant=tenant, uid=uid, name="Customer One", created_at=T0, updated_at=T0)
+    return replace(base, **changes)
+
+
+def customer_put_creates_then_replaces_keeping_its_creation(s: Stores) -> None:
+    # Given a customer created with every field
+    full = customer(email="ops@example.com", metadata=(("plan", "pro"), ("region", "eu")), limits=CustomerLimits(12.5, 7))
+    stored, created = s.customers.put(full)
+    assert created and stored == full
+    assert s.customers.get("acme", "cus-1") == full
+    # When it is put again with fewer fields, later
+    later = customer(name="Renamed", created_at="2026-11-30T00:00:00.000Z", updated_at="2026-11-30T00:00:00.000Z")
+    stored, created = s.customers.put(later)
+    # Then it was replaced, not created: the email and metadata are gone, the creation time stays
+    assert not created
+    assert stored == s.customers.get("acme", "cus-1") == replace(later, created_at=T0)
+    assert (stored.email, stored.metadata, stored.limits) == (None, (), CustomerLimits())
+    # And another tenant's customer of the same uid is another customer
+    assert s.customers.get("other", "cus-1") is None
+    assert s.customers.put(customer(tenant="other"))[1]
+
+
+def customer_delete_answers_false_when_it_is_gone(s: Stores) -> None:
+    s.customers.put(customer())
+    assert not s.customers.delete("other", "cus-1")
+    assert s.customers.delete("acme", "cus-1")
+    assert not s.customers.delete("acme", "cus-1")
+    assert s.customers.get("acme", "cus-1") is None
+
+
+def customer_pages_visit_each_once_within_the_tenant(s: Stores) -> None:
+    # Given five customers of one tenant and one of another
+    for uid in ("b", "a:2", "a.1", "c_3", "Z-9"):
+        s.customers.put(customer(uid))
+    s.customers.put(customer("a.0", tenant="other"))
+    # When they are paged two at a time
+    pages = every_page(lambda cursor: s.customers.page("acme", 2, cursor))
+    # Then each came once, in uid order, and the cursor belongs to the tenant
+    assert [c.uid for page in pages for c in page] == sorted(["b", "a:2", "a.1", "c_3", "Z-9"])
+    assert len(pages) == 3
+    _, cursor = s.customers.page("acme", 1, None)
+    with pytest.raises(InvalidCursor):
+        s.customers.page("other", 1, cursor)
+    with pytest.raises(InvalidCursor):
+        s.customers.page("acme", 1, "not-a-cursor")
 
 
 # -- breaker and limiter ------------------------------------------------------------------------------
@@ -353,6 +411,9 @@ CHECKS: list[Callable[[Stores], None]] = [
     endpoint_pause_keeps_the_later_one,
     endpoint_pages_visit_each_once,
     endpoint_cursor_of_another_tenant_is_refused,
+    customer_put_creates_then_replaces_keeping_its_creation,
+    customer_delete_answers_false_when_it_is_gone,
+    customer_pages_visit_each_once_within_the_tenant,
     state_saves_are_conditional_on_the_version,
     state_floats_are_kept_to_six_places,
     state_reset_keeps_the_trip_count,

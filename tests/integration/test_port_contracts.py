@@ -8,6 +8,7 @@ from collections.abc import Callable
 import boto3
 import pytest
 
+from hookline.adapters.dynamo.customers import CustomerRepository
 from hookline.adapters.dynamo.endpoints import EndpointRepository
 from hookline.adapters.dynamo.events import EventRepository
 from hookline.adapters.dynamo.replays import ReplayRepository
@@ -21,4 +22,4 @@ from tests.fakes.contracts import CHECKS, Stores
 def test_the_dynamodb_adapters_keep_the_contract(check: Callable[[Stores], None], aws: None) -> None:
     name = create_table(boto3.client("dynamodb"), topology.TABLE, "contracts")
     table = boto3.resource("dynamodb").Table(name)
-    check(Stores(EndpointRepository(table), EndpointStateRepository(table), EventRepository(table), ReplayRepository(table)))
+    check(Stores(EndpointRepository(table), EndpointStateRepository(table), EventRepository(table), ReplayRepository(table), CustomerRepository(table)))

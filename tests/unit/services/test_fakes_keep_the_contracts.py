@@ -11,6 +11,7 @@ import pytest
 from hookline.services import ports
 from hookline.services.delivery import ports as delivery_ports
 from tests.fakes.contracts import CHECKS, Stores
+from tests.fakes.customers import FakeCustomerStore
 from tests.fakes.endpoints import FakeEndpointStore
 from tests.fakes.events import FakeEventStore
 from tests.fakes.outside import FakeSender, FakeStats, RecordingNotify
@@ -21,7 +22,7 @@ from tests.fakes.state import FakeEndpointStateStore
 
 def fake_stores() -> Stores:
     endpoints = FakeEndpointStore()
-    return Stores(endpoints, FakeEndpointStateStore(endpoints), FakeEventStore(), FakeReplayStore())
+    return Stores(endpoints, FakeEndpointStateStore(endpoints), FakeEventStore(), FakeReplayStore(), FakeCustomerStore())
 
 
 @pytest.mark.parametrize("check", CHECKS, ids=lambda c: c.__name__)
@@ -30,6 +31,7 @@ def test_the_fakes_keep_the_contract(check: Callable[[Stores], None]) -> None:
 
 
 PORTS = [
+    (ports.CustomerStore, FakeCustomerStore),
     (ports.TenantEndpoints, FakeEndpointStore),
     (ports.EndpointStore, FakeEndpointStore),
     (delivery_ports.EndpointControl, FakeEndpointStore),

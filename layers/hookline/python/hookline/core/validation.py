@@ -11,6 +11,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from hookline.core import ssrf
+from hookline.core.customers import CustomerLimits
 from hookline.core.errors import BadRequest, PayloadTooLarge, ValidationFailed
 from hookline.core.models import DEFAULT_MAX_CONCURRENCY, DEFAULT_RATE_LIMIT_PER_SECOND
 
@@ -152,19 +153,19 @@ MAX_RATE_PER_SECOND = 500.0
 MAX_CONCURRENCY = 100
 
 
-def validate_rate(value: Any) -> float:
+def validate_rate(value: Any, name: str = "rate_limit_per_second") -> float:
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ValidationFailed("'rate_limit_per_second' must be a number", code="wrong_type")
+        raise ValidationFailed(f"'{name}' must be a number", code="wrong_type")
     if not 0.1 <= value <= MAX_RATE_PER_SECOND:
-        raise ValidationFailed(f"'rate_limit_per_second' must be between 0.1 and {MAX_RATE_PER_SECOND:g}")
+        raise ValidationFailed(f"'{name}' must be between 0.1 and {MAX_RATE_PER_SECOND:g}")
     return float(value)
 
 
-def validate_concurrency(value: Any) -> int:
+def validate_concurrency(value: Any, name: str = "max_concurrency") -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise ValidationFailed("'max_concurrency' must be an integer", code="wrong_type")
+        raise ValidationFailed(f"'{name}' must be an integer", code="wrong_type")
     if not 1 <= value <= MAX_CONCURRENCY:
-        raise ValidationFailed(f"'max_concurrency' must be between 1 and {MAX_CONCURRENCY}")
+        raise ValidationFailed(f"'{name}' must be between 1 and {MAX_CONCURRENCY}")
     return value
 
 
@@ -313,3 +314,110 @@ def page_limit(raw: str | None, maximum: int, default: int = 50) -> int:
     if not 1 <= value <= maximum:
         raise ValidationFailed(f"'limit' must be between 1 and {maximum}")
     return value
+
+
+# -- customers -------------------------------------------------------------------------------------
+
+# No '#': a uid is part of DynamoDB keys, whose parts '#' separates.
+CUSTOMER_UID = re.compile(r"^[A-Za-z0-9._:-]{1,64}$")
+MAX_CUSTOMER_NAME = 256
+MAX_EMAIL = 254  # RFC 5321's path limit
+# A pragmatic address check: one @, no spaces, commas, quotes or angle brackets (nothing that could
+# add a recipient or a header when it is mailed to), and a dotted domain.
+EMAIL = re.compile(r"^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$")
+MAX_METADATA_KEYS = 32
+MAX_METADATA_KEY = 64
+MAX_METADATA_VALUE = 512
+MAX_METADATA_BYTES = 4096
+
+
+def customer_uid(value: Any) -> str:
+    """A customer uid from a path or a body, or a 422 naming the rule."""
+    if not isinstance(value, str):
+        raise ValidationFailed("'customer' must be a string", code="wrong_type")
+    if not CUSTOMER_UID.fullmatch(value):
+        raise ValidationFailed("a customer uid is 1 to 64 characters of letters, digits and ._:-", code="invalid_customer_uid")
+    return value
+
+
+def _no_control(value: str) -> bool:
+    return not any(ord(c) < 32 or ord(c) == 127 for c in value)
+
+
+def validate_customer_name(value: Any) -> str:
+    if not isinstance(value, str):
+        raise ValidationFailed("'name' must be a string", code="wrong_type")
+    if not 1 <= len(value) <= MAX_CUSTOMER_NAME or not value.strip():
+        raise ValidationFailed(f"'name' must be 1 to {MAX_CUSTOMER_NAME} characters, not only spaces")
+    if not _no_control(value):
+        raise ValidationFailed("'name' must not contain control characters")
+    return value
+
+
+def validate_email(value: Any) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise ValidationFailed("'email' must be a string or null", code="wrong_type")
+    if len(value) > MAX_EMAIL or not EMAIL.fullmatch(value):
+        raise ValidationFailed(f"'email' is not a valid address (local@domain.tld, up to {MAX_EMAIL} characters)", code="invalid_email")
+    return value
+
+
+def validate_metadata(value: Any) -> tuple[tuple[str, str], ...]:
+    """A small string map: up to 32 keys of 1-64 characters, values up to 512, 4 KB in all."""
+    if value is None:
+        return ()
+    if not isinstance(value, dict):
+        raise ValidationFailed("'metadata' must be an object of string keys to string values", code="wrong_type")
+    if len(value) > MAX_METADATA_KEYS:
+        raise ValidationFailed(f"'metadata' holds more than {MAX_METADATA_KEYS} keys")
+    size = 0
+    for key, raw in value.items():
+        if not 1 <= len(key) <= MAX_METADATA_KEY or not _no_control(key):
+            raise ValidationFailed(f"metadata key {key[:64]!r} must be 1 to {MAX_METADATA_KEY} characters, without control characters")
+        if not isinstance(raw, str):
+            raise ValidationFailed(f"metadata {key!r} must have a string value", code="wrong_type")
+        if len(raw) > MAX_METADATA_VALUE:
+            raise ValidationFailed(f"metadata {key!r} is longer than {MAX_METADATA_VALUE} characters")
+        size += len(key.encode()) + len(raw.encode())
+    if size > MAX_METADATA_BYTES:
+        raise ValidationFailed(f"'metadata' adds up to {size} bytes; the limit is {MAX_METADATA_BYTES}")
+    return tuple((k, v) for k, v in value.items())
+
+
+def validate_customer_limits(value: Any) -> CustomerLimits:
+    """The ceiling for the customer's endpoints, within what any one endpoint may be set to."""
+    if value is None:
+        return CustomerLimits()
+    if not isinstance(value, dict):
+        raise ValidationFailed("'limits' must be an object", code="wrong_type")
+    unknown = sorted(set(value) - {"max_rate_per_second", "max_concurrency"})
+    if unknown:
+        raise ValidationFailed(f"unknown field(s) in 'limits': {', '.join(unknown)}", code="unknown_field")
+    defaults = CustomerLimits()
+    return CustomerLimits(
+        max_rate_per_second=validate_rate(value.get("max_rate_per_second", defaults.max_rate_per_second), "limits.max_rate_per_second"),
+        max_concurrency=validate_concurrency(value.get("max_concurrency", defaults.max_concurrency), "limits.max_concurrency"),
+    )
+
+
+@dataclass(frozen=True)
+class CustomerInput:
+    name: str
+    email: str | None
+    metadata: tuple[tuple[str, str], ...]
+    limits: CustomerLimits
+
+
+def customer_put(body: dict[str, Any]) -> CustomerInput:
+    """The whole customer, as PUT replaces it: a field left out takes its default."""
+    reject_unknown(body, {"name", "email", "metadata", "limits"})
+    if "name" not in body:
+        raise ValidationFailed("'name' is required", code="missing_field")
+    return CustomerInput(
+        name=validate_customer_name(body["name"]),
+        email=validate_email(body.get("email")),
+        metadata=validate_metadata(body.get("metadata")),
+        limits=validate_customer_limits(body.get("limits")),
+    )

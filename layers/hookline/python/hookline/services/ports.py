@@ -18,6 +18,7 @@ from datetime import datetime
 from typing import Any, Protocol
 
 from hookline.core.breaker import Breaker
+from hookline.core.customers import Customer
 from hookline.core.models import Delivery, DeliveryTask, Endpoint, Event
 from hookline.core.notifications import Notify
 from hookline.core.ratelimit import Limiter
@@ -25,6 +26,8 @@ from hookline.core.replay import ReplayWindow
 from hookline.core.responses import HttpResult
 
 __all__ = [
+    "CustomerReader",
+    "CustomerStore",
     "DeliveryIndex",
     "DeliveryRestarts",
     "EndpointHealthStore",
@@ -39,6 +42,29 @@ __all__ = [
     "TaskQueue",
     "TenantEndpoints",
 ]
+
+# -- customers --------------------------------------------------------------------------------
+
+
+class CustomerReader(Protocol):
+    def get(self, tenant: str, uid: str) -> Customer | None: ...
+
+
+class CustomerStore(CustomerReader, Protocol):
+    """The tenant's customers: one record per customer, addressed by tenant and uid."""
+
+    def put(self, customer: Customer) -> tuple[Customer, bool]:
+        """Create the customer or replace its fields (keeping an existing one's created_at); the stored customer, and True if it was created."""
+        ...
+
+    def delete(self, tenant: str, uid: str) -> bool:
+        """False if there was no such customer."""
+        ...
+
+    def page(self, tenant: str, limit: int, cursor: str | None) -> tuple[list[Customer], str | None]:
+        """A page of the tenant's customers in uid order, and the cursor to the next (None at the end)."""
+        ...
+
 
 # -- endpoints --------------------------------------------------------------------------------
 

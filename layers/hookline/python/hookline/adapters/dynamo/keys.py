@@ -5,6 +5,7 @@ every key the API reads, so no query can reach another tenant's items.
 
     item        pk                      sk                      builder
     API key     KEY#<sha256(key)>       KEY                     api_key
+    Customer    C#<tenant>              CUS#<uid>               customer (customer_partition, CUSTOMER_PREFIX)
     Endpoint    T#<tenant>              EP#<ep_id>              endpoint (tenant_partition, ENDPOINT_PREFIX)
     Event       E#<tenant>#<evt_id>     EVENT                   event (event_partition)
     Delivery    E#<tenant>#<evt_id>     DLV#<dlv_id>            delivery
@@ -22,6 +23,7 @@ of REPLAYABLE_STATUSES, the ones a customer acts on.
 Access patterns (numbered as in docs/architecture.md), by key:
 
     api_key              1 authorize a key (GetItem); add, revoke
+    customer             25 create / replace / read / delete a customer; customer_partition: 26 list a tenant's customers (Query)
     endpoint             2 create / read / change / delete an endpoint; 7, 19 (with breaker and limiter, BatchGetItem)
     tenant_partition     3 list a tenant's endpoints (Query, begins_with ENDPOINT_PREFIX)
     event                4 idempotency check, 5 store the event, 11 read bodies (BatchGetItem)
@@ -51,6 +53,7 @@ GSI_PK = "gsi1pk"
 GSI_SK = "gsi1sk"
 
 ENDPOINT_PREFIX = "EP#"
+CUSTOMER_PREFIX = "CUS#"
 EVENT_SK = "EVENT"
 _DELIVERY_PREFIX = "DLV#"
 _ATTEMPT_INFIX = "#A#"
@@ -58,6 +61,19 @@ _ATTEMPT_INFIX = "#A#"
 
 def _key(pk: str, sk: str) -> Key:
     return {PK: pk, SK: sk}
+
+
+# -- customers ---------------------------------------------------------------------------------------
+# Apart from the tenant's endpoints (T#), so listing customers reads no endpoint and
+# the endpoint partition's reads never pass over customers. A uid has no '#'.
+
+
+def customer_partition(tenant: str) -> str:
+    return f"C#{tenant}"
+
+
+def customer(tenant: str, uid: str) -> Key:
+    return _key(customer_partition(tenant), f"{CUSTOMER_PREFIX}{uid}")
 
 
 # -- endpoints and their state ------------------------------------------------------------------

@@ -1,0 +1,91 @@
+"""Customers in the data table: one item per customer under its tenant's customer partition (keys.customer).
+
+`put` is one UpdateItem that creates or replaces the customer and says which
+it did, so repeating it is safe and a concurrent create cannot be lost; the
+creation time of an existing customer is kept. A customer's endpoints are
+endpoint items (adapters.dynamo.endpoints), not part of this item.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from decimal import Decimal
+from typing import Any
+
+from boto3.dynamodb.conditions import Attr, Key
+
+from hookline.adapters.dynamo import keys
+from hookline.adapters.dynamo.ops import query_page, write_if
+from hookline.adapters.failures import translate_failures
+from hookline.core.customers import Customer, CustomerLimits
+
+
+@translate_failures
+class CustomerRepository:
+    def __init__(self, table: Any):
+        self._table = table
+
+    @staticmethod
+    def from_item(item: dict[str, Any]) -> Customer:
+        limits = item.get("limits") or {}
+        defaults = CustomerLimits()
+        return Customer(
+            tenant=item["tenant"],
+            uid=item["uid"],
+            name=item["name"],
+            email=item.get("email"),
+            metadata=tuple((str(k), str(v)) for k, v in (item.get("metadata") or {}).items()),
+            limits=CustomerLimits(
+                max_rate_per_second=float(limits.get("max_rate_per_second", defaults.max_rate_per_second)),
+                max_concurrency=int(limits.get("max_concurrency", defaults.max_concurrency)),
+            ),
+            created_at=item.get("created_at", ""),
+            updated_at=item.get("updated_at", ""),
+        )
+
+    def put(self, customer: Customer) -> tuple[Customer, bool]:
+        """Create the customer or replace its fields; the customer as stored, and True if it was created.
+
+        `customer.created_at` is used only when it is created.
+        """
+        names = {"#t": "tenant", "#u": "uid", "#n": "name", "#m": "metadata", "#l": "limits", "#c": "created_at", "#at": "updated_at", "#e": "email"}
+        values: dict[str, Any] = {
+            ":t": customer.tenant,
+            ":u": customer.uid,
+            ":n": customer.name,
+            ":m": dict(customer.metadata),
+            ":l": {"max_rate_per_second": Decimal(str(customer.limits.max_rate_per_second)), "max_concurrency": customer.limits.max_concurrency},
+            ":c": customer.created_at,
+            ":at": customer.updated_at,
+        }
+        update = "SET #t = :t, #u = :u, #n = :n, #m = :m, #l = :l, #at = :at, #c = if_not_exists(#c, :c)"
+        if customer.email is None:
+            update += " REMOVE #e"
+        else:
+            update += ", #e = :e"
+            values[":e"] = customer.email
+        old = self._table.update_item(
+            Key=keys.customer(customer.tenant, customer.uid),
+            UpdateExpression=update,
+            ExpressionAttributeNames=names,
+            ExpressionAttributeValues=values,
+            ReturnValues="ALL_OLD",
+        ).get("Attributes")
+        if not old:
+            return customer, True
+        return replace(customer, created_at=old.get("created_at", customer.created_at)), False
+
+    def get(self, tenant: str, uid: str) -> Customer | None:
+        item = self._table.get_item(Key=keys.customer(tenant, uid)).get("Item")
+        return self.from_item(item) if item else None
+
+    def delete(self, tenant: str, uid: str) -> bool:
+        """False if there was no such customer."""
+        return write_if(self._table.delete_item, Key=keys.customer(tenant, uid), ConditionExpression=Attr(keys.PK).exists()) is not None
+
+    def page(self, tenant: str, limit: int, cursor: str | None) -> tuple[list[Customer], str | None]:
+        """A page of the tenant's customers in uid order, and the cursor to the next (None at the end)."""
+        partition = keys.customer_partition(tenant)
+        condition = Key(keys.PK).eq(partition) & Key(keys.SK).begins_with(keys.CUSTOMER_PREFIX)
+        items, nxt = query_page(self._table, limit, cursor, partition, KeyConditionExpression=condition)
+        return [self.from_item(i) for i in items], nxt

@@ -1,0 +1,65 @@
+"""The producer's customers: the level between a tenant and its endpoints.
+
+A tenant (the holder of an API key) has customers, each named by a uid the
+producer chooses. An endpoint belongs to one customer or to none (the tenant's
+own endpoints), and an event addressed to a customer reaches only that
+customer's endpoints. A customer's `limits` are the ceiling its endpoints'
+rate and concurrency may be set to.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from hookline.core.models import DEFAULT_MAX_CONCURRENCY, DEFAULT_RATE_LIMIT_PER_SECOND
+
+# Ten endpoints at their defaults fit under a customer's default ceiling.
+DEFAULT_CUSTOMER_RATE_PER_SECOND = 10 * DEFAULT_RATE_LIMIT_PER_SECOND
+DEFAULT_CUSTOMER_CONCURRENCY = 10 * DEFAULT_MAX_CONCURRENCY
+
+
+@dataclass(frozen=True)
+class CustomerLimits:
+    """The most any one of the customer's endpoints may be set to."""
+
+    max_rate_per_second: float = DEFAULT_CUSTOMER_RATE_PER_SECOND
+    max_concurrency: int = DEFAULT_CUSTOMER_CONCURRENCY
+
+    def public(self) -> dict[str, Any]:
+        return {"max_rate_per_second": self.max_rate_per_second, "max_concurrency": self.max_concurrency}
+
+    def refusal(self, rate_limit_per_second: float, max_concurrency: int) -> str | None:
+        """Why an endpoint with these settings would exceed the ceiling (naming it), or None if it fits."""
+        if rate_limit_per_second > self.max_rate_per_second:
+            return f"'rate_limit_per_second' {rate_limit_per_second:g} is above the customer's ceiling of {self.max_rate_per_second:g} (limits.max_rate_per_second)"
+        if max_concurrency > self.max_concurrency:
+            return f"'max_concurrency' {max_concurrency} is above the customer's ceiling of {self.max_concurrency} (limits.max_concurrency)"
+        return None
+
+
+@dataclass(frozen=True)
+class Customer:
+    tenant: str
+    uid: str  # the producer's own name for it: 1-64 of [A-Za-z0-9._:-], so never a key separator
+    name: str
+    email: str | None = None
+    metadata: tuple[tuple[str, str], ...] = ()  # a small string map, in the order given
+    limits: CustomerLimits = field(default_factory=CustomerLimits)
+    created_at: str = ""
+    updated_at: str = ""
+
+    def same_content(self, other: Customer) -> bool:
+        """Equal in everything a PUT sets: a repeated PUT of it changes nothing."""
+        return (self.name, self.email, dict(self.metadata), self.limits) == (other.name, other.email, dict(other.metadata), other.limits)
+
+    def public(self) -> dict[str, Any]:
+        return {
+            "uid": self.uid,
+            "name": self.name,
+            "email": self.email,
+            "metadata": dict(self.metadata),
+            "limits": self.limits.public(),
+            "created_at": self.created_at,
+            "updated_at": self.updated_at,
+        }

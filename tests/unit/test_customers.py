@@ -1,0 +1,100 @@
+"""Customers in the core: what a PUT body may hold (a 422 naming the rule otherwise), and the ceiling
+a customer's limits put on its endpoints."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from hookline.core import validation
+from hookline.core.customers import Customer, CustomerLimits
+from hookline.core.errors import ValidationFailed
+from hookline.core.models import DEFAULT_MAX_CONCURRENCY, DEFAULT_RATE_LIMIT_PER_SECOND
+
+
+def test_a_minimal_body_takes_the_defaults_ten_times_an_endpoints() -> None:
+    data = validation.customer_put({"name": "Acme Corp"})
+    assert (data.name, data.email, data.metadata) == ("Acme Corp", None, ())
+    assert data.limits == CustomerLimits(10 * DEFAULT_RATE_LIMIT_PER_SECOND, 10 * DEFAULT_MAX_CONCURRENCY)
+
+
+def test_a_full_body_is_kept_as_given() -> None:
+    body = {
+        "name": "Acme",
+        "email": "ops+hooks@acme.example.com",
+        "metadata": {"plan": "pro", "id": "42"},
+        "limits": {"max_rate_per_second": 2.5, "max_concurrency": 3},
+    }
+    data = validation.customer_put(body)
+    assert (data.email, data.metadata, data.limits) == ("ops+hooks@acme.example.com", (("plan", "pro"), ("id", "42")), CustomerLimits(2.5, 3))
+
+
+@pytest.mark.parametrize("uid", ["a", "A" * 64, "cus_01.x:y-z", "0"])
+def test_uids_of_the_allowed_alphabet_pass(uid: str) -> None:
+    assert validation.customer_uid(uid) == uid
+
+
+@pytest.mark.parametrize("uid", ["", "A" * 65, "a#b", "a/b", "a b", "é", 7, None])
+def test_other_uids_are_refused(uid: Any) -> None:
+    with pytest.raises(ValidationFailed):
+        validation.customer_uid(uid)
+
+
+BAD_BODIES: list[tuple[dict[str, Any], str, str]] = [
+    ({}, "missing_field", "'name' is required"),
+    ({"name": ""}, "validation_failed", "'name' must be 1 to 256"),
+    ({"name": "   "}, "validation_failed", "not only spaces"),
+    ({"name": "x" * 257}, "validation_failed", "'name' must be 1 to 256"),
+    ({"name": "a\nb"}, "validation_failed", "control characters"),
+    ({"name": 5}, "wrong_type", "'name' must be a string"),
+    ({"name": "a", "plan": "pro"}, "unknown_field", "plan"),
+    ({"name": "a", "email": "nobody"}, "invalid_email", "'email'"),
+    ({"name": "a", "email": "a@b"}, "invalid_email", "'email'"),
+    ({"name": "a", "email": "a@b.com, c@d.com"}, "invalid_email", "'email'"),
+    ({"name": "a", "email": "a@b.com\r\nBcc: c@d.com"}, "invalid_email", "'email'"),
+    ({"name": "a", "email": "x" * 250 + "@b.com"}, "invalid_email", "'email'"),
+    ({"name": "a", "email": 1}, "wrong_type", "'email'"),
+    ({"name": "a", "metadata": []}, "wrong_type", "'metadata'"),
+    ({"name": "a", "metadata": {"k": 1}}, "wrong_type", "string value"),
+    ({"name": "a", "metadata": {"": "v"}}, "validation_failed", "metadata key"),
+    ({"name": "a", "metadata": {"k" * 65: "v"}}, "validation_failed", "metadata key"),
+    ({"name": "a", "metadata": {"k": "v" * 513}}, "validation_failed", "longer than 512"),
+    ({"name": "a", "metadata": {f"k{i}": "v" for i in range(33)}}, "validation_failed", "more than 32"),
+    ({"name": "a", "metadata": {f"k{i}": "v" * 500 for i in range(9)}}, "validation_failed", "the limit is 4096"),
+    ({"name": "a", "limits": 5}, "wrong_type", "'limits'"),
+    ({"name": "a", "limits": {"rate": 5}}, "unknown_field", "rate"),
+    ({"name": "a", "limits": {"max_rate_per_second": 0}}, "validation_failed", "'limits.max_rate_per_second' must be between 0.1 and 500"),
+    ({"name": "a", "limits": {"max_rate_per_second": True}}, "wrong_type", "'limits.max_rate_per_second'"),
+    ({"name": "a", "limits": {"max_concurrency": 101}}, "validation_failed", "'limits.max_concurrency' must be between 1 and 100"),
+    ({"name": "a", "limits": {"max_concurrency": 2.5}}, "wrong_type", "'limits.max_concurrency'"),
+]
+
+
+@pytest.mark.parametrize(("body", "code", "says"), BAD_BODIES)
+def test_bad_bodies_are_refused_with_a_code_and_a_message_naming_the_field(body: dict[str, Any], code: str, says: str) -> None:
+    with pytest.raises(ValidationFailed) as refused:
+        validation.customer_put(body)
+    assert refused.value.code == code
+    assert says in refused.value.message
+
+
+@pytest.mark.parametrize(
+    ("rate", "concurrency", "says"),
+    [
+        (10.0, 5, None),
+        (20.0, 8, None),
+        (20.5, 8, "'rate_limit_per_second' 20.5 is above the customer's ceiling of 20 (limits.max_rate_per_second)"),
+        (20.0, 9, "'max_concurrency' 9 is above the customer's ceiling of 8 (limits.max_concurrency)"),
+    ],
+)
+def test_the_ceiling_names_the_limit_an_endpoint_exceeds(rate: float, concurrency: int, says: str | None) -> None:
+    assert CustomerLimits(20.0, 8).refusal(rate, concurrency) == says
+
+
+def test_same_content_ignores_the_stamps_and_the_metadata_order() -> None:
+    one = Customer("acme", "c", "C", metadata=(("a", "1"), ("b", "2")), created_at="x", updated_at="x")
+    other = Customer("acme", "c", "C", metadata=(("b", "2"), ("a", "1")), created_at="y", updated_at="z")
+    assert one.same_content(other)
+    assert not one.same_content(Customer("acme", "c", "C", email="a@b.co"))
+    assert one.public()["metadata"] == {"a": "1", "b": "2"}
