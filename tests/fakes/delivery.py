@@ -13,6 +13,7 @@ from datetime import datetime
 from hookline.core.models import DeliveryTask
 from hookline.core.settings import Settings
 from hookline.services.delivery.assemble import assemble
+from hookline.services.delivery.emails import CustomerEmails
 from hookline.services.delivery.worker import DeliveryWorker
 from tests.fakes.clock import FakeClock
 from tests.fakes.endpoints import FakeEndpointStore
@@ -66,7 +67,9 @@ class DeliveryRig:
     replays: FakeReplayProgress
 
 
-def delivery_rig(http: FakeSender | None = None, settings: Settings | None = None, seed: int = 7, lease_seconds: int = 120) -> DeliveryRig:
+def delivery_rig(
+    http: FakeSender | None = None, settings: Settings | None = None, seed: int = 7, lease_seconds: int = 120, emails: CustomerEmails | None = None
+) -> DeliveryRig:
     clock = FakeClock()
     endpoints = FakeEndpointStore()
     states = FakeEndpointStateStore(endpoints)
@@ -87,5 +90,6 @@ def delivery_rig(http: FakeSender | None = None, settings: Settings | None = Non
         lease_seconds=lease_seconds,
         replays=replays,
         stats=stats,
+        emails=emails,
     )
     return DeliveryRig(worker, clock, endpoints, states, events, http, scheduler, notify, stats, replays)

@@ -36,9 +36,15 @@ def sns_client() -> Any:
     return boto3.client("sns", config=_CONFIG)
 
 
+@cache
+def sesv2_client() -> Any:
+    return boto3.client("sesv2", config=_CONFIG)
+
+
 def reset_clients() -> None:
     """Forget cached clients (tests start a fresh moto per test)."""
     dynamodb_table.cache_clear()
     sqs_client.cache_clear()
     stepfunctions_client.cache_clear()
     sns_client.cache_clear()
+    sesv2_client.cache_clear()

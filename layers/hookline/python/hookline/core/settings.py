@@ -39,6 +39,14 @@ class Settings:
     notifications_topic_arn: str = _setting(
         "HOOKLINE_NOTIFICATIONS_TOPIC_ARN", "", "SNS topic for operational notifications (circuit opened, recovered, endpoint disabled, delivery exhausted)."
     )
+    notification_sender: str = _setting(
+        "HOOKLINE_NOTIFICATION_SENDER",
+        "",
+        "Verified SES identity (an address) that emails customers when their endpoint is disabled or recovers. Empty: no email (SNS still gets the notification).",
+    )
+    portal_base: str = _setting(  # not named *_url: that suffix marks a per-function resource setting (infra.functions)
+        "HOOKLINE_PORTAL_BASE_URL", "", "Customer portal base; when set, customer emails link to `<base>/portal` (no token in the link)."
+    )
     # Retries.
     retry_base_seconds: float = _setting("HOOKLINE_RETRY_BASE_SECONDS", 30.0, "Backoff base: the ceiling after attempt n fails is min(cap, base x 2^n).")
     retry_max_delay_seconds: float = _setting("HOOKLINE_RETRY_MAX_DELAY_SECONDS", 21600.0, "Backoff cap, also the longest Retry-After honoured.")

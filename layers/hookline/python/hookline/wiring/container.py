@@ -26,6 +26,7 @@ from hookline.services.endpoints import EndpointDeps, EndpointService
 from hookline.services.events import EventService
 from hookline.services.replay import ReplayService
 from hookline.wiring import topology
+from hookline.wiring.emails import customer_emails
 from hookline.wiring.settings import get_settings
 
 LEASE_SECONDS = topology.CLAIM_LEASE_SECONDS
@@ -105,6 +106,7 @@ def delivery_worker() -> DeliveryWorker:
         lease_seconds=LEASE_SECONDS,
         replays=ReplayRepository(aws.dynamodb_table(settings.table_name), topology.TABLE.ttl_attribute),
         stats=StatsRepository(aws.dynamodb_table(settings.table_name), topology.TABLE.ttl_attribute, settings.retention_days),
+        emails=customer_emails(settings),
     )
 
 

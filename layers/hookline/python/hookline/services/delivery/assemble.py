@@ -9,6 +9,7 @@ from hookline.core.backoff import RandomSource
 from hookline.core.config import endpoint_rules, retry_policy
 from hookline.core.notifications import Notify
 from hookline.core.settings import Settings
+from hookline.services.delivery.emails import CustomerEmails
 from hookline.services.delivery.fanout import Fanout
 from hookline.services.delivery.health import HealthTracker
 from hookline.services.delivery.planner import Planner
@@ -34,10 +35,11 @@ def assemble(
     lease_seconds: int,
     replays: ReplayProgress | None = None,
     stats: StatsSink | None = None,
+    emails: CustomerEmails | None = None,
 ) -> DeliveryWorker:
     fanout = Fanout()
     rules = endpoint_rules(settings, lease_seconds)
-    health = HealthTracker(states, endpoints, notify, rules, clock)
+    health = HealthTracker(states, endpoints, notify, rules, clock, emails)
     recording = RecordingConfig(retry_policy(settings), lease_seconds, rules.busy_retry_seconds, settings.retention_days, settings.response_body_limit_bytes)
     return DeliveryWorker(
         planner=Planner(events, states, health, rules, clock, rng, fanout),

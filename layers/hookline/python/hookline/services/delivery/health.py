@@ -10,11 +10,12 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from hookline.core import notifications
 from hookline.core.breaker import Breaker, Transition, outage_seconds
 from hookline.core.clock import iso
+from hookline.core.emails import EndpointChange
 from hookline.core.health import breaker_after, endpoint_after, limiter_after, slows_down
 from hookline.core.models import Endpoint
 from hookline.core.notifications import Notify
@@ -23,6 +24,7 @@ from hookline.core.ratelimit import release
 from hookline.core.responses import HttpResult
 from hookline.core.rules import EndpointRules
 from hookline.services.cas import compare_and_swap
+from hookline.services.delivery.emails import CustomerEmails
 from hookline.services.delivery.ports import EndpointControl, EndpointStates
 
 _log = logging.getLogger(__name__)
@@ -35,6 +37,7 @@ class HealthTracker:
     notify: Notify
     config: EndpointRules
     clock: Callable[[], datetime]
+    emails: CustomerEmails | None = None  # the customer's email about a disabled or recovered endpoint; None: SNS only
 
     def after_attempt(self, endpoint: Endpoint, breaker: Breaker | None, was_probe: bool, result: HttpResult, decision: Decision, now: datetime) -> str:
         """Feed an answer to the breaker (and a 429 to the limiter), then pause or disable the endpoint if it asks for it.
@@ -70,8 +73,12 @@ class HealthTracker:
     def disable(self, endpoint: Endpoint, state: Breaker, now: datetime, reason: str) -> None:
         """Disabled (410 Gone, or failing for longer than the threshold): its tasks are parked until it is re-enabled."""
         self.endpoints.disable(endpoint.tenant, endpoint.id, reason, iso(now))
-        details: dict[str, object] = {"outage_seconds": outage_seconds(state, now.timestamp())} if reason == "failing" else {}
+        outage = outage_seconds(state, now.timestamp()) if reason == "failing" else None
+        details: dict[str, object] = {"outage_seconds": outage} if outage is not None else {}
         self.notify(notifications.DISABLED, tenant=endpoint.tenant, endpoint_id=endpoint.id, reason=reason, **details)
+        since = iso(now - timedelta(seconds=outage or 0.0))
+        # The endpoint as it was before this disable: concurrent or retried disables of one episode share its updated_at.
+        self._email(endpoint, EndpointChange("disabled", reason, since, outage), f"disabled#{endpoint.updated_at}")
 
     def give_back(self, tenant: str, endpoint_id: str, expiry: float, count: int) -> None:
         """Return a batch's concurrency leases (they also expire on their own, so a failure here is only logged)."""
@@ -98,3 +105,13 @@ class HealthTracker:
             )
         elif change.event == "recovered":
             self.notify(notifications.RECOVERED, **common)
+            # The compare-and-swap lets one writer win each breaker version, so the version names this recovery.
+            self._email(endpoint, EndpointChange("recovered", "recovered", iso(self.clock())), f"recovered#v{state.version}")
+
+    def _email(self, endpoint: Endpoint, change: EndpointChange, transition: str) -> None:
+        if self.emails is None:
+            return
+        try:
+            self.emails.endpoint_changed(endpoint, change, transition)
+        except Exception:  # a lost email must never fail a delivery; the SNS notification went out
+            _log.exception("customer email not sent", extra={"tenant": endpoint.tenant, "endpoint_id": endpoint.id, "transition": transition})

@@ -1,0 +1,51 @@
+"""The items behind customer emails: one marker per endpoint transition emailed, and the bounded
+count of an endpoint's paused deliveries that the email quotes.
+
+Marker key: pk `MAIL#<tenant>#<endpoint id>`, sk the transition (e.g. `disabled#<updated_at>`,
+`recovered#v<breaker version>`); it expires through the table's TTL after `ttl_days`.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from boto3.dynamodb.conditions import Key
+
+from hookline.adapters.dynamo import keys
+from hookline.adapters.dynamo.ops import write_if
+from hookline.adapters.failures import translate_failures
+from hookline.core.emails import Waiting
+
+MARK_PREFIX = "MAIL#"
+
+
+def mark_key(tenant: str, endpoint_id: str, transition: str) -> dict[str, str]:
+    return {keys.PK: f"{MARK_PREFIX}{tenant}#{endpoint_id}", keys.SK: transition}
+
+
+@translate_failures
+class EmailMarkRepository:
+    def __init__(self, table: Any, ttl_attribute: str, ttl_days: int):
+        self._table = table
+        self._ttl_attribute = ttl_attribute
+        self._ttl_seconds = ttl_days * 86_400
+
+    def mark(self, tenant: str, endpoint_id: str, transition: str) -> bool:
+        """Put the marker unless it exists (one conditional PutItem, billed even when refused)."""
+        item = {**mark_key(tenant, endpoint_id, transition), self._ttl_attribute: int(time.time()) + self._ttl_seconds}
+        return write_if(self._table.put_item, Item=item, ConditionExpression=f"attribute_not_exists({keys.PK})") is not None
+
+    def unmark(self, tenant: str, endpoint_id: str, transition: str) -> None:
+        self._table.delete_item(Key=mark_key(tenant, endpoint_id, transition))
+
+    def paused(self, tenant: str, endpoint_id: str, bound: int) -> Waiting:
+        """One COUNT query on the endpoint-deliveries index, evaluating at most `bound` items (a single page)."""
+        partition = keys.index_partition(tenant, endpoint_id)
+        result = self._table.query(
+            IndexName=keys.INDEX,
+            KeyConditionExpression=Key(keys.GSI_PK).eq(partition) & Key(keys.GSI_SK).begins_with(keys.index_sort("paused", "")),
+            Select="COUNT",
+            Limit=bound,
+        )
+        return Waiting(int(result.get("Count", 0)), more="LastEvaluatedKey" in result)

@@ -1,0 +1,34 @@
+"""Amazon SES (the v2 API) behind the services' Mailer port.
+
+sesv2 rather than v1: it is the maintained API and sends a text-and-HTML message in one
+`SendEmail` call with `Content.Simple`; the IAM action is still `ses:SendEmail`, scoped to
+the sender identity's ARN.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hookline.adapters.observability import get_logger
+from hookline.core.emails import Email
+
+
+class SesMailer:
+    def __init__(self, sesv2: Any):
+        self._ses = sesv2
+
+    def send(self, sender: str, to: str, email: Email) -> str:
+        response = self._ses.send_email(
+            FromEmailAddress=sender,
+            Destination={"ToAddresses": [to]},
+            Content={
+                "Simple": {
+                    "Subject": {"Data": email.subject, "Charset": "UTF-8"},
+                    "Body": {"Text": {"Data": email.text, "Charset": "UTF-8"}, "Html": {"Data": email.html, "Charset": "UTF-8"}},
+                }
+            },
+        )
+        message_id = str(response.get("MessageId", ""))
+        # The subject names the endpoint only; the recipient and body stay out of the logs.
+        get_logger().info("email sent", extra={"email_subject": email.subject, "message_id": message_id})
+        return message_id

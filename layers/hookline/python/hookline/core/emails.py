@@ -1,0 +1,115 @@
+"""The email a customer gets when one of its endpoints is disabled or recovers: pure text and HTML, no I/O.
+
+Contract: the message names the endpoint (id, url, description), why, since when, how many deliveries
+wait, and how to re-enable it. It never carries a secret, a signing key or an API/portal token: the
+endpoint's `secret` is not read here, and the portal link is the bare portal address.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from html import escape
+from typing import Literal
+
+from hookline.core.customers import Customer
+from hookline.core.models import Endpoint
+
+ChangeKind = Literal["disabled", "recovered"]
+
+_REASONS = {
+    "gone": "it answered 410 Gone, which asks senders to stop",
+    "failing": "its deliveries kept failing for longer than the outage limit",
+}
+
+
+@dataclass(frozen=True)
+class EndpointChange:
+    """One state change of an endpoint, as the customer is told about it."""
+
+    kind: ChangeKind
+    reason: str  # disabled: "gone" or "failing"; recovered: "recovered"
+    since: str  # ISO-8601 UTC: when the outage began (failing) or the change happened
+    outage_seconds: float | None = None
+
+
+@dataclass(frozen=True)
+class Waiting:
+    """Deliveries parked for the endpoint, counted with a bounded read: `more` means "at least `paused`"."""
+
+    paused: int
+    more: bool = False
+
+    def phrase(self) -> str:
+        count = f"at least {self.paused}" if self.more else str(self.paused)
+        noun = "delivery is" if self.paused == 1 and not self.more else "deliveries are"
+        return f"{count} {noun} paused"
+
+
+@dataclass(frozen=True)
+class Links:
+    """Where the customer acts: the API's enable route, and the portal if one is configured."""
+
+    portal_base: str = ""
+
+    @staticmethod
+    def enable(endpoint_id: str) -> str:
+        return f"POST /v1/endpoints/{endpoint_id}/enable"
+
+    def portal(self) -> str | None:
+        # No token in the link: the portal session API does not exist yet, and a token must never travel by email.
+        return f"{self.portal_base.rstrip('/')}/portal" if self.portal_base else None
+
+
+@dataclass(frozen=True)
+class Email:
+    subject: str
+    text: str
+    html: str
+
+
+def _duration(seconds: float) -> str:
+    hours = seconds / 3600
+    return f"{hours / 24:.1f} days" if hours >= 48 else f"{hours:.1f} hours"
+
+
+def _lines(customer: Customer, endpoint: Endpoint, change: EndpointChange, waiting: Waiting, links: Links) -> tuple[str, list[str]]:
+    label = endpoint.description or endpoint.url
+    intro = [f"Hello {customer.name},", ""]
+    facts = [f"Endpoint: {endpoint.id}", f"URL: {endpoint.url}"]
+    if endpoint.description:
+        facts.append(f"Description: {endpoint.description}")
+    if change.kind == "disabled":
+        subject = f"Webhook endpoint disabled: {label}"
+        why = _REASONS.get(change.reason, change.reason)
+        body = [f"We stopped delivering webhooks to your endpoint because {why}.", "", *facts, f"Since: {change.since}"]
+        if change.outage_seconds is not None:
+            body.append(f"Outage: {_duration(change.outage_seconds)}")
+        body += [
+            f"Waiting: {waiting.phrase()}; more are parked as their retries come due. They are kept, not dropped.",
+            "",
+            "When the endpoint answers again, re-enable it to resume delivery of everything waiting:",
+            f"  {links.enable(endpoint.id)}",
+        ]
+    else:
+        subject = f"Webhook endpoint recovered: {label}"
+        body = [
+            "Your endpoint answers again: deliveries to it have resumed.",
+            "",
+            *facts,
+            f"Since: {change.since}",
+            "Nothing to do. If it is ever disabled, re-enable it with:",
+            f"  {links.enable(endpoint.id)}",
+        ]
+    portal = links.portal()
+    if portal:
+        body += ["", f"Portal: {portal}"]
+    return subject, intro + body
+
+
+def endpoint_email(customer: Customer, endpoint: Endpoint, change: EndpointChange, waiting: Waiting, links: Links) -> Email:
+    """The subject and the plain-text and HTML bodies (the HTML says the same, escaped)."""
+    subject, lines = _lines(customer, endpoint, change, waiting, links)
+    text = "\n".join(lines) + "\n"
+    paragraphs = "\n".join(f"<p>{escape(line)}</p>" if line else "" for line in lines)
+    html = f'<!doctype html><html><body style="font-family:sans-serif">\n{paragraphs}\n</body></html>\n'
+    return Email(subject, text, html)

@@ -1,0 +1,22 @@
+"""Customer emails from the settings: SES (v2) for the send, the table for the transition markers."""
+
+from __future__ import annotations
+
+from hookline.adapters import aws
+from hookline.adapters.dynamo.customers import CustomerRepository
+from hookline.adapters.dynamo.email_marks import EmailMarkRepository
+from hookline.adapters.ses import SesMailer
+from hookline.core.emails import Links
+from hookline.core.settings import Settings
+from hookline.services.delivery.emails import CustomerEmails
+from hookline.wiring import topology
+
+
+def customer_emails(settings: Settings) -> CustomerEmails | None:
+    """None without HOOKLINE_NOTIFICATION_SENDER: no email, and no SES client is made."""
+    if not settings.notification_sender:
+        return None
+    table = aws.dynamodb_table(settings.table_name)
+    # A marker outlives any retry of its transition by far; it then expires like the events do.
+    marks = EmailMarkRepository(table, topology.TABLE.ttl_attribute, settings.retention_days)
+    return CustomerEmails(CustomerRepository(table), SesMailer(aws.sesv2_client()), marks, marks, settings.notification_sender, Links(settings.portal_base))

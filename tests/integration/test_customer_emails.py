@@ -1,0 +1,91 @@
+"""Customer emails through moto: SES v2 sends from the verified sender, the transition marker is a
+conditional PutItem on the table, and the paused count a bounded query of the endpoint-deliveries index."""
+
+from __future__ import annotations
+
+import boto3
+import pytest
+from botocore.exceptions import ClientError
+from moto.core import DEFAULT_ACCOUNT_ID
+from moto.ses.models import ses_backends
+
+from hookline.adapters.dynamo.customers import CustomerRepository
+from hookline.adapters.dynamo.email_marks import EmailMarkRepository, mark_key
+from hookline.adapters.dynamo.events import EventRepository
+from hookline.adapters.ses import SesMailer
+from hookline.core.emails import EndpointChange, Links
+from hookline.core.settings import Settings
+from hookline.services.delivery.emails import CustomerEmails
+from hookline.wiring import container, topology
+from hookline.wiring.emails import customer_emails
+from local.resources import create_table
+from tests.fakes.contracts import T0, customer, delivery, endpoint
+
+SENDER = "alerts@hookline.example.com"
+GONE = EndpointChange("disabled", "gone", T0)
+
+
+def _sent() -> list[object]:
+    return list(ses_backends[DEFAULT_ACCOUNT_ID]["us-east-1"].sent_messages)
+
+
+@pytest.fixture
+def table(aws: None) -> object:
+    name = create_table(boto3.client("dynamodb"), topology.TABLE, "emails")
+    boto3.client("sesv2").create_email_identity(EmailIdentity=SENDER)
+    return boto3.resource("dynamodb").Table(name)
+
+
+def _emails(table: object) -> tuple[CustomerEmails, EmailMarkRepository]:
+    marks = EmailMarkRepository(table, topology.TABLE.ttl_attribute, 30)
+    return CustomerEmails(CustomerRepository(table), SesMailer(boto3.client("sesv2")), marks, marks, SENDER, Links()), marks
+
+
+def test_one_transition_sends_one_email_through_ses_with_the_paused_count(table: object) -> None:
+    # Given a customer with an email address, and two paused deliveries of its endpoint
+    CustomerRepository(table).put(customer("cus-1", email="ops@customer.example"))
+    EventRepository(table, topology.TABLE.ttl_attribute).create_deliveries(
+        [delivery("dlv_01", status="paused"), delivery("dlv_02", status="paused"), delivery("dlv_03", status="failed")], 2_000_000_000
+    )
+    emails, _ = _emails(table)
+    # When the same disable is announced twice (a retried handler)
+    sent = [emails.endpoint_changed(endpoint(customer="cus-1"), GONE, "disabled#" + T0) for _ in range(2)]
+    # Then SES got one message, to the customer, from the sender, quoting both paused deliveries
+    assert sent == [True, False]
+    (message,) = _sent()
+    assert message.source == SENDER and message.destinations["ToAddresses"] == ["ops@customer.example"]
+    assert "2 deliveries are paused" in message.body and "POST /v1/endpoints/ep_01/enable" in message.body
+    # And the marker is on the table, with an expiry
+    item = table.get_item(Key=mark_key("acme", "ep_01", "disabled#" + T0))["Item"]
+    assert int(item[topology.TABLE.ttl_attribute]) > 0
+
+
+def test_the_paused_count_reads_at_most_its_bound(table: object) -> None:
+    EventRepository(table, topology.TABLE.ttl_attribute).create_deliveries([delivery(f"dlv_{i:02}", status="paused") for i in range(5)], 2_000_000_000)
+    _, marks = _emails(table)
+    assert (marks.paused("acme", "ep_01", 3).paused, marks.paused("acme", "ep_01", 3).more) == (3, True)
+    assert (marks.paused("acme", "ep_01", 10).paused, marks.paused("acme", "ep_01", 10).more) == (5, False)
+    assert marks.paused("acme", "ep_other", 10).paused == 0
+
+
+def test_a_rejected_send_leaves_no_marker(table: object) -> None:
+    # Given a sender SES has not verified
+    CustomerRepository(table).put(customer("cus-1", email="ops@customer.example"))
+    marks = EmailMarkRepository(table, topology.TABLE.ttl_attribute, 30)
+    emails = CustomerEmails(CustomerRepository(table), SesMailer(boto3.client("sesv2")), marks, marks, "nobody@unverified.example", Links())
+    # When a transition is announced, SES refuses it
+    with pytest.raises(ClientError, match="MessageRejected"):
+        emails.endpoint_changed(endpoint(customer="cus-1"), GONE, "disabled#" + T0)
+    # Then nothing was sent and the transition is free for a later announcement
+    assert _sent() == []
+    assert "Item" not in table.get_item(Key=mark_key("acme", "ep_01", "disabled#" + T0))
+
+
+def test_the_container_wires_emails_only_with_a_sender(aws: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert customer_emails(Settings()) is None
+    assert container.delivery_worker().health.emails is None
+    monkeypatch.setenv("HOOKLINE_NOTIFICATION_SENDER", SENDER)
+    monkeypatch.setenv("HOOKLINE_PORTAL_BASE_URL", "https://portal.example.com")
+    container.reset()
+    emails = container.delivery_worker().health.emails
+    assert emails is not None and emails.sender == SENDER and emails.links.portal() == "https://portal.example.com/portal"

@@ -1,0 +1,131 @@
+"""Customer emails about a disabled or recovered endpoint, over the in-memory fakes: one per transition."""
+
+from __future__ import annotations
+
+from hookline.core import notifications
+from hookline.core.breaker import Breaker
+from hookline.core.emails import EndpointChange
+from hookline.core.responses import HttpResult
+from hookline.core.settings import Settings
+from tests.fakes.contracts import customer, endpoint
+from tests.fakes.delivery import DeliveryRig, delivery_rig
+from tests.fakes.mail import SENDER, EmailRig
+from tests.fakes.outside import FakeSender, scripted
+from tests.unit.services.pipeline import Pipeline
+
+GONE, UNAVAILABLE, OK = HttpResult(410, None, 9), HttpResult(503, None, 9), HttpResult(200, None, 9, body="ok")
+
+
+def _gone_rig(mail: EmailRig, sender: str = SENDER) -> tuple[DeliveryRig, Pipeline]:
+    rig = delivery_rig(FakeSender(lambda _r: GONE), emails=mail.emails(sender))
+    return rig, Pipeline(rig)
+
+
+def test_a_410_emails_the_customer_once_though_the_batch_and_the_handler_repeat_it() -> None:
+    # Given a customer with an email address and its endpoint, which answers 410 Gone
+    mail = EmailRig()
+    mail.customers.put(customer("cus-1", email="ops@customer.example"))
+    rig, pipe = _gone_rig(mail)
+    ep = pipe.endpoint(endpoint(customer="cus-1", description="Orders"))
+    tasks = [pipe.event(ep, i) for i in range(3)]
+    # When one batch delivers three events to it (each answer disables it), and the handler is retried with the same batch
+    pipe.run(60)
+    for t in tasks:
+        pipe.submit(t)
+    pipe.run(60)
+    # And the same transition is announced twice more, as a retried Lambda holding the same endpoint would
+    for _ in range(2):
+        rig.worker.health.disable(ep, Breaker(), rig.clock(), "gone")
+    # Then the endpoint is disabled, SNS heard of it, and the customer got exactly one email, from the sender, about it
+    assert rig.endpoints.get("acme", ep.id).status == "disabled"
+    assert notifications.DISABLED in rig.notify.kinds()
+    assert [(m.sender, m.to) for m in mail.mailer.sent] == [(SENDER, "ops@customer.example")]
+    email = mail.mailer.sent[0].email
+    assert email.subject == "Webhook endpoint disabled: Orders"
+    assert ep.id in email.text and "410 Gone" in email.text and f"POST /v1/endpoints/{ep.id}/enable" in email.text
+
+
+def test_a_recovery_emails_the_customer_once() -> None:
+    # Given a customer's endpoint that fails its first eleven requests (the threshold, then the first probe), then recovers
+    mail = EmailRig()
+    mail.customers.put(customer("cus-1", email="ops@customer.example"))
+    rig = delivery_rig(FakeSender(scripted(*[UNAVAILABLE] * 11, OK)), emails=mail.emails())
+    pipe = Pipeline(rig)
+    ep = pipe.endpoint(endpoint(customer="cus-1", max_concurrency=1))
+    tasks = [pipe.event(ep, i) for i in range(20)]
+    # When three virtual hours pass, and the handler is then retried with tasks already delivered
+    pipe.run(3 * 3600)
+    for t in tasks[:3]:
+        pipe.submit(t)
+    pipe.run(60)
+    # Then the recovery was announced on SNS and emailed once
+    assert rig.notify.kinds() == [notifications.CIRCUIT_OPENED, notifications.RECOVERED]
+    assert [m.email.subject for m in mail.mailer.sent] == ["Webhook endpoint recovered: https://example.com/hook"]
+
+
+def test_without_a_sender_no_email_goes_out_and_sns_still_hears_of_it() -> None:
+    mail = EmailRig()
+    mail.customers.put(customer("cus-1", email="ops@customer.example"))
+    rig, pipe = _gone_rig(mail, sender="")
+    pipe.event(pipe.endpoint(endpoint(customer="cus-1")), 0)
+    pipe.run(60)
+    assert mail.mailer.sent == [] and mail.marks.marks == set()
+    assert notifications.DISABLED in rig.notify.kinds()
+
+
+def test_a_customer_without_email_and_the_tenants_own_endpoints_get_none() -> None:
+    # Given a customer without an email address, its endpoint, and an endpoint of the tenant's own (no customer)
+    mail = EmailRig()
+    mail.customers.put(customer("cus-1"))
+    rig, pipe = _gone_rig(mail)
+    pipe.event(pipe.endpoint(endpoint("ep_cus", customer="cus-1")), 0)
+    pipe.event(pipe.endpoint(endpoint("ep_own")), 1)
+    # When both are disabled
+    pipe.run(60)
+    # Then both were announced on SNS and nobody was emailed
+    assert {rig.endpoints.get("acme", e).status for e in ("ep_cus", "ep_own")} == {"disabled"}
+    assert rig.notify.kinds().count(notifications.DISABLED) >= 2
+    assert mail.mailer.sent == []
+
+
+def test_a_refused_send_never_fails_the_delivery_and_frees_the_transition_for_a_later_announcement() -> None:
+    # Given SES refusing every message
+    mail = EmailRig()
+    mail.customers.put(customer("cus-1", email="ops@customer.example"))
+    mail.mailer.refuse = True
+    rig, pipe = _gone_rig(mail)
+    ep = pipe.endpoint(endpoint(customer="cus-1"))
+    task = pipe.event(ep, 0)
+    # When the endpoint is disabled
+    pipe.run(60)
+    # Then the delivery's outcome and the SNS notification stand, and no marker is left behind
+    assert pipe.delivery(task).attempts_made == 1 and rig.endpoints.get("acme", ep.id).status == "disabled"
+    assert notifications.DISABLED in rig.notify.kinds()
+    assert mail.marks.marks == set()
+    # And once SES accepts again, the same transition announced again is emailed
+    mail.mailer.refuse = False
+    rig.worker.health.disable(ep, Breaker(), rig.clock(), "gone")
+    assert len(mail.mailer.sent) == 1
+
+
+def test_the_email_quotes_a_bounded_count_of_paused_deliveries_and_the_portal_when_configured() -> None:
+    # Given a customer's endpoint with 1,500 paused deliveries (more than the count reads) and a portal
+    mail = EmailRig()
+    mail.customers.put(customer("cus-1", email="ops@customer.example"))
+    mail.marks.paused_counts[("acme", "ep_01")] = 1500
+    emails = mail.emails(portal_base="https://portal.example.com/")
+    change = EndpointChange("disabled", "failing", "2026-11-25T12:00:00.000Z", outage_seconds=5 * 86400.0)
+    # When it is announced twice as the same transition
+    sent = [emails.endpoint_changed(endpoint(customer="cus-1"), change, "disabled#t0") for _ in range(2)]
+    # Then one email says at least 1,000 wait, since when, and links the portal without a token
+    assert sent == [True, False]
+    text = mail.mailer.sent[0].email.text
+    assert "at least 1000 deliveries are paused" in text
+    assert "Since: 2026-11-25T12:00:00.000Z" in text and "Outage: 5.0 days" in text
+    assert "Portal: https://portal.example.com/portal\n" in text
+
+
+def test_settings_carry_the_sender_and_the_portal() -> None:
+    s = Settings.from_env({"HOOKLINE_NOTIFICATION_SENDER": SENDER, "HOOKLINE_PORTAL_BASE_URL": "https://portal.example.com"})
+    assert (s.notification_sender, s.portal_base) == (SENDER, "https://portal.example.com")
+    assert (Settings().notification_sender, Settings().portal_base) == ("", "")
