@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import fields
 from typing import TYPE_CHECKING, Any
 
-from aws_cdk import CfnResource, Duration
+from aws_cdk import CfnResource, Duration, Stack
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_lambda_event_sources as event_sources
@@ -13,7 +13,7 @@ from aws_cdk import aws_logs as logs
 from constructs import Construct
 
 from hookline.core.settings import Settings
-from hookline.wiring.topology import FUNCTIONS, REPLAY, FunctionSpec, Grant, QueueSpec, StateMachineSpec, TableSpec, TopicSpec
+from hookline.wiring.topology import FUNCTIONS, REPLAY, EmailIdentitySpec, FunctionSpec, Grant, QueueSpec, StateMachineSpec, TableSpec, TopicSpec
 from infra import DEPS_LAYER_DIR, FUNCTIONS_DIR, HOOKLINE_LAYER_DIR, construct_name
 from infra.constants import LOG_RETENTION
 from infra.queues import Queues, TopologyError, check_consumer
@@ -210,7 +210,7 @@ class Functions(Construct):
                 env[resource.env] = self._state_machines.state_machine(resource).state_machine_arn
             elif isinstance(resource, TopicSpec):
                 env[resource.env] = self._topics.topic(resource).topic_arn
-            else:
+            elif isinstance(resource, QueueSpec):
                 env[resource.env] = self._queues.queue(resource).queue_url
         env.update(spec.extra_env)
         return env
@@ -238,5 +238,11 @@ class Functions(Construct):
         elif isinstance(resource, TopicSpec) and access == "publish":
             # sns:Publish on this topic only, plus kms:GenerateDataKey*/kms:Decrypt on its key (SSE).
             self._topics.topic(resource).grant_publish(fn)
+        elif isinstance(resource, EmailIdentitySpec) and access == "send_email":
+            # ses:SendEmail (what SES v2's SendEmail checks) on that one identity; no sender set, no SES permission at all.
+            identity = str(getattr(self._settings, resource.setting))
+            if identity:
+                arn = Stack.of(self).format_arn(service="ses", resource="identity", resource_name=identity)
+                fn.add_to_role_policy(iam.PolicyStatement(actions=["ses:SendEmail"], resources=[arn]))
         else:
             raise TopologyError(f"function {spec.name!r}: unsupported grant {access!r} on {resource.key!r}")

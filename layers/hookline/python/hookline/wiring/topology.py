@@ -91,9 +91,20 @@ class TopicSpec:
         return f"{prefix}-{self.key}"
 
 
-Resource = TableSpec | QueueSpec | StateMachineSpec | TopicSpec
+@dataclass(frozen=True)
+class EmailIdentitySpec:
+    """A verified SES identity the functions send email from. Not created by the stack: it is verified
+    outside it and named by a setting, which reaches the functions with the behaviour settings."""
+
+    key: str
+    env: str  # environment variable that carries the identity (an email address)
+    setting: str  # the Settings field naming it; empty: no grant at all
+
+
+Resource = TableSpec | QueueSpec | StateMachineSpec | TopicSpec | EmailIdentitySpec
 # receive: take messages off a queue by hand (ReceiveMessage, DeleteMessage, …), as the DLQ drain does.
-Access = Literal["read", "read_write", "send", "consume", "receive", "start", "publish"]
+# send_email: ses:SendEmail from that identity alone.
+Access = Literal["read", "read_write", "send", "consume", "receive", "start", "publish", "send_email"]
 
 
 @dataclass(frozen=True)
@@ -138,6 +149,8 @@ class FunctionSpec:
     def env_resources(self) -> tuple[Resource, ...]:
         seen: dict[str, Resource] = {}
         for g in self.grants:
+            if isinstance(g.resource, EmailIdentitySpec):
+                continue  # a setting, not a resource: it comes with the behaviour settings
             seen.setdefault(g.resource.env, g.resource)
             if isinstance(g.resource, QueueSpec) and g.resource.dead_letter and g.access == "consume":
                 seen.setdefault(g.resource.dead_letter.env, g.resource.dead_letter)
@@ -152,6 +165,8 @@ DAY = 86_400
 ENDPOINT_DELIVERIES_INDEX = IndexSpec(name=keys.INDEX, partition_key=keys.GSI_PK, sort_key=keys.GSI_SK)
 TABLE = TableSpec(key="data", env="HOOKLINE_TABLE_NAME", partition_key=keys.PK, sort_key=keys.SK, ttl_attribute=keys.TTL, indexes=(ENDPOINT_DELIVERIES_INDEX,))
 NOTIFICATIONS = TopicSpec(key="notifications", env="HOOKLINE_NOTIFICATIONS_TOPIC_ARN")
+# The customer emails about a disabled or recovered endpoint go out from the delivery and retry functions.
+NOTIFICATION_SENDER = EmailIdentitySpec(key="notification-sender", env="HOOKLINE_NOTIFICATION_SENDER", setting="notification_sender")
 
 DELIVERY_TIMEOUT_SECONDS = 60
 # A claim outlives the longest possible invocation, and expires well before the
@@ -215,6 +230,7 @@ _DELIVERY_GRANTS = (
     Grant(DELIVERY_DLQ, "send"),
     Grant(RETRY_WAIT, "start"),
     Grant(NOTIFICATIONS, "publish"),
+    Grant(NOTIFICATION_SENDER, "send_email"),
 )
 DELIVERY = FunctionSpec(
     name="delivery",
