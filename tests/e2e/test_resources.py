@@ -29,18 +29,18 @@ def test_provision_returns_every_resource_env_var(env: dict[str, str]) -> None:
 
 
 def test_provision_creates_the_tables_global_secondary_indexes(env: dict[str, str]) -> None:
-    # Given the data table spec with the endpoint-deliveries index
-    index = topology.ENDPOINT_DELIVERIES_INDEX
-    assert topology.TABLE.indexes == (index,)
+    # Given the data table spec with the endpoint-deliveries and customer-endpoints indexes
+    assert topology.TABLE.indexes == (topology.ENDPOINT_DELIVERIES_INDEX, topology.CUSTOMER_ENDPOINTS_INDEX)
     # When the provisioned table is described
     table = boto3.client("dynamodb").describe_table(TableName=env[topology.TABLE.env])["Table"]
-    # Then it has that index, keyed on gsi1pk / gsi1sk (strings), projecting every attribute
-    (gsi,) = table["GlobalSecondaryIndexes"]
-    assert gsi["IndexName"] == "endpoint-deliveries"
-    assert gsi["KeySchema"] == [{"AttributeName": "gsi1pk", "KeyType": "HASH"}, {"AttributeName": "gsi1sk", "KeyType": "RANGE"}]
-    assert gsi["Projection"] == {"ProjectionType": "ALL"}
+    # Then it has those indexes, keyed on gsi1pk / gsi1sk and gsi2pk / gsi2sk (strings), projecting every attribute
+    gsis = {gsi["IndexName"]: gsi for gsi in table["GlobalSecondaryIndexes"]}
+    assert set(gsis) == {"endpoint-deliveries", "customer-endpoints"}
+    for name, keys in (("endpoint-deliveries", "gsi1"), ("customer-endpoints", "gsi2")):
+        assert gsis[name]["KeySchema"] == [{"AttributeName": f"{keys}pk", "KeyType": "HASH"}, {"AttributeName": f"{keys}sk", "KeyType": "RANGE"}]
+        assert gsis[name]["Projection"] == {"ProjectionType": "ALL"}
     attributes = {a["AttributeName"]: a["AttributeType"] for a in table["AttributeDefinitions"]}
-    assert attributes == {"pk": "S", "sk": "S", "gsi1pk": "S", "gsi1sk": "S"}
+    assert attributes == {"pk": "S", "sk": "S", "gsi1pk": "S", "gsi1sk": "S", "gsi2pk": "S", "gsi2sk": "S"}
     # And the table keeps its own pk / sk key schema
     assert table["KeySchema"] == [{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "sk", "KeyType": "RANGE"}]
 

@@ -131,7 +131,33 @@ def endpoint_pages_visit_each_once(s: Stores) -> None:
     seen = [e.id for page in pages for e in page]
     assert seen == [f"ep_0{i}" for i in range(5)]
     assert len(pages) == 3
-    assert [e.id for e in s.endpoints.all_for_tenant("acme")] == seen
+    assert [e.id for e in s.endpoints.all_of_owner("acme", None)] == seen
+
+
+def endpoints_are_read_by_owner_and_no_other(s: Stores) -> None:
+    # Given endpoints of customers "a" and "a.b", the tenant's own, and another tenant's under the same uid
+    for ep_id, customer in (("ep_01", "a"), ("ep_02", None), ("ep_03", "a.b"), ("ep_04", "a"), ("ep_05", None), ("ep_06", "a")):
+        s.endpoints.create(endpoint(ep_id, customer=customer))
+    s.endpoints.create(endpoint("ep_07", tenant="other", customer="a"))
+    s.endpoints.create(endpoint("ep_08", tenant="other"))
+    # Then each owner's endpoints come back whole, in id order, and only those
+    assert [e.id for e in s.endpoints.all_of_owner("acme", "a")] == ["ep_01", "ep_04", "ep_06"]
+    assert [e.id for e in s.endpoints.all_of_owner("acme", "a.b")] == ["ep_03"]
+    assert [e.id for e in s.endpoints.all_of_owner("acme", None)] == ["ep_02", "ep_05"]
+    assert list(s.endpoints.all_of_owner("acme", "nobody")) == []
+    assert s.endpoints.get("acme", "ep_01") == endpoint("ep_01", customer="a")
+    # And paged, they come once each, with cursors that belong to their owner
+    pages = every_page(lambda cursor: s.endpoints.page_of_owner("acme", "a", 2, cursor))
+    assert [[e.id for e in page] for page in pages] == [["ep_01", "ep_04"], ["ep_06"]]
+    _, cursor = s.endpoints.page_of_owner("acme", "a", 1, None)
+    for owner in (("acme", None), ("acme", "a.b"), ("other", "a")):
+        with pytest.raises(InvalidCursor):
+            s.endpoints.page_of_owner(*owner, 1, cursor)
+    # And a save keeps the endpoint with its owner
+    assert s.endpoints.save(endpoint("ep_04", customer="a", description="changed"))
+    assert [e.description for e in s.endpoints.all_of_owner("acme", "a")] == ["", "changed", ""]
+    assert s.endpoints.delete("acme", "ep_01")
+    assert [e.id for e in s.endpoints.all_of_owner("acme", "a")] == ["ep_04", "ep_06"]
 
 
 def endpoint_cursor_of_another_tenant_is_refused(s: Stores) -> None:
@@ -411,6 +437,7 @@ CHECKS: list[Callable[[Stores], None]] = [
     endpoint_pause_keeps_the_later_one,
     endpoint_pages_visit_each_once,
     endpoint_cursor_of_another_tenant_is_refused,
+    endpoints_are_read_by_owner_and_no_other,
     customer_put_creates_then_replaces_keeping_its_creation,
     customer_delete_answers_false_when_it_is_gone,
     customer_pages_visit_each_once_within_the_tenant,

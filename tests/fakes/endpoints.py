@@ -79,9 +79,14 @@ class FakeEndpointStore:
         mine = (ep for (t, _), ep in self.items.items() if t == tenant)
         return paging.page(mine, lambda ep: ep.id, f"endpoints#{tenant}", limit, cursor)
 
-    def all_for_tenant(self, tenant: str) -> Iterator[Endpoint]:
-        self.faults.check("all_for_tenant")
-        yield from sorted((ep for (t, _), ep in self.items.items() if t == tenant), key=lambda ep: ep.id)
+    def page_of_owner(self, tenant: str, customer: str | None, limit: int, cursor: str | None) -> tuple[list[Endpoint], str | None]:
+        self.faults.check("page_of_owner")
+        mine = (ep for (t, _), ep in self.items.items() if t == tenant and ep.customer == customer)
+        return paging.page(mine, lambda ep: ep.id, f"owner#{tenant}#{customer or ''}", limit, cursor)
+
+    def all_of_owner(self, tenant: str, customer: str | None) -> Iterator[Endpoint]:
+        self.faults.check("all_of_owner")
+        yield from sorted((ep for (t, _), ep in self.items.items() if t == tenant and ep.customer == customer), key=lambda ep: ep.id)
 
     @atomic
     def pause(self, tenant: str, endpoint_id: str, until_epoch: float) -> None:

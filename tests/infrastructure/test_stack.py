@@ -14,6 +14,7 @@ from hookline.wiring import topology
 from hookline.wiring.topology import (
     API,
     AUTHORIZER,
+    CUSTOMER_ENDPOINTS_INDEX,
     DELIVERY,
     DELIVERY_DLQ,
     DELIVERY_QUEUE,
@@ -354,24 +355,25 @@ def test_table_is_encrypted_recoverable_and_expiring(synth: Synth) -> None:
     synth.template.has_resource("AWS::KMS::Key", {"DeletionPolicy": "Retain", "Properties": {"EnableKeyRotation": True}})
 
 
-def test_table_has_the_endpoint_deliveries_index(synth: Synth) -> None:
-    # Given the data table spec with the endpoint-deliveries index (gsi1pk / gsi1sk)
-    assert TABLE.indexes == (ENDPOINT_DELIVERIES_INDEX,)
+def test_table_has_the_endpoint_deliveries_and_customer_endpoints_indexes(synth: Synth) -> None:
+    # Given the data table spec with the endpoint-deliveries (gsi1pk / gsi1sk) and customer-endpoints (gsi2pk / gsi2sk) indexes
+    assert TABLE.indexes == (ENDPOINT_DELIVERIES_INDEX, CUSTOMER_ENDPOINTS_INDEX)
     # When the stack is synthesized
     props = synth.resources[synth.logical_id(synth.stack.storage.table(TABLE))]["Properties"]
-    # Then the table has exactly that global secondary index, with string keys, projecting every attribute
+    # Then the table has exactly those global secondary indexes, with string keys, projecting every attribute
     assert props["GlobalSecondaryIndexes"] == [
         {
-            "IndexName": "endpoint-deliveries",
-            "KeySchema": [{"AttributeName": "gsi1pk", "KeyType": "HASH"}, {"AttributeName": "gsi1sk", "KeyType": "RANGE"}],
+            "IndexName": name,
+            "KeySchema": [{"AttributeName": f"{keys}pk", "KeyType": "HASH"}, {"AttributeName": f"{keys}sk", "KeyType": "RANGE"}],
             "Projection": {"ProjectionType": "ALL"},
         }
+        for name, keys in (("endpoint-deliveries", "gsi1"), ("customer-endpoints", "gsi2"))
     ]
-    assert {"AttributeName": "gsi1pk", "AttributeType": "S"} in props["AttributeDefinitions"]
-    assert {"AttributeName": "gsi1sk", "AttributeType": "S"} in props["AttributeDefinitions"]
-    # And the index inherits on-demand billing: no provisioned throughput to size
+    for attribute in ("gsi1pk", "gsi1sk", "gsi2pk", "gsi2sk"):
+        assert {"AttributeName": attribute, "AttributeType": "S"} in props["AttributeDefinitions"]
+    # And the indexes inherit on-demand billing: no provisioned throughput to size
     assert props["BillingMode"] == "PAY_PER_REQUEST"
-    assert "ProvisionedThroughput" not in props["GlobalSecondaryIndexes"][0]
+    assert all("ProvisionedThroughput" not in index for index in props["GlobalSecondaryIndexes"])
 
 
 def test_table_readers_may_query_its_indexes(synth: Synth) -> None:

@@ -137,13 +137,13 @@ def test_query_page_over_the_index_resumes_by_the_index_keys(table: Any) -> None
     # Given deliveries in two events' partitions, both in one endpoint's index partition
     _put(table, [_item(f"E{i % 2}", f"DLV#{i}", **{keys.GSI_PK: "EPD#acme#ep_1", keys.GSI_SK: f"failed#{i}"}) for i in range(3)])
     query = {"IndexName": keys.INDEX, "KeyConditionExpression": Key(keys.GSI_PK).eq("EPD#acme#ep_1")}
-    first, cursor = ops.query_page(table, 2, None, "EPD#acme#ep_1", index=True, **query)
-    rest, end = ops.query_page(table, 2, cursor, "EPD#acme#ep_1", index=True, **query)
+    first, cursor = ops.query_page(table, 2, None, "EPD#acme#ep_1", **query)
+    rest, end = ops.query_page(table, 2, cursor, "EPD#acme#ep_1", **query)
     assert [item[keys.GSI_SK] for item in first + rest] == ["failed#0", "failed#1", "failed#2"]
     assert end is None
     # A cursor into the table is not one into the index.
     with pytest.raises(InvalidCursor):
-        ops.query_page(table, 2, ops.encode_cursor(_item("EPD#acme#ep_1", "DLV#1")), "EPD#acme#ep_1", index=True, **query)
+        ops.query_page(table, 2, ops.encode_cursor(_item("EPD#acme#ep_1", "DLV#1")), "EPD#acme#ep_1", **query)
 
 
 def _raw_cursor(text: str) -> str:

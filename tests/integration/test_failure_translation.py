@@ -70,7 +70,7 @@ def test_a_client_error_from_a_real_repository_becomes_dependency_failed(call: C
 
 def test_a_real_generator_method_fails_when_iterated_not_when_called(aws: None) -> None:
     repo = EndpointRepository(boto3.resource("dynamodb").Table("hookline-no-such-table"))
-    endpoints = repo.all_for_tenant("acme")  # nothing is read yet, so nothing fails yet
+    endpoints = repo.all_of_owner("acme", None)  # nothing is read yet, so nothing fails yet
     with pytest.raises(DependencyFailed) as caught:
         next(endpoints)
     assert caught.value.cause == "ResourceNotFoundException"

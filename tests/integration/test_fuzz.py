@@ -51,6 +51,11 @@ ROUTES: list[tuple[str, str]] = [
     ("POST", "/v1/events/batch"),
     ("GET", "/v1/events/{event}"),
     ("POST", "/v1/events/{event}/deliveries/{delivery}/retry"),
+    ("PUT", "/v1/customers/{customer}"),
+    ("GET", "/v1/customers"),
+    ("GET", "/v1/customers/{customer}"),
+    ("GET", "/v1/customers/{customer}/stats"),
+    ("DELETE", "/v1/customers/{customer}"),
 ]
 
 TENANT = "acme"
@@ -65,6 +70,7 @@ VALID_BODIES: dict[tuple[str, str], dict[str, Any]] = {
         "description": "fuzz",
         "rate_limit_per_second": 5,
         "max_concurrency": 2,
+        "customer": "fuzz-co",
     },
     ("PATCH", "/v1/endpoints/{endpoint}"): {
         "url": "https://example.org/other",
@@ -76,8 +82,17 @@ VALID_BODIES: dict[tuple[str, str], dict[str, Any]] = {
     },
     ("POST", "/v1/endpoints/{endpoint}/replay"): {"since": "2020-01-01T00:00:00Z", "until": "2030-01-01T00:00:00Z", "status": "failed"},
     ("POST", "/v1/events"): {"type": "order.created", "data": {"n": 1, "items": [{"sku": "a"}]}, "id": "order-1"},
-    ("POST", "/v1/events/batch"): {"events": [{"type": "order.created", "data": {"n": 2}, "id": "order-2"}, {"type": "order.paid", "data": {"n": [1.5]}}]},
+    ("POST", "/v1/events/batch"): {
+        "events": [{"type": "order.created", "data": {"n": 2}, "id": "order-2"}, {"type": "order.paid", "data": {"n": [1.5]}, "customer": "fuzz-co"}]
+    },
+    ("PUT", "/v1/customers/{customer}"): {
+        "name": "Fuzz Co",
+        "email": "hooks@fuzz.example.com",
+        "metadata": {"plan": "pro", "region": "eu"},
+        "limits": {"max_rate_per_second": 20, "max_concurrency": 4},
+    },
 }
+CUSTOMER = "fuzz-co"  # each tenant has a customer of this uid, with an endpoint
 
 
 # -- the world each test fuzzes against --------------------------------------------------
@@ -102,14 +117,16 @@ def _ok(result: tuple[int, Any], status: int) -> Any:
 
 
 def _populate(hl: Hookline, tenant: str) -> dict[str, list[str]]:
-    """One example.com endpoint, one loopback endpoint, an event with its deliveries, and a replay."""
+    """One example.com endpoint, one loopback endpoint, an event with its deliveries, a replay, and a customer with an endpoint."""
+    _ok(hl.api("PUT", f"/v1/customers/{CUSTOMER}", {"name": f"{tenant}'s customer"}, tenant=tenant), 201)
+    theirs = _ok(hl.api("POST", "/v1/endpoints", {"url": f"https://example.com/{tenant}/{CUSTOMER}", "customer": CUSTOMER}, tenant=tenant), 201)["id"]
     main = _ok(hl.api("POST", "/v1/endpoints", {"url": f"https://example.com/{tenant}"}, tenant=tenant), 201)["id"]
     loop = _ok(hl.api("POST", "/v1/endpoints", {"url": LOOPBACK + tenant, "event_types": ["never.sent"]}, tenant=tenant), 201)["id"]
     event = _ok(hl.api("POST", "/v1/events", {"type": "order.created", "data": {"n": 1}, "id": f"seed-{tenant}"}, tenant=tenant), 202)["id"]
     deliveries = [d["id"] for d in _ok(hl.api("GET", f"/v1/events/{event}", tenant=tenant), 200)["deliveries"]]
     window = {"since": "2020-01-01T00:00:00Z", "until": "2030-01-01T00:00:00Z"}
     replay = _ok(hl.api("POST", f"/v1/endpoints/{main}/replay", window, tenant=tenant), 202)["id"]
-    return {"endpoint": [main], "loopback_endpoint": [loop], "event": [event], "delivery": deliveries, "replay": [replay]}
+    return {"endpoint": [main, theirs], "loopback_endpoint": [loop], "event": [event], "delivery": deliveries, "replay": [replay], "customer": [CUSTOMER]}
 
 
 @pytest.fixture
@@ -143,7 +160,7 @@ def segment(world: World, kind: str) -> st.SearchStrategy[str]:
 
 def fill(world: World, template: str, draw: Any) -> str:
     path = template
-    for kind in ("loopback_endpoint", "endpoint", "replay", "event", "delivery"):
+    for kind in ("loopback_endpoint", "endpoint", "replay", "event", "delivery", "customer"):
         token = "{" + kind + "}"
         if token in path:
             path = path.replace(token, draw(segment(world, kind)))
@@ -163,10 +180,13 @@ def iso_times() -> st.SearchStrategy[str]:
 def cursors(world: World) -> st.SearchStrategy[str]:
     """Garbage, plus well-formed cursors aimed at the tenant's and others' partitions."""
     endpoints = world.ids_for("endpoint") + world.ids_for("loopback_endpoint")
-    pk = st.sampled_from([f"T#{TENANT}", f"T#{OTHER}", "", "T#"]) | st.text(max_size=20)
+    pk = st.sampled_from([f"T#{TENANT}", f"T#{OTHER}", "", "T#", f"C#{TENANT}", f"C#{OTHER}"]) | st.text(max_size=20)
     gsi = st.builds(lambda t, e: f"EPD#{t}#{e}", st.sampled_from([TENANT, OTHER]), st.sampled_from(endpoints)) | st.text(max_size=20)
-    keys = st.fixed_dictionaries({"pk": pk, "sk": st.text(max_size=40)}) | st.fixed_dictionaries(
-        {"pk": pk, "sk": st.text(max_size=40), "gsi1pk": gsi, "gsi1sk": st.text(max_size=60)}
+    owners = st.builds(lambda t, c: f"CE#{t}#{c}", st.sampled_from([TENANT, OTHER]), st.sampled_from([CUSTOMER, ""])) | st.text(max_size=20)
+    keys = (
+        st.fixed_dictionaries({"pk": pk, "sk": st.text(max_size=40)})
+        | st.fixed_dictionaries({"pk": pk, "sk": st.text(max_size=40), "gsi1pk": gsi, "gsi1sk": st.text(max_size=60)})
+        | st.fixed_dictionaries({"pk": pk, "sk": st.text(max_size=40), "gsi2pk": owners, "gsi2sk": st.sampled_from(endpoints) | st.text(max_size=40)})
     )
     crafted = st.builds(encode_cursor, keys | st.dictionaries(st.text(max_size=6), json_values, min_size=1, max_size=4))
     raw_b64 = st.binary(max_size=60).map(lambda b: base64.urlsafe_b64encode(b).decode().rstrip("="))
@@ -188,6 +208,7 @@ def queries(world: World) -> st.SearchStrategy[dict[str, str]]:
         "status": st.sampled_from(["failed", "paused", "pending", "succeeded", "", "FAILED"]) | st.text(max_size=12),
         "since": iso_times() | st.text(max_size=30),
         "until": iso_times() | st.text(max_size=30),
+        "customer": st.sampled_from([CUSTOMER, "nobody", "", "x" * 65, "a#b", "é"]) | st.text(max_size=20),
     }
     known = st.fixed_dictionaries({}, optional=values)
     extra = st.dictionaries(st.text(alphabet=string.ascii_letters + string.digits + "_[]", min_size=1, max_size=10), st.text(max_size=20), max_size=3)
@@ -364,6 +385,11 @@ def call(world: World, event: dict[str, Any]) -> dict[str, Any]:
 
 
 # -- the tests ------------------------------------------------------------------------------
+def _own_path(world: World, template: str) -> str:
+    """The template with the tenant's own first id of each kind."""
+    for kind, values in world.own.items():
+        template = template.replace("{" + kind + "}", values[0])
+    return template
 
 
 @pytest.mark.parametrize(("method", "template"), ROUTES, ids=[f"{m} {t}" for m, t in ROUTES])
@@ -381,9 +407,7 @@ BODY_ROUTES = list(VALID_BODIES)
 @given(data=st.data())
 def test_mutated_bodies_from_the_tenant_get_2xx_or_a_4xx_json_error(world: World, method: str, template: str, data: st.DataObject) -> None:
     # The tenant's own real ids, so validation past the lookup is what gets fuzzed.
-    path = template
-    for kind, values in world.own.items():
-        path = path.replace("{" + kind + "}", values[0])
+    path = _own_path(world, template)
     body = data.draw(_mutations(VALID_BODIES[method, template]), label="body")
     if "url" in body and data.draw(st.booleans()):
         body["url"] = data.draw(urls(), label="url")
@@ -394,14 +418,20 @@ def test_mutated_bodies_from_the_tenant_get_2xx_or_a_4xx_json_error(world: World
     call(world, http_event(method, path, body, tenant=TENANT))
 
 
-TIME_ROUTES = [("GET", "/v1/endpoints/{endpoint}/deliveries"), ("GET", "/v1/endpoints/{endpoint}/stats"), ("GET", "/v1/endpoints")]
+TIME_ROUTES = [
+    ("GET", "/v1/endpoints/{endpoint}/deliveries"),
+    ("GET", "/v1/endpoints/{endpoint}/stats"),
+    ("GET", "/v1/endpoints"),
+    ("GET", "/v1/customers"),
+    ("GET", "/v1/customers/{customer}/stats"),
+]
 
 
 @pytest.mark.parametrize(("method", "template"), TIME_ROUTES, ids=[f"{m} {t}" for m, t in TIME_ROUTES])
 @settings(FUZZ, max_examples=50)
 @given(data=st.data())
 def test_query_strings_on_the_tenants_own_endpoint_get_2xx_or_a_4xx_json_error(world: World, method: str, template: str, data: st.DataObject) -> None:
-    path = template.replace("{endpoint}", world.own["endpoint"][0])
+    path = _own_path(world, template)
     query = data.draw(queries(world), label="query")
     call(world, http_event(method, path, tenant=TENANT, query=query or None))
 
@@ -466,7 +496,7 @@ NASTY_TIMES = ["0001-01-01T00:00:00Z", "0001-01-01T00:00:00+05:00", "0001-01-01T
 def test_known_nasty_bodies_get_2xx_or_a_4xx_json_error(world: World) -> None:
     failures = []
     for method, template in VALID_BODIES:
-        path = template.replace("{endpoint}", world.own["endpoint"][0])
+        path = _own_path(world, template)
         for text, b64 in NASTY_BODIES:
             event = http_event(method, path, tenant=TENANT, raw_body=text)
             event["isBase64Encoded"] = b64
@@ -492,7 +522,7 @@ def test_known_nasty_bodies_get_2xx_or_a_4xx_json_error(world: World) -> None:
 def test_known_nasty_times_get_2xx_or_a_4xx_json_error(world: World) -> None:
     failures = []
     endpoint = world.own["endpoint"][0]
-    for path in (f"/v1/endpoints/{endpoint}/deliveries", f"/v1/endpoints/{endpoint}/stats"):
+    for path in (f"/v1/endpoints/{endpoint}/deliveries", f"/v1/endpoints/{endpoint}/stats", f"/v1/customers/{CUSTOMER}/stats"):
         for name in ("since", "until"):
             for value in NASTY_TIMES:
                 try:

@@ -225,12 +225,12 @@ def test_request_bodies_are_closed_and_name_the_fields_the_api_accepts() -> None
     # Given the request-body schemas
     schemas = SPEC["components"]["schemas"]
     bodies = {_follow(op["requestBody"]["content"][JSON]["schema"], ())[1][-1] for _, _, op, _ in _operations() if "requestBody" in op}
-    assert bodies == {"CreateEndpoint", "UpdateEndpoint", "CreateEvent", "CreateEventBatch", "ReplayRequest"}
+    assert bodies == {"CreateEndpoint", "UpdateEndpoint", "CreateEvent", "CreateEventBatch", "ReplayRequest", "PutCustomer"}
     # Then each rejects unknown fields, as the API does (422 unknown_field)
     for name in bodies:
         assert schemas[name].get("additionalProperties") is False, name
     # And the endpoint bodies name exactly the fields validation accepts
-    assert set(schemas["CreateEndpoint"]["properties"]) == validation.ENDPOINT_FIELDS
+    assert set(schemas["CreateEndpoint"]["properties"]) == validation.ENDPOINT_FIELDS | {"customer"}
     assert set(schemas["UpdateEndpoint"]["properties"]) == validation.ENDPOINT_FIELDS | {"status"}
 
 
@@ -304,6 +304,21 @@ def test_live_success_responses_match_the_document(hookline: Hookline) -> None:
         # Given the service is up
         assert api.call("GET", "/health", tenant=None)[0] == 200
 
+        # When a customer is created from the document's examples, replaced, and the replacement repeated
+        status, _ = api.call("PUT", "/v1/customers/{uid}", _example("PUT", "/v1/customers/{uid}", "minimal"), uid="org_4711")
+        assert status == 201
+        status, customer = api.call("PUT", "/v1/customers/{uid}", _example("PUT", "/v1/customers/{uid}", "full"), uid="org_4711")
+        assert (status, customer["limits"]) == (200, {"max_rate_per_second": 20.0, "max_concurrency": 10})
+        assert api.call("PUT", "/v1/customers/{uid}", _example("PUT", "/v1/customers/{uid}", "full"), uid="org_4711") == (200, customer)
+        # Then it reads back, alone and listed
+        assert api.call("GET", "/v1/customers/{uid}", uid="org_4711") == (200, customer)
+        assert api.call("GET", "/v1/customers", query={"limit": "10"}) == (200, {"items": [customer], "next": None})
+        # And an endpoint registered for it is listed by customer
+        status, theirs = api.call("POST", "/v1/endpoints", {**_example("POST", "/v1/endpoints", "for_customer"), "url": receiver.url})
+        assert (status, theirs["customer"], theirs["rate_limit_per_second"]) == (201, "org_4711", 10.0)
+        status, page = api.call("GET", "/v1/endpoints", query={"customer": "org_4711"})
+        assert (status, [e["id"] for e in page["items"]]) == (200, [theirs["id"]])
+
         # When endpoints are registered from the document's own request examples
         status, billing = api.call("POST", "/v1/endpoints", {**_example("POST", "/v1/endpoints", "full"), "url": receiver.url})
         assert status == 201
@@ -337,6 +352,7 @@ def test_live_success_responses_match_the_document(hookline: Hookline) -> None:
         assert api.call("POST", "/v1/events", _example("POST", "/v1/events", "idempotent")) == (202, paid)
         status, refused = api.call("POST", "/v1/events", _example("POST", "/v1/events", "anonymous"))
         assert status == 202
+        assert api.call("POST", "/v1/events", _example("POST", "/v1/events", "for_customer"))[1]["deliveries"] == 1
         hookline.drain()
         # Then the events read back with their deliveries and attempts
         status, event = api.call("GET", "/v1/events/{event_id}", event_id=paid["id"])
@@ -360,6 +376,8 @@ def test_live_success_responses_match_the_document(hookline: Hookline) -> None:
         assert status == 200
         assert stats["attempts"] == 2
         assert api.call("GET", "/v1/endpoints/{endpoint_id}", endpoint_id=every["id"])[0] == 200
+        status, customer_stats = api.call("GET", "/v1/customers/{uid}/stats", query=window, uid="org_4711")
+        assert (status, customer_stats["endpoints"], customer_stats["attempts"], customer_stats["succeeded"]) == (200, 1, 1, 1)
 
         # When the failed delivery is retried by hand
         status, retried = api.call("POST", "/v1/events/{event_id}/deliveries/{delivery_id}/retry", event_id=refused["id"], delivery_id=failed["id"])
@@ -400,6 +418,9 @@ def test_live_success_responses_match_the_document(hookline: Hookline) -> None:
 
         # When an endpoint is deleted
         assert api.call("DELETE", "/v1/endpoints/{endpoint_id}", endpoint_id=crm["id"])[0] == 204
+        # And the customer is deleted, its endpoint goes with it
+        assert api.call("DELETE", "/v1/customers/{uid}", uid="org_4711")[0] == 204
+        assert api.call("GET", "/v1/endpoints/{endpoint_id}", endpoint_id=theirs["id"])[0] == 404
 
     # Then every documented operation was exercised with one of its 2xx answers
     succeeded = {(m, p) for m, p, s in api.seen if s.startswith("2")}
@@ -435,6 +456,17 @@ def test_live_error_responses_match_the_document(hookline: Hookline) -> None:
     assert api.call("GET", "/v1/replays/{replay_id}", replay_id="rpl_bh2s1be9ng8g0p4z59zep35xe8")[0] == 404
     assert api.call("GET", "/v1/events/{event_id}", event_id=unknown_evt)[0] == 404
     assert api.call("POST", "/v1/events/{event_id}/deliveries/{delivery_id}/retry", event_id=event["id"], delivery_id=unknown_dlv)[0] == 404
+    # 404 customer_not_found: an unknown customer, wherever one is named
+    for status, got in (
+        api.call("GET", "/v1/customers/{uid}", uid="nobody"),
+        api.call("GET", "/v1/customers/{uid}", uid="x" * 65),
+        api.call("DELETE", "/v1/customers/{uid}", uid="nobody"),
+        api.call("GET", "/v1/customers/{uid}/stats", uid="nobody"),
+        api.call("GET", "/v1/endpoints", query={"customer": "nobody"}),
+        api.call("POST", "/v1/endpoints", {"url": "https://example.com/hook", "customer": "nobody"}),
+        api.call("POST", "/v1/events", {"type": "a.b", "data": {}, "customer": "nobody"}),
+    ):
+        assert (status, got["error"]["code"]) == (404, "customer_not_found")
     # 409: the same idempotency key with another body
     assert api.call("POST", "/v1/events", {"type": "a.b", "data": {"changed": True}, "id": "order-7"})[0] == 409
     # 413: a body over the limit
@@ -453,6 +485,15 @@ def test_live_error_responses_match_the_document(hookline: Hookline) -> None:
         # and the document refuses it too
         assert _errors(("paths", template, method.lower(), "requestBody", "content", JSON, "schema"), body), (method, template)
     assert api.call("POST", "/v1/endpoints", {"url": "https://example.com/hook", "headers": {"Webhook-Id": "x"}})[1]["error"]["code"] == "forbidden_header"
+    status, got = api.call("PUT", "/v1/customers/{uid}", {"name": "Globex", "plan": "pro"}, uid="org_1")
+    assert (status, got["error"]["code"]) == (422, "unknown_field")
+    assert _errors(("components", "schemas", "PutCustomer"), {"name": "Globex", "plan": "pro"})
+    assert api.call("PUT", "/v1/customers/{uid}", {"name": "Globex"}, uid="x" * 65)[1]["error"]["code"] == "invalid_customer_uid"
+    assert api.call("PUT", "/v1/customers/{uid}", {"name": "Globex", "email": "nobody"}, uid="org_1")[1]["error"]["code"] == "invalid_email"
+    assert api.call("PUT", "/v1/customers/{uid}", {"name": "Globex", "limits": {"max_concurrency": 2}}, uid="org_1")[0] == 201
+    status, got = api.call("POST", "/v1/endpoints", {"url": "https://example.com/hook", "customer": "org_1", "max_concurrency": 3})
+    assert (status, got["error"]["code"]) == (422, "above_customer_limit")
+    assert "ceiling of 2" in got["error"]["message"]
     assert api.call("POST", "/v1/endpoints", {"url": "http://169.254.169.254/latest"})[0] == 422
     assert api.call("GET", "/v1/endpoints", query={"limit": "0"})[0] == 422
     assert api.call("GET", "/v1/endpoints", query={"cursor": "bm90LWEtY3Vyc29y"})[0] == 422

@@ -1,4 +1,5 @@
-"""Tenant isolation on every route: another tenant's ids answer exactly like ids that do not exist."""
+"""Tenant isolation on every route: another tenant's ids (endpoints, events, deliveries, replays, customers)
+answer exactly like ids that do not exist, and change nothing."""
 
 from __future__ import annotations
 
@@ -15,14 +16,16 @@ WINDOW = {"since": "2020-01-01T00:00:00Z", "until": "2099-01-01T00:00:00Z"}
 
 @pytest.fixture
 def owned(hookline: Hookline) -> dict[str, str]:
-    """Tenant acme's endpoint, a failed delivery of an event, and a replay."""
+    """Tenant acme's endpoint, a failed delivery of an event, a replay, and a customer with an endpoint."""
+    hookline.api("PUT", "/v1/customers/globex", {"name": "Globex", "email": "ops@globex.example.com"})
+    hookline.api("POST", "/v1/endpoints", {"url": "https://example.com/globex", "customer": "globex"})
     with running_receiver(lambda _r: Answer(status=400)) as receiver:
         _, ep = hookline.api("POST", "/v1/endpoints", {"url": receiver.url})
         _, evt = hookline.api("POST", "/v1/events", {"type": "a.b", "data": {"secret_data": 1}})
         hookline.pump()
     _, event = hookline.api("GET", f"/v1/events/{evt['id']}")
     _, replay = hookline.api("POST", f"/v1/endpoints/{ep['id']}/replay", WINDOW)
-    return {"ep": ep["id"], "evt": evt["id"], "dlv": event["deliveries"][0]["id"], "rpl": replay["id"]}
+    return {"ep": ep["id"], "evt": evt["id"], "dlv": event["deliveries"][0]["id"], "rpl": replay["id"], "cus": "globex"}
 
 
 ROUTES: list[tuple[str, str, Any]] = [
@@ -37,23 +40,74 @@ ROUTES: list[tuple[str, str, Any]] = [
     ("GET", "/v1/events/{evt}", None),
     ("POST", "/v1/events/{evt}/deliveries/{dlv}/retry", None),
     ("GET", "/v1/replays/{rpl}", None),
+    ("GET", "/v1/customers/{cus}", None),
+    ("GET", "/v1/customers/{cus}/stats", None),
+    ("DELETE", "/v1/customers/{cus}", None),
 ]
-MISSING = {"ep": ids.new_id("ep", 0), "evt": ids.new_id("evt", 0), "dlv": ids.new_id("dlv", 0), "rpl": "rpl_0000000000000000000000000a"}
+MISSING = {"ep": ids.new_id("ep", 0), "evt": ids.new_id("evt", 0), "dlv": ids.new_id("dlv", 0), "rpl": "rpl_0000000000000000000000000a", "cus": "nobody"}
+
+
+def _acme(hookline: Hookline, owned: dict[str, str]) -> Any:
+    """Everything of acme's these tests aim at, as acme reads it."""
+    return (
+        hookline.api("GET", f"/v1/events/{owned['evt']}")[1],
+        hookline.api("GET", f"/v1/endpoints/{owned['ep']}")[1],
+        hookline.api("GET", f"/v1/customers/{owned['cus']}")[1],
+        hookline.api("GET", "/v1/endpoints", query={"customer": owned["cus"]})[1],
+    )
 
 
 @pytest.mark.parametrize(("method", "path", "body"), ROUTES, ids=[f"{m} {p}" for m, p, _ in ROUTES])
 def test_another_tenants_ids_are_404_like_missing_ones(hookline: Hookline, owned: dict[str, str], method: str, path: str, body: Any) -> None:
-    before = hookline.api("GET", f"/v1/events/{owned['evt']}")[1], hookline.api("GET", f"/v1/endpoints/{owned['ep']}")[1]
+    before = _acme(hookline, owned)
     status, answer = hookline.api(method, path.format(**owned), body, tenant="intruder")
     missing_status, missing = hookline.api(method, path.format(**MISSING), body, tenant="intruder")
     assert status == missing_status == 404
-    assert answer["error"]["code"] == missing["error"]["code"] == "not_found"
+    assert answer["error"]["code"] == missing["error"]["code"] == ("customer_not_found" if "{cus}" in path else "not_found")
     # And nothing of acme's changed
-    after = hookline.api("GET", f"/v1/events/{owned['evt']}")[1], hookline.api("GET", f"/v1/endpoints/{owned['ep']}")[1]
-    assert after == before
+    assert _acme(hookline, owned) == before
+
+
+# Requests that name a customer in their body or query: another tenant's customer is an unknown one.
+NAMING_A_CUSTOMER: list[tuple[str, str, Any, dict[str, str] | None]] = [
+    ("POST", "/v1/endpoints", {"url": "https://example.com/intruder", "customer": "{cus}"}, None),
+    ("GET", "/v1/endpoints", None, {"customer": "{cus}"}),
+    ("POST", "/v1/events", {"type": "a.b", "data": {}, "customer": "{cus}"}, None),
+]
+
+
+@pytest.mark.parametrize(("method", "path", "body", "query"), NAMING_A_CUSTOMER, ids=[f"{m} {p} {b or q}" for m, p, b, q in NAMING_A_CUSTOMER])
+def test_naming_another_tenants_customer_is_404_like_a_missing_one(
+    hookline: Hookline, owned: dict[str, str], method: str, path: str, body: Any, query: dict[str, str] | None
+) -> None:
+    before = _acme(hookline, owned)
+    answers = []
+    for uid in (owned["cus"], MISSING["cus"]):
+        fill = {k: v.replace("{cus}", uid) if isinstance(v, str) else v for k, v in (body or {}).items()}
+        asked = {k: v.replace("{cus}", uid) for k, v in (query or {}).items()}
+        answers.append(hookline.api(method, path, fill or None, tenant="intruder", query=asked or None))
+    assert [(status, got["error"]["code"]) for status, got in answers] == [(404, "customer_not_found")] * 2
+    assert _acme(hookline, owned) == before
+
+
+def test_a_batch_event_for_another_tenants_customer_is_refused_alone(hookline: Hookline, owned: dict[str, str]) -> None:
+    before = _acme(hookline, owned)
+    events = [{"type": "a.b", "data": {}, "customer": owned["cus"]}, {"type": "a.b", "data": {}}]
+    status, answer = hookline.api("POST", "/v1/events/batch", {"events": events}, tenant="intruder")
+    assert (status, [r["status"] for r in answer["results"]]) == (207, [404, 202])
+    assert _acme(hookline, owned) == before
+
+
+def test_putting_another_tenants_customer_uid_makes_a_customer_of_ones_own(hookline: Hookline, owned: dict[str, str]) -> None:
+    before = _acme(hookline, owned)
+    status, created = hookline.api("PUT", f"/v1/customers/{owned['cus']}", {"name": "Not Globex"}, tenant="intruder")
+    assert (status, created["name"], created["email"]) == (201, "Not Globex", None)
+    assert hookline.api("GET", "/v1/endpoints", tenant="intruder", query={"customer": owned["cus"]})[1] == {"items": [], "next": None}
+    assert _acme(hookline, owned) == before
 
 
 def test_lists_never_show_another_tenants_items(hookline: Hookline, owned: dict[str, str]) -> None:
     assert hookline.api("GET", "/v1/endpoints", tenant="intruder")[1] == {"items": [], "next": None}
+    assert hookline.api("GET", "/v1/customers", tenant="intruder")[1] == {"items": [], "next": None}
     status, _ = hookline.api("GET", f"/v1/endpoints/{owned['ep']}/deliveries", tenant="acme")
     assert status == 200

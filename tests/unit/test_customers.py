@@ -3,12 +3,13 @@ a customer's limits put on its endpoints."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
 
 from hookline.core import validation
-from hookline.core.customers import Customer, CustomerLimits
+from hookline.core.customers import Customer, CustomerLimits, endpoint_limits
 from hookline.core.errors import ValidationFailed
 from hookline.core.models import DEFAULT_MAX_CONCURRENCY, DEFAULT_RATE_LIMIT_PER_SECOND
 
@@ -82,14 +83,41 @@ def test_bad_bodies_are_refused_with_a_code_and_a_message_naming_the_field(body:
 @pytest.mark.parametrize(
     ("rate", "concurrency", "says"),
     [
-        (10.0, 5, None),
+        (None, None, None),
         (20.0, 8, None),
-        (20.5, 8, "'rate_limit_per_second' 20.5 is above the customer's ceiling of 20 (limits.max_rate_per_second)"),
-        (20.0, 9, "'max_concurrency' 9 is above the customer's ceiling of 8 (limits.max_concurrency)"),
+        (20.5, None, "'rate_limit_per_second' 20.5 is above the customer's ceiling of 20 (limits.max_rate_per_second)"),
+        (None, 9, "'max_concurrency' 9 is above the customer's ceiling of 8 (limits.max_concurrency)"),
     ],
 )
-def test_the_ceiling_names_the_limit_an_endpoint_exceeds(rate: float, concurrency: int, says: str | None) -> None:
-    assert CustomerLimits(20.0, 8).refusal(rate, concurrency) == says
+def test_the_ceiling_names_the_limit_an_endpoint_exceeds(rate: float | None, concurrency: int | None, says: str | None) -> None:
+    if says is None:
+        CustomerLimits(20.0, 8).ensure_within(rate, concurrency)
+        return
+    with pytest.raises(ValidationFailed, match=re.escape(says)) as refused:
+        CustomerLimits(20.0, 8).ensure_within(rate, concurrency)
+    assert refused.value.code == "above_customer_limit"
+
+
+@pytest.mark.parametrize(
+    ("ceiling", "rate", "concurrency", "settings"),
+    [
+        (None, None, None, (DEFAULT_RATE_LIMIT_PER_SECOND, DEFAULT_MAX_CONCURRENCY)),
+        (None, 400.0, 90, (400.0, 90)),
+        (CustomerLimits(), None, None, (DEFAULT_RATE_LIMIT_PER_SECOND, DEFAULT_MAX_CONCURRENCY)),
+        # A ceiling below the defaults lowers them: an endpoint created without limits always fits
+        (CustomerLimits(2.0, 1), None, None, (2.0, 1)),
+        (CustomerLimits(2.0, 1), 1.5, None, (1.5, 1)),
+    ],
+)
+def test_a_new_endpoints_limits_are_the_given_or_the_defaults_under_the_ceiling(
+    ceiling: CustomerLimits | None, rate: float | None, concurrency: int | None, settings: tuple[float, int]
+) -> None:
+    assert endpoint_limits(ceiling, rate, concurrency) == settings
+
+
+def test_a_new_endpoints_limits_above_the_ceiling_are_refused() -> None:
+    with pytest.raises(ValidationFailed, match="above the customer's ceiling of 2"):
+        endpoint_limits(CustomerLimits(2.0, 1), 3.0, None)
 
 
 def test_same_content_ignores_the_stamps_and_the_metadata_order() -> None:

@@ -9,10 +9,12 @@ import pytest
 from hookline.core import ids
 from hookline.core.models import Endpoint
 from hookline.core.settings import Settings
+from hookline.services.customers import CustomerService
 from hookline.services.endpoints import EndpointDeps, EndpointService
 from hookline.services.events import EventService
 from hookline.services.replay import ReplayService
 from tests.fakes.clock import FakeClock
+from tests.fakes.customers import FakeCustomerStore
 from tests.fakes.endpoints import FakeEndpointStore
 from tests.fakes.events import FakeEventStore
 from tests.fakes.outside import FakeSender, FakeStats, RecordingNotify
@@ -23,7 +25,7 @@ from tests.fakes.state import FakeEndpointStateStore
 
 @dataclass
 class World:
-    """One tenant's outside world, in memory, and the three services over it."""
+    """One tenant's outside world, in memory, and the four services over it."""
 
     clock: FakeClock
     settings: Settings
@@ -37,13 +39,17 @@ class World:
     sender: FakeSender
     notify: RecordingNotify
     stats: FakeStats
+    customers: FakeCustomerStore
 
     def event_service(self) -> EventService:
-        return EventService(self.events, self.endpoints, self.delivery_queue, self.settings, self.clock, retry_queue=self.retry_queue)
+        return EventService(self.events, self.endpoints, self.customers, self.delivery_queue, self.settings, self.clock, retry_queue=self.retry_queue)
 
     def endpoint_service(self) -> EndpointService:
         deps = EndpointDeps(states=self.states, events=self.events, sender=self.sender, retry_queue=self.retry_queue, notify=self.notify)
-        return EndpointService(self.endpoints, self.settings, self.clock, deps, stats=self.stats)
+        return EndpointService(self.endpoints, self.customers, self.settings, self.clock, deps, stats=self.stats)
+
+    def customer_service(self) -> CustomerService:
+        return CustomerService(self.customers, self.endpoints, self.stats, self.jobs, self.clock)
 
     def replay_service(self) -> ReplayService:
         return ReplayService(self.replays, self.events, self.endpoints, self.retry_queue, self.jobs, self.settings, self.clock)
@@ -73,4 +79,5 @@ def world() -> World:
         sender=FakeSender(),
         notify=RecordingNotify(),
         stats=FakeStats(),
+        customers=FakeCustomerStore(),
     )

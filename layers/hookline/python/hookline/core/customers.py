@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from hookline.core.errors import ValidationFailed
 from hookline.core.models import DEFAULT_MAX_CONCURRENCY, DEFAULT_RATE_LIMIT_PER_SECOND
 
 # Ten endpoints at their defaults fit under a customer's default ceiling.
@@ -29,13 +30,29 @@ class CustomerLimits:
     def public(self) -> dict[str, Any]:
         return {"max_rate_per_second": self.max_rate_per_second, "max_concurrency": self.max_concurrency}
 
-    def refusal(self, rate_limit_per_second: float, max_concurrency: int) -> str | None:
-        """Why an endpoint with these settings would exceed the ceiling (naming it), or None if it fits."""
-        if rate_limit_per_second > self.max_rate_per_second:
-            return f"'rate_limit_per_second' {rate_limit_per_second:g} is above the customer's ceiling of {self.max_rate_per_second:g} (limits.max_rate_per_second)"
-        if max_concurrency > self.max_concurrency:
-            return f"'max_concurrency' {max_concurrency} is above the customer's ceiling of {self.max_concurrency} (limits.max_concurrency)"
-        return None
+    def ensure_within(self, rate_limit_per_second: float | None = None, max_concurrency: int | None = None) -> None:
+        """Raise ValidationFailed (422 above_customer_limit, naming the ceiling) if an endpoint setting given exceeds it."""
+        if rate_limit_per_second is not None and rate_limit_per_second > self.max_rate_per_second:
+            raise ValidationFailed(
+                f"'rate_limit_per_second' {rate_limit_per_second:g} is above the customer's ceiling of {self.max_rate_per_second:g} (limits.max_rate_per_second)",
+                code="above_customer_limit",
+            )
+        if max_concurrency is not None and max_concurrency > self.max_concurrency:
+            raise ValidationFailed(
+                f"'max_concurrency' {max_concurrency} is above the customer's ceiling of {self.max_concurrency} (limits.max_concurrency)",
+                code="above_customer_limit",
+            )
+
+
+def endpoint_limits(ceiling: CustomerLimits | None, rate_limit_per_second: float | None, max_concurrency: int | None) -> tuple[float, int]:
+    """A new endpoint's rate and concurrency: as given, else the defaults; for a customer's endpoint
+    (`ceiling` set) a default is lowered to the ceiling and a value given above it is refused."""
+    rate = DEFAULT_RATE_LIMIT_PER_SECOND if rate_limit_per_second is None else rate_limit_per_second
+    concurrency = DEFAULT_MAX_CONCURRENCY if max_concurrency is None else max_concurrency
+    if ceiling is None:
+        return rate, concurrency
+    ceiling.ensure_within(rate_limit_per_second, max_concurrency)
+    return min(rate, ceiling.max_rate_per_second), min(concurrency, ceiling.max_concurrency)
 
 
 @dataclass(frozen=True)

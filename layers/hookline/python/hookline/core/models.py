@@ -37,6 +37,7 @@ class Endpoint:
     headers: tuple[tuple[str, str], ...] = ()  # custom headers sent with every delivery
     previous_secret: str = ""  # still signed with, beside `secret`, for the overlap after a rotation
     rotated_at: float | None = None
+    customer: str | None = None  # the uid of the customer it belongs to; None: the tenant's own. Fixed at creation.
 
     def signing_secrets(self, now: float, overlap_seconds: float) -> list[str]:
         """The secrets to sign with: the current one, plus the previous one during the rotation overlap."""
@@ -51,6 +52,7 @@ class Endpoint:
         """What the API shows: everything but the secret."""
         out: dict[str, Any] = {
             "id": self.id,
+            "customer": self.customer,
             "url": self.url,
             "event_types": list(self.event_types),
             "description": self.description,
@@ -84,6 +86,7 @@ class Event:
     body: str  # the exact webhook body, fixed at acceptance
     request_hash: str
     deliveries: tuple[PlannedDelivery, ...] = ()
+    customer: str | None = None  # the customer it was addressed to; None: the tenant's own endpoints
 
     @property
     def data(self) -> Any:

@@ -6,14 +6,13 @@ import json
 import math
 import re
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 from urllib.parse import urlsplit
 
 from hookline.core import ssrf
 from hookline.core.customers import CustomerLimits
 from hookline.core.errors import BadRequest, PayloadTooLarge, ValidationFailed
-from hookline.core.models import DEFAULT_MAX_CONCURRENCY, DEFAULT_RATE_LIMIT_PER_SECOND
 
 EVENT_TYPE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:/-]{0,127}$")
 IDEMPOTENCY_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$")
@@ -67,6 +66,15 @@ def time_param(raw: Any, name: str) -> datetime:
     if not 1970 <= moment.year <= 9000:
         raise ValidationFailed(f"'{name}' is out of range")
     return moment
+
+
+def stats_window(query: dict[str, str], now: datetime) -> tuple[datetime, datetime]:
+    """The window of a statistics query: [since, until], by default the 24 hours before now; since must come first."""
+    until = time_param(query["until"], "until") if query.get("until") else now
+    since = time_param(query["since"], "since") if query.get("since") else until - timedelta(days=1)
+    if since >= until:
+        raise ValidationFailed("'since' must be before 'until'")
+    return since, until
 
 
 def _depth(value: Any) -> int:
@@ -209,25 +217,28 @@ class EndpointInput:
     url: str
     event_types: tuple[str, ...]
     description: str
-    rate_limit_per_second: float = DEFAULT_RATE_LIMIT_PER_SECOND
-    max_concurrency: int = DEFAULT_MAX_CONCURRENCY
+    rate_limit_per_second: float | None = None  # None: not given (the default, or a customer's ceiling if lower)
+    max_concurrency: int | None = None
     headers: tuple[tuple[str, str], ...] = ()
+    customer: str | None = None  # the uid of the customer it is for; None: the tenant's own
 
 
 ENDPOINT_FIELDS = {"url", "event_types", "description", "rate_limit_per_second", "max_concurrency", "headers"}
 
 
 def endpoint_create(body: dict[str, Any], policy: ssrf.UrlPolicy) -> EndpointInput:
-    reject_unknown(body, ENDPOINT_FIELDS)
+    """A new endpoint; only here may it name its customer, which it keeps for life."""
+    reject_unknown(body, ENDPOINT_FIELDS | {"customer"})
     if "url" not in body:
         raise ValidationFailed("'url' is required", code="missing_field")
     return EndpointInput(
         url=validate_url(body["url"], policy),
         event_types=validate_event_types(body.get("event_types")),
         description=validate_description(body.get("description")),
-        rate_limit_per_second=validate_rate(body["rate_limit_per_second"]) if "rate_limit_per_second" in body else DEFAULT_RATE_LIMIT_PER_SECOND,
-        max_concurrency=validate_concurrency(body["max_concurrency"]) if "max_concurrency" in body else DEFAULT_MAX_CONCURRENCY,
+        rate_limit_per_second=validate_rate(body["rate_limit_per_second"]) if "rate_limit_per_second" in body else None,
+        max_concurrency=validate_concurrency(body["max_concurrency"]) if "max_concurrency" in body else None,
         headers=validate_headers(body.get("headers")),
+        customer=customer_uid(body["customer"]) if body.get("customer") is not None else None,
     )
 
 
@@ -258,10 +269,11 @@ class EventInput:
     type: str
     data: dict[str, Any]
     idempotency_key: str | None
+    customer: str | None = None  # the customer it is addressed to; None: the tenant's own endpoints
 
 
 def event_create(body: dict[str, Any]) -> EventInput:
-    reject_unknown(body, {"type", "data", "id"})
+    reject_unknown(body, {"type", "data", "id", "customer"})
     event_type = _require_str(body, "type")
     if not EVENT_TYPE.fullmatch(event_type):
         raise ValidationFailed("'type' must be letters, digits and _.:/- (up to 128 characters)")
@@ -274,7 +286,8 @@ def event_create(body: dict[str, Any]) -> EventInput:
         key = _require_str(body, "id")
         if not IDEMPOTENCY_ID.fullmatch(key):
             raise ValidationFailed("'id' must be letters, digits and _.:- (up to 128 characters)")
-    return EventInput(type=event_type, data=body["data"], idempotency_key=key)
+    customer = customer_uid(body["customer"]) if body.get("customer") is not None else None
+    return EventInput(type=event_type, data=body["data"], idempotency_key=key, customer=customer)
 
 
 MAX_BATCH_EVENTS = 100

@@ -51,6 +51,10 @@ def _body(max_bytes: int | None = None) -> dict[str, Any]:
     return validation.parse_json_object(data, max_bytes or get_settings().max_event_bytes)
 
 
+def _query() -> dict[str, str]:
+    return {k: v for k, v in (app.current_event.query_string_parameters or {}).items() if isinstance(v, str)}
+
+
 def _page_args() -> tuple[int, str | None]:
     params = app.current_event.query_string_parameters or {}
     return validation.page_limit(params.get("limit"), get_settings().page_limit_max), params.get("cursor")
@@ -87,7 +91,7 @@ def create_endpoint() -> Response:
 def list_endpoints() -> Response:
     tenant = _tenant()
     limit, cursor = _page_args()
-    return _json(200, container.endpoint_service().list(tenant, limit, cursor))
+    return _json(200, container.endpoint_service().list(tenant, limit, cursor, _query().get("customer")))
 
 
 @app.get("/v1/endpoints/<endpoint_id>")
@@ -121,13 +125,13 @@ def delete_endpoint(endpoint_id: str) -> Response:
 def list_endpoint_deliveries(endpoint_id: str) -> Response:
     tenant = _tenant()
     limit, _ = _page_args()
-    params = {k: v for k, v in (app.current_event.query_string_parameters or {}).items() if isinstance(v, str)}
+    params = _query()
     return _json(200, container.event_service().deliveries_of(tenant, endpoint_id, params, limit))
 
 
 @app.get("/v1/endpoints/<endpoint_id>/stats")
 def endpoint_stats(endpoint_id: str) -> Response:
-    params = {k: v for k, v in (app.current_event.query_string_parameters or {}).items() if isinstance(v, str)}
+    params = _query()
     return _json(200, container.endpoint_service().stats(_tenant(), endpoint_id, params))
 
 
@@ -145,6 +149,37 @@ def get_replay(replay_id: str) -> Response:
 @app.post("/v1/events/<event_id>/deliveries/<delivery_id>/retry")
 def retry_delivery(event_id: str, delivery_id: str) -> Response:
     return _json(202, container.event_service().retry(_tenant(), event_id, delivery_id))
+
+
+@app.put("/v1/customers/<uid>")
+def put_customer(uid: str) -> Response:
+    tenant = _tenant()
+    customer, created = container.customer_service().put(tenant, uid, _body())
+    return _json(201 if created else 200, customer)
+
+
+@app.get("/v1/customers")
+def list_customers() -> Response:
+    tenant = _tenant()
+    limit, cursor = _page_args()
+    return _json(200, container.customer_service().list(tenant, limit, cursor))
+
+
+@app.get("/v1/customers/<uid>")
+def get_customer(uid: str) -> Response:
+    return _json(200, container.customer_service().get(_tenant(), uid))
+
+
+@app.delete("/v1/customers/<uid>")
+def delete_customer(uid: str) -> Response:
+    container.customer_service().delete(_tenant(), uid)
+    return Response(status_code=204, body="")
+
+
+@app.get("/v1/customers/<uid>/stats")
+def customer_stats(uid: str) -> Response:
+    params = _query()
+    return _json(200, container.customer_service().stats(_tenant(), uid, params))
 
 
 @app.post("/v1/events")

@@ -1,6 +1,8 @@
-"""The replay function: customers' replay jobs from the replay queue, or the operators' DLQ drain invoked directly.
+"""The replay function: paged jobs from the replay queue, or the operators' DLQ drain invoked directly.
 
-A replay job is one step of a replay (hookline.services.replay); a step is
+A job is one step of a customer's time-window replay (hookline.services.replay,
+kind "replay") or one page of a deleted customer's endpoints
+(hookline.services.customers, kind "delete_customer_endpoints"); a step is
 idempotent, so a record that fails is redelivered by SQS and finished then.
 The drain is a direct invocation `{"kind": "drain_dlq", "rate"?, "tenant"?,
 "endpoint_id"?, "max_messages"?}` and answers with its DrainReport.
@@ -16,6 +18,7 @@ from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 
 from hookline.adapters.observability import get_logger
 from hookline.core.errors import envelope
+from hookline.services.customers import DELETE_JOB
 from hookline.wiring import container
 
 
@@ -29,7 +32,9 @@ def handle(event: dict[str, Any], context: Any) -> dict[str, Any]:
 
     def record_handler(record: SQSRecord) -> None:
         job = json.loads(record.body)
-        if job.get("kind") == "replay":
+        if job.get("kind") == DELETE_JOB:
+            container.customer_service().delete_endpoints(str(job["tenant"]), str(job["customer"]), str(job["created_at"]), str(job["cursor"]))
+        elif job.get("kind") == "replay":
             logger = get_logger()
             logger.append_keys(tenant=job["tenant"], replay_id=job["replay_id"])
             try:

@@ -5,18 +5,20 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import Any
 
 from hookline.core import ids, notifications, signing, validation
 from hookline.core.clock import iso
-from hookline.core.errors import FailedDependency, NotFound, ValidationFailed
+from hookline.core.customers import endpoint_limits
+from hookline.core.errors import FailedDependency, NotFound
 from hookline.core.models import DeliveryTask, Endpoint, webhook_body
 from hookline.core.ratelimit import LimiterConfig, current_rate
 from hookline.core.settings import Settings
 from hookline.core.stats import summary
 from hookline.core.webhook import webhook_headers
-from hookline.services.ports import DeliveryIndex, EndpointHealthStore, EndpointStore, HttpSender, Notify, StatsReader, TaskQueue
+from hookline.services.customers import require_customer
+from hookline.services.ports import CustomerReader, DeliveryIndex, EndpointHealthStore, EndpointStore, HttpSender, Notify, StatsReader, TaskQueue
 
 TEST_EVENT_TYPE = "hookline.test"
 
@@ -37,15 +39,26 @@ def _epoch_iso(value: float | None) -> str | None:
 
 
 class EndpointService:
-    def __init__(self, repo: EndpointStore, settings: Settings, clock: Callable[[], datetime], deps: EndpointDeps, stats: StatsReader | None = None):
+    def __init__(
+        self,
+        repo: EndpointStore,
+        customers: CustomerReader,
+        settings: Settings,
+        clock: Callable[[], datetime],
+        deps: EndpointDeps,
+        stats: StatsReader | None = None,
+    ):
         self._stats = stats
         self._repo = repo
+        self._customers = customers
         self._settings = settings
         self._clock = clock
         self._deps = deps
 
     def create(self, tenant: str, body: dict[str, Any]) -> dict[str, Any]:
         data = validation.endpoint_create(body, self._settings.url_policy)
+        ceiling = require_customer(self._customers, tenant, data.customer).limits if data.customer else None
+        rate, concurrency = endpoint_limits(ceiling, data.rate_limit_per_second, data.max_concurrency)
         now = iso(self._clock())
         ep = Endpoint(
             id=ids.new_id(ids.ENDPOINT, int(self._clock().timestamp() * 1000)),
@@ -54,11 +67,12 @@ class EndpointService:
             secret=signing.generate_secret(),
             event_types=data.event_types,
             description=data.description,
-            rate_limit_per_second=data.rate_limit_per_second,
-            max_concurrency=data.max_concurrency,
+            rate_limit_per_second=rate,
+            max_concurrency=concurrency,
             headers=data.headers,
             created_at=now,
             updated_at=now,
+            customer=data.customer,
         )
         self._repo.create(ep)
         # The secret is shown here and on rotation, never again.
@@ -70,13 +84,19 @@ class EndpointService:
             raise NotFound(f"endpoint {endpoint_id[:64]} not found")
         return ep
 
-    def list(self, tenant: str, limit: int, cursor: str | None) -> dict[str, Any]:
-        items, nxt = self._repo.page(tenant, limit, cursor)
+    def list(self, tenant: str, limit: int, cursor: str | None, customer: str | None = None) -> dict[str, Any]:
+        """A page of the tenant's endpoints, or only of one customer's (404 customer_not_found if it has none such)."""
+        if customer is None:
+            items, nxt = self._repo.page(tenant, limit, cursor)
+        else:
+            uid = require_customer(self._customers, tenant, customer).uid
+            items, nxt = self._repo.page_of_owner(tenant, uid, limit, cursor)
         return {"items": [e.public() for e in items], "next": nxt}
 
     def update(self, tenant: str, endpoint_id: str, body: dict[str, Any]) -> Endpoint:
         current = self.get(tenant, endpoint_id)
         changes = validation.endpoint_patch(body, self._settings.url_policy)
+        self._ensure_within_ceiling(current, changes)
         if changes.get("status") == "active":
             changes["disabled_reason"] = None
         elif changes.get("status") == "disabled" and current.status != "disabled":
@@ -85,6 +105,15 @@ class EndpointService:
         if not self._repo.save(updated):
             raise NotFound(f"endpoint {endpoint_id} not found")  # deleted meanwhile
         return updated
+
+    def _ensure_within_ceiling(self, current: Endpoint, changes: dict[str, Any]) -> None:
+        """A customer's endpoint may be set no higher than the customer's limits (a 422 naming the ceiling)."""
+        limited = {k: changes[k] for k in ("rate_limit_per_second", "max_concurrency") if k in changes}
+        if not current.customer or not limited:
+            return
+        customer = self._customers.get(current.tenant, current.customer)
+        if customer is not None:  # else the customer is being deleted, and its endpoints with it
+            customer.limits.ensure_within(**limited)
 
     def delete(self, tenant: str, endpoint_id: str) -> None:
         if not ids.is_id(endpoint_id, ids.ENDPOINT) or not self._repo.delete(tenant, endpoint_id):
@@ -167,15 +196,6 @@ class EndpointService:
     def stats(self, tenant: str, endpoint_id: str, query: dict[str, str]) -> dict[str, Any]:
         """Attempts, outcomes, latency percentiles and the two health rates over [since, until] (default: the last 24 h)."""
         self.get(tenant, endpoint_id)
-        now = self._clock()
-        until = _time_param(query, "until") or now
-        since = _time_param(query, "since") or until - timedelta(days=1)
-        if since >= until:
-            raise ValidationFailed("'since' must be before 'until'")
+        since, until = validation.stats_window(query, self._clock())
         totals = self._stats.window(tenant, endpoint_id, since, until) if self._stats else {}
         return summary(totals, since, until)
-
-
-def _time_param(query: dict[str, str], name: str) -> datetime | None:
-    raw = query.get(name)
-    return validation.time_param(raw, name) if raw else None

@@ -19,12 +19,20 @@ from hookline.core.clock import iso
 from hookline.core.errors import Conflict, DependencyFailed, HooklineError, NotFound, Unavailable, ValidationFailed
 from hookline.core.models import REPLAYABLE_STATUSES, Delivery, DeliveryTask, Endpoint, Event, PlannedDelivery, webhook_body
 from hookline.core.settings import Settings
-from hookline.services.ports import EventStore, TaskQueue, TenantEndpoints
+from hookline.services.customers import require_customer
+from hookline.services.ports import CustomerReader, EventStore, TaskQueue, TenantEndpoints
 
 
-def request_hash(event_type: str, data: Any) -> str:
-    canonical = json.dumps({"type": event_type, "data": data}, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+def request_hash(event_type: str, data: Any, customer: str | None = None) -> str:
+    """What makes two requests with one `id` the same request. A customer counts only when named, so the
+    hashes of events stored before customers existed still match."""
+    fields = {"type": event_type, "data": data, **({"customer": customer} if customer else {})}
+    canonical = json.dumps(fields, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+# The endpoints an event is addressed to, by owner: a customer's uid, or None for the tenant's own.
+Targets = Callable[[str | None], list[Endpoint]]
 
 
 class EventService:
@@ -32,6 +40,7 @@ class EventService:
         self,
         events: EventStore,
         endpoints: TenantEndpoints,
+        customers: CustomerReader,
         queue: TaskQueue,
         settings: Settings,
         clock: Callable[[], datetime],
@@ -39,6 +48,7 @@ class EventService:
     ):
         self._events = events
         self._endpoints = endpoints
+        self._customers = customers
         self._queue = queue
         self._retry_queue = retry_queue or queue
         self._settings = settings
@@ -47,10 +57,32 @@ class EventService:
     def _expires_at(self, now: datetime) -> int:
         return int((now + timedelta(days=self._settings.retention_days)).timestamp())
 
+    def _targets(self, tenant: str) -> Targets:
+        """The endpoints of one owner, read once per owner (a batch may name several, or one many times).
+
+        Only that owner's endpoints are read (the customer-endpoints index), so
+        no event can reach another customer's. An unknown customer raises
+        NotFound (customer_not_found).
+        """
+        read: dict[str | None, list[Endpoint]] = {}
+
+        def of(customer: str | None) -> list[Endpoint]:
+            if customer not in read:
+                if customer is not None:
+                    require_customer(self._customers, tenant, customer)
+                read[customer] = list(self._endpoints.all_of_owner(tenant, customer))
+            return read[customer]
+
+        return of
+
     def accept(self, tenant: str, body: dict[str, Any]) -> dict[str, Any]:
+        """Store the event and fan it out to the endpoints it is addressed to: the named customer's, else the tenant's own.
+
+        A known customer with no subscribed endpoint still gets its event stored (202, deliveries 0).
+        """
         data = validation.event_create(body)
         try:
-            result, tasks = self._stage(tenant, data, self._clock(), None)
+            result, tasks = self._stage(tenant, data, self._clock(), self._targets(tenant))
             self._queue.send(tasks)
         except DependencyFailed as exc:
             raise Unavailable(f"the event could not be queued ({exc.cause}); repeat the request with the same id") from None
@@ -60,23 +92,22 @@ class EventService:
         """Up to 100 events in one request: one result per event, in order, each as the single route would answer.
 
         The batch is validated as a whole first (a bad event stores nothing).
-        Endpoints are read once and the tasks of all events go out in shared
-        SQS batches; an event whose storage or queueing failed gets a 503
-        result, and repeating it (same `id`) finishes the job.
+        Each owner's endpoints (each event names its customer, or none) are
+        read once and the tasks of all events go out in shared SQS batches; an
+        event for an unknown customer gets a 404 result; an event whose storage
+        or queueing failed gets a 503 result, and repeating it (same `id`)
+        finishes the job.
         """
         inputs = validation.event_batch(body, self._settings.max_event_bytes)
         now = self._clock()
         results: list[dict[str, Any]] = [{} for _ in inputs]
-        try:
-            endpoints: list[Endpoint] | None = list(self._endpoints.all_for_tenant(tenant))
-        except DependencyFailed as exc:
-            return [_unavailable(i, exc) for i in range(len(inputs))]
+        targets = self._targets(tenant)
         queued: dict[str, DeliveryTask] = {}  # by delivery id: an id repeated in the batch queues its tasks once
         owners: dict[str, list[int]] = {}
         for i, data in enumerate(inputs):
             try:
-                accepted, tasks = self._stage(tenant, data, now, endpoints)
-            except (Conflict, Unavailable) as exc:
+                accepted, tasks = self._stage(tenant, data, now, targets)
+            except (Conflict, Unavailable, NotFound) as exc:
                 results[i] = _failure(i, exc)
                 continue
             except DependencyFailed as exc:
@@ -97,9 +128,9 @@ class EventService:
                         results[i] = _unavailable(i, exc)
         return results
 
-    def _stage(self, tenant: str, data: validation.EventInput, now: datetime, endpoints: list[Endpoint] | None) -> tuple[dict[str, Any], list[DeliveryTask]]:
+    def _stage(self, tenant: str, data: validation.EventInput, now: datetime, targets: Targets) -> tuple[dict[str, Any], list[DeliveryTask]]:
         """Store an event and its deliveries (or find them, for a repeated id); returns the answer and the tasks to queue."""
-        digest = request_hash(data.type, data.data)
+        digest = request_hash(data.type, data.data, data.customer)
         if data.idempotency_key is not None:
             event_id = ids.derived_id(ids.EVENT, tenant, data.idempotency_key)
         else:
@@ -109,8 +140,7 @@ class EventService:
         if existing is not None:
             return self._finish_existing(existing, digest, expires_at)
         # A disabled endpoint's deliveries are stored paused, so nothing is dropped: re-enabling it queues them.
-        candidates = self._endpoints.all_for_tenant(tenant) if endpoints is None else endpoints
-        targets = [ep for ep in candidates if ep.subscribes_to(data.type)]
+        subscribed = [ep for ep in targets(data.customer) if ep.subscribes_to(data.type)]
         created_at = iso(now)
         event = Event(
             id=event_id,
@@ -119,7 +149,8 @@ class EventService:
             created_at=created_at,
             body=webhook_body(event_id, data.type, created_at, data.data),
             request_hash=digest,
-            deliveries=tuple(PlannedDelivery(ids.new_id(ids.DELIVERY, int(now.timestamp() * 1000)), ep.id, paused=ep.status != "active") for ep in targets),
+            deliveries=tuple(PlannedDelivery(ids.new_id(ids.DELIVERY, int(now.timestamp() * 1000)), ep.id, paused=ep.status != "active") for ep in subscribed),
+            customer=data.customer,
         )
         if not self._events.create_event(event, expires_at):
             # A concurrent request with the same id won the race.
@@ -174,6 +205,7 @@ class EventService:
         return {
             "id": event.id,
             "type": event.type,
+            "customer": event.customer,
             "data": event.data,
             "created_at": event.created_at,
             "deliveries": [d.public() for d in deliveries],

@@ -26,6 +26,7 @@ from hookline.core.replay import ReplayWindow
 from hookline.core.responses import HttpResult
 
 __all__ = [
+    "CustomerEndpoints",
     "CustomerReader",
     "CustomerStore",
     "DeliveryIndex",
@@ -74,9 +75,11 @@ class EndpointReader(Protocol):
 
 
 class TenantEndpoints(EndpointReader, Protocol):
-    """What accepting an event reads: the tenant's endpoints, to fan out to."""
+    """What accepting an event reads: the endpoints it is addressed to, to fan out to."""
 
-    def all_for_tenant(self, tenant: str) -> Iterable[Endpoint]: ...
+    def all_of_owner(self, tenant: str, customer: str | None) -> Iterable[Endpoint]:
+        """Every endpoint of the customer `customer`, or (None) the tenant's own endpoints, and no other's."""
+        ...
 
 
 class EndpointStore(EndpointReader, Protocol):
@@ -97,6 +100,14 @@ class EndpointStore(EndpointReader, Protocol):
         ...
 
     def page(self, tenant: str, limit: int, cursor: str | None) -> tuple[list[Endpoint], str | None]: ...
+
+    def page_of_owner(self, tenant: str, customer: str | None, limit: int, cursor: str | None) -> tuple[list[Endpoint], str | None]:
+        """A page of one customer's endpoints (None: the tenant's own) in id order; a cursor belongs to its owner."""
+        ...
+
+
+class CustomerEndpoints(EndpointStore, TenantEndpoints, Protocol):
+    """What the customer service needs of the endpoints: one customer's, to read, page and delete."""
 
 
 class EndpointHealthStore(Protocol):

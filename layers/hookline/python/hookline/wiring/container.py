@@ -10,6 +10,7 @@ from functools import lru_cache
 
 from hookline.adapters import aws, system
 from hookline.adapters.dlq import DlqDrain
+from hookline.adapters.dynamo.customers import CustomerRepository
 from hookline.adapters.dynamo.endpoints import EndpointRepository
 from hookline.adapters.dynamo.events import EventRepository
 from hookline.adapters.dynamo.replays import ReplayRepository
@@ -20,6 +21,7 @@ from hookline.adapters.notifications import Notifier
 from hookline.adapters.queues import TaskQueue, TaskScheduler
 from hookline.adapters.system import utcnow
 from hookline.core.settings import Settings
+from hookline.services.customers import CustomerService
 from hookline.services.delivery.assemble import assemble
 from hookline.services.delivery.worker import DeliveryWorker
 from hookline.services.endpoints import EndpointDeps, EndpointService
@@ -35,6 +37,14 @@ LEASE_SECONDS = topology.CLAIM_LEASE_SECONDS
 def _repos(settings: Settings) -> tuple[EventRepository, EndpointRepository]:
     table = aws.dynamodb_table(settings.table_name)
     return EventRepository(table, topology.TABLE.ttl_attribute), EndpointRepository(table)
+
+
+def _customers(settings: Settings) -> CustomerRepository:
+    return CustomerRepository(aws.dynamodb_table(settings.table_name))
+
+
+def _stats(settings: Settings) -> StatsRepository:
+    return StatsRepository(aws.dynamodb_table(settings.table_name), topology.TABLE.ttl_attribute, settings.retention_days)
 
 
 def _webhook_client(settings: Settings) -> WebhookClient:
@@ -61,9 +71,7 @@ def endpoint_service() -> EndpointService:
         retry_queue=TaskQueue(aws.sqs_client(), settings.retry_queue_url),
         notify=_notifier(settings),
     )
-    return EndpointService(
-        endpoints, settings, utcnow, deps, StatsRepository(aws.dynamodb_table(settings.table_name), topology.TABLE.ttl_attribute, settings.retention_days)
-    )
+    return EndpointService(endpoints, _customers(settings), settings, utcnow, deps, _stats(settings))
 
 
 @lru_cache(maxsize=1)
@@ -73,6 +81,7 @@ def event_service() -> EventService:
     return EventService(
         events,
         endpoints,
+        _customers(settings),
         TaskQueue(aws.sqs_client(), settings.delivery_queue_url),
         settings,
         utcnow,
@@ -105,7 +114,7 @@ def delivery_worker() -> DeliveryWorker:
         rng=system.SYSTEM_RANDOM,
         lease_seconds=LEASE_SECONDS,
         replays=ReplayRepository(aws.dynamodb_table(settings.table_name), topology.TABLE.ttl_attribute),
-        stats=StatsRepository(aws.dynamodb_table(settings.table_name), topology.TABLE.ttl_attribute, settings.retention_days),
+        stats=_stats(settings),
         emails=customer_emails(settings),
     )
 
@@ -127,6 +136,13 @@ def replay_service() -> ReplayService:
 
 
 @lru_cache(maxsize=1)
+def customer_service() -> CustomerService:
+    settings = get_settings()
+    _, endpoints = _repos(settings)
+    return CustomerService(_customers(settings), endpoints, _stats(settings), TaskQueue(aws.sqs_client(), settings.replay_queue_url), utcnow)
+
+
+@lru_cache(maxsize=1)
 def dlq_drain() -> DlqDrain:
     settings = get_settings()
     return DlqDrain(aws.sqs_client(), settings.delivery_dlq_url, settings.retry_queue_url)
@@ -134,6 +150,6 @@ def dlq_drain() -> DlqDrain:
 
 def reset() -> None:
     """Forget every cached service, setting and client (tests, local runner restarts)."""
-    for getter in (endpoint_service, event_service, delivery_worker, replay_service, dlq_drain, get_settings):
+    for getter in (endpoint_service, event_service, customer_service, delivery_worker, replay_service, dlq_drain, get_settings):
         getter.cache_clear()
     aws.reset_clients()

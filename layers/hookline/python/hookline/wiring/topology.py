@@ -163,7 +163,17 @@ DAY = 86_400
 # paused), per endpoint, by status and time: deliveries that succeed never
 # write to it.
 ENDPOINT_DELIVERIES_INDEX = IndexSpec(name=keys.INDEX, partition_key=keys.GSI_PK, sort_key=keys.GSI_SK)
-TABLE = TableSpec(key="data", env="HOOKLINE_TABLE_NAME", partition_key=keys.PK, sort_key=keys.SK, ttl_attribute=keys.TTL, indexes=(ENDPOINT_DELIVERIES_INDEX,))
+# Every endpoint item, by its owner (one customer, or the tenant itself) and id:
+# an event addressed to a customer reads that customer's endpoints and no other's.
+CUSTOMER_ENDPOINTS_INDEX = IndexSpec(name=keys.CUSTOMER_INDEX, partition_key=keys.GSI2_PK, sort_key=keys.GSI2_SK)
+TABLE = TableSpec(
+    key="data",
+    env="HOOKLINE_TABLE_NAME",
+    partition_key=keys.PK,
+    sort_key=keys.SK,
+    ttl_attribute=keys.TTL,
+    indexes=(ENDPOINT_DELIVERIES_INDEX, CUSTOMER_ENDPOINTS_INDEX),
+)
 NOTIFICATIONS = TopicSpec(key="notifications", env="HOOKLINE_NOTIFICATIONS_TOPIC_ARN")
 # The customer emails about a disabled or recovered endpoint go out from the delivery and retry functions.
 NOTIFICATION_SENDER = EmailIdentitySpec(key="notification-sender", env="HOOKLINE_NOTIFICATION_SENDER", setting="notification_sender")

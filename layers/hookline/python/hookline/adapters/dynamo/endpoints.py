@@ -1,4 +1,5 @@
-"""Endpoints in the data table: one item per endpoint under its tenant's partition (keys.endpoint).
+"""Endpoints in the data table: one item per endpoint under its tenant's partition (keys.endpoint), each
+also in the customer-endpoints index under its owner (keys.owner_keys): one customer, or the tenant itself.
 
 Every change is conditional on the endpoint still existing, so a concurrent
 delete wins: `save`, `rotate_secret` and `delete` then answer False, `pause`
@@ -40,7 +41,10 @@ class EndpointRepository:
             "headers": dict(ep.headers),
             "created_at": ep.created_at,
             "updated_at": ep.updated_at,
+            **keys.owner_keys(ep.tenant, ep.customer, ep.id),
         }
+        if ep.customer:
+            item["customer"] = ep.customer
         if ep.disabled_reason:
             item["disabled_reason"] = ep.disabled_reason
         return item
@@ -64,6 +68,7 @@ class EndpointRepository:
             headers=tuple((str(k), str(v)) for k, v in (item.get("headers") or {}).items()),
             previous_secret=item.get("previous_secret", ""),
             rotated_at=float(item["rotated_at"]) if item.get("rotated_at") is not None else None,
+            customer=item.get("customer"),
         )
 
     def create(self, ep: Endpoint) -> None:
@@ -72,7 +77,9 @@ class EndpointRepository:
     def save(self, ep: Endpoint) -> bool:
         """Write the fields a caller may change; False if the endpoint no longer exists (a concurrent delete wins).
 
-        An update, not a put, so it never overwrites state the workers own (the pause).
+        An update, not a put, so it never overwrites state the workers own (the pause). The owner is fixed at
+        creation; an item written before the customer-endpoints index existed gets its index keys (the
+        tenant's own) here.
         """
         names = {
             "#u": "url",
@@ -84,6 +91,8 @@ class EndpointRepository:
             "#rl": "rate_limit_per_second",
             "#mc": "max_concurrency",
             "#h": "headers",
+            "#op": keys.GSI2_PK,
+            "#oi": keys.GSI2_SK,
         }
         values = {
             ":u": ep.url,
@@ -95,11 +104,13 @@ class EndpointRepository:
             ":rl": Decimal(str(ep.rate_limit_per_second)),
             ":mc": ep.max_concurrency,
             ":h": dict(ep.headers),
+            ":op": keys.owner_partition(ep.tenant, ep.customer),
+            ":oi": ep.id,
         }
         saved = write_if(
             self._table.update_item,
             Key=keys.endpoint(ep.tenant, ep.id),
-            UpdateExpression="SET #u = :u, #t = :t, #d = :d, #s = :s, #r = :r, #at = :at, #rl = :rl, #mc = :mc, #h = :h",
+            UpdateExpression="SET #u = :u, #t = :t, #d = :d, #s = :s, #r = :r, #at = :at, #rl = :rl, #mc = :mc, #h = :h, #op = if_not_exists(#op, :op), #oi = if_not_exists(#oi, :oi)",
             ConditionExpression=Attr(keys.PK).exists(),
             ExpressionAttributeNames=names,
             ExpressionAttributeValues=values,
@@ -149,9 +160,17 @@ class EndpointRepository:
         items, cursor = query_page(self._table, limit, cursor, keys.tenant_partition(tenant), KeyConditionExpression=self._of_tenant(tenant))
         return [self.from_item(i) for i in items], cursor
 
-    def all_for_tenant(self, tenant: str) -> Iterator[Endpoint]:
-        for item in query_all(self._table, KeyConditionExpression=self._of_tenant(tenant)):
+    def all_of_owner(self, tenant: str, customer: str | None) -> Iterator[Endpoint]:
+        """Every endpoint of one customer, or (None) the tenant's own, in id order: the customer-endpoints index, read to its end."""
+        partition = keys.owner_partition(tenant, customer)
+        for item in query_all(self._table, IndexName=keys.CUSTOMER_INDEX, KeyConditionExpression=Key(keys.GSI2_PK).eq(partition)):
             yield self.from_item(item)
+
+    def page_of_owner(self, tenant: str, customer: str | None, limit: int, cursor: str | None) -> tuple[list[Endpoint], str | None]:
+        """A page of one owner's endpoints in id order, and the cursor to the next (None at the end)."""
+        partition = keys.owner_partition(tenant, customer)
+        items, nxt = query_page(self._table, limit, cursor, partition, IndexName=keys.CUSTOMER_INDEX, KeyConditionExpression=Key(keys.GSI2_PK).eq(partition))
+        return [self.from_item(i) for i in items], nxt
 
     @staticmethod
     def _of_tenant(tenant: str) -> Any:

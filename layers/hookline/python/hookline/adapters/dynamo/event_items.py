@@ -51,6 +51,7 @@ def event_item(event: Event, ttl: str, expires_at: int) -> Item:
         **_stored_body(event.body),
         "request_hash": event.request_hash,
         "deliveries": [{"id": d.id, "endpoint_id": d.endpoint_id, **({"paused": True} if d.paused else {})} for d in event.deliveries],
+        **({"customer": event.customer} if event.customer else {}),
         ttl: expires_at,
     }
 
@@ -64,6 +65,7 @@ def event_from(item: Item) -> Event:
         body=_read_body(item),
         request_hash=item["request_hash"],
         deliveries=tuple(PlannedDelivery(d["id"], d["endpoint_id"], bool(d.get("paused", False))) for d in item.get("deliveries", [])),
+        customer=item.get("customer"),
     )
 
 

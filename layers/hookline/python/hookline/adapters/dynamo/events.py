@@ -217,7 +217,6 @@ class EventRepository:
             limit,
             cursor,
             partition,
-            index=True,
             IndexName=keys.INDEX,
             KeyConditionExpression=Key(keys.GSI_PK).eq(partition) & Key(keys.GSI_SK).between(keys.index_sort(status, since), keys.index_sort(status, until)),
         )

@@ -20,12 +20,21 @@ GSI_SK `gsi1sk` = `<status>#<created_at>#<dlv_id>`, all attributes. It is
 sparse: a delivery carries these keys (index_keys) only while its status is one
 of REPLAYABLE_STATUSES, the ones a customer acts on.
 
+Index `customer-endpoints` (CUSTOMER_INDEX): GSI2_PK `gsi2pk` =
+`CE#<tenant>#<uid>` for a customer's endpoint, `CE#<tenant>#` for the tenant's
+own; GSI2_SK `gsi2sk` = `<ep_id>`, all attributes. Only endpoint items carry
+these keys (owner_keys), every endpoint does: it lists one owner's endpoints,
+so an event for a customer reads that customer's endpoints and no other's. A
+uid is never empty and has no '#', so the text after the last '#' names the
+owner without ambiguity.
+
 Access patterns (numbered as in docs/architecture.md), by key:
 
     api_key              1 authorize a key (GetItem); add, revoke
     customer             25 create / replace / read / delete a customer; customer_partition: 26 list a tenant's customers (Query)
     endpoint             2 create / read / change / delete an endpoint; 7, 19 (with breaker and limiter, BatchGetItem)
     tenant_partition     3 list a tenant's endpoints (Query, begins_with ENDPOINT_PREFIX)
+    owner_partition      3b one owner's endpoints: fan-out, the ?customer= list, a customer's stats and deletion (Query CUSTOMER_INDEX)
     event                4 idempotency check, 5 store the event, 11 read bodies (BatchGetItem)
     delivery             6 store, 10 claim, 13 record status, 17 park, 22 restart
     attempt              12 record the attempt
@@ -51,6 +60,11 @@ TTL = "expires_at"  # events, deliveries, attempts, replays and statistics expir
 INDEX = "endpoint-deliveries"
 GSI_PK = "gsi1pk"
 GSI_SK = "gsi1sk"
+CUSTOMER_INDEX = "customer-endpoints"
+GSI2_PK = "gsi2pk"
+GSI2_SK = "gsi2sk"
+# Each index's (partition, sort) key attributes, by name: a cursor into an index holds these beside the table's keys.
+INDEX_KEYS = {INDEX: (GSI_PK, GSI_SK), CUSTOMER_INDEX: (GSI2_PK, GSI2_SK)}
 
 ENDPOINT_PREFIX = "EP#"
 CUSTOMER_PREFIX = "CUS#"
@@ -85,6 +99,16 @@ def tenant_partition(tenant: str) -> str:
 
 def endpoint(tenant: str, endpoint_id: str) -> Key:
     return _key(tenant_partition(tenant), f"{ENDPOINT_PREFIX}{endpoint_id}")
+
+
+def owner_partition(tenant: str, customer: str | None) -> str:
+    """The customer-endpoints index partition of one customer's endpoints, or (None) of the tenant's own."""
+    return f"CE#{tenant}#{customer or ''}"
+
+
+def owner_keys(tenant: str, customer: str | None, endpoint_id: str) -> dict[str, str]:
+    """The customer-endpoints index attributes every endpoint item carries."""
+    return {GSI2_PK: owner_partition(tenant, customer), GSI2_SK: endpoint_id}
 
 
 def breaker(tenant: str, endpoint_id: str) -> Key:

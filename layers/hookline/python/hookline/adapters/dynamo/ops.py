@@ -70,9 +70,9 @@ def query_all(table: Any, **query: Any) -> Iterator[Item]:
         query = {**query, "ExclusiveStartKey": result["LastEvaluatedKey"]}
 
 
-def query_page(table: Any, limit: int, cursor: str | None, partition: str, index: bool = False, **query: Any) -> tuple[list[Item], str | None]:
-    """One page of a query over `partition` (of the table, or of the index), and the cursor to the next page (None at the end)."""
-    start = decode_cursor(cursor, partition, index)
+def query_page(table: Any, limit: int, cursor: str | None, partition: str, **query: Any) -> tuple[list[Item], str | None]:
+    """One page of a query over `partition` (of the table, or of the index the query names), and the cursor to the next page (None at the end)."""
+    start = decode_cursor(cursor, partition, query.get("IndexName", ""))
     if start:
         query["ExclusiveStartKey"] = start
     result = table.query(Limit=limit, **query)
@@ -111,16 +111,17 @@ def encode_cursor(key: dict[str, Any] | None) -> str | None:
     return base64.urlsafe_b64encode(json.dumps(key, sort_keys=True).encode()).decode().rstrip("=")
 
 
-def decode_cursor(cursor: str | None, partition: str, index: bool = False) -> dict[str, Any] | None:
-    """A cursor back into a key, refused unless it points into the caller's own partition."""
+def decode_cursor(cursor: str | None, partition: str, index: str = "") -> dict[str, Any] | None:
+    """A cursor back into a key, refused unless it points into the caller's own partition (of the table, or of the named index)."""
     if not cursor:
         return None
     try:
         key = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
     except (ValueError, UnicodeDecodeError):
         raise InvalidCursor("cursor is not valid") from None
-    expected = {keys.PK, keys.SK, keys.GSI_PK, keys.GSI_SK} if index else {keys.PK, keys.SK}
-    owner = keys.GSI_PK if index else keys.PK
+    index_keys = keys.INDEX_KEYS[index] if index else ()
+    expected = {keys.PK, keys.SK, *index_keys}
+    owner = index_keys[0] if index_keys else keys.PK
     if not isinstance(key, dict) or set(key) != expected or key.get(owner) != partition or not all(isinstance(v, str) for v in key.values()):
         raise InvalidCursor("cursor is not valid")
     return key

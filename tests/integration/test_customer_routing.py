@@ -1,0 +1,80 @@
+"""Routing by customer through the real handlers over moto: the API, the delivery function and the replay
+function's delete job. No event ever reaches another customer's endpoint."""
+
+from __future__ import annotations
+
+import json
+
+from hookline.services.customers import DELETE_PAGE
+from hookline.wiring import topology
+from tests.conftest import Hookline
+from tests.support.receiver import running_receiver
+
+
+def test_events_reach_exactly_their_customers_endpoints_through_the_api(hookline: Hookline) -> None:
+    with running_receiver() as receiver:
+        # Given customers A and B of acme, each with two endpoints, acme's own two, and another tenant's A
+        for tenant, uid in (("acme", "A"), ("acme", "B"), ("other", "A")):
+            assert hookline.api("PUT", f"/v1/customers/{uid}", {"name": f"Customer {uid}"}, tenant=tenant)[0] == 201
+        named: dict[str, str] = {}
+        for tenant, owner, name in (
+            ("acme", "A", "A1"),
+            ("acme", "A", "A2"),
+            ("acme", "B", "B1"),
+            ("acme", "B", "B2"),
+            ("acme", None, "own1"),
+            ("acme", None, "own2"),
+            ("other", "A", "other-A"),
+        ):
+            body = {"url": f"{receiver.url}/{name}", **({"customer": owner} if owner else {})}
+            status, created = hookline.api("POST", "/v1/endpoints", body, tenant=tenant)
+            assert status == 201
+            named[created["id"]] = name
+        # When events are sent for A, for B and for nobody, one by one and in a batch
+        sent: dict[str, str] = {}
+        for label, customer in (("for-A", "A"), ("for-B", "B"), ("for-none", None)):
+            body = {"type": "invoice.paid", "data": {"label": label}, **({"customer": customer} if customer else {})}
+            status, answer = hookline.api("POST", "/v1/events", body)
+            assert (status, answer["deliveries"]) == (202, 2)
+            sent[label] = answer["id"]
+        batch = [{"type": "invoice.paid", "data": {"label": f"batch-{c}"}, **({"customer": c} if c else {})} for c in ("B", None, "A")]
+        status, answer = hookline.api("POST", "/v1/events/batch", {"events": batch})
+        assert (status, [r["deliveries"] for r in answer["results"]]) == (202, [2, 2, 2])
+        hookline.pump()
+        # Then each endpoint received exactly the events of its own owner, once each
+        got = sorted((r.path.rsplit("/", 1)[-1], json.loads(r.body)["data"]["label"]) for r in receiver.requests)
+    assert got == sorted(
+        [(ep, label) for ep in ("A1", "A2") for label in ("for-A", "batch-A")]
+        + [(ep, label) for ep in ("B1", "B2") for label in ("for-B", "batch-B")]
+        + [(ep, label) for ep in ("own1", "own2") for label in ("for-none", "batch-None")]
+    )
+    # And each event's log shows its customer and only its owner's endpoints
+    for label, customer in (("for-A", "A"), ("for-none", None)):
+        status, event = hookline.api("GET", f"/v1/events/{sent[label]}")
+        assert (status, event["customer"]) == (200, customer)
+        assert sorted(named[d["endpoint_id"]] for d in event["deliveries"]) == (["A1", "A2"] if customer else ["own1", "own2"])
+
+
+def test_a_known_customer_without_endpoints_keeps_its_event_and_an_unknown_one_is_404(hookline: Hookline) -> None:
+    assert hookline.api("PUT", "/v1/customers/quiet", {"name": "Quiet"})[0] == 201
+    status, answer = hookline.api("POST", "/v1/events", {"type": "a.b", "data": {}, "customer": "quiet"})
+    assert (status, answer["deliveries"]) == (202, 0)
+    assert hookline.api("GET", f"/v1/events/{answer['id']}")[1]["customer"] == "quiet"
+    status, refused = hookline.api("POST", "/v1/events", {"type": "a.b", "data": {}, "customer": "loud"})
+    assert (status, refused["error"]["code"]) == (404, "customer_not_found")
+    assert hookline.queued() == []
+
+
+def test_deleting_a_customer_with_many_endpoints_finishes_in_the_replay_functions_paged_job(hookline: Hookline) -> None:
+    # Given a customer with more endpoints than one request deletes, and an endpoint of acme's own
+    assert hookline.api("PUT", "/v1/customers/big", {"name": "Big"})[0] == 201
+    for i in range(DELETE_PAGE + 20):
+        assert hookline.api("POST", "/v1/endpoints", {"url": f"https://example.com/big/{i}", "customer": "big"})[0] == 201
+    own = hookline.api("POST", "/v1/endpoints", {"url": "https://example.com/own"})[1]
+    # When it is deleted, Then the answer is 204 and the customer is gone at once
+    assert hookline.api("DELETE", "/v1/customers/big")[0] == 204
+    assert hookline.api("GET", "/v1/customers/big")[0] == 404
+    # And once the replay function has run the queued job, none of its endpoints is left, and acme's own is
+    assert hookline.drain(topology.REPLAY_QUEUE) == 1
+    status, page = hookline.api("GET", "/v1/endpoints", query={"limit": "100"})
+    assert (status, [e["id"] for e in page["items"]]) == (200, [own["id"]])
