@@ -107,6 +107,16 @@ def create_state_machine(sfn: Any, spec: topology.StateMachineSpec, prefix: str,
     raise RuntimeError(f"state machine {name} exists but is not listed")
 
 
+def verify_email_identity(identity: str, *, session: boto3.Session | None = None, endpoint_url: str | None = None) -> None:
+    """Verify a sender with SES (v2), which refuses to send from an unverified identity; moto verifies on request."""
+    ses = (session or boto3.Session()).client("sesv2", endpoint_url=endpoint_url)
+    try:
+        ses.create_email_identity(EmailIdentity=identity)
+    except ClientError as exc:
+        if exc.response.get("Error", {}).get("Code") != "AlreadyExistsException":
+            raise
+
+
 def provision(
     prefix: str = topology.DEFAULT_PREFIX,
     *,

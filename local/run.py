@@ -24,6 +24,9 @@ specs the CDK stack uses), so the laptop and the cloud cannot drift apart:
   `local`, stored through hookline.adapters.dynamo.apikeys like `make api-key` does.
 * The SSRF guard lets loopback through (`HOOKLINE_ALLOW_PRIVATE_NETWORKS`
   defaults to `127.0.0.0/8,::1/128`) so a receiver on the laptop is reachable.
+* Customer emails: moto's SES. `HOOKLINE_NOTIFICATION_SENDER` defaults to
+  `notifications@hookline.localhost`, verified at provisioning; each email
+  SES accepts is printed on the console (to, subject, first lines; local/mail.py).
 * Metrics: Powertools metrics are disabled (`POWERTOOLS_METRICS_DISABLED=true`
   unless set), so EMF blobs do not flood the terminal.
 
@@ -74,14 +77,16 @@ from local.atomic import atomic_dynamodb_writes
 from local.frontdoor import FrontDoor, Gateway
 from local.lambda_runtime import LocalFunction, load_handler, unload_handler_module
 from local.logs import LogRewriter
+from local.mail import MailEcho
 from local.pollers import SqsPoller
-from local.resources import enable_state_machine_execution, provision, queue_arn, restore_moto_config, seed_api_keys
+from local.resources import enable_state_machine_execution, provision, queue_arn, restore_moto_config, seed_api_keys, verify_email_identity
 
 log = logging.getLogger(__name__)
 
 HOST = "127.0.0.1"
 LOCAL_TENANT = "local"
 DEFAULT_PRIVATE_NETWORKS = "127.0.0.0/8,::1/128"
+LOCAL_SENDER = "notifications@hookline.localhost"
 SSRF_WARNING = (
     "WARNING: local mode lets the SSRF guard deliver to loopback addresses (HOOKLINE_ALLOW_PRIVATE_NETWORKS={networks}). The deployed stack does not."
 )
@@ -140,6 +145,7 @@ class LocalHookline:
         self._atomic: AbstractContextManager[None] | None = None
         self._front_door: FrontDoor | None = None
         self._pollers: list[SqsPoller] = []
+        self._mail_echo: MailEcho | None = None
         self._log_rewriter = LogRewriter()
         self._lock = threading.Lock()
         self.functions: dict[str, LocalFunction] = {}
@@ -215,6 +221,8 @@ class LocalHookline:
         self._load_functions()
         self._start_front_door(port, settings)
         self._start_pollers(session, settings)
+        self._mail_echo = MailEcho(self.region)
+        self._mail_echo.start()
 
     def _start_aws(self, aws_port: int) -> None:
         """Step 1: the embedded AWS, and the environment that points boto3 (and the handlers) at it."""
@@ -231,6 +239,7 @@ class LocalHookline:
         # Local receivers are plain http on any port; the deployed stack allows https on 443 (and 80) only.
         self._setdefault("HOOKLINE_ALLOW_HTTP", "true")
         self._setdefault("HOOKLINE_ALLOWED_PORTS", "*")
+        self._setdefault("HOOKLINE_NOTIFICATION_SENDER", LOCAL_SENDER)
         networks = self._setdefault("HOOKLINE_ALLOW_PRIVATE_NETWORKS", DEFAULT_PRIVATE_NETWORKS)
         log.warning(SSRF_WARNING.format(networks=networks))
         self._setenv("POWERTOOLS_SERVICE_NAME", "hookline")
@@ -247,6 +256,9 @@ class LocalHookline:
     def _provision(self, session: boto3.Session) -> None:
         """Step 2: tables, queues, state machines and topics from the topology; their names / URLs / ARNs into the environment."""
         self.resources = provision(self.prefix, session=session)
+        sender = os.environ.get("HOOKLINE_NOTIFICATION_SENDER", "")
+        if sender:
+            verify_email_identity(sender, session=session)
         for name, value in self.resources.items():
             self._setenv(name, value)
         # One process holds every function, so their extra_env is merged.
@@ -322,6 +334,9 @@ class LocalHookline:
             for poller in self._pollers:
                 poller.stop()
             self._pollers.clear()
+            if self._mail_echo is not None:
+                self._mail_echo.stop()
+                self._mail_echo = None
             if self._front_door is not None:
                 self._front_door.stop()
                 self._front_door = None
