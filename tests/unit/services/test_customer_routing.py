@@ -61,15 +61,19 @@ def test_a_batch_routes_each_event_by_its_own_customer(world: World, receivers: 
     reads: list[tuple[str, str | None]] = []
     read_owner = world.endpoints.all_of_owner
     monkeypatch.setattr(world.endpoints, "all_of_owner", lambda tenant, customer: reads.append((tenant, customer)) or read_owner(tenant, customer))
+    looked_up: list[str] = []
+    get_customer = world.customers.get
+    monkeypatch.setattr(world.customers, "get", lambda tenant, uid: looked_up.append(uid) or get_customer(tenant, uid))
     # Given a batch of events for A, B, nobody, an unknown customer, and A again
-    events = [{"type": "invoice.paid", "data": {"n": i}, **({"customer": c} if c else {})} for i, c in enumerate(["A", "B", None, "nobody", "A"])]
+    events = [{"type": "invoice.paid", "data": {"n": i}, **({"customer": c} if c else {})} for i, c in enumerate(["A", "B", None, "nobody", "A", "nobody"])]
     results = world.event_service().accept_batch("acme", {"events": events})
-    # Then each event reached its own owner's endpoints, and the unknown customer's event was refused alone
-    assert [r["status"] for r in results] == [202, 202, 202, 404, 202]
-    assert results[3]["error"]["code"] == "customer_not_found"
+    # Then each event reached its own owner's endpoints, and the unknown customer's events were refused alone
+    assert [r["status"] for r in results] == [202, 202, 202, 404, 202, 404]
+    assert results[3]["error"]["code"] == results[5]["error"]["code"] == "customer_not_found"
     got = [_received(world, receivers, r) for r in results if r["status"] == 202]
     assert got == [["A1", "A2"], ["B1"], ["own1", "own2"], ["A1", "A2"]]
-    # And each known owner's endpoints were read once for the whole batch
+    # And each customer was looked up, and each known owner's endpoints read, once for the whole batch
+    assert looked_up == ["A", "B", "nobody"]
     assert reads == [("acme", "A"), ("acme", "B"), ("acme", None)]
 
 

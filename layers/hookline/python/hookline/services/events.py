@@ -64,14 +64,20 @@ class EventService:
         no event can reach another customer's. An unknown customer raises
         NotFound (customer_not_found).
         """
-        read: dict[str | None, list[Endpoint]] = {}
+        read: dict[str | None, list[Endpoint] | NotFound] = {}
 
         def of(customer: str | None) -> list[Endpoint]:
             if customer not in read:
-                if customer is not None:
-                    require_customer(self._customers, tenant, customer)
-                read[customer] = list(self._endpoints.all_of_owner(tenant, customer))
-            return read[customer]
+                try:
+                    if customer is not None:
+                        require_customer(self._customers, tenant, customer)
+                    read[customer] = list(self._endpoints.all_of_owner(tenant, customer))
+                except NotFound as missing:
+                    read[customer] = missing
+            found = read[customer]
+            if isinstance(found, NotFound):
+                raise found
+            return found
 
         return of
 
