@@ -9,8 +9,9 @@ from botocore.exceptions import ClientError
 from moto.core import DEFAULT_ACCOUNT_ID
 from moto.ses.models import ses_backends
 
+from hookline.adapters.dynamo import keys
 from hookline.adapters.dynamo.customers import CustomerRepository
-from hookline.adapters.dynamo.email_marks import EmailMarkRepository, mark_key
+from hookline.adapters.dynamo.email_marks import EmailMarkRepository
 from hookline.adapters.dynamo.events import EventRepository
 from hookline.adapters.ses import SesMailer
 from hookline.core.emails import EndpointChange, Links
@@ -41,7 +42,7 @@ def _emails(table: object) -> tuple[CustomerEmails, EmailMarkRepository]:
     return CustomerEmails(CustomerRepository(table), SesMailer(boto3.client("sesv2")), marks, marks, SENDER, Links()), marks
 
 
-def test_one_transition_sends_one_email_through_ses_with_the_paused_count(table: object) -> None:
+def test_one_transition_sends_one_email_through_ses_with_the_paused_count(table: object, caplog: pytest.LogCaptureFixture) -> None:
     # Given a customer with an email address, and two paused deliveries of its endpoint
     CustomerRepository(table).put(customer("cus-1", email="ops@customer.example"))
     EventRepository(table, topology.TABLE.ttl_attribute).create_deliveries(
@@ -55,8 +56,12 @@ def test_one_transition_sends_one_email_through_ses_with_the_paused_count(table:
     (message,) = _sent()
     assert message.source == SENDER and message.destinations["ToAddresses"] == ["ops@customer.example"]
     assert "2 deliveries are paused" in message.body and "POST /v1/endpoints/ep_01/enable" in message.body
+    # And the log says an email went out, naming neither the recipient, nor the subject, nor the url
+    logged = " ".join(str(vars(record)) for record in caplog.records)
+    assert "email sent" in logged and message.id in logged
+    assert "ops@customer.example" not in logged and "example.com/hook" not in logged and "disabled:" not in logged
     # And the marker is on the table, with an expiry
-    item = table.get_item(Key=mark_key("acme", "ep_01", "disabled#" + T0))["Item"]
+    item = table.get_item(Key=keys.email_mark("acme", "ep_01", "disabled#" + T0))["Item"]
     assert int(item[topology.TABLE.ttl_attribute]) > 0
 
 
@@ -78,7 +83,7 @@ def test_a_rejected_send_leaves_no_marker(table: object) -> None:
         emails.endpoint_changed(endpoint(customer="cus-1"), GONE, "disabled#" + T0)
     # Then nothing was sent and the transition is free for a later announcement
     assert _sent() == []
-    assert "Item" not in table.get_item(Key=mark_key("acme", "ep_01", "disabled#" + T0))
+    assert "Item" not in table.get_item(Key=keys.email_mark("acme", "ep_01", "disabled#" + T0))
 
 
 def test_the_container_wires_emails_only_with_a_sender(aws: None, monkeypatch: pytest.MonkeyPatch) -> None:

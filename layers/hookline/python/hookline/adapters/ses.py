@@ -29,6 +29,6 @@ class SesMailer:
             },
         )
         message_id = str(response.get("MessageId", ""))
-        # The subject names the endpoint only; the recipient and body stay out of the logs.
-        get_logger().info("email sent", extra={"email_subject": email.subject, "message_id": message_id})
+        # The recipient, the subject (it may name the url) and the body stay out of the logs.
+        get_logger().info("email sent", extra={"message_id": message_id})
         return message_id

@@ -1,8 +1,6 @@
-"""The items behind customer emails: one marker per endpoint transition emailed, and the bounded
-count of an endpoint's paused deliveries that the email quotes.
-
-Marker key: pk `MAIL#<tenant>#<endpoint id>`, sk the transition (e.g. `disabled#<updated_at>`,
-`recovered#v<breaker version>`); it expires through the table's TTL after `ttl_days`.
+"""The items behind customer emails: one marker per endpoint transition emailed (`keys.email_mark`;
+it expires through the table's TTL after `ttl_days`), and the bounded count of an endpoint's paused
+deliveries that the email quotes.
 """
 
 from __future__ import annotations
@@ -17,12 +15,6 @@ from hookline.adapters.dynamo.ops import write_if
 from hookline.adapters.failures import translate_failures
 from hookline.core.emails import Waiting
 
-MARK_PREFIX = "MAIL#"
-
-
-def mark_key(tenant: str, endpoint_id: str, transition: str) -> dict[str, str]:
-    return {keys.PK: f"{MARK_PREFIX}{tenant}#{endpoint_id}", keys.SK: transition}
-
 
 @translate_failures
 class EmailMarkRepository:
@@ -33,11 +25,11 @@ class EmailMarkRepository:
 
     def mark(self, tenant: str, endpoint_id: str, transition: str) -> bool:
         """Put the marker unless it exists (one conditional PutItem, billed even when refused)."""
-        item = {**mark_key(tenant, endpoint_id, transition), self._ttl_attribute: int(time.time()) + self._ttl_seconds}
+        item = {**keys.email_mark(tenant, endpoint_id, transition), self._ttl_attribute: int(time.time()) + self._ttl_seconds}
         return write_if(self._table.put_item, Item=item, ConditionExpression=f"attribute_not_exists({keys.PK})") is not None
 
     def unmark(self, tenant: str, endpoint_id: str, transition: str) -> None:
-        self._table.delete_item(Key=mark_key(tenant, endpoint_id, transition))
+        self._table.delete_item(Key=keys.email_mark(tenant, endpoint_id, transition))
 
     def paused(self, tenant: str, endpoint_id: str, bound: int) -> Waiting:
         """One COUNT query on the endpoint-deliveries index, evaluating at most `bound` items (a single page)."""

@@ -119,6 +119,11 @@ def limiter(tenant: str, endpoint_id: str) -> Key:
     return _key(f"LIM#{tenant}#{endpoint_id}", "LIM")
 
 
+def email_mark(tenant: str, endpoint_id: str, transition: str) -> Key:
+    """The marker of one endpoint transition emailed to its customer (sk: e.g. `disabled#<updated_at>`, `recovered#v<version>`)."""
+    return _key(f"MAIL#{tenant}#{endpoint_id}", transition)
+
+
 def stats_partition(tenant: str, endpoint_id: str) -> str:
     return f"STAT#{tenant}#{endpoint_id}"
 
