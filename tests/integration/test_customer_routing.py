@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+from hookline.adapters import aws
+from hookline.adapters.dynamo import keys
 from hookline.services.customers import DELETE_PAGE
 from hookline.wiring import topology
 from tests.conftest import Hookline
@@ -78,3 +80,19 @@ def test_deleting_a_customer_with_many_endpoints_finishes_in_the_replay_function
     assert hookline.drain(topology.REPLAY_QUEUE) == 1
     status, page = hookline.api("GET", "/v1/endpoints", query={"limit": "100"})
     assert (status, [e["id"] for e in page["items"]]) == (200, [own["id"]])
+
+
+def test_an_endpoint_stored_before_the_customer_index_still_gets_the_tenants_own_events(hookline: Hookline) -> None:
+    with running_receiver() as receiver:
+        # Given an endpoint as an older version stored it: no customer, and none of the customer-endpoints index's keys
+        status, created = hookline.api("POST", "/v1/endpoints", {"url": f"{receiver.url}/legacy"})
+        assert status == 201
+        table = aws.dynamodb_table(hookline.env[topology.TABLE.env])
+        table.update_item(Key=keys.endpoint("acme", created["id"]), UpdateExpression=f"REMOVE {keys.GSI2_PK}, {keys.GSI2_SK}")
+        assert keys.GSI2_PK not in table.get_item(Key=keys.endpoint("acme", created["id"]))["Item"]
+        # When the tenant sends an event of its own
+        status, answer = hookline.api("POST", "/v1/events", {"type": "a.b", "data": {}})
+        hookline.pump()
+        # Then that endpoint is among its deliveries, and receives it
+        assert (status, answer["deliveries"]) == (202, 1)
+    assert [r.path.rsplit("/", 1)[-1] for r in receiver.requests] == ["legacy"]

@@ -161,9 +161,19 @@ class EndpointRepository:
         return [self.from_item(i) for i in items], cursor
 
     def all_of_owner(self, tenant: str, customer: str | None) -> Iterator[Endpoint]:
-        """Every endpoint of one customer, or (None) the tenant's own, in id order: the customer-endpoints index, read to its end."""
-        partition = keys.owner_partition(tenant, customer)
-        for item in query_all(self._table, IndexName=keys.CUSTOMER_INDEX, KeyConditionExpression=Key(keys.GSI2_PK).eq(partition)):
+        """Every endpoint of one customer, or (None) the tenant's own, in id order.
+
+        A customer's endpoints come from the customer-endpoints index. The
+        tenant's own come from the tenant's partition of the table, filtered to
+        those without a customer: endpoints written before the index existed
+        carry no index keys, and an event must never miss one of them (this
+        reads the tenant's customer endpoints too, as fan-out always did).
+        """
+        if customer:
+            query: dict[str, Any] = {"IndexName": keys.CUSTOMER_INDEX, "KeyConditionExpression": Key(keys.GSI2_PK).eq(keys.owner_partition(tenant, customer))}
+        else:
+            query = {"KeyConditionExpression": self._of_tenant(tenant), "FilterExpression": Attr("customer").not_exists()}
+        for item in query_all(self._table, **query):
             yield self.from_item(item)
 
     def page_of_owner(self, tenant: str, customer: str | None, limit: int, cursor: str | None) -> tuple[list[Endpoint], str | None]:
