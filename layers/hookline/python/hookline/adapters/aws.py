@@ -22,29 +22,27 @@ def dynamodb_table(name: str) -> Any:
 
 
 @cache
+def _client(service: str) -> Any:
+    return boto3.client(service, config=_CONFIG)
+
+
 def sqs_client() -> Any:
-    return boto3.client("sqs", config=_CONFIG)
+    return _client("sqs")
 
 
-@cache
 def stepfunctions_client() -> Any:
-    return boto3.client("stepfunctions", config=_CONFIG)
+    return _client("stepfunctions")
 
 
-@cache
 def sns_client() -> Any:
-    return boto3.client("sns", config=_CONFIG)
+    return _client("sns")
 
 
-@cache
 def sesv2_client() -> Any:
-    return boto3.client("sesv2", config=_CONFIG)
+    return _client("sesv2")
 
 
 def reset_clients() -> None:
     """Forget cached clients (tests start a fresh moto per test)."""
     dynamodb_table.cache_clear()
-    sqs_client.cache_clear()
-    stepfunctions_client.cache_clear()
-    sns_client.cache_clear()
-    sesv2_client.cache_clear()
+    _client.cache_clear()

@@ -183,14 +183,20 @@ MAX_HEADERS = 20
 MAX_HEADER_BYTES = 8192  # proxies commonly cap a request's headers at 8 KB (seed 003)
 
 
+def _string_map(value: Any, field: str, keys: str, max_entries: int, entries: str) -> dict[str, Any]:
+    """The shape every string map shares: absent means empty, else an object of at most `max_entries` entries."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise ValidationFailed(f"'{field}' must be an object of {keys} to string values", code="wrong_type")
+    if len(value) > max_entries:
+        raise ValidationFailed(f"'{field}' holds more than {max_entries} {entries}")
+    return value
+
+
 def validate_headers(value: Any) -> tuple[tuple[str, str], ...]:
     """Custom headers sent with every delivery: names are tokens, values single-line, the total small."""
-    if value is None:
-        return ()
-    if not isinstance(value, dict):
-        raise ValidationFailed("'headers' must be an object of header names to string values", code="wrong_type")
-    if len(value) > MAX_HEADERS:
-        raise ValidationFailed(f"'headers' holds more than {MAX_HEADERS} headers")
+    value = _string_map(value, "headers", "header names", MAX_HEADERS, "headers")
     seen: set[str] = set()
     size = 0
     for name, raw in value.items():
@@ -379,12 +385,7 @@ def validate_email(value: Any) -> str | None:
 
 def validate_metadata(value: Any) -> tuple[tuple[str, str], ...]:
     """A small string map: up to 32 keys of 1-64 characters, values up to 512, 4 KB in all."""
-    if value is None:
-        return ()
-    if not isinstance(value, dict):
-        raise ValidationFailed("'metadata' must be an object of string keys to string values", code="wrong_type")
-    if len(value) > MAX_METADATA_KEYS:
-        raise ValidationFailed(f"'metadata' holds more than {MAX_METADATA_KEYS} keys")
+    value = _string_map(value, "metadata", "string keys", MAX_METADATA_KEYS, "keys")
     size = 0
     for key, raw in value.items():
         if not 1 <= len(key) <= MAX_METADATA_KEY or not _no_control(key):
