@@ -43,6 +43,8 @@ ROUTES: list[tuple[str, str]] = [
     ("DELETE", "/v1/endpoints/{endpoint}"),
     ("POST", "/v1/endpoints/{endpoint}/secret/rotate"),
     ("POST", "/v1/endpoints/{loopback_endpoint}/enable"),
+    ("GET", "/v1/endpoints/{endpoint}/secret"),
+    ("POST", "/v1/endpoints/{loopback_endpoint}/test"),
     ("GET", "/v1/endpoints/{endpoint}/deliveries"),
     ("GET", "/v1/endpoints/{endpoint}/stats"),
     ("POST", "/v1/endpoints/{endpoint}/replay"),
@@ -148,7 +150,7 @@ def _mutate_id(value: str, how: int) -> str:
 
 def segment(world: World, kind: str) -> st.SearchStrategy[str]:
     options: list[st.SearchStrategy[str]] = [segment_text, long_segment, prefixed_ids]
-    # `enable` sends a test event: aim it only at loopback endpoints, never at example.com.
+    # `enable` and `test` send a test event: aim them only at loopback endpoints, never at example.com.
     real = world.ids_for(kind)
     if real:
         options += [st.sampled_from(real), st.builds(_mutate_id, st.sampled_from(real), st.integers(0, 6))]

@@ -399,6 +399,10 @@ def test_live_success_responses_match_the_document(hookline: Hookline) -> None:
 
         # When the secret is rotated and the endpoints are tested
         assert api.call("POST", "/v1/endpoints/{endpoint_id}/secret/rotate", endpoint_id=billing["id"])[0] == 200
+        status, secrets = api.call("GET", "/v1/endpoints/{endpoint_id}/secret", endpoint_id=billing["id"])
+        assert (status, sorted(secrets)) == (200, ["previous_expires_at", "previous_secret", "secret"])
+        status, tested = api.call("POST", "/v1/endpoints/{endpoint_id}/test", endpoint_id=billing["id"])
+        assert (status, tested["succeeded"]) == (200, True)
         status, enabled = api.call("POST", "/v1/endpoints/{endpoint_id}/enable", endpoint_id=billing["id"])
         assert status == 200
         assert enabled["test"]["status_code"] == 200
@@ -447,6 +451,8 @@ def test_live_error_responses_match_the_document(hookline: Hookline) -> None:
     assert api.call("DELETE", "/v1/endpoints/{endpoint_id}", endpoint_id=unknown_ep)[0] == 404
     assert api.call("POST", "/v1/endpoints/{endpoint_id}/secret/rotate", endpoint_id=unknown_ep)[0] == 404
     assert api.call("POST", "/v1/endpoints/{endpoint_id}/enable", endpoint_id=unknown_ep)[0] == 404
+    assert api.call("GET", "/v1/endpoints/{endpoint_id}/secret", endpoint_id=unknown_ep)[0] == 404
+    assert api.call("POST", "/v1/endpoints/{endpoint_id}/test", endpoint_id=unknown_ep)[0] == 404
     assert api.call("GET", "/v1/endpoints/{endpoint_id}/deliveries", endpoint_id=unknown_ep)[0] == 404
     assert api.call("GET", "/v1/endpoints/{endpoint_id}/stats", endpoint_id=unknown_ep)[0] == 404
     assert (

@@ -34,6 +34,8 @@ ROUTES: list[tuple[str, str, Any]] = [
     ("DELETE", "/v1/endpoints/{ep}", None),
     ("POST", "/v1/endpoints/{ep}/enable", None),
     ("POST", "/v1/endpoints/{ep}/secret/rotate", None),
+    ("GET", "/v1/endpoints/{ep}/secret", None),
+    ("POST", "/v1/endpoints/{ep}/test", None),
     ("GET", "/v1/endpoints/{ep}/deliveries", None),
     ("GET", "/v1/endpoints/{ep}/stats", None),
     ("POST", "/v1/endpoints/{ep}/replay", WINDOW),

@@ -1,4 +1,4 @@
-"""EndpointService over in-memory fakes, on a fake clock: create, patch, rotate, enable, describe, stats."""
+"""EndpointService over in-memory fakes, on a fake clock: create, patch, rotate, reveal the secret, test, enable, describe, stats."""
 
 from __future__ import annotations
 
@@ -111,6 +111,71 @@ def test_rotation_signs_with_both_secrets_for_the_overlap_then_only_the_new_one(
     assert signed_with(after, new) and not signed_with(after, old)
     with pytest.raises(NotFound):
         service.rotate_secret("other", created["id"])
+
+
+def test_the_secret_is_revealed_with_the_previous_one_only_during_the_overlap(world: World) -> None:
+    service = world.endpoint_service()
+    ep = world.add_endpoint()
+    assert service.secret("acme", ep.id) == {"secret": ep.secret}
+    # When the secret is rotated
+    world.clock.advance(30)
+    new = service.rotate_secret("acme", ep.id)["secret"]
+    overlap = world.settings.secret_overlap_seconds
+    # Then until the overlap ends both are shown, with when the previous one stops signing
+    world.clock.advance(overlap - 1)
+    assert service.secret("acme", ep.id) == {"secret": new, "previous_secret": ep.secret, "previous_expires_at": "2026-11-30T12:00:30.000Z"}
+    # And from then on only the new one
+    world.clock.advance(1)
+    assert service.secret("acme", ep.id) == {"secret": new}
+    for tenant, endpoint_id in (("other", ep.id), ("acme", "ep_nope")):
+        with pytest.raises(NotFound):
+            service.secret(tenant, endpoint_id)
+
+
+@pytest.mark.parametrize("status", ["active", "disabled"])
+def test_a_test_send_answers_with_the_attempt_and_stores_nothing(world: World, status: str) -> None:
+    world.sender.answer = answering(200, body="x" * (world.settings.response_body_limit_bytes + 10), duration_ms=40)
+    ep = world.add_endpoint(status=status, disabled_reason="failing" if status == "disabled" else None, headers=(("x-team", "billing"),))
+    out = world.endpoint_service().test("acme", ep.id)
+    # Then one signed `hookline.test` webhook went out, with the endpoint's headers
+    [request] = world.sender.requests
+    assert request.url == ep.url and request.headers["x-team"] == "billing"
+    assert json.loads(request.body)["type"] == "hookline.test"
+    assert signed_with(request, ep.secret)
+    # And the answer is the attempt, its body truncated like an attempt's
+    assert out == {
+        "webhook_id": request.headers["webhook-id"],
+        "status_code": 200,
+        "error": None,
+        "duration_ms": 40,
+        "succeeded": True,
+        "response_body": "x" * world.settings.response_body_limit_bytes,
+    }
+    # And nothing was stored, queued or announced; the endpoint is as it was
+    assert world.endpoints.get("acme", ep.id) == ep
+    assert world.events.events == {} and world.events.rows == {}
+    assert world.delivery_queue.sent == world.retry_queue.sent == world.notify.sent == world.states.writes == []
+
+
+@pytest.mark.parametrize(
+    ("answer", "status_code", "error"),
+    [(answering(503, body="busy"), 503, None), (failing("timeout"), None, "timeout"), (failing("ssrf_blocked", "10.0.0.1 is private"), None, "ssrf_blocked")],
+    ids=["503", "timeout", "ssrf-refused"],
+)
+def test_a_failed_test_send_is_an_answer_not_an_error(world: World, answer: object, status_code: int | None, error: str | None) -> None:
+    world.sender.answer = answer  # type: ignore[assignment]
+    ep = world.add_endpoint()
+    out = world.endpoint_service().test("acme", ep.id)
+    assert (out["status_code"], out["error"], out["succeeded"]) == (status_code, error, False)
+    assert world.endpoints.get("acme", ep.id) == ep and world.states.writes == []
+
+
+def test_a_test_send_to_an_unknown_or_foreign_endpoint_sends_nothing(world: World) -> None:
+    ep = world.add_endpoint()
+    for tenant, endpoint_id in (("other", ep.id), ("acme", "ep_nope")):
+        with pytest.raises(NotFound):
+            world.endpoint_service().test(tenant, endpoint_id)
+    assert world.sender.requests == []
 
 
 def test_enable_sends_a_signed_test_event_then_reactivates_and_requeues_the_paused_backlog(world: World) -> None:

@@ -99,9 +99,19 @@ def get_endpoint(endpoint_id: str) -> Response:
     return _json(200, container.endpoint_service().describe(_tenant(), endpoint_id))
 
 
+@app.get("/v1/endpoints/<endpoint_id>/secret")
+def get_secret(endpoint_id: str) -> Response:
+    return _json(200, container.endpoint_service().secret(_tenant(), endpoint_id))
+
+
 @app.post("/v1/endpoints/<endpoint_id>/secret/rotate")
 def rotate_secret(endpoint_id: str) -> Response:
     return _json(200, container.endpoint_service().rotate_secret(_tenant(), endpoint_id))
+
+
+@app.post("/v1/endpoints/<endpoint_id>/test")
+def test_endpoint(endpoint_id: str) -> Response:
+    return _json(200, container.endpoint_service().test(_tenant(), endpoint_id))
 
 
 @app.post("/v1/endpoints/<endpoint_id>/enable")

@@ -1,5 +1,5 @@
-"""Endpoint management: create, read, change, delete, rotate the secret, re-enable with a test event, and
-read health and statistics. Every call is tenant-scoped."""
+"""Endpoint management: create, read, change, delete, reveal and rotate the secret, send a test event,
+re-enable after one, and read health and statistics. Every call is tenant-scoped."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from hookline.core.customers import endpoint_limits
 from hookline.core.errors import FailedDependency, NotFound
 from hookline.core.models import DeliveryTask, Endpoint, webhook_body
 from hookline.core.ratelimit import LimiterConfig, current_rate
+from hookline.core.responses import HttpResult
 from hookline.core.settings import Settings
 from hookline.core.stats import summary
 from hookline.core.webhook import webhook_headers
@@ -36,6 +37,10 @@ class EndpointDeps:
 
 def _epoch_iso(value: float | None) -> str | None:
     return None if value is None else iso(datetime.fromtimestamp(value, UTC))
+
+
+def _accepted(result: HttpResult) -> bool:
+    return result.status_code is not None and 200 <= result.status_code <= 299
 
 
 class EndpointService:
@@ -75,7 +80,7 @@ class EndpointService:
             customer=data.customer,
         )
         self._repo.create(ep)
-        # The secret is shown here and on rotation, never again.
+        # The API shows the secret here, on rotation and on `GET …/secret`: never in the endpoint itself.
         return {**ep.public(), "secret": ep.secret}
 
     def get(self, tenant: str, endpoint_id: str) -> Endpoint:
@@ -120,7 +125,7 @@ class EndpointService:
             raise NotFound(f"endpoint {endpoint_id[:64]} not found")
 
     def rotate_secret(self, tenant: str, endpoint_id: str) -> dict[str, Any]:
-        """A new signing secret, shown this once; the old one keeps signing during the overlap."""
+        """A new signing secret, shown in the answer; the old one keeps signing during the overlap."""
         self.get(tenant, endpoint_id)
         now = self._clock()
         secret = signing.generate_secret()
@@ -128,6 +133,39 @@ class EndpointService:
             raise NotFound(f"endpoint {endpoint_id[:64]} not found")
         overlap_until = iso(datetime.fromtimestamp(now.timestamp() + self._settings.secret_overlap_seconds, UTC))
         return {"secret": secret, "previous_secret_valid_until": overlap_until}
+
+    def secret(self, tenant: str, endpoint_id: str) -> dict[str, Any]:
+        """The current signing secret, plus the previous one and when it stops signing while a rotation's overlap lasts."""
+        endpoint = self.get(tenant, endpoint_id)
+        overlap = self._settings.secret_overlap_seconds
+        out: dict[str, Any] = {"secret": endpoint.secret}
+        if len(endpoint.signing_secrets(self._clock().timestamp(), overlap)) > 1 and endpoint.rotated_at is not None:
+            out["previous_secret"] = endpoint.previous_secret
+            out["previous_expires_at"] = _epoch_iso(endpoint.rotated_at + overlap)
+        return out
+
+    def test(self, tenant: str, endpoint_id: str) -> dict[str, Any]:
+        """Send a signed `hookline.test` event to the endpoint now, whatever its status, and answer with the attempt.
+
+        Nothing is stored: no event, no delivery, no change to the endpoint or its health.
+        """
+        test_id, result = self._send_test(self.get(tenant, endpoint_id))
+        return {
+            "webhook_id": test_id,
+            "status_code": result.status_code,
+            "error": result.error,
+            "duration_ms": result.duration_ms,
+            "succeeded": _accepted(result),
+            "response_body": result.body[: self._settings.response_body_limit_bytes],
+        }
+
+    def _send_test(self, endpoint: Endpoint) -> tuple[str, HttpResult]:
+        """One `hookline.test` webhook, signed and with the endpoint's headers, through the guarded sender (its timeouts bound it)."""
+        now = self._clock()
+        test_id = ids.new_id(ids.EVENT, int(now.timestamp() * 1000))
+        body = webhook_body(test_id, TEST_EVENT_TYPE, iso(now), {"endpoint_id": endpoint.id, "message": "hookline test event"}).encode()
+        secrets = endpoint.signing_secrets(now.timestamp(), self._settings.secret_overlap_seconds)
+        return test_id, self._deps.sender.post(endpoint.url, body, {**dict(endpoint.headers), **webhook_headers(test_id, int(now.timestamp()), body, secrets)})
 
     def describe(self, tenant: str, endpoint_id: str) -> dict[str, Any]:
         """The endpoint with its health: circuit, recent success rate, last error, effective rate."""
@@ -160,11 +198,7 @@ class EndpointService:
         On any other outcome nothing changes and FailedDependency (424) says why.
         """
         endpoint = self.get(tenant, endpoint_id)
-        now = self._clock()
-        test_id = ids.new_id(ids.EVENT, int(now.timestamp() * 1000))
-        body = webhook_body(test_id, TEST_EVENT_TYPE, iso(now), {"endpoint_id": endpoint.id, "message": "hookline test event"}).encode()
-        secrets = endpoint.signing_secrets(now.timestamp(), self._settings.secret_overlap_seconds)
-        result = self._deps.sender.post(endpoint.url, body, {**dict(endpoint.headers), **webhook_headers(test_id, int(now.timestamp()), body, secrets)})
+        test_id, result = self._send_test(endpoint)
         outcome: dict[str, object] = {
             "webhook_id": test_id,
             "status_code": result.status_code,
@@ -172,7 +206,7 @@ class EndpointService:
             "duration_ms": result.duration_ms,
             "detail": result.detail[:300],
         }
-        if result.status_code is None or not 200 <= result.status_code <= 299:
+        if not _accepted(result):
             raise FailedDependency("the endpoint did not accept the test event; it stays disabled", outcome)
         active = replace(endpoint, status="active", disabled_reason=None, updated_at=iso(self._clock()))
         if not self._repo.save(active):
