@@ -67,7 +67,7 @@ def test_stop_restores_the_environment_and_forgets_cached_clients(monkeypatch: p
     # Then, once stopped, every variable is back as it was
     assert {name: os.environ.get(name) for name in TOUCHED} == before
     # And no cached client or handler module outlives it
-    assert aws.sqs_client.cache_info().currsize == 0
+    assert aws._client.cache_info().currsize == 0
     assert get_settings.cache_info().currsize == 0
     assert not any(module_name(spec) in sys.modules for spec in topology.FUNCTIONS)
     # And a new client no longer points at the stopped server

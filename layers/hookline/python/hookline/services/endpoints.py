@@ -149,7 +149,9 @@ class EndpointService:
 
         Nothing is stored: no event, no delivery, no change to the endpoint or its health.
         """
-        test_id, result = self._send_test(self.get(tenant, endpoint_id))
+        endpoint = self.get(tenant, endpoint_id)
+        test_id, body, headers = self._test_request(endpoint)
+        result = self._deps.sender.post(endpoint.url, body, headers)  # the guarded sender's timeouts bound it
         return {
             "webhook_id": test_id,
             "status_code": result.status_code,
@@ -159,13 +161,13 @@ class EndpointService:
             "response_body": result.body[: self._settings.response_body_limit_bytes],
         }
 
-    def _send_test(self, endpoint: Endpoint) -> tuple[str, HttpResult]:
-        """One `hookline.test` webhook, signed and with the endpoint's headers, through the guarded sender (its timeouts bound it)."""
+    def _test_request(self, endpoint: Endpoint) -> tuple[str, bytes, dict[str, str]]:
+        """One `hookline.test` webhook for the endpoint: its id, body and signed headers (the endpoint's own included)."""
         now = self._clock()
         test_id = ids.new_id(ids.EVENT, int(now.timestamp() * 1000))
         body = webhook_body(test_id, TEST_EVENT_TYPE, iso(now), {"endpoint_id": endpoint.id, "message": "hookline test event"}).encode()
         secrets = endpoint.signing_secrets(now.timestamp(), self._settings.secret_overlap_seconds)
-        return test_id, self._deps.sender.post(endpoint.url, body, {**dict(endpoint.headers), **webhook_headers(test_id, int(now.timestamp()), body, secrets)})
+        return test_id, body, {**dict(endpoint.headers), **webhook_headers(test_id, int(now.timestamp()), body, secrets)}
 
     def describe(self, tenant: str, endpoint_id: str) -> dict[str, Any]:
         """The endpoint with its health: circuit, recent success rate, last error, effective rate."""
@@ -198,7 +200,8 @@ class EndpointService:
         On any other outcome nothing changes and FailedDependency (424) says why.
         """
         endpoint = self.get(tenant, endpoint_id)
-        test_id, result = self._send_test(endpoint)
+        test_id, body, headers = self._test_request(endpoint)
+        result = self._deps.sender.post(endpoint.url, body, headers)
         outcome: dict[str, object] = {
             "webhook_id": test_id,
             "status_code": result.status_code,
