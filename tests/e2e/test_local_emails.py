@@ -9,7 +9,7 @@ import boto3
 import pytest
 
 from hookline.adapters.dynamo.customers import CustomerRepository
-from hookline.core.emails import EndpointChange
+from hookline.core.emails import StatusNotice
 from hookline.wiring import container, topology
 from local.mail import render
 from local.run import LOCAL_SENDER, LocalHookline
@@ -26,7 +26,7 @@ def test_local_mode_verifies_its_sender_and_prints_each_email(local_hookline: Lo
     # When the delivery worker's emails announce that the customer's endpoint was disabled
     emails = container.delivery_worker().health.emails
     assert emails is not None and emails.sender == LOCAL_SENDER
-    assert emails.endpoint_changed(endpoint(customer="cus-1", description="Orders"), EndpointChange("disabled", "gone", T0), "disabled#local")
+    assert emails.endpoint_changed(endpoint(customer="cus-1", description="Orders"), StatusNotice("disabled", "gone", T0), "disabled#local")
     # Then the console shows it: recipient, subject and its first lines
     printed = ""
     deadline = time.monotonic() + 5

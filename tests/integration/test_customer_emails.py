@@ -14,7 +14,7 @@ from hookline.adapters.dynamo.customers import CustomerRepository
 from hookline.adapters.dynamo.email_marks import EmailMarkRepository
 from hookline.adapters.dynamo.events import EventRepository
 from hookline.adapters.ses import SesMailer
-from hookline.core.emails import EndpointChange, Links
+from hookline.core.emails import Links, StatusNotice
 from hookline.core.settings import Settings
 from hookline.services.delivery.emails import CustomerEmails
 from hookline.wiring import container, topology
@@ -23,7 +23,7 @@ from local.resources import create_table
 from tests.fakes.contracts import T0, customer, delivery, endpoint
 
 SENDER = "alerts@hookline.example.com"
-GONE = EndpointChange("disabled", "gone", T0)
+GONE = StatusNotice("disabled", "gone", T0)
 
 
 def _sent() -> list[object]:

@@ -12,7 +12,8 @@ import pytest
 from aws_lambda_powertools import Logger, Metrics, Tracer
 
 from hookline.adapters.observability import get_logger
-from hookline.wiring import container, topology
+from hookline.services.endpoints import EndpointService
+from hookline.wiring import topology
 from local.lambda_runtime import LambdaContext
 from tests.conftest import Hookline
 from tests.support.events import http_event, sqs_event
@@ -38,7 +39,7 @@ def test_api_lines_carry_the_request_id_and_the_lambda_context(hookline: Hooklin
     def broken(*_args: Any) -> Any:
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(container.endpoint_service(), "list", broken)
+    monkeypatch.setattr(EndpointService, "list", broken)  # the service is a frozen dataclass: patch its class
     event = http_event("GET", "/v1/endpoints")
     context = LambdaContext(function_name="hookline-api", memory_limit_in_mb=256, timeout_seconds=10, region="us-east-1")
     # When API Gateway's request reaches the API function

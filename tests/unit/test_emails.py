@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from hookline.core.emails import EndpointChange, Links, Waiting, endpoint_email
+from hookline.core.emails import Links, StatusNotice, Waiting, endpoint_email
 from tests.fakes.contracts import SECRET, customer, endpoint
 
 CUSTOMER = customer(name="Acme <Shop>", email="ops@customer.example")
 ENDPOINT = endpoint(customer="cus-1", url="https://hooks.example.com/in?a=1&b=2", description="Orders")
-GONE = EndpointChange("disabled", "gone", "2026-11-29T12:00:00.000Z")
+GONE = StatusNotice("disabled", "gone", "2026-11-29T12:00:00.000Z")
 
 
 def test_a_disabled_endpoints_email_names_it_why_since_when_what_waits_and_how_to_re_enable() -> None:
@@ -28,13 +28,13 @@ def test_the_html_says_the_same_escaped() -> None:
 
 
 def test_an_email_never_carries_the_signing_secret() -> None:
-    for change in (GONE, EndpointChange("recovered", "recovered", "2026-11-29T13:00:00.000Z")):
+    for change in (GONE, StatusNotice("recovered", "recovered", "2026-11-29T13:00:00.000Z")):
         email = endpoint_email(CUSTOMER, ENDPOINT, change, Waiting(3), Links("https://portal.example.com"))
         assert SECRET not in email.text + email.html + email.subject
         assert "whsec_" not in email.text + email.html
 
 
 def test_an_endpoint_without_description_is_named_by_its_url() -> None:
-    email = endpoint_email(CUSTOMER, endpoint(), EndpointChange("recovered", "recovered", "t"), Waiting(0), Links())
+    email = endpoint_email(CUSTOMER, endpoint(), StatusNotice("recovered", "recovered", "t"), Waiting(0), Links())
     assert email.subject == "Webhook endpoint recovered: https://example.com/hook"
     assert "Description" not in email.text and "deliveries to it have resumed" in email.text

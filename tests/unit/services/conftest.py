@@ -46,7 +46,7 @@ class World:
 
     def endpoint_service(self) -> EndpointService:
         deps = EndpointDeps(states=self.states, events=self.events, sender=self.sender, retry_queue=self.retry_queue, notify=self.notify)
-        return EndpointService(self.endpoints, self.customers, self.settings, self.clock, deps, stats=self.stats)
+        return EndpointService(self.endpoints, self.customers, self.settings, self.clock, deps, stats_reader=self.stats)
 
     def customer_service(self) -> CustomerService:
         return CustomerService(self.customers, self.endpoints, self.stats, self.jobs, self.clock)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from hookline.core import notifications
 from hookline.core.breaker import Breaker
-from hookline.core.emails import EndpointChange
+from hookline.core.emails import StatusNotice
 from hookline.core.responses import HttpResult
 from hookline.core.settings import Settings
 from tests.fakes.contracts import customer, endpoint
@@ -114,7 +114,7 @@ def test_the_email_quotes_a_bounded_count_of_paused_deliveries_and_the_portal_wh
     mail.customers.put(customer("cus-1", email="ops@customer.example"))
     mail.marks.paused_counts[("acme", "ep_01")] = 1500
     emails = mail.emails(portal_base="https://portal.example.com/")
-    change = EndpointChange("disabled", "failing", "2026-11-25T12:00:00.000Z", outage_seconds=5 * 86400.0)
+    change = StatusNotice("disabled", "failing", "2026-11-25T12:00:00.000Z", outage_seconds=5 * 86400.0)
     # When it is announced twice as the same transition
     sent = [emails.endpoint_changed(endpoint(customer="cus-1"), change, "disabled#t0") for _ in range(2)]
     # Then one email says at least 1,000 wait, since when, and links the portal without a token

@@ -23,7 +23,7 @@ _REASONS = {
 
 
 @dataclass(frozen=True)
-class EndpointChange:
+class StatusNotice:
     """One state change of an endpoint, as the customer is told about it."""
 
     kind: ChangeKind
@@ -72,7 +72,7 @@ def _duration(seconds: float) -> str:
     return f"{hours / 24:.1f} days" if hours >= 48 else f"{hours:.1f} hours"
 
 
-def _lines(customer: Customer, endpoint: Endpoint, change: EndpointChange, waiting: Waiting, links: Links) -> tuple[str, list[str]]:
+def _lines(customer: Customer, endpoint: Endpoint, change: StatusNotice, waiting: Waiting, links: Links) -> tuple[str, list[str]]:
     label = endpoint.description or endpoint.url
     intro = [f"Hello {customer.name},", ""]
     facts = [f"Endpoint: {endpoint.id}", f"URL: {endpoint.url}"]
@@ -106,7 +106,7 @@ def _lines(customer: Customer, endpoint: Endpoint, change: EndpointChange, waiti
     return subject, intro + body
 
 
-def endpoint_email(customer: Customer, endpoint: Endpoint, change: EndpointChange, waiting: Waiting, links: Links) -> Email:
+def endpoint_email(customer: Customer, endpoint: Endpoint, change: StatusNotice, waiting: Waiting, links: Links) -> Email:
     """The subject and the plain-text and HTML bodies (the HTML says the same, escaped)."""
     subject, lines = _lines(customer, endpoint, change, waiting, links)
     text = "\n".join(lines) + "\n"

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -34,20 +35,13 @@ def require_customer(customers: CustomerReader, tenant: str, uid: str) -> Custom
     return customer
 
 
+@dataclass(frozen=True)
 class CustomerService:
-    def __init__(
-        self,
-        customers: CustomerStore,
-        endpoints: CustomerEndpoints,
-        stats: StatsReader,
-        jobs: JobQueue,
-        clock: Callable[[], datetime],
-    ):
-        self._customers = customers
-        self._endpoints = endpoints
-        self._stats = stats
-        self._jobs = jobs
-        self._clock = clock
+    customers: CustomerStore
+    endpoints: CustomerEndpoints
+    stats_reader: StatsReader
+    jobs: JobQueue
+    clock: Callable[[], datetime]
 
     def put(self, tenant: str, uid: str, body: dict[str, Any]) -> tuple[dict[str, Any], bool]:
         """Create or replace the customer: its view, and True if it was created (201) rather than replaced (200).
@@ -56,19 +50,19 @@ class CustomerService:
         """
         uid = validation.customer_uid(uid)
         data = validation.customer_put(body)
-        now = iso(self._clock())
+        now = iso(self.clock())
         wanted = Customer(tenant, uid, data.name, data.email, data.metadata, data.limits, created_at=now, updated_at=now)
-        current = self._customers.get(tenant, uid)
+        current = self.customers.get(tenant, uid)
         if current is not None and current.same_content(wanted):
             return current.public(), False
-        stored, created = self._customers.put(wanted)
+        stored, created = self.customers.put(wanted)
         return stored.public(), created
 
     def get(self, tenant: str, uid: str) -> dict[str, Any]:
-        return require_customer(self._customers, tenant, uid).public()
+        return require_customer(self.customers, tenant, uid).public()
 
     def list(self, tenant: str, limit: int, cursor: str | None) -> dict[str, Any]:
-        items, nxt = self._customers.page(tenant, limit, cursor)
+        items, nxt = self.customers.page(tenant, limit, cursor)
         return {"items": [c.public() for c in items], "next": nxt}
 
     def delete(self, tenant: str, uid: str) -> None:
@@ -78,10 +72,10 @@ class CustomerService:
         unavailable) can be repeated. The job carries the customer's creation time and stops if
         the uid has been created again meanwhile.
         """
-        customer = require_customer(self._customers, tenant, uid)
+        customer = require_customer(self.customers, tenant, uid)
         try:
             self.delete_endpoints(tenant, customer.uid, customer.created_at, None)
-            self._customers.delete(tenant, customer.uid)
+            self.customers.delete(tenant, customer.uid)
         except DependencyFailed as exc:
             raise Unavailable(f"the customer could not be deleted ({exc.cause}); repeat the request") from None
 
@@ -91,15 +85,15 @@ class CustomerService:
         Repeatable: a page deleted twice deletes nothing more; a duplicate job
         repeats a page and queues a next step that does the same.
         """
-        current = self._customers.get(tenant, uid)
+        current = self.customers.get(tenant, uid)
         if current is not None and current.created_at != created_at:
             return  # the uid names a new customer now: its endpoints are not the old one's
-        page, nxt = self._endpoints.page_of_owner(tenant, uid, DELETE_PAGE, cursor)
+        page, nxt = self.endpoints.page_of_owner(tenant, uid, DELETE_PAGE, cursor)
         for endpoint in page:
-            self._endpoints.delete(tenant, endpoint.id)
+            self.endpoints.delete(tenant, endpoint.id)
         if nxt:
             job = {"kind": DELETE_JOB, "tenant": tenant, "customer": uid, "created_at": created_at, "cursor": nxt}
-            self._jobs.send_bodies([json.dumps(job, separators=(",", ":"))])
+            self.jobs.send_bodies([json.dumps(job, separators=(",", ":"))])
 
     def stats(self, tenant: str, uid: str, query: dict[str, str]) -> dict[str, Any]:
         """The customer-wide statistics over [since, until] (default: the last 24 h): its endpoints' counters added up.
@@ -107,11 +101,11 @@ class CustomerService:
         Reads the customer's endpoints from the customer-endpoints index and,
         for each, only its hourly items in the window.
         """
-        customer = require_customer(self._customers, tenant, uid)
-        since, until = validation.stats_window(query, self._clock())
+        customer = require_customer(self.customers, tenant, uid)
+        since, until = validation.stats_window(query, self.clock())
         totals: Counter[str] = Counter()
         endpoints = 0
-        for endpoint in self._endpoints.all_of_owner(tenant, customer.uid):
-            totals.update(self._stats.window(tenant, endpoint.id, since, until))
+        for endpoint in self.endpoints.all_of_owner(tenant, customer.uid):
+            totals.update(self.stats_reader.window(tenant, endpoint.id, since, until))
             endpoints += 1
         return {"customer": customer.uid, "endpoints": endpoints, **summary(dict(totals), since, until)}

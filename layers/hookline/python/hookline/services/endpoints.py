@@ -43,30 +43,22 @@ def _accepted(result: HttpResult) -> bool:
     return result.status_code is not None and 200 <= result.status_code <= 299
 
 
+@dataclass(frozen=True)
 class EndpointService:
-    def __init__(
-        self,
-        repo: EndpointStore,
-        customers: CustomerReader,
-        settings: Settings,
-        clock: Callable[[], datetime],
-        deps: EndpointDeps,
-        stats: StatsReader | None = None,
-    ):
-        self._stats = stats
-        self._repo = repo
-        self._customers = customers
-        self._settings = settings
-        self._clock = clock
-        self._deps = deps
+    repo: EndpointStore
+    customers: CustomerReader
+    settings: Settings
+    clock: Callable[[], datetime]
+    deps: EndpointDeps
+    stats_reader: StatsReader | None = None
 
     def create(self, tenant: str, body: dict[str, Any]) -> dict[str, Any]:
-        data = validation.endpoint_create(body, self._settings.url_policy)
-        ceiling = require_customer(self._customers, tenant, data.customer).limits if data.customer else None
+        data = validation.endpoint_create(body, self.settings.url_policy)
+        ceiling = require_customer(self.customers, tenant, data.customer).limits if data.customer else None
         rate, concurrency = endpoint_limits(ceiling, data.rate_limit_per_second, data.max_concurrency)
-        now = iso(self._clock())
+        now = iso(self.clock())
         ep = Endpoint(
-            id=ids.new_id(ids.ENDPOINT, int(self._clock().timestamp() * 1000)),
+            id=ids.new_id(ids.ENDPOINT, int(self.clock().timestamp() * 1000)),
             tenant=tenant,
             url=data.url,
             secret=signing.generate_secret(),
@@ -79,12 +71,12 @@ class EndpointService:
             updated_at=now,
             customer=data.customer,
         )
-        self._repo.create(ep)
+        self.repo.create(ep)
         # The API shows the secret here, on rotation and on `GET …/secret`: never in the endpoint itself.
         return {**ep.public(), "secret": ep.secret}
 
     def get(self, tenant: str, endpoint_id: str) -> Endpoint:
-        ep = self._repo.get(tenant, endpoint_id) if ids.is_id(endpoint_id, ids.ENDPOINT) else None
+        ep = self.repo.get(tenant, endpoint_id) if ids.is_id(endpoint_id, ids.ENDPOINT) else None
         if ep is None:
             raise NotFound(f"endpoint {endpoint_id[:64]} not found")
         return ep
@@ -92,22 +84,22 @@ class EndpointService:
     def list(self, tenant: str, limit: int, cursor: str | None, customer: str | None = None) -> dict[str, Any]:
         """A page of the tenant's endpoints, or only of one customer's (404 customer_not_found if it has none such)."""
         if customer is None:
-            items, nxt = self._repo.page(tenant, limit, cursor)
+            items, nxt = self.repo.page(tenant, limit, cursor)
         else:
-            uid = require_customer(self._customers, tenant, customer).uid
-            items, nxt = self._repo.page_of_owner(tenant, uid, limit, cursor)
+            uid = require_customer(self.customers, tenant, customer).uid
+            items, nxt = self.repo.page_of_owner(tenant, uid, limit, cursor)
         return {"items": [e.public() for e in items], "next": nxt}
 
     def update(self, tenant: str, endpoint_id: str, body: dict[str, Any]) -> Endpoint:
         current = self.get(tenant, endpoint_id)
-        changes = validation.endpoint_patch(body, self._settings.url_policy)
+        changes = validation.endpoint_patch(body, self.settings.url_policy)
         self._ensure_within_ceiling(current, changes)
         if changes.get("status") == "active":
             changes["disabled_reason"] = None
         elif changes.get("status") == "disabled" and current.status != "disabled":
             changes["disabled_reason"] = "manual"
-        updated = replace(current, **changes, updated_at=iso(self._clock()))
-        if not self._repo.save(updated):
+        updated = replace(current, **changes, updated_at=iso(self.clock()))
+        if not self.repo.save(updated):
             raise NotFound(f"endpoint {endpoint_id} not found")  # deleted meanwhile
         return updated
 
@@ -116,30 +108,30 @@ class EndpointService:
         limited = {k: changes[k] for k in ("rate_limit_per_second", "max_concurrency") if k in changes}
         if not current.customer or not limited:
             return
-        customer = self._customers.get(current.tenant, current.customer)
+        customer = self.customers.get(current.tenant, current.customer)
         if customer is not None:  # else the customer is being deleted, and its endpoints with it
             customer.limits.ensure_within(**limited)
 
     def delete(self, tenant: str, endpoint_id: str) -> None:
-        if not ids.is_id(endpoint_id, ids.ENDPOINT) or not self._repo.delete(tenant, endpoint_id):
+        if not ids.is_id(endpoint_id, ids.ENDPOINT) or not self.repo.delete(tenant, endpoint_id):
             raise NotFound(f"endpoint {endpoint_id[:64]} not found")
 
     def rotate_secret(self, tenant: str, endpoint_id: str) -> dict[str, Any]:
         """A new signing secret, shown in the answer; the old one keeps signing during the overlap."""
         self.get(tenant, endpoint_id)
-        now = self._clock()
+        now = self.clock()
         secret = signing.generate_secret()
-        if not self._repo.rotate_secret(tenant, endpoint_id, secret, now.timestamp(), iso(now)):
+        if not self.repo.rotate_secret(tenant, endpoint_id, secret, now.timestamp(), iso(now)):
             raise NotFound(f"endpoint {endpoint_id[:64]} not found")
-        overlap_until = iso(datetime.fromtimestamp(now.timestamp() + self._settings.secret_overlap_seconds, UTC))
+        overlap_until = iso(datetime.fromtimestamp(now.timestamp() + self.settings.secret_overlap_seconds, UTC))
         return {"secret": secret, "previous_secret_valid_until": overlap_until}
 
     def secret(self, tenant: str, endpoint_id: str) -> dict[str, Any]:
         """The current signing secret, plus the previous one and when it stops signing while a rotation's overlap lasts."""
         endpoint = self.get(tenant, endpoint_id)
-        overlap = self._settings.secret_overlap_seconds
+        overlap = self.settings.secret_overlap_seconds
         out: dict[str, Any] = {"secret": endpoint.secret}
-        if len(endpoint.signing_secrets(self._clock().timestamp(), overlap)) > 1 and endpoint.rotated_at is not None:
+        if len(endpoint.signing_secrets(self.clock().timestamp(), overlap)) > 1 and endpoint.rotated_at is not None:
             out["previous_secret"] = endpoint.previous_secret
             out["previous_expires_at"] = _epoch_iso(endpoint.rotated_at + overlap)
         return out
@@ -151,32 +143,32 @@ class EndpointService:
         """
         endpoint = self.get(tenant, endpoint_id)
         test_id, body, headers = self._test_request(endpoint)
-        result = self._deps.sender.post(endpoint.url, body, headers)  # the guarded sender's timeouts bound it
+        result = self.deps.sender.post(endpoint.url, body, headers)  # the guarded sender's timeouts bound it
         return {
             "webhook_id": test_id,
             "status_code": result.status_code,
             "error": result.error,
             "duration_ms": result.duration_ms,
             "succeeded": _accepted(result),
-            "response_body": result.body[: self._settings.response_body_limit_bytes],
+            "response_body": result.body[: self.settings.response_body_limit_bytes],
         }
 
     def _test_request(self, endpoint: Endpoint) -> tuple[str, bytes, dict[str, str]]:
         """One `hookline.test` webhook for the endpoint: its id, body and signed headers (the endpoint's own included)."""
-        now = self._clock()
+        now = self.clock()
         test_id = ids.new_id(ids.EVENT, int(now.timestamp() * 1000))
         body = webhook_body(test_id, TEST_EVENT_TYPE, iso(now), {"endpoint_id": endpoint.id, "message": "hookline test event"}).encode()
-        secrets = endpoint.signing_secrets(now.timestamp(), self._settings.secret_overlap_seconds)
+        secrets = endpoint.signing_secrets(now.timestamp(), self.settings.secret_overlap_seconds)
         return test_id, body, {**dict(endpoint.headers), **webhook_headers(test_id, int(now.timestamp()), body, secrets)}
 
     def describe(self, tenant: str, endpoint_id: str) -> dict[str, Any]:
         """The endpoint with its health: circuit, recent success rate, last error, effective rate."""
         if not ids.is_id(endpoint_id, ids.ENDPOINT):
             raise NotFound(f"endpoint {endpoint_id[:64]} not found")
-        endpoint, breaker, limiter = self._deps.states.load(tenant, endpoint_id)
+        endpoint, breaker, limiter = self.deps.states.load(tenant, endpoint_id)
         if endpoint is None:
             raise NotFound(f"endpoint {endpoint_id[:64]} not found")
-        now = self._clock().timestamp()
+        now = self.clock().timestamp()
         return {
             **endpoint.public(),
             "health": {
@@ -201,7 +193,7 @@ class EndpointService:
         """
         endpoint = self.get(tenant, endpoint_id)
         test_id, body, headers = self._test_request(endpoint)
-        result = self._deps.sender.post(endpoint.url, body, headers)
+        result = self.deps.sender.post(endpoint.url, body, headers)
         outcome: dict[str, object] = {
             "webhook_id": test_id,
             "status_code": result.status_code,
@@ -211,21 +203,21 @@ class EndpointService:
         }
         if not _accepted(result):
             raise FailedDependency("the endpoint did not accept the test event; it stays disabled", outcome)
-        active = replace(endpoint, status="active", disabled_reason=None, updated_at=iso(self._clock()))
-        if not self._repo.save(active):
+        active = replace(endpoint, status="active", disabled_reason=None, updated_at=iso(self.clock()))
+        if not self.repo.save(active):
             raise NotFound(f"endpoint {endpoint_id} not found")  # deleted meanwhile
-        self._deps.states.reset_breaker(tenant, endpoint_id)
+        self.deps.states.reset_breaker(tenant, endpoint_id)
         requeued = self._requeue_paused(tenant, endpoint_id)
         if endpoint.status != "active":
-            self._deps.notify(notifications.RECOVERED, tenant=tenant, endpoint_id=endpoint_id, requeued=requeued)
+            self.deps.notify(notifications.RECOVERED, tenant=tenant, endpoint_id=endpoint_id, requeued=requeued)
         return {**active.public(), "test": outcome, "requeued": requeued}
 
     def _requeue_paused(self, tenant: str, endpoint_id: str) -> int:
         total, cursor = 0, None
         while True:
-            page, cursor = self._deps.events.deliveries_by_status(tenant, endpoint_id, "paused", limit=100, cursor=cursor)
+            page, cursor = self.deps.events.deliveries_by_status(tenant, endpoint_id, "paused", limit=100, cursor=cursor)
             tasks = [DeliveryTask(d.tenant, d.event_id, d.id, d.endpoint_id, d.attempts_made + 1, d.generation) for d in page]
-            self._deps.retry_queue.send(tasks)
+            self.deps.retry_queue.send(tasks)
             total += len(tasks)
             if not cursor:
                 return total
@@ -233,6 +225,6 @@ class EndpointService:
     def stats(self, tenant: str, endpoint_id: str, query: dict[str, str]) -> dict[str, Any]:
         """Attempts, outcomes, latency percentiles and the two health rates over [since, until] (default: the last 24 h)."""
         self.get(tenant, endpoint_id)
-        since, until = validation.stats_window(query, self._clock())
-        totals = self._stats.window(tenant, endpoint_id, since, until) if self._stats else {}
+        since, until = validation.stats_window(query, self.clock())
+        totals = self.stats_reader.window(tenant, endpoint_id, since, until) if self.stats_reader else {}
         return summary(totals, since, until)

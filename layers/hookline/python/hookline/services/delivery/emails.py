@@ -14,7 +14,7 @@ import logging
 from dataclasses import dataclass
 from typing import Protocol
 
-from hookline.core.emails import Email, EndpointChange, Links, Waiting, endpoint_email
+from hookline.core.emails import Email, Links, StatusNotice, Waiting, endpoint_email
 from hookline.core.models import Endpoint
 from hookline.services.ports import CustomerReader
 
@@ -53,7 +53,7 @@ class CustomerEmails:
     sender: str  # a verified SES identity; empty: no email at all
     links: Links
 
-    def endpoint_changed(self, endpoint: Endpoint, change: EndpointChange, transition: str) -> bool:
+    def endpoint_changed(self, endpoint: Endpoint, change: StatusNotice, transition: str) -> bool:
         """Email the endpoint's customer about `change`, once per `transition` (a key unique to that change).
 
         Returns whether an email went out. Nothing is sent without a sender, for the tenant's own

@@ -15,7 +15,7 @@ from datetime import datetime, timedelta
 from hookline.core import notifications
 from hookline.core.breaker import Breaker, Transition, outage_seconds
 from hookline.core.clock import iso
-from hookline.core.emails import EndpointChange
+from hookline.core.emails import StatusNotice
 from hookline.core.health import breaker_after, endpoint_after, limiter_after, slows_down
 from hookline.core.models import Endpoint
 from hookline.core.notifications import Notify
@@ -78,7 +78,7 @@ class HealthTracker:
         self.notify(notifications.DISABLED, tenant=endpoint.tenant, endpoint_id=endpoint.id, reason=reason, **details)
         since = iso(now - timedelta(seconds=outage or 0.0))
         # The endpoint as it was before this disable: concurrent or retried disables of one episode share its updated_at.
-        self._email(endpoint, EndpointChange("disabled", reason, since, outage), f"disabled#{endpoint.updated_at}")
+        self._email(endpoint, StatusNotice("disabled", reason, since, outage), f"disabled#{endpoint.updated_at}")
 
     def give_back(self, tenant: str, endpoint_id: str, expiry: float, count: int) -> None:
         """Return a batch's concurrency leases (they also expire on their own, so a failure here is only logged)."""
@@ -106,9 +106,9 @@ class HealthTracker:
         elif change.event == "recovered":
             self.notify(notifications.RECOVERED, **common)
             # The compare-and-swap lets one writer win each breaker version, so the version names this recovery.
-            self._email(endpoint, EndpointChange("recovered", "recovered", iso(self.clock())), f"recovered#v{state.version}")
+            self._email(endpoint, StatusNotice("recovered", "recovered", iso(self.clock())), f"recovered#v{state.version}")
 
-    def _email(self, endpoint: Endpoint, change: EndpointChange, transition: str) -> None:
+    def _email(self, endpoint: Endpoint, change: StatusNotice, transition: str) -> None:
         if self.emails is None:
             return
         try:
