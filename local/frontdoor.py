@@ -85,6 +85,7 @@ def build_http_event(request: IncomingRequest, *, region: str, domain: str) -> d
     path = unquote(split.path) or "/"
     raw_query = split.query
     headers, cookies = _join_headers(request.headers)
+    headers.setdefault("x-forwarded-proto", "http")  # API Gateway sets it (https there); portal links are built from it
     query: dict[str, str] = {}
     for name, value in parse_qsl(raw_query, keep_blank_values=True):
         query[name] = f"{query[name]},{value}" if name in query else value
@@ -202,8 +203,9 @@ def parse_authorizer_result(result: Any) -> AuthDecision:
 
 
 class AuthorizerCache:
-    def __init__(self, ttl_seconds: float):
+    def __init__(self, ttl_seconds: float, clock: Callable[[], float] = time.monotonic):
         self.ttl_seconds = ttl_seconds
+        self._clock = clock
         self._entries: dict[str, tuple[float, AuthDecision]] = {}
         self._lock = threading.Lock()
 
@@ -214,7 +216,7 @@ class AuthorizerCache:
             entry = self._entries.get(identity)
             if entry is None:
                 return None
-            if entry[0] < time.monotonic():
+            if entry[0] < self._clock():
                 del self._entries[identity]
                 return None
             return entry[1]
@@ -223,7 +225,7 @@ class AuthorizerCache:
         if self.ttl_seconds <= 0:
             return
         with self._lock:
-            self._entries[identity] = (time.monotonic() + self.ttl_seconds, decision)
+            self._entries[identity] = (self._clock() + self.ttl_seconds, decision)
 
     def clear(self) -> None:
         with self._lock:
@@ -233,11 +235,11 @@ class AuthorizerCache:
 class Gateway:
     """The request pipeline (authorizer, then API), independent of the HTTP server."""
 
-    def __init__(self, api: Invoke, authorizer: Invoke, *, region: str, authorizer_cache_seconds: float):
+    def __init__(self, api: Invoke, authorizer: Invoke, *, region: str, authorizer_cache_seconds: float, clock: Callable[[], float] = time.monotonic):
         self.api = api
         self.authorizer = authorizer
         self.region = region
-        self.cache = AuthorizerCache(authorizer_cache_seconds)
+        self.cache = AuthorizerCache(authorizer_cache_seconds, clock)
 
     def handle(self, request: IncomingRequest, domain: str) -> Reply:
         event = build_http_event(request, region=self.region, domain=domain)
@@ -256,7 +258,7 @@ class Gateway:
                     return error_reply(500, "internal_error", "Internal Server Error")
                 self.cache.put(identity, decision)
             if not decision.authorized:
-                return error_reply(401, "unauthorized", "Invalid or revoked API key.")
+                return error_reply(401, "unauthorized", "Invalid, expired or revoked API key or portal session.")
             event["requestContext"]["authorizer"] = {"lambda": decision.context}
         try:
             result = self.api(event)

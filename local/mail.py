@@ -17,6 +17,8 @@ from moto.core import DEFAULT_ACCOUNT_ID
 from moto.ses.models import ses_backends
 
 FIRST_LINES = 6
+# A customer email's portal link carries a session token: the console shows the link, never the token.
+_TOKEN = re.compile(r"(#token=)[A-Za-z0-9_\-]+")
 
 
 def render(message: Any, lines: int = FIRST_LINES) -> str:
@@ -25,7 +27,7 @@ def render(message: Any, lines: int = FIRST_LINES) -> str:
     text = str(message.body)
     if text.lstrip().startswith("<"):  # moto keeps the HTML part when there is one: show its text
         text = html.unescape(re.sub(r"<[^>]+>", "\n", text))
-    body = [line.strip() for line in text.splitlines() if line.strip()][:lines]
+    body = [_TOKEN.sub(r"\1…(token hidden)", line.strip()) for line in text.splitlines() if line.strip()][:lines]
     return "\n".join([f"email to {to}: {message.subject}", *(f"    {line}" for line in body)])
 
 

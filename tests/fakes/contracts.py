@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from hookline.core.breaker import Breaker
+from hookline.core.broadcast import Fanout
 from hookline.core.customers import Customer, CustomerLimits
 from hookline.core.errors import DependencyFailed, InvalidCursor
 from hookline.core.models import Attempt, Delivery, Endpoint, Event, PlannedDelivery
@@ -197,6 +198,21 @@ def customer_put_creates_then_replaces_keeping_its_creation(s: Stores) -> None:
     assert s.customers.put(customer(tenant="other"))[1]
 
 
+def customer_session_epoch_is_bumped_and_survives_a_put(s: Stores) -> None:
+    # Given a customer, whose sessions start at epoch 0
+    s.customers.put(customer())
+    assert s.customers.get("acme", "cus-1").session_epoch == 0
+    # When its sessions are revoked twice, and it is replaced by a PUT meanwhile
+    assert s.customers.bump_session_epoch("acme", "cus-1")
+    s.customers.put(customer(name="Renamed"))
+    assert s.customers.bump_session_epoch("acme", "cus-1")
+    # Then the epoch counted both, the PUT left it alone, and a customer that is not there is not bumped
+    assert s.customers.get("acme", "cus-1").session_epoch == 2
+    assert not s.customers.bump_session_epoch("acme", "nobody")
+    assert not s.customers.bump_session_epoch("other", "cus-1")
+    assert s.customers.get("other", "cus-1") is None
+
+
 def customer_delete_answers_false_when_it_is_gone(s: Stores) -> None:
     s.customers.put(customer())
     assert not s.customers.delete("other", "cus-1")
@@ -295,6 +311,11 @@ def deliveries_read_back_with_their_attempts(s: Stores) -> None:
     assert deliveries[1].attempts[0] == attempt(1)
     assert s.events.get_delivery("acme", "evt_01", "dlv_02").attempts_made == 1
     assert s.events.get_delivery("acme", "evt_01", "dlv_nope") is None
+    # And one delivery reads back alone with its attempts, another's (even one whose id it prefixes) left out
+    s.events.ensure_delivery(delivery("dlv_021"), 2_000_000_000)
+    alone = s.events.delivery_with_attempts("acme", "evt_01", "dlv_02")
+    assert (alone.id, alone.attempts) == ("dlv_02", (attempt(1),))
+    assert s.events.delivery_with_attempts("acme", "evt_01", "dlv_nope") is None
 
 
 def claims_are_single_flight_with_a_lease(s: Stores) -> None:
@@ -395,6 +416,67 @@ def index_cursors_stay_in_their_endpoint(s: Stores) -> None:
         s.events.deliveries_by_status("other", "ep_01", "failed", limit=1, cursor=cursor)
 
 
+def ensure_delivery_answers_the_delivery_as_stored(s: Stores) -> None:
+    # Given a delivery that has been attempted once
+    s.events.create_deliveries([delivery("dlv_01")], 2_000_000_000)
+    claim = s.events.claim_attempt("acme", "evt_01", "dlv_01", 1, NOW, LEASE)
+    assert claim.delivery is not None
+    s.events.record_attempt(claim.delivery, attempt(1), "pending", T0, 2_000_000_000)
+    # When it is ensured again (a re-run), Then the stored one comes back, unchanged
+    again = s.events.ensure_delivery(delivery("dlv_01", status="paused"), 2_000_000_000)
+    assert (again.id, again.status, again.attempts_made, again.attempts) == ("dlv_01", "pending", 1, ())
+    # And a new one is created and comes back as written
+    made = s.events.ensure_delivery(delivery("dlv_02", status="paused"), 2_000_000_000)
+    assert made == delivery("dlv_02", status="paused", generation_started_at=T0)
+    assert s.events.get_delivery("acme", "evt_01", "dlv_02") == made
+
+
+def a_broadcasts_fanout_advances_once_per_step(s: Stores) -> None:
+    # Given a broadcast at step 0 and an ordinary event
+    started = replace(event("evt_02"), broadcast=Fanout())
+    assert s.events.create_event(started, 2_000_000_000)
+    s.events.create_event(event(), 2_000_000_000)
+    assert s.events.get_event("acme", "evt_02", consistent=True) == started
+    # When two runs of step 0 advance it, Then only the first counts
+    first = Fanout().advanced("cursor-1", 100, 40, 3)
+    assert s.events.advance_fanout("acme", "evt_02", Fanout(), first)
+    assert not s.events.advance_fanout("acme", "evt_02", Fanout(), Fanout().advanced("cursor-x", 100, 99, 0))
+    assert s.events.get_event("acme", "evt_02", consistent=True) == replace(started, broadcast=first)
+    # And the last page marks it done, with an empty cursor
+    last = first.advanced(None, 20, 5, 0)
+    assert s.events.advance_fanout("acme", "evt_02", first, last)
+    got = s.events.get_event("acme", "evt_02", consistent=True).broadcast
+    assert (got.status, got.step, got.cursor, got.endpoints_scanned, got.deliveries, got.paused) == ("done", 2, "", 120, 45, 3)
+    # And neither an ordinary event nor a missing one has a fan-out to advance
+    assert not s.events.advance_fanout("acme", "evt_01", Fanout(), first)
+    assert not s.events.advance_fanout("acme", "evt_nope", Fanout(), first)
+    assert s.events.get_event("acme", "evt_01") == event()
+
+
+def an_events_deliveries_come_in_pages_each_with_its_attempts(s: Stores) -> None:
+    # Given an event with five deliveries, some attempted several times, and another event's delivery
+    s.events.create_event(replace(event(), broadcast=Fanout()), 2_000_000_000)
+    s.events.create_deliveries([delivery(f"dlv_0{i}") for i in range(5)] + [delivery("dlv_09", "evt_09")], 2_000_000_000)
+    for delivery_id, attempts in (("dlv_01", 3), ("dlv_02", 1), ("dlv_04", 2)):
+        for n in range(1, attempts + 1):
+            claim = s.events.claim_attempt("acme", "evt_01", delivery_id, n, NOW + n * LEASE, LEASE)
+            assert claim.delivery is not None, (delivery_id, n)
+            s.events.record_attempt(claim.delivery, attempt(n), "pending", T0, 2_000_000_000)
+    # When they are paged two at a time
+    pages = every_page(lambda cursor: s.events.deliveries_page("acme", "evt_01", 2, cursor))
+    # Then each comes once, in id order, at most two a page, with all of its attempts
+    seen = [(d.id, [a.number for a in d.attempts]) for page in pages for d in page]
+    assert seen == [("dlv_00", []), ("dlv_01", [1, 2, 3]), ("dlv_02", [1]), ("dlv_03", []), ("dlv_04", [1, 2])]
+    assert all(len(page) <= 2 for page in pages)
+    # And a cursor belongs to its event
+    _, cursor = s.events.deliveries_page("acme", "evt_01", 1, None)
+    assert cursor
+    for other in (("acme", "evt_09"), ("other", "evt_01")):
+        with pytest.raises(InvalidCursor):
+            s.events.deliveries_page(*other, 1, cursor)
+    assert s.events.deliveries_page("acme", "evt_nope", 10, None) == ([], None)
+
+
 # -- replays -----------------------------------------------------------------------------------
 
 
@@ -439,6 +521,7 @@ CHECKS: list[Callable[[Stores], None]] = [
     endpoint_cursor_of_another_tenant_is_refused,
     endpoints_are_read_by_owner_and_no_other,
     customer_put_creates_then_replaces_keeping_its_creation,
+    customer_session_epoch_is_bumped_and_survives_a_put,
     customer_delete_answers_false_when_it_is_gone,
     customer_pages_visit_each_once_within_the_tenant,
     state_saves_are_conditional_on_the_version,
@@ -452,6 +535,9 @@ CHECKS: list[Callable[[Stores], None]] = [
     parking_pauses_only_a_pending_delivery,
     the_index_holds_failed_and_paused_deliveries_by_time,
     index_cursors_stay_in_their_endpoint,
+    ensure_delivery_answers_the_delivery_as_stored,
+    a_broadcasts_fanout_advances_once_per_step,
+    an_events_deliveries_come_in_pages_each_with_its_attempts,
     replay_steps_are_taken_once,
     replay_outcomes_are_counted,
 ]

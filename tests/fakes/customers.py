@@ -28,13 +28,22 @@ class FakeCustomerStore:
     def put(self, customer: Customer) -> tuple[Customer, bool]:
         self.faults.check("put")
         old = self.items.get((customer.tenant, customer.uid))
-        stored = customer if old is None else replace(customer, created_at=old.created_at)
+        stored = customer if old is None else replace(customer, created_at=old.created_at, session_epoch=old.session_epoch)
         self.items[(customer.tenant, customer.uid)] = stored
         return stored, old is None
 
     def get(self, tenant: str, uid: str) -> Customer | None:
         self.faults.check("get")
         return self.items.get((tenant, uid))
+
+    @atomic
+    def bump_session_epoch(self, tenant: str, uid: str) -> bool:
+        self.faults.check("bump_session_epoch")
+        old = self.items.get((tenant, uid))
+        if old is None:
+            return False
+        self.items[(tenant, uid)] = replace(old, session_epoch=old.session_epoch + 1)
+        return True
 
     @atomic
     def delete(self, tenant: str, uid: str) -> bool:

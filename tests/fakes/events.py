@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
+from hookline.core.broadcast import Fanout
 from hookline.core.models import REPLAYABLE_STATUSES, Attempt, Delivery, DeliveryTask, Event
 from tests.fakes import paging
 from tests.fakes.atomic import atomic, new_lock
@@ -37,8 +38,11 @@ class FakeEventStore:
 
     Contract, as the adapter's, every write atomic as a conditional DynamoDB write:
     - `create_event` stores an event once (False for an id that exists);
-      `ensure_delivery` creates a delivery unless it exists; `create_deliveries`
-      writes blindly (its deliveries are new).
+      `ensure_delivery` creates a delivery unless it exists and answers the one
+      stored; `create_deliveries` writes blindly (its deliveries are new).
+    - `advance_fanout` replaces a broadcast's fan-out state only from the step
+      the caller read (False otherwise, and for an event that is no broadcast);
+      `deliveries_page` pages one event's deliveries in id order, with attempts.
     - `claim_attempt` takes the lease on attempt `number` only while the delivery
       is pending or paused, in the caller's generation, the attempt not yet
       recorded and no live lease held; a lease on an earlier attempt still alive
@@ -101,9 +105,29 @@ class FakeEventStore:
             self.rows[_key(d)] = _Row(_stored(d), expires_at)
 
     @atomic
-    def ensure_delivery(self, d: Delivery, expires_at: int) -> None:
+    def ensure_delivery(self, d: Delivery, expires_at: int) -> Delivery:
         self.faults.check("ensure_delivery")
-        self.rows.setdefault(_key(d), _Row(_stored(d), expires_at))
+        return self.rows.setdefault(_key(d), _Row(_stored(d), expires_at)).delivery
+
+    @atomic
+    def advance_fanout(self, tenant: str, event_id: str, current: Fanout, advanced: Fanout) -> bool:
+        self.faults.check("advance_fanout")
+        stored = self.events.get((tenant, event_id))
+        if stored is None or stored.broadcast is None or stored.broadcast.step != current.step:
+            return False
+        self.events[(tenant, event_id)] = replace(stored, broadcast=advanced)
+        return True
+
+    @atomic
+    def deliveries_page(self, tenant: str, event_id: str, limit: int, cursor: str | None) -> tuple[list[Delivery], str | None]:
+        self.faults.check("deliveries_page")
+        mine = [self._with_attempts(key, row.delivery) for key, row in self.rows.items() if key[:2] == (tenant, event_id)]
+        return paging.page(mine, lambda d: d.id, f"deliveries#{tenant}#{event_id}", limit, cursor)
+
+    def delivery_with_attempts(self, tenant: str, event_id: str, delivery_id: str) -> Delivery | None:
+        self.faults.check("delivery_with_attempts")
+        row = self.rows.get((tenant, event_id, delivery_id))
+        return self._with_attempts((tenant, event_id, delivery_id), row.delivery) if row else None
 
     def get_delivery(self, tenant: str, event_id: str, delivery_id: str) -> Delivery | None:
         self.faults.check("get_delivery")

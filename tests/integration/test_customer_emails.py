@@ -3,6 +3,9 @@ conditional PutItem on the table, and the paused count a bounded query of the en
 
 from __future__ import annotations
 
+import re
+import time
+
 import boto3
 import pytest
 from botocore.exceptions import ClientError
@@ -16,6 +19,7 @@ from hookline.adapters.dynamo.events import EventRepository
 from hookline.adapters.ses import SesMailer
 from hookline.core.emails import Links, StatusNotice
 from hookline.core.settings import Settings
+from hookline.entrypoints.authorizer import authorize
 from hookline.services.delivery.emails import CustomerEmails
 from hookline.wiring import container, topology
 from hookline.wiring.emails import customer_emails
@@ -94,3 +98,23 @@ def test_the_container_wires_emails_only_with_a_sender(aws: None, monkeypatch: p
     container.reset()
     emails = container.delivery_worker().health.emails
     assert emails is not None and emails.sender == SENDER and emails.links.portal() == "https://portal.example.com/portal"
+
+
+def test_with_a_portal_the_email_links_a_session_the_authorizer_accepts(table: object, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Given the wired emails of a stack with a sender and a portal, and a customer with an endpoint
+    monkeypatch.setenv("HOOKLINE_TABLE_NAME", table.name)  # type: ignore[attr-defined]
+    monkeypatch.setenv("HOOKLINE_NOTIFICATION_SENDER", SENDER)
+    monkeypatch.setenv("HOOKLINE_PORTAL_BASE_URL", "https://hooks.producer.example")
+    container.reset()
+    CustomerRepository(table).put(customer("cus-1", email="ops@customer.example"))
+    emails = customer_emails(container.get_settings())
+    assert emails is not None
+    # When the endpoint's disable is announced
+    assert emails.endpoint_changed(endpoint(customer="cus-1"), GONE, "disabled#" + T0)
+    # Then the email carries a portal link whose token is a full session of that customer, for a day
+    (message,) = _sent()
+    match = re.search(r"https://hooks\.producer\.example/portal#token=(hps_[A-Za-z0-9_\-]+)", message.body)
+    assert match is not None
+    decision = authorize({"headers": {"authorization": f"Bearer {match.group(1)}"}})
+    assert decision["isAuthorized"] and decision["context"]["customer"] == "cus-1" and decision["context"]["read_only"] is False
+    assert 86300 < decision["context"]["expires_at"] - time.time() <= 86400

@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 
 from hookline.adapters.dynamo.ops import encode_cursor
 from hookline.core import ids
+from hookline.wiring import topology
 from tests.conftest import Hookline
 from tests.support.events import http_event
 
@@ -51,6 +52,7 @@ ROUTES: list[tuple[str, str]] = [
     ("GET", "/v1/replays/{replay}"),
     ("POST", "/v1/events"),
     ("POST", "/v1/events/batch"),
+    ("POST", "/v1/events/broadcast"),
     ("GET", "/v1/events/{event}"),
     ("POST", "/v1/events/{event}/deliveries/{delivery}/retry"),
     ("PUT", "/v1/customers/{customer}"),
@@ -58,6 +60,8 @@ ROUTES: list[tuple[str, str]] = [
     ("GET", "/v1/customers/{customer}"),
     ("GET", "/v1/customers/{customer}/stats"),
     ("DELETE", "/v1/customers/{customer}"),
+    ("POST", "/v1/customers/{customer}/portal-sessions"),
+    ("DELETE", "/v1/customers/{customer}/portal-sessions"),
 ]
 
 TENANT = "acme"
@@ -87,6 +91,8 @@ VALID_BODIES: dict[tuple[str, str], dict[str, Any]] = {
     ("POST", "/v1/events/batch"): {
         "events": [{"type": "order.created", "data": {"n": 2}, "id": "order-2"}, {"type": "order.paid", "data": {"n": [1.5]}, "customer": "fuzz-co"}]
     },
+    ("POST", "/v1/events/broadcast"): {"type": "plan.changed", "data": {"plan": "pro", "from": [1.5]}, "id": "broadcast-1"},
+    ("POST", "/v1/customers/{customer}/portal-sessions"): {"ttl_seconds": 600, "read_only": True},
     ("PUT", "/v1/customers/{customer}"): {
         "name": "Fuzz Co",
         "email": "hooks@fuzz.example.com",
@@ -119,7 +125,8 @@ def _ok(result: tuple[int, Any], status: int) -> Any:
 
 
 def _populate(hl: Hookline, tenant: str) -> dict[str, list[str]]:
-    """One example.com endpoint, one loopback endpoint, an event with its deliveries, a replay, and a customer with an endpoint."""
+    """One example.com endpoint, one loopback endpoint, an event with its deliveries, a broadcast fanned out (its job run,
+    no delivery sent), a replay, and a customer with an endpoint."""
     _ok(hl.api("PUT", f"/v1/customers/{CUSTOMER}", {"name": f"{tenant}'s customer"}, tenant=tenant), 201)
     theirs = _ok(hl.api("POST", "/v1/endpoints", {"url": f"https://example.com/{tenant}/{CUSTOMER}", "customer": CUSTOMER}, tenant=tenant), 201)["id"]
     main = _ok(hl.api("POST", "/v1/endpoints", {"url": f"https://example.com/{tenant}"}, tenant=tenant), 201)["id"]
@@ -128,7 +135,16 @@ def _populate(hl: Hookline, tenant: str) -> dict[str, list[str]]:
     deliveries = [d["id"] for d in _ok(hl.api("GET", f"/v1/events/{event}", tenant=tenant), 200)["deliveries"]]
     window = {"since": "2020-01-01T00:00:00Z", "until": "2030-01-01T00:00:00Z"}
     replay = _ok(hl.api("POST", f"/v1/endpoints/{main}/replay", window, tenant=tenant), 202)["id"]
-    return {"endpoint": [main, theirs], "loopback_endpoint": [loop], "event": [event], "delivery": deliveries, "replay": [replay], "customer": [CUSTOMER]}
+    broadcast = _ok(hl.api("POST", "/v1/events/broadcast", {"type": "order.created", "data": {"n": 2}, "id": f"all-{tenant}"}, tenant=tenant), 202)["id"]
+    hl.drain(topology.REPLAY_QUEUE)  # the broadcast's fan-out (and the replay's step): deliveries stored and queued, none sent
+    return {
+        "endpoint": [main, theirs],
+        "loopback_endpoint": [loop],
+        "event": [event, broadcast],
+        "delivery": deliveries,
+        "replay": [replay],
+        "customer": [CUSTOMER],
+    }
 
 
 @pytest.fixture
@@ -183,6 +199,7 @@ def cursors(world: World) -> st.SearchStrategy[str]:
     """Garbage, plus well-formed cursors aimed at the tenant's and others' partitions."""
     endpoints = world.ids_for("endpoint") + world.ids_for("loopback_endpoint")
     pk = st.sampled_from([f"T#{TENANT}", f"T#{OTHER}", "", "T#", f"C#{TENANT}", f"C#{OTHER}"]) | st.text(max_size=20)
+    pk |= st.sampled_from([f"E#{t}#{e}" for t in (TENANT, OTHER) for e in world.ids_for("event")])  # a broadcast's deliveries pages
     gsi = st.builds(lambda t, e: f"EPD#{t}#{e}", st.sampled_from([TENANT, OTHER]), st.sampled_from(endpoints)) | st.text(max_size=20)
     owners = st.builds(lambda t, c: f"CE#{t}#{c}", st.sampled_from([TENANT, OTHER]), st.sampled_from([CUSTOMER, ""])) | st.text(max_size=20)
     keys = (
@@ -316,7 +333,8 @@ header_values = st.sampled_from(["gzip", "application/json; charset=latin-1", "t
 
 def authorizers() -> st.SearchStrategy[Any]:
     """The authorizer context: the tenant, another tenant, or missing in the ways API Gateway can miss it."""
-    valid = st.sampled_from([{"lambda": {"tenant": TENANT}}, {"lambda": {"tenant": OTHER}}])
+    session = {"tenant": TENANT, "customer": CUSTOMER, "read_only": False, "expires_at": 4102444800}  # 2100: a portal session
+    valid = st.sampled_from([{"lambda": {"tenant": TENANT}}, {"lambda": {"tenant": OTHER}}, {"lambda": session}, {"lambda": {**session, "read_only": True}}])
     return (
         valid
         | valid
@@ -329,6 +347,9 @@ def authorizers() -> st.SearchStrategy[Any]:
                 {"lambda": None},
                 {"lambda": {"tenant": ""}},
                 {"lambda": {"tenant": None}},
+                {"lambda": {**session, "expires_at": 1}},
+                {"lambda": {**session, "expires_at": "soon"}},
+                {"lambda": {**session, "customer": 7}},
                 None,
             ]
         )
@@ -421,6 +442,7 @@ def test_mutated_bodies_from_the_tenant_get_2xx_or_a_4xx_json_error(world: World
 
 
 TIME_ROUTES = [
+    ("GET", "/v1/events/{event}"),
     ("GET", "/v1/endpoints/{endpoint}/deliveries"),
     ("GET", "/v1/endpoints/{endpoint}/stats"),
     ("GET", "/v1/endpoints"),
@@ -505,7 +527,7 @@ def test_known_nasty_bodies_get_2xx_or_a_4xx_json_error(world: World) -> None:
             try:
                 result = call(world, event)
                 accepted = []
-                if template == "/v1/events" and result["statusCode"] == 202:
+                if template in ("/v1/events", "/v1/events/broadcast") and result["statusCode"] == 202:
                     accepted = [json.loads(result["body"])["id"]]
                 if template == "/v1/events/batch" and result["statusCode"] in (202, 207):
                     accepted = [r["id"] for r in json.loads(result["body"])["results"] if r["status"] == 202]

@@ -225,7 +225,16 @@ def test_request_bodies_are_closed_and_name_the_fields_the_api_accepts() -> None
     # Given the request-body schemas
     schemas = SPEC["components"]["schemas"]
     bodies = {_follow(op["requestBody"]["content"][JSON]["schema"], ())[1][-1] for _, _, op, _ in _operations() if "requestBody" in op}
-    assert bodies == {"CreateEndpoint", "UpdateEndpoint", "CreateEvent", "CreateEventBatch", "ReplayRequest", "PutCustomer"}
+    assert bodies == {
+        "CreateEndpoint",
+        "UpdateEndpoint",
+        "CreateEvent",
+        "CreateEventBatch",
+        "CreateBroadcast",
+        "ReplayRequest",
+        "PutCustomer",
+        "CreatePortalSession",
+    }
     # Then each rejects unknown fields, as the API does (422 unknown_field)
     for name in bodies:
         assert schemas[name].get("additionalProperties") is False, name
@@ -313,6 +322,13 @@ def test_live_success_responses_match_the_document(hookline: Hookline) -> None:
         # Then it reads back, alone and listed
         assert api.call("GET", "/v1/customers/{uid}", uid="org_4711") == (200, customer)
         assert api.call("GET", "/v1/customers", query={"limit": "10"}) == (200, {"items": [customer], "next": None})
+        # And portal sessions are made for it from the document's examples, then all revoked
+        for example in ("default", "read_only"):
+            status, session = api.call(
+                "POST", "/v1/customers/{uid}/portal-sessions", _example("POST", "/v1/customers/{uid}/portal-sessions", example), uid="org_4711"
+            )
+            assert (status, session["customer"], session["read_only"]) == (201, "org_4711", example == "read_only")
+        assert api.call("DELETE", "/v1/customers/{uid}/portal-sessions", uid="org_4711") == (204, None)
         # And an endpoint registered for it is listed by customer
         status, theirs = api.call("POST", "/v1/endpoints", {**_example("POST", "/v1/endpoints", "for_customer"), "url": receiver.url})
         assert (status, theirs["customer"], theirs["rate_limit_per_second"]) == (201, "org_4711", 10.0)
@@ -420,6 +436,24 @@ def test_live_success_responses_match_the_document(hookline: Hookline) -> None:
         status, mixed = api.call("POST", "/v1/events/batch", conflicting)
         assert (status, [r["status"] for r in mixed["results"]]) == (207, [409, 202])
 
+        # When the document's broadcast is sent, repeated, and fanned out
+        status, broadcast = api.call("POST", "/v1/events/broadcast", _example("POST", "/v1/events/broadcast"))
+        assert (status, broadcast["status"]) == (202, "fanning_out")
+        assert api.call("POST", "/v1/events/broadcast", _example("POST", "/v1/events/broadcast")) == (202, broadcast)
+        status, shown = api.call("GET", "/v1/events/{event_id}", event_id=broadcast["id"])
+        assert (status, shown["broadcast"]["status"], shown["deliveries"]) == (200, "fanning_out", [])
+        hookline.pump()
+        # Then it reads back done, its deliveries a page at a time
+        seen, query = [], {"limit": "1"}
+        while True:
+            status, shown = api.call("GET", "/v1/events/{event_id}", query=query, event_id=broadcast["id"])
+            assert (status, shown["broadcast"]["status"]) == (200, "done")
+            seen += shown["deliveries"]
+            if not shown["deliveries_next"]:
+                break
+            query = {"limit": "1", "cursor": shown["deliveries_next"]}
+        assert len(seen) == shown["broadcast"]["deliveries"] >= 1
+
         # When an endpoint is deleted
         assert api.call("DELETE", "/v1/endpoints/{endpoint_id}", endpoint_id=crm["id"])[0] == 204
         # And the customer is deleted, its endpoint goes with it
@@ -475,6 +509,7 @@ def test_live_error_responses_match_the_document(hookline: Hookline) -> None:
         assert (status, got["error"]["code"]) == (404, "customer_not_found")
     # 409: the same idempotency key with another body
     assert api.call("POST", "/v1/events", {"type": "a.b", "data": {"changed": True}, "id": "order-7"})[0] == 409
+    assert api.call("POST", "/v1/events/broadcast", {"type": "a.b", "data": {}, "id": "order-7"})[0] == 409  # an ordinary event's id
     # 413: a body over the limit
     assert api.call("POST", "/v1/events", {"type": "a.b", "data": {"blob": "x" * 300_000}})[0] == 413
     assert api.call("POST", "/v1/events/batch", {"events": [{"type": "a.b", "data": {"blob": "x" * 300_000}}]})[0] == 413
@@ -484,6 +519,7 @@ def test_live_error_responses_match_the_document(hookline: Hookline) -> None:
         ("PATCH", "/v1/endpoints/{endpoint_id}", {"enabled": False}),
         ("POST", "/v1/events", {"type": "a.b", "data": {}, "priority": 1}),
         ("POST", "/v1/events/batch", {"events": [{"type": "a.b", "data": {}}], "priority": 1}),
+        ("POST", "/v1/events/broadcast", {"type": "a.b", "data": {}, "customer": "org_1"}),
         ("POST", "/v1/endpoints/{endpoint_id}/replay", {"since": "2026-01-01T00:00:00Z", "until": "2026-01-02T00:00:00Z", "force": True}),
     ):
         status, got = api.call(method, template, body, endpoint_id=ep)
@@ -502,6 +538,7 @@ def test_live_error_responses_match_the_document(hookline: Hookline) -> None:
     assert "ceiling of 2" in got["error"]["message"]
     assert api.call("POST", "/v1/endpoints", {"url": "http://169.254.169.254/latest"})[0] == 422
     assert api.call("GET", "/v1/endpoints", query={"limit": "0"})[0] == 422
+    assert api.call("GET", "/v1/events/{event_id}", query={"limit": "0"}, event_id=event["id"])[0] == 422
     assert api.call("GET", "/v1/endpoints", query={"cursor": "bm90LWEtY3Vyc29y"})[0] == 422
     assert api.call("GET", "/v1/endpoints/{endpoint_id}/deliveries", query={"status": "succeeded"}, endpoint_id=ep)[0] == 422
     assert api.call("GET", "/v1/endpoints/{endpoint_id}/stats", query={"since": "yesterday"}, endpoint_id=ep)[0] == 422

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from hookline.core import ids
+from hookline.wiring import topology
 from tests.conftest import Hookline
 from tests.support.receiver import Answer, running_receiver
 
@@ -16,7 +17,7 @@ WINDOW = {"since": "2020-01-01T00:00:00Z", "until": "2099-01-01T00:00:00Z"}
 
 @pytest.fixture
 def owned(hookline: Hookline) -> dict[str, str]:
-    """Tenant acme's endpoint, a failed delivery of an event, a replay, and a customer with an endpoint."""
+    """Tenant acme's endpoint, a failed delivery of an event, a replay, a customer with an endpoint, and a broadcast fanned out."""
     hookline.api("PUT", "/v1/customers/globex", {"name": "Globex", "email": "ops@globex.example.com"})
     hookline.api("POST", "/v1/endpoints", {"url": "https://example.com/globex", "customer": "globex"})
     with running_receiver(lambda _r: Answer(status=400)) as receiver:
@@ -25,7 +26,18 @@ def owned(hookline: Hookline) -> dict[str, str]:
         hookline.pump()
     _, event = hookline.api("GET", f"/v1/events/{evt['id']}")
     _, replay = hookline.api("POST", f"/v1/endpoints/{ep['id']}/replay", WINDOW)
-    return {"ep": ep["id"], "evt": evt["id"], "dlv": event["deliveries"][0]["id"], "rpl": replay["id"], "cus": "globex"}
+    _, broadcast = hookline.api("POST", "/v1/events/broadcast", {"type": "a.b", "data": {"secret_data": 2}, "id": "to-all"})
+    hookline.drain(topology.REPLAY_QUEUE)  # its fan-out: deliveries stored and queued, none sent
+    _, shown = hookline.api("GET", f"/v1/events/{broadcast['id']}")
+    return {
+        "ep": ep["id"],
+        "evt": evt["id"],
+        "dlv": event["deliveries"][0]["id"],
+        "rpl": replay["id"],
+        "cus": "globex",
+        "bc": broadcast["id"],
+        "bc_dlv": shown["deliveries"][0]["id"],
+    }
 
 
 ROUTES: list[tuple[str, str, Any]] = [
@@ -40,19 +52,32 @@ ROUTES: list[tuple[str, str, Any]] = [
     ("GET", "/v1/endpoints/{ep}/stats", None),
     ("POST", "/v1/endpoints/{ep}/replay", WINDOW),
     ("GET", "/v1/events/{evt}", None),
+    ("GET", "/v1/events/{bc}", None),
+    ("POST", "/v1/events/{bc}/deliveries/{bc_dlv}/retry", None),
     ("POST", "/v1/events/{evt}/deliveries/{dlv}/retry", None),
     ("GET", "/v1/replays/{rpl}", None),
     ("GET", "/v1/customers/{cus}", None),
     ("GET", "/v1/customers/{cus}/stats", None),
+    ("POST", "/v1/customers/{cus}/portal-sessions", {"read_only": True}),
+    ("DELETE", "/v1/customers/{cus}/portal-sessions", None),
     ("DELETE", "/v1/customers/{cus}", None),
 ]
-MISSING = {"ep": ids.new_id("ep", 0), "evt": ids.new_id("evt", 0), "dlv": ids.new_id("dlv", 0), "rpl": "rpl_0000000000000000000000000a", "cus": "nobody"}
+MISSING = {
+    "ep": ids.new_id("ep", 0),
+    "evt": ids.new_id("evt", 0),
+    "dlv": ids.new_id("dlv", 0),
+    "rpl": "rpl_0000000000000000000000000a",
+    "cus": "nobody",
+    "bc": ids.new_id("evt", 0),
+    "bc_dlv": ids.new_id("dlv", 0),
+}
 
 
 def _acme(hookline: Hookline, owned: dict[str, str]) -> Any:
     """Everything of acme's these tests aim at, as acme reads it."""
     return (
         hookline.api("GET", f"/v1/events/{owned['evt']}")[1],
+        hookline.api("GET", f"/v1/events/{owned['bc']}")[1],
         hookline.api("GET", f"/v1/endpoints/{owned['ep']}")[1],
         hookline.api("GET", f"/v1/customers/{owned['cus']}")[1],
         hookline.api("GET", "/v1/endpoints", query={"customer": owned["cus"]})[1],
@@ -113,3 +138,16 @@ def test_lists_never_show_another_tenants_items(hookline: Hookline, owned: dict[
     assert hookline.api("GET", "/v1/customers", tenant="intruder")[1] == {"items": [], "next": None}
     status, _ = hookline.api("GET", f"/v1/endpoints/{owned['ep']}/deliveries", tenant="acme")
     assert status == 200
+
+
+def test_another_tenants_broadcast_with_the_same_id_reaches_none_of_the_tenants_endpoints(hookline: Hookline, owned: dict[str, str]) -> None:
+    before = _acme(hookline, owned)
+    # When another tenant broadcasts with acme's idempotency key and body
+    status, answer = hookline.api("POST", "/v1/events/broadcast", {"type": "a.b", "data": {"secret_data": 2}, "id": "to-all"}, tenant="intruder")
+    hookline.drain(topology.REPLAY_QUEUE)
+    # Then it is a broadcast of its own, over none of acme's endpoints, and nothing of acme's changed
+    assert (status, answer["id"] != owned["bc"]) == (202, True)
+    shown = hookline.api("GET", f"/v1/events/{answer['id']}", tenant="intruder")[1]
+    assert (shown["broadcast"]["endpoints_scanned"], shown["deliveries"]) == (0, [])
+    assert [m for m in hookline.queued(max_messages=100) if answer["id"] in m["Body"]] == []
+    assert _acme(hookline, owned) == before

@@ -9,6 +9,7 @@ import pytest
 from hookline.core import ids
 from hookline.core.models import Endpoint
 from hookline.core.settings import Settings
+from hookline.services.broadcast import BroadcastService
 from hookline.services.customers import CustomerService
 from hookline.services.endpoints import EndpointDeps, EndpointService
 from hookline.services.events import EventService
@@ -25,7 +26,7 @@ from tests.fakes.state import FakeEndpointStateStore
 
 @dataclass
 class World:
-    """One tenant's outside world, in memory, and the four services over it."""
+    """One tenant's outside world, in memory, and the services over it."""
 
     clock: FakeClock
     settings: Settings
@@ -53,6 +54,9 @@ class World:
 
     def replay_service(self) -> ReplayService:
         return ReplayService(self.replays, self.events, self.endpoints, self.retry_queue, self.jobs, self.settings, self.clock)
+
+    def broadcast_service(self) -> BroadcastService:
+        return BroadcastService(self.events, self.endpoints, self.delivery_queue, self.jobs, self.settings, self.clock)
 
     def add_endpoint(self, tenant: str = "acme", **fields: object) -> Endpoint:
         """An endpoint as if created through the API at the clock's time."""

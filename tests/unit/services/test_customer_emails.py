@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
+import re
+from dataclasses import replace
+
 from hookline.core import notifications
+from hookline.core.access import Principal
 from hookline.core.breaker import Breaker
 from hookline.core.emails import StatusNotice
 from hookline.core.responses import HttpResult
 from hookline.core.settings import Settings
+from hookline.services.sessions import PortalSessionService
+from tests.fakes.clock import FakeClock
 from tests.fakes.contracts import customer, endpoint
 from tests.fakes.delivery import DeliveryRig, delivery_rig
 from tests.fakes.mail import SENDER, EmailRig
 from tests.fakes.outside import FakeSender, scripted
+from tests.fakes.sessions import FakeSessionStore
 from tests.unit.services.pipeline import Pipeline
 
 GONE, UNAVAILABLE, OK = HttpResult(410, None, 9), HttpResult(503, None, 9), HttpResult(200, None, 9, body="ok")
@@ -123,6 +130,27 @@ def test_the_email_quotes_a_bounded_count_of_paused_deliveries_and_the_portal_wh
     assert "at least 1000 deliveries are paused" in text
     assert "Since: 2026-11-25T12:00:00.000Z" in text and "Outage: 5.0 days" in text
     assert "Portal: https://portal.example.com/portal\n" in text
+
+
+def test_with_a_portal_each_email_links_a_fresh_session_of_its_customer() -> None:
+    # Given a customer's endpoint, a portal and session-issuing emails
+    mail = EmailRig()
+    mail.customers.put(customer("cus-1", email="ops@customer.example"))
+    clock = FakeClock()
+    sessions = PortalSessionService(FakeSessionStore(), mail.customers, clock)
+    emails = replace(mail.emails(portal_base="https://portal.example.com"), sessions=sessions, session_seconds=86400)
+    change = StatusNotice("disabled", "gone", "2026-11-29T12:00:00.000Z")
+    # When a disable is announced twice (one email), then a recovery
+    emails.endpoint_changed(endpoint(customer="cus-1"), change, "disabled#t0")
+    emails.endpoint_changed(endpoint(customer="cus-1"), change, "disabled#t0")
+    emails.endpoint_changed(endpoint(customer="cus-1"), StatusNotice("recovered", "recovered", "t1"), "recovered#v2")
+    # Then each email carries its own portal link, the token in the fragment, and each is a full session of that customer
+    links = [re.search(r"Portal: (\S+)", sent.email.text).group(1) for sent in mail.mailer.sent]  # type: ignore[union-attr]
+    tokens = [link.removeprefix("https://portal.example.com/portal#token=") for link in links]
+    assert len(set(tokens)) == 2 and all(t.startswith("hps_") for t in tokens)
+    assert all(sessions.authenticate(t) == Principal("acme", "cus-1", False, clock.timestamp() + 86400) for t in tokens)
+    # And the HTML part carries the same link
+    assert all(link in sent.email.html for link, sent in zip(links, mail.mailer.sent, strict=True))
 
 
 def test_settings_carry_the_sender_and_the_portal() -> None:

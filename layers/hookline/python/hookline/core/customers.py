@@ -65,6 +65,7 @@ class Customer:
     limits: CustomerLimits = field(default_factory=CustomerLimits)
     created_at: str = ""
     updated_at: str = ""
+    session_epoch: int = 0  # bumped to revoke every portal session made before (core.sessions); never shown
 
     def same_content(self, other: Customer) -> bool:
         """Equal in everything a PUT sets: a repeated PUT of it changes nothing."""

@@ -1,8 +1,10 @@
 """The email a customer gets when one of its endpoints is disabled or recovers: pure text and HTML, no I/O.
 
 Contract: the message names the endpoint (id, url, description), why, since when, how many deliveries
-wait, and how to re-enable it. It never carries a secret, a signing key or an API/portal token: the
-endpoint's `secret` is not read here, and the portal link is the bare portal address.
+wait, and how to re-enable it. It never carries a secret, a signing key or an API key: the endpoint's
+`secret` is not read here. With a portal configured it carries a portal link with a fresh session of
+that customer's (its token in the URL fragment), which lets the customer act on its own endpoints only,
+expires (HOOKLINE_EMAIL_PORTAL_SESSION_SECONDS) and is revoked with the customer's other sessions.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from typing import Literal
 
 from hookline.core.customers import Customer
 from hookline.core.models import Endpoint
+from hookline.core.sessions import portal_url
 
 ChangeKind = Literal["disabled", "recovered"]
 
@@ -50,14 +53,16 @@ class Links:
     """Where the customer acts: the API's enable route, and the portal if one is configured."""
 
     portal_base: str = ""
+    session_token: str = ""  # a portal session made for this email; empty: the bare portal address
 
     @staticmethod
     def enable(endpoint_id: str) -> str:
         return f"POST /v1/endpoints/{endpoint_id}/enable"
 
     def portal(self) -> str | None:
-        # No token in the link: the portal session API does not exist yet, and a token must never travel by email.
-        return f"{self.portal_base.rstrip('/')}/portal" if self.portal_base else None
+        if not self.portal_base:
+            return None
+        return portal_url(self.portal_base, self.session_token) if self.session_token else f"{self.portal_base.rstrip('/')}/portal"
 
 
 @dataclass(frozen=True)

@@ -38,6 +38,13 @@ class Unauthorized(HooklineError):
     code = "unauthorized"
 
 
+class Forbidden(HooklineError):
+    """The caller is who it says, but may not do this (a portal session on a producer-only or mutating route)."""
+
+    status = 403
+    code = "forbidden"
+
+
 class NotFound(HooklineError):
     status = 404
     code = "not_found"

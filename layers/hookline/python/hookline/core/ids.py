@@ -3,7 +3,8 @@
 The first 10 characters encode the creation time in milliseconds (ULID layout),
 so ids sort by creation time; the rest is random. An event id derived from a
 caller's idempotency key is a hash instead, so the same key always names the
-same event.
+same event; so is a broadcast's delivery id, of (tenant, event, endpoint), so
+a fan-out step run twice names the same deliveries.
 """
 
 from __future__ import annotations
@@ -38,6 +39,11 @@ def new_id(prefix: str, now_ms: int) -> str:
 def derived_id(prefix: str, *parts: str) -> str:
     digest = hashlib.sha256("\x1f".join(parts).encode()).digest()
     return f"{prefix}_{_encode(int.from_bytes(digest[:17], 'big'), _BODY_LEN)}"
+
+
+def event_id(tenant: str, idempotency_key: str | None, now_ms: int) -> str:
+    """An accepted event's id: derived from the caller's idempotency key (the same key names the same event), else fresh."""
+    return derived_id(EVENT, tenant, idempotency_key) if idempotency_key is not None else new_id(EVENT, now_ms)
 
 
 def is_id(value: object, prefix: str) -> bool:

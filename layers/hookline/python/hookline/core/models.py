@@ -7,6 +7,8 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any, Literal
 
+from hookline.core.broadcast import Fanout
+
 EndpointStatus = Literal["active", "disabled"]
 DeliveryStatus = Literal["pending", "succeeded", "failed", "paused"]
 
@@ -87,6 +89,14 @@ class Event:
     request_hash: str
     deliveries: tuple[PlannedDelivery, ...] = ()
     customer: str | None = None  # the customer it was addressed to; None: the tenant's own endpoints
+    # A broadcast (to every endpoint of the tenant) has no inline deliveries, only its fan-out's progress.
+    broadcast: Fanout | None = None
+
+    @classmethod
+    def accepted(cls, event_id: str, tenant: str, event_type: str, created_at: str, data: Any, request_hash: str, **rest: Any) -> Event:
+        """A just-accepted event, its webhook body fixed from the data now."""
+        body = webhook_body(event_id, event_type, created_at, data)
+        return cls(id=event_id, tenant=tenant, type=event_type, created_at=created_at, body=body, request_hash=request_hash, **rest)
 
     @property
     def data(self) -> Any:

@@ -15,6 +15,9 @@ from typing import Any
 
 from hookline.core.ssrf import Network, UrlPolicy
 
+# A revoked portal session (or API key) must stop working within a minute; the authorizer's cache bounds that.
+MAX_AUTHORIZER_CACHE_SECONDS = 60
+
 
 class SettingsError(ValueError):
     """An environment variable holds a value that cannot be used."""
@@ -45,7 +48,9 @@ class Settings:
         "Verified SES identity (an address) that emails customers when their endpoint is disabled or recovers. Empty: no email (SNS still gets the notification).",
     )
     portal_base: str = _setting(  # not named *_url: that suffix marks a per-function resource setting (infra.functions)
-        "HOOKLINE_PORTAL_BASE_URL", "", "Customer portal base; when set, customer emails link to `<base>/portal` (no token in the link)."
+        "HOOKLINE_PORTAL_BASE_URL",
+        "",
+        "Where the portal is served (the API's URL, or the producer's domain in front of it). Portal links use it, else the request's own host; customer emails carry a portal link only when it is set.",
     )
     # Retries.
     retry_base_seconds: float = _setting("HOOKLINE_RETRY_BASE_SECONDS", 30.0, "Backoff base: the ceiling after attempt n fails is min(cap, base x 2^n).")
@@ -102,7 +107,16 @@ class Settings:
         "HOOKLINE_MAX_BATCH_BYTES", 4194304, "Largest accepted request body for `POST /v1/events/batch` (413 above; Lambda takes at most 6 MB)."
     )
     page_limit_max: int = _setting("HOOKLINE_PAGE_LIMIT_MAX", 100, "Largest `limit` a list route accepts.")
-    authorizer_cache_seconds: int = _setting("HOOKLINE_AUTHORIZER_CACHE_SECONDS", 300, "How long API Gateway caches an authorizer answer.")
+    authorizer_cache_seconds: int = _setting(
+        "HOOKLINE_AUTHORIZER_CACHE_SECONDS",
+        60,
+        "How long API Gateway caches an authorizer answer: a revoked API key or portal session keeps working at most this long (0..60).",
+    )
+    email_portal_session_seconds: int = _setting(
+        "HOOKLINE_EMAIL_PORTAL_SESSION_SECONDS",
+        86400,
+        "Lifetime of the portal session whose link a customer email carries (with HOOKLINE_PORTAL_BASE_URL set); 0: the bare portal address, no session.",
+    )
     retention_days: int = _setting("HOOKLINE_RETENTION_DAYS", 30, "Events, deliveries and attempts expire through DynamoDB TTL after this many days.")
     # Local mode only.
     api_keys: str = _setting("HOOKLINE_API_KEYS", "", "Local mode: API keys to seed, as `tenant:key,tenant:key`. Empty seeds tenant `local` with a fresh key.")
@@ -133,6 +147,10 @@ class Settings:
             raise SettingsError(f"HOOKLINE_SQS_MAX_DELAY_SECONDS={self.sqs_max_delay_seconds}: must be 1..900 (the SQS limit)")
         if self.allowed_ports.strip() != "*" and not all(p.strip().isdigit() for p in self.allowed_ports.split(",")):
             raise SettingsError(f"HOOKLINE_ALLOWED_PORTS={self.allowed_ports!r}: comma-separated port numbers, or *")
+        if self.authorizer_cache_seconds > MAX_AUTHORIZER_CACHE_SECONDS:
+            raise SettingsError(
+                f"HOOKLINE_AUTHORIZER_CACHE_SECONDS={self.authorizer_cache_seconds}: at most {MAX_AUTHORIZER_CACHE_SECONDS}, the bound on how long a revoked session works"
+            )
         if self.max_attempts < 1:
             raise SettingsError("HOOKLINE_MAX_ATTEMPTS must be at least 1")
 

@@ -296,6 +296,13 @@ def event_create(body: dict[str, Any]) -> EventInput:
     return EventInput(type=event_type, data=body["data"], idempotency_key=key, customer=customer)
 
 
+def broadcast_create(body: dict[str, Any]) -> EventInput:
+    """The body of `POST /v1/events/broadcast`: an event as `POST /v1/events` takes it, but addressed to everyone, so without `customer`."""
+    if "customer" in body:
+        raise ValidationFailed("'customer' is not allowed: a broadcast goes to every customer's endpoints and the tenant's own", code="unknown_field")
+    return event_create(body)
+
+
 MAX_BATCH_EVENTS = 100
 
 

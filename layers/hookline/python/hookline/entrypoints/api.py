@@ -3,21 +3,29 @@
 Every error becomes a response here and only here, its body the envelope of
 hookline.core.errors (a bad cursor is a domain error too). The tenant comes
 from the Lambda authorizer's context, never from the request, so every route
-is scoped to the caller. Building the resolver does no I/O; services are
+is scoped to the caller. The caller is the producer (an API key) or one
+customer (a portal session): every /v1 route declares its access with
+`@allow` (read, write, producer only) and which resource its path names, and
+a session passes only for its own customer's (hookline.core.access,
+hookline.services.access). Building the resolver does no I/O; services are
 created on first use.
 """
 
 from __future__ import annotations
 
 import base64
+import functools
 import json
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response
 from aws_lambda_powertools.event_handler.exceptions import NotFoundError
 
 from hookline.adapters.observability import get_logger
+from hookline.adapters.system import utcnow
 from hookline.core import validation
+from hookline.core.access import Access, Principal
 from hookline.core.errors import BadRequest, HooklineError, NotFound, Unauthorized, Unavailable
 from hookline.wiring import container
 from hookline.wiring.settings import get_settings
@@ -33,17 +41,100 @@ def error_response(error: HooklineError) -> Response:
     return _json(error.status, error.envelope())
 
 
-def _tenant() -> str:
+def _authorizer_context() -> dict[str, Any]:
     ctx = app.current_event.raw_event.get("requestContext", {}).get("authorizer", {}) or {}
-    value = (ctx.get("lambda") or {}).get("tenant")
+    return ctx.get("lambda") or {}
+
+
+def _tenant() -> str:
+    value = _authorizer_context().get("tenant")
     if not isinstance(value, str) or not value:
         raise Unauthorized("missing or invalid API key")
     return value
 
 
-def _body(max_bytes: int | None = None) -> dict[str, Any]:
+def _principal() -> Principal:
+    """The caller, from the authorizer's context: the producer, or a portal session of one customer.
+
+    API Gateway caches the authorizer's answer, so a session's expiry is checked here, on every request.
+    """
+    ctx = _authorizer_context()
+    tenant = _tenant()
+    if "customer" not in ctx:
+        return Principal(tenant)
+    customer = ctx["customer"]
+    if not isinstance(customer, str) or not customer:  # fail closed: never the producer by mistake
+        raise Unauthorized("invalid portal session")
+    raw_expiry = ctx.get("expires_at")
+    expires_at = float(raw_expiry) if isinstance(raw_expiry, int | float) and not isinstance(raw_expiry, bool) else 0.0
+    if utcnow().timestamp() >= expires_at:
+        raise Unauthorized("this portal session has expired; ask for a new link", code="session_expired")
+    return Principal(tenant, customer, ctx.get("read_only") in (True, "true"), expires_at)
+
+
+# The resource a route's path names, which a portal session must own: checked before the route runs.
+Resource = Callable[[Principal, dict[str, str]], None]
+
+
+def _endpoint(who: Principal, params: dict[str, str]) -> None:
+    container.access_guard().endpoint(who, params["endpoint_id"])
+
+
+def _event(who: Principal, params: dict[str, str]) -> None:
+    container.access_guard().event(who, params["event_id"])
+
+
+def _delivery(who: Principal, params: dict[str, str]) -> None:
+    container.access_guard().delivery(who, params["event_id"], params["delivery_id"])
+
+
+def _replay(who: Principal, params: dict[str, str]) -> None:
+    container.access_guard().replay(who, params["replay_id"])
+
+
+Route = TypeVar("Route", bound=Callable[..., Response])
+
+
+def allow(access: Access, resource: Resource | None = None) -> Callable[[Route], Route]:
+    """Declare a route's access: who may call it, and which resource of its path a portal session must own."""
+
+    def decorate(route: Route) -> Route:
+        @functools.wraps(route)
+        def guarded(**params: str) -> Response:
+            who = _principal()
+            who.require(access)
+            if resource is not None:
+                resource(who, params)
+            app.append_context(principal=who)
+            return route(**params)
+
+        guarded.access = access  # type: ignore[attr-defined]  # read by the test that every /v1 route declares one
+        return guarded  # type: ignore[return-value]
+
+    return decorate
+
+
+def _caller() -> Principal:
+    who = app.context.get("principal")
+    assert isinstance(who, Principal), "a route without @allow"
+    return who
+
+
+def _origin() -> str:
+    """Where this API answers, for the portal links it hands out (HOOKLINE_PORTAL_BASE_URL overrides it)."""
+    base = get_settings().portal_base
+    if base:
+        return base
+    headers = app.current_event.headers or {}
+    scheme = headers.get("x-forwarded-proto") or "https"
+    return f"{scheme}://{app.current_event.request_context.domain_name}"
+
+
+def _body(max_bytes: int | None = None, optional: bool = False) -> dict[str, Any]:
     raw_event = app.current_event.raw_event
     raw = raw_event.get("body") or ""
+    if optional and not raw:
+        return {}
     try:
         data = base64.b64decode(raw, validate=True) if raw_event.get("isBase64Encoded") else raw.encode("utf-8")
     except (ValueError, UnicodeEncodeError):
@@ -82,56 +173,69 @@ def health() -> Response:
 
 
 @app.post("/v1/endpoints")
+@allow(Access.WRITE)
 def create_endpoint() -> Response:
-    tenant = _tenant()
-    return _json(201, container.endpoint_service().create(tenant, _body()))
+    tenant, body = _tenant(), _body()
+    if not _caller().is_producer:
+        body = {**body, "customer": container.access_guard().owner(_caller(), body.get("customer"))}
+    return _json(201, container.endpoint_service().create(tenant, body))
 
 
 @app.get("/v1/endpoints")
+@allow(Access.READ)
 def list_endpoints() -> Response:
     tenant = _tenant()
     limit, cursor = _page_args()
-    return _json(200, container.endpoint_service().list(tenant, limit, cursor, _query().get("customer")))
+    customer = container.access_guard().owner(_caller(), _query().get("customer"))
+    return _json(200, container.endpoint_service().list(tenant, limit, cursor, customer))
 
 
 @app.get("/v1/endpoints/<endpoint_id>")
+@allow(Access.READ, _endpoint)
 def get_endpoint(endpoint_id: str) -> Response:
     return _json(200, container.endpoint_service().describe(_tenant(), endpoint_id))
 
 
 @app.get("/v1/endpoints/<endpoint_id>/secret")
+@allow(Access.READ, _endpoint)
 def get_secret(endpoint_id: str) -> Response:
     return _json(200, container.endpoint_service().secret(_tenant(), endpoint_id))
 
 
 @app.post("/v1/endpoints/<endpoint_id>/secret/rotate")
+@allow(Access.WRITE, _endpoint)
 def rotate_secret(endpoint_id: str) -> Response:
     return _json(200, container.endpoint_service().rotate_secret(_tenant(), endpoint_id))
 
 
 @app.post("/v1/endpoints/<endpoint_id>/test")
+@allow(Access.WRITE, _endpoint)
 def test_endpoint(endpoint_id: str) -> Response:
     return _json(200, container.endpoint_service().test(_tenant(), endpoint_id))
 
 
 @app.post("/v1/endpoints/<endpoint_id>/enable")
+@allow(Access.WRITE, _endpoint)
 def enable_endpoint(endpoint_id: str) -> Response:
     return _json(200, container.endpoint_service().enable(_tenant(), endpoint_id))
 
 
 @app.patch("/v1/endpoints/<endpoint_id>")
+@allow(Access.WRITE, _endpoint)
 def patch_endpoint(endpoint_id: str) -> Response:
     tenant = _tenant()
     return _json(200, container.endpoint_service().update(tenant, endpoint_id, _body()).public())
 
 
 @app.delete("/v1/endpoints/<endpoint_id>")
+@allow(Access.WRITE, _endpoint)
 def delete_endpoint(endpoint_id: str) -> Response:
     container.endpoint_service().delete(_tenant(), endpoint_id)
     return Response(status_code=204, body="")
 
 
 @app.get("/v1/endpoints/<endpoint_id>/deliveries")
+@allow(Access.READ, _endpoint)
 def list_endpoint_deliveries(endpoint_id: str) -> Response:
     tenant = _tenant()
     limit, _ = _page_args()
@@ -140,28 +244,33 @@ def list_endpoint_deliveries(endpoint_id: str) -> Response:
 
 
 @app.get("/v1/endpoints/<endpoint_id>/stats")
+@allow(Access.READ, _endpoint)
 def endpoint_stats(endpoint_id: str) -> Response:
     params = _query()
     return _json(200, container.endpoint_service().stats(_tenant(), endpoint_id, params))
 
 
 @app.post("/v1/endpoints/<endpoint_id>/replay")
+@allow(Access.WRITE, _endpoint)
 def replay_endpoint(endpoint_id: str) -> Response:
     tenant = _tenant()
     return _json(202, container.replay_service().start(tenant, endpoint_id, _body()))
 
 
 @app.get("/v1/replays/<replay_id>")
+@allow(Access.READ, _replay)
 def get_replay(replay_id: str) -> Response:
     return _json(200, container.replay_service().describe(_tenant(), replay_id))
 
 
 @app.post("/v1/events/<event_id>/deliveries/<delivery_id>/retry")
+@allow(Access.WRITE, _delivery)
 def retry_delivery(event_id: str, delivery_id: str) -> Response:
     return _json(202, container.event_service().retry(_tenant(), event_id, delivery_id))
 
 
 @app.put("/v1/customers/<uid>")
+@allow(Access.PRODUCER)
 def put_customer(uid: str) -> Response:
     tenant = _tenant()
     customer, created = container.customer_service().put(tenant, uid, _body())
@@ -169,6 +278,7 @@ def put_customer(uid: str) -> Response:
 
 
 @app.get("/v1/customers")
+@allow(Access.PRODUCER)
 def list_customers() -> Response:
     tenant = _tenant()
     limit, cursor = _page_args()
@@ -176,29 +286,48 @@ def list_customers() -> Response:
 
 
 @app.get("/v1/customers/<uid>")
+@allow(Access.PRODUCER)
 def get_customer(uid: str) -> Response:
     return _json(200, container.customer_service().get(_tenant(), uid))
 
 
 @app.delete("/v1/customers/<uid>")
+@allow(Access.PRODUCER)
 def delete_customer(uid: str) -> Response:
     container.customer_service().delete(_tenant(), uid)
     return Response(status_code=204, body="")
 
 
 @app.get("/v1/customers/<uid>/stats")
+@allow(Access.PRODUCER)
 def customer_stats(uid: str) -> Response:
     params = _query()
     return _json(200, container.customer_service().stats(_tenant(), uid, params))
 
 
+@app.post("/v1/customers/<uid>/portal-sessions")
+@allow(Access.PRODUCER)
+def create_portal_session(uid: str) -> Response:
+    tenant = _tenant()
+    return _json(201, container.session_service().issue(tenant, uid, _body(optional=True), _origin()))
+
+
+@app.delete("/v1/customers/<uid>/portal-sessions")
+@allow(Access.PRODUCER)
+def revoke_portal_sessions(uid: str) -> Response:
+    container.session_service().revoke(_tenant(), uid)
+    return Response(status_code=204, body="")
+
+
 @app.post("/v1/events")
+@allow(Access.PRODUCER)
 def create_event() -> Response:
     tenant = _tenant()
     return _json(202, container.event_service().accept(tenant, _body()))
 
 
 @app.post("/v1/events/batch")
+@allow(Access.PRODUCER)
 def create_events() -> Response:
     tenant = _tenant()
     results = container.event_service().accept_batch(tenant, _body(get_settings().max_batch_bytes))
@@ -210,9 +339,19 @@ def create_events() -> Response:
     return _json(202 if accepted == len(results) else 207, {"accepted": accepted, "failed": len(results) - accepted, "results": results})
 
 
+@app.post("/v1/events/broadcast")
+@allow(Access.PRODUCER)
+def broadcast_event() -> Response:
+    tenant = _tenant()
+    return _json(202, container.broadcast_service().start(tenant, _body()))
+
+
 @app.get("/v1/events/<event_id>")
+@allow(Access.READ, _event)
 def get_event(event_id: str) -> Response:
-    return _json(200, container.event_service().describe(_tenant(), event_id))
+    tenant = _tenant()
+    limit, cursor = _page_args()  # a broadcast's page of deliveries
+    return _json(200, container.event_service().describe(tenant, event_id, limit, cursor, viewer=_caller().customer))
 
 
 def handle(event: dict[str, Any], context: Any) -> dict[str, Any]:

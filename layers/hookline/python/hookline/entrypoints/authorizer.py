@@ -1,8 +1,12 @@
-"""The API key check, shared by API Gateway's Lambda authorizer and local mode.
+"""The Lambda authorizer, shared by API Gateway and local mode: an API key or a portal session token.
 
-HTTP API, payload 2.0, simple responses: {"isAuthorized", "context": {"tenant"}}.
-API Gateway caches each answer per Authorization header for the configured TTL,
-so a revoked key stops working within that TTL.
+HTTP API, payload 2.0, simple responses: `{"isAuthorized", "context"}`. An API
+key's context is `{"tenant"}`; a portal session's is `{"tenant", "customer",
+"read_only", "expires_at"}`, which the API scopes every route by. API Gateway
+caches each answer per Authorization header for HOOKLINE_AUTHORIZER_CACHE_SECONDS
+(at most 60 s), so a revoked key or session stops working within that; the API
+checks a session's expiry itself on every request. Neither the key nor the
+token is ever logged.
 """
 
 from __future__ import annotations
@@ -11,6 +15,9 @@ from typing import Any
 
 from hookline.adapters import aws
 from hookline.adapters.dynamo.apikeys import ApiKeyRepository
+from hookline.core.sessions import is_session_token
+from hookline.services.sessions import PortalSessionService
+from hookline.wiring import container
 from hookline.wiring.settings import get_settings
 
 DENY: dict[str, Any] = {"isAuthorized": False}
@@ -25,7 +32,7 @@ def bearer_key(headers: dict[str, Any] | None) -> str | None:
     return None
 
 
-def authorize(event: dict[str, Any], repo: ApiKeyRepository | None = None) -> dict[str, Any]:
+def authorize(event: dict[str, Any], repo: ApiKeyRepository | None = None, sessions: PortalSessionService | None = None) -> dict[str, Any]:
     key = bearer_key(event.get("headers"))
     if key is None:
         identity = event.get("identitySource") or []
@@ -33,6 +40,12 @@ def authorize(event: dict[str, Any], repo: ApiKeyRepository | None = None) -> di
             key = bearer_key({"authorization": identity[0]})
     if key is None or len(key) > 256:
         return DENY
+    if is_session_token(key):
+        who = (sessions or container.session_service()).authenticate(key)
+        if who is None or who.customer is None:
+            return DENY
+        context = {"tenant": who.tenant, "customer": who.customer, "read_only": who.read_only, "expires_at": int(who.expires_at or 0)}
+        return {"isAuthorized": True, "context": context}
     repo = repo or ApiKeyRepository(aws.dynamodb_table(get_settings().table_name))
     record = repo.find(key)
     if record is None or record.revoked:
@@ -41,6 +54,6 @@ def authorize(event: dict[str, Any], repo: ApiKeyRepository | None = None) -> di
 
 
 def handle(event: dict[str, Any], context: Any) -> dict[str, Any]:
-    """The Lambda authorizer's entry: one lookup, no context needed."""
+    """The Lambda authorizer's entry: one lookup (two for a session: it and its customer), no context needed."""
     del context
     return authorize(event)

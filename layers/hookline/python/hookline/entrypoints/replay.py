@@ -1,9 +1,10 @@
 """The replay function: paged jobs from the replay queue, or the operators' DLQ drain invoked directly.
 
 A job is one step of a customer's time-window replay (hookline.services.replay,
-kind "replay") or one page of a deleted customer's endpoints
-(hookline.services.customers, kind "delete_customer_endpoints"); a step is
-idempotent, so a record that fails is redelivered by SQS and finished then.
+kind "replay"), one page of a deleted customer's endpoints
+(hookline.services.customers, kind "delete_customer_endpoints") or one page
+of a broadcast's fan-out (hookline.services.broadcast, kind "broadcast"); a
+step is idempotent, so a record that fails is redelivered by SQS and finished then.
 The drain is a direct invocation `{"kind": "drain_dlq", "rate"?, "tenant"?,
 "endpoint_id"?, "max_messages"?}` and answers with its DrainReport.
 """
@@ -17,6 +18,7 @@ from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, pro
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 
 from hookline.adapters.observability import get_logger
+from hookline.core.broadcast import BROADCAST_JOB
 from hookline.core.errors import envelope
 from hookline.services.customers import DELETE_JOB
 from hookline.wiring import container
@@ -34,6 +36,13 @@ def handle(event: dict[str, Any], context: Any) -> dict[str, Any]:
         job = json.loads(record.body)
         if job.get("kind") == DELETE_JOB:
             container.customer_service().delete_endpoints(str(job["tenant"]), str(job["customer"]), str(job["created_at"]), str(job["cursor"]))
+        elif job.get("kind") == BROADCAST_JOB:
+            logger = get_logger()
+            logger.append_keys(tenant=job["tenant"], event_id=job["event_id"])
+            try:
+                container.broadcast_service().step(str(job["tenant"]), str(job["event_id"]))
+            finally:
+                logger.remove_keys(["tenant", "event_id"])
         elif job.get("kind") == "replay":
             logger = get_logger()
             logger.append_keys(tenant=job["tenant"], replay_id=job["replay_id"])

@@ -15,18 +15,19 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from hookline.core import ids, validation
+from hookline.core.broadcast import delivery_id as broadcast_delivery_id
 from hookline.core.clock import iso
 from hookline.core.errors import Conflict, DependencyFailed, HooklineError, NotFound, Unavailable, ValidationFailed
-from hookline.core.models import REPLAYABLE_STATUSES, Delivery, DeliveryTask, Endpoint, Event, PlannedDelivery, webhook_body
+from hookline.core.models import REPLAYABLE_STATUSES, Delivery, DeliveryTask, Endpoint, Event, PlannedDelivery
 from hookline.core.settings import Settings
 from hookline.services.customers import require_customer
 from hookline.services.ports import CustomerReader, EventStore, TaskQueue, TenantEndpoints
 
 
-def request_hash(event_type: str, data: Any, customer: str | None = None) -> str:
+def request_hash(event_type: str, data: Any, customer: str | None = None, broadcast: bool = False) -> str:
     """What makes two requests with one `id` the same request. A customer counts only when named, so the
-    hashes of events stored before customers existed still match."""
-    fields = {"type": event_type, "data": data, **({"customer": customer} if customer else {})}
+    hashes of events stored before customers existed still match; a broadcast never matches an ordinary event."""
+    fields = {"type": event_type, "data": data, **({"customer": customer} if customer else {}), **({"broadcast": True} if broadcast else {})}
     canonical = json.dumps(fields, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(canonical.encode()).hexdigest()
 
@@ -137,10 +138,7 @@ class EventService:
     def _stage(self, tenant: str, data: validation.EventInput, now: datetime, targets: Targets) -> tuple[dict[str, Any], list[DeliveryTask]]:
         """Store an event and its deliveries (or find them, for a repeated id); returns the answer and the tasks to queue."""
         digest = request_hash(data.type, data.data, data.customer)
-        if data.idempotency_key is not None:
-            event_id = ids.derived_id(ids.EVENT, tenant, data.idempotency_key)
-        else:
-            event_id = ids.new_id(ids.EVENT, int(now.timestamp() * 1000))
+        event_id = ids.event_id(tenant, data.idempotency_key, int(now.timestamp() * 1000))
         expires_at = self._expires_at(now)
         existing = self._events.get_event(tenant, event_id) if data.idempotency_key else None
         if existing is not None:
@@ -148,13 +146,13 @@ class EventService:
         # A disabled endpoint's deliveries are stored paused, so nothing is dropped: re-enabling it queues them.
         subscribed = [ep for ep in targets(data.customer) if ep.subscribes_to(data.type)]
         created_at = iso(now)
-        event = Event(
-            id=event_id,
-            tenant=tenant,
-            type=data.type,
-            created_at=created_at,
-            body=webhook_body(event_id, data.type, created_at, data.data),
-            request_hash=digest,
+        event = Event.accepted(
+            event_id,
+            tenant,
+            data.type,
+            created_at,
+            data.data,
+            digest,
             deliveries=tuple(PlannedDelivery(ids.new_id(ids.DELIVERY, int(now.timestamp() * 1000)), ep.id, paused=ep.status != "active") for ep in subscribed),
             customer=data.customer,
         )
@@ -204,18 +202,29 @@ class EventService:
             tenant=d.tenant, event_id=d.event_id, delivery_id=d.id, endpoint_id=d.endpoint_id, attempt=d.attempts_made + 1, generation=d.generation
         )
 
-    def describe(self, tenant: str, event_id: str) -> dict[str, Any]:
-        event, deliveries = self._events.event_with_deliveries(tenant, event_id) if ids.is_id(event_id, ids.EVENT) else (None, [])
+    def describe(self, tenant: str, event_id: str, limit: int = 50, cursor: str | None = None, viewer: str | None = None) -> dict[str, Any]:
+        """The event with its deliveries and their attempts.
+
+        A broadcast has thousands of deliveries: it shows its fan-out's
+        progress and one page of `limit` deliveries from `cursor`
+        (`deliveries_next` leads on). An ordinary event shows all of its own.
+        A customer (`viewer`, a portal session's) sees only its own endpoints'
+        deliveries of a broadcast: each found by its derived id, one read per
+        endpoint of the customer, never a page of everyone's.
+        """
+        event = self._events.get_event(tenant, event_id) if ids.is_id(event_id, ids.EVENT) else None
         if event is None:
             raise NotFound(f"event {event_id[:64]} not found")
-        return {
-            "id": event.id,
-            "type": event.type,
-            "customer": event.customer,
-            "data": event.data,
-            "created_at": event.created_at,
-            "deliveries": [d.public() for d in deliveries],
-        }
+        view = {"id": event.id, "type": event.type, "customer": event.customer, "data": event.data, "created_at": event.created_at}
+        if event.broadcast is not None and viewer is not None:
+            ids_ = (broadcast_delivery_id(tenant, event.id, ep.id) for ep in self._endpoints.all_of_owner(tenant, viewer))
+            own = [d for d in (self._events.delivery_with_attempts(tenant, event.id, i) for i in ids_) if d is not None]
+            return {**view, "broadcast": event.broadcast.public(), "deliveries": [d.public() for d in sorted(own, key=lambda d: d.id)], "deliveries_next": None}
+        if event.broadcast is not None:
+            page, nxt = self._events.deliveries_page(tenant, event.id, limit, cursor)
+            return {**view, "broadcast": event.broadcast.public(), "deliveries": [d.public() for d in page], "deliveries_next": nxt}
+        _, deliveries = self._events.event_with_deliveries(tenant, event.id)
+        return {**view, "deliveries": [d.public() for d in deliveries]}
 
     def retry(self, tenant: str, event_id: str, delivery_id: str) -> dict[str, Any]:
         """Retry one delivery now, as a manual attempt with a fresh budget (a failed or a succeeded one)."""

@@ -18,27 +18,34 @@ from datetime import datetime
 from typing import Any, Protocol
 
 from hookline.core.breaker import Breaker
+from hookline.core.broadcast import Fanout
 from hookline.core.customers import Customer
 from hookline.core.models import Delivery, DeliveryTask, Endpoint, Event
 from hookline.core.notifications import Notify
 from hookline.core.ratelimit import Limiter
 from hookline.core.replay import ReplayWindow
 from hookline.core.responses import HttpResult
+from hookline.core.sessions import PortalSession
 
 __all__ = [
+    "BroadcastEvents",
     "CustomerEndpoints",
     "CustomerReader",
+    "CustomerSessions",
     "CustomerStore",
     "DeliveryIndex",
     "DeliveryRestarts",
     "EndpointHealthStore",
+    "EndpointPages",
     "EndpointReader",
     "EndpointStore",
+    "EventRecords",
     "EventStore",
     "HttpSender",
     "JobQueue",
     "Notify",
     "ReplayStore",
+    "SessionStore",
     "StatsReader",
     "TaskQueue",
     "TenantEndpoints",
@@ -67,6 +74,20 @@ class CustomerStore(CustomerReader, Protocol):
         ...
 
 
+class CustomerSessions(CustomerReader, Protocol):
+    def bump_session_epoch(self, tenant: str, uid: str) -> bool:
+        """Revoke every portal session of the customer made so far, in one write; False if there is no such customer."""
+        ...
+
+
+class SessionStore(Protocol):
+    """Portal sessions by their token's hash (the token is never stored)."""
+
+    def add(self, session: PortalSession) -> None: ...
+
+    def find(self, token_hash: str) -> PortalSession | None: ...
+
+
 # -- endpoints --------------------------------------------------------------------------------
 
 
@@ -82,7 +103,13 @@ class TenantEndpoints(EndpointReader, Protocol):
         ...
 
 
-class EndpointStore(EndpointReader, Protocol):
+class EndpointPages(Protocol):
+    def page(self, tenant: str, limit: int, cursor: str | None) -> tuple[list[Endpoint], str | None]:
+        """A page of every endpoint of the tenant, its customers' and its own, in id order, and the cursor to the next (None at the end)."""
+        ...
+
+
+class EndpointStore(EndpointReader, EndpointPages, Protocol):
     """Endpoint management: one item per endpoint, addressed by tenant and id."""
 
     def create(self, ep: Endpoint) -> None: ...
@@ -98,8 +125,6 @@ class EndpointStore(EndpointReader, Protocol):
     def rotate_secret(self, tenant: str, endpoint_id: str, new_secret: str, now_epoch: float, now_iso: str) -> bool:
         """The current secret becomes the previous one; False if there is no such endpoint."""
         ...
-
-    def page(self, tenant: str, limit: int, cursor: str | None) -> tuple[list[Endpoint], str | None]: ...
 
     def page_of_owner(self, tenant: str, customer: str | None, limit: int, cursor: str | None) -> tuple[list[Endpoint], str | None]:
         """A page of one customer's endpoints (None: the tenant's own) in id order; a cursor belongs to its owner."""
@@ -143,8 +168,8 @@ class DeliveryRestarts(DeliveryIndex, Protocol):
         ...
 
 
-class EventStore(DeliveryRestarts, Protocol):
-    """Events with their deliveries, as accepting, showing and retrying them needs."""
+class EventRecords(Protocol):
+    """An event's own record and its deliveries one at a time: what storing an event, or fanning a broadcast out, writes."""
 
     def create_event(self, event: Event, expires_at: int) -> bool:
         """Store the event once; False if an event with its id exists."""
@@ -152,15 +177,35 @@ class EventStore(DeliveryRestarts, Protocol):
 
     def get_event(self, tenant: str, event_id: str, consistent: bool = False) -> Event | None: ...
 
-    def create_deliveries(self, deliveries: list[Delivery], expires_at: int) -> None: ...
-
-    def ensure_delivery(self, d: Delivery, expires_at: int) -> None:
-        """Create the delivery unless it exists."""
+    def ensure_delivery(self, d: Delivery, expires_at: int) -> Delivery:
+        """Create the delivery unless it exists; the delivery as stored (`d` when created now, else the existing one, without attempts)."""
         ...
+
+
+class BroadcastEvents(EventRecords, Protocol):
+    """A broadcast's event and its fan-out, as the broadcast service drives it."""
+
+    def advance_fanout(self, tenant: str, event_id: str, current: Fanout, advanced: Fanout) -> bool:
+        """Replace the event's fan-out state by `advanced`, once: False if its step is no longer `current`'s."""
+        ...
+
+
+class EventStore(DeliveryRestarts, EventRecords, Protocol):
+    """Events with their deliveries, as accepting, showing and retrying them needs."""
+
+    def create_deliveries(self, deliveries: list[Delivery], expires_at: int) -> None: ...
 
     def event_with_deliveries(self, tenant: str, event_id: str) -> tuple[Event | None, list[Delivery]]: ...
 
+    def deliveries_page(self, tenant: str, event_id: str, limit: int, cursor: str | None) -> tuple[list[Delivery], str | None]:
+        """A page of the event's deliveries in id order, each with its attempts (a broadcast's are too many to read at once)."""
+        ...
+
     def get_delivery(self, tenant: str, event_id: str, delivery_id: str) -> Delivery | None: ...
+
+    def delivery_with_attempts(self, tenant: str, event_id: str, delivery_id: str) -> Delivery | None:
+        """One delivery of the event with its attempts; None if there is none."""
+        ...
 
 
 # -- replays ----------------------------------------------------------------------------------

@@ -14,6 +14,7 @@ from hookline.adapters.dynamo.customers import CustomerRepository
 from hookline.adapters.dynamo.endpoints import EndpointRepository
 from hookline.adapters.dynamo.events import EventRepository
 from hookline.adapters.dynamo.replays import ReplayRepository
+from hookline.adapters.dynamo.sessions import SessionRepository
 from hookline.adapters.dynamo.state import EndpointStateRepository
 from hookline.adapters.dynamo.stats import StatsRepository
 from hookline.adapters.http import WebhookClient
@@ -21,12 +22,15 @@ from hookline.adapters.notifications import Notifier
 from hookline.adapters.queues import TaskQueue, TaskScheduler
 from hookline.adapters.system import utcnow
 from hookline.core.settings import Settings
+from hookline.services.access import AccessGuard
+from hookline.services.broadcast import BroadcastService
 from hookline.services.customers import CustomerService
 from hookline.services.delivery.assemble import assemble
 from hookline.services.delivery.worker import DeliveryWorker
 from hookline.services.endpoints import EndpointDeps, EndpointService
 from hookline.services.events import EventService
 from hookline.services.replay import ReplayService
+from hookline.services.sessions import PortalSessionService
 from hookline.wiring import topology
 from hookline.wiring.emails import customer_emails
 from hookline.wiring.settings import get_settings
@@ -136,10 +140,37 @@ def replay_service() -> ReplayService:
 
 
 @lru_cache(maxsize=1)
+def broadcast_service() -> BroadcastService:
+    settings = get_settings()
+    events, endpoints = _repos(settings)
+    return BroadcastService(
+        events=events,
+        endpoints=endpoints,
+        queue=TaskQueue(aws.sqs_client(), settings.delivery_queue_url),
+        jobs=TaskQueue(aws.sqs_client(), settings.replay_queue_url),
+        settings=settings,
+        clock=utcnow,
+    )
+
+
+@lru_cache(maxsize=1)
 def customer_service() -> CustomerService:
     settings = get_settings()
     _, endpoints = _repos(settings)
     return CustomerService(_customers(settings), endpoints, _stats(settings), TaskQueue(aws.sqs_client(), settings.replay_queue_url), utcnow)
+
+
+@lru_cache(maxsize=1)
+def session_service() -> PortalSessionService:
+    settings = get_settings()
+    return PortalSessionService(SessionRepository(aws.dynamodb_table(settings.table_name), topology.TABLE.ttl_attribute), _customers(settings), utcnow)
+
+
+@lru_cache(maxsize=1)
+def access_guard() -> AccessGuard:
+    settings = get_settings()
+    events, endpoints = _repos(settings)
+    return AccessGuard(endpoints, events, ReplayRepository(aws.dynamodb_table(settings.table_name), topology.TABLE.ttl_attribute))
 
 
 @lru_cache(maxsize=1)
@@ -150,6 +181,17 @@ def dlq_drain() -> DlqDrain:
 
 def reset() -> None:
     """Forget every cached service, setting and client (tests, local runner restarts)."""
-    for getter in (endpoint_service, event_service, customer_service, delivery_worker, replay_service, dlq_drain, get_settings):
+    for getter in (
+        endpoint_service,
+        event_service,
+        broadcast_service,
+        customer_service,
+        delivery_worker,
+        replay_service,
+        session_service,
+        access_guard,
+        dlq_drain,
+        get_settings,
+    ):
         getter.cache_clear()
     aws.reset_clients()

@@ -5,10 +5,13 @@ from __future__ import annotations
 from hookline.adapters import aws
 from hookline.adapters.dynamo.customers import CustomerRepository
 from hookline.adapters.dynamo.email_marks import EmailMarkRepository
+from hookline.adapters.dynamo.sessions import SessionRepository
 from hookline.adapters.ses import SesMailer
+from hookline.adapters.system import utcnow
 from hookline.core.emails import Links
 from hookline.core.settings import Settings
 from hookline.services.delivery.emails import CustomerEmails
+from hookline.services.sessions import PortalSessionService
 from hookline.wiring import topology
 
 
@@ -19,4 +22,15 @@ def customer_emails(settings: Settings) -> CustomerEmails | None:
     table = aws.dynamodb_table(settings.table_name)
     # A marker outlives any retry of its transition by far; it then expires like the events do.
     marks = EmailMarkRepository(table, topology.TABLE.ttl_attribute, settings.retention_days)
-    return CustomerEmails(CustomerRepository(table), SesMailer(aws.sesv2_client()), marks, marks, settings.notification_sender, Links(settings.portal_base))
+    customers = CustomerRepository(table)
+    sessions = PortalSessionService(SessionRepository(table, topology.TABLE.ttl_attribute), customers, utcnow)
+    return CustomerEmails(
+        customers,
+        SesMailer(aws.sesv2_client()),
+        marks,
+        marks,
+        settings.notification_sender,
+        Links(settings.portal_base),
+        sessions,
+        settings.email_portal_session_seconds,
+    )

@@ -41,6 +41,7 @@ class CustomerRepository:
             ),
             created_at=item.get("created_at", ""),
             updated_at=item.get("updated_at", ""),
+            session_epoch=int(item.get("session_epoch", 0)),
         )
 
     def put(self, customer: Customer) -> tuple[Customer, bool]:
@@ -73,11 +74,25 @@ class CustomerRepository:
         ).get("Attributes")
         if not old:
             return customer, True
-        return replace(customer, created_at=old.get("created_at", customer.created_at)), False
+        return replace(customer, created_at=old.get("created_at", customer.created_at), session_epoch=int(old.get("session_epoch", 0))), False
 
     def get(self, tenant: str, uid: str) -> Customer | None:
         item = self._table.get_item(Key=keys.customer(tenant, uid)).get("Item")
         return self.from_item(item) if item else None
+
+    def bump_session_epoch(self, tenant: str, uid: str) -> bool:
+        """Revoke every portal session of the customer made so far (one write); False if there is no such customer.
+
+        `put` never writes `session_epoch`, so replacing a customer keeps its sessions' standing.
+        """
+        bumped = write_if(
+            self._table.update_item,
+            Key=keys.customer(tenant, uid),
+            UpdateExpression="ADD session_epoch :one",
+            ConditionExpression=Attr(keys.PK).exists(),
+            ExpressionAttributeValues={":one": 1},
+        )
+        return bumped is not None
 
     def delete(self, tenant: str, uid: str) -> bool:
         """False if there was no such customer."""

@@ -1,5 +1,9 @@
 """How an event's item collection is laid out: an event, a delivery or an attempt to and from a DynamoDB item.
 
+An ordinary event lists its planned deliveries (`deliveries`); a broadcast
+instead carries its fan-out state (`broadcast`: status, step, cursor and
+counters), advanced by each step of the broadcast job.
+
 Keys come from hookline.adapters.dynamo.keys; `ttl` names the table's TTL
 attribute, set to when the item expires. A webhook body above
 COMPRESS_ABOVE_BYTES is stored zlib-compressed (`body_z`) when that saves a
@@ -15,6 +19,7 @@ from typing import Any
 from boto3.dynamodb.types import Binary
 
 from hookline.adapters.dynamo import keys
+from hookline.core.broadcast import Fanout
 from hookline.core.models import Attempt, Delivery, Event, PlannedDelivery
 
 Item = dict[str, Any]
@@ -42,6 +47,7 @@ def _int(value: Any) -> int | None:
 
 
 def event_item(event: Event, ttl: str, expires_at: int) -> Item:
+    planned = [{"id": d.id, "endpoint_id": d.endpoint_id, **({"paused": True} if d.paused else {})} for d in event.deliveries]
     return {
         **keys.event(event.tenant, event.id),
         "id": event.id,
@@ -50,10 +56,34 @@ def event_item(event: Event, ttl: str, expires_at: int) -> Item:
         "created_at": event.created_at,
         **_stored_body(event.body),
         "request_hash": event.request_hash,
-        "deliveries": [{"id": d.id, "endpoint_id": d.endpoint_id, **({"paused": True} if d.paused else {})} for d in event.deliveries],
+        # A broadcast's deliveries are too many to list here (an item holds 400 KB): it keeps its fan-out state instead.
+        **({"broadcast": fanout_map(event.broadcast)} if event.broadcast else {"deliveries": planned}),
         **({"customer": event.customer} if event.customer else {}),
         ttl: expires_at,
     }
+
+
+def fanout_map(state: Fanout) -> Item:
+    """A broadcast's fan-out state as the event item's `broadcast` map."""
+    return {
+        "status": state.status,
+        "step": state.step,
+        "cursor": state.cursor,
+        "endpoints_scanned": state.endpoints_scanned,
+        "deliveries": state.deliveries,
+        "paused": state.paused,
+    }
+
+
+def _fanout_from(raw: Item) -> Fanout:
+    return Fanout(
+        status="done" if raw.get("status") == "done" else "fanning_out",
+        step=int(raw.get("step", 0)),
+        cursor=str(raw.get("cursor") or ""),
+        endpoints_scanned=int(raw.get("endpoints_scanned", 0)),
+        deliveries=int(raw.get("deliveries", 0)),
+        paused=int(raw.get("paused", 0)),
+    )
 
 
 def event_from(item: Item) -> Event:
@@ -66,6 +96,7 @@ def event_from(item: Item) -> Event:
         request_hash=item["request_hash"],
         deliveries=tuple(PlannedDelivery(d["id"], d["endpoint_id"], bool(d.get("paused", False))) for d in item.get("deliveries", [])),
         customer=item.get("customer"),
+        broadcast=_fanout_from(item["broadcast"]) if "broadcast" in item else None,
     )
 
 

@@ -19,8 +19,10 @@ from boto3.dynamodb.conditions import Attr, Key
 
 from hookline.adapters.dynamo import event_items as items
 from hookline.adapters.dynamo import keys
-from hookline.adapters.dynamo.ops import Refused, batch_get, query_all, query_page, try_write, write_if
+from hookline.adapters.dynamo.ops import Refused, batch_get, decode_cursor, encode_cursor, query_all, query_page, try_write, write_if
 from hookline.adapters.failures import translate_failures
+from hookline.core.broadcast import Fanout
+from hookline.core.errors import InvalidCursor
 from hookline.core.models import REPLAYABLE_STATUSES, Attempt, Delivery, Event
 
 
@@ -73,6 +75,53 @@ class EventRepository:
         out = [replace(d, attempts=tuple(attempts.get(d.id, ()))) for d in deliveries.values()]
         return event, sorted(out, key=lambda d: d.id)
 
+    def advance_fanout(self, tenant: str, event_id: str, current: Fanout, advanced: Fanout) -> bool:
+        """Replace a broadcast's fan-out state, once: False if its step is no longer `current`'s (another job took it)."""
+        taken = write_if(
+            self._table.update_item,
+            Key=keys.event(tenant, event_id),
+            UpdateExpression="SET #b = :next",
+            ConditionExpression="#b.step = :step",
+            ExpressionAttributeNames={"#b": "broadcast"},
+            ExpressionAttributeValues={":next": items.fanout_map(advanced), ":step": current.step},
+        )
+        return taken is not None
+
+    def deliveries_page(self, tenant: str, event_id: str, limit: int, cursor: str | None) -> tuple[list[Delivery], str | None]:
+        """Up to `limit` of the event's deliveries in id order, each with its attempts, and the cursor to the next (None at the end).
+
+        Reads the collection's delivery and attempt items in key order (a
+        delivery's attempts follow it) up to the first delivery past the page,
+        so a delivery's attempts never straddle two pages, and a page reads
+        what it shows plus one item. The event item itself sorts after them
+        (`EVENT` > `DLV#…`) and is not read.
+        """
+        partition = keys.event_partition(tenant, event_id)
+        query: dict[str, Any] = {"KeyConditionExpression": Key(keys.PK).eq(partition) & Key(keys.SK).begins_with(keys.DELIVERY_PREFIX), "Limit": limit + 1}
+        start = decode_cursor(cursor, partition)
+        if start and not start[keys.SK].startswith(keys.DELIVERY_PREFIX):
+            raise InvalidCursor("cursor is not valid")  # DynamoDB refuses a start key outside the key condition
+        found: list[Delivery] = []
+        attempts: dict[str, list[Attempt]] = {}
+        last: dict[str, Any] | None = None
+        nxt: str | None = None
+        while nxt is None:
+            result = self._table.query(**query, **({"ExclusiveStartKey": start} if start else {}))
+            for item in result.get("Items", []):
+                kind, delivery_id = keys.collection_member(item[keys.SK])
+                if kind == "delivery" and len(found) == limit:
+                    nxt = encode_cursor(last)
+                    break
+                if kind == "delivery":
+                    found.append(items.delivery_from(item))
+                elif kind == "attempt":
+                    attempts.setdefault(delivery_id, []).append(items.attempt_from(item))
+                last = {keys.PK: item[keys.PK], keys.SK: item[keys.SK]}
+            start = result.get("LastEvaluatedKey")
+            if not start:
+                break
+        return [replace(d, attempts=tuple(attempts.get(d.id, ()))) for d in found], nxt
+
     # -- deliveries -----------------------------------------------------------
     def create_deliveries(self, deliveries: list[Delivery], expires_at: int) -> None:
         """Fresh deliveries of a just-created event: nothing can exist yet, so a batch write."""
@@ -80,9 +129,35 @@ class EventRepository:
             for d in deliveries:
                 batch.put_item(Item=items.delivery_item(d, self._ttl, expires_at))
 
-    def ensure_delivery(self, d: Delivery, expires_at: int) -> None:
-        """Create a delivery unless it exists (finishing an interrupted ingest)."""
-        write_if(self._table.put_item, Item=items.delivery_item(d, self._ttl, expires_at), ConditionExpression=Attr(keys.PK).not_exists())
+    def delivery_with_attempts(self, tenant: str, event_id: str, delivery_id: str) -> Delivery | None:
+        """One Query of the delivery's items (it and its attempts share its sort-key prefix)."""
+        prefix = keys.delivery(tenant, event_id, delivery_id)[keys.SK]
+        found = query_all(self._table, KeyConditionExpression=Key(keys.PK).eq(keys.event_partition(tenant, event_id)) & Key(keys.SK).begins_with(prefix))
+        delivery, attempts = None, []
+        for item in found:
+            kind, of = keys.collection_member(item[keys.SK])
+            if of != delivery_id:
+                continue  # a longer id that shares the prefix (never for generated ids; cheap to rule out)
+            if kind == "delivery":
+                delivery = items.delivery_from(item)
+            elif kind == "attempt":
+                attempts.append(items.attempt_from(item))
+        return None if delivery is None else replace(delivery, attempts=tuple(sorted(attempts, key=lambda a: a.number)))
+
+    def ensure_delivery(self, d: Delivery, expires_at: int) -> Delivery:
+        """Create a delivery unless it exists (finishing an interrupted ingest, a broadcast's page); the delivery as stored.
+
+        One conditional PutItem either way: a refused one hands back the item that was there.
+        """
+        result = try_write(
+            self._table.put_item,
+            Item=items.delivery_item(d, self._ttl, expires_at),
+            ConditionExpression=Attr(keys.PK).not_exists(),
+            ReturnValuesOnConditionCheckFailure="ALL_OLD",
+        )
+        if isinstance(result, Refused) and result.item is not None:
+            return items.delivery_from(result.item)
+        return replace(d, attempts=(), generation_started_at=d.generation_started_at or d.created_at)
 
     def claim_attempt(self, tenant: str, event_id: str, delivery_id: str, number: int, now_epoch: float, lease_seconds: int, generation: int = 0) -> Claim:
         """Single-flight: take the right to make attempt `number`.

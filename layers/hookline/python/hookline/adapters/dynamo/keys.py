@@ -5,6 +5,7 @@ every key the API reads, so no query can reach another tenant's items.
 
     item        pk                      sk                      builder
     API key     KEY#<sha256(key)>       KEY                     api_key
+    Session     PS#<sha256(token)>      PS                      portal_session
     Customer    C#<tenant>              CUS#<uid>               customer (customer_partition, CUSTOMER_PREFIX)
     Endpoint    T#<tenant>              EP#<ep_id>              endpoint (tenant_partition, ENDPOINT_PREFIX)
     Event       E#<tenant>#<evt_id>     EVENT                   event (event_partition)
@@ -31,14 +32,15 @@ owner without ambiguity.
 Access patterns (numbered as in docs/architecture.md), by key:
 
     api_key              1 authorize a key (GetItem); add, revoke
-    customer             25 create / replace / read / delete a customer; customer_partition: 26 list a tenant's customers (Query)
+    portal_session       30 issue a portal session (PutItem), 31 authorize a session token (GetItem, then the customer's 25)
+    customer             25 create / replace / read / delete a customer, 35 revoke its portal sessions; customer_partition: 26 list a tenant's customers (Query)
     endpoint             2 create / read / change / delete an endpoint; 7, 19 (with breaker and limiter, BatchGetItem)
-    tenant_partition     3 list a tenant's endpoints (Query, begins_with ENDPOINT_PREFIX)
+    tenant_partition     3 list a tenant's endpoints (Query, begins_with ENDPOINT_PREFIX); 33 a broadcast step's page of them
     owner_partition      3b one owner's endpoints: fan-out, the ?customer= list, a customer's stats and deletion (Query CUSTOMER_INDEX)
-    event                4 idempotency check, 5 store the event, 11 read bodies (BatchGetItem)
-    delivery             6 store, 10 claim, 13 record status, 17 park, 22 restart
+    event                4 idempotency check, 5 store the event, 11 read bodies (BatchGetItem); 32 store a broadcast, 33 advance its fan-out
+    delivery             6 store, 10 claim, 13 record status, 17 park, 22 restart; 33 a broadcast's delivery (cond. put)
     attempt              12 record the attempt
-    event_partition      18 an event with its deliveries and attempts (Query)
+    event_partition      18 an event with its deliveries and attempts (Query); + DELIVERY_PREFIX: 34 a page of a broadcast's deliveries (Query)
     breaker, limiter     7 load, 8 grant, 9 probe, 14 transition, 15 slow down, 16 release
     stats                20 add a batch's counters; stats_partition + stats_sort: 21 read a window (Query)
     replay               23 replay step, 24 replay progress
@@ -55,7 +57,7 @@ Key = dict[str, str]
 
 PK = "pk"
 SK = "sk"
-TTL = "expires_at"  # events, deliveries, attempts, replays and statistics expire; endpoints and API keys never do
+TTL = "expires_at"  # events, deliveries, attempts, replays, statistics and portal sessions expire; endpoints and API keys never do
 
 INDEX = "endpoint-deliveries"
 GSI_PK = "gsi1pk"
@@ -69,7 +71,7 @@ INDEX_KEYS = {INDEX: (GSI_PK, GSI_SK), CUSTOMER_INDEX: (GSI2_PK, GSI2_SK)}
 ENDPOINT_PREFIX = "EP#"
 CUSTOMER_PREFIX = "CUS#"
 EVENT_SK = "EVENT"
-_DELIVERY_PREFIX = "DLV#"
+DELIVERY_PREFIX = "DLV#"  # an event's deliveries and their attempts, in its partition (a broadcast's are paged by it)
 _ATTEMPT_INFIX = "#A#"
 
 
@@ -148,20 +150,20 @@ def event(tenant: str, event_id: str) -> Key:
 
 
 def delivery(tenant: str, event_id: str, delivery_id: str) -> Key:
-    return _key(event_partition(tenant, event_id), f"{_DELIVERY_PREFIX}{delivery_id}")
+    return _key(event_partition(tenant, event_id), f"{DELIVERY_PREFIX}{delivery_id}")
 
 
 def attempt(tenant: str, event_id: str, delivery_id: str, number: int) -> Key:
-    return _key(event_partition(tenant, event_id), f"{_DELIVERY_PREFIX}{delivery_id}{_ATTEMPT_INFIX}{number:04d}")
+    return _key(event_partition(tenant, event_id), f"{DELIVERY_PREFIX}{delivery_id}{_ATTEMPT_INFIX}{number:04d}")
 
 
 def collection_member(sk: str) -> tuple[Literal["event", "delivery", "attempt", ""], str]:
     """What an item of an event's collection is, by its sort key, with the delivery id it belongs to ('' for the event)."""
     if sk == EVENT_SK:
         return "event", ""
-    if not sk.startswith(_DELIVERY_PREFIX):
+    if not sk.startswith(DELIVERY_PREFIX):
         return "", ""
-    delivery_id, _, number = sk.removeprefix(_DELIVERY_PREFIX).partition(_ATTEMPT_INFIX)
+    delivery_id, _, number = sk.removeprefix(DELIVERY_PREFIX).partition(_ATTEMPT_INFIX)
     return ("attempt" if number else "delivery"), delivery_id
 
 
@@ -194,3 +196,8 @@ def replay(tenant: str, replay_id: str) -> Key:
 def api_key(digest: str) -> Key:
     """An API key's item, by the SHA-256 of the key: the key itself is never stored."""
     return _key(f"KEY#{digest}", "KEY")
+
+
+def portal_session(digest: str) -> Key:
+    """A portal session's item, by the SHA-256 of its token: the token itself is never stored."""
+    return _key(f"PS#{digest}", "PS")

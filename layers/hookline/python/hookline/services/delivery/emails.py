@@ -11,11 +11,12 @@ after the send, which a customer sees; a missed one is covered by the operators'
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
-from typing import Protocol
+from dataclasses import dataclass, replace
+from typing import Any, Protocol
 
 from hookline.core.emails import Email, Links, StatusNotice, Waiting, endpoint_email
 from hookline.core.models import Endpoint
+from hookline.core.sessions import SessionRequest
 from hookline.services.ports import CustomerReader
 
 _log = logging.getLogger(__name__)
@@ -44,6 +45,12 @@ class WaitingCounter(Protocol):
         ...
 
 
+class SessionGrants(Protocol):
+    def grant(self, tenant: str, uid: str, wanted: SessionRequest, origin: str) -> dict[str, Any]:
+        """A new portal session of the customer: its `token` among the fields."""
+        ...
+
+
 @dataclass(frozen=True)
 class CustomerEmails:
     customers: CustomerReader
@@ -52,6 +59,8 @@ class CustomerEmails:
     waiting: WaitingCounter
     sender: str  # a verified SES identity; empty: no email at all
     links: Links
+    sessions: SessionGrants | None = None  # with a portal configured: each email links a fresh session
+    session_seconds: int = 0  # that session's lifetime; 0: no session, the bare portal address
 
     def endpoint_changed(self, endpoint: Endpoint, change: StatusNotice, transition: str) -> bool:
         """Email the endpoint's customer about `change`, once per `transition` (a key unique to that change).
@@ -68,8 +77,15 @@ class CustomerEmails:
             return False
         try:
             waiting = self.waiting.paused(endpoint.tenant, endpoint.id, WAITING_COUNT_BOUND) if change.kind == "disabled" else Waiting(0)
-            self.mailer.send(self.sender, customer.email, endpoint_email(customer, endpoint, change, waiting, self.links))
+            self.mailer.send(self.sender, customer.email, endpoint_email(customer, endpoint, change, waiting, self._links(endpoint.tenant, customer.uid)))
         except Exception:
             self.marks.unmark(endpoint.tenant, endpoint.id, transition)
             raise
         return True
+
+    def _links(self, tenant: str, uid: str) -> Links:
+        """The email's links: with a portal, one carrying a fresh full session of the customer's (made only for an email that goes out)."""
+        if not self.links.portal_base or self.sessions is None or self.session_seconds <= 0:
+            return self.links
+        granted = self.sessions.grant(tenant, uid, SessionRequest(self.session_seconds, read_only=False), self.links.portal_base)
+        return replace(self.links, session_token=str(granted["token"]))

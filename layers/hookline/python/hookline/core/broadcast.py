@@ -1,0 +1,55 @@
+"""A broadcast's fan-out, as a value: where the paging through the tenant's endpoints stands, and what the API shows of it.
+
+Pure: the service (hookline.services.broadcast) drives the steps, the event
+repository (hookline.adapters.dynamo.events) stores the state on the event item.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any, Literal
+
+from hookline.core import ids
+
+BROADCAST_JOB = "broadcast"  # the job queue message's kind
+
+
+def delivery_id(tenant: str, event_id: str, endpoint_id: str) -> str:
+    """A broadcast's delivery to one endpoint: derived, so a repeated page creates none twice and a customer's can be found without paging."""
+    return ids.derived_id(ids.DELIVERY, tenant, event_id, endpoint_id)
+
+
+FanoutStatus = Literal["fanning_out", "done"]
+
+
+@dataclass(frozen=True)
+class Fanout:
+    """A broadcast's progress. `step` counts the pages taken; every advance is conditional on it, so a page is counted once."""
+
+    status: FanoutStatus = "fanning_out"
+    step: int = 0
+    cursor: str = ""  # where the next page of endpoints starts; empty before the first and after the last
+    endpoints_scanned: int = 0
+    deliveries: int = 0  # created for subscribed endpoints, paused ones included
+    paused: int = 0  # of those, stored paused: their endpoint was disabled
+
+    def advanced(self, next_cursor: str | None, scanned: int, deliveries: int, paused: int) -> Fanout:
+        """The state after one more page: done when the page had no next."""
+        return replace(
+            self,
+            status="fanning_out" if next_cursor else "done",
+            step=self.step + 1,
+            cursor=next_cursor or "",
+            endpoints_scanned=self.endpoints_scanned + scanned,
+            deliveries=self.deliveries + deliveries,
+            paused=self.paused + paused,
+        )
+
+    def public(self) -> dict[str, Any]:
+        return {
+            "status": self.status,
+            "pages": self.step,
+            "endpoints_scanned": self.endpoints_scanned,
+            "deliveries": self.deliveries,
+            "paused": self.paused,
+        }

@@ -1,0 +1,97 @@
+"""Portal sessions: a customer acts on its own endpoints with a token the producer hands out, never the producer's key.
+
+A token is 256 random bits behind the `hps_` prefix, shown once when the
+session is made and stored only as its SHA-256 (like an API key). A session
+names its tenant and customer, whether it is read-only, and when it expires.
+It also records the customer it was made for (its creation time) and the
+customer's session epoch at the time: revoking a customer's sessions bumps the
+epoch, which refuses every session made before in one write, however many
+there are, and a customer deleted and made again under the same uid is not
+the customer the session was made for. All of it is checked here, purely;
+the authorizer reads the session and the customer and asks `check`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from hookline.core.customers import Customer
+from hookline.core.errors import ValidationFailed
+
+TOKEN_PREFIX = "hps_"  # noqa: S105  - the visible prefix of every token, not a secret
+DEFAULT_TTL_SECONDS = 3600
+MAX_TTL_SECONDS = 604800  # a week
+MIN_TTL_SECONDS = 60
+
+
+def generate_token() -> str:
+    return TOKEN_PREFIX + secrets.token_urlsafe(32)
+
+
+def is_session_token(value: str) -> bool:
+    return value.startswith(TOKEN_PREFIX)
+
+
+def hash_token(token: str) -> str:
+    # 256-bit random tokens cannot be brute-forced through an unsalted hash; a fast one keeps the authorizer cheap.
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class SessionRequest:
+    ttl_seconds: int = DEFAULT_TTL_SECONDS
+    read_only: bool = False
+
+
+def session_request(body: dict[str, Any]) -> SessionRequest:
+    """`{"ttl_seconds"?: 60..604800 (3600), "read_only"?: bool (false)}`; 422 on anything else."""
+    unknown = sorted(set(body) - {"ttl_seconds", "read_only"})
+    if unknown:
+        raise ValidationFailed(f"unknown field {unknown[0]!r}; a portal session takes 'ttl_seconds' and 'read_only'")
+    ttl = body.get("ttl_seconds", DEFAULT_TTL_SECONDS)
+    if isinstance(ttl, bool) or not isinstance(ttl, int) or not MIN_TTL_SECONDS <= ttl <= MAX_TTL_SECONDS:
+        raise ValidationFailed(f"'ttl_seconds' must be a whole number of seconds from {MIN_TTL_SECONDS} to {MAX_TTL_SECONDS}")
+    read_only = body.get("read_only", False)
+    if not isinstance(read_only, bool):
+        raise ValidationFailed("'read_only' must be true or false")
+    return SessionRequest(ttl, read_only)
+
+
+@dataclass(frozen=True)
+class PortalSession:
+    """What is stored of a session (by the token's hash): never the token."""
+
+    token_hash: str
+    tenant: str
+    customer: str
+    customer_created_at: str  # which customer of that uid it was made for
+    epoch: int  # the customer's session epoch when it was made
+    read_only: bool
+    created_at: str
+    expires_at: int  # epoch seconds; also the item's TTL
+
+
+Refusal = Literal["expired", "revoked", "customer_gone"]
+
+
+def check(session: PortalSession, customer: Customer | None, now: float) -> Refusal | None:
+    """Why the session no longer works, or None if it does.
+
+    DynamoDB's TTL deletes expired items late (up to days), so expiry is
+    checked here against the clock, not left to the TTL.
+    """
+    if now >= session.expires_at:
+        return "expired"
+    if customer is None or customer.created_at != session.customer_created_at:
+        return "customer_gone"
+    if customer.session_epoch != session.epoch:
+        return "revoked"
+    return None
+
+
+def portal_url(origin: str, token: str) -> str:
+    """The portal page with the token in the fragment: browsers never send a fragment, so it reaches no server log."""
+    return f"{origin.rstrip('/')}/portal#token={token}"

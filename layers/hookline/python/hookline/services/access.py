@@ -1,0 +1,81 @@
+"""What a portal session may see of its tenant: resource checks before a route runs.
+
+The producer (an API key) passes without a read: every service call is
+already scoped to its tenant. A session passes only for its own customer's
+endpoints, the deliveries and replays of those endpoints, and the events
+addressed to its customer; for anything else it gets the very 404 an id that
+does not exist gets, so a session learns nothing about what is not its own.
+An endpoint's customer is fixed when it is made, so a check made before the
+route's own call still holds when that call runs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from hookline.core import ids
+from hookline.core.access import Principal
+from hookline.core.errors import NotFound
+from hookline.core.models import Delivery, Event
+from hookline.core.replay import REPLAY
+from hookline.services.ports import EndpointReader
+
+
+class EventReader(Protocol):
+    def get_event(self, tenant: str, event_id: str, consistent: bool = False) -> Event | None: ...
+
+    def get_delivery(self, tenant: str, event_id: str, delivery_id: str) -> Delivery | None: ...
+
+
+class ReplayReader(Protocol):
+    def get(self, tenant: str, replay_id: str) -> dict[str, Any] | None: ...
+
+
+@dataclass(frozen=True)
+class AccessGuard:
+    endpoints: EndpointReader
+    events: EventReader
+    replays: ReplayReader
+
+    def _owns_endpoint(self, who: Principal, endpoint_id: str) -> bool:
+        endpoint = self.endpoints.get(who.tenant, endpoint_id) if ids.is_id(endpoint_id, ids.ENDPOINT) else None
+        return endpoint is not None and who.sees(endpoint.customer)
+
+    def endpoint(self, who: Principal, endpoint_id: str) -> None:
+        if not who.is_producer and not self._owns_endpoint(who, endpoint_id):
+            raise NotFound(f"endpoint {endpoint_id[:64]} not found")
+
+    def event(self, who: Principal, event_id: str) -> None:
+        if who.is_producer:
+            return
+        event = self.events.get_event(who.tenant, event_id) if ids.is_id(event_id, ids.EVENT) else None
+        if event is None or not (who.sees(event.customer) or event.broadcast is not None):
+            raise NotFound(f"event {event_id[:64]} not found")
+
+    def delivery(self, who: Principal, event_id: str, delivery_id: str) -> None:
+        if who.is_producer:
+            return
+        valid = ids.is_id(event_id, ids.EVENT) and ids.is_id(delivery_id, ids.DELIVERY)
+        delivery = self.events.get_delivery(who.tenant, event_id, delivery_id) if valid else None
+        if delivery is None or not self._owns_endpoint(who, delivery.endpoint_id):
+            raise NotFound(f"delivery {delivery_id[:64]} of event {event_id[:64]} not found")
+
+    def replay(self, who: Principal, replay_id: str) -> None:
+        if who.is_producer:
+            return
+        item = self.replays.get(who.tenant, replay_id) if ids.is_id(replay_id, REPLAY) else None
+        if item is None or not self._owns_endpoint(who, str(item.get("endpoint_id", ""))):
+            raise NotFound(f"replay {replay_id[:64]} not found")
+
+    @staticmethod
+    def owner(who: Principal, named: Any) -> Any:
+        """The customer a request names (an endpoint's, a list filter): a session's own, whatever it names or not.
+
+        A session naming another customer gets the 404 of an unknown customer.
+        """
+        if who.is_producer:
+            return named
+        if named is not None and named != who.customer:
+            raise NotFound(f"customer {str(named)[:64]} not found", code="customer_not_found")
+        return who.customer

@@ -1,0 +1,227 @@
+"""Who may do what, through the real authorizer and API handlers over moto: one table, three keys, three owners.
+
+Keys: the producer's API key, a portal session of customer A, and a read-only session of customer A.
+Owners: customer A's resources, customer B's, and the tenant's own (endpoints without a customer, events
+addressed to nobody). Each cell is the status the request answers; a refused cell (403/404) must change
+nothing at all: the whole table and every queue read the same before and after. An allowed cell that
+changes something aims at a fresh set of resources, so no cell depends on another.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import boto3
+import pytest
+
+from hookline.wiring import topology
+from tests.conftest import Hookline
+from tests.support.events import http_event
+from tests.support.receiver import Answer, Received, Receiver, running_receiver
+
+API_KEY = "hk_producer_of_acme"
+OWNERS = ("A", "B", "own")
+CUSTOMER_OF = {"A": "cus-a", "B": "cus-b", "own": None}
+WINDOW = {"since": "2020-01-01T00:00:00Z", "until": "2099-01-01T00:00:00Z"}
+
+
+@dataclass(frozen=True)
+class Row:
+    """One route, and what it answers to each key against A's, B's and the tenant's own ("-": no such resource)."""
+
+    method: str
+    path: str
+    body: Any
+    producer: str
+    session: str
+    read_only: str
+    changes: bool = True  # an allowed call changes something: aim it at fresh resources
+
+    @property
+    def name(self) -> str:
+        return f"{self.method} {self.path}"
+
+
+# fmt: off
+MATRIX = [
+    #    method    path                                          body                                   producer       session A      read-only A   (against A  B  own)
+    Row("GET",    "/v1/endpoints?customer={cus}",                None,                                   "200 200 200", "200 404 200", "200 404 200", changes=False),
+    Row("POST",   "/v1/endpoints",                               {"url": "{url}", "customer": "{cus}", "event_types": ["x.y"]}, "201 201 201", "201 404 201", "403 403 403"),
+    Row("GET",    "/v1/endpoints/{ep}",                          None,                                   "200 200 200", "200 404 404", "200 404 404", changes=False),
+    Row("PATCH",  "/v1/endpoints/{ep}",                          {"description": "changed"},             "200 200 200", "200 404 404", "403 403 403"),
+    Row("PATCH",  "/v1/endpoints/{ep}",                          {"rate_limit_per_second": 300},         "422 422 200", "422 404 404", "403 403 403"),
+    Row("DELETE", "/v1/endpoints/{ep}",                          None,                                   "204 204 204", "204 404 404", "403 403 403"),
+    Row("POST",   "/v1/endpoints/{ep}/enable",                   None,                                   "200 200 200", "200 404 404", "403 403 403"),
+    Row("POST",   "/v1/endpoints/{ep}/secret/rotate",            None,                                   "200 200 200", "200 404 404", "403 403 403"),
+    Row("GET",    "/v1/endpoints/{ep}/secret",                   None,                                   "200 200 200", "200 404 404", "200 404 404", changes=False),
+    Row("POST",   "/v1/endpoints/{ep}/test",                     None,                                   "200 200 200", "200 404 404", "403 403 403"),
+    Row("GET",    "/v1/endpoints/{ep}/deliveries",               None,                                   "200 200 200", "200 404 404", "200 404 404", changes=False),
+    Row("GET",    "/v1/endpoints/{ep}/stats",                    None,                                   "200 200 200", "200 404 404", "200 404 404", changes=False),
+    Row("POST",   "/v1/endpoints/{ep}/replay",                   WINDOW,                                 "202 202 202", "202 404 404", "403 403 403"),
+    Row("GET",    "/v1/replays/{rpl}",                           None,                                   "200 200 200", "200 404 404", "200 404 404", changes=False),
+    Row("GET",    "/v1/events/{evt}",                            None,                                   "200 200 200", "200 404 404", "200 404 404", changes=False),
+    Row("POST",   "/v1/events/{evt}/deliveries/{dlv}/retry",     None,                                   "202 202 202", "202 404 404", "403 403 403"),
+    Row("POST",   "/v1/events",                                  {"type": "a.b", "data": {}, "customer": "{cus}"}, "202 202 202", "403 403 403", "403 403 403"),
+    Row("POST",   "/v1/events/batch",                            {"events": [{"type": "a.b", "data": {}, "customer": "{cus}"}]}, "202 202 202", "403 403 403", "403 403 403"),
+    Row("POST",   "/v1/events/broadcast",                        {"type": "a.b", "data": {}},            "- - 202",     "- - 403",     "- - 403"),
+    Row("GET",    "/v1/customers",                               None,                                   "- - 200",     "- - 403",     "- - 403",     changes=False),
+    Row("PUT",    "/v1/customers/{cus}",                         {"name": "Renamed"},                    "200 200 -",   "403 403 -",   "403 403 -"),
+    Row("GET",    "/v1/customers/{cus}",                         None,                                   "200 200 -",   "403 403 -",   "403 403 -",   changes=False),
+    Row("GET",    "/v1/customers/{cus}/stats",                   None,                                   "200 200 -",   "403 403 -",   "403 403 -",   changes=False),
+    Row("DELETE", "/v1/customers/{cus}",                         None,                                   "204 204 -",   "403 403 -",   "403 403 -"),
+    Row("POST",   "/v1/customers/{cus}/portal-sessions",         {"read_only": True},                    "201 201 -",   "403 403 -",   "403 403 -"),
+    Row("DELETE", "/v1/customers/{cus}/portal-sessions",         None,                                   "204 204 -",   "403 403 -",   "403 403 -"),
+]
+# fmt: on
+KEYS = ("producer", "session", "read_only")
+
+
+def _answer(request: Received) -> Answer:
+    """Webhooks fail for good (400), so every owner has a failed delivery to list, retry and replay; test events succeed."""
+    return Answer(status=200 if json.loads(request.body)["type"] == "hookline.test" else 400)
+
+
+@dataclass
+class World:
+    hookline: Hookline
+    receiver: Receiver
+    tokens: dict[str, str]
+    sets: int = 0
+
+    def call(self, key: str, method: str, path: str, body: Any = None) -> tuple[int, Any]:
+        """A request as API Gateway makes it: the real authorizer first (403-free: it allows or denies), then the API."""
+        token = self.tokens[key]
+        decision = self.hookline.handlers["authorizer"]({"headers": {"authorization": f"Bearer {token}"}}, None)
+        if not decision["isAuthorized"]:
+            return 401, None
+        route, _, query = path.partition("?")
+        params = dict(p.split("=", 1) for p in query.split("&")) if query else None
+        event = http_event(method, route, body, tenant=None, query=params)
+        event["requestContext"]["authorizer"] = {"lambda": decision["context"]}
+        result = self.hookline.handlers["api"](event, None)
+        text = result.get("body") or ""
+        return result["statusCode"], (json.loads(text) if text else None)
+
+    def producer(self, method: str, path: str, body: Any = None) -> Any:
+        status, answer = self.call("producer", method, path, body)
+        assert status < 300, (method, path, status, answer)
+        return answer
+
+    def resources(self, owner: str, row: Row) -> dict[str, str]:
+        """A fresh set of the owner's: an endpoint and, if the row's path names them, an event with its failed delivery and a replay of it."""
+        customer = CUSTOMER_OF[owner]
+        addressed = {"customer": customer} if customer else {}
+        self.sets += 1
+        kind = f"set.{self.sets}"  # this set's endpoint alone subscribes to its event
+        ep = self.producer("POST", "/v1/endpoints", {"url": self.receiver.url, "event_types": [kind], **addressed})["id"]
+        ids = {"ep": ep, "cus": customer or "", "url": self.receiver.url}
+        if not any(name in row.path for name in ("{evt}", "{dlv}", "{rpl}")):
+            return ids
+        evt = self.producer("POST", "/v1/events", {"type": kind, "data": {"n": 1}, **addressed})["id"]
+        self.hookline.pump()
+        [delivery] = self.producer("GET", f"/v1/events/{evt}")["deliveries"]
+        assert delivery["status"] == "failed"
+        rpl = self.producer("POST", f"/v1/endpoints/{ep}/replay", WINDOW)["id"]
+        return {**ids, "evt": evt, "dlv": delivery["id"], "rpl": rpl}
+
+
+@pytest.fixture
+def world(hookline: Hookline) -> Iterator[World]:
+    hookline.add_api_key("acme", API_KEY)
+    with running_receiver(_answer) as receiver:
+        w = World(hookline, receiver, {"producer": API_KEY})
+        for uid in ("cus-a", "cus-b"):
+            w.producer("PUT", f"/v1/customers/{uid}", {"name": uid, "limits": {"max_rate_per_second": 100, "max_concurrency": 10}})
+        w.tokens["session"] = w.producer("POST", "/v1/customers/cus-a/portal-sessions", {})["token"]
+        w.tokens["read_only"] = w.producer("POST", "/v1/customers/cus-a/portal-sessions", {"read_only": True})["token"]
+        yield w
+
+
+def _everything(hookline: Hookline) -> Any:
+    """The whole table and every queue's depth: what a refused request must leave exactly as it was."""
+    table = boto3.resource("dynamodb").Table(hookline.env[topology.TABLE.env])
+    items, start = [], {}
+    while True:
+        page = table.scan(**start)
+        items += page["Items"]
+        if "LastEvaluatedKey" not in page:
+            break
+        start = {"ExclusiveStartKey": page["LastEvaluatedKey"]}
+    sqs = boto3.client("sqs")
+    depths = {
+        q.env: sqs.get_queue_attributes(QueueUrl=hookline.env[q.env], AttributeNames=["ApproximateNumberOfMessages"])["Attributes"]
+        for q in topology.QUEUES
+        if q.env in hookline.env
+    }
+    return sorted(json.dumps(i, sort_keys=True, default=str) for i in items), depths
+
+
+def _fill(template: Any, values: dict[str, str]) -> Any:
+    """The row's path or body with the owner's ids; a body field naming no customer is dropped."""
+    if isinstance(template, str):
+        return template.format(**values).removesuffix("?customer=")
+    if isinstance(template, list):
+        return [_fill(t, values) for t in template]
+    if isinstance(template, dict):
+        return {k: _fill(v, values) for k, v in template.items() if not (k == "customer" and v == "{cus}" and not values["cus"])}
+    return template
+
+
+@pytest.mark.parametrize("row", MATRIX, ids=[r.name + (f" {json.dumps(r.body)}" if r.method == "PATCH" else "") for r in MATRIX])
+def test_each_key_reaches_exactly_what_the_matrix_says(world: World, row: Row) -> None:
+    shared = {owner: world.resources(owner, row) for owner in OWNERS}
+    expected = {key: dict(zip(OWNERS, getattr(row, key).split(), strict=True)) for key in KEYS}
+    # The producer goes last: its allowed calls may delete customers or revoke the sessions the other keys use.
+    for key in ("read_only", "session", "producer"):
+        for owner in OWNERS:
+            want = expected[key][owner]
+            if want == "-":
+                continue
+            refused = int(want) in (403, 404, 422)
+            ids = world.resources(owner, row) if row.changes and not refused else shared[owner]
+            before = _everything(world.hookline) if refused else None
+            status, answer = world.call(key, row.method, _fill(row.path, ids), _fill(row.body, ids))
+            assert status == int(want), f"{key} on {owner}'s: {status} {answer}"
+            if refused:
+                assert answer["error"]["code"] in ("forbidden", "not_found", "customer_not_found", "above_customer_limit")
+                assert _everything(world.hookline) == before, f"{key} on {owner}'s changed something"
+            if row.method == "POST" and row.path == "/v1/endpoints" and key == "session" and status == 201:
+                assert answer["customer"] == "cus-a"  # whatever it names, a session's endpoint is its customer's
+
+
+def test_a_session_lists_only_its_customers_endpoints_and_events(world: World) -> None:
+    mine, theirs, own = (world.resources(owner, next(r for r in MATRIX if r.path == "/v1/events/{evt}")) for owner in OWNERS)
+    for key in ("session", "read_only"):
+        status, listed = world.call(key, "GET", "/v1/endpoints")
+        assert status == 200 and [e["id"] for e in listed["items"]] == [mine["ep"]]
+        status, event = world.call(key, "GET", f"/v1/events/{mine['evt']}")
+        assert status == 200 and [d["endpoint_id"] for d in event["deliveries"]] == [mine["ep"]]
+    assert {e["id"] for e in world.producer("GET", "/v1/endpoints")["items"]} == {mine["ep"], theirs["ep"], own["ep"]}
+
+
+def test_a_session_sees_a_broadcast_with_its_own_deliveries_only(world: World) -> None:
+    # Given an endpoint of A, of B and of the tenant's own, and a broadcast fanned out to all three
+    endpoints = {
+        owner: world.producer("POST", "/v1/endpoints", {"url": world.receiver.url, **({"customer": c} if (c := CUSTOMER_OF[owner]) else {})})["id"]
+        for owner in OWNERS
+    }
+    broadcast = world.producer("POST", "/v1/events/broadcast", {"type": "news.posted", "data": {"all": True}})["id"]
+    world.hookline.pump()
+    assert {d["endpoint_id"] for d in world.producer("GET", f"/v1/events/{broadcast}")["deliveries"]} == set(endpoints.values())
+    # When A's sessions read it, then they see it, with A's delivery alone
+    for key in ("session", "read_only"):
+        status, seen = world.call(key, "GET", f"/v1/events/{broadcast}")
+        assert status == 200 and seen["broadcast"]["status"] == "done"
+        assert [d["endpoint_id"] for d in seen["deliveries"]] == [endpoints["A"]] and seen["deliveries_next"] is None
+
+
+def test_every_v1_route_declares_its_access() -> None:
+    from hookline.entrypoints import api
+
+    routes = [r for r in api.app._static_routes + api.app._dynamic_routes if r.path.startswith("/v1")]
+    assert routes and all(hasattr(r.func, "access") for r in routes), [r.path for r in routes if not hasattr(r.func, "access")]
+    tested = {(row.method, row.path.split("?")[0].replace("{ep}", "<endpoint_id>")) for row in MATRIX}
+    assert len(tested) >= 20

@@ -1,0 +1,101 @@
+"""Portal sessions and the access guard over the in-memory fakes: issue, revoke, authenticate, and what a session sees."""
+
+from __future__ import annotations
+
+import pytest
+
+from hookline.core.access import Principal
+from hookline.core.errors import NotFound
+from hookline.core.models import Delivery, Event
+from hookline.core.sessions import hash_token
+from hookline.services.access import AccessGuard
+from hookline.services.sessions import PortalSessionService
+from tests.fakes.contracts import customer
+from tests.fakes.sessions import FakeSessionStore
+from tests.unit.services.conftest import World
+
+
+def _service(world: World) -> tuple[PortalSessionService, FakeSessionStore]:
+    store = FakeSessionStore()
+    return PortalSessionService(store, world.customers, world.clock), store
+
+
+def test_a_session_is_stored_by_hash_and_authenticates_as_its_customer(world: World) -> None:
+    # Given a customer and a read-only session of it
+    world.customers.put(customer("cus-1"))
+    service, store = _service(world)
+    issued = service.issue("acme", "cus-1", {"ttl_seconds": 120, "read_only": True}, "https://api.example.com")
+    # Then the token is shown once, in the link's fragment, and stored only as its hash
+    token = issued["token"]
+    assert issued["url"] == f"https://api.example.com/portal#token={token}"
+    assert issued["expires_at"] == "2026-11-29T12:02:00.000Z" and issued["read_only"] is True
+    assert list(store.items) == [hash_token(token)] and token not in repr(store.items)
+    # And it authenticates as that customer, read-only, until it expires
+    assert service.authenticate(token) == Principal("acme", "cus-1", True, world.clock.timestamp() + 120)
+    world.clock.advance(120)
+    assert service.authenticate(token) is None
+
+
+def test_revoking_refuses_every_earlier_session_and_none_issued_after(world: World) -> None:
+    # Given two sessions of one customer and one of another
+    world.customers.put(customer("cus-1"))
+    world.customers.put(customer("cus-2"))
+    service, _ = _service(world)
+    first, second = (service.issue("acme", "cus-1", {}, "o")["token"] for _ in range(2))
+    other = service.issue("acme", "cus-2", {}, "o")["token"]
+    # When cus-1's sessions are revoked and a new one is issued
+    service.revoke("acme", "cus-1")
+    after = service.issue("acme", "cus-1", {}, "o")["token"]
+    # Then both earlier ones are refused, the new one and the other customer's work
+    assert service.authenticate(first) is None and service.authenticate(second) is None
+    assert service.authenticate(after) is not None and service.authenticate(other) is not None
+
+
+def test_a_deleted_customer_made_again_does_not_inherit_old_sessions(world: World) -> None:
+    world.customers.put(customer("cus-1"))
+    service, _ = _service(world)
+    token = service.issue("acme", "cus-1", {}, "o")["token"]
+    world.customers.delete("acme", "cus-1")
+    assert service.authenticate(token) is None
+    world.customers.put(customer("cus-1", created_at="2026-11-30T00:00:00.000Z"))
+    assert service.authenticate(token) is None
+
+
+@pytest.mark.parametrize("uid", ["nobody", "bad uid!"])
+def test_sessions_of_an_unknown_customer_are_404_and_store_nothing(world: World, uid: str) -> None:
+    service, store = _service(world)
+    for call in (lambda: service.issue("acme", uid, {}, "o"), lambda: service.revoke("acme", uid)):
+        with pytest.raises(NotFound) as raised:
+            call()
+        assert raised.value.code == "customer_not_found"
+    assert store.items == {}
+
+
+def test_unknown_and_api_key_shaped_tokens_authenticate_nobody(world: World) -> None:
+    service, _ = _service(world)
+    assert service.authenticate("hps_never-issued") is None
+    assert service.authenticate("hk_an-api-key") is None
+
+
+def test_the_guard_lets_a_session_reach_only_its_customers_things(world: World) -> None:
+    # Given an endpoint of customer a, one of customer b and one of the tenant's own, with an event and delivery each
+    mine, theirs, tenants = (world.add_endpoint(customer=c) for c in ("a", "b", None))
+    for n, ep in enumerate((mine, theirs, tenants)):
+        world.events.create_event(Event(f"evt_{n}", "acme", "t", "now", '{"data":{}}', "h", customer=ep.customer), 0)
+        world.events.create_deliveries([Delivery(f"dlv_{n}", "acme", f"evt_{n}", ep.id)], 0)
+    guard = AccessGuard(world.endpoints, world.events, world.replays)
+    session, producer = Principal("acme", "a"), Principal("acme")
+    # Then customer a's session passes for its own endpoint only
+    guard.endpoint(session, mine.id)
+    for other in (theirs.id, tenants.id, "ep_missing"):
+        with pytest.raises(NotFound, match="endpoint"):
+            guard.endpoint(session, other)
+    # And the producer passes for all, without a read
+    for ep in (mine, theirs, tenants):
+        guard.endpoint(producer, ep.id)
+    # And a request naming another customer is one for an unknown customer; naming none means its own
+    assert guard.owner(session, None) == guard.owner(session, "a") == "a"
+    assert guard.owner(producer, None) is None and guard.owner(producer, "b") == "b"
+    with pytest.raises(NotFound) as raised:
+        guard.owner(session, "b")
+    assert raised.value.code == "customer_not_found"

@@ -1,0 +1,111 @@
+"""Portal sessions and access, the pure rules: token shape, the session request, when a session stops working,
+and what each kind of caller may do."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from hookline.core.access import Access, Principal
+from hookline.core.customers import Customer
+from hookline.core.errors import Forbidden, ValidationFailed
+from hookline.core.sessions import (
+    MAX_TTL_SECONDS,
+    PortalSession,
+    SessionRequest,
+    check,
+    generate_token,
+    hash_token,
+    is_session_token,
+    portal_url,
+    session_request,
+)
+
+CUSTOMER = Customer("acme", "cus-1", "Customer One", created_at="2026-11-29T12:00:00.000Z")
+SESSION = PortalSession("h", "acme", "cus-1", "2026-11-29T12:00:00.000Z", 0, False, "2026-11-29T12:00:00.000Z", expires_at=2000)
+
+
+def test_tokens_are_prefixed_random_and_stored_only_as_their_hash() -> None:
+    tokens = {generate_token() for _ in range(50)}
+    assert len(tokens) == 50 and all(is_session_token(t) and len(t) >= 4 + 43 for t in tokens)  # 32 bytes, base64url
+    token = next(iter(tokens))
+    assert hash_token(token) == hash_token(token) != token and token not in hash_token(token)
+    assert not is_session_token("hk_producer-key")
+
+
+@pytest.mark.parametrize(
+    ("body", "wanted"),
+    [
+        ({}, SessionRequest(3600, False)),
+        ({"ttl_seconds": 60, "read_only": True}, SessionRequest(60, True)),
+        ({"ttl_seconds": MAX_TTL_SECONDS}, SessionRequest(MAX_TTL_SECONDS)),
+    ],
+)
+def test_a_session_request_defaults_to_an_hour_with_full_access(body: dict[str, Any], wanted: SessionRequest) -> None:
+    assert session_request(body) == wanted
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"ttl_seconds": 59},
+        {"ttl_seconds": MAX_TTL_SECONDS + 1},
+        {"ttl_seconds": "3600"},
+        {"ttl_seconds": 60.5},
+        {"ttl_seconds": True},
+        {"read_only": "yes"},
+        {"scope": "all"},
+    ],
+)
+def test_a_bad_session_request_is_refused_naming_the_field(body: dict[str, Any]) -> None:
+    with pytest.raises(ValidationFailed, match=next(iter(body))):
+        session_request(body)
+
+
+@pytest.mark.parametrize(
+    ("customer", "now", "refusal"),
+    [
+        (CUSTOMER, 1999.0, None),
+        (CUSTOMER, 2000.0, "expired"),
+        (Customer("acme", "cus-1", "One", created_at="2026-11-29T12:00:00.000Z", session_epoch=1), 10.0, "revoked"),
+        (None, 10.0, "customer_gone"),
+        (Customer("acme", "cus-1", "A new one of that uid", created_at="2026-11-30T00:00:00.000Z"), 10.0, "customer_gone"),
+    ],
+    ids=["valid", "expired", "revoked", "customer deleted", "uid made again"],
+)
+def test_a_session_works_until_it_expires_is_revoked_or_its_customer_goes(customer: Customer | None, now: float, refusal: str | None) -> None:
+    assert check(SESSION, customer, now) == refusal
+
+
+def test_the_portal_link_carries_the_token_in_its_fragment_only() -> None:
+    assert portal_url("https://api.example.com/", "hps_x") == "https://api.example.com/portal#token=hps_x"
+
+
+PRODUCER, SESSION_A, READ_ONLY_A = Principal("acme"), Principal("acme", "a"), Principal("acme", "a", read_only=True)
+
+
+@pytest.mark.parametrize(
+    ("who", "access", "allowed"),
+    [
+        (PRODUCER, Access.PRODUCER, True),
+        (PRODUCER, Access.WRITE, True),
+        (SESSION_A, Access.READ, True),
+        (SESSION_A, Access.WRITE, True),
+        (SESSION_A, Access.PRODUCER, False),
+        (READ_ONLY_A, Access.READ, True),
+        (READ_ONLY_A, Access.WRITE, False),
+        (READ_ONLY_A, Access.PRODUCER, False),
+    ],
+)
+def test_who_may_use_which_route(who: Principal, access: Access, allowed: bool) -> None:
+    if allowed:
+        who.require(access)
+    else:
+        with pytest.raises(Forbidden):
+            who.require(access)
+
+
+def test_a_session_sees_only_its_own_customer() -> None:
+    assert PRODUCER.sees(None) and PRODUCER.sees("a") and PRODUCER.sees("b")
+    assert SESSION_A.sees("a") and not SESSION_A.sees("b") and not SESSION_A.sees(None)
