@@ -10,7 +10,7 @@ export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 export CDK_OUTDIR := cdk.out
 
-.PHONY: setup run demo test lint unit bench synth deploy deps-layer api-key revoke-api-key dlq-drain clean
+.PHONY: setup browser run demo test lint unit bench synth deploy deps-layer api-key revoke-api-key dlq-drain portal-screenshots clean
 
 setup: $(STAMP) node_modules/.installed $(DEPS_LAYER)/.built
 
@@ -36,6 +36,17 @@ $(DEPS_LAYER)/.built: layers/hookline/requirements.txt layers/hookline/requireme
 
 deps-layer: $(DEPS_LAYER)/.built
 
+# Debian's Chromium for the portal's browser tests (Playwright drives it; it downloads no browser of its own).
+# As root (CI, these machines) it is installed when missing; elsewhere a missing one fails in CI and is skipped locally.
+browser:
+	@command -v chromium >/dev/null 2>&1 || { \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+			echo "installing chromium (apt-get, about a minute)"; \
+			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+		else \
+			echo "chromium is missing: apt-get install -y chromium"; [ "$$CI" != true ]; \
+		fi; }
+
 run: $(STAMP)
 	$(PY) -m local.run
 
@@ -59,10 +70,14 @@ bench: $(STAMP)
 
 # Unit tests first (their time is the `make unit` budget, 30 s), then the moto, local-mode and CDK tiers; the
 # fault-injection test patches the pipeline heavily, so it runs in a fresh process of its own, last.
-test: setup lint
+test: setup browser lint
 	$(PY) -m pytest -q -m "not faults" tests/unit
 	$(PY) -m pytest -q -m "not faults" --ignore=tests/unit -n 2 --durations=10
 	$(PY) -m pytest -q -m faults
+
+# The customer portal's pages as docs/img/portal-*.png: local mode with demo data, headless Chromium (about 25 s).
+portal-screenshots: $(STAMP)
+	$(PY) -m tests.browser.screenshots
 
 synth: setup
 	$(PY) app.py

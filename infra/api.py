@@ -1,4 +1,4 @@
-"""The HTTP API: GET /health in the open, everything under /v1 behind the Lambda authorizer."""
+"""The HTTP API: GET /health and the customer portal's static page in the open, everything under /v1 behind the Lambda authorizer."""
 
 from __future__ import annotations
 
@@ -90,6 +90,11 @@ class Api(Construct):
         )
         integration = integrations.HttpLambdaIntegration("ApiIntegration", handler)
         self.health_routes = self.http_api.add_routes(path="/health", methods=[apigwv2.HttpMethod.GET], integration=integration)
+        # The portal page and its files: static, no data until its script calls /v1 with a session token.
+        self.portal_routes = [
+            *self.http_api.add_routes(path="/portal", methods=[apigwv2.HttpMethod.GET], integration=integration),
+            *self.http_api.add_routes(path="/portal/{name}", methods=[apigwv2.HttpMethod.GET], integration=integration),
+        ]
         self.v1_routes = self.http_api.add_routes(
             path="/v1/{proxy+}",
             methods=[apigwv2.HttpMethod.ANY],

@@ -81,3 +81,12 @@ def acknowledge(*, functions: Functions, storage: Storage, state_machines: State
             "GET /health is a deliberately public liveness probe: it returns a constant and touches no tenant data. "
             "Every /v1 route uses the Lambda API-key authorizer.",
         )
+    for route in api.portal_routes:
+        _ack(
+            route,
+            "AwsSolutions-APIG4",
+            "GET /portal and GET /portal/{name} serve the customer portal's static page and files (HTML, CSS, JavaScript "
+            "shipped with the code): no tenant data, no state. A browser cannot send a Bearer header when it opens a link, "
+            "so the page is public; it reads the portal session token from the URL fragment and calls the /v1 routes, "
+            "which stay behind the Lambda authorizer.",
+        )

@@ -33,7 +33,8 @@ API_ID = "local"
 STAGE = "$default"
 PROXY_ROUTE = "ANY /v1/{proxy+}"
 DEFAULT_ROUTE = "$default"
-PUBLIC_ROUTES = frozenset({("GET", "/health")})
+PUBLIC_ROUTES = frozenset({("GET", "/health"), ("GET", "/portal")})
+PORTAL_ASSET_ROUTE = "GET /portal/{name}"  # the portal page's files: public too, one path segment
 IDENTITY_HEADER = "authorization"
 
 
@@ -55,13 +56,15 @@ class Reply:
 
 
 def route_key(method: str, path: str) -> str:
-    """The stack's routes (infra/api.py): `GET /health` (no authorizer) and `ANY /v1/{proxy+}`.
+    """The stack's routes (infra/api.py): `GET /health`, `GET /portal` and `GET /portal/{name}` (no authorizer) and `ANY /v1/{proxy+}`.
 
     Anything else is `$default`, which the stack does not route: API Gateway
     answers it with a 404 without invoking anything, and so does the front door.
     """
     if (method, path) in PUBLIC_ROUTES:
         return f"{method} {path}"
+    if method == "GET" and path.startswith("/portal/") and "/" not in path.removeprefix("/portal/") and len(path) > len("/portal/"):
+        return PORTAL_ASSET_ROUTE
     if path.startswith("/v1/") and len(path) > len("/v1/"):
         return PROXY_ROUTE
     return DEFAULT_ROUTE
@@ -245,7 +248,7 @@ class Gateway:
         event = build_http_event(request, region=self.region, domain=domain)
         if event["routeKey"] == DEFAULT_ROUTE:
             return _json_reply(404, {"message": "Not Found"})  # API Gateway's own answer for an unrouted path
-        if (request.method, event["rawPath"]) not in PUBLIC_ROUTES:
+        if (request.method, event["rawPath"]) not in PUBLIC_ROUTES and event["routeKey"] != PORTAL_ASSET_ROUTE:
             identity = event["headers"].get(IDENTITY_HEADER, "").strip()
             if not identity:
                 return error_reply(401, "unauthorized", "Missing Authorization header.")

@@ -73,6 +73,7 @@ from hookline.core.apikeys import generate_api_key, parse_key_list
 from hookline.core.settings import Settings
 from hookline.wiring import topology
 from hookline.wiring.settings import get_settings
+from local import portal_demo
 from local.atomic import atomic_dynamodb_writes
 from local.frontdoor import FrontDoor, Gateway
 from local.lambda_runtime import LocalFunction, load_handler, unload_handler_module
@@ -439,9 +440,18 @@ Delivery attempts are logged below, one line each. Ctrl-C stops everything.
 """
 
 
+PORTAL_BANNER = """Customer portal (a demo customer with a healthy and a failing endpoint; open it in a browser):
+
+  {link}
+
+  The failing endpoint's receiver recovers after {recover} s: replay its failures from the portal then.
+"""
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m local.run", description="Run hookline locally.")
     parser.add_argument("--json-logs", action="store_true", help="keep the functions' raw Powertools JSON logs")
+    parser.add_argument("--no-demo", action="store_true", help="skip the portal demo (a customer with a healthy and a failing endpoint)")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)-8s %(message)s", datefmt="%H:%M:%S")
     logging.getLogger("local").setLevel(logging.INFO)
@@ -452,6 +462,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"hookline local mode could not start: {exc}", file=sys.stderr)
         return 1
     print(hookline.banner(), flush=True)
+    demo = None
+    if not args.no_demo:
+        demo = portal_demo.seed(hookline.base_url, hookline.api_key)
+        print(PORTAL_BANNER.format(link=demo.link, recover=int(portal_demo.DEFAULT_RECOVERY_SECONDS)), flush=True)
 
     def terminate(signum: int, frame: Any) -> None:
         raise KeyboardInterrupt
@@ -464,6 +478,8 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("\nstopping...", flush=True)
     finally:
+        if demo is not None:
+            demo.stop()
         hookline.stop()
     print("stopped.", flush=True)
     return 0

@@ -392,6 +392,14 @@ def the_index_holds_failed_and_paused_deliveries_by_time(s: Stores) -> None:
             break
     # Then they come oldest first, each once, and only failed ones of that endpoint within the window
     assert seen == ["dlv_02", "dlv_05"]
+    # And newest first, paged one at a time, they come in the reverse order
+    newest, cursor = [], None
+    while True:
+        items, cursor = s.events.deliveries_by_status("acme", "ep_01", "failed", "", "~", 1, cursor, newest_first=True)
+        newest += [d.id for d in items]
+        if not cursor:
+            break
+    assert newest == ["dlv_05", "dlv_02", "dlv_00"]
     everything, _ = s.events.deliveries_by_status("acme", "ep_01", "paused")
     assert [d.id for d in everything] == ["dlv_01"]
     until_noon_two, _ = s.events.deliveries_by_status("acme", "ep_01", "failed", "", "2026-11-29T12:02~")

@@ -192,8 +192,23 @@ class FakeEventStore:
         return True
 
     @atomic
+    def count_by_status(self, tenant: str, endpoint_id: str, status: str, bound: int) -> tuple[int, bool]:
+        self.faults.check("count_by_status")
+        if status not in INDEXED_STATUSES:
+            raise ValueError(f"status {status!r} is not indexed")
+        count = sum(1 for (t, _, _), row in self.rows.items() if t == tenant and row.delivery.endpoint_id == endpoint_id and row.delivery.status == status)
+        return min(count, bound), count > bound
+
     def deliveries_by_status(
-        self, tenant: str, endpoint_id: str, status: str, since: str = "", until: str = "\uffff", limit: int = 100, cursor: str | None = None
+        self,
+        tenant: str,
+        endpoint_id: str,
+        status: str,
+        since: str = "",
+        until: str = "\uffff",
+        limit: int = 100,
+        cursor: str | None = None,
+        newest_first: bool = False,
     ) -> tuple[list[Delivery], str | None]:
         self.faults.check("deliveries_by_status")
         if status not in INDEXED_STATUSES:
@@ -204,7 +219,7 @@ class FakeEventStore:
             for (t, _, _), row in self.rows.items()
             if t == tenant and row.delivery.endpoint_id == endpoint_id and row.delivery.status in INDEXED_STATUSES and low <= _index_key(row.delivery) <= high
         ]
-        return paging.page(indexed, _index_key, f"index#{tenant}#{endpoint_id}", limit, cursor)
+        return paging.page(indexed, _index_key, f"index#{tenant}#{endpoint_id}", limit, cursor, descending=newest_first)
 
     # -- for tests --------------------------------------------------------------------------
 

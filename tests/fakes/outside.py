@@ -71,23 +71,26 @@ class FakeStats:
     """StatsReader and StatsSink: counters per endpoint and hour, added up over a window of hours (both ends included)."""
 
     def __init__(self) -> None:
-        self.hours: dict[tuple[str, str, str], dict[str, int]] = defaultdict(lambda: defaultdict(int))
+        self.slots: dict[tuple[str, str, str], dict[str, int]] = defaultdict(lambda: defaultdict(int))
         self.faults = Faults()
         self._lock = new_lock()
 
     @atomic
     def add(self, tenant: str, endpoint_id: str, hour: str, counts: dict[str, int]) -> None:
         self.faults.check("add")
-        slot = self.hours[(tenant, endpoint_id, hour)]
+        slot = self.slots[(tenant, endpoint_id, hour)]
         for name, value in counts.items():
             slot[name] += value
 
     def window(self, tenant: str, endpoint_id: str, since: datetime, until: datetime) -> dict[str, int]:
         self.faults.check("window")
-        low, high = hour_of(since), hour_of(until)
         totals: dict[str, int] = defaultdict(int)
-        for (t, e, hour), counts in self.hours.items():
-            if (t, e) == (tenant, endpoint_id) and low <= hour <= high:
-                for name, value in counts.items():
-                    totals[name] += value
+        for _, counts in self.hours(tenant, endpoint_id, since, until):
+            for name, value in counts.items():
+                totals[name] += value
         return dict(totals)
+
+    def hours(self, tenant: str, endpoint_id: str, since: datetime, until: datetime) -> list[tuple[str, dict[str, int]]]:
+        self.faults.check("hours")
+        low, high = hour_of(since), hour_of(until)
+        return sorted((hour, dict(counts)) for (t, e, hour), counts in self.slots.items() if (t, e) == (tenant, endpoint_id) and low <= hour <= high)

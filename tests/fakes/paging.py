@@ -34,9 +34,11 @@ def decode(cursor: str, scope: str) -> str:
     return raw[1]
 
 
-def page(items: Iterable[_Item], key: Callable[[_Item], str], scope: str, limit: int, cursor: str | None) -> tuple[list[_Item], str | None]:
-    """One page of `items` in the order of `key`, after the cursor's key."""
+def page(
+    items: Iterable[_Item], key: Callable[[_Item], str], scope: str, limit: int, cursor: str | None, descending: bool = False
+) -> tuple[list[_Item], str | None]:
+    """One page of `items` in the order of `key` (or its reverse), after the cursor's key."""
     after = decode(cursor, scope) if cursor else None
-    ordered = sorted((i for i in items if after is None or key(i) > after), key=key)
+    ordered = sorted((i for i in items if after is None or (key(i) < after if descending else key(i) > after)), key=key, reverse=descending)
     taken = ordered[:limit]
     return taken, (encode(scope, key(taken[-1])) if len(taken) == limit else None)

@@ -53,3 +53,6 @@ def test_every_acknowledgement_matches_a_finding(tmp_path: Path, deps_layer: Pat
     # And no acknowledgement is stale, and each gives a real reason
     assert [a for a in acknowledged if not any(covered(f, a) for f in findings)] == []
     assert all(len(reason) > 40 for _, _, reason in acknowledged)
+    # And the only routes acknowledged as unauthorized (APIG4) are the liveness probe and the portal's static page and files
+    public = sorted(path.rsplit("/", 1)[-1] for rule, path, _ in acknowledged if rule == "AwsSolutions-APIG4")
+    assert len(public) == 3 and all("health" in p.lower() or "portal" in p.lower() for p in public), public

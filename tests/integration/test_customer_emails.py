@@ -113,7 +113,7 @@ def test_with_a_portal_the_email_links_a_session_the_authorizer_accepts(table: o
     assert emails.endpoint_changed(endpoint(customer="cus-1"), GONE, "disabled#" + T0)
     # Then the email carries a portal link whose token is a full session of that customer, for a day
     (message,) = _sent()
-    match = re.search(r"https://hooks\.producer\.example/portal#token=(hps_[A-Za-z0-9_\-]+)", message.body)
+    match = re.search(r"https://hooks\.producer\.example/portal\?t=acme#token=(hps_[A-Za-z0-9_\-]+)", message.body)
     assert match is not None
     decision = authorize({"headers": {"authorization": f"Bearer {match.group(1)}"}})
     assert decision["isAuthorized"] and decision["context"]["customer"] == "cus-1" and decision["context"]["read_only"] is False

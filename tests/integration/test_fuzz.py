@@ -54,7 +54,14 @@ ROUTES: list[tuple[str, str]] = [
     ("POST", "/v1/events/batch"),
     ("POST", "/v1/events/broadcast"),
     ("GET", "/v1/events/{event}"),
+    ("GET", "/v1/events/{event}/deliveries/{delivery}"),
     ("POST", "/v1/events/{event}/deliveries/{delivery}/retry"),
+    ("GET", "/v1/session"),
+    ("GET", "/v1/event-types"),
+    ("GET", "/v1/portal-settings"),
+    ("PUT", "/v1/portal-settings"),
+    ("GET", "/portal"),
+    ("GET", "/portal/{asset}"),
     ("PUT", "/v1/customers/{customer}"),
     ("GET", "/v1/customers"),
     ("GET", "/v1/customers/{customer}"),
@@ -93,6 +100,7 @@ VALID_BODIES: dict[tuple[str, str], dict[str, Any]] = {
     },
     ("POST", "/v1/events/broadcast"): {"type": "plan.changed", "data": {"plan": "pro", "from": [1.5]}, "id": "broadcast-1"},
     ("POST", "/v1/customers/{customer}/portal-sessions"): {"ttl_seconds": 600, "read_only": True},
+    ("PUT", "/v1/portal-settings"): {"producer_name": "Fuzz Co", "allowed_origins": ["https://app.fuzz.example"]},
     ("PUT", "/v1/customers/{customer}"): {
         "name": "Fuzz Co",
         "email": "hooks@fuzz.example.com",
@@ -144,6 +152,7 @@ def _populate(hl: Hookline, tenant: str) -> dict[str, list[str]]:
         "delivery": deliveries,
         "replay": [replay],
         "customer": [CUSTOMER],
+        "asset": ["portal.js", "portal.css"],
     }
 
 
@@ -178,7 +187,7 @@ def segment(world: World, kind: str) -> st.SearchStrategy[str]:
 
 def fill(world: World, template: str, draw: Any) -> str:
     path = template
-    for kind in ("loopback_endpoint", "endpoint", "replay", "event", "delivery", "customer"):
+    for kind in ("loopback_endpoint", "endpoint", "replay", "event", "delivery", "customer", "asset"):
         token = "{" + kind + "}"
         if token in path:
             path = path.replace(token, draw(segment(world, kind)))
@@ -394,6 +403,9 @@ def assert_well_behaved(result: dict[str, Any]) -> None:
     if status == 204:
         assert text == ""
         return
+    content_type = {k.lower(): v for k, v in (result.get("headers") or {}).items()}.get("content-type", "")
+    if status < 400 and content_type.startswith(("text/html", "text/javascript", "text/css")):
+        return  # the portal page and its files
     body = json.loads(text, parse_constant=_no_constants)  # strict JSON: no NaN or Infinity
     if status >= 400:
         assert isinstance(body, dict) and isinstance(body.get("error"), dict), body

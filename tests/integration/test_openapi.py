@@ -24,6 +24,7 @@ from referencing.jsonschema import DRAFT202012
 from hookline.core import validation
 from hookline.entrypoints.api import app
 from tests.conftest import Hookline
+from tests.support.events import http_event
 from tests.support.receiver import Answer, Received, running_receiver
 
 SPEC_PATH = Path(__file__).resolve().parents[2] / "docs" / "openapi.yaml"
@@ -173,7 +174,7 @@ def test_security_is_global_and_health_is_public() -> None:
     scheme = SPEC["components"]["securitySchemes"]["bearerAuth"]
     assert (scheme["type"], scheme["scheme"]) == ("http", "bearer")
     public = {(method, path) for method, path, op, _ in _operations() if op.get("security") == []}
-    assert public == {("GET", "/health")}
+    assert public == {("GET", "/health"), ("GET", "/portal"), ("GET", "/portal/{name}")}
     # And every authenticated operation documents the 401
     for method, path, op, _ in _operations():
         if (method, path) not in public:
@@ -215,7 +216,7 @@ def test_every_request_body_and_success_response_has_an_example() -> None:
                 missing.append(f"{method} {path} request body")
         for status, response in op["responses"].items():
             resolved, _ = _follow(response, ())
-            if status.startswith("2") and "content" in resolved and not _media_examples(resolved["content"][JSON]):
+            if status.startswith("2") and "content" in resolved and not all(_media_examples(media) for media in resolved["content"].values()):
                 missing.append(f"{method} {path} {status}")
     # Then each request body and each 2xx response with content shows at least one example
     assert missing == []
@@ -234,6 +235,7 @@ def test_request_bodies_are_closed_and_name_the_fields_the_api_accepts() -> None
         "ReplayRequest",
         "PutCustomer",
         "CreatePortalSession",
+        "PutPortalSettings",
     }
     # Then each rejects unknown fields, as the API does (422 unknown_field)
     for name in bodies:
@@ -268,6 +270,8 @@ class LiveApi:
         documented = {_follow(p, ())[0]["name"] for p in op.get("parameters", []) if _follow(p, ())[0]["in"] == "query"}
         assert set(query or {}) <= documented, f"undocumented query parameter on {method} {template}"
         path = template.format(**params)
+        if not template.startswith("/v1") and template != "/health":
+            return self._page(method, template, path, op, query)
         kw: dict[str, Any] = {"query": query} if query else {}
         if raw_body is not None:
             kw["raw_body"] = raw_body
@@ -286,6 +290,17 @@ class LiveApi:
                 assert _undocumented(response["content"][JSON]["schema"], got) == [], label
         self.seen.add((method, template, str(status)))
         return status, got
+
+    def _page(self, method: str, template: str, path: str, op: dict[str, Any], query: dict[str, str] | None) -> tuple[int, Any]:
+        """The portal's page and files: not JSON; their status and content type must be documented."""
+        result = self.hookline.handlers["api"](http_event(method, path, tenant=None, query=query), None)
+        status, kind = result["statusCode"], result["headers"]["Content-Type"].split(";")[0]
+        assert str(status) in op["responses"], f"undocumented status: {method} {path} -> {status}"
+        response, _ = _follow(op["responses"][str(status)], ())
+        if 200 <= status < 300:
+            assert kind in response["content"], f"undocumented content type {kind}: {method} {path}"
+        self.seen.add((method, template, str(status)))
+        return status, result["body"]
 
 
 def _example(method: str, path: str, name: str | None = None) -> dict[str, Any]:
@@ -453,6 +468,15 @@ def test_live_success_responses_match_the_document(hookline: Hookline) -> None:
                 break
             query = {"limit": "1", "cursor": shown["deliveries_next"]}
         assert len(seen) == shown["broadcast"]["deliveries"] >= 1
+
+        # When the portal's calls are made: the page and its files, the caller, the types sent, the settings, one delivery
+        assert api.call("GET", "/portal", tenant=None, query={"t": "acme"})[0] == 200
+        assert api.call("GET", "/portal/{name}", tenant=None, name="portal.js")[0] == 200
+        assert api.call("GET", "/v1/session")[1]["kind"] == "api_key"
+        assert "invoice.paid" in api.call("GET", "/v1/event-types")[1]["items"]
+        assert api.call("PUT", "/v1/portal-settings", _example("PUT", "/v1/portal-settings")) == api.call("GET", "/v1/portal-settings")
+        status, one = api.call("GET", "/v1/events/{event_id}/deliveries/{delivery_id}", event_id=refused["id"], delivery_id=failed["id"])
+        assert (status, one["event_type"]) == (200, _example("POST", "/v1/events", "anonymous")["type"])
 
         # When an endpoint is deleted
         assert api.call("DELETE", "/v1/endpoints/{endpoint_id}", endpoint_id=crm["id"])[0] == 204

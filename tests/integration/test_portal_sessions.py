@@ -60,7 +60,7 @@ def gateway(hookline: Hookline) -> tuple[Gateway, Monotonic]:
 def test_a_session_link_opens_the_portal_page_of_this_api(gateway: tuple[Gateway, Monotonic]) -> None:
     gw, _ = gateway
     status, issued = _call(gw, API_KEY, "POST", "/v1/customers/cus-a/portal-sessions", {"ttl_seconds": 600})
-    assert status == 201 and issued["url"] == f"http://127.0.0.1:8787/portal#token={issued['token']}"
+    assert status == 201 and issued["url"] == f"http://127.0.0.1:8787/portal?t=acme#token={issued['token']}"
     assert _call(gw, issued["token"], "GET", "/v1/endpoints")[0] == 200
 
 
@@ -137,10 +137,10 @@ def test_local_mode_prints_an_emails_portal_link_without_its_token() -> None:
     message = SimpleNamespace(
         destinations={"ToAddresses": ["ops@a.example"]},
         subject="Webhook endpoint disabled",
-        body="Hello\nPortal: http://127.0.0.1:8787/portal#token=hps_SECRETPART\n",
+        body="Hello\nPortal: http://127.0.0.1:8787/portal?t=acme#token=hps_SECRETPART\n",
     )
     shown = render(message)
-    assert "SECRETPART" not in shown and "http://127.0.0.1:8787/portal#token=" in shown
+    assert "SECRETPART" not in shown and "http://127.0.0.1:8787/portal?t=acme#token=" in shown
 
 
 def test_the_authorizer_cache_can_not_outlast_the_revocation_bound() -> None:

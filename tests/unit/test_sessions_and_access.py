@@ -79,7 +79,7 @@ def test_a_session_works_until_it_expires_is_revoked_or_its_customer_goes(custom
 
 
 def test_the_portal_link_carries_the_token_in_its_fragment_only() -> None:
-    assert portal_url("https://api.example.com/", "hps_x") == "https://api.example.com/portal#token=hps_x"
+    assert portal_url("https://api.example.com/", "hps_x", "acme co") == "https://api.example.com/portal?t=acme%20co#token=hps_x"
 
 
 PRODUCER, SESSION_A, READ_ONLY_A = Principal("acme"), Principal("acme", "a"), Principal("acme", "a", read_only=True)

@@ -146,7 +146,7 @@ def test_with_a_portal_each_email_links_a_fresh_session_of_its_customer() -> Non
     emails.endpoint_changed(endpoint(customer="cus-1"), StatusNotice("recovered", "recovered", "t1"), "recovered#v2")
     # Then each email carries its own portal link, the token in the fragment, and each is a full session of that customer
     links = [re.search(r"Portal: (\S+)", sent.email.text).group(1) for sent in mail.mailer.sent]  # type: ignore[union-attr]
-    tokens = [link.removeprefix("https://portal.example.com/portal#token=") for link in links]
+    tokens = [link.removeprefix("https://portal.example.com/portal?t=acme#token=") for link in links]
     assert len(set(tokens)) == 2 and all(t.startswith("hps_") for t in tokens)
     assert all(sessions.authenticate(t) == Principal("acme", "cus-1", False, clock.timestamp() + 86400) for t in tokens)
     # And the HTML part carries the same link

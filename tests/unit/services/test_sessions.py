@@ -27,7 +27,7 @@ def test_a_session_is_stored_by_hash_and_authenticates_as_its_customer(world: Wo
     issued = service.issue("acme", "cus-1", {"ttl_seconds": 120, "read_only": True}, "https://api.example.com")
     # Then the token is shown once, in the link's fragment, and stored only as its hash
     token = issued["token"]
-    assert issued["url"] == f"https://api.example.com/portal#token={token}"
+    assert issued["url"] == f"https://api.example.com/portal?t=acme#token={token}"
     assert issued["expires_at"] == "2026-11-29T12:02:00.000Z" and issued["read_only"] is True
     assert list(store.items) == [hash_token(token)] and token not in repr(store.items)
     # And it authenticates as that customer, read-only, until it expires

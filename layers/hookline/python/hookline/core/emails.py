@@ -54,6 +54,7 @@ class Links:
 
     portal_base: str = ""
     session_token: str = ""  # a portal session made for this email; empty: the bare portal address
+    tenant: str = ""  # whose portal settings the link's page applies
 
     @staticmethod
     def enable(endpoint_id: str) -> str:
@@ -62,7 +63,7 @@ class Links:
     def portal(self) -> str | None:
         if not self.portal_base:
             return None
-        return portal_url(self.portal_base, self.session_token) if self.session_token else f"{self.portal_base.rstrip('/')}/portal"
+        return portal_url(self.portal_base, self.session_token, self.tenant) if self.session_token else f"{self.portal_base.rstrip('/')}/portal"
 
 
 @dataclass(frozen=True)

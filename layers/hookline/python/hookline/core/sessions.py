@@ -17,6 +17,7 @@ import hashlib
 import secrets
 from dataclasses import dataclass
 from typing import Any, Literal
+from urllib.parse import quote
 
 from hookline.core.customers import Customer
 from hookline.core.errors import ValidationFailed
@@ -92,6 +93,9 @@ def check(session: PortalSession, customer: Customer | None, now: float) -> Refu
     return None
 
 
-def portal_url(origin: str, token: str) -> str:
-    """The portal page with the token in the fragment: browsers never send a fragment, so it reaches no server log."""
-    return f"{origin.rstrip('/')}/portal#token={token}"
+def portal_url(origin: str, token: str, tenant: str) -> str:
+    """The portal page with the token in the fragment: browsers never send a fragment, so it reaches no server log.
+
+    The query names the tenant, whose portal settings (the producer's name, who may embed the page) apply.
+    """
+    return f"{origin.rstrip('/')}/portal?t={quote(tenant, safe='')}#token={token}"

@@ -12,6 +12,7 @@ The two health metrics of seed 000:
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -62,6 +63,21 @@ def attempt_counts(succeeded: bool, duration_ms: int, first: bool, ended: str) -
     elif ended == "failed":
         counts["ended_failed"] = 1
     return counts
+
+
+def add_up(hours: Iterable[dict[str, int]]) -> dict[str, int]:
+    """Hourly counters added up into a window's totals."""
+    totals: dict[str, int] = {}
+    for counts in hours:
+        for name, value in counts.items():
+            totals[name] = totals.get(name, 0) + value
+    return totals
+
+
+def hour_counts(hour: str, counts: dict[str, int]) -> dict[str, Any]:
+    """One hour of a series: its start (ISO-8601 UTC) and its attempt and delivery counters."""
+    start = datetime.strptime(hour, HOUR_FORMAT).replace(tzinfo=UTC).isoformat().replace("+00:00", "Z")
+    return {"hour": start, **{name: counts.get(name, 0) for name in ("attempts", "succeeded", "failed", "ended_succeeded", "ended_failed")}}
 
 
 def summary(totals: dict[str, int], since: datetime, until: datetime) -> dict[str, Any]:

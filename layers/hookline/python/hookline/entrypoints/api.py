@@ -27,6 +27,8 @@ from hookline.adapters.system import utcnow
 from hookline.core import validation
 from hookline.core.access import Access, Principal
 from hookline.core.errors import BadRequest, HooklineError, NotFound, Unauthorized, Unavailable
+from hookline.core.portal import tenant_param
+from hookline.entrypoints import portal
 from hookline.wiring import container
 from hookline.wiring.settings import get_settings
 
@@ -172,6 +174,42 @@ def health() -> Response:
     return _json(200, {"status": "ok"})
 
 
+@app.get("/portal")
+def portal_page() -> Response:
+    """The customer portal (no key: the page calls the API with the session token from its URL fragment)."""
+    return portal.page(container.portal_service().page_settings(tenant_param(_query().get("t"))))
+
+
+@app.get("/portal/<name>")
+def portal_asset(name: str) -> Response:
+    return portal.asset(name)
+
+
+@app.get("/v1/session")
+@allow(Access.READ)
+def get_session() -> Response:
+    return _json(200, container.portal_service().whoami(_caller()))
+
+
+@app.get("/v1/portal-settings")
+@allow(Access.PRODUCER)
+def get_portal_settings() -> Response:
+    return _json(200, container.portal_service().settings(_tenant()))
+
+
+@app.put("/v1/portal-settings")
+@allow(Access.PRODUCER)
+def put_portal_settings() -> Response:
+    tenant = _tenant()
+    return _json(200, container.portal_service().put_settings(tenant, _body()))
+
+
+@app.get("/v1/event-types")
+@allow(Access.READ)
+def list_event_types() -> Response:
+    return _json(200, container.event_types().list(_tenant()))
+
+
 @app.post("/v1/endpoints")
 @allow(Access.WRITE)
 def create_endpoint() -> Response:
@@ -261,6 +299,12 @@ def replay_endpoint(endpoint_id: str) -> Response:
 @allow(Access.READ, _replay)
 def get_replay(replay_id: str) -> Response:
     return _json(200, container.replay_service().describe(_tenant(), replay_id))
+
+
+@app.get("/v1/events/<event_id>/deliveries/<delivery_id>")
+@allow(Access.READ, _delivery)
+def get_delivery(event_id: str, delivery_id: str) -> Response:
+    return _json(200, container.event_service().delivery(_tenant(), event_id, delivery_id))
 
 
 @app.post("/v1/events/<event_id>/deliveries/<delivery_id>/retry")

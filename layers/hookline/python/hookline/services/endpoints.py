@@ -11,17 +11,18 @@ from typing import Any
 from hookline.core import ids, notifications, signing, validation
 from hookline.core.clock import iso
 from hookline.core.customers import endpoint_limits
-from hookline.core.errors import FailedDependency, NotFound
+from hookline.core.errors import FailedDependency, NotFound, ValidationFailed
 from hookline.core.models import DeliveryTask, Endpoint, webhook_body
 from hookline.core.ratelimit import LimiterConfig, current_rate
 from hookline.core.responses import HttpResult
 from hookline.core.settings import Settings
-from hookline.core.stats import summary
+from hookline.core.stats import add_up, hour_counts, summary
 from hookline.core.webhook import webhook_headers
 from hookline.services.customers import require_customer
-from hookline.services.ports import CustomerReader, DeliveryIndex, EndpointHealthStore, EndpointStore, HttpSender, Notify, StatsReader, TaskQueue
+from hookline.services.ports import CustomerReader, EndpointDeliveries, EndpointHealthStore, EndpointStore, HttpSender, Notify, StatsReader, TaskQueue
 
 TEST_EVENT_TYPE = "hookline.test"
+BACKLOG_COUNT_BOUND = 1000  # failed and paused deliveries counted per endpoint read, at most
 
 
 @dataclass(frozen=True)
@@ -29,7 +30,7 @@ class EndpointDeps:
     """What re-enabling and health reporting need besides the endpoint table."""
 
     states: EndpointHealthStore
-    events: DeliveryIndex
+    events: EndpointDeliveries
     sender: HttpSender
     retry_queue: TaskQueue
     notify: Notify
@@ -183,7 +184,14 @@ class EndpointService:
                 "last_error_at": _epoch_iso(breaker.last_failure_at),
                 "effective_rate_per_second": round(current_rate(limiter, endpoint.rate_limit_per_second, now, LimiterConfig()), 3),
             },
+            "backlog": self._backlog(tenant, endpoint_id),
         }
+
+    def _backlog(self, tenant: str, endpoint_id: str) -> dict[str, Any]:
+        """The endpoint's failed and paused deliveries, each counted by one bounded read: `more` means "at least"."""
+        failed, more_failed = self.deps.events.count_by_status(tenant, endpoint_id, "failed", BACKLOG_COUNT_BOUND)
+        paused, more_paused = self.deps.events.count_by_status(tenant, endpoint_id, "paused", BACKLOG_COUNT_BOUND)
+        return {"failed": failed, "paused": paused, "more": more_failed or more_paused}
 
     def enable(self, tenant: str, endpoint_id: str) -> dict[str, Any]:
         """Send a test event; on 2xx mark the endpoint active and queue its paused backlog.
@@ -226,5 +234,12 @@ class EndpointService:
         """Attempts, outcomes, latency percentiles and the two health rates over [since, until] (default: the last 24 h)."""
         self.get(tenant, endpoint_id)
         since, until = validation.stats_window(query, self.clock())
-        totals = self.stats_reader.window(tenant, endpoint_id, since, until) if self.stats_reader else {}
-        return summary(totals, since, until)
+        series = query.get("series")
+        if series not in (None, "", "hour"):
+            raise ValidationFailed("'series' must be 'hour' (the counters of each hour in the window)")
+        if self.stats_reader is None:
+            return summary({}, since, until)
+        if not series:
+            return summary(self.stats_reader.window(tenant, endpoint_id, since, until), since, until)
+        hours = self.stats_reader.hours(tenant, endpoint_id, since, until)
+        return {**summary(add_up(c for _, c in hours), since, until), "series": [hour_counts(hour, counts) for hour, counts in hours]}

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, Protocol
 
 from hookline.core import ids, validation
 from hookline.core.broadcast import delivery_id as broadcast_delivery_id
@@ -32,6 +32,12 @@ def request_hash(event_type: str, data: Any, customer: str | None = None, broadc
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 
+class TypeNotes(Protocol):
+    def note(self, tenant: str, types: Iterable[str]) -> None:
+        """Remember that the tenant sent these event types (best effort: never raises)."""
+        ...
+
+
 # The endpoints an event is addressed to, by owner: a customer's uid, or None for the tenant's own.
 Targets = Callable[[str | None], list[Endpoint]]
 
@@ -46,7 +52,9 @@ class EventService:
         settings: Settings,
         clock: Callable[[], datetime],
         retry_queue: TaskQueue | None = None,
+        types: TypeNotes | None = None,
     ):
+        self._types = types
         self._events = events
         self._endpoints = endpoints
         self._customers = customers
@@ -93,7 +101,12 @@ class EventService:
             self._queue.send(tasks)
         except DependencyFailed as exc:
             raise Unavailable(f"the event could not be queued ({exc.cause}); repeat the request with the same id") from None
+        self._note_types(tenant, [data.type])
         return result
+
+    def _note_types(self, tenant: str, types: Iterable[str]) -> None:
+        if self._types is not None:
+            self._types.note(tenant, types)
 
     def accept_batch(self, tenant: str, body: dict[str, Any]) -> list[dict[str, Any]]:
         """Up to 100 events in one request: one result per event, in order, each as the single route would answer.
@@ -133,6 +146,7 @@ class EventService:
                 for task in chunk:
                     for i in owners[task.delivery_id]:
                         results[i] = _unavailable(i, exc)
+        self._note_types(tenant, {data.type for data, result in zip(inputs, results, strict=True) if result.get("status") == 202})
         return results
 
     def _stage(self, tenant: str, data: validation.EventInput, now: datetime, targets: Targets) -> tuple[dict[str, Any], list[DeliveryTask]]:
@@ -226,6 +240,16 @@ class EventService:
         _, deliveries = self._events.event_with_deliveries(tenant, event.id)
         return {**view, "deliveries": [d.public() for d in deliveries]}
 
+    def delivery(self, tenant: str, event_id: str, delivery_id: str) -> dict[str, Any]:
+        """One delivery with its attempts, and its event's type (what the portal's delivery log expands to)."""
+        found = None
+        if ids.is_id(event_id, ids.EVENT) and ids.is_id(delivery_id, ids.DELIVERY):
+            found = self._events.delivery_with_attempts(tenant, event_id, delivery_id)
+        event = self._events.get_event(tenant, event_id) if found is not None else None
+        if found is None or event is None:
+            raise NotFound(f"delivery {delivery_id[:64]} of event {event_id[:64]} not found")
+        return {**found.public(), "event_id": event_id, "event_type": event.type}
+
     def retry(self, tenant: str, event_id: str, delivery_id: str) -> dict[str, Any]:
         """Retry one delivery now, as a manual attempt with a fresh budget (a failed or a succeeded one)."""
         delivery = self._events.get_delivery(tenant, event_id, delivery_id) if ids.is_id(event_id, ids.EVENT) and ids.is_id(delivery_id, ids.DELIVERY) else None
@@ -252,7 +276,11 @@ class EventService:
             raise NotFound(f"endpoint {endpoint_id[:64]} not found")
         since = _iso_param(query, "since") or ""
         until = _iso_param(query, "until") or "~"
-        items, nxt = self._events.deliveries_by_status(tenant, endpoint_id, status, since, until if until == "~" else until + "~", limit, query.get("cursor"))
+        order = query.get("order") or "asc"
+        if order not in ("asc", "desc"):
+            raise ValidationFailed("'order' must be 'asc' (oldest first) or 'desc' (newest first)")
+        upper = until if until == "~" else until + "~"
+        items, nxt = self._events.deliveries_by_status(tenant, endpoint_id, status, since, upper, limit, query.get("cursor"), newest_first=order == "desc")
         return {"items": [{**d.public(), "event_id": d.event_id} for d in items], "next": nxt}
 
 

@@ -33,8 +33,10 @@ __all__ = [
     "CustomerReader",
     "CustomerSessions",
     "CustomerStore",
+    "DeliveryCounts",
     "DeliveryIndex",
     "DeliveryRestarts",
+    "EndpointDeliveries",
     "EndpointHealthStore",
     "EndpointPages",
     "EndpointReader",
@@ -148,16 +150,38 @@ class StatsReader(Protocol):
         """The endpoint's counters added up over the hours from `since` to `until`."""
         ...
 
+    def hours(self, tenant: str, endpoint_id: str, since: datetime, until: datetime) -> list[tuple[str, dict[str, int]]]:
+        """The endpoint's counters hour by hour (`yyyy-mm-ddThh`, oldest first), only the hours that have any."""
+        ...
+
 
 # -- events and deliveries ------------------------------------------------------------------------
 
 
 class DeliveryIndex(Protocol):
     def deliveries_by_status(
-        self, tenant: str, endpoint_id: str, status: str, since: str = "", until: str = "\uffff", limit: int = 100, cursor: str | None = None
+        self,
+        tenant: str,
+        endpoint_id: str,
+        status: str,
+        since: str = "",
+        until: str = "\uffff",
+        limit: int = 100,
+        cursor: str | None = None,
+        newest_first: bool = False,
     ) -> tuple[list[Delivery], str | None]:
-        """A page of the endpoint's failed or paused deliveries created in [since, until], oldest first, and the next cursor."""
+        """A page of the endpoint's failed or paused deliveries created in [since, until], oldest (or newest) first, and the next cursor."""
         ...
+
+
+class DeliveryCounts(Protocol):
+    def count_by_status(self, tenant: str, endpoint_id: str, status: str, bound: int) -> tuple[int, bool]:
+        """How many of the endpoint's deliveries are failed (or paused), counting at most `bound`; and whether there are more."""
+        ...
+
+
+class EndpointDeliveries(DeliveryIndex, DeliveryCounts, Protocol):
+    """What endpoint management reads of the delivery log: the paused to requeue, and the backlog to show."""
 
 
 class DeliveryRestarts(DeliveryIndex, Protocol):

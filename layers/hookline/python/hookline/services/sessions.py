@@ -53,7 +53,7 @@ class PortalSessionService:
         )
         return {
             "token": token,
-            "url": portal_url(origin, token),
+            "url": portal_url(origin, token, tenant),
             "customer": customer.uid,
             "read_only": wanted.read_only,
             "expires_at": iso(datetime.fromtimestamp(expires_at, UTC)),

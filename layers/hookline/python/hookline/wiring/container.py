@@ -13,6 +13,7 @@ from hookline.adapters.dlq import DlqDrain
 from hookline.adapters.dynamo.customers import CustomerRepository
 from hookline.adapters.dynamo.endpoints import EndpointRepository
 from hookline.adapters.dynamo.events import EventRepository
+from hookline.adapters.dynamo.portal import PortalRepository
 from hookline.adapters.dynamo.replays import ReplayRepository
 from hookline.adapters.dynamo.sessions import SessionRepository
 from hookline.adapters.dynamo.state import EndpointStateRepository
@@ -29,6 +30,7 @@ from hookline.services.delivery.assemble import assemble
 from hookline.services.delivery.worker import DeliveryWorker
 from hookline.services.endpoints import EndpointDeps, EndpointService
 from hookline.services.events import EventService
+from hookline.services.portal import EventTypeCatalog, PortalService
 from hookline.services.replay import ReplayService
 from hookline.services.sessions import PortalSessionService
 from hookline.wiring import topology
@@ -90,6 +92,7 @@ def event_service() -> EventService:
         settings,
         utcnow,
         retry_queue=TaskQueue(aws.sqs_client(), settings.retry_queue_url),
+        types=event_types(),
     )
 
 
@@ -166,6 +169,22 @@ def session_service() -> PortalSessionService:
     return PortalSessionService(SessionRepository(aws.dynamodb_table(settings.table_name), topology.TABLE.ttl_attribute), _customers(settings), utcnow)
 
 
+def _portal_store(settings: Settings) -> PortalRepository:
+    return PortalRepository(aws.dynamodb_table(settings.table_name))
+
+
+@lru_cache(maxsize=1)
+def portal_service() -> PortalService:
+    settings = get_settings()
+    return PortalService(_portal_store(settings), _customers(settings), utcnow)
+
+
+@lru_cache(maxsize=1)
+def event_types() -> EventTypeCatalog:
+    """One per process: it remembers which types it has noted already."""
+    return EventTypeCatalog(_portal_store(get_settings()))
+
+
 @lru_cache(maxsize=1)
 def access_guard() -> AccessGuard:
     settings = get_settings()
@@ -190,6 +209,8 @@ def reset() -> None:
         replay_service,
         session_service,
         access_guard,
+        portal_service,
+        event_types,
         dlq_drain,
         get_settings,
     ):

@@ -8,10 +8,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from boto3.dynamodb.conditions import Key
-
 from hookline.adapters.dynamo import keys
-from hookline.adapters.dynamo.ops import write_if
+from hookline.adapters.dynamo.ops import count_indexed, write_if
 from hookline.adapters.failures import translate_failures
 from hookline.core.emails import Waiting
 
@@ -33,11 +31,5 @@ class EmailMarkRepository:
 
     def paused(self, tenant: str, endpoint_id: str, bound: int) -> Waiting:
         """One COUNT query on the endpoint-deliveries index, evaluating at most `bound` items (a single page)."""
-        partition = keys.index_partition(tenant, endpoint_id)
-        result = self._table.query(
-            IndexName=keys.INDEX,
-            KeyConditionExpression=Key(keys.GSI_PK).eq(partition) & Key(keys.GSI_SK).begins_with(keys.index_sort("paused", "")),
-            Select="COUNT",
-            Limit=bound,
-        )
-        return Waiting(int(result.get("Count", 0)), more="LastEvaluatedKey" in result)
+        count, more = count_indexed(self._table, tenant, endpoint_id, "paused", bound)
+        return Waiting(count, more)

@@ -19,7 +19,7 @@ from boto3.dynamodb.conditions import Attr, Key
 
 from hookline.adapters.dynamo import event_items as items
 from hookline.adapters.dynamo import keys
-from hookline.adapters.dynamo.ops import Refused, batch_get, decode_cursor, encode_cursor, query_all, query_page, try_write, write_if
+from hookline.adapters.dynamo.ops import Refused, batch_get, count_indexed, decode_cursor, encode_cursor, query_all, query_page, try_write, write_if
 from hookline.adapters.failures import translate_failures
 from hookline.core.broadcast import Fanout
 from hookline.core.errors import InvalidCursor
@@ -280,10 +280,24 @@ class EventRepository:
         )
         return True
 
+    def count_by_status(self, tenant: str, endpoint_id: str, status: str, bound: int) -> tuple[int, bool]:
+        """How many of the endpoint's deliveries are `status` (failed or paused), counting at most `bound`; and whether there are more."""
+        if status not in REPLAYABLE_STATUSES:
+            raise ValueError(f"status {status!r} is not indexed")
+        return count_indexed(self._table, tenant, endpoint_id, status, bound)
+
     def deliveries_by_status(
-        self, tenant: str, endpoint_id: str, status: str, since: str = "", until: str = "\uffff", limit: int = 100, cursor: str | None = None
+        self,
+        tenant: str,
+        endpoint_id: str,
+        status: str,
+        since: str = "",
+        until: str = "\uffff",
+        limit: int = 100,
+        cursor: str | None = None,
+        newest_first: bool = False,
     ) -> tuple[list[Delivery], str | None]:
-        """A page of the endpoint's failed or paused deliveries, oldest first, from the sparse index."""
+        """A page of the endpoint's failed or paused deliveries, oldest (or newest) first, from the sparse index."""
         if status not in REPLAYABLE_STATUSES:
             raise ValueError(f"status {status!r} is not indexed")
         partition = keys.index_partition(tenant, endpoint_id)
@@ -294,5 +308,6 @@ class EventRepository:
             partition,
             IndexName=keys.INDEX,
             KeyConditionExpression=Key(keys.GSI_PK).eq(partition) & Key(keys.GSI_SK).between(keys.index_sort(status, since), keys.index_sort(status, until)),
+            ScanIndexForward=not newest_first,
         )
         return [items.delivery_from(i) for i in page], nxt

@@ -6,6 +6,8 @@ every key the API reads, so no query can reach another tenant's items.
     item        pk                      sk                      builder
     API key     KEY#<sha256(key)>       KEY                     api_key
     Session     PS#<sha256(token)>      PS                      portal_session
+    Portal      PORTAL#<tenant>         SETTINGS                portal_settings
+    Event types TYPES#<tenant>          TYPES                   event_types
     Customer    C#<tenant>              CUS#<uid>               customer (customer_partition, CUSTOMER_PREFIX)
     Endpoint    T#<tenant>              EP#<ep_id>              endpoint (tenant_partition, ENDPOINT_PREFIX)
     Event       E#<tenant>#<evt_id>     EVENT                   event (event_partition)
@@ -32,6 +34,8 @@ owner without ambiguity.
 Access patterns (numbered as in docs/architecture.md), by key:
 
     api_key              1 authorize a key (GetItem); add, revoke
+    portal_settings      37 read / replace a tenant's portal settings (GetItem / PutItem)
+    event_types          38 remember a type the tenant sent (UpdateItem ADD), read them (GetItem)
     portal_session       30 issue a portal session (PutItem), 31 authorize a session token (GetItem, then the customer's 25)
     customer             25 create / replace / read / delete a customer, 35 revoke its portal sessions; customer_partition: 26 list a tenant's customers (Query)
     endpoint             2 create / read / change / delete an endpoint; 7, 19 (with breaker and limiter, BatchGetItem)
@@ -40,11 +44,11 @@ Access patterns (numbered as in docs/architecture.md), by key:
     event                4 idempotency check, 5 store the event, 11 read bodies (BatchGetItem); 32 store a broadcast, 33 advance its fan-out
     delivery             6 store, 10 claim, 13 record status, 17 park, 22 restart; 33 a broadcast's delivery (cond. put)
     attempt              12 record the attempt
-    event_partition      18 an event with its deliveries and attempts (Query); + DELIVERY_PREFIX: 34 a page of a broadcast's deliveries (Query)
+    event_partition      18 an event with its deliveries and attempts (Query); + DELIVERY_PREFIX: 34 a page of a broadcast's deliveries (Query); a delivery's key as prefix: 40 one delivery with its attempts (Query)
     breaker, limiter     7 load, 8 grant, 9 probe, 14 transition, 15 slow down, 16 release
     stats                20 add a batch's counters; stats_partition + stats_sort: 21 read a window (Query)
     replay               23 replay step, 24 replay progress
-    index_partition      17 requeue the paused, 23 a replay's page, the deliveries route (Query INDEX)
+    index_partition      17 requeue the paused, 23 a replay's page, the deliveries route (Query INDEX), 39 an endpoint's backlog (COUNT)
 """
 
 from __future__ import annotations
@@ -201,3 +205,12 @@ def api_key(digest: str) -> Key:
 def portal_session(digest: str) -> Key:
     """A portal session's item, by the SHA-256 of its token: the token itself is never stored."""
     return _key(f"PS#{digest}", "PS")
+
+
+def portal_settings(tenant: str) -> Key:
+    return _key(f"PORTAL#{tenant}", "SETTINGS")
+
+
+def event_types(tenant: str) -> Key:
+    """The set of event types the tenant has sent (for the portal's pick-list)."""
+    return _key(f"TYPES#{tenant}", "TYPES")

@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from boto3.dynamodb.conditions import Key
 from boto3.dynamodb.types import TypeDeserializer
 from botocore.exceptions import ClientError
 
@@ -77,6 +78,19 @@ def query_page(table: Any, limit: int, cursor: str | None, partition: str, **que
         query["ExclusiveStartKey"] = start
     result = table.query(Limit=limit, **query)
     return list(result.get("Items", [])), encode_cursor(result.get("LastEvaluatedKey"))
+
+
+def count_indexed(table: Any, tenant: str, endpoint_id: str, status: str, bound: int) -> tuple[int, bool]:
+    """The endpoint's deliveries in `status` on the endpoint-deliveries index: one COUNT query evaluating at most
+    `bound` items (a single page), and whether there are more."""
+    partition = keys.index_partition(tenant, endpoint_id)
+    result = table.query(
+        IndexName=keys.INDEX,
+        KeyConditionExpression=Key(keys.GSI_PK).eq(partition) & Key(keys.GSI_SK).begins_with(keys.index_sort(status, "")),
+        Select="COUNT",
+        Limit=bound,
+    )
+    return int(result.get("Count", 0)), "LastEvaluatedKey" in result
 
 
 def batch_get(table: Any, wanted: list[keys.Key]) -> list[Item]:

@@ -40,11 +40,17 @@ class StatsRepository:
     def window(self, tenant: str, endpoint_id: str, since: datetime, until: datetime) -> dict[str, int]:
         """The endpoint's counters added up over the hours from `since` to `until`."""
         totals: dict[str, int] = defaultdict(int)
-        hours = Key(keys.PK).eq(keys.stats_partition(tenant, endpoint_id)) & Key(keys.SK).between(
+        for _, counts in self.hours(tenant, endpoint_id, since, until):
+            for k, v in counts.items():
+                totals[k] += v
+        return dict(totals)
+
+    def hours(self, tenant: str, endpoint_id: str, since: datetime, until: datetime) -> list[tuple[str, dict[str, int]]]:
+        """One Query of the window's hourly items, oldest first: (hour, its counters) for each hour that has an item."""
+        window = Key(keys.PK).eq(keys.stats_partition(tenant, endpoint_id)) & Key(keys.SK).between(
             keys.stats_sort(hour_of(since)), keys.stats_sort(hour_of(until))
         )
-        for item in query_all(self._table, KeyConditionExpression=hours):
-            for k, v in item.items():
-                if is_counter(k):
-                    totals[k] += int(v)
-        return dict(totals)
+        out = []
+        for item in query_all(self._table, KeyConditionExpression=window):
+            out.append((str(item[keys.SK]).removeprefix(keys.stats_sort("")), {k: int(v) for k, v in item.items() if is_counter(k)}))
+        return out
