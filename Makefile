@@ -69,10 +69,13 @@ bench: $(STAMP)
 	$(PY) -m bench
 
 # Unit tests first (their time is the `make unit` budget, 30 s), then the moto, local-mode and CDK tiers; the
-# fault-injection test patches the pipeline heavily, so it runs in a fresh process of its own, last.
+# portal's browser tests in a process of their own (Playwright's sync API keeps an event loop running on the
+# thread that drives it, which other tests' asyncio.run() refuses); the fault-injection test patches the
+# pipeline heavily, so it runs in a fresh process of its own, last.
 test: setup browser lint
 	$(PY) -m pytest -q -m "not faults" tests/unit
-	$(PY) -m pytest -q -m "not faults" --ignore=tests/unit -n 2 --durations=10
+	$(PY) -m pytest -q -m "not faults" --ignore=tests/unit --ignore=tests/browser -n 2 --durations=10
+	$(PY) -m pytest -q -m "not faults" tests/browser
 	$(PY) -m pytest -q -m faults
 
 # The customer portal's pages as docs/img/portal-*.png: local mode with demo data, headless Chromium (about 25 s).

@@ -111,3 +111,13 @@ def test_handler_imports_from_its_deployment_package(synth: Synth, spec: Functio
     assert origins["aws_lambda_powertools"].startswith(str(deps_layer_built))
     assert origins["requests"].startswith(str(deps_layer_built))
     assert origins["boto3"].startswith(str(lambda_runtime))
+
+
+def test_the_layer_ships_the_portal_page(synth: Synth) -> None:
+    # Given the hookline layer's staged asset
+    hookline_layer = synth.resources[synth.logical_id(synth.stack.functions.hookline_layer)]["Properties"]
+    static = synth.asset_dir(hookline_layer["Content"]) / "python" / "hookline" / "entrypoints" / "portal_static"
+    # Then the portal's page, script and style are in it, byte for byte, as the api function serves them
+    source = Path(__file__).resolve().parents[2] / "layers" / "hookline" / "python" / "hookline" / "entrypoints" / "portal_static"
+    for name in ("index.html", "portal.js", "portal.css"):
+        assert (static / name).read_bytes() == (source / name).read_bytes(), name
