@@ -86,7 +86,9 @@ def acknowledge(*, functions: Functions, storage: Storage, state_machines: State
             route,
             "AwsSolutions-APIG4",
             "GET /portal and GET /portal/{name} serve the customer portal's static page and files (HTML, CSS, JavaScript "
-            "shipped with the code): no tenant data, no state. A browser cannot send a Bearer header when it opens a link, "
+            "shipped with the code) and read nothing but the public part of a tenant's portal settings (the producer's "
+            "display name and the origins allowed to frame the page, both shown to customers anyway): no customer or "
+            "delivery data, no state. A browser cannot send a Bearer header when it opens a link, "
             "so the page is public; it reads the portal session token from the URL fragment and calls the /v1 routes, "
             "which stay behind the Lambda authorizer.",
         )

@@ -33,14 +33,24 @@ TIMEZONE = "Europe/Berlin"
 
 
 def seed_history(endpoint_id: str, now: datetime) -> None:
-    """A week of hourly counters for the failing endpoint: steady traffic, an outage two days ago, a few stray failures."""
+    """A week of history for the failing endpoint: steady traffic, an outage two days ago, a few stray failures. The hourly
+    counters (success rate, latency) and, for each failure, a failed delivery of a stored event created in that hour (the
+    failure chart counts those, as a replay selects them)."""
     from hookline.adapters import aws
+    from hookline.adapters.dynamo.events import EventRepository
     from hookline.adapters.dynamo.stats import StatsRepository
+    from hookline.core import ids
+    from hookline.core.clock import iso
+    from hookline.core.models import Delivery, Event
     from hookline.core.stats import attempt_counts, hour_of
+    from hookline.wiring import topology
     from hookline.wiring.settings import get_settings
 
     settings = get_settings()
-    stats = StatsRepository(aws.dynamodb_table(settings.table_name), retention_days=settings.retention_days)
+    table = aws.dynamodb_table(settings.table_name)
+    stats = StatsRepository(table, retention_days=settings.retention_days)
+    events = EventRepository(table, topology.TABLE.ttl_attribute)
+    expires_at = int((now + timedelta(days=settings.retention_days)).timestamp())
     outage_start = (now - timedelta(days=2)).replace(hour=12, minute=0, second=0, microsecond=0)
     outage = {outage_start: 19, outage_start + timedelta(hours=1): 28}
     strays = {now - timedelta(days=5, hours=3): 2, now - timedelta(days=4, hours=9): 1, now - timedelta(days=1, hours=6): 3}
@@ -56,6 +66,12 @@ def seed_history(endpoint_id: str, now: datetime) -> None:
             for k, v in sample.items():
                 counts[k] = counts.get(k, 0) + v
         stats.add(TENANT, endpoint_id, hour_of(hour), counts)
+        for n in range(failed):
+            at = key + timedelta(minutes=(n * 7) % 60)
+            ms = int(at.timestamp() * 1000)
+            event = Event.accepted(ids.new_id(ids.EVENT, ms), TENANT, "customer.updated", iso(at), {"customer": f"cus_{n}"}, "seeded", customer=CUSTOMER)
+            events.create_event(event, expires_at)
+            events.create_deliveries([Delivery(ids.new_id(ids.DELIVERY, ms), TENANT, event.id, endpoint_id, "failed", 1, iso(at), iso(at))], expires_at)
 
 
 def build_demo(producer: Producer) -> tuple[dict[str, Any], list[WebhookReceiver]]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
 from urllib.parse import urlsplit
 
 import pytest
@@ -83,6 +84,30 @@ def test_a_revoked_session_shows_the_expiry_page_naming_the_producer(page: Page,
     expect(page.get_by_test_id("expired-message")).to_have_text("This link has expired; ask Acme Billing for a new one.")
     expect(page.get_by_test_id("endpoint-list")).to_have_count(0)
     assert page.evaluate("sessionStorage.getItem('hookline.portal.token')") is None
+
+
+def test_an_expired_session_shows_the_expiry_page(page: Page, producer: Producer, customer: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Given a customer using a link that works for a minute
+    open_portal(page, producer.session(customer, ttl_seconds=60)["url"])
+    expect(page.get_by_test_id("endpoint-list")).to_be_attached()
+    # When that minute has passed (the in-process stack's API clock moved on; nothing else about the session changed)
+    later = datetime.now(UTC) + timedelta(seconds=61)
+    monkeypatch.setattr("hookline.entrypoints.api.utcnow", lambda: later)
+    page.reload()
+    # Then the page shows the expiry page, not a broken screen, and forgets the token
+    expect(page.get_by_test_id("expired-message")).to_have_text("This link has expired; ask Acme Billing for a new one.")
+    expect(page.get_by_test_id("endpoint-list")).to_have_count(0)
+    assert page.evaluate("sessionStorage.getItem('hookline.portal.token')") is None
+
+
+def test_a_link_naming_another_tenant_reloads_under_the_sessions_own(page: Page, producer: Producer, customer: str) -> None:
+    # Given a working link whose `t` was changed to name another tenant (whose name and framing policy would apply)
+    link = producer.session(customer)["url"].replace(f"?t={TENANT}", "?t=someone-else")
+    open_portal(page, link)
+    # Then the page comes back under the session's own tenant, its producer named, the token never back in the address
+    expect(page.get_by_test_id("endpoint-list")).to_be_attached()
+    assert urlsplit(page.url).query == f"t={TENANT}" and "token" not in page.url
+    assert page.evaluate("document.body.dataset.producer") == "Acme Billing"
 
 
 def test_a_bogus_token_or_none_shows_the_expiry_page(page: Page, producer: Producer) -> None:

@@ -469,7 +469,9 @@ def test_live_success_responses_match_the_document(hookline: Hookline) -> None:
             query = {"limit": "1", "cursor": shown["deliveries_next"]}
         assert len(seen) == shown["broadcast"]["deliveries"] >= 1
 
-        # When the portal's calls are made: the page and its files, the caller, the types sent, the settings, one delivery
+        # When the portal's calls are made: the page and its files, the caller, the types sent, the settings, the failures, one delivery
+        status, chart = api.call("GET", "/v1/endpoints/{endpoint_id}/failures", endpoint_id=every["id"])
+        assert status == 200 and chart["total"] == sum(h["count"] for h in chart["hours"])
         assert api.call("GET", "/portal", tenant=None, query={"t": "acme"})[0] == 200
         assert api.call("GET", "/portal/{name}", tenant=None, name="portal.js")[0] == 200
         assert api.call("GET", "/v1/session")[1]["kind"] == "api_key"

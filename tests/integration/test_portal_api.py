@@ -7,8 +7,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import boto3
 import pytest
 
+from hookline.adapters.dynamo.events import EventRepository
+from hookline.core import ids
+from hookline.core.models import Delivery
+from hookline.wiring import topology
 from tests.conftest import Hookline
 from tests.support.events import http_event
 from tests.support.receiver import Answer, Received, running_receiver
@@ -135,3 +140,45 @@ def test_an_endpoint_shows_its_backlog_series_and_newest_failures_first(hookline
     assert status == 200 and (detail["event_type"], detail["status"], len(detail["attempts"])) == ("a.b", "failed", 1)
     assert detail["attempts"][0]["status_code"] == 400 and "unknown customer" in detail["attempts"][0]["response_body"]
     assert hookline.api("GET", f"/v1/events/{one['event_id']}/deliveries/dlv_00000000000000000000000000")[0] == 404
+
+
+def test_failures_count_by_creation_hour_what_a_replay_of_that_window_restarts(hookline: Hookline) -> None:
+    # Given an endpoint with failed deliveries created over three hours of yesterday (however late each failed for good)
+    _, ep = hookline.api("POST", "/v1/endpoints", {"url": "https://example.com/hook"})
+    table = boto3.resource("dynamodb").Table(hookline.env[topology.TABLE.env])
+    events = EventRepository(table, topology.TABLE.ttl_attribute)
+    created = ["2026-11-30T13:05:00.000Z", "2026-11-30T13:59:59.000Z", "2026-11-30T14:30:00.000Z", "2026-11-30T16:00:00.000Z"]
+    events.create_deliveries(
+        [
+            Delivery(
+                ids.new_id(ids.DELIVERY, 1_796_000_000_000 + i),
+                "acme",
+                f"evt_{i:026d}",
+                ep["id"],
+                status="failed",
+                created_at=at,
+                updated_at="2026-11-30T20:00:00.000Z",
+            )
+            for i, at in enumerate(created)
+        ],
+        2_000_000_000,
+    )
+    window = {"since": "2026-11-30T00:00:00Z", "until": "2026-12-01T00:00:00Z"}
+    # When the portal asks for them by hour
+    status, failures = hookline.api("GET", f"/v1/endpoints/{ep['id']}/failures", query=window)
+    # Then each is counted in the hour it was created, as a replay selects them
+    assert status == 200 and failures["truncated"] is False and failures["total"] == 4
+    assert failures["hours"] == [
+        {"hour": "2026-11-30T13:00:00Z", "count": 2},
+        {"hour": "2026-11-30T14:00:00Z", "count": 1},
+        {"hour": "2026-11-30T16:00:00Z", "count": 1},
+    ]
+    # And a replay of 13:00-15:00 matches exactly the three counted there, which then leave the chart
+    status, replay = hookline.api("POST", f"/v1/endpoints/{ep['id']}/replay", {"since": "2026-11-30T13:00:00Z", "until": "2026-11-30T15:00:00Z"})
+    hookline.drain(topology.REPLAY_QUEUE)
+    assert hookline.api("GET", f"/v1/replays/{replay['id']}")[1]["matched"] == 3
+    after = hookline.api("GET", f"/v1/endpoints/{ep['id']}/failures", query=window)[1]
+    assert after["hours"] == [{"hour": "2026-11-30T16:00:00Z", "count": 1}]
+    # And a bad window or status is refused
+    assert hookline.api("GET", f"/v1/endpoints/{ep['id']}/failures", query={"status": "succeeded"})[0] == 422
+    assert hookline.api("GET", f"/v1/endpoints/{ep['id']}/failures", query={"since": "2026-12-01T00:00:00Z", "until": "2026-11-30T00:00:00Z"})[0] == 422

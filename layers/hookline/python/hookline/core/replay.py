@@ -56,3 +56,20 @@ def public(item: dict[str, Any]) -> dict[str, Any]:
         "failed": failed,
         "created_at": item["created_at"],
     }
+
+
+FAILURES_READ_BOUND = 5000  # failed (or paused) deliveries read for one histogram, newest first
+
+
+def failure_histogram(created_ats: list[str], truncated: bool) -> dict[str, Any]:
+    """What a replay of each hour would match: the deliveries, by the hour they were created in (ISO-8601 UTC, `…:00:00Z`).
+
+    A replay selects deliveries by creation time, so counting them the same way makes "N failed between
+    14:00 and 16:00" the N a replay of that window restarts. `truncated`: more than were read exist
+    (the oldest hours then count at least what they show).
+    """
+    hours: dict[str, int] = {}
+    for created in created_ats:
+        hour = created[:13] + ":00:00Z"
+        hours[hour] = hours.get(hour, 0) + 1
+    return {"hours": [{"hour": h, "count": hours[h]} for h in sorted(hours)], "total": len(created_ats), "truncated": truncated}

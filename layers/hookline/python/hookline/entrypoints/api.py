@@ -262,7 +262,8 @@ def enable_endpoint(endpoint_id: str) -> Response:
 @allow(Access.WRITE, _endpoint)
 def patch_endpoint(endpoint_id: str) -> Response:
     tenant = _tenant()
-    return _json(200, container.endpoint_service().update(tenant, endpoint_id, _body()).public())
+    body = container.access_guard().endpoint_change(_caller(), _body())
+    return _json(200, container.endpoint_service().update(tenant, endpoint_id, body).public())
 
 
 @app.delete("/v1/endpoints/<endpoint_id>")
@@ -279,6 +280,12 @@ def list_endpoint_deliveries(endpoint_id: str) -> Response:
     limit, _ = _page_args()
     params = _query()
     return _json(200, container.event_service().deliveries_of(tenant, endpoint_id, params, limit))
+
+
+@app.get("/v1/endpoints/<endpoint_id>/failures")
+@allow(Access.READ, _endpoint)
+def endpoint_failures(endpoint_id: str) -> Response:
+    return _json(200, container.event_service().failures(_tenant(), endpoint_id, _query()))
 
 
 @app.get("/v1/endpoints/<endpoint_id>/stats")

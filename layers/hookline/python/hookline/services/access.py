@@ -16,7 +16,7 @@ from typing import Any, Protocol
 
 from hookline.core import ids
 from hookline.core.access import Principal
-from hookline.core.errors import NotFound
+from hookline.core.errors import NotFound, ValidationFailed
 from hookline.core.models import Delivery, Event
 from hookline.core.replay import REPLAY
 from hookline.services.ports import EndpointReader
@@ -67,6 +67,16 @@ class AccessGuard:
         item = self.replays.get(who.tenant, replay_id) if ids.is_id(replay_id, REPLAY) else None
         if item is None or not self._owns_endpoint(who, str(item.get("endpoint_id", ""))):
             raise NotFound(f"replay {replay_id[:64]} not found")
+
+    @staticmethod
+    def endpoint_change(who: Principal, body: dict[str, Any]) -> dict[str, Any]:
+        """A session may disable its endpoint but not mark it active by a PATCH: re-enabling is `POST …/enable`,
+        which sends a test event first and queues the paused deliveries (a PATCH would leave them paused)."""
+        if not who.is_producer and body.get("status") == "active":
+            raise ValidationFailed(
+                "a portal session re-enables an endpoint with POST /v1/endpoints/{id}/enable (it sends a test event first)", code="use_enable"
+            )
+        return body
 
     @staticmethod
     def owner(who: Principal, named: Any) -> Any:

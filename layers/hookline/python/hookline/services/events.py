@@ -19,6 +19,7 @@ from hookline.core.broadcast import delivery_id as broadcast_delivery_id
 from hookline.core.clock import iso
 from hookline.core.errors import Conflict, DependencyFailed, HooklineError, NotFound, Unavailable, ValidationFailed
 from hookline.core.models import REPLAYABLE_STATUSES, Delivery, DeliveryTask, Endpoint, Event, PlannedDelivery
+from hookline.core.replay import FAILURES_READ_BOUND, failure_histogram
 from hookline.core.settings import Settings
 from hookline.services.customers import require_customer
 from hookline.services.ports import CustomerReader, EventStore, TaskQueue, TenantEndpoints
@@ -233,7 +234,9 @@ class EventService:
         if event.broadcast is not None and viewer is not None:
             ids_ = (broadcast_delivery_id(tenant, event.id, ep.id) for ep in self._endpoints.all_of_owner(tenant, viewer))
             own = [d for d in (self._events.delivery_with_attempts(tenant, event.id, i) for i in ids_) if d is not None]
-            return {**view, "broadcast": event.broadcast.public(), "deliveries": [d.public() for d in sorted(own, key=lambda d: d.id)], "deliveries_next": None}
+            # Only the status: the fan-out's counters span every customer, which a customer must not learn.
+            progress = {"status": event.broadcast.public()["status"]}
+            return {**view, "broadcast": progress, "deliveries": [d.public() for d in sorted(own, key=lambda d: d.id)], "deliveries_next": None}
         if event.broadcast is not None:
             page, nxt = self._events.deliveries_page(tenant, event.id, limit, cursor)
             return {**view, "broadcast": event.broadcast.public(), "deliveries": [d.public() for d in page], "deliveries_next": nxt}
@@ -266,6 +269,31 @@ class EventService:
         except DependencyFailed:
             raise Unavailable("the retry could not be queued; repeat the request") from None
         return {"id": delivery_id, "event_id": event_id, "status": "pending", "generation": restarted.generation}
+
+    def failures(self, tenant: str, endpoint_id: str, query: dict[str, str]) -> dict[str, Any]:
+        """The endpoint's failed (or paused) deliveries in [since, until] (default: the last 7 days) counted by creation hour.
+
+        Bounded: at most FAILURES_READ_BOUND deliveries are read, newest first, in pages of 1,000 from the sparse index.
+        """
+        status = query.get("status") or "failed"
+        if status not in REPLAYABLE_STATUSES:
+            raise ValidationFailed(f"'status' must be {' or '.join(repr(s) for s in REPLAYABLE_STATUSES)}")
+        if self._endpoints.get(tenant, endpoint_id) is None if ids.is_id(endpoint_id, ids.ENDPOINT) else True:
+            raise NotFound(f"endpoint {endpoint_id[:64]} not found")
+        until = validation.time_param(query["until"], "until") if query.get("until") else self._clock()
+        since = validation.time_param(query["since"], "since") if query.get("since") else until - timedelta(days=7)
+        if since >= until:
+            raise ValidationFailed("'since' must be before 'until'")
+        created: list[str] = []
+        cursor: str | None = None
+        while len(created) < FAILURES_READ_BOUND:
+            page, cursor = self._events.deliveries_by_status(
+                tenant, endpoint_id, status, iso(since), iso(until) + "~", min(1000, FAILURES_READ_BOUND - len(created)), cursor, newest_first=True
+            )
+            created += [d.created_at for d in page]
+            if not cursor:
+                break
+        return {"since": iso(since), "until": iso(until), "status": status, **failure_histogram(created, truncated=cursor is not None)}
 
     def deliveries_of(self, tenant: str, endpoint_id: str, query: dict[str, str], limit: int) -> dict[str, Any]:
         """An endpoint's failed (or paused) deliveries in a time window, paged, from the sparse index."""

@@ -234,7 +234,10 @@
     } catch (_) {
       data = null;
     }
-    if (res.ok) return data;
+    if (res.ok) {
+      if (data === null) throw new ApiError(res.status, "malformed_answer", "The service sent an answer the page could not read. Try again.", null);
+      return data;
+    }
     const envelope = data && typeof data === "object" ? data.error : null;
     const message = (envelope && envelope.message) || (data && data.message) || `The request failed (HTTP ${res.status}).`;
     const error = new ApiError(res.status, envelope ? envelope.code : "", String(message), data);
@@ -281,9 +284,14 @@
   function readToken() {
     const match = /(?:^#|&)token=([^&]+)/.exec(location.hash);
     if (match) {
-      const token = decodeURIComponent(match[1]);
-      // Drop the token from the address bar (and so from history and bookmarks); keep it for this tab only.
+      // Drop the token from the address bar (and so from history and bookmarks) first, whatever follows; keep it for this tab only.
       history.replaceState(null, "", location.pathname + location.search);
+      let token;
+      try {
+        token = decodeURIComponent(match[1]);
+      } catch (_) {
+        return null; // a link mangled on the way (e.g. by a mail client): treated as no link
+      }
       try {
         sessionStorage.setItem(TOKEN_KEY, token);
       } catch (_) {
@@ -454,7 +462,15 @@
     try {
       session = await api("GET", "/v1/session");
     } catch (e) {
-      if (!e.expired) showFatal(e.message);
+      // A session whose customer was deleted meanwhile answers 404: for the customer that is an ended link.
+      if (!e.expired && e.status === 404) showExpired();
+      else if (!e.expired) showFatal(e.message);
+      return;
+    }
+    const named = new URLSearchParams(location.search).get("t");
+    if (session.tenant && named !== session.tenant) {
+      // The page's name and embedding policy are the link's tenant's: show the session's own (the token stays in this tab).
+      location.replace(`${location.pathname}?t=${enc(session.tenant)}`);
       return;
     }
     state.session = session;
@@ -1092,7 +1108,8 @@
         if (!e.expired) replaceContent(attempts, errorBox(e.message, "attempts-error"));
       }
     });
-    const retry = mutating(button("Retry", { class: "btn btn-small btn-primary", "data-testid": "retry-delivery" }, async () => {
+    // A paused delivery waits for its endpoint to be re-enabled: retrying it by hand is refused (409), so no button.
+    const retry = d.status === "paused" ? null : mutating(button("Retry", { class: "btn btn-small btn-primary", "data-testid": "retry-delivery" }, async () => {
       busy(retry, true, "Retrying…");
       clear(rowResult);
       try {
@@ -1238,18 +1255,21 @@
       }
     });
 
-    api("GET", `/v1/endpoints/${enc(detail.id)}/stats${query({ since: utcIso(since), until: utcIso(until), series: "hour" })}`).then(
-      (stats) => {
+    // The endpoint's failed deliveries by the hour they were created in: what a replay of that window restarts.
+    api("GET", `/v1/endpoints/${enc(detail.id)}/failures${query({ since: utcIso(since), until: utcIso(until) })}`).then(
+      (failures) => {
         if (!current(seq)) return;
         const byHour = new Map(hours.map((hr, i) => [hr.start.getTime(), i]));
-        for (const point of Array.isArray(stats.series) ? stats.series : []) {
+        for (const point of Array.isArray(failures.hours) ? failures.hours : []) {
           const i = byHour.get(startOfHour(new Date(point.hour)).getTime());
           if (i === undefined) continue;
-          hours[i].failed += point.ended_failed || 0;
-          hours[i].succeeded += point.ended_succeeded || 0;
+          hours[i].failed += point.count || 0;
         }
         const sum = hours.reduce((acc, hr) => acc + hr.failed, 0);
-        total.textContent = sum ? `${plural(sum, "delivery", "deliveries")} failed for good in the last 7 days.` : "No delivery failed for good in the last 7 days.";
+        const more = failures.truncated ? " (the newest ones; older hours show at least their count)" : "";
+        total.textContent = sum
+          ? `${plural(sum, "delivery", "deliveries")} of the last 7 days ${sum === 1 ? "is" : "are"} failed and can be replayed${more}.`
+          : "No delivery of the last 7 days is failed.";
         replaceContent(chartWrap, failureChart(hours, view, select));
         const runs = failureRuns(hours);
         clear(windowsList);
