@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from bench import cost, report, scenarios, throughput
+from bench import cost, duration, report, scenarios, throughput
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -49,6 +49,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--scale", type=float, default=1.0, help="scenario size; 1.0 is the seeds' numbers")
     parser.add_argument("--count", type=int, default=30, help="events per measured cost path (a multiple of 10)")
     parser.add_argument("--runs", type=int, default=throughput.RUNS, help="throughput runs per batch size (median kept)")
+    parser.add_argument("--cpu-runs", type=int, default=5, help="runs of the handlers' CPU measurement per payload size (median kept)")
     parser.add_argument("--out", type=Path, default=None, help="write results.json, benchmarks.md and plots here instead of bench/ and docs/")
     parser.add_argument("--report-only", action="store_true", help="measure nothing: render the docs and plots again from results.json")
     args = parser.parse_args(argv)
@@ -59,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"wrote {docs / 'benchmarks.md'} and {docs / 'img'}/bench-*.png from {results_path}")
         return 0
 
-    steps = len(scenarios.ALL) + len(cost.SIZES) * 4 + 1 + len(throughput.BATCHES) * args.runs + 1
+    steps = len(scenarios.ALL) + len(cost.SIZES) * (4 + args.cpu_runs + 1) + 1 + len(throughput.BATCHES) * args.runs + 1
     progress = Progress(steps)
     progress.show("starting")
     started = time.monotonic()
@@ -68,15 +69,23 @@ def main(argv: list[str] | None = None) -> int:
         progress.show(f"scenario {name}")
         results[name] = run(scale=args.scale)
         progress.step(f"scenario {name}")
+    previous = json.loads(results_path.read_text()) if results_path.exists() else None
     paths_by_size = {}
+    cpu_by_size: dict[str, Any] = {}
     for size_name, size in cost.SIZES.items():
+
+        def cpu_step(stage: str, label: str = size_name) -> None:
+            progress.step(f"cpu {label}: {stage}")
+
+        cpu_by_size[size_name] = duration.measure_cpu(runs=args.cpu_runs, size=size, progress=cpu_step)
 
         def cost_step(stage: str, label: str = size_name) -> None:
             progress.step(f"cost {label}: {stage}")
 
-        paths_by_size[size_name] = cost.measure_paths(size, count=args.count, progress=cost_step)
+        paths_by_size[size_name] = cost.measure_paths(size, count=args.count, progress=cost_step, cpu=cpu_by_size[size_name]["ms"])
         progress.step(f"cost {size_name}: done")
-    results["cost"] = cost.cost_report(paths_by_size)
+    results["cost"] = cost.cost_report(paths_by_size, cpu=cpu_by_size)
+    results["cost"]["previous_run"] = report.previous_run(previous)
     results["throughput"] = throughput.measure(progress=lambda s: progress.step(f"throughput {s}"), runs=args.runs)
     results["meta"] = {
         "command": "make bench" if args.scale == 1.0 and args.out is None else "python -m bench " + " ".join(argv if argv is not None else sys.argv[1:]),

@@ -8,6 +8,14 @@ DLQ, and the re-schedules of a task whose endpoint's breaker is open or whose
 rate limit is spent. The mix of paths per delivered webhook then comes from the
 real retry policy (`hookline.core.policy.decide`) at a given first-attempt success
 rate, and everything is priced from `bench.prices`.
+
+Honest conditions: endpoints keep the default limits (10/s, 5 in flight); batches
+are consumed two at a time (as the event source runs several pollers), so the
+limiter's and breaker's conditional writes conflict and the lost ones are billed;
+the receiver answers 200 B on success and 1 KB on failure; a success on an
+endpoint whose breaker still remembers a failure is its own measured path, and
+its share of successes comes from the breaker's own rule (`core.breaker.record`);
+Lambda time comes from `bench.duration`'s stated model.
 """
 
 from __future__ import annotations
@@ -16,6 +24,7 @@ import json
 import random
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -23,25 +32,29 @@ from typing import Any
 from bench.harness import Harness, moto_hookline
 from bench.meter import Meter, Units, chunks
 from bench.prices import MILLION, US_EAST_1, Prices
+from bench.receiver import BenchReceiver
 from hookline.adapters import aws
 from hookline.adapters.dynamo.state import EndpointStateRepository
-from hookline.core.breaker import Breaker
+from hookline.core.breaker import Breaker, BreakerConfig, health, record
 from hookline.core.classify import Outcome
 from hookline.core.config import retry_policy
 from hookline.core.policy import decide
 from hookline.core.ratelimit import Limiter
 from hookline.core.settings import Settings
 from hookline.wiring import topology
-from local.receiver import WebhookReceiver
 
 SIZES = {"1KB": 1024, "16KB": 16 * 1024}
 SUCCESS_RATES = {"98.5%": 0.985, "90%": 0.90}
-INGEST_MODES = ("single", "batch")
+INGEST_MODES = ("single", "batch", "batch_fanout5")
 ENDPOINTS_PER_SET = 10  # a batch of ten tasks spans ten endpoints: no per-endpoint write is shared
+FANOUT = 5  # endpoints subscribed to each event of the fan-out ingest
+CONCURRENT_BATCHES = 2  # batches consumed at once: the event source runs several pollers
 PATHS = (
     "ingest_single",
     "ingest_batch",
+    "ingest_batch_fanout5",
     "attempt_ok",
+    "attempt_ok_after_failure",
     "attempt_ok_one_endpoint",
     "attempt_fail_sqs",
     "attempt_fail_sfn",
@@ -127,7 +140,7 @@ def event_body(size: int, n: int, event_type: str) -> dict[str, Any]:
 class _World:
     harness: Harness
     meter: Meter
-    receiver: WebhookReceiver
+    receiver: BenchReceiver
     size: int
     sets: int = 0
 
@@ -137,9 +150,8 @@ class _World:
         types = [f"set{self.sets}.t{i}" for i in range(ENDPOINTS_PER_SET)]
         ids = []
         for t in types:
-            status, ep = self.harness.api(
-                "POST", "/v1/endpoints", {"url": self.receiver.url, "event_types": [t], "rate_limit_per_second": 500, "max_concurrency": 100, **extra}
-            )
+            # The default limits (10/s, 5 in flight), as a customer's endpoint gets them.
+            status, ep = self.harness.api("POST", "/v1/endpoints", {"url": self.receiver.url, "event_types": [t], **extra})
             assert status == 201, ep
             ids.append(ep["id"])
         return types, ids
@@ -150,8 +162,26 @@ class _World:
             assert status == 202, body
             self.meter.api_request(len(json.dumps(event_body(self.size, i, types[i % len(types)]))))
 
-    def deliver_all(self) -> int:
-        return self.harness.drain(topology.DELIVERY_QUEUE, batch_size=10)
+    def deliver_all(self, queue: topology.QueueSpec = topology.DELIVERY_QUEUE) -> int:
+        """Drain a queue, CONCURRENT_BATCHES invocations at a time."""
+        total = 0
+        with ThreadPoolExecutor(CONCURRENT_BATCHES) as pool:
+            while True:
+                batches = [b for b in (self.harness.receive(queue, 10) for _ in range(CONCURRENT_BATCHES)) if b]
+                if not batches:
+                    return total
+                list(pool.map(lambda b: self.harness.consume(queue, b), batches))
+                total += sum(len(b) for b in batches)
+
+    def deliver_every(self, sends: int, deadline_seconds: float = 60.0) -> None:
+        """Drain the delivery queue, then the retry queue as deferred tasks come back, until `sends` more requests were sent."""
+        target = len(self.receiver.received) + sends
+        self.deliver_all()
+        deadline = time.monotonic() + deadline_seconds
+        while len(self.receiver.received) < target:
+            assert time.monotonic() < deadline, f"{target - len(self.receiver.received)} deferred tasks never came back"
+            if not self.deliver_all(topology.RETRY_QUEUE):
+                time.sleep(0.2)
 
     def per(self, count: int, run: Callable[[], Any]) -> Units:
         with self.meter.measure() as spent:
@@ -159,41 +189,76 @@ class _World:
         return spent().scaled(1 / count)
 
 
-def measure_paths(size: int, count: int = 30, progress: Callable[[str], None] = lambda _s: None) -> dict[str, Units]:
-    """Billable units per occurrence of each path, for events of `size` bytes."""
+def measure_paths(  # noqa: PLR0915 - one measurement script, path after path
+    size: int, count: int = 30, progress: Callable[[str], None] = lambda _s: None, cpu: dict[str, float] | None = None
+) -> dict[str, Units]:
+    """Billable units per occurrence of each path, for events of `size` bytes.
+
+    `cpu` is `bench.duration.measure_cpu(...)["ms"]`: the CPU figures the duration model charges each path.
+    """
     assert count % ENDPOINTS_PER_SET == 0
+    cpu = cpu or {}
     paths: dict[str, Units] = {}
-    with moto_hookline() as harness, WebhookReceiver() as receiver:
+    with moto_hookline() as harness, BenchReceiver() as receiver:
         meter = Meter()
         meter.install()
         harness.invoke = meter.invoke
+
+        def charge(api: str = "ingest_single", task: str = "attempt_ok") -> None:
+            meter.cpu_ms_per_api_call = cpu.get(api, 0.0)
+            meter.cpu_ms_per_task = cpu.get(task, 0.0)
+
         try:
             w = _World(harness, meter, receiver, size)
             types, _ = w.endpoints()
             w.per(1, lambda: w.post_events(types, ENDPOINTS_PER_SET))  # warm up: imports and first clients are not steady state
             w.deliver_all()
             progress("ingest")
+            charge("ingest_single")
             paths["ingest_single"] = w.per(count, lambda: w.post_events(types, count))
             batch = {"events": [event_body(size, i, types[i % len(types)]) for i in range(100)]}
 
-            def post_batch() -> None:
-                status, body = harness.api("POST", "/v1/events/batch", batch)
-                assert status == 202, body
-                meter.api_request(len(json.dumps(batch)))
+            def post_batch(body: dict[str, Any]) -> None:
+                status, reply = harness.api("POST", "/v1/events/batch", body)
+                assert status == 202, reply
+                meter.api_request(len(json.dumps(body)))
 
-            paths["ingest_batch"] = w.per(100, post_batch)
+            charge("ingest_batch")
+            paths["ingest_batch"] = w.per(100, lambda: post_batch(batch))
             progress("attempts")
+            charge(task="attempt_ok")
             paths["attempt_ok"] = w.per(count + 100, w.deliver_all)
             assert len(receiver.received) == ENDPOINTS_PER_SET + count + 100
+            # Fan-out: every event goes to FANOUT endpoints; priced per delivery (the attempts are measured apart).
+            fan_types = [f"fan{i}" for i in range(2)]
+            for t in fan_types:
+                for _ in range(FANOUT):
+                    status, _ep = harness.api("POST", "/v1/endpoints", {"url": receiver.url, "event_types": [t]})
+                    assert status == 201
+            charge("ingest_batch")
+            fan_events = 100 if count >= 30 else count  # a full batch in `make bench`; fewer in the tests, which only check the shape
+            fan_batch = {"events": [event_body(size, i, fan_types[i % 2]) for i in range(fan_events)]}
+            paths["ingest_batch_fanout5"] = w.per(fan_events * FANOUT, lambda: post_batch(fan_batch))
+            harness.purge(topology.DELIVERY_QUEUE)
             # The same, when every batch of ten shares one endpoint (its limiter and stats writes are shared too).
-            status, _ = harness.api(
-                "POST", "/v1/endpoints", {"url": receiver.url, "event_types": ["hot"], "rate_limit_per_second": 500, "max_concurrency": 100}
-            )
+            status, _ = harness.api("POST", "/v1/endpoints", {"url": receiver.url, "event_types": ["hot"]})
             assert status == 201
             w.post_events(["hot"], count)
-            paths["attempt_ok_one_endpoint"] = w.per(count, w.deliver_all)
+            # At the default 5 in flight, half of each batch is deferred and comes back through the retry queue: that is in the path.
+            paths["attempt_ok_one_endpoint"] = w.per(count, lambda: w.deliver_every(count))
+
+            # A success while the breaker remembers a failure: one real failed attempt per endpoint first.
+            types, _ = w.endpoints()
+            receiver.status = 503
+            w.post_events(types, ENDPOINTS_PER_SET)
+            w.deliver_all()
+            receiver.status = 200
+            w.post_events(types, count)
+            charge(task="attempt_ok_after_failure")
+            paths["attempt_ok_after_failure"] = w.per(count, w.deliver_all)
 
             receiver.status = 503
+            charge(task="attempt_fail")
             for name, settings in (
                 ("attempt_fail_sqs", {}),
                 ("attempt_fail_sfn", {"HOOKLINE_SQS_MAX_DELAY_SECONDS": "1", "HOOKLINE_RETRY_JITTER": "equal"}),  # every retry waits > 1 s: Step Functions
@@ -207,6 +272,7 @@ def measure_paths(size: int, count: int = 30, progress: Callable[[str], None] = 
             receiver.status = 200
             progress("deferrals")
 
+            charge(task="defer")
             states = EndpointStateRepository(aws.dynamodb_table(harness.env[topology.TABLE.env]))
             now = time.time()
             types, ids = w.endpoints()
@@ -221,10 +287,33 @@ def measure_paths(size: int, count: int = 30, progress: Callable[[str], None] = 
                 states.save_limiter("bench", ep, Limiter(tat=now + 60), 0)
             w.post_events(types, count)
             paths["defer_ratelimit"] = w.per(count, w.deliver_all)
-            assert len(receiver.received) == ENDPOINTS_PER_SET + 2 * count + 100 + 3 * count  # deferred tasks sent nothing
+            # Deferred tasks sent nothing; every other task sent once.
+            assert len(receiver.received) == ENDPOINTS_PER_SET + 3 * count + 100 + ENDPOINTS_PER_SET + 3 * count
+            assert meter.unattributed == 0, "work ran outside any metered invocation"
         finally:
             meter.uninstall()
     return paths
+
+
+def after_failure_share(success_rate: float, outcomes: int = 200_000, seed: int = 11) -> float:
+    """Of an endpoint's successes, the share that writes its breaker: `core.breaker.record` over independent outcomes.
+
+    A success writes only while a failure is among the breaker's last outcomes (or failures are counted),
+    so at 98.5 % about three successes in four write it.
+    """
+    rng = random.Random(seed)
+    cfg = BreakerConfig()
+    b = Breaker()
+    successes = writes = 0
+    for i in range(outcomes):
+        ok = rng.random() < success_rate
+        change = record(b, health(Outcome(status_code=200 if ok else 503)), float(i), cfg)
+        if ok:
+            successes += 1
+            writes += change is not None
+        if change is not None:
+            b = change.state if change.state.state == "closed" else Breaker(recent=change.state.recent)  # an opening is out of scope here
+    return writes / max(1, successes)
 
 
 @dataclass(frozen=True)
@@ -236,6 +325,7 @@ class Mix:
     attempt_fail_sfn: float
     attempt_exhausted: float
     delivered: float
+    after_failure: float = 0.0  # of the successes, the share that finds a failure in the breaker's memory
 
     @property
     def attempts(self) -> float:
@@ -262,23 +352,45 @@ def path_mix(success_rate: float, settings: Settings | None = None, webhooks: in
             counts["attempt_fail_sqs" if decision.retry_in_seconds <= settings.sqs_max_delay_seconds else "attempt_fail_sfn"] += 1
             now += timedelta(seconds=decision.retry_in_seconds)
             attempt += 1
-    return Mix(**{k: v / webhooks for k, v in counts.items()}, delivered=counts["attempt_ok"] / webhooks)
+    share = after_failure_share(success_rate)
+    return Mix(**{k: v / webhooks for k, v in counts.items()}, delivered=counts["attempt_ok"] / webhooks, after_failure=share)
 
 
 def per_million(paths: dict[str, Units], mix: Mix, ingest: str, success: str = "attempt_ok") -> Units:
-    """Units per million delivered webhooks (one subscribed endpoint per event); `success` names the successful attempt's path."""
-    one = paths[f"ingest_{ingest}"] + paths[success].scaled(mix.attempt_ok)
+    """Units per million delivered webhooks (one subscribed endpoint per event, or FANOUT for `batch_fanout5`).
+
+    `success` names the successful attempt's path on a pristine breaker; the `mix.after_failure` share of
+    successes takes `attempt_ok_after_failure` instead (when measured).
+    """
+    after = mix.after_failure if "attempt_ok_after_failure" in paths else 0.0
+    one = paths[f"ingest_{ingest}"] + paths[success].scaled(mix.attempt_ok * (1 - after))
+    if after:
+        one = one + paths["attempt_ok_after_failure"].scaled(mix.attempt_ok * after)
     for name in ("attempt_fail_sqs", "attempt_fail_sfn", "attempt_exhausted"):
         one = one + paths[name].scaled(getattr(mix, name))
     return one.scaled(MILLION / mix.delivered)
 
 
-def eventbridge_per_million(size: int, mix: Mix, p: Prices = US_EAST_1) -> float:
-    """EventBridge API destinations: PutEvents (per 64 KB) plus one invocation per attempt."""
-    return (chunks(size) * p.eventbridge_put_event + mix.attempts * p.eventbridge_api_destination_invocation) * MILLION / mix.delivered
+def eventbridge_per_million(size: int, mix: Mix, transfer_out_bytes: float = 0.0, p: Prices = US_EAST_1) -> dict[str, float]:
+    """EventBridge API destinations: PutEvents (per 64 KB), one invocation per attempt, and the same requests' data transfer out.
+
+    `transfer_out_bytes` is per million delivered (hookline's requests: EventBridge sends the same body and
+    similar headers, and whether it reuses connections is not documented). It stores nothing: no delivery log,
+    so no storage line (an archive for replay would add $0.10/GB archived and $0.023/GB-month).
+    """
+    return {
+        "put_events": chunks(size) * p.eventbridge_put_event * MILLION / mix.delivered,
+        "invocations": mix.attempts * p.eventbridge_api_destination_invocation * MILLION / mix.delivered,
+        "data_transfer_out": transfer_out_bytes / 1e9 * p.data_transfer_out_gb,
+        "storage": 0.0,
+    }
 
 
-def cost_report(paths_by_size: dict[str, dict[str, Units]], p: Prices = US_EAST_1) -> dict[str, Any]:
+def _total(units: Units, p: Prices) -> float:
+    return sum(units.dollars(p).values())
+
+
+def cost_report(paths_by_size: dict[str, dict[str, Units]], p: Prices = US_EAST_1, cpu: dict[str, Any] | None = None) -> dict[str, Any]:
     per_million_usd: dict[str, Any] = {}
     for size_name, paths in paths_by_size.items():
         per_million_usd[size_name] = {}
@@ -286,22 +398,30 @@ def cost_report(paths_by_size: dict[str, dict[str, Units]], p: Prices = US_EAST_
             mix = path_mix(rate)
             per_million_usd[size_name][rate_name] = {}
             for ingest in INGEST_MODES:
+                if f"ingest_{ingest}" not in paths:
+                    continue
                 units = per_million(paths, mix, ingest)
                 breakdown = {k: round(v, 4) for k, v in sorted(units.dollars(p).items(), key=lambda kv: -kv[1])}
-                total = sum(units.dollars(p).values())
-                eventbridge = eventbridge_per_million(SIZES[size_name], mix)
+                total = _total(units, p)
+                eventbridge = eventbridge_per_million(SIZES[size_name], mix, units.transfer_out_bytes, p)
+                eb_total = sum(eventbridge.values())
                 per_million_usd[size_name][rate_name][ingest] = {
                     "total": round(total, 4),
                     "breakdown": breakdown,
                     "largest": next(iter(breakdown)),
                     "units": {k: round(v, 1) for k, v in units.as_dict().items()},
                     "attempts_per_webhook": round(mix.attempts / mix.delivered, 4),
-                    "eventbridge_api_destinations": round(eventbridge, 4),
-                    "ratio_to_eventbridge": round(total / eventbridge, 3),
-                    "total_when_batches_share_an_endpoint": round(sum(per_million(paths, mix, ingest, "attempt_ok_one_endpoint").dollars(p).values()), 4),
+                    "successes_after_a_failure": round(mix.after_failure, 4),
+                    "eventbridge_api_destinations": round(eb_total, 4),
+                    "eventbridge_breakdown": {k: round(v, 4) for k, v in eventbridge.items()},
+                    "ratio_to_eventbridge": round(total / eb_total, 3),
+                    "total_when_batches_share_an_endpoint": round(_total(per_million(paths, mix, ingest, "attempt_ok_one_endpoint"), p), 4),
                 }
     per_path = {
-        size_name: {name: {"usd_per_million": round(sum(u.dollars(p).values()) * MILLION, 4), "units": u.as_dict()} for name, u in paths.items()}
+        size_name: {name: {"usd_per_million": round(_total(u, p) * MILLION, 4), "units": u.as_dict()} for name, u in paths.items()}
         for size_name, paths in paths_by_size.items()
     }
-    return {"per_million_usd": per_million_usd, "per_path": per_path, "prices": asdict(p)}
+    out: dict[str, Any] = {"per_million_usd": per_million_usd, "per_path": per_path, "prices": asdict(p)}
+    if cpu is not None:
+        out["duration_model"] = cpu
+    return out

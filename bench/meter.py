@@ -5,7 +5,11 @@ client hookline builds afterwards reports each call. DynamoDB writes are billed
 on the larger of the item's size before and after (read through a separate,
 unmetered client), reads on the size of what came back; SQS and SNS requests
 in 64 KB chunks; a Step Functions execution on the states of the wait machine.
-Lambda time is measured around each handler call.
+Lambda time comes from `bench.duration`'s stated model: what each invocation
+did (its tasks, requests, AWS calls and limiter sleeps, attributed to it across
+the handler's thread pools) priced at the CPU figure set for the path. Every
+webhook request's bytes are data transfer out; every write's change in item
+size is storage kept for the retention period.
 """
 
 from __future__ import annotations
@@ -23,15 +27,26 @@ from typing import Any
 
 import boto3
 
+from bench import duration
 from bench.harness import redirect_logs
 from bench.prices import US_EAST_1, Prices
-from hookline.adapters import aws
-from hookline.wiring import topology
+from hookline.adapters import aws, system
+from hookline.adapters.http import WebhookClient
+from hookline.core.settings import Settings
+from hookline.entrypoints import delivery as delivery_entrypoint
+from hookline.services.delivery.fanout import Fanout
+from hookline.wiring import container, topology
 
 KB = 1024
 SQS_CHUNK = 64 * KB
 # Lambda writes START, END and REPORT lines of its own for every invocation.
 PLATFORM_LOG_BYTES = 350
+# DynamoDB bills 100 bytes of overhead per stored item (and per index entry) on top of its attributes.
+ITEM_OVERHEAD_BYTES = 100
+# What `requests` adds to each webhook POST besides hookline's headers: the request line and its own headers.
+REQUEST_OVERHEAD_BYTES = 160
+RETENTION_DAYS = Settings().retention_days
+DAYS_PER_MONTH = 30.4375
 
 
 @dataclass
@@ -47,6 +62,9 @@ class Units:
     api_requests: float = 0.0
     sns_publishes: float = 0.0
     log_bytes: float = 0.0
+    dynamodb_stored_bytes: float = 0.0  # table and index bytes added, kept for the retention period (TTL deletes are free)
+    transfer_out_bytes: float = 0.0  # webhook requests leaving AWS (TLS handshake included)
+    conditional_conflicts: float = 0.0  # failed conditional writes (billed as writes; counted here to show they happen)
 
     def __add__(self, other: Units) -> Units:
         return Units(**{f.name: getattr(self, f.name) + getattr(other, f.name) for f in fields(self)})
@@ -70,7 +88,19 @@ class Units:
             "api_gateway": self.api_requests * p.http_api_request,
             "sns": self.sns_publishes * p.sns_publish,
             "cloudwatch_logs": self.log_bytes / 1e9 * p.logs_ingested_gb,
+            "dynamodb_storage": self.dynamodb_stored_bytes / 1e9 * months_kept() * p.dynamodb_storage_gb_month,
+            "dynamodb_pitr": self.dynamodb_stored_bytes / 1e9 * months_kept() * p.dynamodb_pitr_gb_month,
+            "data_transfer_out": self.transfer_out_bytes / 1e9 * p.data_transfer_out_gb,
         }
+
+
+def months_kept(days: float = RETENTION_DAYS) -> float:
+    """GB-months a byte stored once is billed for: the retention period, after which TTL deletes it."""
+    return days / DAYS_PER_MONTH
+
+
+def stored_bytes(item: dict[str, Any] | None) -> int:
+    return 0 if not item else item_size(item) + ITEM_OVERHEAD_BYTES
 
 
 # -- DynamoDB item sizes (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/CapacityUnitCalculations.html)
@@ -141,6 +171,13 @@ class Meter:
         self._stdout = _CountingStream()
         self._logs = redirect_logs(self._stdout)
         self._transitions = len(topology.RETRY_WAIT.definition("x")["States"])
+        # CPU ms the duration model charges: per task for the queue consumers, per invocation for the API (set per path).
+        self.cpu_ms_per_task = 0.0
+        self.cpu_ms_per_api_call = 0.0
+        self.assumptions = duration.ASSUMED
+        self.unattributed = 0  # calls, sends or sleeps seen outside any invocation (must stay 0 while measuring)
+        self._current = threading.local()
+        self._patched: list[tuple[Any, str, Any]] = []
 
     # -- installation ---------------------------------------------------------------
 
@@ -152,12 +189,98 @@ class Meter:
         events.register("before-parameter-build.sqs", self._sqs)
         events.register("before-parameter-build.sfn.StartExecution", self._sfn)
         events.register("before-parameter-build.sns.Publish", self._sns)
+        events.register("before-call", self._aws_call)
+        self._patch()
         aws.reset_clients()  # hookline's clients are rebuilt from the metered session
+        container.reset()  # and the services, with the metered sleep
         # Log lines (Powertools logger and EMF metrics) go to a counter instead of the terminal.
         self._logs.__enter__()
 
     def uninstall(self) -> None:
         self._logs.__exit__(None, None, None)
+        for owner, name, original in reversed(self._patched):
+            setattr(owner, name, original)
+        self._patched.clear()
+        container.reset()
+
+    # -- attributing work to the invocation it belongs to ------------------------------------
+
+    def _invocation(self) -> duration.Invocation | None:
+        return getattr(self._current, "invocation", None)
+
+    def _carry(self, work: Callable[..., Any]) -> Callable[..., Any]:
+        """`work` as run on a pool thread, attributed to the invocation that handed it over."""
+        inv = self._invocation()
+
+        def run(*args: Any, **kwargs: Any) -> Any:
+            saved = self._invocation()
+            self._current.invocation = inv
+            try:
+                return work(*args, **kwargs)
+            finally:
+                self._current.invocation = saved
+
+        return run
+
+    def _replace(self, owner: Any, name: str, value: Any) -> None:
+        self._patched.append((owner, name, getattr(owner, name)))
+        setattr(owner, name, value)
+
+    def _patch(self) -> None:
+        meter = self
+        fanout_map = Fanout.map
+        real_sleep = system.sleep
+        post = WebhookClient.post
+        task_pool = delivery_entrypoint._task_pool
+
+        def mapped(fanout: Fanout, work: Callable[[Any], Any], items: list[Any]) -> list[Any]:
+            return fanout_map(fanout, meter._carry(work), items)
+
+        class _CarryingPool:
+            """The delivery handler's task pool, each task attributed to the invocation that submitted it."""
+
+            def __init__(self, pool: Any) -> None:
+                self._pool = pool
+
+            def submit(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+                return self._pool.submit(meter._carry(fn), *args, **kwargs)
+
+        def pool() -> Any:
+            return _CarryingPool(task_pool())
+
+        def slept(seconds: float) -> None:
+            started = time.perf_counter()
+            real_sleep(seconds)
+            inv = meter._invocation()
+            if inv is None:
+                meter.unattributed += 1
+            else:
+                with meter._lock:
+                    inv.sleeps.append((started, time.perf_counter()))
+
+        def posted(client: WebhookClient, url: str, body: bytes, headers: Any) -> Any:
+            sent = len(body) + REQUEST_OVERHEAD_BYTES + sum(len(k) + len(v) + 4 for k, v in headers.items())
+            if not meter.assumptions.connection_reused:
+                sent += meter.assumptions.tls_client_bytes
+            meter._add("transfer_out_bytes", sent)
+            inv = meter._invocation()
+            if inv is None:
+                meter.unattributed += 1
+            else:
+                with meter._lock:
+                    inv.sends += 1
+            return post(client, url, body, headers)
+
+        self._replace(Fanout, "map", mapped)
+        self._replace(delivery_entrypoint, "_task_pool", pool)
+        self._replace(system, "sleep", slept)
+        self._replace(WebhookClient, "post", posted)
+
+    def _aws_call(self, **_: Any) -> None:
+        inv = self._invocation()
+        if inv is not None:
+            with self._lock:
+                inv.aws_calls += 1
 
     @contextmanager
     def measure(self) -> Iterator[Callable[[], Units]]:
@@ -179,10 +302,16 @@ class Meter:
     # -- Lambda -------------------------------------------------------------------------
 
     def invoke(self, spec: topology.FunctionSpec, handler: Callable[[dict[str, Any], Any], Any], event: dict[str, Any]) -> Any:
-        """One invocation: requests and GB-seconds (billed per started ms) at the function's configured memory."""
-        started = time.perf_counter()
-        result = handler(event, None)
-        ms = math.ceil((time.perf_counter() - started) * 1000)
+        """One invocation: a request, and GB-seconds (billed per started ms) from the duration model at the function's memory."""
+        inv = duration.Invocation(tasks=len(event["Records"]) if spec.sqs_source is not None else 1)
+        saved = self._invocation()
+        self._current.invocation = inv
+        try:
+            result = handler(event, None)
+        finally:
+            self._current.invocation = saved
+        cpu = self.cpu_ms_per_task * inv.tasks if spec.sqs_source is not None else self.cpu_ms_per_api_call
+        ms = duration.billed_ms(spec.memory_mb, cpu, inv, self.assumptions)
         self._add("lambda_requests", 1)
         self._add("lambda_gb_seconds", spec.memory_mb / 1024 * ms / 1000)
         self._add("log_bytes", PLATFORM_LOG_BYTES)
@@ -204,7 +333,7 @@ class Meter:
             self._keys[table] = (keys, indexes)
         return self._keys[table]
 
-    def _current(self, table: str, key: dict[str, Any]) -> dict[str, Any] | None:
+    def _item(self, table: str, key: dict[str, Any]) -> dict[str, Any] | None:
         item: dict[str, Any] | None = self._raw.get_item(TableName=table, Key=key, ConsistentRead=True).get("Item")
         return item
 
@@ -230,19 +359,24 @@ class Meter:
         context["hookline_meter_request"] = body
         touched = self._writes(model.name, body)
         if touched:
-            context["hookline_meter_before"] = [(t, k, self._current(t, k)) for t, k in touched]
+            context["hookline_meter_before"] = [(t, k, self._item(t, k)) for t, k in touched]
 
     def _dynamodb_after(self, model: Any, http_response: Any, context: dict[str, Any], **_: Any) -> None:
         touched: list[tuple[str, dict[str, Any], dict[str, Any] | None]] = context.get("hookline_meter_before", [])
+        if touched and http_response.status_code >= 400 and b"ConditionalCheckFailed" in (http_response.content or b""):
+            self._add("conditional_conflicts", 1)
         for table, key, before in touched:
-            after = self._current(table, key)
+            after = self._item(table, key)
             self._add("dynamodb_write_units", write_units(item_size(before), item_size(after)))
+            self._add("dynamodb_stored_bytes", stored_bytes(after) - stored_bytes(before))
             indexes = self._schema(table)[1]
             for index_keys in indexes:
                 had = before is not None and all(k in before for k in index_keys)
                 has = after is not None and all(k in after for k in index_keys)
                 if not (had or has) or before == after:
                     continue
+                # Every index projects all attributes: its entry is stored like the item.
+                self._add("dynamodb_stored_bytes", (stored_bytes(after) if has else 0) - (stored_bytes(before) if had else 0))
                 moved = had and has and any(before[k] != after[k] for k in index_keys)  # type: ignore[index]
                 size = item_size(after if has else before)
                 self._add("dynamodb_write_units", write_units(0, size) * (2 if moved else 1))

@@ -21,6 +21,9 @@ class Prices:
     http_api_request: float = 1.00 / MILLION  # per 512 KB of request
     sns_publish: float = 0.50 / MILLION  # per 64 KB
     logs_ingested_gb: float = 0.50  # CloudWatch Logs, standard class
+    dynamodb_storage_gb_month: float = 0.25  # us-east-1 list price: DynamoDB Standard table class storage, per GB-month (first 25 GB free, not counted)
+    dynamodb_pitr_gb_month: float = 0.20  # us-east-1 list price: point-in-time recovery (continuous backups), per GB-month of table size
+    data_transfer_out_gb: float = 0.09  # us-east-1 list price: data transfer out to the internet, first 10 TB/month (first 100 GB free, not counted)
     # The comparison: EventBridge API destinations.
     eventbridge_put_event: float = 1.00 / MILLION  # per 64 KB chunk
     eventbridge_api_destination_invocation: float = 0.20 / MILLION

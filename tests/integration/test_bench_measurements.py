@@ -9,13 +9,26 @@ from typing import Any
 import pytest
 
 from bench import __main__ as bench_cli
-from bench import cost, report, scenarios, throughput
+from bench import cost, duration, report, scenarios, throughput
 from bench.meter import Units
 
 
 @pytest.fixture(scope="module")
-def paths() -> dict[str, Units]:
-    return cost.measure_paths(1024, count=10)
+def cpu() -> dict[str, Any]:
+    return duration.measure_cpu(runs=1)
+
+
+@pytest.fixture(scope="module")
+def paths(cpu: dict[str, Any]) -> dict[str, Units]:
+    return cost.measure_paths(1024, count=10, cpu=cpu["ms"])
+
+
+def test_the_handlers_cpu_is_measured_out_of_process(cpu: dict[str, Any]) -> None:
+    assert set(cpu["ms"]) == set(duration.CPU_KINDS)
+    assert all(v > 0 for v in cpu["ms"].values())
+    # A batch of 100 events costs more CPU than one event; a deferral less than a send
+    assert cpu["ms"]["ingest_batch"] > cpu["ms"]["ingest_single"]
+    assert cpu["ms"]["defer"] < cpu["ms"]["attempt_ok"]
 
 
 def test_every_path_is_measured_through_the_real_handlers(paths: dict[str, Units]) -> None:
@@ -31,8 +44,16 @@ def test_every_path_is_measured_through_the_real_handlers(paths: dict[str, Units
     assert ok.sqs_requests == pytest.approx(0.2)
     assert ok.sfn_transitions == 0 and ok.sns_publishes == 0
     assert ok.lambda_requests == pytest.approx(0.1) and ok.lambda_gb_seconds > 0
-    # Sharing an endpoint across a batch shares its limiter and statistics writes
-    assert paths["attempt_ok_one_endpoint"].dynamodb_write_units < ok.dynamodb_write_units
+    # Honest conditions: the receiver's 200 B answer is stored and the requests leave AWS; two batches at once conflict
+    assert ok.dynamodb_stored_bytes > 200 and ok.transfer_out_bytes > 1024
+    assert paths["attempt_fail_sqs"].dynamodb_stored_bytes > ok.dynamodb_stored_bytes + 800  # the 1 KB failure body
+    assert sum(p.conditional_conflicts for p in paths.values()) > 0
+    # A success while the breaker remembers a failure writes the breaker too
+    assert paths["attempt_ok_after_failure"].dynamodb_write_units >= ok.dynamodb_write_units + 0.9
+    # Fan-out: one event item shared by five deliveries
+    assert paths["ingest_batch_fanout5"].dynamodb_write_units < paths["ingest_batch"].dynamodb_write_units
+    # At the default 5 in flight, a batch sharing one endpoint defers half its tasks: they come back through the retry queue
+    assert paths["attempt_ok_one_endpoint"].lambda_requests > ok.lambda_requests
     # A failure retried over SQS adds one delayed send; a long wait adds a Step Functions execution instead
     assert paths["attempt_fail_sqs"].sqs_requests == pytest.approx(ok.sqs_requests + 1)
     assert paths["attempt_fail_sqs"].sfn_transitions == 0
@@ -56,7 +77,13 @@ def test_the_report_prices_every_configuration(paths: dict[str, Units]) -> None:
     assert single["breakdown"]["api_gateway"] == pytest.approx(1.0, rel=0.02)  # $1 per million requests, one per (delivered) event
     assert single["total"] > row["total"]
     assert report["per_million_usd"]["1KB"]["90%"]["batch"]["total"] > row["total"]
-    assert row["eventbridge_api_destinations"] == pytest.approx(1.2, abs=0.02)
+    eb = row["eventbridge_breakdown"]
+    assert eb["put_events"] + eb["invocations"] == pytest.approx(1.2, abs=0.02)
+    assert eb["data_transfer_out"] == pytest.approx(row["breakdown"]["data_transfer_out"])  # the same requests leave AWS
+    for line in ("dynamodb_storage", "dynamodb_pitr", "data_transfer_out"):
+        assert row["breakdown"][line] > 0
+    assert row["breakdown"]["dynamodb_pitr"] == pytest.approx(row["breakdown"]["dynamodb_storage"] * 0.20 / 0.25, rel=1e-3)
+    assert 0.7 < row["successes_after_a_failure"] < 0.85
 
 
 @pytest.fixture(scope="module")
@@ -78,6 +105,9 @@ def test_the_report_writes_results_docs_and_plots(paths: dict[str, Units], one_i
     # Given every measurement, at a tiny size
     results: dict[str, Any] = {name: run(scale=0.02) for name, run in scenarios.ALL.items()}
     results["cost"] = cost.cost_report({"1KB": paths, "16KB": paths})
+    results["cost"]["previous_run"] = report.previous_run(
+        {"meta": {"command": "make bench", "generated_at": "x"}, "cost": {**results["cost"], "duration_model": {}}}
+    )
     results["throughput"] = one_invocation
     results["meta"] = {"command": "make bench", "generated_at": "2026-11-29T00:00:00Z", "scale": 0.02, "seconds": 1.0, "machine": "test"}
     (tmp_path / "results.json").write_text(json.dumps(results))
@@ -94,3 +124,6 @@ def test_the_report_writes_results_docs_and_plots(paths: dict[str, Units], one_i
         assert f"(img/{name})" in doc
         assert (tmp_path / "img" / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert report.SEED_002_CUMULATIVE[0] == 0.70 and "70.00%" in doc
+    # The honest cost: both runs' figures side by side, and the per-path units before and after
+    assert "Largest move of a total: 0.0% (within the 5 %" in doc
+    assert "### Per path (1 KB), before and after" in doc and "attempt_ok_after_failure" in doc

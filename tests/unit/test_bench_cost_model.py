@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bench import cost
+from bench import cost, duration
 from bench.meter import Units, chunks, item_size, read_units, write_units
 from bench.prices import MILLION, US_EAST_1
 from hookline.core.settings import Settings
@@ -68,3 +68,30 @@ def test_per_million_weighs_paths_by_the_mix() -> None:
     units = cost.per_million(paths, mix, "single")
     assert units.api_requests == pytest.approx(2 * MILLION)  # one request per event, half the events delivered
     assert units.dynamodb_write_units == pytest.approx((0.5 * 2 + 0.5 * 3) / 0.5 * MILLION)
+
+
+def test_storage_and_transfer_are_priced_as_lines_of_their_own() -> None:
+    u = Units(dynamodb_stored_bytes=1e9, transfer_out_bytes=1e9)
+    dollars = u.dollars(US_EAST_1)
+    months = 30 / 30.4375  # the 30-day retention, then TTL deletes it
+    assert dollars["dynamodb_storage"] == pytest.approx(0.25 * months)
+    assert dollars["dynamodb_pitr"] == pytest.approx(0.20 * months)
+    assert dollars["data_transfer_out"] == pytest.approx(0.09)
+
+
+def test_successes_after_a_failure_come_from_the_breakers_rule() -> None:
+    # A failure stays among the breaker's last 100 outcomes: 1 - 0.985^99 of successes find one
+    assert cost.after_failure_share(0.985, outcomes=50_000) == pytest.approx(1 - 0.985**99, abs=0.03)
+    assert cost.after_failure_share(1.0, outcomes=1000) == 0
+
+
+def test_the_duration_model_states_its_parts() -> None:
+    a = duration.ASSUMED
+    assert a.connect_ms == a.dns_ms + 2 * a.rtt_ms  # no connection reuse: TCP and one TLS 1.3 round trip per request
+    assert a.slowest_answer_ms(1) == pytest.approx(a.receiver_median_ms)
+    assert a.slowest_answer_ms(10) > 2 * a.receiver_median_ms
+    sent = duration.Invocation(tasks=10, sends=10, aws_calls=80, sleeps=[(0.0, 0.1), (0.05, 0.2)])
+    assert sent.waited_seconds() == pytest.approx(0.2)  # overlapping sleeps count once
+    ms = duration.billed_ms(512, 100.0, sent)
+    assert ms == pytest.approx(100 * 1769 / 512 + 8 * a.aws_call_ms + 200 + a.connect_ms + a.slowest_answer_ms(10), abs=1)
+    assert duration.billed_ms(512, 0.0, duration.Invocation(tasks=1)) == 1  # a started ms is billed
