@@ -124,10 +124,10 @@ def test_an_endpoint_shows_its_backlog_series_and_newest_failures_first(hookline
     assert hookline.api("GET", f"/v1/endpoints/{ep['id']}")[1]["backlog"] == {"failed": 3, "paused": 0, "more": False}
     # And the hourly series carries this hour's attempts and the deliveries that failed for good
     status, stats = hookline.api("GET", f"/v1/endpoints/{ep['id']}/stats", query={"series": "hour"})
-    assert status == 200 and len(stats["series"]) == 1
-    hour = stats["series"][0]
-    assert (hour["attempts"], hour["succeeded"], hour["failed"], hour["ended_failed"], hour["ended_succeeded"]) == (6, 3, 3, 3, 3)
-    assert hour["hour"].endswith(":00:00Z") and stats["attempts"] == 6
+    assert status == 200 and 1 <= len(stats["series"]) <= 2  # two only if the run crossed an hour
+    totals = {k: sum(h[k] for h in stats["series"]) for k in ("attempts", "succeeded", "failed", "ended_failed", "ended_succeeded")}
+    assert totals == {"attempts": 6, "succeeded": 3, "failed": 3, "ended_failed": 3, "ended_succeeded": 3}
+    assert all(h["hour"].endswith(":00:00Z") for h in stats["series"]) and stats["attempts"] == 6
     assert hookline.api("GET", f"/v1/endpoints/{ep['id']}/stats", query={"series": "day"})[0] == 422
     # And the failed deliveries list newest first on request, oldest first by default
     newest = hookline.api("GET", f"/v1/endpoints/{ep['id']}/deliveries", query={"order": "desc"})[1]["items"]
