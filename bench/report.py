@@ -521,22 +521,6 @@ def _cost_section(cost: dict[str, Any], plots: dict[str, str], rel: str, made: s
     hop = cost["per_path"]["1KB"]["defer_breaker"]["usd_per_million"]
     ingest1 = cost["per_path"]["1KB"]["ingest_single"]["units"]["dynamodb_write_units"]
     ingest16 = cost["per_path"].get("16KB", cost["per_path"]["1KB"])["ingest_single"]["units"]["dynamodb_write_units"]
-    path_rows = []
-    for name, p in cost["per_path"]["1KB"].items():
-        u = p["units"]
-        path_rows.append(
-            [
-                name,
-                f"${p['usd_per_million']:.2f}",
-                round(u["dynamodb_write_units"], 2),
-                round(u["dynamodb_read_units"], 3),
-                round(u["sqs_requests"], 2),
-                round(u["sfn_transitions"], 2),
-                round(u["lambda_requests"], 2),
-                round(u["lambda_gb_seconds"] * 1000, 2),
-                round(u["log_bytes"]),
-            ]
-        )
     return [
         "## Cost per million delivered webhooks",
         "",
