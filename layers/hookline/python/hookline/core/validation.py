@@ -68,10 +68,10 @@ def time_param(raw: Any, name: str) -> datetime:
     return moment
 
 
-def stats_window(query: dict[str, str], now: datetime) -> tuple[datetime, datetime]:
-    """The window of a statistics query: [since, until], by default the 24 hours before now; since must come first."""
+def stats_window(query: dict[str, str], now: datetime, default: timedelta = timedelta(days=1)) -> tuple[datetime, datetime]:
+    """The window of a statistics query: [since, until], by default the `default` (24 hours) before now; since must come first."""
     until = time_param(query["until"], "until") if query.get("until") else now
-    since = time_param(query["since"], "since") if query.get("since") else until - timedelta(days=1)
+    since = time_param(query["since"], "since") if query.get("since") else until - default
     if since >= until:
         raise ValidationFailed("'since' must be before 'until'")
     return since, until

@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from hookline.core import ids, notifications, signing, validation
-from hookline.core.clock import iso
+from hookline.core.clock import iso, iso_epoch
 from hookline.core.customers import endpoint_limits
 from hookline.core.errors import FailedDependency, NotFound, ValidationFailed
 from hookline.core.models import DeliveryTask, Endpoint, webhook_body
@@ -34,10 +34,6 @@ class EndpointDeps:
     sender: HttpSender
     retry_queue: TaskQueue
     notify: Notify
-
-
-def _epoch_iso(value: float | None) -> str | None:
-    return None if value is None else iso(datetime.fromtimestamp(value, UTC))
 
 
 def _accepted(result: HttpResult) -> bool:
@@ -134,7 +130,7 @@ class EndpointService:
         out: dict[str, Any] = {"secret": endpoint.secret}
         if len(endpoint.signing_secrets(self.clock().timestamp(), overlap)) > 1 and endpoint.rotated_at is not None:
             out["previous_secret"] = endpoint.previous_secret
-            out["previous_expires_at"] = _epoch_iso(endpoint.rotated_at + overlap)
+            out["previous_expires_at"] = iso_epoch(endpoint.rotated_at + overlap)
         return out
 
     def test(self, tenant: str, endpoint_id: str) -> dict[str, Any]:
@@ -176,12 +172,12 @@ class EndpointService:
                 "circuit": {
                     "state": breaker.state,
                     "consecutive_failures": breaker.consecutive_failures,
-                    "open_until": _epoch_iso(breaker.open_until) if breaker.state != "closed" else None,
+                    "open_until": iso_epoch(breaker.open_until) if breaker.state != "closed" else None,
                     "trips": breaker.trips,
                 },
                 "success_rate": round(breaker.success_rate(), 4),
                 "last_error": breaker.last_error or None,
-                "last_error_at": _epoch_iso(breaker.last_failure_at),
+                "last_error_at": iso_epoch(breaker.last_failure_at),
                 "effective_rate_per_second": round(current_rate(limiter, endpoint.rate_limit_per_second, now, LimiterConfig()), 3),
             },
             "backlog": self._backlog(tenant, endpoint_id),

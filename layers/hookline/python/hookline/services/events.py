@@ -270,20 +270,22 @@ class EventService:
             raise Unavailable("the retry could not be queued; repeat the request") from None
         return {"id": delivery_id, "event_id": event_id, "status": "pending", "generation": restarted.generation}
 
-    def failures(self, tenant: str, endpoint_id: str, query: dict[str, str]) -> dict[str, Any]:
-        """The endpoint's failed (or paused) deliveries in [since, until] (default: the last 7 days) counted by creation hour.
-
-        Bounded: at most FAILURES_READ_BOUND deliveries are read, newest first, in pages of 1,000 from the sparse index.
-        """
+    def _indexed_status(self, tenant: str, endpoint_id: str, query: dict[str, str]) -> str:
+        """The status a query of the sparse index asks for (`failed` by default, or `paused`), once the endpoint is known to exist."""
         status = query.get("status") or "failed"
         if status not in REPLAYABLE_STATUSES:
             raise ValidationFailed(f"'status' must be {' or '.join(repr(s) for s in REPLAYABLE_STATUSES)}")
         if self._endpoints.get(tenant, endpoint_id) is None if ids.is_id(endpoint_id, ids.ENDPOINT) else True:
             raise NotFound(f"endpoint {endpoint_id[:64]} not found")
-        until = validation.time_param(query["until"], "until") if query.get("until") else self._clock()
-        since = validation.time_param(query["since"], "since") if query.get("since") else until - timedelta(days=7)
-        if since >= until:
-            raise ValidationFailed("'since' must be before 'until'")
+        return status
+
+    def failures(self, tenant: str, endpoint_id: str, query: dict[str, str]) -> dict[str, Any]:
+        """The endpoint's failed (or paused) deliveries in [since, until] (default: the last 7 days) counted by creation hour.
+
+        Bounded: at most FAILURES_READ_BOUND deliveries are read, newest first, in pages of 1,000 from the sparse index.
+        """
+        status = self._indexed_status(tenant, endpoint_id, query)
+        since, until = validation.stats_window(query, self._clock(), default=timedelta(days=7))
         created: list[str] = []
         cursor: str | None = None
         while len(created) < FAILURES_READ_BOUND:
@@ -297,11 +299,7 @@ class EventService:
 
     def deliveries_of(self, tenant: str, endpoint_id: str, query: dict[str, str], limit: int) -> dict[str, Any]:
         """An endpoint's failed (or paused) deliveries in a time window, paged, from the sparse index."""
-        status = query.get("status") or "failed"
-        if status not in REPLAYABLE_STATUSES:
-            raise ValidationFailed(f"'status' must be {' or '.join(repr(s) for s in REPLAYABLE_STATUSES)}")
-        if self._endpoints.get(tenant, endpoint_id) is None if ids.is_id(endpoint_id, ids.ENDPOINT) else True:
-            raise NotFound(f"endpoint {endpoint_id[:64]} not found")
+        status = self._indexed_status(tenant, endpoint_id, query)
         since = _iso_param(query, "since") or ""
         until = _iso_param(query, "until") or "~"
         order = query.get("order") or "asc"

@@ -16,11 +16,11 @@ import logging
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any, Protocol
 
 from hookline.core.access import Principal
-from hookline.core.clock import iso
+from hookline.core.clock import iso, iso_epoch
 from hookline.core.errors import DependencyFailed, Unavailable
 from hookline.core.portal import PortalSettings, portal_settings_put
 from hookline.services.customers import require_customer
@@ -105,7 +105,3 @@ class PortalService:
             "expires_at": iso_epoch(who.expires_at),
             "producer_name": producer_name,
         }
-
-
-def iso_epoch(value: float | None) -> str | None:
-    return None if value is None else iso(datetime.fromtimestamp(value, UTC))

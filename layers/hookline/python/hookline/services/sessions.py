@@ -13,11 +13,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from hookline.core.access import Principal
-from hookline.core.clock import iso
+from hookline.core.clock import iso, iso_epoch
 from hookline.core.errors import NotFound
 from hookline.core.sessions import PortalSession, SessionRequest, check, generate_token, hash_token, is_session_token, portal_url, session_request
 from hookline.services.customers import require_customer
@@ -56,7 +56,7 @@ class PortalSessionService:
             "url": portal_url(origin, token, tenant),
             "customer": customer.uid,
             "read_only": wanted.read_only,
-            "expires_at": iso(datetime.fromtimestamp(expires_at, UTC)),
+            "expires_at": iso_epoch(expires_at),
         }
 
     def revoke(self, tenant: str, uid: str) -> None:
