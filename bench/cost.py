@@ -298,8 +298,7 @@ def measure_paths(  # noqa: PLR0915 - one measurement script, path after path
 def after_failure_share(success_rate: float, outcomes: int = 200_000, seed: int = 11) -> float:
     """Of an endpoint's successes, the share that writes its breaker: `core.breaker.record` over independent outcomes.
 
-    A success writes only while a failure is among the breaker's last outcomes (or failures are counted),
-    so at 98.5 % about three successes in four write it.
+    Only the success that ends a failure streak writes it, so at 98.5 % about one success in 66 does.
     """
     rng = random.Random(seed)
     cfg = BreakerConfig()

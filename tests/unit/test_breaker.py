@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from hookline.core.breaker import HISTORY, Breaker, BreakerConfig, admit, health, outage_seconds, record
+from hookline.core.breaker import Breaker, BreakerConfig, admit, health, outage_seconds, record
 from hookline.core.classify import Outcome
 
 CFG = BreakerConfig(threshold=3, cooldown_seconds=60, max_cooldown_seconds=300, window=10, failure_rate=0.9, probe_lease_seconds=30)
@@ -64,19 +64,33 @@ def test_failure_rate_over_the_window_opens_it() -> None:
     assert events[-1] == "opened"
 
 
-def test_window_is_dropped_once_healthy_again() -> None:
+def test_only_the_success_that_ends_a_streak_is_written() -> None:
     t = record(Breaker(), "failure", 0, CFG)
     assert t is not None
     t2 = record(t.state, "success", 1, CFG)
-    assert t2 is not None and t2.state.is_pristine is False  # the failure is still in the window
-    b = t2.state
-    for i in range(HISTORY + 1):
-        nxt = record(b, "success", 2 + i, CFG)
-        if nxt is None:
-            break
-        b = nxt.state
-    assert b.is_pristine
-    assert record(b, "success", 99, CFG) is None
+    assert t2 is not None and t2.state.consecutive_failures == 0 and t2.state.recent == "01"
+    assert t2.state.is_pristine
+    # The successes after it change nothing, so a busy healthy endpoint's breaker is not written again
+    assert record(t2.state, "success", 2, CFG) is None
+
+
+def test_a_failure_long_after_the_last_one_starts_a_fresh_history() -> None:
+    b = Breaker(recent="0" * 8 + "1", last_failure_at=0.0)
+    near = record(b, "failure", CFG.history_seconds, CFG)
+    far = record(b, "failure", CFG.history_seconds + 1, CFG)
+    assert near is not None and near.state.recent == "0" * 8 + "10"
+    assert far is not None and far.state.recent == "0"
+
+
+def test_a_failure_rate_counts_a_run_of_successes_once() -> None:
+    """Nine failures between single successes trip it (90 %), however long each success run was."""
+    cfg = BreakerConfig(threshold=100, window=10, failure_rate=0.9)
+    b, events = Breaker(), []
+    for i, v in enumerate(["failure"] * 4 + ["success"] * 30 + ["failure"] * 5):
+        t = record(b, v, i, cfg)  # type: ignore[arg-type]
+        if t is not None:
+            b, events = t.state, [*events, t.event]
+    assert events[-1] == "opened" and b.recent == "0000" + "1" + "00000"
 
 
 def _opened() -> Breaker:
@@ -136,10 +150,8 @@ def test_stragglers_while_open_change_nothing() -> None:
     assert record(b, "success", 120, CFG) is None
 
 
-def test_success_rate_over_the_recent_history() -> None:
-    b = Breaker()
-    assert b.success_rate() == 1.0
-    for i, v in enumerate(["failure", "success", "success", "success"]):
-        b = record(b, v, i, CFG, error="503").state  # type: ignore[arg-type, union-attr]
-    assert b.success_rate() == 0.75
-    assert b.last_error == "503"
+def test_last_error_is_kept_for_the_endpoints_health() -> None:
+    failed = record(Breaker(), "failure", 0, CFG, error="503")
+    assert failed is not None
+    ended = record(failed.state, "success", 1, CFG)
+    assert ended is not None and (ended.state.last_error, ended.state.consecutive_failures) == ("503", 0)

@@ -240,11 +240,14 @@ def test_describe_reports_health_by_the_clock(world: World) -> None:
     assert world.states.save_breaker("acme", ep.id, opened, 0)
     # Given a 429 halved the rate just now
     assert world.states.save_limiter("acme", ep.id, Limiter(effective_rate=5.0, adjusted_at=now, version=1), 0)
+    # And the last day's statistics counted 3 successes of 12 attempts; a day and more ago does not count
+    world.stats.add("acme", ep.id, hour_of(world.clock()), {"attempts": 12, "succeeded": 3, "failed": 9})
+    world.stats.add("acme", ep.id, hour_of(world.clock() - timedelta(hours=25)), {"attempts": 50, "succeeded": 50})
     service = world.endpoint_service()
     health = service.describe("acme", ep.id)["health"]
     assert health == {
         "circuit": {"state": "open", "consecutive_failures": 10, "open_until": "2026-11-29T12:01:00.000Z", "trips": 1},
-        "success_rate": 0.0,
+        "success_rate": 0.25,
         "last_error": "503",
         "last_error_at": "2026-11-29T12:00:00.000Z",
         "effective_rate_per_second": 5.0,

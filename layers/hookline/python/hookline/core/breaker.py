@@ -8,8 +8,12 @@ cooldown doubled, up to a maximum.
 
 Health failures are timeouts, connection errors, 5xx and 429; other 4xx say
 nothing about the endpoint's health. The hot path stays free: a success on a
-closed breaker with no failure on record returns no new state, so nothing is
-written.
+closed breaker with no failure streak returns no new state, so nothing is
+written. The breaker records every failure and the success that ends a streak,
+not the successes after it, so a healthy endpoint's breaker is written about
+once per failure, however much traffic follows. The failure-rate rule counts
+those recorded outcomes (a run of successes counts once), and forgets them
+once no failure has been seen for `history_seconds`.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from hookline.core.classify import TRANSIENT_ERRORS, Outcome
 
 BreakerState = Literal["closed", "open", "half_open"]
 Health = Literal["success", "failure", "neutral"]
-HISTORY = 100  # outcomes kept for the success rate; the trip rule looks at the last `window` of them
+HISTORY = 100  # recorded outcomes kept; the trip rule looks at the last `window` of them
 
 
 @dataclass(frozen=True)
@@ -32,6 +36,7 @@ class BreakerConfig:
     window: int = 50
     failure_rate: float = 0.9
     probe_lease_seconds: float = 120.0
+    history_seconds: float = 3600.0  # a failure this long after the previous one starts a fresh history
 
 
 @dataclass(frozen=True)
@@ -43,18 +48,15 @@ class Breaker:
     cooldown_seconds: float = 0.0  # the cooldown of the latest opening
     trips: int = 0
     probe_until: float | None = None  # the half-open probe's lease
-    recent: str = ""  # the last HISTORY outcomes, "1" success / "0" failure, kept only while a failure is among them
+    recent: str = ""  # the last HISTORY recorded outcomes: "0" each failure, "1" the success that ended a streak
     last_error: str = ""
     last_failure_at: float | None = None
     version: int = 0
 
-    def success_rate(self) -> float:
-        """Of the last HISTORY health-relevant attempts; an empty history means none failed."""
-        return 1.0 if not self.recent else self.recent.count("1") / len(self.recent)
-
     @property
     def is_pristine(self) -> bool:
-        return self.state == "closed" and self.consecutive_failures == 0 and "0" not in self.recent
+        """Closed with no failure streak: a success changes nothing, so nothing is written."""
+        return self.state == "closed" and self.consecutive_failures == 0
 
 
 def health(outcome: Outcome) -> Health:
@@ -122,9 +124,10 @@ def record(b: Breaker, verdict: Health, now: float, cfg: BreakerConfig, was_prob
     if verdict == "success":
         if b.is_pristine:
             return None
-        recent = (b.recent + "1")[-HISTORY:]
-        return Transition(replace(b, consecutive_failures=0, recent=recent if "0" in recent else "", version=b.version + 1))
-    recent = (b.recent + "0")[-HISTORY:]
+        return Transition(replace(b, consecutive_failures=0, recent=(b.recent + "1")[-HISTORY:], version=b.version + 1))
+    fresh = b.last_failure_at is not None and now - b.last_failure_at > cfg.history_seconds
+    recent = ("" if fresh else b.recent) + "0"
+    recent = recent[-HISTORY:]
     failures = b.consecutive_failures + 1
     considered = recent[-cfg.window :]
     rate_tripped = len(considered) >= cfg.window and considered.count("0") / len(considered) >= cfg.failure_rate

@@ -80,6 +80,12 @@ def hour_counts(hour: str, counts: dict[str, int]) -> dict[str, Any]:
     return {"hour": start, **{name: counts.get(name, 0) for name in ("attempts", "succeeded", "failed", "ended_succeeded", "ended_failed")}}
 
 
+def success_rate(totals: dict[str, int]) -> float:
+    """The share of the attempts counted in `totals` that succeeded; 1.0 when there were none."""
+    attempts = totals.get("attempts", 0)
+    return round(totals.get("succeeded", 0) / attempts, 4) if attempts else 1.0
+
+
 def summary(totals: dict[str, int], since: datetime, until: datetime) -> dict[str, Any]:
     histogram = {k: v for k, v in totals.items() if k.startswith("l")}
     first, ended = totals.get("first_attempts", 0), totals.get("ended_succeeded", 0) + totals.get("ended_failed", 0)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from hookline.core import ids, notifications, signing, validation
@@ -16,7 +16,7 @@ from hookline.core.models import DeliveryTask, Endpoint, webhook_body
 from hookline.core.ratelimit import LimiterConfig, current_rate
 from hookline.core.responses import HttpResult
 from hookline.core.settings import Settings
-from hookline.core.stats import add_up, hour_counts, summary
+from hookline.core.stats import add_up, hour_counts, success_rate, summary
 from hookline.core.webhook import webhook_headers
 from hookline.services.customers import require_customer
 from hookline.services.ports import CustomerReader, EndpointDeliveries, EndpointHealthStore, EndpointStore, HttpSender, Notify, StatsReader, TaskQueue
@@ -159,13 +159,15 @@ class EndpointService:
         return test_id, body, {**dict(endpoint.headers), **webhook_headers(test_id, int(now.timestamp()), body, secrets)}
 
     def describe(self, tenant: str, endpoint_id: str) -> dict[str, Any]:
-        """The endpoint with its health: circuit, recent success rate, last error, effective rate."""
+        """The endpoint with its health: circuit, the last 24 hours' success rate, last error, effective rate."""
         if not ids.is_id(endpoint_id, ids.ENDPOINT):
             raise NotFound(f"endpoint {endpoint_id[:64]} not found")
         endpoint, breaker, limiter = self.deps.states.load(tenant, endpoint_id)
         if endpoint is None:
             raise NotFound(f"endpoint {endpoint_id[:64]} not found")
-        now = self.clock().timestamp()
+        moment = self.clock()
+        now = moment.timestamp()
+        recent = self.stats_reader.window(tenant, endpoint_id, moment - timedelta(hours=24), moment) if self.stats_reader is not None else {}
         return {
             **endpoint.public(),
             "health": {
@@ -175,7 +177,7 @@ class EndpointService:
                     "open_until": iso_epoch(breaker.open_until) if breaker.state != "closed" else None,
                     "trips": breaker.trips,
                 },
-                "success_rate": round(breaker.success_rate(), 4),
+                "success_rate": success_rate(recent),
                 "last_error": breaker.last_error or None,
                 "last_error_at": iso_epoch(breaker.last_failure_at),
                 "effective_rate_per_second": round(current_rate(limiter, endpoint.rate_limit_per_second, now, LimiterConfig()), 3),
