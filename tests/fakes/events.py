@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 from hookline.core.broadcast import Fanout
+from hookline.core.claims import claim_verdict
 from hookline.core.models import REPLAYABLE_STATUSES, Attempt, Delivery, DeliveryTask, Event
 from tests.fakes import paging
 from tests.fakes.atomic import atomic, new_lock
@@ -13,7 +14,6 @@ from tests.fakes.faults import Faults
 
 # The statuses the sparse endpoint-deliveries index holds.
 INDEXED_STATUSES = REPLAYABLE_STATUSES
-LIVE = ("pending", "paused")
 
 
 @dataclass(frozen=True)
@@ -87,6 +87,18 @@ class FakeEventStore:
         return {k: self.events[k] for k in dict.fromkeys(keys) if k in self.events}
 
     @atomic
+    def read_for_sending(
+        self, event_ids: Iterable[tuple[str, str]], delivery_ids: Iterable[tuple[str, str, str]]
+    ) -> tuple[dict[tuple[str, str], Event], dict[tuple[str, str, str], Delivery]]:
+        self.faults.check("read_for_sending")
+        events = {k: self.events[k] for k in dict.fromkeys(event_ids) if k in self.events}
+        return events, {k: self._leased(self.rows[k]) for k in dict.fromkeys(delivery_ids) if k in self.rows}
+
+    @staticmethod
+    def _leased(row: _Row) -> Delivery:
+        return replace(row.delivery, lease_attempt=row.lease_attempt, lease_until=row.lease_until)
+
+    @atomic
     def event_with_deliveries(self, tenant: str, event_id: str) -> tuple[Event | None, list[Delivery]]:
         self.faults.check("event_with_deliveries")
         deliveries = [self._with_attempts(key, row.delivery) for key, row in self.rows.items() if key[:2] == (tenant, event_id)]
@@ -140,12 +152,10 @@ class FakeEventStore:
         row = self.rows.get((tenant, event_id, delivery_id))
         if row is None:
             return Claim(None, missing=True)
-        d = row.delivery
-        leased = row.lease_until is not None and not row.lease_until < round(now_epoch, 3)
-        if d.status not in LIVE or d.generation != generation or d.attempts_made >= number or leased:
-            earlier = (row.lease_attempt if row.lease_attempt is not None else number) < number
-            return Claim(None, busy=d.generation == generation and d.status in LIVE and d.attempts_made < number and earlier)
-        row.delivery = replace(d, status="pending")
+        verdict = claim_verdict(self._leased(row), number, generation, now_epoch)
+        if verdict != "go":
+            return Claim(None, busy=verdict == "busy")
+        row.delivery = replace(row.delivery, status="pending")
         row.lease_until, row.lease_attempt = round(now_epoch + lease_seconds, 3), number
         return Claim(row.delivery)
 

@@ -112,7 +112,8 @@ def test_private_address_is_refused_without_a_request(hookline: Hookline, monkey
         assert event["deliveries"][0]["status"] == "failed"
 
 
-def test_two_concurrent_copies_of_a_task_send_one_request(hookline: Hookline) -> None:
+def _race(hookline: Hookline, copies: list[dict[str, Any]]) -> tuple[list[Received], list[dict[str, Any]], str]:
+    """Each copy of a task in a batch of its own, all at once, against a receiver that answers after a second."""
     gate = threading.Event()
 
     def slow(_r: Received) -> Answer:
@@ -121,19 +122,37 @@ def test_two_concurrent_copies_of_a_task_send_one_request(hookline: Hookline) ->
 
     with running_receiver(slow) as receiver:
         _setup(hookline, receiver.url)
-        hookline.api("POST", "/v1/events", {"type": "a.b", "data": {}})
+        _, accepted = hookline.api("POST", "/v1/events", {"type": "a.b", "data": {}})
         [message] = hookline.queued()
         results: list[dict[str, Any]] = []
-        threads = [threading.Thread(target=lambda: results.append(hookline.deliver([message]))) for _ in range(2)]
-        # Given two workers running the same task at the same moment
+        threads = [threading.Thread(target=lambda c=c: results.append(hookline.deliver([{**message, **c}]))) for c in copies]
         for t in threads:
             t.start()
         threading.Timer(1.0, gate.set).start()
         for t in threads:
             t.join(10)
-        # Then the receiver sees one request and neither batch fails
-        assert len(receiver.requests) == 1
-        assert all(r == {"batchItemFailures": []} for r in results)
+        return receiver.requests, results, accepted["id"]
+
+
+def test_two_concurrent_redeliveries_of_a_task_send_one_request(hookline: Hookline) -> None:
+    # Given two workers running the same task at the same moment, each handed it again by SQS (a crashed worker had it)
+    again = {"Attributes": {"ApproximateReceiveCount": "2"}}
+    requests, results, _ = _race(hookline, [again, again])
+    # Then both claim the attempt, the receiver sees one request, and neither batch fails
+    assert len(requests) == 1
+    assert all(r == {"batchItemFailures": []} for r in results)
+
+
+def test_two_first_receives_of_one_task_at_once_may_both_send_with_one_webhook_id(hookline: Hookline) -> None:
+    """The price of writing no claim on a task's first receive (README, "Guarantees"): SQS handing one message to
+    two consumers at once sends it twice, as the same webhook, which at-least-once allows and receivers deduplicate."""
+    requests, results, event_id = _race(hookline, [{}, {}])
+    assert len(requests) == 2 and len({r.headers["webhook-id"] for r in requests}) == 1
+    assert all(r == {"batchItemFailures": []} for r in results)
+    # And the delivery records the attempt once
+    _, event = hookline.api("GET", f"/v1/events/{event_id}")
+    [delivery] = event["deliveries"]
+    assert (delivery["status"], len(delivery["attempts"])) == ("succeeded", 1)
 
 
 def test_two_copies_of_a_task_in_one_batch_claim_once(hookline: Hookline) -> None:
@@ -148,8 +167,8 @@ def test_two_copies_of_a_task_in_one_batch_claim_once(hookline: Hookline) -> Non
         client.meta.events.register("before-parameter-build.dynamodb.UpdateItem", lambda params, **_: claims.append(params["UpdateExpression"]))
         # When the batch runs
         result = hookline.deliver([message, twin])
-        # Then only one copy tries to claim the attempt, one request is sent, and nothing fails
-        assert sum("lease_attempt = :n" in u for u in claims) == 1
+        # Then one copy runs; being the event's fresh task on its first receive it writes no claim; one request is sent, and nothing fails
+        assert sum("lease_attempt = :n" in u for u in claims) == 0
         assert len(receiver.requests) == 1
         assert result == {"batchItemFailures": []}
 

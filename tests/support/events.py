@@ -45,7 +45,13 @@ def sqs_event(messages: list[dict[str, Any]], queue_arn: str = "arn:aws:sqs:us-e
                 "messageId": m.get("MessageId", str(uuid.uuid4())),
                 "receiptHandle": m.get("ReceiptHandle", "rh"),
                 "body": m["Body"],
-                "attributes": {"ApproximateReceiveCount": "1", "SentTimestamp": "0", "SenderId": "x", "ApproximateFirstReceiveTimestamp": "0"},
+                "attributes": {
+                    # As SQS counted it, for a message received with AttributeNames=["All"]; a made-up message is on its first receive
+                    "ApproximateReceiveCount": m.get("Attributes", {}).get("ApproximateReceiveCount", "1"),
+                    "SentTimestamp": "0",
+                    "SenderId": "x",
+                    "ApproximateFirstReceiveTimestamp": "0",
+                },
                 "messageAttributes": {},
                 "md5OfBody": "",
                 "eventSource": "aws:sqs",

@@ -14,7 +14,7 @@ from __future__ import annotations
 import heapq
 import itertools
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from hookline.core.models import Delivery, DeliveryTask, Endpoint, Event, webhook_body
 from hookline.core.reports import DeliveryReport
@@ -88,7 +88,10 @@ class Pipeline:
         event_id, delivery_id = f"evt_{endpoint.id}_{n:04d}", f"dlv_{endpoint.id}_{n:04d}"
         body = webhook_body(event_id, event_type, created, {"n": n})
         event = Event(id=event_id, tenant=endpoint.tenant, type=event_type, created_at=created, body=body, request_hash=str(n))
-        task = self.rig.events.add(event, Delivery(delivery_id, endpoint.tenant, event_id, endpoint.id, created_at=created, updated_at=created))
+        # Queued as ingest queues it: the delivery's only task, fresh (it sends without a claim write)
+        task = replace(
+            self.rig.events.add(event, Delivery(delivery_id, endpoint.tenant, event_id, endpoint.id, created_at=created, updated_at=created)), fresh=True
+        )
         self.submit(task)
         return task
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
+
 from hookline.core.models import Delivery, DeliveryTask
 from tests.fakes.contracts import endpoint
 from tests.fakes.delivery import DeliveryRig, delivery_rig
@@ -82,3 +84,30 @@ def test_a_redriven_dead_letter_restarts_its_delivery_once_with_a_fresh_budget()
     delivered: Delivery = pipe.delivery(task)
     assert (delivered.status, delivered.generation, delivered.attempts_made, delivered.budget_attempt(13)) == ("succeeded", 1, 13, 1)
     assert [(a.number, a.trigger) for a in delivered.attempts] == [(13, "manual")]
+
+
+def test_a_fresh_task_sends_without_a_claim_and_a_claiming_copy_of_it_then_sends_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    rig, pipe, task = _one_task()
+    claims: list[int] = []
+    claim = rig.events.claim_attempt
+    monkeypatch.setattr(rig.events, "claim_attempt", lambda *a, **k: claims.append(a[3]) or claim(*a, **k))
+    # Given the new event's only task, fresh: it reads its delivery with the batch and writes no claim
+    assert task.fresh
+    assert rig.worker.deliver(task).outcome == "succeeded"
+    assert (claims, len(pipe.sent)) == ([], 1)
+    # When SQS hands the same message out again, it is no longer fresh: it claims, finds the attempt recorded, sends nothing
+    assert rig.worker.deliver(replace(task, fresh=False)).outcome == "skipped"
+    assert (claims, len(pipe.sent)) == ([1], 1)
+    # And a fresh copy that comes after the record is skipped by the same rule, without a claim
+    assert rig.worker.deliver(task).outcome == "skipped"
+    assert (claims, len(pipe.sent)) == ([1], 1)
+
+
+def test_a_scheduled_retry_is_fresh_and_survives_the_queue() -> None:
+    task = DeliveryTask("acme", "evt_1", "dlv_1", "ep_1", attempt=1, trigger="manual")
+    retry = task.next_attempt()
+    assert (retry.fresh, retry.trigger, retry.attempt) == (True, "scheduled", 2)
+    assert DeliveryTask.from_message(retry.to_message()).fresh
+    assert not DeliveryTask.from_message(task.to_message()).fresh
+    # Freshness is no part of a task's identity: a batch's two copies of one attempt are one task
+    assert retry == replace(retry, fresh=False) and len({retry, replace(retry, fresh=False)}) == 1

@@ -151,6 +151,9 @@ class Delivery:
     generation_first_attempt: int = 1
     generation_started_at: str = ""
     replay_id: str = ""
+    # The claim's lease, as read: which attempt holds it, and until when (epoch seconds).
+    lease_attempt: int | None = field(default=None, compare=False)
+    lease_until: float | None = field(default=None, compare=False)
 
     def budget_attempt(self, number: int) -> int:
         """Attempt `number` counted within the current generation's budget (1-based)."""
@@ -187,9 +190,13 @@ class DeliveryTask:
     # Set on a task hookline itself dead-lettered (exhausted): when an operator
     # moves it back from the DLQ, it is replayed with a fresh budget.
     dead_lettered: str = ""
+    # The one task queued for this attempt (a new event's first, a scheduled retry) on its first
+    # receive: it reads the delivery instead of claiming it (see hookline.core.claims). Not part
+    # of the task's identity, so a fresh and a claiming copy of one attempt are still one task.
+    fresh: bool = field(default=False, compare=False)
 
     def next_attempt(self) -> DeliveryTask:
-        return replace(self, attempt=self.attempt + 1, trigger="scheduled")
+        return replace(self, attempt=self.attempt + 1, trigger="scheduled", fresh=True)
 
     def to_message(self) -> str:
         return json.dumps(
@@ -204,6 +211,7 @@ class DeliveryTask:
                 **({"trigger": self.trigger} if self.trigger != "scheduled" else {}),
                 **({"replay_id": self.replay_id} if self.replay_id else {}),
                 **({"dead_lettered": self.dead_lettered} if self.dead_lettered else {}),
+                **({"fresh": 1} if self.fresh else {}),
             },
             separators=(",", ":"),
         )
@@ -222,6 +230,7 @@ class DeliveryTask:
                 trigger="manual" if raw.get("trigger") == "manual" else "scheduled",
                 replay_id=str(raw.get("replay_id") or ""),
                 dead_lettered=str(raw.get("dead_lettered") or ""),
+                fresh=raw.get("fresh") == 1,
             )
         except (ValueError, KeyError, TypeError) as exc:
             raise MalformedTask(f"not a delivery task: {exc}") from None

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 
@@ -61,7 +62,10 @@ def _resolve(event: dict[str, Any], worker: DeliveryWorker) -> dict[str, Deliver
     for record in event.get("Records", []):
         message_id, body = record.get("messageId", ""), record.get("body", "")
         try:
-            task = worker.resolve(DeliveryTask.from_message(body))
+            received = DeliveryTask.from_message(body)
+            if received.fresh and _received_before(record):
+                received = replace(received, fresh=False)  # its first receive may have sent: this copy claims
+            task = worker.resolve(received)
             if task is not None and task in seen:
                 # The same attempt twice in one batch (an idempotent ingest repeat
                 # re-queued it): one copy runs, the other is done with.
@@ -77,6 +81,14 @@ def _resolve(event: dict[str, Any], worker: DeliveryWorker) -> dict[str, Deliver
         except Exception:
             get_logger().exception("could not resolve a task", extra={"message_id": message_id})
     return resolved
+
+
+def _received_before(record: dict[str, Any]) -> bool:
+    """SQS handed this message out before (a crashed or timed-out invocation had it)."""
+    try:
+        return int(record.get("attributes", {}).get("ApproximateReceiveCount", "1")) > 1
+    except (TypeError, ValueError):
+        return True
 
 
 @lru_cache(maxsize=1)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
@@ -179,7 +180,8 @@ class EventService:
             return self._finish_existing(raced, digest, expires_at)
         deliveries = [self._delivery(event, p, created_at) for p in event.deliveries]
         self._events.create_deliveries(deliveries, expires_at)
-        return {"id": event.id, "deliveries": len(event.deliveries)}, [self._task(d) for d in deliveries if d.status == "pending"]
+        # The only task of each new delivery: fresh, so its first attempt writes no claim (hookline.core.claims).
+        return {"id": event.id, "deliveries": len(event.deliveries)}, [replace(self._task(d), fresh=True) for d in deliveries if d.status == "pending"]
 
     def _finish_existing(self, event: Event, digest: str, expires_at: int) -> tuple[dict[str, Any], list[DeliveryTask]]:
         """Idempotent replay: same body answers as before, after finishing any interrupted step."""

@@ -134,6 +134,8 @@ def delivery_from(item: Item) -> Delivery:
         generation_first_attempt=int(item.get("generation_first_attempt", 1)),
         generation_started_at=item.get("generation_started_at") or item.get("created_at", ""),
         replay_id=item.get("replay_id", ""),
+        lease_attempt=_int(item.get("lease_attempt")),
+        lease_until=None if item.get("lease_until") is None else float(item["lease_until"]),
     )
 
 

@@ -22,6 +22,7 @@ from hookline.adapters.dynamo import keys
 from hookline.adapters.dynamo.ops import Refused, batch_get, count_indexed, decode_cursor, encode_cursor, query_all, query_page, try_write, write_if
 from hookline.adapters.failures import translate_failures
 from hookline.core.broadcast import Fanout
+from hookline.core.claims import claim_verdict
 from hookline.core.errors import InvalidCursor
 from hookline.core.models import REPLAYABLE_STATUSES, Attempt, Delivery, Event
 
@@ -56,6 +57,22 @@ class EventRepository:
         wanted = [keys.event(t, e) for t, e in dict.fromkeys(ids)]
         events = (items.event_from(item) for item in batch_get(self._table, wanted))
         return {(event.tenant, event.id): event for event in events}
+
+    def read_for_sending(
+        self, event_ids: Iterable[tuple[str, str]], delivery_ids: Iterable[tuple[str, str, str]]
+    ) -> tuple[dict[tuple[str, str], Event], dict[tuple[str, str, str], Delivery]]:
+        """A batch's event bodies and its fresh tasks' deliveries, in one strongly consistent BatchGetItem (what is not found is left out)."""
+        wanted = [keys.event(t, e) for t, e in dict.fromkeys(event_ids)] + [keys.delivery(t, e, d) for t, e, d in dict.fromkeys(delivery_ids)]
+        events: dict[tuple[str, str], Event] = {}
+        deliveries: dict[tuple[str, str, str], Delivery] = {}
+        for item in batch_get(self._table, wanted, consistent=True):
+            if keys.collection_member(item[keys.SK])[0] == "event":
+                event = items.event_from(item)
+                events[(event.tenant, event.id)] = event
+            else:
+                d = items.delivery_from(item)
+                deliveries[(d.tenant, d.event_id, d.id)] = d
+        return events, deliveries
 
     def event_with_deliveries(self, tenant: str, event_id: str) -> tuple[Event | None, list[Delivery]]:
         """One Query over the event's item collection: the event, deliveries and attempts."""
@@ -191,13 +208,7 @@ class EventRepository:
         old = result.item
         if old is None:
             return Claim(None, missing=True)
-        busy = (
-            int(old.get("generation", 0)) == generation
-            and old.get("status") in ("pending", "paused")
-            and int(old.get("attempts_made", 0)) < number
-            and int(old.get("lease_attempt", number)) < number
-        )
-        return Claim(None, busy=busy)
+        return Claim(None, busy=claim_verdict(items.delivery_from(old), number, generation, now_epoch) == "busy")
 
     def record_attempt(self, delivery: Delivery, attempt: Attempt, new_status: str, now_iso: str, expires_at: int) -> None:
         """Write the attempt, then the delivery's new state (idempotent per attempt number)."""

@@ -93,7 +93,7 @@ def count_indexed(table: Any, tenant: str, endpoint_id: str, status: str, bound:
     return int(result.get("Count", 0)), "LastEvaluatedKey" in result
 
 
-def batch_get(table: Any, wanted: list[keys.Key]) -> list[Item]:
+def batch_get(table: Any, wanted: list[keys.Key], consistent: bool = False) -> list[Item]:
     """Items by key, a BatchGetItem per 100 keys; items that do not exist are simply missing from the result.
 
     Keys DynamoDB leaves unprocessed (throttling) are asked for again with a
@@ -104,7 +104,7 @@ def batch_get(table: Any, wanted: list[keys.Key]) -> list[Item]:
     client = table.meta.client  # the resource's client (de)serializes attribute values itself
     items: list[Item] = []
     for start in range(0, len(wanted), BATCH_GET_LIMIT):
-        request: dict[str, Any] = {table.name: {"Keys": wanted[start : start + BATCH_GET_LIMIT]}}
+        request: dict[str, Any] = {table.name: {"Keys": wanted[start : start + BATCH_GET_LIMIT], **({"ConsistentRead": True} if consistent else {})}}
         for attempt in range(BATCH_GET_TRIES):
             if attempt:
                 time.sleep(0.05 * 2 ** (attempt - 1))

@@ -4,7 +4,8 @@ One BatchGetItem per endpoint reads the endpoint, its breaker and its limiter;
 `hookline.core.planning.plan_group` decides; the probe's lease or the limiter's
 grant is written conditionally on the version read (re-read and re-planned on a
 conflict: only the item whose write lost is read again). Then the bodies of
-the tasks that will send are read in one request.
+the tasks that will send, and the deliveries of the fresh ones among them
+(hookline.core.claims), are read in one strongly consistent request.
 """
 
 from __future__ import annotations
@@ -103,13 +104,18 @@ class Planner:
         return {t: Plan(step, endpoint, planned_breaker) for t, step in zip(tasks, group.steps, strict=True)}
 
     def _with_bodies(self, plans: dict[DeliveryTask, Plan]) -> dict[DeliveryTask, Plan]:
-        """The bodies of the tasks that will send, in one read (a deferred task reads nothing)."""
+        """The bodies of the tasks that will send and the fresh ones' deliveries, in one read (a deferred task reads nothing)."""
         sending = [t for t, p in plans.items() if p.sends]
         if not sending:
             return plans
+        fresh = [t for t in sending if t.fresh]
         try:
-            events = self.events.get_events((t.tenant, t.event_id) for t in sending)
-        except Exception:  # each task reads its own body then
+            events, deliveries = self.events.read_for_sending(((t.tenant, t.event_id) for t in sending), ((t.tenant, t.event_id, t.delivery_id) for t in fresh))
+        except Exception:  # each task reads its own body, and claims, then
             _log.exception("batch read of event bodies failed")
             return plans
-        return {t: replace(p, event=events.get((t.tenant, t.event_id))) if p.sends else p for t, p in plans.items()}
+
+        def read(t: DeliveryTask, p: Plan) -> Plan:
+            return replace(p, event=events.get((t.tenant, t.event_id)), delivery=deliveries.get((t.tenant, t.event_id, t.delivery_id)), delivery_read=t.fresh)
+
+        return {t: read(t, p) if p.sends else p for t, p in plans.items()}

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from hookline.core.breaker import Breaker
-from hookline.core.models import Endpoint, Event
+from hookline.core.models import Delivery, Endpoint, Event
 from hookline.core.planning import PlanKind, Step
 
 
@@ -18,6 +18,8 @@ class Plan:
     endpoint: Endpoint | None = None
     breaker: Breaker | None = None  # the breaker as planned (the probe's lease when probing)
     event: Event | None = None  # read for the whole batch at planning, so a task need not read it alone
+    delivery: Delivery | None = None  # a fresh task's delivery, read with the bodies (None: not found, or not read)
+    delivery_read: bool = False  # whether `delivery` was read: a fresh task then checks it instead of claiming
     failed: str = ""  # planning itself failed (e.g. DynamoDB is down): the task fails and SQS redelivers it
 
     @property

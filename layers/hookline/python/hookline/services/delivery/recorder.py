@@ -11,11 +11,12 @@ per batch and written once at its end.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
 from hookline.core import notifications
 from hookline.core.backoff import RandomSource
+from hookline.core.claims import ClaimVerdict, claim_verdict
 from hookline.core.classify import TRANSIENT_ERRORS
 from hookline.core.clock import iso, parse_iso
 from hookline.core.models import Attempt, Delivery, DeliveryTask
@@ -24,6 +25,7 @@ from hookline.core.policy import Decision, RetryPolicy, decide
 from hookline.core.reports import DeliveryReport
 from hookline.core.responses import HttpResult
 from hookline.core.stats import attempt_counts
+from hookline.services.delivery.plans import Plan
 from hookline.services.delivery.ports import DeliveryLog, ReplayProgress, Scheduler
 from hookline.services.delivery.stats_buffer import StatsBuffer
 
@@ -72,17 +74,29 @@ class Recorder:
         parked = self.events.park(task.tenant, task.event_id, task.delivery_id, task.endpoint_id, iso(now))
         return DeliveryReport(task, "parked" if parked else "skipped", reason=reason)
 
-    def claim(self, task: DeliveryTask, now: datetime) -> Delivery | DeliveryReport:
-        """Take the attempt (single flight): the delivery to send for, or the report of why not."""
+    def claim(self, task: DeliveryTask, now: datetime, plan: Plan | None = None) -> Delivery | DeliveryReport:
+        """Take the attempt (single flight): the delivery to send for, or the report of why not.
+
+        A fresh task whose delivery the batch read checks the claim's rule on it and writes
+        nothing (hookline.core.claims); every other task claims with a conditional write.
+        """
+        if task.fresh and plan is not None and plan.delivery_read:
+            verdict = claim_verdict(plan.delivery, task.attempt, task.generation, now.timestamp())
+            if verdict == "go" and plan.delivery is not None:
+                return replace(plan.delivery, status="pending")
+            return self._not_claimed(task, verdict, now)
         claim = self.events.claim_attempt(
             task.tenant, task.event_id, task.delivery_id, task.attempt, now.timestamp(), self.config.lease_seconds, task.generation
         )
         if claim.delivery is not None:
             return claim.delivery
-        if claim.missing:
+        return self._not_claimed(task, "missing" if claim.missing else "busy" if claim.busy else "done", now)
+
+    def _not_claimed(self, task: DeliveryTask, verdict: ClaimVerdict, now: datetime) -> DeliveryReport:
+        if verdict == "missing":
             self.set_aside(task.to_message(), "delivery not found: its event expired or never existed")
             return DeliveryReport(task, "skipped", reason="poison: delivery not found")
-        if claim.busy:
+        if verdict == "busy":
             return self.defer(task, self.config.busy_retry_seconds, "previous attempt still being recorded", now)
         return DeliveryReport(task, "skipped", reason="attempt already claimed or delivery finished")
 

@@ -5,8 +5,11 @@ The worker only orchestrates; each step has its own collaborator:
 `Recorder` (retry decision, scheduling, the attempt log, statistics) and
 `HealthTracker` (breaker, limiter, disabling, leases).
 
-At-least-once, single-flight. SQS may hand one task to two invocations at
-once; the conditional claim lets only one of them send the request. If the
+At-least-once, single-flight. A task that may have a twin (a redelivery, a
+replay, a redrive, a re-queue) claims its attempt with a conditional write, so
+only one copy sends; a fresh task (the only one queued for its attempt) checks
+the same rule on the delivery as read and writes nothing first
+(hookline.core.claims). If the
 worker dies after the receiver answered but before the result is written, the
 task comes back after the visibility timeout and the webhook is sent again with
 the same `webhook-id`: receivers deduplicate on it. The next attempt is
@@ -102,7 +105,7 @@ class DeliveryWorker:
             return self.recorder.defer(task, step.defer_seconds, step.reason, now)
         if step.kind == "park":
             return self.recorder.park(task, step.reason, now)
-        claimed = self.recorder.claim(task, now)
+        claimed = self.recorder.claim(task, now, plan)
         if isinstance(claimed, DeliveryReport):
             return claimed
         wait = step.send_at - self.clock().timestamp()

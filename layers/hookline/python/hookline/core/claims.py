@@ -1,0 +1,38 @@
+"""May attempt `number` be made now? The single-flight claim's rule, as a pure function of the delivery as read.
+
+The claim (a conditional write, hookline.adapters.dynamo.events) takes an
+attempt only while the delivery is pending or paused, in the task's
+generation, the attempt not yet recorded, and no live lease held. A task that
+finds a live lease on an *earlier* attempt comes back shortly: that attempt is
+still being recorded (`busy`).
+
+A fresh task (the only one queued for its attempt: a new event's first, or a
+scheduled retry, on its first receive) checks the same rule on the delivery as
+read in the batch's one consistent read, and writes nothing before sending.
+Only two copies of it at once can then both send, which at-least-once allows:
+SQS handing one message to two consumers, or a worker dying between queueing
+the retry and recording the attempt. Both copies carry the same `webhook-id`.
+Every other task (a redelivery, a replay, an operator's redrive, a re-queue)
+claims.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from hookline.core.models import Delivery
+
+ClaimVerdict = Literal["go", "busy", "missing", "done"]
+LIVE_STATUSES = ("pending", "paused")
+
+
+def claim_verdict(d: Delivery | None, number: int, generation: int, now: float) -> ClaimVerdict:
+    """go: make the attempt; busy: an earlier attempt is still being recorded; missing: no such delivery; done: nothing to do."""
+    if d is None:
+        return "missing"
+    open_for_it = d.status in LIVE_STATUSES and d.generation == generation and d.attempts_made < number
+    leased = d.lease_until is not None and not d.lease_until < round(now, 3)
+    if open_for_it and not leased:
+        return "go"
+    earlier = d.lease_attempt is not None and d.lease_attempt < number
+    return "busy" if open_for_it and earlier else "done"
