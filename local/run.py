@@ -239,6 +239,7 @@ class LocalHookline:
         self._setdefault("AWS_SECRET_ACCESS_KEY", "testing")
         # Local receivers are plain http on any port; the deployed stack allows https on 443 (and 80) only.
         self._setdefault("HOOKLINE_ALLOW_HTTP", "true")
+        self._setdefault("HOOKLINE_LOG_SUCCESSES", "true")  # a terminal shows every attempt
         self._setdefault("HOOKLINE_ALLOWED_PORTS", "*")
         self._setdefault("HOOKLINE_NOTIFICATION_SENDER", LOCAL_SENDER)
         networks = self._setdefault("HOOKLINE_ALLOW_PRIVATE_NETWORKS", DEFAULT_PRIVATE_NETWORKS)

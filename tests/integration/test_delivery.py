@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import io
+import json
+import logging
 import threading
+from collections.abc import Callable
 from typing import Any
 
+import pytest
 from standardwebhooks.webhooks import Webhook
 
 from hookline.adapters import aws
+from hookline.adapters.observability import get_logger
 from hookline.core.models import DeliveryTask
 from hookline.wiring import topology
 from tests.conftest import Hookline
@@ -252,3 +258,31 @@ def test_a_failed_batch_read_of_bodies_falls_back_to_one_read_per_task(hookline:
         assert len(receiver.requests) == 3
         event_reads = [p for p in gets if _is_event(p["Key"])]
         assert len(event_reads) == 3 and all(p["ConsistentRead"] for p in event_reads)
+
+
+def _log_lines(run: Callable[[], object]) -> list[dict[str, Any]]:
+    buffer = io.StringIO()
+    capture = logging.StreamHandler(buffer)
+    capture.setFormatter(get_logger().registered_formatter)
+    logging.getLogger("hookline").addHandler(capture)
+    try:
+        run()
+    finally:
+        logging.getLogger("hookline").removeHandler(capture)
+    return [json.loads(line) for line in buffer.getvalue().splitlines() if line.startswith("{")]
+
+
+@pytest.mark.parametrize("log_successes", [False, True])
+def test_a_batch_logs_its_summary_and_each_attempt_that_did_not_succeed(hookline: Hookline, monkeypatch: pytest.MonkeyPatch, log_successes: bool) -> None:
+    if log_successes:
+        monkeypatch.setenv("HOOKLINE_LOG_SUCCESSES", "true")
+    with running_receiver(lambda r: Answer(status=503 if b'"fail"' in r.body else 200)) as receiver:
+        _setup(hookline, receiver.url)
+        hookline.api("POST", "/v1/events/batch", {"events": [{"type": "a.b", "data": {"n": n}} for n in range(3)] + [{"type": "a.b", "data": {"fail": 1}}]})
+        messages = hookline.queued()
+        lines = _log_lines(lambda: hookline.deliver(messages))
+    attempts = [line for line in lines if line["message"] == "delivery attempt"]
+    # A failure always has its line; the successes only when asked (local mode asks)
+    assert sorted(a["outcome"] for a in attempts) == (["retrying", "succeeded", "succeeded", "succeeded"] if log_successes else ["retrying"])
+    [summary] = [line for line in lines if line["message"] == "delivery batch"]
+    assert (summary["records"], summary["outcomes"], summary["failed_records"], summary["endpoints"]) == (4, {"retrying": 1, "succeeded": 3}, 0, 1)

@@ -77,7 +77,17 @@ class Settings:
     # Delivery behaviour.
     connect_timeout_seconds: float = _setting("HOOKLINE_CONNECT_TIMEOUT_SECONDS", 3.0, "TCP/TLS connect timeout of a webhook request.")
     request_timeout_seconds: float = _setting("HOOKLINE_REQUEST_TIMEOUT_SECONDS", 10.0, "Whole-request deadline of a webhook request, connect included.")
-    response_body_limit_bytes: int = _setting("HOOKLINE_RESPONSE_BODY_LIMIT_BYTES", 4096, "How much of a receiver's response body is kept on the attempt.")
+    response_body_limit_bytes: int = _setting(
+        "HOOKLINE_RESPONSE_BODY_LIMIT_BYTES", 4096, "How much of a receiver's response body is kept on an attempt that did not succeed."
+    )
+    success_body_limit_bytes: int = _setting(
+        "HOOKLINE_SUCCESS_BODY_LIMIT_BYTES", 256, "How much of a receiver's response body is kept on a successful attempt (a 2xx body rarely says more)."
+    )
+    log_successes: bool = _setting(
+        "HOOKLINE_LOG_SUCCESSES",
+        False,
+        "Log a line for every successful attempt. Off in the cloud: the delivery function logs each attempt that did not succeed and one summary per batch, and the delivery log keeps every attempt; local mode turns it on.",
+    )
     allow_private_networks: tuple[Network, ...] = _setting(
         "HOOKLINE_ALLOW_PRIVATE_NETWORKS",
         (),

@@ -12,6 +12,7 @@ the dead-letter queue.
 from __future__ import annotations
 
 import asyncio
+from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from functools import lru_cache
@@ -28,14 +29,20 @@ from hookline.services.delivery.plans import Plan
 from hookline.services.delivery.worker import DeliveryWorker
 from hookline.wiring import container
 
+DELIVERY_ATTEMPT = "delivery attempt"
+DELIVERY_BATCH = "delivery batch"
+
 # Threads for one batch's tasks at most (HOOKLINE_DELIVERY_BATCH_SIZE, 10 by default); a larger batch queues its excess.
 MAX_BATCH_RECORDS = 100
 
 
-def log_report(report: DeliveryReport) -> None:
+def log_report(report: DeliveryReport, successes: bool = False) -> None:
+    """One line for an attempt that did not succeed (and for every one with `successes`); the delivery log keeps them all."""
+    if report.outcome == "succeeded" and not successes:
+        return
     t = report.task
     get_logger().info(
-        "delivery attempt",
+        DELIVERY_ATTEMPT,
         extra={
             "tenant": t.tenant,
             "event_id": t.event_id,
@@ -47,6 +54,21 @@ def log_report(report: DeliveryReport) -> None:
             "error": report.error,
             "duration_ms": report.duration_ms,
             "reason": report.reason,
+        },
+    )
+
+
+def log_batch(records: int, reports: list[DeliveryReport], failed_records: int) -> None:
+    """One summary line per batch: how many records, what became of them, the slowest answer."""
+    outcomes = Counter(r.outcome for r in reports)
+    get_logger().info(
+        DELIVERY_BATCH,
+        extra={
+            "records": records,
+            "outcomes": dict(sorted(outcomes.items())),
+            "failed_records": failed_records,
+            "endpoints": len({(r.task.tenant, r.task.endpoint_id) for r in reports}),
+            "slowest_ms": max((r.duration_ms or 0 for r in reports), default=0),
         },
     )
 
@@ -109,6 +131,7 @@ def _deliver(worker: DeliveryWorker, task: DeliveryTask, plan: Plan | None) -> D
 
 def handle_batch(event: dict[str, Any], context: Any, worker: DeliveryWorker | None = None) -> dict[str, Any]:
     worker = worker or container.delivery_worker()
+    successes = container.log_successes()
     resolved = _resolve(event, worker)
     plans = worker.plan(t for t in resolved.values() if t is not None)
     processor = AsyncBatchProcessor(event_type=EventType.SQS)
@@ -124,12 +147,14 @@ def handle_batch(event: dict[str, Any], context: Any, worker: DeliveryWorker | N
             return
         loop = asyncio.get_running_loop()
         report = await loop.run_in_executor(executor, _deliver, worker, task, plans.get(task))
-        log_report(report)
+        log_report(report, successes)
         reports.append(report)
 
+    response: dict[str, Any] = {}
     try:
-        response = async_process_partial_response(event=event, record_handler=record_handler, processor=processor, context=context)
+        response = dict(async_process_partial_response(event=event, record_handler=record_handler, processor=processor, context=context))
     finally:
         worker.release(plans.values())
         metrics.publish(reports)
-    return dict(response)
+        log_batch(len(event.get("Records", [])), reports, len(response.get("batchItemFailures", [])))
+    return response

@@ -53,6 +53,11 @@ def _stats(settings: Settings) -> StatsRepository:
     return StatsRepository(aws.dynamodb_table(settings.table_name), topology.TABLE.ttl_attribute, settings.retention_days)
 
 
+def log_successes() -> bool:
+    """Whether the delivery function logs a line for every successful attempt (HOOKLINE_LOG_SUCCESSES)."""
+    return get_settings().log_successes
+
+
 def _webhook_client(settings: Settings) -> WebhookClient:
     return WebhookClient(
         connect_timeout=settings.connect_timeout_seconds,

@@ -40,7 +40,14 @@ def assemble(
     fanout = Fanout()
     rules = endpoint_rules(settings, lease_seconds)
     health = HealthTracker(states, endpoints, notify, rules, clock, emails)
-    recording = RecordingConfig(retry_policy(settings), lease_seconds, rules.busy_retry_seconds, settings.retention_days, settings.response_body_limit_bytes)
+    recording = RecordingConfig(
+        retry_policy(settings),
+        lease_seconds,
+        rules.busy_retry_seconds,
+        settings.retention_days,
+        settings.response_body_limit_bytes,
+        settings.success_body_limit_bytes,
+    )
     return DeliveryWorker(
         planner=Planner(events, states, health, rules, clock, rng, fanout),
         sender=WebhookSender(events, http, settings.secret_overlap_seconds, clock),

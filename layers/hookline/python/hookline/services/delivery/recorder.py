@@ -38,7 +38,8 @@ class RecordingConfig:
     lease_seconds: int  # how long a claim holds an attempt: it outlives the longest invocation
     busy_retry_seconds: float  # how soon a task comes back while an earlier attempt is still being recorded
     retention_days: int = 30
-    response_body_limit_bytes: int = 4096
+    response_body_limit_bytes: int = 4096  # kept of an attempt that did not succeed
+    success_body_limit_bytes: int = 256  # kept of a successful attempt: a 2xx body rarely says more, and every attempt stores it
 
 
 @dataclass(frozen=True)
@@ -121,7 +122,7 @@ class Recorder:
             duration_ms=result.duration_ms,
             outcome=decision.attempt_outcome,
             reason=reason[:500],
-            response_body=result.body[: self.config.response_body_limit_bytes],
+            response_body=result.body[: self.config.success_body_limit_bytes if decision.status == "succeeded" else self.config.response_body_limit_bytes],
             trigger=task.trigger,
         )
         expires_at = int((now + timedelta(days=self.config.retention_days)).timestamp())
