@@ -169,8 +169,8 @@ def measure_cpu(runs: int = 5, size: int = 1024, progress: Callable[[str], None]
             ok = one_batch(h, types)
             types_f, ids_f = endpoints(ok_url)
             now = time.time()
-            for ep in ids_f:  # one failure among the breaker's last outcomes: every success writes it
-                states.save_breaker("bench", ep, Breaker(recent="0", last_error="http_503", last_failure_at=now), 0)
+            for ep in ids_f:  # a failure streak of one: the success that ends it writes the breaker
+                states.save_breaker("bench", ep, Breaker(consecutive_failures=1, recent="0", last_error="http_503", last_failure_at=now), 0)
             after_failure = one_batch(h, types_f)
             fail = one_batch(h, endpoints(fail_url)[0])
             types_d, ids_d = endpoints(ok_url)

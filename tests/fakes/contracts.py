@@ -353,6 +353,26 @@ def a_recorded_attempt_ends_the_lease_and_later_ones_win(s: Stores) -> None:
     assert s.events.claim_attempt("acme", "evt_01", "dlv_01", 4, NOW + 2, LEASE).delivery is None
 
 
+def every_attempt_reads_back_in_order_across_generations(s: Stores) -> None:
+    """A failure, a success, and after a replay another success (the adapter keeps a delivery's first success on its own item)."""
+    s.events.create_deliveries([delivery()], 2_000_000_000)
+    first = s.events.claim_attempt("acme", "evt_01", "dlv_01", 1, NOW, LEASE).delivery
+    assert first is not None
+    s.events.record_attempt(first, attempt(1), "pending", T0, 2_000_000_000)
+    s.events.record_attempt(first, attempt(2, "succeeded", 200), "succeeded", T0, 2_000_000_000)
+    s.events.record_attempt(first, attempt(2, "succeeded", 200), "succeeded", T0, 2_000_000_000)  # recorded twice (a redelivery): kept once
+    restarted = s.events.restart("acme", "evt_01", "dlv_01", 0, ("succeeded",), T0)
+    assert restarted is not None
+    s.events.record_attempt(restarted, attempt(3, "succeeded", 201), "succeeded", T0, 2_000_000_000)
+    expected = [(1, "failed", 500), (2, "succeeded", 200), (3, "succeeded", 201)]
+    alone = s.events.delivery_with_attempts("acme", "evt_01", "dlv_01")
+    assert alone is not None and (alone.status, alone.attempts_made) == ("succeeded", 3)
+    assert [(a.number, a.outcome, a.status_code) for a in alone.attempts] == expected
+    _, [whole] = s.events.event_with_deliveries("acme", "evt_01")
+    [paged], _ = s.events.deliveries_page("acme", "evt_01", 10, None)
+    assert whole.attempts == paged.attempts == alone.attempts
+
+
 def restarts_happen_once_per_generation(s: Stores) -> None:
     s.events.create_deliveries([delivery(status="failed", attempts_made=12)], 2_000_000_000)
     # A restart from a status not named changes nothing
@@ -539,6 +559,7 @@ CHECKS: list[Callable[[Stores], None]] = [
     deliveries_read_back_with_their_attempts,
     claims_are_single_flight_with_a_lease,
     a_recorded_attempt_ends_the_lease_and_later_ones_win,
+    every_attempt_reads_back_in_order_across_generations,
     restarts_happen_once_per_generation,
     parking_pauses_only_a_pending_delivery,
     the_index_holds_failed_and_paused_deliveries_by_time,

@@ -13,6 +13,7 @@ import pytest
 from standardwebhooks.webhooks import Webhook
 
 from hookline.adapters import aws
+from hookline.adapters.dynamo import keys
 from hookline.adapters.observability import get_logger
 from hookline.core.models import DeliveryTask
 from hookline.wiring import topology
@@ -286,3 +287,30 @@ def test_a_batch_logs_its_summary_and_each_attempt_that_did_not_succeed(hookline
     assert sorted(a["outcome"] for a in attempts) == (["retrying", "succeeded", "succeeded", "succeeded"] if log_successes else ["retrying"])
     [summary] = [line for line in lines if line["message"] == "delivery batch"]
     assert (summary["records"], summary["outcomes"], summary["failed_records"], summary["endpoints"]) == (4, {"retrying": 1, "succeeded": 3}, 0, 1)
+
+
+def test_a_first_success_is_recorded_with_one_write_to_the_delivery(hookline: Hookline) -> None:
+    with running_receiver() as receiver:
+        _setup(hookline, receiver.url)
+        _, accepted = hookline.api("POST", "/v1/events", {"type": "a.b", "data": {}})
+        messages = hookline.queued()
+        writes: list[tuple[str, str]] = []
+
+        def seen(op: str) -> Callable[..., None]:
+            def record(params: dict[str, Any], **_: Any) -> None:
+                key = params.get("Key") or params.get("Item") or {}
+                sk = key.get(keys.SK, "")
+                writes.append((op, sk.get("S", "") if isinstance(sk, dict) else str(sk)))
+
+            return record
+
+        client = aws.dynamodb_table(hookline.env[topology.TABLE.env]).meta.client
+        for op in ("PutItem", "UpdateItem"):
+            client.meta.events.register(f"before-parameter-build.dynamodb.{op}", seen(op))
+        hookline.deliver(messages)
+    # The fresh task claims nothing; the success goes onto the delivery item with its status: no attempt item
+    of_the_event = [(op, keys.collection_member(sk)[0]) for op, sk in writes if sk.startswith(keys.DELIVERY_PREFIX)]
+    assert of_the_event == [("UpdateItem", "delivery")]
+    _, event = hookline.api("GET", f"/v1/events/{accepted['id']}")
+    [delivery] = event["deliveries"]
+    assert (delivery["status"], [a["status_code"] for a in delivery["attempts"]]) == ("succeeded", [200])

@@ -4,7 +4,9 @@ An ordinary event lists its planned deliveries (`deliveries`); a broadcast
 instead carries its fan-out state (`broadcast`: status, step, cursor and
 counters), advanced by each step of the broadcast job.
 
-Keys come from hookline.adapters.dynamo.keys; `ttl` names the table's TTL
+A delivery's attempts are items of their own, but for the one that first
+succeeded: the delivery item keeps it (`SUCCESS`), written with the status in
+one UpdateItem. Keys come from hookline.adapters.dynamo.keys; `ttl` names the table's TTL
 attribute, set to when the item expires. A webhook body above
 COMPRESS_ABOVE_BYTES is stored zlib-compressed (`body_z`) when that saves a
 tenth or more: DynamoDB bills writes per KB of item and reads per 4 KB, and
@@ -14,6 +16,8 @@ JSON compresses well.
 from __future__ import annotations
 
 import zlib
+from collections.abc import Iterable
+from dataclasses import replace
 from typing import Any
 
 from boto3.dynamodb.types import Binary
@@ -24,6 +28,9 @@ from hookline.core.models import Attempt, Delivery, Event, PlannedDelivery
 
 Item = dict[str, Any]
 COMPRESS_ABOVE_BYTES = 512
+# A delivery item keeps the attempt that first succeeded as this map, so a success is one write (the
+# delivery's), not an attempt item and a delivery update; every other attempt is an item of its own.
+SUCCESS = "success_attempt"
 
 
 def _stored_body(body: str) -> Item:
@@ -134,14 +141,15 @@ def delivery_from(item: Item) -> Delivery:
         generation_first_attempt=int(item.get("generation_first_attempt", 1)),
         generation_started_at=item.get("generation_started_at") or item.get("created_at", ""),
         replay_id=item.get("replay_id", ""),
+        attempts=(attempt_from(item[SUCCESS]),) if SUCCESS in item else (),
         lease_attempt=_int(item.get("lease_attempt")),
         lease_until=None if item.get("lease_until") is None else float(item["lease_until"]),
     )
 
 
-def attempt_item(delivery: Delivery, attempt: Attempt, ttl: str, expires_at: int) -> Item:
+def attempt_fields(attempt: Attempt) -> Item:
+    """An attempt's attributes: an attempt item's, or the map a delivery item keeps of its first success."""
     return {
-        **keys.attempt(delivery.tenant, delivery.event_id, delivery.id, attempt.number),
         "number": attempt.number,
         "at": attempt.at,
         "status_code": attempt.status_code,
@@ -151,8 +159,17 @@ def attempt_item(delivery: Delivery, attempt: Attempt, ttl: str, expires_at: int
         "reason": attempt.reason,
         "response_body": attempt.response_body,
         "trigger": attempt.trigger,
-        ttl: expires_at,
     }
+
+
+def attempt_item(delivery: Delivery, attempt: Attempt, ttl: str, expires_at: int) -> Item:
+    return {**keys.attempt(delivery.tenant, delivery.event_id, delivery.id, attempt.number), **attempt_fields(attempt), ttl: expires_at}
+
+
+def with_attempts(d: Delivery, stored: Iterable[Attempt]) -> Delivery:
+    """The delivery with its attempt items added to the success its own item keeps (SUCCESS), in number order."""
+    by_number = {a.number: a for a in (*d.attempts, *stored)}
+    return replace(d, attempts=tuple(by_number[n] for n in sorted(by_number)))
 
 
 def attempt_from(item: Item) -> Attempt:

@@ -89,7 +89,7 @@ class EventRepository:
             elif kind == "delivery":
                 d = items.delivery_from(item)
                 deliveries[d.id] = d
-        out = [replace(d, attempts=tuple(attempts.get(d.id, ()))) for d in deliveries.values()]
+        out = [items.with_attempts(d, attempts.get(d.id, ())) for d in deliveries.values()]
         return event, sorted(out, key=lambda d: d.id)
 
     def advance_fanout(self, tenant: str, event_id: str, current: Fanout, advanced: Fanout) -> bool:
@@ -137,7 +137,7 @@ class EventRepository:
             start = result.get("LastEvaluatedKey")
             if not start:
                 break
-        return [replace(d, attempts=tuple(attempts.get(d.id, ()))) for d in found], nxt
+        return [items.with_attempts(d, attempts.get(d.id, ())) for d in found], nxt
 
     # -- deliveries -----------------------------------------------------------
     def create_deliveries(self, deliveries: list[Delivery], expires_at: int) -> None:
@@ -159,7 +159,7 @@ class EventRepository:
                 delivery = items.delivery_from(item)
             elif kind == "attempt":
                 attempts.append(items.attempt_from(item))
-        return None if delivery is None else replace(delivery, attempts=tuple(sorted(attempts, key=lambda a: a.number)))
+        return None if delivery is None else items.with_attempts(delivery, attempts)
 
     def ensure_delivery(self, d: Delivery, expires_at: int) -> Delivery:
         """Create a delivery unless it exists (finishing an interrupted ingest, a broadcast's page); the delivery as stored.
@@ -211,25 +211,50 @@ class EventRepository:
         return Claim(None, busy=claim_verdict(items.delivery_from(old), number, generation, now_epoch) == "busy")
 
     def record_attempt(self, delivery: Delivery, attempt: Attempt, new_status: str, now_iso: str, expires_at: int) -> None:
-        """Write the attempt, then the delivery's new state (idempotent per attempt number)."""
+        """Record the attempt and the delivery's new state (idempotent per attempt number).
+
+        A delivery's first success is one UpdateItem: the delivery item takes the status and keeps
+        the attempt (`event_items.SUCCESS`). Any other attempt, or a success after one already kept
+        (a replayed delivery), is an attempt item of its own, then the delivery's update.
+        """
+        if new_status == "succeeded" and self._succeed(delivery, attempt, now_iso):
+            return
         self._table.put_item(Item=items.attempt_item(delivery, attempt, self._ttl, expires_at))
+        self._set_status(delivery, attempt, new_status, now_iso, {}, "attempts_made < :n")
+
+    def _succeed(self, delivery: Delivery, attempt: Attempt, now_iso: str) -> bool:
+        """The first success, kept on the delivery item with its status; False if it already keeps one, a later attempt was recorded, or it is gone."""
+        return self._set_status(
+            delivery,
+            attempt,
+            "succeeded",
+            now_iso,
+            {items.SUCCESS: items.attempt_fields(attempt)},
+            f"attribute_exists({keys.PK}) AND attempts_made < :n AND attribute_not_exists({items.SUCCESS})",
+        )
+
+    def _set_status(self, delivery: Delivery, attempt: Attempt, new_status: str, now_iso: str, extra: dict[str, Any], condition: str) -> bool:
         index = keys.index_keys(delivery.tenant, delivery.endpoint_id, new_status, delivery.created_at, delivery.id)
         values: dict[str, Any] = {":status": new_status, ":n": attempt.number, ":now": now_iso, ":code": attempt.status_code, ":err": attempt.error}
         update = "SET #s = :status, attempts_made = :n, updated_at = :now, last_status_code = :code, last_error = :err"
+        for i, (name, value) in enumerate(extra.items()):
+            update += f", {name} = :x{i}"
+            values[f":x{i}"] = value
         if index:
             update += f", {keys.GSI_PK} = :g1, {keys.GSI_SK} = :g2 REMOVE lease_until, lease_attempt"
             values |= {":g1": index[keys.GSI_PK], ":g2": index[keys.GSI_SK]}
         else:
             update += f" REMOVE lease_until, lease_attempt, {keys.GSI_PK}, {keys.GSI_SK}"
-        write_if(
+        written = write_if(
             self._table.update_item,
             Key=keys.delivery(delivery.tenant, delivery.event_id, delivery.id),
             UpdateExpression=update,
             # A later attempt already recorded (after a crash and redelivery) wins.
-            ConditionExpression="attempts_made < :n",
+            ConditionExpression=condition,
             ExpressionAttributeNames={"#s": "status"},
             ExpressionAttributeValues=values,
         )
+        return written is not None
 
     def restart(
         self, tenant: str, event_id: str, delivery_id: str, expected_generation: int, statuses: tuple[str, ...], now_iso: str, replay_id: str = ""
