@@ -353,6 +353,34 @@ def a_recorded_attempt_ends_the_lease_and_later_ones_win(s: Stores) -> None:
     assert s.events.claim_attempt("acme", "evt_01", "dlv_01", 4, NOW + 2, LEASE).delivery is None
 
 
+def a_delivery_only_planned_on_its_event_reads_and_acts_as_stored(s: Stores) -> None:
+    """A new event's pending deliveries have no item until something is stored about them."""
+    plan = tuple(PlannedDelivery(f"dlv_0{i}", f"ep_0{i}") for i in range(1, 5))
+    assert s.events.create_event(event(deliveries=plan), 2_000_000_000)
+    planned = delivery("dlv_01", created_at=T0, generation_started_at=T0)
+    # It reads as pending, whole or alone, and in the batch read for sending
+    _, whole = s.events.event_with_deliveries("acme", "evt_01")
+    assert [(d.id, d.status, d.attempts_made) for d in whole] == [(p.id, "pending", 0) for p in plan]
+    assert s.events.get_delivery("acme", "evt_01", "dlv_01") == planned
+    assert s.events.delivery_with_attempts("acme", "evt_01", "dlv_01") == planned
+    assert s.events.read_for_sending([("acme", "evt_01")], [("acme", "evt_01", "dlv_01"), ("acme", "evt_01", "dlv_nope")])[1] == {
+        ("acme", "evt_01", "dlv_01"): planned
+    }
+    assert s.events.get_delivery("acme", "evt_01", "dlv_nope") is None
+    # Its first recorded attempt (a fresh task's: no claim) stores it
+    s.events.record_attempt(whole[0], attempt(1, "succeeded", 200), "succeeded", T0, 2_000_000_000)
+    done = s.events.delivery_with_attempts("acme", "evt_01", "dlv_01")
+    assert done is not None and (done.status, done.attempts_made, [a.number for a in done.attempts]) == ("succeeded", 1, [1])
+    # A claim, a park and a failure work on one as on a stored delivery
+    assert s.events.claim_attempt("acme", "evt_01", "dlv_02", 1, NOW, LEASE).delivery is not None
+    assert s.events.park("acme", "evt_01", "dlv_03", "ep_03", T0)
+    assert [d.id for d in s.events.deliveries_by_status("acme", "ep_03", "paused")[0]] == ["dlv_03"]
+    s.events.record_attempt(whole[3], attempt(1), "failed", T0, 2_000_000_000)
+    assert [d.id for d in s.events.deliveries_by_status("acme", "ep_04", "failed")[0]] == ["dlv_04"]
+    _, after = s.events.event_with_deliveries("acme", "evt_01")
+    assert [(d.id, d.status) for d in after] == [("dlv_01", "succeeded"), ("dlv_02", "pending"), ("dlv_03", "paused"), ("dlv_04", "failed")]
+
+
 def every_attempt_reads_back_in_order_across_generations(s: Stores) -> None:
     """A failure, a success, and after a replay another success (the adapter keeps a delivery's first success on its own item)."""
     s.events.create_deliveries([delivery()], 2_000_000_000)
@@ -559,6 +587,7 @@ CHECKS: list[Callable[[Stores], None]] = [
     deliveries_read_back_with_their_attempts,
     claims_are_single_flight_with_a_lease,
     a_recorded_attempt_ends_the_lease_and_later_ones_win,
+    a_delivery_only_planned_on_its_event_reads_and_acts_as_stored,
     every_attempt_reads_back_in_order_across_generations,
     restarts_happen_once_per_generation,
     parking_pauses_only_a_pending_delivery,

@@ -92,7 +92,19 @@ class FakeEventStore:
     ) -> tuple[dict[tuple[str, str], Event], dict[tuple[str, str, str], Delivery]]:
         self.faults.check("read_for_sending")
         events = {k: self.events[k] for k in dict.fromkeys(event_ids) if k in self.events}
-        return events, {k: self._leased(self.rows[k]) for k in dict.fromkeys(delivery_ids) if k in self.rows}
+        found = {k: self._leased(self.rows[k]) if k in self.rows else self._planned(k) for k in dict.fromkeys(delivery_ids)}
+        return events, {k: d for k, d in found.items() if d is not None}
+
+    def _planned(self, key: tuple[str, str, str]) -> Delivery | None:
+        """A delivery its event planned that has no row yet (nothing stored about it), as the adapter reads one."""
+        event = self.events.get(key[:2])
+        return event.planned_delivery(key[2]) if event is not None else None
+
+    def _row(self, key: tuple[str, str, str]) -> _Row | None:
+        """The delivery's row, made from its event's plan when it has none yet (as the adapter writes the item then)."""
+        if key not in self.rows and (planned := self._planned(key)) is not None:
+            self.rows[key] = _Row(_stored(planned), self.event_expiry.get(key[:2], 0))
+        return self.rows.get(key)
 
     @staticmethod
     def _leased(row: _Row) -> Delivery:
@@ -101,8 +113,13 @@ class FakeEventStore:
     @atomic
     def event_with_deliveries(self, tenant: str, event_id: str) -> tuple[Event | None, list[Delivery]]:
         self.faults.check("event_with_deliveries")
-        deliveries = [self._with_attempts(key, row.delivery) for key, row in self.rows.items() if key[:2] == (tenant, event_id)]
-        return self.events.get((tenant, event_id)), sorted(deliveries, key=lambda d: d.id)
+        deliveries = {key: row.delivery for key, row in self.rows.items() if key[:2] == (tenant, event_id)}
+        event = self.events.get((tenant, event_id))
+        for planned in event.deliveries if event is not None else ():
+            only_planned = self._planned((tenant, event_id, planned.id)) if (tenant, event_id, planned.id) not in deliveries else None
+            if only_planned is not None:
+                deliveries[(tenant, event_id, planned.id)] = only_planned
+        return event, sorted((self._with_attempts(k, d) for k, d in deliveries.items()), key=lambda d: d.id)
 
     def _with_attempts(self, key: tuple[str, str, str], delivery: Delivery) -> Delivery:
         made = self.attempts.get(key, {})
@@ -138,18 +155,19 @@ class FakeEventStore:
 
     def delivery_with_attempts(self, tenant: str, event_id: str, delivery_id: str) -> Delivery | None:
         self.faults.check("delivery_with_attempts")
-        row = self.rows.get((tenant, event_id, delivery_id))
-        return self._with_attempts((tenant, event_id, delivery_id), row.delivery) if row else None
+        key = (tenant, event_id, delivery_id)
+        found = self.rows[key].delivery if key in self.rows else self._planned(key)
+        return self._with_attempts(key, found) if found else None
 
     def get_delivery(self, tenant: str, event_id: str, delivery_id: str) -> Delivery | None:
         self.faults.check("get_delivery")
-        row = self.rows.get((tenant, event_id, delivery_id))
-        return row.delivery if row else None
+        key = (tenant, event_id, delivery_id)
+        return self.rows[key].delivery if key in self.rows else self._planned(key)
 
     @atomic
     def claim_attempt(self, tenant: str, event_id: str, delivery_id: str, number: int, now_epoch: float, lease_seconds: int, generation: int = 0) -> Claim:
         self.faults.check("claim_attempt")
-        row = self.rows.get((tenant, event_id, delivery_id))
+        row = self._row((tenant, event_id, delivery_id))
         if row is None:
             return Claim(None, missing=True)
         verdict = claim_verdict(self._leased(row), number, generation, now_epoch)
@@ -164,6 +182,8 @@ class FakeEventStore:
         self.faults.check("record_attempt")
         key = _key(delivery)
         self.attempts.setdefault(key, {})[attempt.number] = attempt
+        if delivery.planned_only and key not in self.rows:  # its first recorded attempt writes its item
+            self.rows[key] = _Row(_stored(delivery), expires_at)
         row = self.rows.get(key)
         if row is None or row.delivery.attempts_made >= attempt.number:
             return  # gone, or a later attempt was recorded first
@@ -194,7 +214,7 @@ class FakeEventStore:
     @atomic
     def park(self, task_tenant: str, event_id: str, delivery_id: str, endpoint_id: str, now_iso: str) -> bool:
         self.faults.check("park")
-        row = self.rows.get((task_tenant, event_id, delivery_id))
+        row = self._row((task_tenant, event_id, delivery_id))
         if row is None or row.delivery.status != "pending":
             return False
         row.delivery = replace(row.delivery, status="paused", updated_at=now_iso)
@@ -249,7 +269,13 @@ class FakeEventStore:
         return self._with_attempts(key, self.rows[key].delivery)
 
     def all_deliveries(self) -> list[Delivery]:
-        return sorted((self._with_attempts(k, r.delivery) for k, r in self.rows.items()), key=lambda d: (d.event_id, d.id))
+        """Every delivery there is: those with a row, and those only planned on their event so far."""
+        planned = [(k, d) for k in self._planned_keys() if k not in self.rows and (d := self._planned(k)) is not None]
+        stored = [(k, r.delivery) for k, r in self.rows.items()]
+        return sorted((self._with_attempts(k, d) for k, d in stored + planned), key=lambda d: (d.event_id, d.id))
+
+    def _planned_keys(self) -> list[tuple[str, str, str]]:
+        return [(t, e, p.id) for (t, e), event in self.events.items() for p in event.deliveries]
 
 
 def _key(d: Delivery) -> tuple[str, str, str]:
@@ -258,7 +284,7 @@ def _key(d: Delivery) -> tuple[str, str, str]:
 
 def _stored(d: Delivery) -> Delivery:
     # As the adapter writes it: the attempts are items of their own, and a new generation starts at creation.
-    return replace(d, attempts=(), generation_started_at=d.generation_started_at or d.created_at)
+    return replace(d, attempts=(), planned_only=False, generation_started_at=d.generation_started_at or d.created_at)
 
 
 def _index_key(d: Delivery) -> str:

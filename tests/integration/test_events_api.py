@@ -122,7 +122,11 @@ def test_sqs_failure_answers_5xx_and_a_repeat_finishes_without_duplicates(hookli
 
 
 def test_dynamodb_failure_while_storing_deliveries_is_finished_by_a_repeat(hookline: Hookline) -> None:
+    # Given an active endpoint (its delivery is only planned on the event) and a disabled one (its paused delivery is
+    # written at once, for the index that re-enabling reads)
     _endpoint(hookline)
+    off = _endpoint(hookline)
+    hookline.api("PATCH", f"/v1/endpoints/{off}", {"status": "disabled"})
     table = aws.dynamodb_table(hookline.env["HOOKLINE_TABLE_NAME"])
     calls = {"n": 0}
 
@@ -140,7 +144,9 @@ def test_dynamodb_failure_while_storing_deliveries_is_finished_by_a_repeat(hookl
     assert status == 202
     assert len(hookline.queued()) == 1
     _, event = hookline.api("GET", f"/v1/events/{body['id']}")
-    assert len(event["deliveries"]) == 1
+    assert sorted(d["status"] for d in event["deliveries"]) == ["paused", "pending"]
+    # The repeat stored the paused delivery where the disabled endpoint's backlog counts it
+    assert hookline.api("GET", f"/v1/endpoints/{off}")[1]["backlog"]["paused"] == 1
 
 
 def test_bad_event_input_changes_nothing(hookline: Hookline) -> None:

@@ -137,17 +137,19 @@ def test_a_queue_failure_answers_unavailable_and_the_repeat_finishes_the_job(wor
 
 def test_a_storage_failure_answers_unavailable_and_the_repeat_creates_the_missing_deliveries(world: World) -> None:
     world.add_endpoint()
-    world.add_endpoint()
+    world.add_endpoint(status="disabled")
     service = world.event_service()
     world.events.faults.fail("create_deliveries", times=1)
     with pytest.raises(Unavailable):
         service.accept("acme", EVENT)
-    # The event names its two deliveries, but they were not written
-    assert len(world.events.events) == 1 and world.events.all_deliveries() == []
+    # The event names its two deliveries; the pending one lives on the event's plan, the paused one (which the
+    # endpoint-deliveries index must hold) was not written
+    assert len(world.events.events) == 1 and list(world.events.rows) == []
     answer = service.accept("acme", EVENT)
     assert answer["deliveries"] == 2
-    assert len(world.events.all_deliveries()) == 2
-    assert len(world.delivery_queue.tasks()) == 2
+    assert [row.delivery.status for row in world.events.rows.values()] == ["paused"]
+    assert sorted(d.status for d in world.events.all_deliveries()) == ["paused", "pending"]
+    assert len(world.delivery_queue.tasks()) == 1
 
 
 def test_a_batch_answers_each_event_and_a_failed_chunk_only_fails_its_own(world: World) -> None:

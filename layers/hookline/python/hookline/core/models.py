@@ -98,6 +98,24 @@ class Event:
         body = webhook_body(event_id, event_type, created_at, data)
         return cls(id=event_id, tenant=tenant, type=event_type, created_at=created_at, body=body, request_hash=request_hash, **rest)
 
+    def planned_delivery(self, delivery_id: str) -> Delivery | None:
+        """One of the deliveries the event planned at acceptance, as it is before anything about it was stored (None: not one of them)."""
+        return next((self.delivery_of(p) for p in self.deliveries if p.id == delivery_id), None)
+
+    def delivery_of(self, planned: PlannedDelivery) -> Delivery:
+        """A delivery the event planned, as it starts out: pending (paused for an endpoint disabled at acceptance), nothing attempted."""
+        return Delivery(
+            id=planned.id,
+            tenant=self.tenant,
+            event_id=self.id,
+            endpoint_id=planned.endpoint_id,
+            status="paused" if planned.paused else "pending",
+            created_at=self.created_at,
+            updated_at=self.created_at,
+            generation_started_at=self.created_at,
+            planned_only=True,
+        )
+
     @property
     def data(self) -> Any:
         return json.loads(self.body)["data"]
@@ -154,6 +172,9 @@ class Delivery:
     # The claim's lease, as read: which attempt holds it, and until when (epoch seconds).
     lease_attempt: int | None = field(default=None, compare=False)
     lease_until: float | None = field(default=None, compare=False)
+    # Only planned on its event so far: a new event's pending delivery has no item of its own until
+    # its first attempt is recorded (or it is claimed or parked), which then creates it.
+    planned_only: bool = field(default=False, compare=False)
 
     def budget_attempt(self, number: int) -> int:
         """Attempt `number` counted within the current generation's budget (1-based)."""

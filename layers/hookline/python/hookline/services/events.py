@@ -178,8 +178,12 @@ class EventService:
             if raced is None:
                 raise Unavailable("event is being stored by a concurrent request; retry")
             return self._finish_existing(raced, digest, expires_at)
-        deliveries = [self._delivery(event, p, created_at) for p in event.deliveries]
-        self._events.create_deliveries(deliveries, expires_at)
+        deliveries = [event.delivery_of(p) for p in event.deliveries]
+        # A pending delivery is only planned on the event item until its first attempt is recorded (which
+        # writes its item); a paused one is stored now, for the endpoint-deliveries index that re-enabling reads.
+        paused = [d for d in deliveries if d.status != "pending"]
+        if paused:
+            self._events.create_deliveries(paused, expires_at)
         # The only task of each new delivery: fresh, so its first attempt writes no claim (hookline.core.claims).
         return {"id": event.id, "deliveries": len(event.deliveries)}, [replace(self._task(d), fresh=True) for d in deliveries if d.status == "pending"]
 
@@ -192,26 +196,15 @@ class EventService:
         unsent: list[Delivery] = []
         for planned in event.deliveries:
             d = known.get(planned.id)
-            if d is None:
-                d = self._delivery(event, planned, event.created_at)
+            if d is None or (d.planned_only and d.status == "paused"):
+                # A paused delivery must be stored for the index that re-enabling reads; a pending one may stay planned only.
+                d = event.delivery_of(planned)
                 self._events.ensure_delivery(d, expires_at)
             if d.status == "pending" and d.attempts_made == 0:
                 # Its task may never have been queued. A duplicate task is
                 # harmless: the attempt claim lets only one copy deliver.
                 unsent.append(d)
         return {"id": event.id, "deliveries": len(event.deliveries)}, [self._task(d) for d in unsent]
-
-    @staticmethod
-    def _delivery(event: Event, planned: PlannedDelivery, created_at: str) -> Delivery:
-        return Delivery(
-            id=planned.id,
-            tenant=event.tenant,
-            event_id=event.id,
-            endpoint_id=planned.endpoint_id,
-            status="paused" if planned.paused else "pending",
-            created_at=created_at,
-            updated_at=created_at,
-        )
 
     @staticmethod
     def _task(d: Delivery) -> DeliveryTask:

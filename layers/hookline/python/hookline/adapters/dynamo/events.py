@@ -61,6 +61,8 @@ class EventRepository:
     def read_for_sending(
         self, event_ids: Iterable[tuple[str, str]], delivery_ids: Iterable[tuple[str, str, str]]
     ) -> tuple[dict[tuple[str, str], Event], dict[tuple[str, str, str], Delivery]]:
+        delivery_ids = list(delivery_ids)
+        event_ids = [*event_ids, *((t, e) for t, e, _ in delivery_ids)]
         """A batch's event bodies and its fresh tasks' deliveries, in one strongly consistent BatchGetItem (what is not found is left out)."""
         wanted = [keys.event(t, e) for t, e in dict.fromkeys(event_ids)] + [keys.delivery(t, e, d) for t, e, d in dict.fromkeys(delivery_ids)]
         events: dict[tuple[str, str], Event] = {}
@@ -72,6 +74,10 @@ class EventRepository:
             else:
                 d = items.delivery_from(item)
                 deliveries[(d.tenant, d.event_id, d.id)] = d
+        for t, e, d_id in dict.fromkeys(delivery_ids):
+            planned = events[(t, e)].planned_delivery(d_id) if (t, e) in events and (t, e, d_id) not in deliveries else None
+            if planned is not None:  # only planned on its event so far
+                deliveries[(t, e, d_id)] = planned
         return events, deliveries
 
     def event_with_deliveries(self, tenant: str, event_id: str) -> tuple[Event | None, list[Delivery]]:
@@ -89,6 +95,10 @@ class EventRepository:
             elif kind == "delivery":
                 d = items.delivery_from(item)
                 deliveries[d.id] = d
+        for planned in event.deliveries if event is not None else ():
+            only_planned = event.planned_delivery(planned.id) if event is not None and planned.id not in deliveries else None
+            if only_planned is not None:  # no item of its own yet
+                deliveries[planned.id] = only_planned
         out = [items.with_attempts(d, attempts.get(d.id, ())) for d in deliveries.values()]
         return event, sorted(out, key=lambda d: d.id)
 
@@ -159,7 +169,14 @@ class EventRepository:
                 delivery = items.delivery_from(item)
             elif kind == "attempt":
                 attempts.append(items.attempt_from(item))
+        if delivery is None:
+            delivery = self._planned(tenant, event_id, delivery_id)
         return None if delivery is None else items.with_attempts(delivery, attempts)
+
+    def _planned(self, tenant: str, event_id: str, delivery_id: str) -> Delivery | None:
+        """A delivery without an item of its own: one its event planned and nothing has been stored about yet."""
+        event = self.get_event(tenant, event_id, consistent=True)
+        return event.planned_delivery(delivery_id) if event is not None else None
 
     def ensure_delivery(self, d: Delivery, expires_at: int) -> Delivery:
         """Create a delivery unless it exists (finishing an interrupted ingest, a broadcast's page); the delivery as stored.
@@ -177,6 +194,22 @@ class EventRepository:
         return replace(d, attempts=(), generation_started_at=d.generation_started_at or d.created_at)
 
     def claim_attempt(self, tenant: str, event_id: str, delivery_id: str, number: int, now_epoch: float, lease_seconds: int, generation: int = 0) -> Claim:
+        """Single-flight: take the right to make attempt `number` (see `_claim`); a delivery only planned on its event gets its item first."""
+        claim = self._claim(tenant, event_id, delivery_id, number, now_epoch, lease_seconds, generation)
+        if claim.missing and self._materialize(tenant, event_id, delivery_id):
+            return self._claim(tenant, event_id, delivery_id, number, now_epoch, lease_seconds, generation)
+        return claim
+
+    def _materialize(self, tenant: str, event_id: str, delivery_id: str) -> bool:
+        """Write the item of a delivery its event planned and nothing stored yet (it expires with the event); False if there is none to write."""
+        raw = self._table.get_item(Key=keys.event(tenant, event_id), ConsistentRead=True).get("Item")
+        planned = items.event_from(raw).planned_delivery(delivery_id) if raw else None
+        if planned is None:
+            return False
+        item = items.delivery_item(planned, self._ttl, int(raw.get(self._ttl, 0)))
+        return write_if(self._table.put_item, Item=item, ConditionExpression=Attr(keys.PK).not_exists()) is not None
+
+    def _claim(self, tenant: str, event_id: str, delivery_id: str, number: int, now_epoch: float, lease_seconds: int, generation: int = 0) -> Claim:
         """Single-flight: take the right to make attempt `number`.
 
         Succeeds only while the delivery is pending, the attempt has not been
@@ -217,26 +250,39 @@ class EventRepository:
         the attempt (`event_items.SUCCESS`). Any other attempt, or a success after one already kept
         (a replayed delivery), is an attempt item of its own, then the delivery's update.
         """
-        if new_status == "succeeded" and self._succeed(delivery, attempt, now_iso):
+        if new_status == "succeeded" and self._succeed(delivery, attempt, now_iso, expires_at):
             return
         self._table.put_item(Item=items.attempt_item(delivery, attempt, self._ttl, expires_at))
-        self._set_status(delivery, attempt, new_status, now_iso, {}, "attempts_made < :n")
+        later = "attempts_made < :n"
+        self._set_status(
+            delivery, attempt, new_status, now_iso, expires_at, {}, f"attribute_not_exists({keys.PK}) OR {later}" if delivery.planned_only else later
+        )
 
-    def _succeed(self, delivery: Delivery, attempt: Attempt, now_iso: str) -> bool:
+    def _succeed(self, delivery: Delivery, attempt: Attempt, now_iso: str, expires_at: int) -> bool:
         """The first success, kept on the delivery item with its status; False if it already keeps one, a later attempt was recorded, or it is gone."""
+        first = f"attempts_made < :n AND attribute_not_exists({items.SUCCESS})"
         return self._set_status(
             delivery,
             attempt,
             "succeeded",
             now_iso,
+            expires_at,
             {items.SUCCESS: items.attempt_fields(attempt)},
-            f"attribute_exists({keys.PK}) AND attempts_made < :n AND attribute_not_exists({items.SUCCESS})",
+            f"attribute_not_exists({keys.PK}) OR ({first})" if delivery.planned_only else f"attribute_exists({keys.PK}) AND {first}",
         )
 
-    def _set_status(self, delivery: Delivery, attempt: Attempt, new_status: str, now_iso: str, extra: dict[str, Any], condition: str) -> bool:
+    def _set_status(self, delivery: Delivery, attempt: Attempt, new_status: str, now_iso: str, expires_at: int, extra: dict[str, Any], condition: str) -> bool:
+        """The delivery's new state after `attempt`, on `condition`. A delivery only planned on its event gets
+        its item here: its first recorded attempt writes the item whole (the base attributes if not there yet)."""
         index = keys.index_keys(delivery.tenant, delivery.endpoint_id, new_status, delivery.created_at, delivery.id)
         values: dict[str, Any] = {":status": new_status, ":n": attempt.number, ":now": now_iso, ":code": attempt.status_code, ":err": attempt.error}
         update = "SET #s = :status, attempts_made = :n, updated_at = :now, last_status_code = :code, last_error = :err"
+        names_extra: dict[str, str] = {}
+        base = items.delivery_item(delivery, self._ttl, expires_at) if delivery.planned_only else {}
+        for i, name in enumerate(k for k in base if k not in (keys.PK, keys.SK, "status", "attempts_made", "updated_at", keys.GSI_PK, keys.GSI_SK)):
+            update += f", #b{i} = if_not_exists(#b{i}, :b{i})"
+            values[f":b{i}"] = base[name]
+            names_extra[f"#b{i}"] = name
         for i, (name, value) in enumerate(extra.items()):
             update += f", {name} = :x{i}"
             values[f":x{i}"] = value
@@ -251,7 +297,7 @@ class EventRepository:
             UpdateExpression=update,
             # A later attempt already recorded (after a crash and redelivery) wins.
             ConditionExpression=condition,
-            ExpressionAttributeNames={"#s": "status"},
+            ExpressionAttributeNames={"#s": "status", **names_extra},
             ExpressionAttributeValues=values,
         )
         return written is not None
@@ -287,13 +333,19 @@ class EventRepository:
 
     def get_delivery(self, tenant: str, event_id: str, delivery_id: str) -> Delivery | None:
         item = self._table.get_item(Key=keys.delivery(tenant, event_id, delivery_id)).get("Item")
-        return items.delivery_from(item) if item else None
+        return items.delivery_from(item) if item else self._planned(tenant, event_id, delivery_id)
 
     def park(self, task_tenant: str, event_id: str, delivery_id: str, endpoint_id: str, now_iso: str) -> bool:
         """Set a pending delivery aside while its endpoint is disabled; its task is dropped.
 
-        Re-enabling the endpoint finds it through the index and queues it again.
+        Re-enabling the endpoint finds it through the index and queues it again. A delivery only
+        planned on its event gets its item first.
         """
+        if self._park(task_tenant, event_id, delivery_id, endpoint_id, now_iso):
+            return True
+        return self._materialize(task_tenant, event_id, delivery_id) and self._park(task_tenant, event_id, delivery_id, endpoint_id, now_iso)
+
+    def _park(self, task_tenant: str, event_id: str, delivery_id: str, endpoint_id: str, now_iso: str) -> bool:
         result = write_if(
             self._table.update_item,
             Key=keys.delivery(task_tenant, event_id, delivery_id),
