@@ -12,6 +12,8 @@ import matplotlib
 matplotlib.use("Agg")  # files only, no display
 import matplotlib.pyplot as plt
 
+from bench.prices import US_EAST_1
+
 # Seed 002's table: cumulative success by attempt at a 30 % failure rate (attempt 6 is its DLQ step).
 SEED_002_CUMULATIVE = [0.70, 0.91, 0.973, 0.9919, 0.9975, 1.0]
 BEFORE = Path(__file__).with_name("before.json")  # the committed figures before the honest benchmark (issue 13)
@@ -181,6 +183,16 @@ def write(results: dict[str, Any], doc: Path, img: Path) -> None:
 
 # Why figures moved between regenerations, newest first: a figure that moves for any other reason is news.
 CHANGES = (
+    (
+        "2026-12-01",
+        "Cost levers (issue 13), each measured by this benchmark: the breaker writes only the success that ends a failure "
+        "streak (1 success in 66 at 98.5 %, was 3 in 4); a fresh task (a new event's, a scheduled retry) checks its delivery "
+        "as read with the batch's bodies instead of claiming it; a delivery's first success is one write on its own item "
+        "(no attempt item, no second update); a new event's pending delivery is only planned on the event item until its "
+        "first record (ingest writes 1 item, not 2); the delivery function logs failures and one line per batch, not every "
+        "success. 1 KB, 98.5 %, batched: $8.38 -> $5.50 per million (DynamoDB $6.09 -> $3.74, logs $0.37 -> $0.08, "
+        "storage and PITR $0.85 -> $0.77). The scenarios are unchanged. The floor section below says what is left.",
+    ),
     (
         "2026-12-01",
         "Cost, made honest (issue 13); the scenarios and throughput are unchanged. Endpoints keep the default limits "
@@ -377,6 +389,94 @@ def _honest_sections(cost: dict[str, Any], made: str) -> list[str]:
     return out
 
 
+# Per delivered webhook, the DynamoDB writes no design keeping the features can drop (the worst case: each
+# batch's tasks go to different endpoints): the limiter's grant, a conditional write per endpoint and batch that
+# keeps every Lambda instance under an endpoint's limits, and the attempt record of the delivery log. The event's
+# own write (idempotent ingest) is taken as measured.
+FLOOR_WRITES_PER_DELIVERY = {"limiter grant": 1.0, "attempt record": 1.0}
+GOALS = (
+    (("1KB", "98.5%", "batch"), "ingest_batch", 1.50),
+    (("1KB", "98.5%", "batch_fanout5"), "ingest_batch_fanout5", 1.00),
+    (("16KB", "98.5%", "batch"), "ingest_batch", 2.00),
+)
+
+
+def floor_rows(cost: dict[str, Any]) -> list[dict[str, Any]]:
+    """For each of issue 13's goals: the least a delivered webhook can cost with the features kept, against the goal and the measured total.
+
+    The floor counts only the event's write (as measured), the writes of FLOOR_WRITES_PER_DELIVERY, and the
+    requests that leave AWS, SQS and API Gateway as measured: no read, no Lambda, no log, no storage."""
+    price = US_EAST_1.dynamodb_write_unit * 1_000_000
+    rows = []
+    for (size, rate, ingest), path, goal in GOALS:
+        row = cost["per_million_usd"].get(size, {}).get(rate, {}).get(ingest)
+        units = cost["per_path"].get(size, {}).get(path)
+        if row is None or units is None:
+            continue
+        event_wru = units["units"]["dynamodb_write_units"]
+        writes = event_wru + sum(FLOOR_WRITES_PER_DELIVERY.values())
+        carried = sum(row["breakdown"][k] for k in ("data_transfer_out", "sqs", "api_gateway"))
+        rows.append(
+            {
+                "configuration": f"{size}/{rate}/{ingest}",
+                "goal": goal,
+                "event_wru": event_wru,
+                "floor_wru": writes,
+                "floor": round(writes * price + carried, 4),
+                "issue_floor": round((event_wru + FLOOR_WRITES_PER_DELIVERY["attempt record"]) * price + carried, 4),
+                "measured": row["total"],
+            }
+        )
+    return rows
+
+
+def _floor_section(cost: dict[str, Any]) -> list[str]:
+    rows = floor_rows(cost)
+    if not rows:
+        return []
+    below = [r["configuration"] for r in rows if r["goal"] < r["floor"]]
+    price = US_EAST_1.dynamodb_write_unit * 1_000_000
+    transfer16 = cost["per_million_usd"].get("16KB", {}).get("98.5%", {}).get("batch", {}).get("breakdown", {}).get("data_transfer_out", 0.0)
+    verdict = (
+        f"{len(below)} of the {len(rows)} goals ({', '.join(below)}) lie below their floor: on on-demand DynamoDB "
+        f"(${price:.3f} per million writes) three writes are ${3 * price:.2f} before a byte leaves AWS, and a 16 KB "
+        f"webhook's own transfer out is ${transfer16:.2f}."
+        if below
+        else "Every goal is above its floor."
+    )
+    table = [
+        [
+            r["configuration"],
+            f"${r['goal']:.2f}",
+            f"{r['event_wru']:g} + {sum(FLOOR_WRITES_PER_DELIVERY.values()):g} = {r['floor_wru']:g}",
+            f"${r['floor']:.2f}",
+            f"${r['issue_floor']:.2f}",
+            f"${r['measured']:.2f}",
+        ]
+        for r in rows
+    ]
+    return [
+        "### The floor under the goals",
+        "",
+        "The least a delivered webhook can cost with every feature kept, in the worst case the goals name (each batch's",
+        "tasks go to different endpoints): the event's write as measured; the limiter's grant, a conditional write per",
+        "endpoint and batch (nothing else keeps the up to 30 concurrent delivery and retry instances under an endpoint's",
+        "5 in flight and 10 per second, and a shared grant needs a write: a read cannot exclude a concurrent sender);",
+        "the attempt record of the delivery log; and the requests that leave AWS, SQS and API Gateway as measured. No",
+        "read, Lambda, log or storage is counted. 'Without the limiter' is the floor issue 13 names (the event and the",
+        "attempt record).",
+        "",
+        _table(["configuration", "goal", "DynamoDB writes per delivery", "floor", "without the limiter", "measured"], table),
+        "",
+        verdict,
+        "What the measured figure still carries above",
+        "the floor: the limiter's give-back and the hourly statistics (a write each per endpoint and batch), the reads",
+        "(endpoint, breaker and limiter per endpoint; the body and the delivery per task; the give-back's consistent read),",
+        "Lambda time waiting on receivers, and storage with PITR for the 30-day retention.",
+        "",
+    ]
+
+
 def _changes_section() -> list[str]:
     out = ["## What moved, and why", ""]
     for day, text in CHANGES:
@@ -549,12 +649,14 @@ def _cost_section(cost: dict[str, Any], plots: dict[str, str], rel: str, made: s
         _path_table(cost["per_path"]["1KB"]),
         "",
         *_honest_sections(cost, made),
+        *_floor_section(cost),
         "Reading it:",
         "",
-        "- **DynamoDB is the biggest line.** A delivered webhook writes the event and its delivery at ingest, then per",
-        "  attempt the claim, the attempt record, the delivery's new state, the endpoint's limiter twice (take and",
-        "  give back its concurrency lease) and its hourly statistics. When a batch's tasks share an endpoint, the",
-        "  limiter and statistics writes are shared too (the 'if batches share an endpoint' column).",
+        "- **DynamoDB is the biggest line.** A delivered webhook writes the event at ingest (its pending delivery is",
+        "  only planned on it), then per first-attempt success the endpoint's limiter twice (take and give back its",
+        "  concurrency lease), the delivery's item with the attempt on it, and the endpoint's hourly statistics; the",
+        "  breaker only after a failure, a claim only for a task that may have a twin. When a batch's tasks share an",
+        "  endpoint, the limiter and statistics writes are shared too (the 'if batches share an endpoint' column).",
         "- **Batched ingest** (`POST /v1/events/batch`) removes almost all of API Gateway's and the ingest Lambda's",
         "  share: one request for up to 100 events.",
         f"- **16 KB payloads** cost more mostly in DynamoDB: with the body stored compressed, ingest writes {ingest16:g} WRU for",
