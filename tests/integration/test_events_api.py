@@ -184,3 +184,15 @@ def test_webhook_body_is_fixed_at_acceptance(hookline: Hookline) -> None:
     assert list(payload) == ["id", "type", "timestamp", "data"]
     assert payload["id"] == body["id"]
     assert payload["data"] == {"é": [1, 2.5, None]}
+
+
+def test_an_event_reads_back_by_the_id_the_producer_sent(hookline: Hookline) -> None:
+    _endpoint(hookline)
+    status, accepted = hookline.api("POST", "/v1/events", {"id": "order-1001", "type": "a.b", "data": {"n": 1}})
+    assert status == 202
+    # The producer's id (its idempotency key) reads the same event as the evt_ id hookline answered
+    by_key, by_id = hookline.api("GET", "/v1/events/order-1001"), hookline.api("GET", f"/v1/events/{accepted['id']}")
+    assert by_key == by_id and by_key[0] == 200 and by_key[1]["id"] == accepted["id"]
+    # For the tenant that sent it only
+    status, body = hookline.api("GET", "/v1/events/order-1001", tenant="other")
+    assert (status, body["error"]["code"]) == (404, "not_found")

@@ -238,3 +238,24 @@ def test_an_endpoints_failed_deliveries_are_listed_in_pages(world: World) -> Non
         service.deliveries_of("acme", ep.id, {"status": "succeeded"}, 2)
     with pytest.raises(NotFound):
         service.deliveries_of("other", ep.id, {}, 2)
+
+
+def test_an_event_reads_back_by_its_id_or_by_the_producers_idempotency_key(world: World) -> None:
+    world.add_endpoint()
+    service = world.event_service()
+    answer = service.accept("acme", EVENT)
+    # The id the producer sent (its idempotency key) names the same event as the evt_ id hookline answered
+    assert service.describe("acme", "order-1001") == service.describe("acme", answer["id"])
+    # Scoped to the tenant, and only a key that was sent names an event
+    for tenant, named in (("other", "order-1001"), ("acme", "order-1002"), ("acme", "not a key!")):
+        with pytest.raises(NotFound):
+            service.describe(tenant, named)
+
+
+def test_a_key_that_looks_like_an_event_id_still_names_its_event(world: World) -> None:
+    world.add_endpoint()
+    service = world.event_service()
+    lookalike = "evt_01kkntq2cne6s1c99tvp6dvkt6"
+    answer = service.accept("acme", {**EVENT, "id": lookalike})
+    assert answer["id"] != lookalike
+    assert service.describe("acme", lookalike)["id"] == answer["id"]

@@ -99,3 +99,16 @@ def test_the_guard_lets_a_session_reach_only_its_customers_things(world: World) 
     with pytest.raises(NotFound) as raised:
         guard.owner(session, "b")
     assert raised.value.code == "customer_not_found"
+
+
+def test_the_guard_finds_an_event_by_the_producers_key_as_the_read_does(world: World) -> None:
+    # Given customer a's event, sent with the key "order-7", and customer b's, sent with "order-8"
+    for key, owner in (("order-7", "a"), ("order-8", "b")):
+        world.add_endpoint(customer=owner)
+        world.customers.put(customer(owner))
+        world.event_service().accept("acme", {"id": key, "type": "t", "data": {}, "customer": owner})
+    guard = AccessGuard(world.endpoints, world.events, world.replays)
+    # Then a's session passes for its own event named by its key, and not for b's
+    guard.event(Principal("acme", "a"), "order-7")
+    with pytest.raises(NotFound, match="event"):
+        guard.event(Principal("acme", "a"), "order-8")

@@ -10,12 +10,21 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 from urllib.parse import urlsplit
 
-from hookline.core import ssrf
+from hookline.core import ids, ssrf
 from hookline.core.customers import CustomerLimits
 from hookline.core.errors import BadRequest, PayloadTooLarge, ValidationFailed
 
 EVENT_TYPE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:/-]{0,127}$")
 IDEMPOTENCY_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$")
+
+
+def event_ids_named_by(tenant: str, value: str) -> tuple[str, ...]:
+    """The event ids a path's `{id}` may name, to try in order: itself when it is an `evt_` id, then the id ingest
+    derives from it as the producer's idempotency key (the `id` sent with the event; a key may look like an id)."""
+    named = (value,) if ids.is_id(value, ids.EVENT) else ()
+    return (*named, ids.derived_id(ids.EVENT, tenant, value)) if IDEMPOTENCY_ID.fullmatch(value) else named
+
+
 MAX_URL_LENGTH = 2048
 MAX_DESCRIPTION = 1024
 MAX_EVENT_TYPES = 100

@@ -19,6 +19,7 @@ from hookline.core.access import Principal
 from hookline.core.errors import NotFound, ValidationFailed
 from hookline.core.models import Delivery, Event
 from hookline.core.replay import REPLAY
+from hookline.services.events import find_event
 from hookline.services.ports import EndpointReader
 
 
@@ -49,7 +50,7 @@ class AccessGuard:
     def event(self, who: Principal, event_id: str) -> None:
         if who.is_producer:
             return
-        event = self.events.get_event(who.tenant, event_id) if ids.is_id(event_id, ids.EVENT) else None
+        event = find_event(self.events, who.tenant, event_id)
         if event is None or not (who.sees(event.customer) or event.broadcast is not None):
             raise NotFound(f"event {event_id[:64]} not found")
 

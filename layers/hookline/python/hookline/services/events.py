@@ -44,6 +44,19 @@ class TypeNotes(Protocol):
 Targets = Callable[[str | None], list[Endpoint]]
 
 
+class EventReader(Protocol):
+    def get_event(self, tenant: str, event_id: str, consistent: bool = False) -> Event | None: ...
+
+
+def find_event(events: EventReader, tenant: str, named: str) -> Event | None:
+    """The tenant's event that `named` names: by its `evt_` id, else by the idempotency key the producer sent as its `id`."""
+    for event_id in validation.event_ids_named_by(tenant, named):
+        event = events.get_event(tenant, event_id)
+        if event is not None:
+            return event
+    return None
+
+
 class EventService:
     def __init__(
         self,
@@ -213,7 +226,7 @@ class EventService:
         )
 
     def describe(self, tenant: str, event_id: str, limit: int = 50, cursor: str | None = None, viewer: str | None = None) -> dict[str, Any]:
-        """The event with its deliveries and their attempts.
+        """The event with its deliveries and their attempts; `event_id` is its `evt_` id or the producer's idempotency key.
 
         A broadcast has thousands of deliveries: it shows its fan-out's
         progress and one page of `limit` deliveries from `cursor`
@@ -222,7 +235,7 @@ class EventService:
         deliveries of a broadcast: each found by its derived id, one read per
         endpoint of the customer, never a page of everyone's.
         """
-        event = self._events.get_event(tenant, event_id) if ids.is_id(event_id, ids.EVENT) else None
+        event = find_event(self._events, tenant, event_id)
         if event is None:
             raise NotFound(f"event {event_id[:64]} not found")
         view = {"id": event.id, "type": event.type, "customer": event.customer, "data": event.data, "created_at": event.created_at}
