@@ -101,3 +101,7 @@ class Api(Construct):
             integration=integration,
             authorizer=self.authorizer,
         )
+        # Whatever matches no route above (an unknown path, or a public path asked with another method) reaches the
+        # api function, which answers it in hookline's JSON error shape (404, or 405 with Allow) instead of API
+        # Gateway's own {"message": "Not Found"}. It never reaches a /v1 path: those all match the authorized route.
+        self.default_route = apigwv2.HttpRoute(self, "DefaultRoute", http_api=self.http_api, route_key=apigwv2.HttpRouteKey.DEFAULT, integration=integration)

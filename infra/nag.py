@@ -81,6 +81,13 @@ def acknowledge(*, functions: Functions, storage: Storage, state_machines: State
             "GET /health is a deliberately public liveness probe: it returns a constant and touches no tenant data. "
             "Every /v1 route uses the Lambda API-key authorizer.",
         )
+    _ack(
+        api.default_route,
+        "AwsSolutions-APIG4",
+        "$default catches only requests no other route matches (an unknown path, or GET-only public paths asked with "
+        "another method; every /v1 path matches the authorized /v1/{proxy+} route first) and hands them to the api "
+        "function, which answers a JSON 404 or 405 without reading any data.",
+    )
     for route in api.portal_routes:
         _ack(
             route,

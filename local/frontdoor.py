@@ -58,8 +58,8 @@ class Reply:
 def route_key(method: str, path: str) -> str:
     """The stack's routes (infra/api.py): `GET /health`, `GET /portal` and `GET /portal/{name}` (no authorizer) and `ANY /v1/{proxy+}`.
 
-    Anything else is `$default`, which the stack does not route: API Gateway
-    answers it with a 404 without invoking anything, and so does the front door.
+    Anything else is `$default`, which the stack routes to the api function
+    without the authorizer; it answers a JSON 404, or 405 with `Allow`.
     """
     if (method, path) in PUBLIC_ROUTES:
         return f"{method} {path}"
@@ -246,9 +246,8 @@ class Gateway:
 
     def handle(self, request: IncomingRequest, domain: str) -> Reply:
         event = build_http_event(request, region=self.region, domain=domain)
-        if event["routeKey"] == DEFAULT_ROUTE:
-            return _json_reply(404, {"message": "Not Found"})  # API Gateway's own answer for an unrouted path
-        if (request.method, event["rawPath"]) not in PUBLIC_ROUTES and event["routeKey"] != PORTAL_ASSET_ROUTE:
+        # $default (no other route matches) goes to the api function unauthorized, as in the stack: a JSON 404 or 405.
+        if (request.method, event["rawPath"]) not in PUBLIC_ROUTES and event["routeKey"] not in (PORTAL_ASSET_ROUTE, DEFAULT_ROUTE):
             identity = event["headers"].get(IDENTITY_HEADER, "").strip()
             if not identity:
                 return error_reply(401, "unauthorized", "Missing Authorization header.")
@@ -336,6 +335,13 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_HEAD(self) -> None:
         self._handle()
+
+    def __getattr__(self, name: str) -> Any:
+        """Any other method (TRACE, CONNECT, a made-up one) goes through the pipeline too, which answers it in
+        hookline's JSON shape, where BaseHTTPRequestHandler would send an HTML 501."""
+        if name.startswith("do_"):
+            return self._handle
+        raise AttributeError(name)
 
     def log_message(self, format: str, *args: Any) -> None:
         log.debug("%s %s", self.address_string(), format % args)

@@ -147,10 +147,13 @@ def test_a_result_without_status_code_is_inferred_as_200_json(door: FrontDoor, f
     assert json.loads(response.content) == {"hello": "world"}
 
 
-@pytest.mark.parametrize(("method", "path"), [("GET", "/"), ("GET", "/v1"), ("GET", "/v1/"), ("POST", "/health"), ("GET", "/other")])
-def test_paths_the_stack_does_not_route_are_404_without_any_invocation(door: FrontDoor, fakes: FakeFunctions, method: str, path: str) -> None:
-    # Given only GET /health and ANY /v1/{proxy+} are routed, When another path is called
+@pytest.mark.parametrize(
+    ("method", "path"), [("GET", "/"), ("GET", "/v1"), ("GET", "/v1/"), ("POST", "/health"), ("GET", "/other"), ("TRACE", "/health"), ("BREW", "/x")]
+)
+def test_paths_no_route_matches_go_to_the_api_function_unauthorized(door: FrontDoor, fakes: FakeFunctions, method: str, path: str) -> None:
+    # Given GET /health, the portal's GET routes and ANY /v1/{proxy+}, When a request matches none of them (any method)
+    fakes.api_result = {"statusCode": 404, "headers": {"content-type": "application/json"}, "body": '{"error":{"code":"not_found","message":"x"}}'}
     response = requests.request(method, f"{door.url}{path}", headers=GOOD, timeout=10)
-    # Then API Gateway's 404 comes back and no function ran
-    assert response.status_code == 404
-    assert fakes.authorizer_events == [] and fakes.api_events == []
+    # Then it is $default's: the api function answers it, without the authorizer, in its JSON shape
+    assert (response.status_code, response.json()["error"]["code"]) == (404, "not_found")
+    assert fakes.authorizer_events == [] and [(e["routeKey"], e["requestContext"]["http"]["method"]) for e in fakes.api_events] == [("$default", method)]

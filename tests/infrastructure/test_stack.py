@@ -846,9 +846,10 @@ def test_routes_and_authorizer(synth: Synth) -> None:
     routes = {r["Properties"]["RouteKey"]: r["Properties"] for r in _resources_of_type(synth, "AWS::ApiGatewayV2::Route").values()}
     authorizer_id = next(iter(_resources_of_type(synth, "AWS::ApiGatewayV2::Authorizer")))
     # Then /health and the portal's static page and files are open, /v1/{proxy+} goes through the Lambda authorizer, all to the api function
-    assert set(routes) == {"GET /health", "GET /portal", "GET /portal/{name}", "ANY /v1/{proxy+}"}
+    assert set(routes) == {"GET /health", "GET /portal", "GET /portal/{name}", "ANY /v1/{proxy+}", "$default"}
     unauthorized = {key for key, route in routes.items() if route.get("AuthorizationType", "NONE") == "NONE"}
-    assert unauthorized == {"GET /health", "GET /portal", "GET /portal/{name}"}
+    # ($default: what no route matches, answered by the api function as a JSON 404 or 405)
+    assert unauthorized == {"GET /health", "GET /portal", "GET /portal/{name}", "$default"}
     assert routes["ANY /v1/{proxy+}"]["AuthorizationType"] == "CUSTOM"
     assert routes["ANY /v1/{proxy+}"]["AuthorizerId"] == {"Ref": authorizer_id}
     api_arn = {"Fn::GetAtt": [synth.function_id(API), "Arn"]}

@@ -6,11 +6,13 @@ import json
 from typing import Any
 
 import boto3
+import pytest
 
 from hookline.adapters import aws
 from hookline.core import ids
 from hookline.core.models import DeliveryTask
 from tests.conftest import Hookline
+from tests.support.events import http_event
 from tests.support.receiver import running_receiver
 
 
@@ -196,3 +198,21 @@ def test_an_event_reads_back_by_the_id_the_producer_sent(hookline: Hookline) -> 
     # For the tenant that sent it only
     status, body = hookline.api("GET", "/v1/events/order-1001", tenant="other")
     assert (status, body["error"]["code"]) == (404, "not_found")
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "status", "allow"),
+    [
+        ("TRACE", "/health", 405, "GET"),
+        ("POST", "/health", 405, "GET"),
+        ("PUT", "/v1/endpoints/ep_01kkntq2cne6s1c99tvp6dvkt6", 405, "DELETE, GET, PATCH"),
+        ("GET", "/nowhere", 404, None),
+    ],
+)
+def test_an_unknown_method_is_a_json_405_with_allow_and_an_unknown_path_a_json_404(
+    hookline: Hookline, method: str, path: str, status: int, allow: str | None
+) -> None:
+    result = hookline.handlers["api"](http_event(method, path, None, "acme"), None)
+    assert result["statusCode"] == status
+    assert json.loads(result["body"])["error"]["code"] == ("method_not_allowed" if status == 405 else "not_found")
+    assert (result.get("headers") or {}).get("Allow") == allow

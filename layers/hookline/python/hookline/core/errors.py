@@ -50,6 +50,17 @@ class NotFound(HooklineError):
     code = "not_found"
 
 
+class MethodNotAllowed(HooklineError):
+    """A path hookline serves, asked with a method it does not serve there: `allow` lists those it does."""
+
+    status = 405
+    code = "method_not_allowed"
+
+    def __init__(self, message: str, allow: tuple[str, ...]):
+        super().__init__(message)
+        self.allow = allow
+
+
 class Conflict(HooklineError):
     status = 409
     code = "conflict"

@@ -26,7 +26,7 @@ from hookline.adapters.observability import get_logger
 from hookline.adapters.system import utcnow
 from hookline.core import validation
 from hookline.core.access import Access, Principal
-from hookline.core.errors import BadRequest, HooklineError, NotFound, Unauthorized, Unavailable
+from hookline.core.errors import BadRequest, HooklineError, MethodNotAllowed, NotFound, Unauthorized, Unavailable
 from hookline.core.portal import tenant_param
 from hookline.entrypoints import portal
 from hookline.wiring import container
@@ -160,7 +160,15 @@ def _domain_error(exc: HooklineError) -> Response:
 
 @app.exception_handler(NotFoundError)
 def _no_route(exc: NotFoundError) -> Response:
-    return error_response(NotFound("no such route"))
+    """404 for a path hookline does not serve; 405 with `Allow` for one it serves with other methods."""
+    path, method = app.current_event.path, app.current_event.http_method.upper()
+    allowed = sorted({r.method.upper() for r in (*app._static_routes, *app._dynamic_routes) if r.rule.fullmatch(path)})
+    if not allowed:
+        return error_response(NotFound("no such route"))
+    refused = MethodNotAllowed(f"{method} is not served at {path[:128]}: use {', '.join(allowed)}", tuple(allowed))
+    response = error_response(refused)
+    response.headers["Allow"] = ", ".join(refused.allow)
+    return response
 
 
 @app.exception_handler(Exception)
