@@ -10,6 +10,7 @@ from aws_cdk import aws_apigateway as apigw
 from aws_cdk import aws_apigatewayv2 as apigwv2
 from aws_cdk import aws_apigatewayv2_authorizers as authorizers
 from aws_cdk import aws_apigatewayv2_integrations as integrations
+from aws_cdk import aws_kms as kms
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_logs as logs
 from constructs import Construct
@@ -64,9 +65,10 @@ class Api(Construct):
         settings: Settings,
         handler: lambda_.IFunction,
         authorizer_handler: lambda_.IFunction,
+        key: kms.IKey,
     ) -> None:
         super().__init__(scope, construct_id)
-        self.access_logs = logs.LogGroup(self, "AccessLogs", retention=LOG_RETENTION)
+        self.access_logs = logs.LogGroup(self, "AccessLogs", retention=LOG_RETENTION, encryption_key=key)
         self.http_api = apigwv2.HttpApi(self, "HttpApi", description="hookline webhook API", create_default_stage=False)
         self.stage = apigwv2.HttpStage(
             self,

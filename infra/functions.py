@@ -144,7 +144,7 @@ class Functions(Construct):
 
     def _function(self, spec: FunctionSpec) -> lambda_.Function:
         name = construct_name(spec.name)
-        log_group = logs.LogGroup(self, f"{name}Logs", retention=LOG_RETENTION)
+        log_group = logs.LogGroup(self, f"{name}Logs", retention=LOG_RETENTION, encryption_key=self._storage.key)
         role = iam.Role(
             self,
             f"{name}Role",

@@ -27,7 +27,7 @@ class HooklineStack(Stack):
         self.settings = settings
         self.storage = Storage(self, "Storage", prefix=prefix)
         self.queues = Queues(self, "Queues", prefix=prefix)
-        self.state_machines = StateMachines(self, "StateMachines", prefix=prefix, queues=self.queues)
+        self.state_machines = StateMachines(self, "StateMachines", prefix=prefix, queues=self.queues, key=self.storage.key)
         self.topics = Topics(self, "Topics", prefix=prefix, key=self.storage.key)
         self.functions = Functions(
             self,
@@ -45,6 +45,7 @@ class HooklineStack(Stack):
             settings=settings,
             handler=self.functions.function(API),
             authorizer_handler=self.functions.function(AUTHORIZER),
+            key=self.storage.key,
         )
         # Dashboard and alarms; the alarms notify the operational notifications topic.
         self.monitoring = Monitoring(

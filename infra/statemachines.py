@@ -10,6 +10,7 @@ import json
 
 from aws_cdk import CfnResource
 from aws_cdk import aws_iam as iam
+from aws_cdk import aws_kms as kms
 from aws_cdk import aws_logs as logs
 from aws_cdk import aws_stepfunctions as sfn
 from constructs import Construct
@@ -31,10 +32,11 @@ def definition_string(spec: StateMachineSpec) -> str:
 class StateMachines(Construct):
     """Standard workflows with their own role, log group (all events) and X-Ray tracing."""
 
-    def __init__(self, scope: Construct, construct_id: str, *, prefix: str, queues: Queues) -> None:
+    def __init__(self, scope: Construct, construct_id: str, *, prefix: str, queues: Queues, key: kms.IKey) -> None:
         super().__init__(scope, construct_id)
         self._prefix = prefix
         self._queues = queues
+        self._key = key
         self.state_machines: dict[str, sfn.StateMachine] = {}
         self.roles: dict[str, iam.Role] = {}
         self.log_groups: dict[str, logs.LogGroup] = {}
@@ -49,7 +51,9 @@ class StateMachines(Construct):
         target = self._queues.queue(spec.target)
         # Under /aws/vendedlogs/ so the log delivery does not grow the account's CloudWatch Logs
         # resource policy (limited to 5,120 characters) with one statement per log group.
-        log_group = logs.LogGroup(self, f"{name}Logs", log_group_name=f"/aws/vendedlogs/states/{spec.physical_name(self._prefix)}", retention=LOG_RETENTION)
+        log_group = logs.LogGroup(
+            self, f"{name}Logs", log_group_name=f"/aws/vendedlogs/states/{spec.physical_name(self._prefix)}", retention=LOG_RETENTION, encryption_key=self._key
+        )
         role = iam.Role(
             self,
             f"{name}Role",

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from aws_cdk import RemovalPolicy
+from aws_cdk import RemovalPolicy, Stack
 from aws_cdk import aws_dynamodb as dynamodb
+from aws_cdk import aws_iam as iam
 from aws_cdk import aws_kms as kms
 from constructs import Construct
 
@@ -12,17 +13,27 @@ from infra import construct_name
 
 
 class Storage(Construct):
-    """A customer-managed KMS key (rotated yearly) and the tables it encrypts; the SNS topics use the key too."""
+    """A customer-managed KMS key (rotated yearly) and the tables it encrypts; the SNS topics and every log group use the key too."""
 
     def __init__(self, scope: Construct, construct_id: str, *, prefix: str) -> None:
         super().__init__(scope, construct_id)
         self.key = kms.Key(
             self,
             "Key",
-            description=f"{prefix}: encryption of the DynamoDB data and the SNS notifications",
+            description=f"{prefix}: encryption of the DynamoDB data, the SNS notifications and the CloudWatch Logs log groups",
             enable_key_rotation=True,
             # The retained table stays readable only while its key exists.
             removal_policy=RemovalPolicy.RETAIN,
+        )
+        # CloudWatch Logs encrypts and reads this account's log groups in this region with the key, and nothing else.
+        stack = Stack.of(self)
+        self.key.add_to_resource_policy(
+            iam.PolicyStatement(
+                principals=[iam.ServicePrincipal(f"logs.{stack.region}.amazonaws.com")],
+                actions=["kms:Encrypt*", "kms:Decrypt*", "kms:ReEncrypt*", "kms:GenerateDataKey*", "kms:Describe*"],
+                resources=["*"],
+                conditions={"ArnLike": {"kms:EncryptionContext:aws:logs:arn": f"arn:{stack.partition}:logs:{stack.region}:{stack.account}:log-group:*"}},
+            )
         )
         self.tables: dict[str, dynamodb.Table] = {spec.key: self._table(spec, prefix) for spec in TABLES}
 

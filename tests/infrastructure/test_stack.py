@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -835,6 +836,20 @@ def test_log_groups_have_retention(synth: Synth) -> None:
     assert len(log_groups) == len(FUNCTIONS) + len(STATE_MACHINES) + 1
     for log_group in log_groups.values():
         assert log_group["Properties"]["RetentionInDays"] == 30
+
+
+def test_log_groups_are_encrypted_with_the_stack_key_which_lets_cloudwatch_logs_use_it(synth: Synth) -> None:
+    key_id = synth.logical_id(synth.stack.storage.key)
+    # Every log group (functions, state machines, API access logs) is encrypted with the stack's key
+    log_groups = _resources_of_type(synth, "AWS::Logs::LogGroup")
+    assert {json.dumps(g["Properties"].get("KmsKeyId"), sort_keys=True) for g in log_groups.values()} == {
+        json.dumps({"Fn::GetAtt": [key_id, "Arn"]}, sort_keys=True)
+    }
+    # And the key policy lets CloudWatch Logs in this region use it for this account's log groups only
+    statements = synth.resources[key_id]["Properties"]["KeyPolicy"]["Statement"]
+    [logs_statement] = [s for s in statements if "logs." in json.dumps(s.get("Principal", {}))]
+    assert set(logs_statement["Action"]) == {"kms:Encrypt*", "kms:Decrypt*", "kms:ReEncrypt*", "kms:GenerateDataKey*", "kms:Describe*"}
+    assert "kms:EncryptionContext:aws:logs:arn" in logs_statement["Condition"]["ArnLike"]
 
 
 # --- API -------------------------------------------------------------------------------------

@@ -216,3 +216,20 @@ def test_an_unknown_method_is_a_json_405_with_allow_and_an_unknown_path_a_json_4
     assert result["statusCode"] == status
     assert json.loads(result["body"])["error"]["code"] == ("method_not_allowed" if status == 405 else "not_found")
     assert (result.get("headers") or {}).get("Allow") == allow
+
+
+@pytest.mark.parametrize("query", [{"since": ""}, {"until": ""}, {"limit": ""}, {"cursor": ""}])
+def test_an_empty_query_value_is_a_422_not_an_absent_parameter(hookline: Hookline, query: dict[str, str]) -> None:
+    ep = _endpoint(hookline)
+    for path in (f"/v1/endpoints/{ep}/deliveries", f"/v1/endpoints/{ep}/stats", "/v1/endpoints"):
+        if path.endswith("stats") and set(query) & {"limit", "cursor"}:
+            continue  # the statistics take a window, not pages
+        status, body = hookline.api("GET", path, query=query)
+        assert (status, body["error"]["code"]) == (422, "validation_failed"), path
+        assert "has no value" in body["error"]["message"]
+
+
+def test_an_integer_field_takes_an_integer_valued_number(hookline: Hookline) -> None:
+    status, ep = hookline.api("POST", "/v1/endpoints", {"url": "https://example.com/hook", "max_concurrency": 3.0})
+    assert (status, ep["max_concurrency"]) == (201, 3)
+    assert hookline.api("PATCH", f"/v1/endpoints/{ep['id']}", {"max_concurrency": 3.5})[0] == 422

@@ -56,8 +56,8 @@ class MethodNotAllowed(HooklineError):
     status = 405
     code = "method_not_allowed"
 
-    def __init__(self, message: str, allow: tuple[str, ...]):
-        super().__init__(message)
+    def __init__(self, message: str, code: str | None = None, allow: tuple[str, ...] = ()):
+        super().__init__(message, code)
         self.allow = allow
 
 

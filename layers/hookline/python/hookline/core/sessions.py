@@ -21,6 +21,7 @@ from urllib.parse import quote
 
 from hookline.core.customers import Customer
 from hookline.core.errors import ValidationFailed
+from hookline.core.validation import as_integer
 
 TOKEN_PREFIX = "hps_"  # noqa: S105  - the visible prefix of every token, not a secret
 DEFAULT_TTL_SECONDS = 3600
@@ -52,8 +53,8 @@ def session_request(body: dict[str, Any]) -> SessionRequest:
     unknown = sorted(set(body) - {"ttl_seconds", "read_only"})
     if unknown:
         raise ValidationFailed(f"unknown field {unknown[0]!r}; a portal session takes 'ttl_seconds' and 'read_only'")
-    ttl = body.get("ttl_seconds", DEFAULT_TTL_SECONDS)
-    if isinstance(ttl, bool) or not isinstance(ttl, int) or not MIN_TTL_SECONDS <= ttl <= MAX_TTL_SECONDS:
+    ttl = as_integer(body.get("ttl_seconds", DEFAULT_TTL_SECONDS))
+    if ttl is None or not MIN_TTL_SECONDS <= ttl <= MAX_TTL_SECONDS:
         raise ValidationFailed(f"'ttl_seconds' must be a whole number of seconds from {MIN_TTL_SECONDS} to {MAX_TTL_SECONDS}")
     read_only = body.get("read_only", False)
     if not isinstance(read_only, bool):

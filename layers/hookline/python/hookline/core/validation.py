@@ -178,12 +178,24 @@ def validate_rate(value: Any, name: str = "rate_limit_per_second") -> float:
     return float(value)
 
 
+def as_integer(value: Any) -> int | None:
+    """A JSON integer as JSON Schema counts one (so 39.0 is 39, as in hookline's OpenAPI 3.1 document); None for anything else."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return None
+
+
 def validate_concurrency(value: Any, name: str = "max_concurrency") -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
+    number = as_integer(value)
+    if number is None:
         raise ValidationFailed(f"'{name}' must be an integer", code="wrong_type")
-    if not 1 <= value <= MAX_CONCURRENCY:
+    if not 1 <= number <= MAX_CONCURRENCY:
         raise ValidationFailed(f"'{name}' must be between 1 and {MAX_CONCURRENCY}")
-    return value
+    return number
 
 
 HEADER_NAME = re.compile(r"^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,256}$")  # an RFC 9110 token
@@ -337,6 +349,15 @@ def event_batch(body: dict[str, Any], max_event_bytes: int) -> list[EventInput]:
         except ValidationFailed as exc:
             raise ValidationFailed(f"events[{i}]: {exc.message}", code=exc.code) from None
     return out
+
+
+def query_values(raw: dict[str, Any] | None) -> dict[str, str]:
+    """A request's query parameters; one given with no value (`?since=`) is refused rather than taken as absent."""
+    values = {k: v for k, v in (raw or {}).items() if isinstance(v, str)}
+    empty = sorted(k for k, v in values.items() if v == "")
+    if empty:
+        raise ValidationFailed(f"query parameter '{empty[0][:64]}' has no value: give one, or leave the parameter out")
+    return values
 
 
 def page_limit(raw: str | None, maximum: int, default: int = 50) -> int:

@@ -145,11 +145,11 @@ def _body(max_bytes: int | None = None, optional: bool = False) -> dict[str, Any
 
 
 def _query() -> dict[str, str]:
-    return {k: v for k, v in (app.current_event.query_string_parameters or {}).items() if isinstance(v, str)}
+    return validation.query_values(app.current_event.query_string_parameters)
 
 
 def _page_args() -> tuple[int, str | None]:
-    params = app.current_event.query_string_parameters or {}
+    params = _query()
     return validation.page_limit(params.get("limit"), get_settings().page_limit_max), params.get("cursor")
 
 
@@ -165,7 +165,7 @@ def _no_route(exc: NotFoundError) -> Response:
     allowed = sorted({r.method.upper() for r in (*app._static_routes, *app._dynamic_routes) if r.rule.fullmatch(path)})
     if not allowed:
         return error_response(NotFound("no such route"))
-    refused = MethodNotAllowed(f"{method} is not served at {path[:128]}: use {', '.join(allowed)}", tuple(allowed))
+    refused = MethodNotAllowed(f"{method} is not served at {path[:128]}: use {', '.join(allowed)}", allow=tuple(allowed))
     response = error_response(refused)
     response.headers["Allow"] = ", ".join(refused.allow)
     return response
