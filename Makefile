@@ -50,7 +50,7 @@ browser:
 run: $(STAMP)
 	$(PY) -m local.run
 
-# Retries against a built-in misbehaving receiver, as a readable timeline (about 15 s).
+# Retries against a built-in misbehaving receiver, as a readable timeline (about 20 s; README says the same).
 demo: $(STAMP)
 	$(PY) -m local.demo
 

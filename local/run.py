@@ -73,7 +73,7 @@ from hookline.core.apikeys import generate_api_key, parse_key_list
 from hookline.core.settings import Settings
 from hookline.wiring import topology
 from hookline.wiring.settings import get_settings
-from local import portal_demo
+from local import portal_demo, running
 from local.atomic import atomic_dynamodb_writes
 from local.frontdoor import FrontDoor, Gateway
 from local.lambda_runtime import LocalFunction, load_handler, unload_handler_module
@@ -413,7 +413,9 @@ hookline local mode is up.
                tables: {tables}   topics: {topics}   state machines: {machines}
                queues: {queues}
                SQS pollers (queue -> function): {pollers}
-               e.g. aws --endpoint-url {self.aws_endpoint} sqs list-queues
+               e.g. (no AWS configuration needed with these three exports):
+               export AWS_ACCESS_KEY_ID=testing AWS_SECRET_ACCESS_KEY=testing AWS_DEFAULT_REGION={self.region}
+               aws --endpoint-url {self.aws_endpoint} sqs list-queues
 API keys:
 {keys}
 
@@ -457,28 +459,35 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)-8s %(message)s", datefmt="%H:%M:%S")
     logging.getLogger("local").setLevel(logging.INFO)
     hookline = LocalHookline(readable_logs=not args.json_logs)
-    try:
-        hookline.start()
-    except (OSError, ValueError) as exc:
-        print(f"hookline local mode could not start: {exc}", file=sys.stderr)
-        return 1
-    print(hookline.banner(), flush=True)
-    demo = None
-    if not args.no_demo:
-        demo = portal_demo.seed(hookline.base_url, hookline.api_key)
-        print(PORTAL_BANNER.format(link=demo.link, recover=int(portal_demo.DEFAULT_RECOVERY_SECONDS)), flush=True)
 
     def terminate(signum: int, frame: Any) -> None:
         raise KeyboardInterrupt
 
+    # Before anything starts: a signal during start-up stops it as cleanly as one later.
     signal.signal(signal.SIGTERM, terminate)
     signal.signal(signal.SIGINT, signal.default_int_handler)  # even when started with SIGINT ignored (e.g. `cmd &`)
+    demo = None
     try:
+        try:
+            hookline.start()
+        except (OSError, ValueError) as exc:
+            print(f"hookline local mode could not start: {exc}", file=sys.stderr)
+            return 1
+        running.announce(hookline.aws_endpoint, hookline.base_url)
+        print(hookline.banner(), flush=True)
+        if not args.no_demo:
+            demo = portal_demo.seed(hookline.base_url, hookline.api_key)
+            print(PORTAL_BANNER.format(link=demo.link, recover=int(portal_demo.DEFAULT_RECOVERY_SECONDS)), flush=True)
         while True:
             time.sleep(1)
     except KeyboardInterrupt:
         print("\nstopping...", flush=True)
     finally:
+        # One signal stops it: the next ones (a terminal's Ctrl-C and a supervisor's SIGTERM both reach the whole
+        # process group, make included) must not interrupt the stop halfway with a traceback.
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        running.withdraw()
         if demo is not None:
             demo.stop()
         hookline.stop()

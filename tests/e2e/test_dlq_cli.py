@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import io
+import json
 import threading
 import time
+from pathlib import Path
 from typing import Any
 
 import boto3
 import pytest
 
+from hookline.adapters.dlq import TIME_BUDGET_SECONDS
 from hookline.core.models import DeliveryTask
 from hookline.wiring import container, topology
-from local.dlq import build_parser, drain_command, run_local
+from local import running
+from local.dlq import INVOKE_CONFIG, build_parser, drain_command, run_deployed, run_local
 from local.run import LocalHookline
 
 
@@ -73,3 +78,48 @@ def _record_what_the_poller_hands_over(hl: LocalHookline, queue_url: str) -> _Ar
 
     poller.invoke = recording
     return arrivals
+
+
+class _FakeLambda:
+    """The deployed replay function's answers, pass by pass."""
+
+    def __init__(self, answers: list[dict[str, Any]]) -> None:
+        self.answers, self.payloads = answers, []
+
+    def invoke(self, FunctionName: str, Payload: bytes) -> dict[str, Any]:  # noqa: N803 - boto3's names
+        self.payloads.append(json.loads(Payload))
+        return {"Payload": io.BytesIO(json.dumps(self.answers.pop(0)).encode())}
+
+
+def test_the_deployed_drain_runs_pass_after_pass_printing_each_and_adds_them_up(capsys: pytest.CaptureFixture[str]) -> None:
+    passes = [{"moved": 900, "skipped": 0, "poison": 1, "more": True}, {"moved": 120, "skipped": 2, "poison": 1, "more": False}]
+    client = _FakeLambda(passes)
+    totals = run_deployed({"kind": "drain_dlq", "rate": 10}, "hookline-replay", client)
+    assert totals == {"moved": 1020, "skipped": 2, "poison": 1, "more": False}
+    assert capsys.readouterr().err.splitlines() == [
+        "drain: 900 moved so far, 1 poison left, more: True",
+        "drain: 1020 moved so far, 1 poison left, more: False",
+    ]
+    # --max holds across passes
+    client = _FakeLambda([{"moved": 5, "poison": 0, "more": True}, {"moved": 3, "poison": 0, "more": True}])
+    assert run_deployed({"kind": "drain_dlq", "max_messages": 8}, "f", client)["moved"] == 8
+    assert [p["max_messages"] for p in client.payloads] == [8, 3]
+
+
+def test_the_client_outwaits_the_function_and_never_retries_an_invoke() -> None:
+    # A retried invoke would start a second drain over the first: one attempt, and a read timeout past the function's own
+    assert INVOKE_CONFIG.retries == {"total_max_attempts": 1, "mode": "standard"}
+    assert TIME_BUDGET_SECONDS < topology.REPLAY_TIMEOUT_SECONDS < INVOKE_CONFIG.read_timeout
+
+
+def test_the_local_drain_finds_the_running_local_mode(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HOOKLINE_LOCAL_STATE_FILE", str(tmp_path / "state.json"))
+    assert running.running_aws_endpoint() is None
+    running.announce("http://127.0.0.1:45123", "http://127.0.0.1:8080")
+    assert running.running_aws_endpoint() == "http://127.0.0.1:45123"
+    # A state file left by a process that is gone is no local mode
+    (tmp_path / "state.json").write_text(json.dumps({"pid": 2**22 + 7, "aws_endpoint": "http://127.0.0.1:1"}))
+    assert running.running_aws_endpoint() is None
+    running.announce("http://127.0.0.1:45123", "http://127.0.0.1:8080")
+    running.withdraw()
+    assert not (tmp_path / "state.json").exists()

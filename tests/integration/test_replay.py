@@ -275,3 +275,25 @@ def test_logs_carry_correlation_ids_and_never_a_secret(hookline: Hookline) -> No
     assert ep["secret"] not in out
     assert ep["secret"].removeprefix("whsec_") not in out
     assert "hk_log_test_key_123" not in out
+
+
+def test_two_copies_a_drain_moves_of_one_task_send_one_request(hookline: Hookline) -> None:
+    """Two drains at once, or one that crashed between its send and its delete, leave two copies on the retry queue."""
+    with running_receiver() as receiver:
+        _endpoint(hookline, receiver.url)
+        _event(hookline)
+        # Given a new event's task (fresh: its first receive writes no claim) that hookline failed to process until
+        # SQS dead-lettered it, in the DLQ twice
+        [message] = hookline.queued()
+        assert DeliveryTask.from_message(message["Body"]).fresh
+        sqs = boto3.client("sqs")
+        for _ in range(2):
+            sqs.send_message(QueueUrl=hookline.env[topology.DELIVERY_DLQ.env], MessageBody=message["Body"])
+        # When the drain moves both, Then neither copy is fresh: each claims, and the receiver sees one request
+        assert hookline.handlers["replay"]({"kind": "drain_dlq", "rate": 50}, None)["moved"] == 2
+        moved = [DeliveryTask.from_message(m["Body"]) for m in hookline.queued(topology.RETRY_QUEUE)]
+        assert len(moved) == 2 and not any(t.fresh for t in moved)
+        for m in moved:
+            sqs.send_message(QueueUrl=hookline.env[topology.RETRY_QUEUE.env], MessageBody=m.to_message())
+        hookline.pump()
+        assert len(receiver.requests) == 1

@@ -1,19 +1,26 @@
 """The operators' DLQ drain: move the delivery DLQ's messages to the retry queue at a set pace.
 
 SQS has no move API (under moto), so each message is received, sent and then
-deleted: a crash in between leaves a duplicate, which the delivery's
-generation check and claim drop. Tasks hookline dead-lettered itself come back
-as manual replays (the worker restarts them); poison messages stay where they are.
+deleted: a crash in between, or two drains at once, can leave a duplicate,
+which the delivery's generation check and claim drop: a moved task is never
+*fresh* (hookline.core.claims), so every copy claims before it sends. Tasks
+hookline dead-lettered itself come back as manual replays (the worker restarts
+them); poison messages stay where they are. `progress` hears the report after
+every batch of ten.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from hookline.core.models import DeliveryTask, MalformedTask
+
+# How long one drain moves messages before it answers (`more`: run it again); the replay function's timeout
+# (topology.REPLAY_TIMEOUT_SECONDS) leaves room after it, and an operator's client waits longer than both.
+TIME_BUDGET_SECONDS = 90.0
 
 
 @dataclass
@@ -35,7 +42,15 @@ class DlqDrain:
         self._sleep = sleep
         self._monotonic = monotonic
 
-    def run(self, rate: float, tenant: str = "", endpoint_id: str = "", max_messages: int = 10_000, time_budget: float = 90.0) -> DrainReport:
+    def run(
+        self,
+        rate: float,
+        tenant: str = "",
+        endpoint_id: str = "",
+        max_messages: int = 10_000,
+        time_budget: float = TIME_BUDGET_SECONDS,
+        progress: Callable[[DrainReport], None] = lambda _r: None,
+    ) -> DrainReport:
         """Drain at `rate` messages per second, optionally only one tenant's or endpoint's, until the DLQ looks empty."""
         report = DrainReport()
         started = self._monotonic()
@@ -55,6 +70,7 @@ class DlqDrain:
             empty = 0
             for message in batch:
                 self._one(message, rate, tenant, endpoint_id, report)
+            progress(report)
         report.more = True
         return report
 
@@ -71,8 +87,8 @@ class DlqDrain:
             report.skipped += 1  # left invisible for the receive's timeout, so one pass sees it once
             return
         # Send, then delete: a crash in between leaves a duplicate, which the
-        # delivery's generation check and claim drop.
-        self._sqs.send_message(QueueUrl=self._retry, MessageBody=message["Body"])
+        # delivery's generation check and claim drop (the moved copy claims: it is not fresh).
+        self._sqs.send_message(QueueUrl=self._retry, MessageBody=replace(task, fresh=False).to_message())
         self._sqs.delete_message(QueueUrl=self._dlq, ReceiptHandle=message["ReceiptHandle"])
         report.moved += 1
         self._sleep(1.0 / rate)

@@ -12,11 +12,13 @@ The drain is a direct invocation `{"kind": "drain_dlq", "rate"?, "tenant"?,
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 
+from hookline.adapters.dlq import DrainReport
 from hookline.adapters.observability import get_logger
 from hookline.core.broadcast import BROADCAST_JOB
 from hookline.core.errors import envelope
@@ -54,8 +56,16 @@ def handle(event: dict[str, Any], context: Any) -> dict[str, Any]:
     return dict(process_partial_response(event=event, record_handler=record_handler, processor=BatchProcessor(event_type=EventType.SQS), context=context))
 
 
-def drain(command: dict[str, Any]) -> dict[str, Any]:
-    """Move the DLQ's messages to the retry queue; the rate defaults to HOOKLINE_DLQ_DRAIN_RATE_PER_SECOND."""
+def drain(command: dict[str, Any], progress: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
+    """Move the DLQ's messages to the retry queue; the rate defaults to HOOKLINE_DLQ_DRAIN_RATE_PER_SECOND.
+
+    Progress is logged after each batch, and handed to `progress` too (the local CLI prints it)."""
+
+    def heard(so_far: DrainReport) -> None:
+        get_logger().info("dlq drain progress", extra=so_far.public())
+        if progress is not None:
+            progress(so_far.public())
+
     settings = container.get_settings()
     rate = float(command.get("rate") or settings.dlq_drain_rate_per_second)
     report = container.dlq_drain().run(
@@ -63,6 +73,7 @@ def drain(command: dict[str, Any]) -> dict[str, Any]:
         tenant=str(command.get("tenant") or ""),
         endpoint_id=str(command.get("endpoint_id") or ""),
         max_messages=int(command.get("max_messages") or 10_000),
+        progress=heard,
     )
     get_logger().info("dlq drained", extra=report.public())
     return report.public()

@@ -1,0 +1,62 @@
+"""`python -m local.run` stops cleanly on SIGINT or SIGTERM, to the process or to its whole group, however often it comes."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("signum", "to_group"), [(signal.SIGTERM, True), (signal.SIGINT, True), (signal.SIGTERM, False)])
+def test_local_mode_stops_cleanly(tmp_path: Path, signum: int, to_group: bool) -> None:
+    env = {
+        **os.environ,
+        "HOOKLINE_PORT": "0",
+        "HOOKLINE_AWS_PORT": "0",
+        "HOOKLINE_LOCAL_STATE_FILE": str(tmp_path / "state.json"),
+        "PYTHONUNBUFFERED": "1",
+    }
+    process = subprocess.Popen(
+        [sys.executable, "-m", "local.run", "--no-demo", "--json-logs"],
+        cwd=REPO,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,  # a process group of its own, as a terminal or supervisor starts it
+    )
+    lines: list[str] = []
+    try:
+        assert process.stdout is not None
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            line = process.stdout.readline()
+            if not line:
+                break
+            lines.append(line)
+            if "hookline local mode is up" in line:
+                break
+        assert any("hookline local mode is up" in line for line in lines), "".join(lines)
+        assert (tmp_path / "state.json").exists()  # it announced itself to `make dlq-drain LOCAL=1`
+        # When the signal comes, and comes again while it stops (a terminal's Ctrl-C reaches make and python alike)
+        send = (lambda: os.killpg(process.pid, signum)) if to_group else (lambda: process.send_signal(signum))
+        send()
+        time.sleep(0.2)
+        send()
+        out, _ = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+    output = "".join(lines) + out
+    # Then it says so, leaves no traceback, exits 0 and withdraws its state file
+    assert process.returncode == 0, output
+    assert "stopped." in output and "Traceback" not in output, output
+    assert not (tmp_path / "state.json").exists()
