@@ -73,7 +73,7 @@ from hookline.core.apikeys import generate_api_key, parse_key_list
 from hookline.core.settings import Settings
 from hookline.wiring import topology
 from hookline.wiring.settings import get_settings
-from local import portal_demo, running
+from local import moto_speedups, portal_demo, running
 from local.atomic import atomic_dynamodb_writes
 from local.frontdoor import FrontDoor, Gateway
 from local.lambda_runtime import LocalFunction, load_handler, unload_handler_module
@@ -203,6 +203,7 @@ class LocalHookline:
         return self
 
     def _start(self) -> None:
+        moto_speedups.install()  # moto's SendMessage cost grows with the queue's backlog otherwise
         for name, value in self._extra_env.items():
             self._setenv(name, value)
         if self._api_keys is not None:

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from bench import __main__ as bench_cli
-from bench import cost, duration, report, scenarios, throughput
+from bench import cost, duration, localmode, report, scenarios, throughput
 from bench.meter import Units
 
 
@@ -162,3 +162,14 @@ def test_a_lost_conditional_write_is_counted_and_billed(aws: None) -> None:
         assert spent().conditional_conflicts == 1 and spent().dynamodb_write_units >= 1
     finally:
         meter.uninstall()
+
+
+@pytest.mark.slow
+def test_local_mode_under_load_is_measured_through_its_front_door() -> None:
+    # A tiny run (one batch of ten events to five endpoints) so the measurement cannot rot; `make bench` runs it full size
+    lm = localmode.measure(batches=1, events_per_batch=10, reads=2)
+    assert lm["deliveries"] == 50 and lm["batch_answer_s"]["median"] > 0
+    assert set(lm["reads_ms"]) == {"GET /v1/endpoints", "GET /v1/endpoints/{id}"}
+    assert all(r["max"] >= r["median"] > 0 for r in lm["reads_ms"].values())
+    assert 0 <= lm["backlog_at_reads"] <= 50
+    assert report._local_mode_section(lm, "made")[0] == "## Local mode under load"
