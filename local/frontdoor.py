@@ -17,6 +17,7 @@ import time
 import traceback
 import uuid
 from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -302,7 +303,8 @@ class _Handler(BaseHTTPRequestHandler):
             protocol=self.request_version,
         )
         domain = self.headers.get("host") or f"127.0.0.1:{self.server.server_address[1]}"
-        reply = self.server.gateway.handle(request, domain)
+        with self.server.in_flight:  # local mode's pollers hold off their next batch meanwhile (local.priority)
+            reply = self.server.gateway.handle(request, domain)
         self.send_response(reply.status)
         names = {name.lower() for name, _ in reply.headers}
         for name, value in reply.headers:
@@ -349,16 +351,18 @@ class _Handler(BaseHTTPRequestHandler):
 
 class _GatewayServer(ThreadingHTTPServer):
     daemon_threads = True
+    in_flight: AbstractContextManager[Any]
     gateway: Gateway
 
 
 class FrontDoor:
     """The HTTP server on 127.0.0.1 in a background thread."""
 
-    def __init__(self, gateway: Gateway, *, host: str = "127.0.0.1", port: int = 0):
+    def __init__(self, gateway: Gateway, *, host: str = "127.0.0.1", port: int = 0, in_flight: AbstractContextManager[Any] | None = None):
         self.gateway = gateway
         self._server = _GatewayServer((host, port), _Handler)
         self._server.gateway = gateway
+        self._server.in_flight = in_flight or nullcontext()
         self._thread: threading.Thread | None = None
 
     @property

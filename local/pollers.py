@@ -92,6 +92,7 @@ class SqsPoller:
         wait_seconds: int = 1,
         max_batching_window_seconds: float = 0,
         threads: int = 1,
+        yield_to: Callable[[], float] | None = None,
     ):
         self.name = name
         self.sqs = sqs
@@ -103,6 +104,7 @@ class SqsPoller:
         self.wait_seconds = wait_seconds
         self.max_batching_window_seconds = max_batching_window_seconds
         self.thread_count = max(1, threads)
+        self.yield_to = yield_to  # called before each batch: local mode lets an API request in flight go first
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
 
@@ -150,6 +152,8 @@ class SqsPoller:
         return len(done), len(keep)
 
     def poll_once(self) -> tuple[int, int]:
+        if self.yield_to is not None:
+            self.yield_to()
         return self.process(self.receive_batch())
 
     def _run(self) -> None:

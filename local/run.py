@@ -80,6 +80,7 @@ from local.lambda_runtime import LocalFunction, load_handler, unload_handler_mod
 from local.logs import LogRewriter
 from local.mail import MailEcho
 from local.pollers import SqsPoller
+from local.priority import ApiFirst
 from local.resources import enable_state_machine_execution, provision, queue_arn, restore_moto_config, seed_api_keys, verify_email_identity
 
 log = logging.getLogger(__name__)
@@ -139,6 +140,7 @@ class LocalHookline:
         self._extra_env = dict(env or {})
         self._readable_logs = readable_logs
         self._poller_threads = poller_threads
+        self._api_first = ApiFirst()  # API requests before the pollers' next batches (local.priority)
         self._reset_aws = reset_aws
         self._saved_env: dict[str, str | None] = {}
         self._moto: ThreadedMotoServer | None = None
@@ -295,7 +297,7 @@ class LocalHookline:
             region=self.region,
             authorizer_cache_seconds=settings.authorizer_cache_seconds,
         )
-        self._front_door = FrontDoor(gateway, host=HOST, port=port)
+        self._front_door = FrontDoor(gateway, host=HOST, port=port, in_flight=self._api_first)
         self._front_door.start()
 
     def _start_pollers(self, session: boto3.Session, settings: Settings) -> None:
@@ -316,6 +318,7 @@ class LocalHookline:
                 region=self.region,
                 max_batching_window_seconds=source.max_batching_window_seconds,
                 threads=self._poller_threads,
+                yield_to=self._api_first.yield_to_requests,
             )
             poller.start()
             self._pollers.append(poller)
