@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -23,6 +24,7 @@ def test_local_mode_stops_cleanly(tmp_path: Path, signum: int, to_group: bool) -
         "HOOKLINE_AWS_PORT": "0",
         "HOOKLINE_LOCAL_STATE_FILE": str(tmp_path / "state.json"),
         "PYTHONUNBUFFERED": "1",
+        "HOOKLINE_RUN_STARTED": f"{time.time():.3f}",  # as `make run` exports it
     }
     process = subprocess.Popen(
         [sys.executable, "-m", "local.run", "--no-demo", "--json-logs"],
@@ -42,7 +44,7 @@ def test_local_mode_stops_cleanly(tmp_path: Path, signum: int, to_group: bool) -
             if not line:
                 break
             lines.append(line)
-            if "hookline local mode is up" in line:
+            if "s after `make run` started" in line:  # the line right after the banner: it is up
                 break
         assert any("hookline local mode is up" in line for line in lines), "".join(lines)
         assert (tmp_path / "state.json").exists()  # it announced itself to `make dlq-drain LOCAL=1`
@@ -59,6 +61,8 @@ def test_local_mode_stops_cleanly(tmp_path: Path, signum: int, to_group: bool) -
     # Then it says so, leaves no traceback, exits 0 and withdraws its state file
     assert process.returncode == 0, output
     assert "stopped." in output and "Traceback" not in output, output
+    # And it said how long it took to be up since `make run` started
+    assert re.search(r"Up \d+ s after `make run` started", "".join(lines)), output
     assert not (tmp_path / "state.json").exists()
 
 
