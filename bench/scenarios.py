@@ -82,6 +82,7 @@ def outage_isolation(scale: float = 1.0, seed: int = 1) -> Result:
             **_stats("healthy_after", _latencies(sim, "healthy", t1, t_end, horizon, unfinished)),
             "worker_seconds_failing": round(sim.metrics.busy["failing"], 1),
             "requests_failing": sim.metrics.requests["failing"],
+            "failed_requests_failing": sim.metrics.failed_requests["failing"],  # the requests the outage itself cost
             "healthy_undelivered": len(unfinished),
         }
         per_minute: dict[int, list[float]] = {}
@@ -94,7 +95,11 @@ def outage_isolation(scale: float = 1.0, seed: int = 1) -> Result:
         ]
         return res
 
-    return _both(run, ["healthy_during_p50_s", "healthy_during_p99_s", "healthy_during_max_s", "worker_seconds_failing", "requests_failing"])
+    result = _both(run, ["healthy_during_p50_s", "healthy_during_p99_s", "healthy_during_max_s", "worker_seconds_failing", "requests_failing"])
+    for mode in MODES:
+        r = result[mode]
+        r["healthy_p99_during_vs_before"] = round(r["healthy_during_p99_s"] / r["healthy_before_p99_s"], 4) if r["healthy_before_p99_s"] else 0.0
+    return result
 
 
 # --- 2. retry storm ------------------------------------------------------------------------
@@ -133,6 +138,11 @@ def retry_storm(scale: float = 1.0, seed: int = 2) -> Result:
             "requests_429": sum(max(0, v - ep.receiver.capacity_rps) for v in per_second.values()) if ep.receiver.capacity_rps else 0,
             "delivered_fraction": round(delivered / events, 4),
             "drain_seconds": round(max(finished, default=down) - down, 1),
+            "ideal_drain_seconds": round(events / limit, 1),  # the backlog at the endpoint's limit, from the moment it is back
+            "drain_vs_ideal": round((max(finished, default=down) - down) / (events / limit), 4),
+            "requests_during_outage": sum(v for sec, v in per_second.items() if sec < down),
+            "peak_vs_limit": round(max((v for s, v in per_second.items() if s >= down), default=0) / limit, 4),
+            "first_success_after_recovery_s": round(min((f for _, f, _, _, ok in sim.metrics.done if ok), default=down) - down, 1),
             "series": [{"t": s, "rps": sum(per_second.get(x, 0) for x in range(s, s + 10)) / 10} for s in range(int(down) - 60, int(down) + 600, 10)],
         }
 
@@ -154,27 +164,73 @@ def slow_subscriber(scale: float = 1.0, seed: int = 4) -> Result:
     window = 600.0
     horizon = window + 600.0
 
-    def run(mode: str) -> Result:
+    def run(mode: str, with_slow: bool = True) -> Result:
         sim = Sim(seed)
         slow = Endpoint(0, "slow", Receiver(median_s=0.9, sigma=0.1))
         others = [Endpoint(i, "other", Receiver(median_s=0.015, sigma=0.2)) for i in range(1, 50)]
         system = make(mode, sim, workers)
-        poisson_arrivals(sim, system, [slow], slow_rate, 0.0, window)
+        if with_slow:
+            poisson_arrivals(sim, system, [slow], slow_rate, 0.0, window)
         poisson_arrivals(sim, system, others, others_rate, 0.0, window)
         sample_every(sim, 30.0, horizon, lambda: {"slow_backlog": system.backlog("slow"), "others_backlog": system.backlog("other")})
         sim.run(until=horizon)
         others_lat = _latencies(sim, "other", 0.0, window, horizon, _unfinished(system, "other"))
         slow_lat = _latencies(sim, "slow", 0.0, window, horizon, [])
+        sent = sum(1 for _ in slow_lat) + system.backlog("slow")
         return {
             **_stats("others", others_lat),
             "slow_p50_s": round(percentile(slow_lat, 50), 3),
             "slow_delivered": len(slow_lat),
+            "slow_sent": sent,
             "slow_backlog_end": system.backlog("slow"),
+            "slow_backlog_end_share": round(system.backlog("slow") / sent, 4) if sent else 0.0,
             "slow_backlog_peak": max((s["slow_backlog"] for s in sim.metrics.samples), default=0),
             "series": [{"t": s["t"], "slow_backlog": s["slow_backlog"], "others_backlog": s["others_backlog"]} for s in sim.metrics.samples],
         }
 
-    return _both(run, ["others_p50_s", "others_p99_s", "others_max_s", "slow_backlog_end"])
+    result = _both(run, ["others_p50_s", "others_p99_s", "others_max_s", "slow_backlog_end"])
+    # The reference for isolation: the same 49 others with no slow subscriber at all.
+    alone = run("hookline", with_slow=False)
+    result["hookline"]["others_alone_p99_s"] = alone["others_p99_s"]
+    result["hookline"]["others_p99_vs_alone"] = round(result["hookline"]["others_p99_s"] / alone["others_p99_s"], 4) if alone["others_p99_s"] else 0.0
+    return result
+
+
+# --- 3b. a capacity-limited receiver -------------------------------------------------------
+
+
+def capacity_limited(scale: float = 1.0, seed: int = 5) -> Result:
+    """One receiver that serves 8 requests at a time and queues the rest: its latency climbs with the requests
+    in flight (100 ms up to 8, then in proportion), and past 16 in flight its queue overflows (503).
+
+    It is sent 150 events/s for 5 minutes, more than it can take (16 / 0.2 s = 80/s at most), under the highest
+    ceilings an endpoint may have (500/s, 100 in flight), so only adaptive concurrency stands between it and overload. Measured: the most requests it ever had in flight against its capacity, how
+    many arrived over capacity, and its throughput against what it can serve.
+    """
+    events = max(300, round(150 * 300 * scale))
+    workers = max(3, round(50 * scale))
+    window = 300.0
+    capacity, knee = 16, 8
+
+    def run(mode: str) -> Result:
+        sim = Sim(seed)
+        receiver = Receiver(median_s=0.1, sigma=0.1, knee=knee, capacity=capacity)
+        ep = Endpoint(0, "limited", receiver, rate=500.0, max_concurrency=100)  # the producer set the highest ceilings
+        system = make(mode, sim, workers)
+        count_arrivals(sim, system, [ep], events, 0.0, window)
+        sim.run(until=window + 3 * 3600.0)
+        done = [d for d in sim.metrics.done if d[4]]
+        last = max((d[1] for d in done), default=window)
+        return {
+            "capacity_in_flight": capacity,
+            "peak_in_flight": receiver.peak_in_flight,
+            "requests_over_capacity": receiver.over_capacity,
+            "delivered_fraction": round(len(done) / events, 4),
+            "throughput_rps": round(len(done) / last, 1) if last else 0.0,
+            "attempts_per_event": round(sum(d[2] for d in sim.metrics.done) / max(1, len(sim.metrics.done)), 3),
+        }
+
+    return _both(run, ["peak_in_flight", "requests_over_capacity", "throughput_rps"])
 
 
 # --- 4. flaky receivers (seed 002) ---------------------------------------------------------
@@ -213,5 +269,6 @@ ALL: dict[str, Callable[..., Result]] = {
     "outage_isolation": outage_isolation,
     "retry_storm": retry_storm,
     "slow_subscriber": slow_subscriber,
+    "capacity_limited": capacity_limited,
     "flaky_receivers": flaky_receivers,
 }

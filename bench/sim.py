@@ -28,6 +28,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import bench  # noqa: F401  - puts the hookline layer on sys.path
+from hookline.core.adaptive import sample_of
 from hookline.core.breaker import Breaker
 from hookline.core.classify import TIMEOUT, Outcome, Verdict, classify
 from hookline.core.config import endpoint_rules, retry_policy
@@ -56,12 +57,36 @@ class Receiver:
     windows: list[tuple[float, float, str]] = field(default_factory=list)  # (start, end, "timeout" | "503")
     fail_prob: float = 0.0  # chance of a 500 outside the windows
     capacity_rps: float | None = None  # beyond this many requests in one second: 429 (no Retry-After)
+    # A capacity-limited receiver: it serves `knee` requests at a time and queues the rest (its latency
+    # climbs with the requests in flight); past `capacity` in flight its queue overflows (503).
+    knee: int | None = None
+    capacity: int | None = None
     per_second: Counter[int] = field(default_factory=Counter)
+    ends: list[float] = field(default_factory=list)  # a heap of the end times of requests in flight
+    peak_in_flight: int = 0
+    over_capacity: int = 0  # requests that arrived with the receiver already at its capacity
+
+    def in_flight(self, t: float) -> int:
+        while self.ends and self.ends[0] <= t:
+            heapq.heappop(self.ends)
+        return len(self.ends)
 
     def respond(self, t: float, rng: random.Random) -> tuple[Outcome, float]:
+        outcome, duration = self._respond(t, rng)
+        heapq.heappush(self.ends, t + duration)
+        self.peak_in_flight = max(self.peak_in_flight, len(self.ends))
+        return outcome, duration
+
+    def _respond(self, t: float, rng: random.Random) -> tuple[Outcome, float]:
         sec = int(t)
         self.per_second[sec] += 1
         latency = self.median_s * rng.lognormvariate(0.0, self.sigma)
+        if self.knee is not None:
+            busy = self.in_flight(t)
+            if self.capacity is not None and busy >= self.capacity:
+                self.over_capacity += 1
+                return Outcome(status_code=503), latency
+            latency *= max(1.0, (busy + 1) / self.knee)
         for start, end, mode in self.windows:
             if start <= t < end:
                 if mode == "timeout":
@@ -97,6 +122,7 @@ class Task:
     endpoint: Endpoint
     created: float  # virtual seconds
     attempts: int = 0
+    last: Outcome = field(default_factory=Outcome)  # the latest attempt's outcome
 
 
 @dataclass
@@ -104,6 +130,7 @@ class Metrics:
     done: list[tuple[float, float, int, str, bool]] = field(default_factory=list)  # created, finished, attempts, group, ok
     busy: defaultdict[str, float] = field(default_factory=lambda: defaultdict(float))  # request-seconds per endpoint group
     requests: Counter[str] = field(default_factory=Counter)
+    failed_requests: Counter[str] = field(default_factory=Counter)  # requests that got no 2xx
     deferrals: int = 0
     samples: list[dict[str, float]] = field(default_factory=list)
 
@@ -133,16 +160,17 @@ class Queue:
 class Pool:
     """`size` concurrent workers draining one queue in batches."""
 
-    def __init__(self, sim: Sim, queue: Queue, size: int, handler: Callable[[list[Task]], float]) -> None:
+    def __init__(self, sim: Sim, queue: Queue, size: int, handler: Callable[[list[Task]], float], batch_size: int = BATCH_SIZE) -> None:
         self.sim = sim
         self.queue = queue
+        self.batch_size = batch_size
         self.idle = size
         self.handler = handler
         queue.pool = self
 
     def kick(self) -> None:
         while self.idle > 0 and self.queue.ready:
-            batch = [self.queue.ready.popleft() for _ in range(min(BATCH_SIZE, len(self.queue.ready)))]
+            batch = [self.queue.ready.popleft() for _ in range(min(self.batch_size, len(self.queue.ready)))]
             self.idle -= 1
             end = self.handler(batch)  # the virtual time the invocation finishes
             self.sim.at(max(end, self.sim.now + BATCH_OVERHEAD), self._free)
@@ -181,8 +209,11 @@ class Sim:
         """One request leaving at `send_at`; `on_done` runs when it ends. Returns the end time."""
         outcome, duration = task.endpoint.receiver.respond(send_at, self.rng)
         task.attempts += 1
+        task.last = outcome
         self.metrics.busy[task.endpoint.group] += duration
         self.metrics.requests[task.endpoint.group] += 1
+        if outcome.status_code is None or not 200 <= outcome.status_code <= 299:
+            self.metrics.failed_requests[task.endpoint.group] += 1
         self.at(send_at + duration, on_done, task, outcome)
         return send_at + duration
 
@@ -254,11 +285,13 @@ class Hookline(Delivery):
         settings = settings or Settings()
         self.policy = retry_policy(settings)
         self.rules = endpoint_rules(settings, LEASE_SECONDS)
-        first = max(1, round(workers * 2 / 3))  # delivery : retry concurrency = 20 : 10, as the stack's defaults
+        # The two lanes split the workers as the stack's reserved concurrencies do (delivery : retry = 30 : 20),
+        # and each takes the batch size its function does (10 and 20).
+        first = max(1, round(workers * settings.delivery_concurrency / (settings.delivery_concurrency + settings.retry_concurrency)))
         self.first = Queue(sim, "delivery")
         self.retry = Queue(sim, "retry")
-        Pool(sim, self.first, first, self._handle)
-        Pool(sim, self.retry, max(1, workers - first), self._handle)
+        Pool(sim, self.first, first, lambda batch: self._handle(batch, first_lane=True))
+        Pool(sim, self.retry, max(1, workers - first), self._handle, settings.retry_batch_size)
         self.pending: Counter[str] = Counter()
         self.parked: Counter[str] = Counter()
 
@@ -270,21 +303,22 @@ class Hookline(Delivery):
     def backlog(self, group: str | None = None) -> int:
         return sum(self.pending.values()) if group is None else self.pending[group]
 
-    def _handle(self, batch: list[Task]) -> float:
+    def _handle(self, batch: list[Task], first_lane: bool = False) -> float:
         groups: dict[int, list[Task]] = {}
         for t in batch:
             groups.setdefault(t.endpoint.id, []).append(t)
         end = self.sim.now + BATCH_OVERHEAD
         for tasks in groups.values():
-            end = max(end, self._carry_out(tasks[0].endpoint, tasks))
+            end = max(end, self._carry_out(tasks[0].endpoint, tasks, first_lane))
         return end
 
-    def _carry_out(self, ep: Endpoint, tasks: list[Task]) -> float:
+    def _carry_out(self, ep: Endpoint, tasks: list[Task], first_lane: bool) -> float:
         """Plan one endpoint's tasks of a batch and act on the plan; returns when its last request ends."""
         sim = self.sim
         now = sim.now + BATCH_OVERHEAD
-        plan = self.plan(ep, len(tasks), now)
+        plan = self.plan(ep, len(tasks), now, first_lane)
         end = now
+        seen: list[tuple[float | None, int | None, str | None]] = []
         for task, step in zip(tasks, plan.steps, strict=True):
             if step.kind == "defer":
                 sim.metrics.deferrals += 1
@@ -293,14 +327,16 @@ class Hookline(Delivery):
                 self.parked[ep.group] += 1
             else:
                 send_at = now if step.kind == "probe" else step.send_at - EPOCH
-                end = max(end, sim.send(task, send_at, self._on_done(step.kind == "probe")))
+                finished = sim.send(task, send_at, self._on_done(step.kind == "probe"))
+                end = max(end, finished)
+                seen.append((finished - send_at, task.last.status_code, task.last.error))
         for expiry, count in leases_held(plan.steps).items():
-            sim.at(end, self._release, ep, expiry, count)
+            sim.at(end, self._release, ep, expiry, count, tuple(seen), EPOCH + now)
         return end
 
-    def plan(self, ep: Endpoint, tasks: int, now: float) -> GroupPlan:
+    def plan(self, ep: Endpoint, tasks: int, now: float, first_lane: bool = False) -> GroupPlan:
         """The core's plan for `tasks` tasks of `ep` at virtual time `now`; its state writes always land (no contention here)."""
-        plan = plan_group(ep.gate(), ep.breaker, ep.limiter, tasks, EPOCH + now, self.rules, self.sim.rng)
+        plan = plan_group(ep.gate(), ep.breaker, ep.limiter, tasks, EPOCH + now, self.rules, self.sim.rng, first_lane)
         if plan.breaker is not None:
             ep.breaker = plan.breaker
         if plan.limiter is not None:
@@ -309,8 +345,13 @@ class Hookline(Delivery):
             ep.active = False
         return plan
 
-    def _release(self, ep: Endpoint, expiry: float, count: int) -> None:
-        ep.limiter = release(ep.limiter, expiry, count, EPOCH + self.sim.now)
+    def _release(
+        self, ep: Endpoint, expiry: float, count: int, seen: tuple[tuple[float | None, int | None, str | None], ...] = (), started: float = 0.0
+    ) -> None:
+        """The batch gives its leases back, with what it saw (the adaptive concurrency limit learns from it)."""
+        now = EPOCH + self.sim.now
+        in_flight = sum(1 for e in ep.limiter.leases if e > now)
+        ep.limiter = release(ep.limiter, expiry, count, now, sample_of(seen, in_flight, started, now), ep.max_concurrency, self.rules.limiter)
 
     def _on_done(self, probe: bool) -> Callable[[Task, Outcome], None]:
         def done(task: Task, outcome: Outcome) -> None:
@@ -323,7 +364,7 @@ class Hookline(Delivery):
         transition = breaker_after(ep.breaker, outcome, now, self.rules, was_probe=probe)
         if transition is not None:
             ep.breaker = transition.state
-        slowed = limiter_after(ep.limiter, outcome, ep.rate, now, self.rules)
+        slowed = limiter_after(ep.limiter, outcome, ep.rate, now, self.rules, was_probe=probe)
         if slowed is not None:
             ep.limiter = slowed
         change = endpoint_after(decision, transition, now, self.rules)

@@ -74,8 +74,9 @@ class Hookline:
         """Hand everything visible on a queue to the function that consumes it; returns how many messages ran."""
         [consumer] = [f.name for f in topology.FUNCTIONS if f.sqs_source and f.sqs_source.queue == queue]
         total = 0
+        arn = "arn:aws:sqs:us-east-1:123456789012:" + self.env[queue.env].rsplit("/", 1)[-1]
         while messages := self.queued(queue):
-            self.handlers[consumer](sqs_event(messages), None)
+            self.handlers[consumer](sqs_event(messages, arn), None)
             total += len(messages)
         return total
 
@@ -122,6 +123,15 @@ def hookline(aws: None, monkeypatch: pytest.MonkeyPatch) -> Hookline:
     container.reset()
     handlers = {spec.name: load_handler(spec)[1] for spec in topology.FUNCTIONS}
     return Hookline(env=env, handlers=handlers)
+
+
+@pytest.fixture
+def earned_concurrency(hookline: Hookline, monkeypatch: pytest.MonkeyPatch) -> Hookline:
+    """`hookline` whose endpoints start at their max_concurrency, as if adaptive concurrency had already raised
+    them there: for tests about something else than pacing that send a whole batch to one endpoint at once."""
+    monkeypatch.setenv("HOOKLINE_INITIAL_CONCURRENCY", "100")
+    container.reset()
+    return hookline
 
 
 @pytest.fixture(autouse=True)

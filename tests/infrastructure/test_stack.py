@@ -89,6 +89,7 @@ def tuned(tmp_path_factory: pytest.TempPathFactory, deps_layer: Path) -> Synth:
             "HOOKLINE_DELIVERY_CONCURRENCY": "7",
             "HOOKLINE_RETRY_CONCURRENCY": "3",
             "HOOKLINE_DELIVERY_BATCH_SIZE": "4",
+            "HOOKLINE_RETRY_BATCH_SIZE": "6",
             "HOOKLINE_AUTHORIZER_CACHE_SECONDS": "60",
             "HOOKLINE_REPLAY_CONCURRENCY": "5",
             "HOOKLINE_REPLAY_BATCH_SIZE": "3",
@@ -177,14 +178,14 @@ def test_delivery_and_retry_reserve_their_own_concurrency(synth: Synth) -> None:
 
 
 def test_concurrency_and_batch_size_follow_the_environment(tuned: Synth) -> None:
-    # Given HOOKLINE_DELIVERY_CONCURRENCY=7, HOOKLINE_RETRY_CONCURRENCY=3, HOOKLINE_DELIVERY_BATCH_SIZE=4,
+    # Given HOOKLINE_DELIVERY_CONCURRENCY=7, HOOKLINE_RETRY_CONCURRENCY=3, HOOKLINE_DELIVERY_BATCH_SIZE=4, HOOKLINE_RETRY_BATCH_SIZE=6,
     # HOOKLINE_AUTHORIZER_CACHE_SECONDS=60
     # When a stack is synthesized from those settings
     # Then each consumer's reserved concurrency, the batch sizes and the authorizer cache TTL change with them
     assert tuned.resources[tuned.function_id(DELIVERY)]["Properties"]["ReservedConcurrentExecutions"] == 7
     assert tuned.resources[tuned.function_id(RETRY)]["Properties"]["ReservedConcurrentExecutions"] == 3
-    for spec in CONSUMERS:
-        assert _mapping_of(tuned, spec)["BatchSize"] == 4
+    assert _mapping_of(tuned, DELIVERY)["BatchSize"] == 4
+    assert _mapping_of(tuned, RETRY)["BatchSize"] == 6
     tuned.template.has_resource_properties("AWS::ApiGatewayV2::Authorizer", {"AuthorizerResultTtlInSeconds": 60})
 
 
@@ -209,7 +210,7 @@ def test_event_source_mappings_report_batch_item_failures(synth: Synth) -> None:
     synth.template.resource_count_is("AWS::Lambda::EventSourceMapping", len(SQS_CONSUMERS))
     for spec, queue, batch_size in (
         (DELIVERY, DELIVERY_QUEUE, BASE_SETTINGS.delivery_batch_size),
-        (RETRY, RETRY_QUEUE, BASE_SETTINGS.delivery_batch_size),
+        (RETRY, RETRY_QUEUE, BASE_SETTINGS.retry_batch_size),
         (REPLAY, REPLAY_QUEUE, BASE_SETTINGS.replay_batch_size),
     ):
         assert spec.sqs_source is not None and spec.sqs_source.queue == queue
@@ -217,6 +218,8 @@ def test_event_source_mappings_report_batch_item_failures(synth: Synth) -> None:
         assert mapping["EventSourceArn"] == _queue_arn(synth, queue)
         assert mapping["BatchSize"] == batch_size
         assert mapping["FunctionResponseTypes"] == ["ReportBatchItemFailures"]
+    # And the retry function's batch of 20 (above SQS's 10) is gathered for at most a second
+    assert _mapping_of(synth, RETRY)["MaximumBatchingWindowInSeconds"] == 1
 
 
 def test_sqs_pollers_never_outrun_the_reserved_concurrency(synth: Synth, tuned: Synth) -> None:

@@ -232,10 +232,11 @@ def _spy(hookline: Hookline, operation: str, fail: bool = False) -> list[dict[st
     return calls
 
 
-def test_a_batch_reads_its_event_bodies_in_one_request(hookline: Hookline) -> None:
+def test_a_batch_reads_its_event_bodies_in_one_request(earned_concurrency: Hookline) -> None:
+    hookline = earned_concurrency
     with running_receiver() as receiver:
-        # Given ten queued tasks for one endpoint that takes ten at once
-        assert hookline.api("POST", "/v1/endpoints", {"url": receiver.url, "max_concurrency": 10})[0] == 201
+        # Given ten queued tasks for one endpoint that takes ten at once (one batch takes half of a limit of 20)
+        assert hookline.api("POST", "/v1/endpoints", {"url": receiver.url, "max_concurrency": 20})[0] == 201
         for i in range(10):
             hookline.api("POST", "/v1/events", {"type": "a.b", "data": {"n": i}})
         gets, batch_gets = _spy(hookline, "GetItem"), _spy(hookline, "BatchGetItem")

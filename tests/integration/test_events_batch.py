@@ -95,7 +95,8 @@ def test_a_conflicting_event_fails_alone_with_207(hookline: Hookline) -> None:
     assert len(hookline.queued()) == 1
 
 
-def test_a_failed_sqs_chunk_fails_its_events_and_a_repeat_delivers_each_once(hookline: Hookline) -> None:
+def test_a_failed_sqs_chunk_fails_its_events_and_a_repeat_delivers_each_once(earned_concurrency: Hookline) -> None:
+    hookline = earned_concurrency
     with running_receiver() as receiver:
         # Given one endpoint (limits high enough for 25 requests at once) and an SQS that fails the second send of the batch
         _endpoint(hookline, receiver.url, rate_limit_per_second=100, max_concurrency=20)

@@ -17,6 +17,7 @@ from hookline.adapters.dynamo.state import EndpointStateRepository
 from hookline.core.breaker import Breaker
 from hookline.wiring import container, topology
 from tests.conftest import Hookline
+from tests.support.events import sqs_event
 from tests.support.receiver import Answer, Received, running_receiver
 from tests.support.timeline import Timeline
 
@@ -70,6 +71,8 @@ def test_endpoint_settings_are_validated_and_shown(hookline: Hookline) -> None:
         "last_error": None,
         "last_error_at": None,
         "effective_rate_per_second": 5.0,
+        # a new endpoint starts at 5 in flight, here capped by its ceiling of 3; no answer yet, so no latency
+        "concurrency": {"limit": 3, "ceiling": 3, "latency_ms": None, "lane": "first"},
     }
 
 
@@ -161,13 +164,14 @@ def test_a_failing_endpoint_trips_and_probes_while_healthy_ones_deliver_and_thei
     for e in good_events:
         [d] = _deliveries(hookline, e)
         assert (d["status"], [a["number"] for a in d["attempts"]]) == ("succeeded", [1])
-    # And the failing endpoint saw its threshold of attempts (plus what was in flight), then one probe per cooldown (60 s, then 120 s)
+    # And the failing endpoint saw its threshold of attempts (plus what was in flight), then one probe per cooldown
+    # (60 s each, until a fifth of the outage is longer)
     breaker = _states().breaker("acme", failing)
     before, probes = failing_hits()
     assert breaker.trips == 1 and breaker.open_since is not None
     assert 10 <= len(before) <= 10 + 4
     gaps = [b - a for a, b in zip([breaker.open_since, *probes], probes, strict=False)]
-    assert gaps[0] >= 60 and gaps[1] >= 120, gaps
+    assert gaps[0] >= 60 and gaps[1] >= 60, gaps
     # And the breaker was written for the failing endpoint (so the spy sees breaker writes) and never for a healthy one
     assert [w for w in breaker_writes if failing in w] != []
     assert [w for w in breaker_writes if any(h in w for h in healthy)] == []
@@ -292,3 +296,33 @@ def test_a_deferral_longer_than_the_hop_limit_waits_in_step_functions(hookline: 
         # Then that deferral, beyond eight SQS hops, waits in Step Functions (as does the first event's retry)
         assert len(receiver.requests) == 1
         assert len(starts) == 2
+
+
+def test_a_timing_out_endpoint_is_served_from_the_retry_lane_and_a_busy_one_earns_concurrency(hookline: Hookline) -> None:
+    with running_receiver() as receiver:
+        slow, fast = _endpoint(hookline, receiver.url + "/slow", event_types=["slow.x"]), _endpoint(hookline, receiver.url + "/fast", event_types=["fast.x"])
+        # Given an endpoint whose last answer was a timeout (its breaker still closed)
+        timing_out = Breaker(consecutive_failures=1, timeouts=1, last_error="timeout", last_failure_at=time.time(), recent="0")
+        assert _states().save_breaker("acme", slow["id"], timing_out, 0)
+        assert hookline.api("GET", f"/v1/endpoints/{slow['id']}")[1]["health"]["concurrency"]["lane"] == "retry"
+        # When its event and a healthy endpoint's arrive on the delivery queue and the delivery function runs
+        _event(hookline, "slow.x")
+        for n in range(8):
+            _event(hookline, "fast.x", {"n": n})
+        assert hookline.drain(topology.DELIVERY_QUEUE) == 9
+        # Then the healthy endpoint got its first 5 (a new endpoint starts at 5 in flight) and the timing-out one nothing:
+        # its task went to the retry queue at once, using no attempt, and so did the healthy endpoint's other three
+        assert sorted(r.path for r in receiver.requests) == ["/webhook/fast"] * 5
+        time.sleep(2.2)  # deferred by at most a second's spread, rounded up to whole DelaySeconds
+        deferred = hookline.queued(topology.RETRY_QUEUE)
+        assert len(deferred) == 4 and all(json.loads(m["Body"])["attempt"] == 1 for m in deferred)
+        # When the retry function runs them (eventSourceARN: the retry queue)
+        arn = "arn:aws:sqs:us-east-1:123456789012:" + hookline.env[topology.RETRY_QUEUE.env].rsplit("/", 1)[-1]
+        hookline.handlers["retry"](sqs_event(deferred, arn), None)
+        # Then the timing-out endpoint is sent its webhook from the retry lane, and the healthy one the rest
+        assert sorted(r.path for r in receiver.requests) == ["/webhook/fast"] * 8 + ["/webhook/slow"]
+    # And the healthy endpoint learned from its answers: a latency baseline, and a limit raised above 5 after a busy batch
+    concurrency = hookline.api("GET", f"/v1/endpoints/{fast['id']}")[1]["health"]["concurrency"]
+    assert concurrency["latency_ms"] is not None and concurrency["lane"] == "first"
+    limiter = _states().limiter("acme", fast["id"])
+    assert limiter.concurrency_limit > 5 and limiter.leases == ()

@@ -346,7 +346,8 @@ def test_live_success_responses_match_the_document(hookline: Hookline) -> None:
         assert api.call("DELETE", "/v1/customers/{uid}/portal-sessions", uid="org_4711") == (204, None)
         # And an endpoint registered for it is listed by customer
         status, theirs = api.call("POST", "/v1/endpoints", {**_example("POST", "/v1/endpoints", "for_customer"), "url": receiver.url})
-        assert (status, theirs["customer"], theirs["rate_limit_per_second"]) == (201, "org_4711", 10.0)
+        # its rate defaults to the customer's ceiling (20/s), under the endpoint default (50/s)
+        assert (status, theirs["customer"], theirs["rate_limit_per_second"]) == (201, "org_4711", 20.0)
         status, page = api.call("GET", "/v1/endpoints", query={"customer": "org_4711"})
         assert (status, [e["id"] for e in page["items"]]) == (200, [theirs["id"]])
 

@@ -114,10 +114,11 @@ def _answer(request: Received) -> Answer:
     return Answer(status=400, body=b'{"error":"unknown customer"}') if json.loads(request.body)["data"]["n"] % 2 else Answer()
 
 
-def test_an_endpoint_shows_its_backlog_series_and_newest_failures_first(hookline: Hookline) -> None:
+def test_an_endpoint_shows_its_backlog_series_and_newest_failures_first(earned_concurrency: Hookline) -> None:
+    hookline = earned_concurrency
     with running_receiver(_answer) as receiver:
-        # Given an endpoint that fails every other event for good (with room for all six at once)
-        _, ep = hookline.api("POST", "/v1/endpoints", {"url": receiver.url, "max_concurrency": 10, "rate_limit_per_second": 100})
+        # Given an endpoint that fails every other event for good (with room for all six at once: one batch takes half of 12)
+        _, ep = hookline.api("POST", "/v1/endpoints", {"url": receiver.url, "max_concurrency": 12, "rate_limit_per_second": 100})
         sent = [hookline.api("POST", "/v1/events", {"type": "a.b", "data": {"n": n}})[1]["id"] for n in range(6)]
         hookline.pump()
     # Then its backlog counts the three failed deliveries

@@ -118,7 +118,7 @@ def test_after_cooldown_exactly_one_probe_holds_a_lease() -> None:
     assert admit(leased, 231, CFG).verdict == "probe"
 
 
-def test_probe_success_closes_probe_failure_escalates_the_cooldown() -> None:
+def test_probe_success_closes_probe_failure_reopens_for_a_share_of_the_outage() -> None:
     leased = admit(_opened(), 200, CFG).state
     assert leased is not None
     closed = record(leased, "success", 201, CFG, was_probe=True)
@@ -132,7 +132,8 @@ def test_probe_success_closes_probe_failure_escalates_the_cooldown() -> None:
         cooldowns.append(t.state.cooldown_seconds)
         b = admit(t.state, t.state.open_until or 0, CFG).state  # type: ignore[assignment]
         assert b is not None
-    assert cooldowns == [120, 240, 300, 300, 300]
+    # A fifth of the outage so far (it began at 102), at least the 60 s cooldown, at most the 300 s maximum
+    assert cooldowns == [60, pytest.approx(0.2 * (1300 - 102)), 300, 300, 300]
 
 
 def test_outage_length_counts_from_the_first_opening() -> None:
@@ -155,3 +156,19 @@ def test_last_error_is_kept_for_the_endpoints_health() -> None:
     assert failed is not None
     ended = record(failed.state, "success", 1, CFG)
     assert ended is not None and (ended.state.last_error, ended.state.consecutive_failures) == ("503", 0)
+
+
+def test_timeouts_open_the_breaker_sooner_than_other_failures() -> None:
+    cfg = BreakerConfig(threshold=10, timeout_threshold=3, window=50)
+    b = Breaker()
+    for i in range(2):
+        t = record(b, "failure", 100 + i, cfg, error="timeout")
+        assert t is not None and t.event == ""
+        b = t.state
+    assert b.timeouts == 2
+    # a 503 in between starts the timeout count again, without ending the failure streak
+    t503 = record(b, "failure", 103, cfg, error="503")
+    assert t503 is not None and t503.state.timeouts == 0 and t503.state.consecutive_failures == 3
+    # the third timeout in a row opens it, seven failures before the threshold
+    opened = record(b, "failure", 103, cfg, error="timeout")
+    assert opened is not None and opened.event == "opened" and opened.state.consecutive_failures == 3

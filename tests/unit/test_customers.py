@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from hookline.core import validation
-from hookline.core.customers import Customer, CustomerLimits, endpoint_limits
+from hookline.core.customers import DEFAULT_CUSTOMER_CONCURRENCY, DEFAULT_CUSTOMER_RATE_PER_SECOND, Customer, CustomerLimits, endpoint_limits
 from hookline.core.errors import ValidationFailed
 from hookline.core.models import DEFAULT_MAX_CONCURRENCY, DEFAULT_RATE_LIMIT_PER_SECOND
 
@@ -17,7 +17,7 @@ from hookline.core.models import DEFAULT_MAX_CONCURRENCY, DEFAULT_RATE_LIMIT_PER
 def test_a_minimal_body_takes_the_defaults_ten_times_an_endpoints() -> None:
     data = validation.customer_put({"name": "Acme Corp"})
     assert (data.name, data.email, data.metadata) == ("Acme Corp", None, ())
-    assert data.limits == CustomerLimits(10 * DEFAULT_RATE_LIMIT_PER_SECOND, 10 * DEFAULT_MAX_CONCURRENCY)
+    assert data.limits == CustomerLimits(DEFAULT_CUSTOMER_RATE_PER_SECOND, DEFAULT_CUSTOMER_CONCURRENCY)
 
 
 def test_a_full_body_is_kept_as_given() -> None:

@@ -9,7 +9,7 @@ import pytest
 from hookline.core.breaker import Breaker, BreakerConfig
 from hookline.core.classify import Classification, Outcome, Verdict
 from hookline.core.health import EndpointChange, breaker_after, endpoint_after, limiter_after, should_disable
-from hookline.core.planning import LIMIT_SPREAD, MAX_OPEN_SPREAD, PROBING_SPREAD, Gate, GroupPlan, Step, gave_up, leases_held, plan_group
+from hookline.core.planning import LIMIT_SPREAD, MAX_OPEN_SPREAD, PROBING_SPREAD, TO_RETRY_LANE, Gate, GroupPlan, Step, gave_up, leases_held, plan_group
 from hookline.core.policy import Decision
 from hookline.core.ratelimit import Limiter, LimiterConfig
 from hookline.core.rules import EndpointRules
@@ -182,3 +182,37 @@ ENDPOINT: dict[str, tuple[tuple[Decision, Any], EndpointChange]] = {
 def test_what_an_answer_changes_on_the_endpoint(name: str) -> None:
     (decision, transition), expected = ENDPOINT[name]
     assert endpoint_after(decision, transition, NOW, CFG) == expected
+
+
+# -- lanes: an endpoint that holds workers is served from the retry lane ----------------------
+
+TIMING_OUT = Breaker(consecutive_failures=1, timeouts=1, last_error="timeout", last_failure_at=NOW - 5, recent="0", version=1)
+FAILING_FAST = Breaker(consecutive_failures=1, last_error="503", last_failure_at=NOW - 5, recent="0", version=1)
+SLOW_LIMITER = Limiter(concurrency_limit=5.0, rtt_short=0.9, rtt_long=0.9)
+
+# name: (breaker, limiter, first lane) -> step kinds
+LANES: dict[str, tuple[tuple[Breaker, Limiter, bool], list[str]]] = {
+    "a timing-out endpoint's first attempts go to the retry lane": ((TIMING_OUT, Limiter(), True), ["defer", "defer"]),
+    "on the retry lane it is sent as usual": ((TIMING_OUT, Limiter(), False), ["go", "go"]),
+    "a fast failure (503) holds no worker: sent from the first lane": ((FAILING_FAST, Limiter(), True), ["go", "go"]),
+    "a slow receiver (900 ms baseline) goes to the retry lane": ((Breaker(), SLOW_LIMITER, True), ["defer", "defer"]),
+    "a due probe is made from the retry lane, not the first": ((DUE, Limiter(), True), ["defer", "defer"]),
+    "the retry lane takes the probe": ((DUE, Limiter(), False), ["probe", "defer"]),
+    "a healthy endpoint is served where it arrives": ((Breaker(), Limiter(), True), ["go", "go"]),
+}
+
+
+@pytest.mark.parametrize("name", list(LANES))
+def test_lanes(name: str) -> None:
+    (breaker, limiter, first_lane), kinds = LANES[name]
+    plan = plan_group(GATE, breaker, limiter, 2, NOW, CFG, FixedRandom(0.5), first_lane)
+    assert [s.kind for s in plan.steps] == kinds
+    if kinds == ["defer", "defer"]:
+        # at once (plus at most a second's spread), using no attempt, with a reason that says why
+        assert all(s.defer_seconds <= LIMIT_SPREAD and s.reason == TO_RETRY_LANE for s in plan.steps)
+
+
+def test_a_probe_takes_its_place_in_the_pace() -> None:
+    # A probe is sent outside the limiter: its answer moves the next grant one interval (1.1 / rate) past it
+    after = limiter_after(Limiter(tat=NOW - 100, version=3), OK, 10.0, NOW, HEALTH, was_probe=True)
+    assert after is not None and after.tat == pytest.approx(NOW + 0.11) and after.version == 4

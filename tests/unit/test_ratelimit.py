@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from hookline.core.adaptive import AdaptiveConfig
 from hookline.core.ratelimit import Limiter, LimiterConfig, acquire, current_rate, release, slow_down
 
-CFG = LimiterConfig(horizon_seconds=1.0, lease_seconds=60, min_rate=0.5, decrease_factor=0.5, recovery_per_second=0.1, pacing_margin=0.0)
+# The adaptive concurrency limit starts at the ceiling here: these tests are about pacing and leases (test_adaptive.py is about the limit).
+CFG = LimiterConfig(
+    horizon_seconds=1.0, lease_seconds=60, min_rate=0.5, decrease_factor=0.5, recovery_per_second=0.1, pacing_margin=0.0, adaptive=AdaptiveConfig(initial=1000)
+)
 
 
 def test_grants_are_paced_at_the_rate() -> None:

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from hookline.core.customers import Customer, CustomerLimits
+from hookline.core.customers import DEFAULT_CUSTOMER_CONCURRENCY, DEFAULT_CUSTOMER_RATE_PER_SECOND, Customer, CustomerLimits
 from hookline.core.errors import NotFound, Unavailable, ValidationFailed
 from hookline.core.models import Endpoint
 from hookline.core.stats import attempt_counts, hour_of
@@ -48,7 +48,7 @@ def test_put_creates_then_replaces_and_a_repeat_changes_nothing(world: World) ->
         "name": "Acme Corp",
         "email": "ops@acme.example.com",
         "metadata": {"plan": "pro"},
-        "limits": {"max_rate_per_second": 100.0, "max_concurrency": 50},
+        "limits": {"max_rate_per_second": DEFAULT_CUSTOMER_RATE_PER_SECOND, "max_concurrency": DEFAULT_CUSTOMER_CONCURRENCY},
         "created_at": "2026-11-29T12:00:00.000Z",
         "updated_at": "2026-11-29T12:00:00.000Z",
     }
@@ -60,7 +60,11 @@ def test_put_creates_then_replaces_and_a_repeat_changes_nothing(world: World) ->
     # When another body is put, Then the customer is replaced (not created): the email is gone, the creation time stays
     replaced, was_created = service.put("acme", "acme-co", {"name": "Acme", "limits": {"max_concurrency": 3}})
     assert not was_created
-    assert (replaced["email"], replaced["metadata"], replaced["limits"]) == (None, {}, {"max_rate_per_second": 100.0, "max_concurrency": 3})
+    assert (replaced["email"], replaced["metadata"], replaced["limits"]) == (
+        None,
+        {},
+        {"max_rate_per_second": DEFAULT_CUSTOMER_RATE_PER_SECOND, "max_concurrency": 3},
+    )
     assert (replaced["created_at"], replaced["updated_at"]) == ("2026-11-29T12:00:00.000Z", "2026-11-29T12:01:00.000Z")
     assert service.get("acme", "acme-co") == replaced
 

@@ -239,7 +239,9 @@ def test_describe_reports_health_by_the_clock(world: World) -> None:
     )
     assert world.states.save_breaker("acme", ep.id, opened, 0)
     # Given a 429 halved the rate just now
-    assert world.states.save_limiter("acme", ep.id, Limiter(effective_rate=5.0, adjusted_at=now, version=1), 0)
+    # and adaptive concurrency has learned a 250 ms baseline and a limit of 12.6 (under the ceiling of 50)
+    learned = Limiter(effective_rate=5.0, adjusted_at=now, concurrency_limit=12.6, rtt_short=0.3, rtt_long=0.25, version=1)
+    assert world.states.save_limiter("acme", ep.id, learned, 0)
     # And the last day's statistics counted 3 successes of 12 attempts; a day and more ago does not count
     world.stats.add("acme", ep.id, hour_of(world.clock()), {"attempts": 12, "succeeded": 3, "failed": 9})
     world.stats.add("acme", ep.id, hour_of(world.clock() - timedelta(hours=25)), {"attempts": 50, "succeeded": 50})
@@ -251,6 +253,8 @@ def test_describe_reports_health_by_the_clock(world: World) -> None:
         "last_error": "503",
         "last_error_at": "2026-11-29T12:00:00.000Z",
         "effective_rate_per_second": 5.0,
+        # the open breaker keeps it on the retry lane
+        "concurrency": {"limit": 12, "ceiling": 50, "latency_ms": 250.0, "lane": "retry"},
     }
     # When 20 s pass, the rate has recovered by 0.05/s each second; after 10 minutes it is back to the configured 10
     world.clock.advance(20)

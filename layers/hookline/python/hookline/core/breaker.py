@@ -1,10 +1,12 @@
 """The per-endpoint circuit breaker: pure decisions over (state, outcome, now).
 
-closed ──(threshold consecutive health failures, or the failure rate over the
-window)──▶ open ──(cooldown over)──▶ half_open: one probe at a time, held by a
-lease that expires, so a crashed prober cannot wedge the endpoint.
-A probe that succeeds closes the breaker; one that fails reopens it with the
-cooldown doubled, up to a maximum.
+closed ──(threshold consecutive health failures, fewer if they are timeouts, or
+the failure rate over the window)──▶ open ──(cooldown over)──▶ half_open: one
+probe at a time, held by a lease that expires, so a crashed prober cannot wedge
+the endpoint. A probe that succeeds closes the breaker; one that fails reopens
+it for a share of the outage so far (at least the cooldown, at most the
+maximum), so the first probe after a recovery comes within that share of the
+outage's length.
 
 Health failures are timeouts, connection errors, 5xx and 429; other 4xx say
 nothing about the endpoint's health. The hot path stays free: a success on a
@@ -21,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from hookline.core.classify import TRANSIENT_ERRORS, Outcome
+from hookline.core.classify import TIMEOUT, TRANSIENT_ERRORS, Outcome
 
 BreakerState = Literal["closed", "open", "half_open"]
 Health = Literal["success", "failure", "neutral"]
@@ -37,12 +39,18 @@ class BreakerConfig:
     failure_rate: float = 0.9
     probe_lease_seconds: float = 120.0
     history_seconds: float = 3600.0  # a failure this long after the previous one starts a fresh history
+    # A failed probe reopens the breaker for this share of the outage so far (at least `cooldown_seconds`,
+    # at most `max_cooldown_seconds`): recovery is noticed within a fifth of the outage's length, with
+    # probes growing sparser as it lasts (about 30 in a 5-day outage).
+    cooldown_fraction: float = 0.2
+    timeout_threshold: int = 5  # consecutive timeouts that open it: each one held a worker for the whole deadline
 
 
 @dataclass(frozen=True)
 class Breaker:
     state: BreakerState = "closed"
     consecutive_failures: int = 0
+    timeouts: int = 0  # how many of the consecutive failures in a row were timeouts
     open_until: float | None = None  # epoch seconds
     open_since: float | None = None  # start of the current unbroken outage
     cooldown_seconds: float = 0.0  # the cooldown of the latest opening
@@ -57,6 +65,11 @@ class Breaker:
     def is_pristine(self) -> bool:
         """Closed with no failure streak: a success changes nothing, so nothing is written."""
         return self.state == "closed" and self.consecutive_failures == 0
+
+    @property
+    def holds_workers(self) -> bool:
+        """Its latest answers cost a worker the whole deadline: a streak ending in a timeout, or the breaker not closed."""
+        return self.state != "closed" or (self.consecutive_failures > 0 and self.last_error == TIMEOUT)
 
 
 def health(outcome: Outcome) -> Health:
@@ -102,7 +115,7 @@ def record(b: Breaker, verdict: Health, now: float, cfg: BreakerConfig, was_prob
     """After an attempt: the new state to write, or None when nothing changes."""
     if was_probe and b.state == "half_open":
         if verdict == "failure":
-            cooldown = min(max(b.cooldown_seconds, cfg.cooldown_seconds) * 2, cfg.max_cooldown_seconds)
+            cooldown = reopen_cooldown(b, now, cfg)
             reopened = replace(
                 b,
                 state="open",
@@ -124,17 +137,19 @@ def record(b: Breaker, verdict: Health, now: float, cfg: BreakerConfig, was_prob
     if verdict == "success":
         if b.is_pristine:
             return None
-        return Transition(replace(b, consecutive_failures=0, recent=(b.recent + "1")[-HISTORY:], version=b.version + 1))
+        return Transition(replace(b, consecutive_failures=0, timeouts=0, recent=(b.recent + "1")[-HISTORY:], version=b.version + 1))
     fresh = b.last_failure_at is not None and now - b.last_failure_at > cfg.history_seconds
     recent = ("" if fresh else b.recent) + "0"
     recent = recent[-HISTORY:]
     failures = b.consecutive_failures + 1
     considered = recent[-cfg.window :]
     rate_tripped = len(considered) >= cfg.window and considered.count("0") / len(considered) >= cfg.failure_rate
-    if failures >= cfg.threshold or rate_tripped:
+    timeouts = b.timeouts + 1 if error == TIMEOUT else 0
+    if failures >= cfg.threshold or rate_tripped or timeouts >= cfg.timeout_threshold:
         opened = Breaker(
             state="open",
             consecutive_failures=failures,
+            timeouts=timeouts,
             open_until=now + cfg.cooldown_seconds,
             open_since=b.open_since or now,
             cooldown_seconds=cfg.cooldown_seconds,
@@ -145,7 +160,17 @@ def record(b: Breaker, verdict: Health, now: float, cfg: BreakerConfig, was_prob
             version=b.version + 1,
         )
         return Transition(opened, "opened")
-    return Transition(replace(b, consecutive_failures=failures, recent=recent, last_error=error, last_failure_at=now, version=b.version + 1))
+    return Transition(replace(b, consecutive_failures=failures, timeouts=timeouts, recent=recent, last_error=error, last_failure_at=now, version=b.version + 1))
+
+
+def reopen_cooldown(b: Breaker, now: float, cfg: BreakerConfig) -> float:
+    """How long a failed probe reopens the breaker: a share of the outage so far, within [cooldown, max_cooldown].
+
+    Doubling per failed probe would put the next probe as far past a recovery as the outage had lasted;
+    a fixed share bounds that delay to `cooldown_fraction` of the outage.
+    """
+    outage = now - (b.open_since if b.open_since is not None else now)
+    return min(max(cfg.cooldown_seconds, cfg.cooldown_fraction * outage), cfg.max_cooldown_seconds)
 
 
 def outage_seconds(b: Breaker, now: float) -> float:

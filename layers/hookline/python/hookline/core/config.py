@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from hookline.core.adaptive import AdaptiveConfig
 from hookline.core.backoff import BackoffPolicy, Jitter
 from hookline.core.breaker import BreakerConfig
 from hookline.core.policy import RetryPolicy
@@ -26,19 +27,21 @@ def breaker_config(settings: Settings) -> BreakerConfig:
         max_cooldown_seconds=settings.breaker_max_cooldown_seconds,
         window=settings.breaker_window,
         failure_rate=settings.breaker_failure_rate,
+        cooldown_fraction=settings.breaker_cooldown_fraction,
+        timeout_threshold=settings.breaker_timeout_threshold,
         # A probe's lease outlives its request; a crashed prober frees it soon after.
         probe_lease_seconds=2 * (settings.connect_timeout_seconds + settings.request_timeout_seconds),
     )
 
 
-def limiter_config(lease_seconds: float) -> LimiterConfig:
-    return LimiterConfig(lease_seconds=lease_seconds)
+def limiter_config(lease_seconds: float, initial_concurrency: float = AdaptiveConfig.initial) -> LimiterConfig:
+    return LimiterConfig(lease_seconds=lease_seconds, adaptive=AdaptiveConfig(initial=initial_concurrency))
 
 
 def endpoint_rules(settings: Settings, lease_seconds: float) -> EndpointRules:
     return EndpointRules(
         breaker=breaker_config(settings),
-        limiter=limiter_config(lease_seconds),
+        limiter=limiter_config(lease_seconds, settings.initial_concurrency),
         disable_after_seconds=settings.disable_after_seconds,
         retry_after_jitter_seconds=retry_policy(settings).backoff.retry_after_jitter_seconds,
         busy_retry_seconds=BUSY_RETRY_SECONDS,

@@ -15,9 +15,9 @@ from typing import Any
 from hookline.core.errors import ValidationFailed
 from hookline.core.models import DEFAULT_MAX_CONCURRENCY, DEFAULT_RATE_LIMIT_PER_SECOND
 
-# Ten endpoints at their defaults fit under a customer's default ceiling.
-DEFAULT_CUSTOMER_RATE_PER_SECOND = 10 * DEFAULT_RATE_LIMIT_PER_SECOND
-DEFAULT_CUSTOMER_CONCURRENCY = 10 * DEFAULT_MAX_CONCURRENCY
+# By default a customer's endpoints may be set as high as any endpoint may (core.validation's bounds).
+DEFAULT_CUSTOMER_RATE_PER_SECOND = 500.0
+DEFAULT_CUSTOMER_CONCURRENCY = 100
 
 
 @dataclass(frozen=True)

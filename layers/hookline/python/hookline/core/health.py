@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from hookline.core.breaker import Breaker, Transition, health, outage_seconds, record
 from hookline.core.classify import Outcome
 from hookline.core.policy import Decision
-from hookline.core.ratelimit import Limiter, slow_down
+from hookline.core.ratelimit import Limiter, paced_after, slow_down
 from hookline.core.rules import EndpointRules
 
 
@@ -42,16 +42,18 @@ def breaker_after(breaker: Breaker, outcome: Outcome, now: float, cfg: EndpointR
     return record(breaker, health(outcome), now, cfg.breaker, was_probe=was_probe, error=error_label(outcome))
 
 
-def slows_down(outcome: Outcome) -> bool:
-    """A 429 asks the sender to slow down."""
-    return outcome.status_code == 429
+def slows_down(outcome: Outcome, was_probe: bool = False) -> bool:
+    """A 429 asks the sender to slow down; a probe was sent outside the limiter, so it takes its place in the pace."""
+    return outcome.status_code == 429 or was_probe
 
 
-def limiter_after(limiter: Limiter, outcome: Outcome, configured_rate: float, now: float, cfg: EndpointRules) -> Limiter | None:
-    """The limiter's new state after an attempt (a 429 slows the endpoint down), or None when nothing changes."""
-    if not slows_down(outcome):
-        return None
-    return slow_down(limiter, configured_rate, now, cfg.limiter)
+def limiter_after(limiter: Limiter, outcome: Outcome, configured_rate: float, now: float, cfg: EndpointRules, was_probe: bool = False) -> Limiter | None:
+    """The limiter's new state after an attempt (a 429 slows the endpoint down; a probe counts in the pace), or None when nothing changes."""
+    if outcome.status_code == 429:
+        return slow_down(limiter, configured_rate, now, cfg.limiter)
+    if was_probe:
+        return paced_after(limiter, configured_rate, now, cfg.limiter)
+    return None
 
 
 def should_disable(transition: Transition, now: float, cfg: EndpointRules) -> bool:

@@ -17,8 +17,8 @@ DeliveryStatus = Literal["pending", "succeeded", "failed", "paused"]
 REPLAYABLE_STATUSES: tuple[DeliveryStatus, ...] = ("failed", "paused")
 
 # An endpoint's limits when its creator names none.
-DEFAULT_RATE_LIMIT_PER_SECOND = 10.0
-DEFAULT_MAX_CONCURRENCY = 5
+DEFAULT_RATE_LIMIT_PER_SECOND = 50.0  # a ceiling: the pace starts at the adaptive initial concurrency (core.adaptive)
+DEFAULT_MAX_CONCURRENCY = 50  # a ceiling: an endpoint starts at 5 in flight and earns more (core.adaptive)
 
 
 @dataclass(frozen=True)

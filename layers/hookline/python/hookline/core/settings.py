@@ -69,7 +69,22 @@ class Settings:
         "HOOKLINE_BREAKER_FAILURE_RATE", 0.9, "The breaker also opens when this share of the last HOOKLINE_BREAKER_WINDOW attempts failed."
     )
     breaker_window: int = _setting("HOOKLINE_BREAKER_WINDOW", 50, "Attempts the failure-rate rule looks at.")
-    breaker_cooldown_seconds: float = _setting("HOOKLINE_BREAKER_COOLDOWN_SECONDS", 60.0, "First cooldown of an open breaker; doubles after each failed probe.")
+    breaker_cooldown_seconds: float = _setting(
+        "HOOKLINE_BREAKER_COOLDOWN_SECONDS", 60.0, "Shortest cooldown of an open breaker (the first one, and the least after a failed probe)."
+    )
+    breaker_cooldown_fraction: float = _setting(
+        "HOOKLINE_BREAKER_COOLDOWN_FRACTION",
+        0.2,
+        "A failed probe reopens the breaker for this share of the outage so far (within the shortest and longest cooldown), so a recovery is noticed within that share of the outage.",
+    )
+    breaker_timeout_threshold: int = _setting(
+        "HOOKLINE_BREAKER_TIMEOUT_THRESHOLD", 5, "Consecutive timeouts that open an endpoint's breaker (each held a worker for the whole deadline)."
+    )
+    initial_concurrency: int = _setting(
+        "HOOKLINE_INITIAL_CONCURRENCY",
+        5,
+        "Requests in flight a new endpoint starts at; adaptive concurrency raises it up to the endpoint's max_concurrency while its latency holds steady.",
+    )
     breaker_max_cooldown_seconds: float = _setting("HOOKLINE_BREAKER_MAX_COOLDOWN_SECONDS", 3600.0, "Longest cooldown.")
     disable_after_seconds: float = _setting(
         "HOOKLINE_DISABLE_AFTER_SECONDS", 432000.0, "An endpoint whose breaker stays open this long is disabled with reason `failing` (5 days)."
@@ -100,9 +115,9 @@ class Settings:
     allowed_ports: str = _setting(
         "HOOKLINE_ALLOWED_PORTS", "443,80", "Ports endpoint URLs may use, comma-separated, or `*` for any (local mode). 80 applies only where http is allowed."
     )
-    delivery_concurrency: int = _setting("HOOKLINE_DELIVERY_CONCURRENCY", 20, "Reserved concurrency of the delivery function (stack configuration).")
+    delivery_concurrency: int = _setting("HOOKLINE_DELIVERY_CONCURRENCY", 30, "Reserved concurrency of the delivery function (stack configuration).")
     retry_concurrency: int = _setting(
-        "HOOKLINE_RETRY_CONCURRENCY", 10, "Reserved concurrency of the retry function, which drains the retry queue (stack configuration)."
+        "HOOKLINE_RETRY_CONCURRENCY", 20, "Reserved concurrency of the retry function, which drains the retry queue (stack configuration)."
     )
     replay_concurrency: int = _setting("HOOKLINE_REPLAY_CONCURRENCY", 2, "Reserved concurrency of the replay function (stack configuration).")
     replay_batch_size: int = _setting("HOOKLINE_REPLAY_BATCH_SIZE", 1, "Replay jobs handed to one replay invocation.")
@@ -111,6 +126,11 @@ class Settings:
         "HOOKLINE_OLDEST_MESSAGE_ALARM_SECONDS", 900, "Alarm when a queue's oldest message is older than this (stack configuration)."
     )
     delivery_batch_size: int = _setting("HOOKLINE_DELIVERY_BATCH_SIZE", 10, "SQS messages handed to one delivery invocation.")
+    retry_batch_size: int = _setting(
+        "HOOKLINE_RETRY_BATCH_SIZE",
+        20,
+        "SQS messages handed to one retry invocation (above 10, SQS gathers them for up to a second). The retry lane serves slow and timing-out endpoints, whose requests mostly wait, so an invocation carries more of them.",
+    )
     # API.
     max_event_bytes: int = _setting("HOOKLINE_MAX_EVENT_BYTES", 262144, "Largest accepted request body for an event (413 above).")
     max_batch_bytes: int = _setting(
@@ -163,6 +183,13 @@ class Settings:
             )
         if self.max_attempts < 1:
             raise SettingsError("HOOKLINE_MAX_ATTEMPTS must be at least 1")
+        for env, size in (("HOOKLINE_DELIVERY_BATCH_SIZE", self.delivery_batch_size), ("HOOKLINE_RETRY_BATCH_SIZE", self.retry_batch_size)):
+            if not 1 <= size <= 100:
+                raise SettingsError(f"{env}={size}: must be 1..100 (what one invocation sends side by side)")
+        if not 0 < self.breaker_cooldown_fraction <= 1:
+            raise SettingsError(f"HOOKLINE_BREAKER_COOLDOWN_FRACTION={self.breaker_cooldown_fraction}: must be above 0 and at most 1")
+        if self.initial_concurrency < 1 or self.breaker_timeout_threshold < 1:
+            raise SettingsError("HOOKLINE_INITIAL_CONCURRENCY and HOOKLINE_BREAKER_TIMEOUT_THRESHOLD must be at least 1")
 
     @classmethod
     def documented(cls) -> list[tuple[str, str, str]]:

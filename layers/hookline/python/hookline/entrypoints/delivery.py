@@ -105,6 +105,14 @@ def _resolve(event: dict[str, Any], worker: DeliveryWorker) -> dict[str, Deliver
     return resolved
 
 
+def _first_lane(event: dict[str, Any]) -> bool:
+    """The batch came from the delivery queue (first attempts), not the retry queue: the queue name ends both the
+    record's eventSourceARN and the retry queue's URL."""
+    retry_queue = container.get_settings().retry_queue_url.rsplit("/", 1)[-1]
+    sources = {str(r.get("eventSourceARN", "")).rsplit(":", 1)[-1] for r in event.get("Records", [])}
+    return bool(sources) and retry_queue not in sources
+
+
 def _received_before(record: dict[str, Any]) -> bool:
     """SQS handed this message out before (a crashed or timed-out invocation had it)."""
     try:
@@ -133,7 +141,7 @@ def handle_batch(event: dict[str, Any], context: Any, worker: DeliveryWorker | N
     worker = worker or container.delivery_worker()
     successes = container.log_successes()
     resolved = _resolve(event, worker)
-    plans = worker.plan(t for t in resolved.values() if t is not None)
+    plans = worker.plan((t for t in resolved.values() if t is not None), first_lane=_first_lane(event))
     processor = AsyncBatchProcessor(event_type=EventType.SQS)
     executor = _task_pool()
 
@@ -154,7 +162,7 @@ def handle_batch(event: dict[str, Any], context: Any, worker: DeliveryWorker | N
     try:
         response = dict(async_process_partial_response(event=event, record_handler=record_handler, processor=processor, context=context))
     finally:
-        worker.release(plans.values())
+        worker.release(plans.values(), reports)
         metrics.publish(reports)
         log_batch(len(event.get("Records", [])), reports, len(response.get("batchItemFailures", [])))
     return response

@@ -9,11 +9,13 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from hookline.core import ids, notifications, signing, validation
+from hookline.core.adaptive import AdaptiveConfig, current, slow
+from hookline.core.breaker import Breaker
 from hookline.core.clock import iso, iso_epoch
 from hookline.core.customers import endpoint_limits
 from hookline.core.errors import FailedDependency, NotFound, ValidationFailed
 from hookline.core.models import DeliveryTask, Endpoint, webhook_body
-from hookline.core.ratelimit import LimiterConfig, current_rate
+from hookline.core.ratelimit import Limiter, LimiterConfig, current_rate
 from hookline.core.responses import HttpResult
 from hookline.core.settings import Settings
 from hookline.core.stats import add_up, hour_counts, success_rate, summary
@@ -181,8 +183,19 @@ class EndpointService:
                 "last_error": breaker.last_error or None,
                 "last_error_at": iso_epoch(breaker.last_failure_at),
                 "effective_rate_per_second": round(current_rate(limiter, endpoint.rate_limit_per_second, now, LimiterConfig()), 3),
+                "concurrency": self._concurrency(endpoint, breaker, limiter),
             },
             "backlog": self._backlog(tenant, endpoint_id),
+        }
+
+    def _concurrency(self, endpoint: Endpoint, breaker: Breaker, limiter: Limiter) -> dict[str, Any]:
+        """The adaptive concurrency limit now, under its ceiling, with the latency it learned from and the lane the endpoint is served from."""
+        adaptive = AdaptiveConfig(initial=self.settings.initial_concurrency)
+        return {
+            "limit": current(limiter.concurrency, endpoint.max_concurrency, adaptive),
+            "ceiling": endpoint.max_concurrency,
+            "latency_ms": round(limiter.rtt_long * 1000, 1) if limiter.rtt_long else None,
+            "lane": "retry" if breaker.holds_workers or slow(limiter.concurrency, adaptive) else "first",
         }
 
     def _backlog(self, tenant: str, endpoint_id: str) -> dict[str, Any]:

@@ -256,7 +256,7 @@ RETRY = FunctionSpec(
     timeout_seconds=DELIVERY_TIMEOUT_SECONDS,
     memory_mb=512,
     grants=(*_DELIVERY_GRANTS, Grant(RETRY_QUEUE, "consume")),
-    sqs_source=SqsSource(queue=RETRY_QUEUE, batch_size_setting="delivery_batch_size"),
+    sqs_source=SqsSource(queue=RETRY_QUEUE, batch_size_setting="retry_batch_size", max_batching_window_seconds=1),
     reserved_concurrency_setting="retry_concurrency",
 )
 

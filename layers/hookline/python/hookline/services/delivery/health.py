@@ -8,11 +8,12 @@ Nothing is written for a healthy success on a pristine endpoint.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from hookline.core import notifications
+from hookline.core.adaptive import sample_of
 from hookline.core.breaker import Breaker, Transition, outage_seconds
 from hookline.core.clock import iso
 from hookline.core.emails import StatusNotice
@@ -20,7 +21,7 @@ from hookline.core.health import breaker_after, endpoint_after, limiter_after, s
 from hookline.core.models import Endpoint
 from hookline.core.notifications import Notify
 from hookline.core.policy import Decision
-from hookline.core.ratelimit import release
+from hookline.core.ratelimit import Limiter, release
 from hookline.core.responses import HttpResult
 from hookline.core.rules import EndpointRules
 from hookline.services.cas import compare_and_swap
@@ -40,7 +41,7 @@ class HealthTracker:
     emails: CustomerEmails | None = None  # the customer's email about a disabled or recovered endpoint; None: SNS only
 
     def after_attempt(self, endpoint: Endpoint, breaker: Breaker | None, was_probe: bool, result: HttpResult, decision: Decision, now: datetime) -> str:
-        """Feed an answer to the breaker (and a 429 to the limiter), then pause or disable the endpoint if it asks for it.
+        """Feed an answer to the breaker (and a 429 or a probe to the limiter), then pause or disable the endpoint if it asks for it.
 
         Returns the breaker's transition, if any."""
         tenant, endpoint_id, at = endpoint.tenant, endpoint.id, now.timestamp()
@@ -56,10 +57,10 @@ class HealthTracker:
         transition = compare_and_swap(breaker or Breaker(), propose_breaker, save_breaker, lambda: self.states.breaker(tenant, endpoint_id))
         if transition is not None:
             self._announce(endpoint, transition)
-        if slows_down(outcome):
+        if slows_down(outcome, was_probe):
             compare_and_swap(
                 self.states.limiter(tenant, endpoint_id),
-                lambda state: (True, limiter_after(state, outcome, endpoint.rate_limit_per_second, at, self.config)),
+                lambda state: (True, limiter_after(state, outcome, endpoint.rate_limit_per_second, at, self.config, was_probe)),
                 lambda write, base: self.states.save_limiter(tenant, endpoint_id, write, base.version),
                 lambda: self.states.limiter(tenant, endpoint_id),
             )
@@ -80,12 +81,21 @@ class HealthTracker:
         # The endpoint as it was before this disable: concurrent or retried disables of one episode share its updated_at.
         self._email(endpoint, StatusNotice("disabled", reason, since, outage), f"disabled#{endpoint.updated_at}")
 
-    def give_back(self, tenant: str, endpoint_id: str, expiry: float, count: int) -> None:
-        """Return a batch's concurrency leases (they also expire on their own, so a failure here is only logged)."""
+    def give_back(
+        self, tenant: str, endpoint_id: str, expiry: float, count: int, answers: Sequence[tuple[float | None, int | None, str | None]] = (), ceiling: int = 0
+    ) -> None:
+        """Return a batch's concurrency leases (they also expire on their own, so a failure here is only logged),
+        folding in what its requests to the endpoint saw, (latency s, status, error) each, for the adaptive limit."""
         try:
+
+            def given_back(state: Limiter) -> tuple[bool, Limiter]:
+                now = self.clock().timestamp()
+                seen = sample_of(answers, sum(1 for e in state.leases if e > now)) if answers else None
+                return True, release(state, expiry, count, now, seen, ceiling, self.config.limiter)
+
             compare_and_swap(
                 self.states.limiter(tenant, endpoint_id),
-                lambda state: (True, release(state, expiry, count, self.clock().timestamp())),
+                given_back,
                 lambda write, base: self.states.save_limiter(tenant, endpoint_id, write, base.version),
                 lambda: self.states.limiter(tenant, endpoint_id),
             )

@@ -15,6 +15,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from datetime import datetime
+from functools import partial
 
 from hookline.core.backoff import RandomSource
 from hookline.core.breaker import Breaker
@@ -47,24 +48,25 @@ class Planner:
     rng: RandomSource
     fanout: Fanout
 
-    def plan(self, tasks: Iterable[DeliveryTask]) -> dict[DeliveryTask, Plan]:
+    def plan(self, tasks: Iterable[DeliveryTask], first_lane: bool = False) -> dict[DeliveryTask, Plan]:
+        """`first_lane`: the tasks came from the delivery queue (first attempts), where a slow or timing-out endpoint is not served."""
         groups: dict[tuple[str, str], list[DeliveryTask]] = defaultdict(list)
         for t in dict.fromkeys(tasks):
             groups[(t.tenant, t.endpoint_id)].append(t)
         plans: dict[DeliveryTask, Plan] = {}
-        for planned in self.fanout.map(self._plan_safely, list(groups.items())):
+        for planned in self.fanout.map(partial(self._plan_safely, first_lane=first_lane), list(groups.items())):
             plans.update(planned)
         return self._with_bodies(plans)
 
-    def _plan_safely(self, item: tuple[tuple[str, str], list[DeliveryTask]]) -> dict[DeliveryTask, Plan]:
+    def _plan_safely(self, item: tuple[tuple[str, str], list[DeliveryTask]], first_lane: bool = False) -> dict[DeliveryTask, Plan]:
         (tenant, endpoint_id), group = item
         try:
-            return self._plan_endpoint(tenant, endpoint_id, group)
+            return self._plan_endpoint(tenant, endpoint_id, group, first_lane)
         except Exception as exc:  # one endpoint's trouble must not fail the others' records
             _log.exception("planning failed", extra={"tenant": tenant, "endpoint_id": endpoint_id})
             return {t: Plan(None, failed=f"planning failed: {type(exc).__name__}") for t in group}
 
-    def _plan_endpoint(self, tenant: str, endpoint_id: str, tasks: list[DeliveryTask]) -> dict[DeliveryTask, Plan]:
+    def _plan_endpoint(self, tenant: str, endpoint_id: str, tasks: list[DeliveryTask], first_lane: bool = False) -> dict[DeliveryTask, Plan]:
         now = self.clock()
         endpoint, breaker, limiter = self.states.load(tenant, endpoint_id)
         endpoint_gate = gate(endpoint)
@@ -72,7 +74,7 @@ class Planner:
         lost: list[str] = []  # which item's write lost the race: only that one is read again
 
         def propose(state: tuple[Breaker, Limiter]) -> tuple[tuple[GroupPlan, Breaker], tuple[Breaker, Limiter] | None]:
-            planned = plan_group(endpoint_gate, state[0], state[1], len(tasks), now.timestamp(), self.config, self.rng)
+            planned = plan_group(endpoint_gate, state[0], state[1], len(tasks), now.timestamp(), self.config, self.rng, first_lane)
             last.append(planned)
             if planned.write is None:
                 return (planned, state[0]), None

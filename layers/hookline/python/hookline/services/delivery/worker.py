@@ -39,6 +39,9 @@ from hookline.services.delivery.sender import WebhookSender
 _log = logging.getLogger(__name__)
 
 
+NOT_SENT = frozenset({"deferred", "parked", "skipped"})  # outcomes of tasks that made no request
+
+
 def _run(job: Callable[[], None]) -> None:
     job()
 
@@ -67,18 +70,25 @@ class DeliveryWorker:
 
     # -- a batch ------------------------------------------------------------------
 
-    def plan(self, tasks: Iterable[DeliveryTask]) -> dict[DeliveryTask, Plan]:
-        """Each endpoint of the batch looked at once (see `Planner`)."""
-        return self.planner.plan(tasks)
+    def plan(self, tasks: Iterable[DeliveryTask], first_lane: bool = False) -> dict[DeliveryTask, Plan]:
+        """Each endpoint of the batch looked at once (see `Planner`); `first_lane`: the batch came from the delivery queue."""
+        return self.planner.plan(tasks, first_lane)
 
-    def release(self, plans: Iterable[Plan]) -> None:
-        """End of a batch: give back its concurrency leases (they also expire on their own) and write its statistics, side by side."""
+    def release(self, plans: Iterable[Plan], reports: Iterable[DeliveryReport] = ()) -> None:
+        """End of a batch: give back its concurrency leases (they also expire on their own), with what each endpoint's
+        requests saw for its adaptive concurrency limit, and write the batch's statistics, side by side."""
         by_endpoint: dict[tuple[str, str], list[Step]] = defaultdict(list)
+        ceilings: dict[tuple[str, str], int] = {}
         for p in plans:
             if p.endpoint is not None and p.step is not None:
                 by_endpoint[(p.endpoint.tenant, p.endpoint.id)].append(p.step)
+                ceilings[(p.endpoint.tenant, p.endpoint.id)] = p.endpoint.max_concurrency
+        answers: dict[tuple[str, str], list[tuple[float | None, int | None, str | None]]] = defaultdict(list)
+        for r in reports:
+            if r.outcome not in NOT_SENT:
+                answers[(r.task.tenant, r.task.endpoint_id)].append((r.duration_ms / 1000, r.status_code, r.error))
         work: list[Callable[[], None]] = [
-            partial(self.health.give_back, tenant, endpoint_id, expiry, count)
+            partial(self.health.give_back, tenant, endpoint_id, expiry, count, tuple(answers[(tenant, endpoint_id)]), ceilings[(tenant, endpoint_id)])
             for (tenant, endpoint_id), steps in by_endpoint.items()
             for expiry, count in leases_held(steps).items()
         ]
@@ -91,10 +101,12 @@ class DeliveryWorker:
         if plan is not None:
             return self._carry_out(task, plan)
         plan = self.plan([task])[task]
+        reports: list[DeliveryReport] = []
         try:
-            return self._carry_out(task, plan)
+            reports.append(self._carry_out(task, plan))
+            return reports[0]
         finally:
-            self.release([plan])
+            self.release([plan], reports)
 
     def _carry_out(self, task: DeliveryTask, plan: Plan) -> DeliveryReport:
         now = self.clock()

@@ -1,0 +1,121 @@
+"""Adaptive concurrency (core.adaptive): table tests of the gradient rule. Pure."""
+
+from __future__ import annotations
+
+import pytest
+
+from hookline.core.adaptive import AdaptiveConfig, Concurrency, Sample, current, observe, overload, sample_of, slow
+from hookline.core.ratelimit import Limiter, LimiterConfig, acquire, release
+
+CFG = AdaptiveConfig()  # initial 5, tolerance 1.5, smoothing 0.2
+
+
+def steady(in_flight: int, rtt: float = 0.1) -> Sample:
+    return Sample((rtt,) * 5, False, in_flight)
+
+
+@pytest.mark.parametrize(
+    ("state", "sample", "ceiling", "expected_limit"),
+    [
+        # a new endpoint, kept busy at a steady latency: up by smoothing * sqrt(limit)
+        (Concurrency(), steady(5), 50, 5 + 0.2 * 5**0.5),
+        # kept busy at its baseline: it earns more
+        (Concurrency(16.0, 0.1, 0.1), steady(16), 50, 16 + 0.2 * 4),
+        # not kept busy (under half the limit in flight): no demonstration, no raise
+        (Concurrency(16.0, 0.1, 0.1), steady(7), 50, 16.0),
+        # latency twice the baseline (past the 1.5 tolerance): gradient 0.75, target 12, a fifth of the way there
+        (Concurrency(16.0, 0.2, 0.1), Sample((0.2,), False, 16), 50, 16 + 0.2 * (12 - 16)),
+        # an overload signal halves it
+        (Concurrency(16.0, 0.1, 0.1), Sample((0.1,), True, 16), 50, 8.0),
+        # never below one
+        (Concurrency(1.5, 0.1, 0.1), Sample((), True, 2), 50, 1.0),
+        # never above the ceiling, however steady
+        (Concurrency(49.9, 0.1, 0.1), steady(50), 50, 50.0),
+        # a ceiling lowered under the limit takes effect at once
+        (Concurrency(40.0, 0.1, 0.1), steady(40), 10, 10.0),
+        # no answer to learn from (every request failed to connect): unchanged
+        (Concurrency(16.0, 0.1, 0.1), Sample((), False, 16), 50, 16.0),
+    ],
+)
+def test_the_gradient_rule(state: Concurrency, sample: Sample, ceiling: int, expected_limit: float) -> None:
+    assert observe(state, sample, ceiling, CFG).limit == pytest.approx(expected_limit, abs=1e-3)
+
+
+def test_the_averages_are_weighted_by_time() -> None:
+    # Given a 100 ms baseline, a batch one second later at 400 ms: the short average (two round trips, 0.2 s) takes it
+    s = observe(Concurrency(10.0, 0.1, 0.1, 0.0, 0.0), Sample((0.4,), False, 10, 0.5, 1.0), 50, CFG)
+    assert s.rtt_short == pytest.approx(0.4, abs=0.01)
+    # while the baseline rises only over most of an hour (time constant 3,000 s): a queue cannot drag it up
+    assert s.rtt_long == pytest.approx(0.1 + 0.3 * (1 - 2.718281828 ** (-1 / 3000)), abs=1e-6)
+    # And when the receiver gets faster, the baseline follows within seconds (time constant 10 s)
+    fast = Concurrency(10.0, 1.0, 1.0, 0.0, 0.0)
+    for t in range(1, 31):
+        fast = observe(fast, Sample((0.1,), False, 10, t - 0.5, float(t)), 50, CFG)
+    assert fast.rtt_long < 0.25
+
+
+def test_the_limit_moves_at_most_once_per_round_trip() -> None:
+    # Given a limit raised at t=10
+    raised = observe(Concurrency(16.0, 0.1, 0.1, 0.0, 9.9), Sample((0.1,), False, 16, 9.9, 10.0), 50, CFG)
+    assert raised.limit > 16 and raised.changed_at == 10.0
+    # When a batch granted before that raise answers (steady, or even overloaded)
+    steady_again = observe(raised, Sample((0.1,), False, 16, 9.95, 10.05), 50, CFG)
+    overloaded = observe(raised, Sample((0.1,), True, 16, 9.95, 10.05), 50, CFG)
+    # Then the limit stays: those answers were sent under the old one (the averages still learn from them)
+    assert steady_again.limit == overloaded.limit == raised.limit
+    assert steady_again.observed_at == 10.05
+    # And a batch granted after it moves it again
+    assert observe(raised, Sample((0.1,), True, 16, 10.01, 10.1), 50, CFG).limit == pytest.approx(raised.limit / 2)
+
+
+@pytest.mark.parametrize(
+    ("status", "error", "overloaded"),
+    [
+        (429, None, True),
+        (503, None, True),
+        (502, None, True),
+        (504, None, True),
+        (500, None, False),
+        (404, None, False),
+        (200, None, False),
+        (None, "timeout", True),
+        (None, "connection_refused", False),
+    ],
+)
+def test_what_counts_as_overload(status: int | None, error: str | None, overloaded: bool) -> None:
+    assert overload(status, error) is overloaded
+
+
+def test_a_batch_sample_keeps_latencies_of_answers_only() -> None:
+    s = sample_of([(0.1, 200, None), (10.0, None, "timeout"), (0.3, 500, None)], in_flight=3)
+    assert s == Sample((0.1, 0.3), True, 3)
+
+
+def test_current_limit_is_the_initial_one_until_adapted_and_always_within_the_ceiling() -> None:
+    assert current(Concurrency(), 50, CFG) == 5
+    assert current(Concurrency(), 3, CFG) == 3
+    assert current(Concurrency(12.9), 50, CFG) == 12
+    assert current(Concurrency(12.9), 8, CFG) == 8
+
+
+def test_slow_means_a_baseline_of_half_a_second() -> None:
+    assert not slow(Concurrency(5, 0.9, 0.49), CFG)
+    assert slow(Concurrency(5, 0.2, 0.5), CFG)
+
+
+def test_the_limiter_grants_only_the_adaptive_limit_and_learns_on_give_back() -> None:
+    cfg = LimiterConfig(pacing_margin=0.0)
+    # Given a new endpoint with a ceiling of 50: it may have 5 in flight, not 50
+    grant = acquire(Limiter(), 20, 1000.0, 50, 0.0, cfg)
+    assert len(grant.send_at) == 5
+    # When the batch gives its 5 leases back having seen a steady 100 ms
+    back = release(grant.state, grant.lease_expiry, 5, 0.2, Sample((0.1,) * 5, False, 5), 50, cfg)
+    # Then the leases are free and the limit has grown: the next grant gets 5 (5.45 floors to 5), then more as it keeps up
+    assert back.leases == () and back.concurrency_limit == pytest.approx(5 + 0.2 * 5**0.5, abs=1e-3)
+    lim = back
+    for t in range(1, 40):
+        g = acquire(lim, 100, 1000.0, 50, float(t), cfg)
+        lim = release(g.state, g.lease_expiry, len(g.send_at), t + 0.5, Sample((0.1,) * len(g.send_at), False, len(g.send_at)), 50, cfg)
+    assert lim.concurrency_limit > 8
+    # And from a limit of 8 up, one batch takes half of it, so two batches overlap instead of taking turns
+    assert len(acquire(lim, 100, 1000.0, 50, 100.0, cfg).send_at) == int(lim.concurrency_limit) // 2
