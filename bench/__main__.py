@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from bench import cost, duration, localmode, report, scenarios, throughput
+from bench import cost, duration, localmode, report, scenarios, standin, throughput
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -60,7 +60,16 @@ def main(argv: list[str] | None = None) -> int:
         print(f"wrote {docs / 'benchmarks.md'} and {docs / 'img'}/bench-*.png from {results_path}")
         return 0
 
-    steps = len(scenarios.ALL) + len(cost.SIZES) * (4 + args.cpu_runs + 1) + 1 + len(throughput.BATCHES) * args.runs + localmode.BATCHES + 1 + 1
+    steps = (
+        len(scenarios.ALL)
+        + len(cost.SIZES) * (4 + args.cpu_runs + 1)
+        + 1
+        + len(throughput.BATCHES) * args.runs
+        + len(standin.BATCHES)
+        + localmode.BATCHES
+        + 1
+        + 1
+    )
     progress = Progress(steps)
     progress.show("starting")
     started = time.monotonic()
@@ -87,6 +96,7 @@ def main(argv: list[str] | None = None) -> int:
     results["cost"] = cost.cost_report(paths_by_size, cpu=cpu_by_size)
     results["cost"]["previous_run"] = report.previous_run(previous)
     results["throughput"] = throughput.measure(progress=lambda s: progress.step(f"throughput {s}"), runs=args.runs)
+    results["throughput"]["stand_in"] = standin.measure(progress=lambda s: progress.step(f"throughput over stand-ins {s}"))
     results["local_mode"] = localmode.measure(progress=lambda s: progress.step(f"local mode {s}"))
     results["meta"] = {
         "command": "make bench" if args.scale == 1.0 and args.out is None else "python -m bench " + " ".join(argv if argv is not None else sys.argv[1:]),

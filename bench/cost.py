@@ -9,7 +9,7 @@ rate limit is spent. The mix of paths per delivered webhook then comes from the
 real retry policy (`hookline.core.policy.decide`) at a given first-attempt success
 rate, and everything is priced from `bench.prices`.
 
-Honest conditions: endpoints keep the default limits (10/s, 5 in flight); batches
+Honest conditions: endpoints keep the default limits (ceilings of 50/s and 50 in flight, starting at 5 in flight); batches
 are consumed two at a time (as the event source runs several pollers), so the
 limiter's and breaker's conditional writes conflict and the lost ones are billed;
 the receiver answers 200 B on success and 1 KB on failure; a success on an
@@ -150,7 +150,7 @@ class _World:
         types = [f"set{self.sets}.t{i}" for i in range(ENDPOINTS_PER_SET)]
         ids = []
         for t in types:
-            # The default limits (10/s, 5 in flight), as a customer's endpoint gets them.
+            # The default limits (ceilings of 50/s and 50 in flight; a new endpoint starts at 5), as a customer's endpoint gets them.
             status, ep = self.harness.api("POST", "/v1/endpoints", {"url": self.receiver.url, "event_types": [t], **extra})
             assert status == 201, ep
             ids.append(ep["id"])
@@ -244,7 +244,7 @@ def measure_paths(  # noqa: PLR0915 - one measurement script, path after path
             status, _ = harness.api("POST", "/v1/endpoints", {"url": receiver.url, "event_types": ["hot"]})
             assert status == 201
             w.post_events(["hot"], count)
-            # At the default 5 in flight, half of each batch is deferred and comes back through the retry queue: that is in the path.
+            # A new endpoint starts at 5 in flight: half of the first batches is deferred and comes back through the retry queue, that is in the path.
             paths["attempt_ok_one_endpoint"] = w.per(count, lambda: w.deliver_every(count))
 
             # A success while the breaker remembers a failure: one real failed attempt per endpoint first.

@@ -207,9 +207,9 @@ def capacity_limited(scale: float = 1.0, seed: int = 5) -> Result:
     ceilings an endpoint may have (500/s, 100 in flight), so only adaptive concurrency stands between it and overload. Measured: the most requests it ever had in flight against its capacity, how
     many arrived over capacity, and its throughput against what it can serve.
     """
-    events = max(300, round(150 * 300 * scale))
-    workers = max(3, round(50 * scale))
-    window = 300.0
+    window = max(20.0, 300.0 * scale)  # the rate stays 150/s at any scale: only the run is shorter
+    events = round(150 * window)
+    workers = 50
     capacity, knee = 16, 8
 
     def run(mode: str) -> Result:

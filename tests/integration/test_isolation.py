@@ -107,12 +107,13 @@ def test_fifty_workers_on_a_half_open_endpoint_send_exactly_one_probe(hookline: 
             _event(hookline, data={"n": i})
         messages = hookline.queued(max_messages=50)
         assert len(messages) == 50
-        # When 50 invocations take one task each, all at once
+        # When 50 invocations of the retry function (a probe is made from the retry lane) take one task each, all at once
         barrier = threading.Barrier(50)
+        retry_arn = "arn:aws:sqs:us-east-1:123456789012:" + hookline.env[topology.RETRY_QUEUE.env].rsplit("/", 1)[-1]
 
         def run(message: dict[str, Any]) -> None:
             barrier.wait()
-            hookline.deliver([message])
+            hookline.handlers["retry"](sqs_event([message], retry_arn), None)
             finished.release()
 
         threads = [threading.Thread(target=run, args=(m,)) for m in messages]

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
 
-PARALLEL_ENDPOINTS = 16  # endpoints of one batch planned, released and counted at once
+PARALLEL_ENDPOINTS = 100  # endpoints of one batch planned, released and counted at once: a batch's endpoints, all of them
 
 _Item = TypeVar("_Item")
 _Result = TypeVar("_Result")

@@ -82,10 +82,20 @@ class HealthTracker:
         self._email(endpoint, StatusNotice("disabled", reason, since, outage), f"disabled#{endpoint.updated_at}")
 
     def give_back(
-        self, tenant: str, endpoint_id: str, expiry: float, count: int, answers: Sequence[tuple[float | None, int | None, str | None]] = (), ceiling: int = 0
+        self,
+        tenant: str,
+        endpoint_id: str,
+        expiry: float,
+        count: int,
+        answers: Sequence[tuple[float | None, int | None, str | None]] = (),
+        ceiling: int = 0,
+        known: Limiter | None = None,
     ) -> None:
         """Return a batch's concurrency leases (they also expire on their own, so a failure here is only logged),
-        folding in what its requests to the endpoint saw, (latency s, status, error) each, for the adaptive limit."""
+        folding in what its requests to the endpoint saw, (latency s, status, error) each, for the adaptive limit.
+
+        `known`: the limiter as this batch's grant wrote it. The give-back writes on it without reading first,
+        and reads only when another batch has written since (the conditional write then fails)."""
         try:
 
             def given_back(state: Limiter) -> tuple[bool, Limiter]:
@@ -94,7 +104,7 @@ class HealthTracker:
                 return True, release(state, expiry, count, now, seen, ceiling, self.config.limiter)
 
             compare_and_swap(
-                self.states.limiter(tenant, endpoint_id),
+                known if known is not None else self.states.limiter(tenant, endpoint_id),
                 given_back,
                 lambda write, base: self.states.save_limiter(tenant, endpoint_id, write, base.version),
                 lambda: self.states.limiter(tenant, endpoint_id),

@@ -28,6 +28,7 @@ from functools import partial
 
 from hookline.core.models import DeliveryTask
 from hookline.core.planning import Step, leases_held
+from hookline.core.ratelimit import Limiter
 from hookline.core.reports import DeliveryReport
 from hookline.services.delivery.fanout import Fanout
 from hookline.services.delivery.health import HealthTracker
@@ -79,16 +80,29 @@ class DeliveryWorker:
         requests saw for its adaptive concurrency limit, and write the batch's statistics, side by side."""
         by_endpoint: dict[tuple[str, str], list[Step]] = defaultdict(list)
         ceilings: dict[tuple[str, str], int] = {}
+        granted: dict[tuple[str, str], Limiter] = {}
         for p in plans:
             if p.endpoint is not None and p.step is not None:
-                by_endpoint[(p.endpoint.tenant, p.endpoint.id)].append(p.step)
-                ceilings[(p.endpoint.tenant, p.endpoint.id)] = p.endpoint.max_concurrency
+                key = (p.endpoint.tenant, p.endpoint.id)
+                by_endpoint[key].append(p.step)
+                ceilings[key] = p.endpoint.max_concurrency
+                if p.limiter is not None:
+                    granted[key] = p.limiter
         answers: dict[tuple[str, str], list[tuple[float | None, int | None, str | None]]] = defaultdict(list)
         for r in reports:
             if r.outcome not in NOT_SENT:
                 answers[(r.task.tenant, r.task.endpoint_id)].append((r.duration_ms / 1000, r.status_code, r.error))
         work: list[Callable[[], None]] = [
-            partial(self.health.give_back, tenant, endpoint_id, expiry, count, tuple(answers[(tenant, endpoint_id)]), ceilings[(tenant, endpoint_id)])
+            partial(
+                self.health.give_back,
+                tenant,
+                endpoint_id,
+                expiry,
+                count,
+                tuple(answers[(tenant, endpoint_id)]),
+                ceilings[(tenant, endpoint_id)],
+                granted.get((tenant, endpoint_id)),
+            )
             for (tenant, endpoint_id), steps in by_endpoint.items()
             for expiry, count in leases_held(steps).items()
         ]
