@@ -89,13 +89,13 @@ class HealthTracker:
         count: int,
         answers: Sequence[tuple[float | None, int | None, str | None]] = (),
         ceiling: int = 0,
-        known: Limiter | None = None,
     ) -> None:
         """Return a batch's concurrency leases (they also expire on their own, so a failure here is only logged),
         folding in what its requests to the endpoint saw, (latency s, status, error) each, for the adaptive limit.
 
-        `known`: the limiter as this batch's grant wrote it. The give-back writes on it without reading first,
-        and reads only when another batch has written since (the conditional write then fails)."""
+        It reads the limiter first rather than writing on the state the batch's grant wrote: with other batches
+        granting on the same endpoint meanwhile, that write would lose most of the time, and a lost conditional
+        write is billed as a write (measured: 0.9 lost writes per delivery, +$0.65 per million)."""
         try:
 
             def given_back(state: Limiter) -> tuple[bool, Limiter]:
@@ -104,7 +104,7 @@ class HealthTracker:
                 return True, release(state, expiry, count, now, seen, ceiling, self.config.limiter)
 
             compare_and_swap(
-                known if known is not None else self.states.limiter(tenant, endpoint_id),
+                self.states.limiter(tenant, endpoint_id),
                 given_back,
                 lambda write, base: self.states.save_limiter(tenant, endpoint_id, write, base.version),
                 lambda: self.states.limiter(tenant, endpoint_id),

@@ -137,7 +137,7 @@ class Planner:
         group, planned_breaker = settled if settled is not None else (gave_up(last[-1], self.rng), breaker)
         if group.disable and endpoint is not None:
             self.health.disable(endpoint, planned_breaker, now, "failing")
-        return {t: Plan(step, endpoint, planned_breaker, limiter=group.limiter) for t, step in zip(tasks, group.steps, strict=True)}
+        return {t: Plan(step, endpoint, planned_breaker) for t, step in zip(tasks, group.steps, strict=True)}
 
     def _with_bodies(self, plans: dict[DeliveryTask, Plan]) -> dict[DeliveryTask, Plan]:
         """The bodies of the tasks that will send and the fresh ones' deliveries, in one read (a deferred task reads nothing)."""

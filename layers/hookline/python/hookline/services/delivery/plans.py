@@ -8,7 +8,6 @@ from typing import Literal
 from hookline.core.breaker import Breaker
 from hookline.core.models import Delivery, Endpoint, Event
 from hookline.core.planning import PlanKind, Step
-from hookline.core.ratelimit import Limiter
 
 
 @dataclass(frozen=True)
@@ -18,7 +17,6 @@ class Plan:
     step: Step | None  # None: planning itself failed (see `failed`)
     endpoint: Endpoint | None = None
     breaker: Breaker | None = None  # the breaker as planned (the probe's lease when probing)
-    limiter: Limiter | None = None  # the limiter as this batch's grant wrote it: the base its give-back writes on
     event: Event | None = None  # read for the whole batch at planning, so a task need not read it alone
     delivery: Delivery | None = None  # a fresh task's delivery, read with the bodies (None: not found, or not read)
     delivery_read: bool = False  # whether `delivery` was read: a fresh task then checks it instead of claiming

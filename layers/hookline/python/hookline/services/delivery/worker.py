@@ -28,7 +28,6 @@ from functools import partial
 
 from hookline.core.models import DeliveryTask
 from hookline.core.planning import Step, leases_held
-from hookline.core.ratelimit import Limiter
 from hookline.core.reports import DeliveryReport
 from hookline.services.delivery.fanout import Fanout
 from hookline.services.delivery.health import HealthTracker
@@ -80,14 +79,11 @@ class DeliveryWorker:
         requests saw for its adaptive concurrency limit, and write the batch's statistics, side by side."""
         by_endpoint: dict[tuple[str, str], list[Step]] = defaultdict(list)
         ceilings: dict[tuple[str, str], int] = {}
-        granted: dict[tuple[str, str], Limiter] = {}
         for p in plans:
             if p.endpoint is not None and p.step is not None:
                 key = (p.endpoint.tenant, p.endpoint.id)
                 by_endpoint[key].append(p.step)
                 ceilings[key] = p.endpoint.max_concurrency
-                if p.limiter is not None:
-                    granted[key] = p.limiter
         answers: dict[tuple[str, str], list[tuple[float | None, int | None, str | None]]] = defaultdict(list)
         for r in reports:
             if r.outcome not in NOT_SENT:
@@ -101,7 +97,6 @@ class DeliveryWorker:
                 count,
                 tuple(answers[(tenant, endpoint_id)]),
                 ceilings[(tenant, endpoint_id)],
-                granted.get((tenant, endpoint_id)),
             )
             for (tenant, endpoint_id), steps in by_endpoint.items()
             for expiry, count in leases_held(steps).items()
