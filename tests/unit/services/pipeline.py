@@ -128,10 +128,12 @@ class Pipeline:
             batches.append(batch)
         self._round += 1
         plans = [self.plan(batch) for batch in batches]
+        reports = []
         for batch, planned in zip(batches, plans, strict=True):
-            self.reports += [self.rig.worker.deliver(t, planned[t]) for t in batch]
-        for planned in plans:
-            self.rig.worker.release(planned.values())
+            reports.append([self.rig.worker.deliver(t, planned[t]) for t in batch])
+            self.reports += reports[-1]
+        for planned, answered in zip(plans, reports, strict=True):
+            self.rig.worker.release(planned.values(), answered)  # with the batch's answers, as the handler gives them
         self._requeue_scheduled()
 
     def plan(self, batch: list[DeliveryTask]) -> dict[DeliveryTask, Plan]:

@@ -67,7 +67,8 @@ def test_a_failing_endpoint_trips_then_only_probes_once_per_cooldown_while_a_hea
     assert len([p for p in pipe.planned if p.task.endpoint_id == "ep_bad" and p.plan.kind == "probe"]) == len(probes)
     # And every other task of it was put off without a request and without using up an attempt
     deferred = {r.reason for r in pipe.reports if r.task.endpoint_id == "ep_bad" and r.outcome == "deferred"}
-    assert deferred == {"circuit open", "circuit half-open: probing"}
+    # (before the breaker opened, each batch's 503s also halved its adaptive concurrency limit, deferring the rest)
+    assert deferred == {"circuit open", "circuit half-open: probing", "endpoint rate or concurrency limit"}
     assert _attempts(rig, "ep_bad") == len(hits)
 
 
@@ -236,3 +237,22 @@ def test_of_fifty_invocations_on_a_half_open_endpoint_exactly_one_probes() -> No
     assert len(pipe.sent) == 1
     assert rig.states.breaker("acme", ep.id).state == "closed"
     assert sum(pipe.delivery(t).attempts_made for t in tasks) == 1
+
+
+def test_a_busy_steady_endpoint_earns_concurrency_once_per_round_trip_from_its_answers() -> None:
+    # Given an endpoint with a ceiling of 50 that answers in 40 ms, and 60 events taken in batches of ten
+    rig = delivery_rig(FakeSender(lambda _r: HttpResult(200, None, 40, body="ok")))
+    pipe = Pipeline(rig, batch_size=10)
+    ep = pipe.endpoint(endpoint(rate_limit_per_second=500, max_concurrency=50))
+    tasks = [pipe.event(ep, i) for i in range(60)]
+    first = rig.clock.timestamp()
+    pipe.run(600)
+    # Then everything was delivered, and the limiter learned the 40 ms baseline from the batches' answers
+    assert {pipe.delivery(t).status for t in tasks} == {"succeeded"}
+    limiter = rig.states.limiter("acme", ep.id)
+    assert limiter.rtt_long == pytest.approx(0.040) and limiter.rtt_short == pytest.approx(0.040)
+    assert limiter.observed_at >= first and limiter.changed_at >= first
+    # And the limit rose from the initial 5 (a new endpoint's), each batch granted after the last change raising it once
+    assert 5 < limiter.concurrency_limit <= 50
+    granted = [sum(p.plan.kind == "go" for p in pipe.planned if p.round == r) for r in sorted({p.round for p in pipe.planned})]
+    assert granted[0] == 5 and max(granted) > 5

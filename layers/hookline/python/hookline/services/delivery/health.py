@@ -100,7 +100,10 @@ class HealthTracker:
 
             def given_back(state: Limiter) -> tuple[bool, Limiter]:
                 now = self.clock().timestamp()
-                seen = sample_of(answers, sum(1 for e in state.leases if e > now)) if answers else None
+                # The grant was made at expiry - lease_seconds (core.ratelimit.acquire): the batch's start, for the
+                # once-per-round-trip rule; now is its end, for the time-weighted averages.
+                granted_at = expiry - self.config.limiter.lease_seconds
+                seen = sample_of(answers, sum(1 for e in state.leases if e > now), granted_at, now) if answers else None
                 return True, release(state, expiry, count, now, seen, ceiling, self.config.limiter)
 
             compare_and_swap(
