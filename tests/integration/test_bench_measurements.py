@@ -125,9 +125,20 @@ def test_the_report_writes_results_docs_and_plots(paths: dict[str, Units], one_i
     assert bench_cli.main(["--report-only", "--out", str(tmp_path)]) == 0
     # Then the document has every section, its tables and its plots, and names the command that made them
     doc = (tmp_path / "benchmarks.md").read_text()
-    for heading in ("Outage isolation", "Retry storm", "Slow subscriber", "Flaky receivers", "Cost per million", "throughput of one invocation"):
+    for heading in (
+        "Against the ideal",
+        "Outage isolation",
+        "Retry storm",
+        "Slow subscriber",
+        "A capacity-limited receiver",
+        "Flaky receivers",
+        "Cost per million",
+        "throughput of one invocation",
+    ):
         assert heading in doc
-    assert doc.count("Made by `make bench`") == 7  # at the top, and under each of the six sections
+    assert doc.count("Made by `make bench`") == 8  # at the top, and under each of the seven sections
+    # And the ideal table judges every figure that has a goal
+    assert "| outage isolation: healthy p99 during the outage / before it |" in doc
     plots = sorted(p.name for p in (tmp_path / "img").glob("bench-*.png"))
     assert len(plots) == 6
     for name in plots:
