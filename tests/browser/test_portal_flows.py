@@ -240,7 +240,8 @@ def test_a_rate_limit_above_the_ceiling_shows_the_api_error_and_one_within_it_sa
         pace = page.locator(".pace")
         expect(pace.get_by_test_id("measured-success-rate")).to_have_text(re.compile(r"^100% of \d+ attempts?$"))
         expect(pace.get_by_test_id("measured-p95")).to_have_text(re.compile(r"^\d+ ms$"))
-        expect(pace.get_by_label("Rate limit (per second)")).to_have_value("10")
+        # (an endpoint's default rate, 50/s, is capped at its customer's ceiling)
+        expect(pace.get_by_label("Rate limit (per second)")).to_have_value("20")
         expect(pace.get_by_text("Up to 20 per second on your plan.")).to_be_visible()
 
         # When the customer asks for 500 per second
@@ -249,7 +250,7 @@ def test_a_rate_limit_above_the_ceiling_shows_the_api_error_and_one_within_it_sa
 
         # Then the API's message names the ceiling, and nothing changed
         expect(page.get_by_test_id("settings-error")).to_contain_text("above the customer's ceiling of 20")
-        assert producer.get_endpoint(endpoint["id"])["rate_limit_per_second"] == 10
+        assert producer.get_endpoint(endpoint["id"])["rate_limit_per_second"] == 20
 
         # When they ask for 15 and a description with an extra event type typed in
         page.get_by_label("Rate limit (per second)").fill("15")

@@ -62,7 +62,7 @@ def test_a_read_only_session_shows_no_mutating_control(page: Page, producer: Pro
         open_endpoint_settings = page.get_by_test_id("tab-settings")
         open_endpoint_settings.click()
         expect(page.locator("#settings-form")).to_have_count(0)
-        expect(page.get_by_test_id("rate-limit-value")).to_have_text("10 per second")
+        expect(page.get_by_test_id("rate-limit-value")).to_have_text("20 per second")  # the default 50/s, under the customer's 20
         # And reading still works: the secret can be revealed
         page.get_by_test_id("reveal-secret").click()
         expect(page.get_by_test_id("secret-value")).to_have_text(endpoint["secret"])
