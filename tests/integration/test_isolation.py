@@ -314,6 +314,9 @@ def test_a_timing_out_endpoint_is_served_from_the_retry_lane_and_a_busy_one_earn
         # Then the healthy endpoint got its first 5 (a new endpoint starts at 5 in flight) and the timing-out one nothing:
         # its task went to the retry queue at once, using no attempt, and so did the healthy endpoint's other three
         assert sorted(r.path for r in receiver.requests) == ["/webhook/fast"] * 5
+        # and that busy batch (5 in flight of a limit of 5, steady) raised the healthy endpoint's limit from its answers
+        first_batch = _states().limiter("acme", fast["id"])
+        assert first_batch.concurrency_limit > 5 and first_batch.rtt_long > 0 and first_batch.leases == ()
         time.sleep(2.2)  # deferred by at most a second's spread, rounded up to whole DelaySeconds
         deferred = hookline.queued(topology.RETRY_QUEUE)
         assert len(deferred) == 4 and all(json.loads(m["Body"])["attempt"] == 1 for m in deferred)
@@ -322,8 +325,7 @@ def test_a_timing_out_endpoint_is_served_from_the_retry_lane_and_a_busy_one_earn
         hookline.handlers["retry"](sqs_event(deferred, arn), None)
         # Then the timing-out endpoint is sent its webhook from the retry lane, and the healthy one the rest
         assert sorted(r.path for r in receiver.requests) == ["/webhook/fast"] * 8 + ["/webhook/slow"]
-    # And the healthy endpoint learned from its answers: a latency baseline, and a limit raised above 5 after a busy batch
+    # And the endpoint shows what it learned (how the retry batch moved the limit depends on this machine's timing)
     concurrency = hookline.api("GET", f"/v1/endpoints/{fast['id']}")[1]["health"]["concurrency"]
-    assert concurrency["latency_ms"] is not None and concurrency["lane"] == "first"
-    limiter = _states().limiter("acme", fast["id"])
-    assert limiter.concurrency_limit > 5 and limiter.leases == ()
+    assert concurrency["latency_ms"] is not None and concurrency["lane"] == "first" and concurrency["ceiling"] == 50
+    assert _states().limiter("acme", fast["id"]).leases == ()
