@@ -28,7 +28,6 @@ from datetime import UTC, datetime
 from typing import Any
 
 import bench  # noqa: F401  - puts the hookline layer on sys.path
-from hookline.core.adaptive import sample_of
 from hookline.core.breaker import Breaker
 from hookline.core.classify import TIMEOUT, Outcome, Verdict, classify
 from hookline.core.config import endpoint_rules, retry_policy
@@ -36,7 +35,7 @@ from hookline.core.health import breaker_after, endpoint_after, limiter_after
 from hookline.core.models import DEFAULT_MAX_CONCURRENCY, DEFAULT_RATE_LIMIT_PER_SECOND
 from hookline.core.planning import Gate, GroupPlan, leases_held, plan_group
 from hookline.core.policy import Decision, decide
-from hookline.core.ratelimit import Limiter, release
+from hookline.core.ratelimit import Limiter, give_back
 from hookline.core.settings import Settings
 from hookline.wiring.topology import CLAIM_LEASE_SECONDS
 
@@ -331,7 +330,7 @@ class Hookline(Delivery):
                 end = max(end, finished)
                 seen.append((finished - send_at, task.last.status_code, task.last.error))
         for expiry, count in leases_held(plan.steps).items():
-            sim.at(end, self._release, ep, expiry, count, tuple(seen), EPOCH + now)
+            sim.at(end, self._release, ep, expiry, count, tuple(seen))
         return end
 
     def plan(self, ep: Endpoint, tasks: int, now: float, first_lane: bool = False) -> GroupPlan:
@@ -345,13 +344,9 @@ class Hookline(Delivery):
             ep.active = False
         return plan
 
-    def _release(
-        self, ep: Endpoint, expiry: float, count: int, seen: tuple[tuple[float | None, int | None, str | None], ...] = (), started: float = 0.0
-    ) -> None:
-        """The batch gives its leases back, with what it saw (the adaptive concurrency limit learns from it)."""
-        now = EPOCH + self.sim.now
-        in_flight = sum(1 for e in ep.limiter.leases if e > now)
-        ep.limiter = release(ep.limiter, expiry, count, now, sample_of(seen, in_flight, started, now), ep.max_concurrency, self.rules.limiter)
+    def _release(self, ep: Endpoint, expiry: float, count: int, seen: tuple[tuple[float | None, int | None, str | None], ...] = ()) -> None:
+        """The batch gives its leases back, with what it saw (the adaptive concurrency limit learns from it), as the worker does."""
+        ep.limiter = give_back(ep.limiter, expiry, count, EPOCH + self.sim.now, seen, ep.max_concurrency, self.rules.limiter)
 
     def _on_done(self, probe: bool) -> Callable[[Task, Outcome], None]:
         def done(task: Task, outcome: Outcome) -> None:

@@ -19,7 +19,7 @@ from hookline.adapters.dynamo.apikeys import ApiKeyRepository
 from hookline.wiring import container, topology
 from local.atomic import atomic_dynamodb_writes
 from local.lambda_runtime import load_handler
-from local.resources import provision
+from local.resources import provision, queue_arn
 from tests.support.events import http_event, sqs_event
 
 # Powertools' pydantic models must never see freezegun's FakeDatetime; moto must (SQS delays in virtual time).
@@ -74,11 +74,15 @@ class Hookline:
         """Hand everything visible on a queue to the function that consumes it; returns how many messages ran."""
         [consumer] = [f.name for f in topology.FUNCTIONS if f.sqs_source and f.sqs_source.queue == queue]
         total = 0
-        arn = "arn:aws:sqs:us-east-1:123456789012:" + self.env[queue.env].rsplit("/", 1)[-1]
+        arn = self.queue_arn(queue)
         while messages := self.queued(queue):
             self.handlers[consumer](sqs_event(messages, arn), None)
             total += len(messages)
         return total
+
+    def queue_arn(self, queue: topology.QueueSpec) -> str:
+        """The queue's ARN, as the event source mapping names it on each record (the delivery code tells its lane from it)."""
+        return queue_arn(boto3.client("sqs"), self.env[queue.env])
 
     def pump(self) -> int:
         """Run everything now visible on the delivery, retry and replay queues."""

@@ -76,7 +76,7 @@ def _pump_like_lambda(hookline: Hookline, timeline: Timeline) -> int:
         [consumer] = [f.name for f in topology.FUNCTIONS if f.sqs_source and f.sqs_source.queue == queue]
         try:
             # as the event source mapping does: the records name their queue, which tells the delivery code its lane
-            result = hookline.handlers[consumer](sqs_event(messages, "arn:aws:sqs:us-east-1:123456789012:" + url.rsplit("/", 1)[-1]), None)
+            result = hookline.handlers[consumer](sqs_event(messages, hookline.queue_arn(queue)), None)
             failed = {f["itemIdentifier"] for f in result.get("batchItemFailures", [])}
         except Exception:  # the whole invocation failed: every record comes back
             failed = {m["MessageId"] for m in messages}

@@ -109,7 +109,7 @@ def test_fifty_workers_on_a_half_open_endpoint_send_exactly_one_probe(hookline: 
         assert len(messages) == 50
         # When 50 invocations of the retry function (a probe is made from the retry lane) take one task each, all at once
         barrier = threading.Barrier(50)
-        retry_arn = "arn:aws:sqs:us-east-1:123456789012:" + hookline.env[topology.RETRY_QUEUE.env].rsplit("/", 1)[-1]
+        retry_arn = hookline.queue_arn(topology.RETRY_QUEUE)
 
         def run(message: dict[str, Any]) -> None:
             barrier.wait()
@@ -321,8 +321,7 @@ def test_a_timing_out_endpoint_is_served_from_the_retry_lane_and_a_busy_one_earn
         deferred = hookline.queued(topology.RETRY_QUEUE)
         assert len(deferred) == 4 and all(json.loads(m["Body"])["attempt"] == 1 for m in deferred)
         # When the retry function runs them (eventSourceARN: the retry queue)
-        arn = "arn:aws:sqs:us-east-1:123456789012:" + hookline.env[topology.RETRY_QUEUE.env].rsplit("/", 1)[-1]
-        hookline.handlers["retry"](sqs_event(deferred, arn), None)
+        hookline.handlers["retry"](sqs_event(deferred, hookline.queue_arn(topology.RETRY_QUEUE)), None)
         # Then the timing-out endpoint is sent its webhook from the retry lane, and the healthy one the rest
         assert sorted(r.path for r in receiver.requests) == ["/webhook/fast"] * 8 + ["/webhook/slow"]
     # And the endpoint shows what it learned (how the retry batch moved the limit depends on this machine's timing)

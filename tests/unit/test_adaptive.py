@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from hookline.core.adaptive import AdaptiveConfig, Concurrency, Sample, current, observe, overload, sample_of, slow
-from hookline.core.ratelimit import Limiter, LimiterConfig, acquire, release
+from hookline.core.ratelimit import Limiter, LimiterConfig, acquire, give_back, release
 
 CFG = AdaptiveConfig()  # initial 5, tolerance 1.5, smoothing 0.2
 
@@ -119,3 +119,18 @@ def test_the_limiter_grants_only_the_adaptive_limit_and_learns_on_give_back() ->
     assert lim.concurrency_limit > 8
     # And from a limit of 8 up, one batch takes half of it, so two batches overlap instead of taking turns
     assert len(acquire(lim, 100, 1000.0, 50, 100.0, cfg).send_at) == int(lim.concurrency_limit) // 2
+
+
+def test_give_back_dates_the_batch_from_its_grant_and_counts_its_leases_in_flight() -> None:
+    # Given a grant of 5 at t=100 (leases expire at 100 + lease_seconds)
+    cfg = LimiterConfig(pacing_margin=0.0)
+    grant = acquire(Limiter(), 5, 1000.0, 50, 100.0, cfg)
+    # When the batch gives them back at t=100.1 with five 100 ms answers
+    back = give_back(grant.state, grant.lease_expiry, 5, 100.1, [(0.1, 200, None)] * 5, 50, cfg)
+    # Then the leases are free, the sample counted 5 in flight (so the limit was used and rose), and it is dated
+    # from the grant (100) to now (100.1): changed at the batch's end, observed then
+    assert back.leases == () and back.concurrency_limit > 5
+    assert back.changed_at == back.observed_at == 100.1
+    # And a batch granted before that change moves nothing (its answers were sent under the old limit)
+    stale = give_back(back, 100.05 + cfg.lease_seconds, 0, 100.2, [(0.1, 503, None)], 50, cfg)
+    assert stale.concurrency_limit == back.concurrency_limit

@@ -173,8 +173,9 @@ def test_the_simulator_defines_no_rule_of_its_own() -> None:
     imported = {
         alias.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("hookline.core") for alias in node.names
     }
-    assert {"plan_group", "breaker_after", "limiter_after", "endpoint_after", "decide", "release"} <= imported
+    # give_back: the lease release and the adaptive limit's learning, as the worker calls it
+    assert {"plan_group", "breaker_after", "limiter_after", "endpoint_after", "decide", "give_back"} <= imported
     defined = {node.name for node in ast.walk(tree) if isinstance(node, ast.FunctionDef)}
-    assert not defined & {"admit", "record", "acquire", "slow_down", "deferral", "health", "classify_outcome"}
+    assert not defined & {"admit", "record", "acquire", "slow_down", "observe", "deferral", "health", "classify_outcome"}
     # (and no local copy of a planning constant: the half-open deferral drifted once)
     assert "BUSY_RETRY" not in Path(sim.__file__).read_text()

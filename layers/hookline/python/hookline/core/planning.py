@@ -36,7 +36,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from hookline.core.adaptive import slow
+from hookline.core.adaptive import AdaptiveConfig, slow
 from hookline.core.backoff import RandomSource
 from hookline.core.breaker import Breaker, admit, outage_seconds
 from hookline.core.ratelimit import Limiter, acquire
@@ -118,13 +118,19 @@ def plan_group(
     if admission.verdict == "wait":
         jitter = min(MAX_OPEN_SPREAD, 0.1 * max(breaker.cooldown_seconds, 1.0))
         return GroupPlan(_defer_each(tasks, admission.wait_seconds, jitter, "circuit open", rng))
-    if first_lane and (breaker.holds_workers or slow(limiter.concurrency, cfg.limiter.adaptive)):
+    if first_lane and retry_lane_only(breaker, limiter, cfg.limiter.adaptive):
         # A timing-out endpoint's requests (its probe included) are made from the retry lane, so first attempts never wait behind them.
         return GroupPlan(_defer_each(tasks, 0.0, LIMIT_SPREAD, TO_RETRY_LANE, rng))
     if admission.verdict == "probe" and admission.state is not None:
         waiting = _defer_each(tasks - 1, cfg.busy_retry_seconds, PROBING_SPREAD, "circuit half-open: probing", rng)
         return GroupPlan((Step("probe"), *waiting), breaker=admission.state)
     return _grant(gate, limiter, tasks, now, cfg, rng)
+
+
+def retry_lane_only(breaker: Breaker, limiter: Limiter, cfg: AdaptiveConfig) -> bool:
+    """The endpoint's answers hold a worker for long (a timeout streak, a breaker not closed, or a slow baseline):
+    it is served from the retry lane only."""
+    return breaker.holds_workers or slow(limiter.concurrency, cfg)
 
 
 def _grant(gate: Gate, limiter: Limiter, tasks: int, now: float, cfg: EndpointRules, rng: RandomSource) -> GroupPlan:

@@ -21,9 +21,10 @@ its leases back.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
-from hookline.core.adaptive import AdaptiveConfig, Concurrency, Sample, current, observe
+from hookline.core.adaptive import AdaptiveConfig, Concurrency, Sample, current, observe, sample_of
 
 
 @dataclass(frozen=True)
@@ -136,6 +137,21 @@ def release(lim: Limiter, expiry: float, count: int, now: float, seen: Sample | 
         observed_at=adapted.observed_at,
         version=lim.version + 1,
     )
+
+
+def in_flight(lim: Limiter, now: float) -> int:
+    """The endpoint's live leases: requests granted and not yet given back (nor expired)."""
+    return sum(1 for e in lim.leases if e > now)
+
+
+def give_back(
+    lim: Limiter, expiry: float, count: int, now: float, answers: Sequence[tuple[float | None, int | None, str | None]], ceiling: int, cfg: LimiterConfig
+) -> Limiter:
+    """A batch ends: its `count` leases of `expiry` come back, and what its requests saw, (latency s, status, error)
+    each, teaches the adaptive limit. The grant was made at expiry - lease_seconds (`acquire`): the batch's start,
+    for the once-per-round-trip rule; `now` is its end, for the time-weighted averages."""
+    seen = sample_of(answers, in_flight(lim, now), expiry - cfg.lease_seconds, now) if answers else None
+    return release(lim, expiry, count, now, seen, ceiling, cfg)
 
 
 def paced_after(lim: Limiter, configured: float, sent_at: float, cfg: LimiterConfig) -> Limiter:

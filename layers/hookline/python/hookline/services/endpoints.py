@@ -9,12 +9,13 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from hookline.core import ids, notifications, signing, validation
-from hookline.core.adaptive import AdaptiveConfig, current, slow
+from hookline.core.adaptive import AdaptiveConfig, current
 from hookline.core.breaker import Breaker
 from hookline.core.clock import iso, iso_epoch
 from hookline.core.customers import endpoint_limits
 from hookline.core.errors import FailedDependency, NotFound, ValidationFailed
 from hookline.core.models import DeliveryTask, Endpoint, webhook_body
+from hookline.core.planning import retry_lane_only
 from hookline.core.ratelimit import Limiter, LimiterConfig, current_rate
 from hookline.core.responses import HttpResult
 from hookline.core.settings import Settings
@@ -195,7 +196,7 @@ class EndpointService:
             "limit": current(limiter.concurrency, endpoint.max_concurrency, adaptive),
             "ceiling": endpoint.max_concurrency,
             "latency_ms": round(limiter.rtt_long * 1000, 1) if limiter.rtt_long else None,
-            "lane": "retry" if breaker.holds_workers or slow(limiter.concurrency, adaptive) else "first",
+            "lane": "retry" if retry_lane_only(breaker, limiter, adaptive) else "first",
         }
 
     def _backlog(self, tenant: str, endpoint_id: str) -> dict[str, Any]:
