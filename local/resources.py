@@ -40,7 +40,7 @@ def table_definition(spec: topology.TableSpec, name: str) -> dict[str, Any]:
     }
     if spec.indexes:
         definition["GlobalSecondaryIndexes"] = [
-            {"IndexName": index.name, "KeySchema": _key_schema(index.partition_key, index.sort_key), "Projection": {"ProjectionType": "ALL"}}
+            {"IndexName": index.name, "KeySchema": _key_schema(index.partition_key, index.sort_key), "Projection": {"ProjectionType": index.projection}}
             for index in spec.indexes
         ]
     return definition

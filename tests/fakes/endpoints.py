@@ -13,7 +13,7 @@ from tests.fakes.faults import Faults
 
 # What `save` writes: the fields a caller may change. The secret, its rotation and the
 # Retry-After pause belong to other writers and survive a save, as the adapter's update does.
-SAVED_FIELDS = ("url", "event_types", "description", "status", "disabled_reason", "updated_at", "rate_limit_per_second", "max_concurrency", "headers")
+SAVED_FIELDS = ("url", "event_types", "description", "status", "disabled_reason", "updated_at", "rate_limit_per_second", "max_concurrency", "headers", "version")
 
 
 class FakeEndpointStore:
@@ -87,6 +87,11 @@ class FakeEndpointStore:
     def all_of_owner(self, tenant: str, customer: str | None) -> Iterator[Endpoint]:
         self.faults.check("all_of_owner")
         yield from sorted((ep for (t, _), ep in self.items.items() if t == tenant and ep.customer == customer), key=lambda ep: ep.id)
+
+    def pinned(self, tenant: str, version: str, bound: int) -> tuple[list[str], bool]:
+        self.faults.check("pinned")
+        ids = sorted(ep.id for (t, _), ep in self.items.items() if t == tenant and ep.version == version)
+        return ids[:bound], len(ids) > bound
 
     @atomic
     def pause(self, tenant: str, endpoint_id: str, until_epoch: float) -> None:

@@ -40,7 +40,7 @@ def test_event_fans_out_to_matching_active_endpoints(hookline: Hookline) -> None
     assert sorted(t.endpoint_id for t in tasks) == sorted([every, paid])
     assert all(t.attempt == 1 and t.event_id == body["id"] and t.tenant == "acme" for t in tasks)
     # And the tasks carry ids only, never the payload
-    assert all(set(json.loads(t.to_message())) == {"v", "tenant", "event_id", "delivery_id", "endpoint_id", "attempt", "generation", "fresh"} for t in tasks)
+    assert all(set(json.loads(t.to_message())) == {"v", "tenant", "event_id", "delivery_id", "endpoint_id", "attempt", "generation", "fresh", "version"} for t in tasks)
     # And the event reads back with its pending deliveries
     status, event = hookline.api("GET", f"/v1/events/{body['id']}")
     assert status == 200

@@ -73,6 +73,11 @@ MATRIX = [
     Row("POST",   "/v1/events/broadcast",                        {"type": "a.b", "data": {}},            "- - 202",     "- - 403",     "- - 403"),
     Row("GET",    "/v1/session",                                 None,                                   "- - 200",     "- - 200",     "- - 200",     changes=False),
     Row("GET",    "/v1/event-types",                             None,                                   "- - 200",     "- - 200",     "- - 200",     changes=False),
+    Row("GET",    "/v1/event-types/a.b",                         None,                                   "- - 200",     "- - 200",     "- - 200",     changes=False),
+    Row("PUT",    "/v1/event-types/a.b",                         {"description": "changed"},             "- - 200",     "- - 403",     "- - 403"),
+    Row("GET",    "/v1/versions",                                None,                                   "- - 200",     "- - 200",     "- - 200",     changes=False),
+    Row("PUT",    "/v1/versions/2026-10-01",                     {"default": True},                      "- - 201",     "- - 403",     "- - 403"),
+    Row("PATCH",  "/v1/endpoints/{ep}",                          {"version": "2026-01-01"},              "200 200 200", "200 404 404", "403 403 403"),
     Row("GET",    "/v1/portal-settings",                         None,                                   "- - 200",     "- - 403",     "- - 403",     changes=False),
     Row("PUT",    "/v1/portal-settings",                         {"producer_name": "Acme"},              "- - 200",     "- - 403",     "- - 403"),
     Row("GET",    "/v1/customers",                               None,                                   "- - 200",     "- - 403",     "- - 403",     changes=False),
@@ -143,6 +148,7 @@ def world(hookline: Hookline) -> Iterator[World]:
         w = World(hookline, receiver, {"producer": API_KEY})
         for uid in ("cus-a", "cus-b"):
             w.producer("PUT", f"/v1/customers/{uid}", {"name": uid, "limits": {"max_rate_per_second": 100, "max_concurrency": 10}})
+        w.producer("PUT", "/v1/event-types/a.b", {"description": "what every set's events are checked against: no schema"})
         w.tokens["session"] = w.producer("POST", "/v1/customers/cus-a/portal-sessions", {})["token"]
         w.tokens["read_only"] = w.producer("POST", "/v1/customers/cus-a/portal-sessions", {"read_only": True})["token"]
         yield w

@@ -10,7 +10,7 @@ import pytest
 from hookline.core.errors import DependencyFailed, ValidationFailed
 from hookline.core.portal import PortalSettings, content_security_policy, portal_settings_put, tenant_param
 from hookline.core.stats import add_up, hour_counts
-from hookline.services.portal import EventTypeCatalog
+from hookline.services.portal import SentEventTypes
 
 
 def test_settings_keep_the_name_and_each_origin_once() -> None:
@@ -65,7 +65,7 @@ class Store:
 
 def test_the_catalog_writes_a_type_once_per_process_and_never_fails_an_event() -> None:
     store = Store()
-    catalog = EventTypeCatalog(store)
+    catalog = SentEventTypes(store)
     catalog.note("acme", ["a.b", "a.b", "c.d"])
     catalog.note("acme", ["a.b"])
     catalog.note("other", ["a.b"])

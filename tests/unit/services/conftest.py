@@ -10,10 +10,12 @@ from hookline.core import ids
 from hookline.core.models import Endpoint
 from hookline.core.settings import Settings
 from hookline.services.broadcast import BroadcastService
+from hookline.services.catalog import CatalogService
 from hookline.services.customers import CustomerService
 from hookline.services.endpoints import EndpointDeps, EndpointService
 from hookline.services.events import EventService
 from hookline.services.replay import ReplayService
+from tests.fakes.catalog import FakeCatalog, FakeVersionUsage
 from tests.fakes.clock import FakeClock
 from tests.fakes.customers import FakeCustomerStore
 from tests.fakes.endpoints import FakeEndpointStore
@@ -22,6 +24,11 @@ from tests.fakes.outside import FakeSender, FakeStats, RecordingNotify
 from tests.fakes.queues import FakeQueue
 from tests.fakes.replays import FakeReplayStore
 from tests.fakes.state import FakeEndpointStateStore
+
+
+class _NoSentTypes:
+    def list(self, tenant: str) -> dict[str, list[str]]:
+        return {"items": []}
 
 
 @dataclass
@@ -41,13 +48,20 @@ class World:
     notify: RecordingNotify
     stats: FakeStats
     customers: FakeCustomerStore
+    catalog: FakeCatalog
+    usage: FakeVersionUsage
 
     def event_service(self) -> EventService:
-        return EventService(self.events, self.endpoints, self.customers, self.delivery_queue, self.settings, self.clock, retry_queue=self.retry_queue)
+        return EventService(
+            self.events, self.endpoints, self.customers, self.delivery_queue, self.settings, self.clock, catalog=self.catalog, retry_queue=self.retry_queue
+        )
 
     def endpoint_service(self) -> EndpointService:
         deps = EndpointDeps(states=self.states, events=self.events, sender=self.sender, retry_queue=self.retry_queue, notify=self.notify)
-        return EndpointService(self.endpoints, self.customers, self.settings, self.clock, deps, stats_reader=self.stats)
+        return EndpointService(self.endpoints, self.customers, self.settings, self.clock, deps, self.catalog, stats_reader=self.stats)
+
+    def catalog_service(self) -> CatalogService:
+        return CatalogService(self.catalog, self.endpoints, self.usage, _NoSentTypes(), self.clock)
 
     def customer_service(self) -> CustomerService:
         return CustomerService(self.customers, self.endpoints, self.stats, self.jobs, self.clock)
@@ -56,7 +70,7 @@ class World:
         return ReplayService(self.replays, self.events, self.endpoints, self.retry_queue, self.jobs, self.settings, self.clock)
 
     def broadcast_service(self) -> BroadcastService:
-        return BroadcastService(self.events, self.endpoints, self.delivery_queue, self.jobs, self.settings, self.clock)
+        return BroadcastService(self.events, self.endpoints, self.delivery_queue, self.jobs, self.settings, self.clock, self.catalog, self.endpoints)
 
     def add_endpoint(self, tenant: str = "acme", **fields: object) -> Endpoint:
         """An endpoint as if created through the API at the clock's time."""
@@ -84,4 +98,6 @@ def world() -> World:
         notify=RecordingNotify(),
         stats=FakeStats(),
         customers=FakeCustomerStore(),
+        catalog=FakeCatalog(),
+        usage=FakeVersionUsage(),
     )

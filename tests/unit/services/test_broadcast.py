@@ -254,5 +254,5 @@ def test_a_broadcast_shows_its_progress_and_a_page_of_deliveries_an_ordinary_eve
     assert (shown["id"], shown["type"], shown["customer"], shown["data"]) == (answer["id"], "plan.changed", None, {"plan": "pro"})
     # And an ordinary event answers as it always did: all its deliveries, no progress, no cursor
     ordinary = events.accept("acme", {"type": "plan.changed", "data": {}})
-    assert sorted(events.describe("acme", ordinary["id"], 1)) == ["created_at", "customer", "data", "deliveries", "id", "type"]
+    assert sorted(events.describe("acme", ordinary["id"], 1)) == ["created_at", "customer", "data", "deliveries", "id", "type", "version"]
     assert len(events.describe("acme", ordinary["id"], 1)["deliveries"]) == 2

@@ -17,7 +17,7 @@ from hookline.core.customers import Customer
 from hookline.core.models import Endpoint
 from hookline.core.sessions import portal_url
 
-ChangeKind = Literal["disabled", "recovered"]
+ChangeKind = Literal["disabled", "recovered", "version_sunset"]
 
 _REASONS = {
     "gone": "it answered 410 Gone, which asks senders to stop",
@@ -30,8 +30,8 @@ class StatusNotice:
     """One state change of an endpoint, as the customer is told about it."""
 
     kind: ChangeKind
-    reason: str  # disabled: "gone" or "failing"; recovered: "recovered"
-    since: str  # ISO-8601 UTC: when the outage began (failing) or the change happened
+    reason: str  # disabled: "gone" or "failing"; recovered: "recovered"; version_sunset: the payload version
+    since: str  # ISO-8601 UTC: when the outage began (failing) or the change happened (version_sunset: the sunset)
     outage_seconds: float | None = None
 
 
@@ -95,6 +95,15 @@ def _lines(customer: Customer, endpoint: Endpoint, change: StatusNotice, waiting
             "",
             "When the endpoint answers again, re-enable it to resume delivery of everything waiting:",
             f"  {links.enable(endpoint.id)}",
+        ]
+    elif change.kind == "version_sunset":
+        subject = f"Webhook endpoint on a retired payload version: {label}"
+        body = [
+            f"Your endpoint is pinned to payload version {change.reason}, which passed its sunset on {change.since}.",
+            "It still receives that version for now; upgrade it to a newer version before that stops.",
+            "",
+            *facts,
+            f"Upgrade it in the portal, or with PATCH /v1/endpoints/{endpoint.id} and a newer 'version' (a test event goes out at that version first).",
         ]
     else:
         subject = f"Webhook endpoint recovered: {label}"

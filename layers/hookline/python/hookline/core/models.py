@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 from typing import Any, Literal
 
 from hookline.core.broadcast import Fanout
+from hookline.core.versions import BASE_VERSION, Renderings
 
 EndpointStatus = Literal["active", "disabled"]
 DeliveryStatus = Literal["pending", "succeeded", "failed", "paused"]
@@ -40,6 +41,7 @@ class Endpoint:
     previous_secret: str = ""  # still signed with, beside `secret`, for the overlap after a rotation
     rotated_at: float | None = None
     customer: str | None = None  # the uid of the customer it belongs to; None: the tenant's own. Fixed at creation.
+    version: str = BASE_VERSION  # the payload version it receives: the tenant's default at creation; only a PATCH changes it
 
     def signing_secrets(self, now: float, overlap_seconds: float) -> list[str]:
         """The secrets to sign with: the current one, plus the previous one during the rotation overlap."""
@@ -62,6 +64,7 @@ class Endpoint:
             "rate_limit_per_second": self.rate_limit_per_second,
             "max_concurrency": self.max_concurrency,
             "headers": dict(self.headers),
+            "version": self.version,
             "created_at": self.created_at,
             "updated_at": self.updated_at,
         }
@@ -77,6 +80,7 @@ class PlannedDelivery:
     id: str
     endpoint_id: str
     paused: bool = False  # the endpoint was disabled at acceptance: stored, not queued
+    version: str = ""  # the payload version it goes out at (the endpoint's pin at acceptance); "": the event's own
 
 
 @dataclass(frozen=True)
@@ -91,12 +95,36 @@ class Event:
     customer: str | None = None  # the customer it was addressed to; None: the tenant's own endpoints
     # A broadcast (to every endpoint of the tenant) has no inline deliveries, only its fan-out's progress.
     broadcast: Fanout | None = None
+    version: str | None = None  # the payload version of `body` (the tenant's default at acceptance); None: stored before versions
+    renderings: tuple[tuple[str, str], ...] = ()  # (version, body) for each other version its endpoints are pinned to
+    sunsets: tuple[tuple[str, str], ...] = ()  # (version, sunset_at) of its versions that had a sunset at acceptance
 
     @classmethod
-    def accepted(cls, event_id: str, tenant: str, event_type: str, created_at: str, data: Any, request_hash: str, **rest: Any) -> Event:
-        """A just-accepted event, its webhook body fixed from the data now."""
-        body = webhook_body(event_id, event_type, created_at, data)
-        return cls(id=event_id, tenant=tenant, type=event_type, created_at=created_at, body=body, request_hash=request_hash, **rest)
+    def accepted(
+        cls, event_id: str, tenant: str, event_type: str, created_at: str, data: Any, request_hash: str, renderings: Renderings | None = None, **rest: Any
+    ) -> Event:
+        """A just-accepted event, its webhook bodies fixed from the data now: one per version it goes out at."""
+        if renderings is None:
+            return cls(id=event_id, tenant=tenant, type=event_type, created_at=created_at, body=webhook_body(event_id, event_type, created_at, data), request_hash=request_hash, **rest)
+        bodies = {v: webhook_body(event_id, event_type, created_at, d, v) for v, d in renderings.data.items()}
+        others = tuple((v, b) for v, b in sorted(bodies.items()) if v != renderings.version)
+        return cls(
+            id=event_id, tenant=tenant, type=event_type, created_at=created_at, body=bodies[renderings.version], request_hash=request_hash,
+            version=renderings.version, renderings=others, **rest,
+        )
+
+    def body_for(self, version: str) -> str:
+        """The exact bytes a delivery at `version` sends ("" or a version it has no rendering of: its own body)."""
+        if not version or version == self.version:
+            return self.body
+        return dict(self.renderings).get(version, self.body)
+
+    def rendered_version(self, version: str) -> str | None:
+        """The version a delivery asking for `version` actually receives."""
+        return version if version and version in dict(self.renderings) else self.version
+
+    def sunset_of(self, version: str) -> str | None:
+        return dict(self.sunsets).get(version)
 
     def planned_delivery(self, delivery_id: str) -> Delivery | None:
         """One of the deliveries the event planned at acceptance, as it is before anything about it was stored (None: not one of them)."""
@@ -110,6 +138,7 @@ class Event:
             event_id=self.id,
             endpoint_id=planned.endpoint_id,
             status="paused" if planned.paused else "pending",
+            version=planned.version,
             created_at=self.created_at,
             updated_at=self.created_at,
             generation_started_at=self.created_at,
@@ -121,9 +150,12 @@ class Event:
         return json.loads(self.body)["data"]
 
 
-def webhook_body(event_id: str, event_type: str, timestamp: str, data: Any) -> str:
-    """The bytes sent on every attempt; computed once, at acceptance."""
-    return json.dumps({"id": event_id, "type": event_type, "timestamp": timestamp, "data": data}, separators=(",", ":"), ensure_ascii=False)
+def webhook_body(event_id: str, event_type: str, timestamp: str, data: Any, version: str | None = None) -> str:
+    """The bytes sent on every attempt; computed once, at acceptance. `version`: the payload version `data` is rendered at."""
+    fields: dict[str, Any] = {"id": event_id, "type": event_type, "timestamp": timestamp}
+    if version is not None:
+        fields["version"] = version
+    return json.dumps({**fields, "data": data}, separators=(",", ":"), ensure_ascii=False)
 
 
 @dataclass(frozen=True)
@@ -163,6 +195,7 @@ class Delivery:
     created_at: str = ""
     updated_at: str = ""
     attempts: tuple[Attempt, ...] = field(default=())
+    version: str = ""  # the payload version it goes out at, fixed at acceptance ("": its event's own)
     # A manual replay starts a new generation with a fresh attempt budget; attempt
     # numbers keep counting up, so the history stays whole.
     generation: int = 0
@@ -185,6 +218,7 @@ class Delivery:
             "id": self.id,
             "endpoint_id": self.endpoint_id,
             "status": self.status,
+            "version": self.version or None,
             "generation": self.generation,
             "created_at": self.created_at,
             "updated_at": self.updated_at,
@@ -215,6 +249,12 @@ class DeliveryTask:
     # receive: it reads the delivery instead of claiming it (see hookline.core.claims). Not part
     # of the task's identity, so a fresh and a claiming copy of one attempt are still one task.
     fresh: bool = field(default=False, compare=False)
+    version: str = ""  # the payload version the delivery goes out at ("": its event's own body)
+
+    @classmethod
+    def of(cls, d: Delivery, **changes: Any) -> DeliveryTask:
+        """The task of the delivery's next attempt in its current generation (`changes`: a replay's new generation, a trigger, ...)."""
+        return replace(cls(d.tenant, d.event_id, d.id, d.endpoint_id, d.attempts_made + 1, d.generation, version=d.version), **changes)
 
     def next_attempt(self) -> DeliveryTask:
         return replace(self, attempt=self.attempt + 1, trigger="scheduled", fresh=True)
@@ -233,6 +273,7 @@ class DeliveryTask:
                 **({"replay_id": self.replay_id} if self.replay_id else {}),
                 **({"dead_lettered": self.dead_lettered} if self.dead_lettered else {}),
                 **({"fresh": 1} if self.fresh else {}),
+                **({"version": self.version} if self.version else {}),
             },
             separators=(",", ":"),
         )
@@ -252,6 +293,7 @@ class DeliveryTask:
                 replay_id=str(raw.get("replay_id") or ""),
                 dead_lettered=str(raw.get("dead_lettered") or ""),
                 fresh=raw.get("fresh") == 1,
+                version=str(raw.get("version") or ""),
             )
         except (ValueError, KeyError, TypeError) as exc:
             raise MalformedTask(f"not a delivery task: {exc}") from None

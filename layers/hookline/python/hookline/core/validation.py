@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 from urllib.parse import urlsplit
@@ -13,6 +13,7 @@ from urllib.parse import urlsplit
 from hookline.core import ids, ssrf
 from hookline.core.customers import CustomerLimits
 from hookline.core.errors import BadRequest, PayloadTooLarge, ValidationFailed
+from hookline.core.versions import version_name
 
 EVENT_TYPE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:/-]{0,127}$")
 IDEMPOTENCY_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$")
@@ -248,9 +249,10 @@ class EndpointInput:
     max_concurrency: int | None = None
     headers: tuple[tuple[str, str], ...] = ()
     customer: str | None = None  # the uid of the customer it is for; None: the tenant's own
+    version: str | None = None  # the payload version to pin; None: the tenant's default
 
 
-ENDPOINT_FIELDS = {"url", "event_types", "description", "rate_limit_per_second", "max_concurrency", "headers"}
+ENDPOINT_FIELDS = {"url", "event_types", "description", "rate_limit_per_second", "max_concurrency", "headers", "version"}
 
 
 def endpoint_create(body: dict[str, Any], policy: ssrf.UrlPolicy) -> EndpointInput:
@@ -266,6 +268,7 @@ def endpoint_create(body: dict[str, Any], policy: ssrf.UrlPolicy) -> EndpointInp
         max_concurrency=validate_concurrency(body["max_concurrency"]) if "max_concurrency" in body else None,
         headers=validate_headers(body.get("headers")),
         customer=customer_uid(body["customer"]) if body.get("customer") is not None else None,
+        version=version_name(body["version"]) if body.get("version") is not None else None,
     )
 
 
@@ -284,6 +287,8 @@ def endpoint_patch(body: dict[str, Any], policy: ssrf.UrlPolicy) -> dict[str, An
         changes["event_types"] = validate_event_types(body["event_types"])
     if "description" in body:
         changes["description"] = validate_description(body["description"])
+    if "version" in body:
+        changes["version"] = version_name(body["version"])
     if "status" in body:
         if body["status"] not in ("active", "disabled"):
             raise ValidationFailed("'status' must be 'active' or 'disabled'")
@@ -297,10 +302,29 @@ class EventInput:
     data: dict[str, Any]
     idempotency_key: str | None
     customer: str | None = None  # the customer it is addressed to; None: the tenant's own endpoints
+    versions: dict[str, dict[str, Any]] = field(default_factory=dict)  # `data` rendered at other payload versions, by version
+
+
+MAX_SUPPLIED_VERSIONS = 20
+
+
+def supplied_versions(value: Any) -> dict[str, dict[str, Any]]:
+    """`versions`: the producer's renderings of `data` at other payload versions, each a JSON object."""
+    if not isinstance(value, dict):
+        raise ValidationFailed("'versions' must be an object: payload version to that version's 'data'", code="wrong_type")
+    if len(value) > MAX_SUPPLIED_VERSIONS:
+        raise ValidationFailed(f"'versions' holds at most {MAX_SUPPLIED_VERSIONS} renderings")
+    out: dict[str, dict[str, Any]] = {}
+    for name, data in value.items():
+        version_name(name, f"versions.{name}")
+        if not isinstance(data, dict):
+            raise ValidationFailed(f"'versions.{name}' must be a JSON object (the data as of that version)", code="wrong_type")
+        out[name] = data
+    return out
 
 
 def event_create(body: dict[str, Any]) -> EventInput:
-    reject_unknown(body, {"type", "data", "id", "customer"})
+    reject_unknown(body, {"type", "data", "id", "customer", "versions"})
     event_type = _require_str(body, "type")
     if not EVENT_TYPE.fullmatch(event_type):
         raise ValidationFailed("'type' must be letters, digits and _.:/- (up to 128 characters)")
@@ -314,7 +338,8 @@ def event_create(body: dict[str, Any]) -> EventInput:
         if not IDEMPOTENCY_ID.fullmatch(key):
             raise ValidationFailed("'id' must be letters, digits and _.:- (up to 128 characters)")
     customer = customer_uid(body["customer"]) if body.get("customer") is not None else None
-    return EventInput(type=event_type, data=body["data"], idempotency_key=key, customer=customer)
+    versions = supplied_versions(body["versions"]) if body.get("versions") is not None else {}
+    return EventInput(type=event_type, data=body["data"], idempotency_key=key, customer=customer, versions=versions)
 
 
 def broadcast_create(body: dict[str, Any]) -> EventInput:

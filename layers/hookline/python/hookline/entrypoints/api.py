@@ -215,7 +215,37 @@ def put_portal_settings() -> Response:
 @app.get("/v1/event-types")
 @allow(Access.READ)
 def list_event_types() -> Response:
-    return _json(200, container.event_types().list(_tenant()))
+    limit, cursor = _page_args()
+    return _json(200, container.catalog_service().list_types(_tenant(), limit, cursor))
+
+
+@app.get("/v1/event-types/<name>")
+@allow(Access.READ)
+def get_event_type(name: str) -> Response:
+    return _json(200, container.catalog_service().get_type(_tenant(), name))
+
+
+@app.put("/v1/event-types/<name>")
+@allow(Access.PRODUCER)
+def put_event_type(name: str) -> Response:
+    tenant = _tenant()
+    event_type, created = container.catalog_service().put_type(tenant, name, _body())
+    return _json(201 if created else 200, event_type)
+
+
+@app.get("/v1/versions")
+@allow(Access.READ)
+def list_versions() -> Response:
+    """A portal session sees the versions; the producer also sees who still uses each (it spans every customer)."""
+    return _json(200, container.catalog_service().versions(_tenant(), with_usage=_caller().is_producer))
+
+
+@app.put("/v1/versions/<version>")
+@allow(Access.PRODUCER)
+def put_version(version: str) -> Response:
+    tenant = _tenant()
+    stored, created = container.catalog_service().put_version(tenant, version, _body(optional=True))
+    return _json(201 if created else 200, stored)
 
 
 @app.post("/v1/endpoints")

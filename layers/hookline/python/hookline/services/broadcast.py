@@ -43,7 +43,8 @@ from hookline.core.errors import Conflict, DependencyFailed, Unavailable
 from hookline.core.models import Delivery, DeliveryTask, Endpoint, Event
 from hookline.core.settings import Settings
 from hookline.services.events import request_hash
-from hookline.services.ports import BroadcastEvents, EndpointPages, JobQueue, TaskQueue
+from hookline.core.versions import Renderings, VersionUnavailable, broadcast_pins, check_size, render
+from hookline.services.ports import BroadcastEvents, CatalogReader, EndpointPages, JobQueue, TaskQueue, VersionPins
 
 PAGE = 100  # endpoints per step: 100 conditional puts and at most 10 SQS batches
 
@@ -56,19 +57,23 @@ class BroadcastService:
     jobs: JobQueue  # the replay queue: one message per step
     settings: Settings
     clock: Callable[[], datetime]
+    catalog: CatalogReader
+    pins: VersionPins
 
     # -- the API side -----------------------------------------------------------------
 
     def start(self, tenant: str, body: dict[str, Any]) -> dict[str, Any]:
         data = validation.broadcast_create(body)
         now = self.clock()
-        digest = request_hash(data.type, data.data, broadcast=True)
+        digest = request_hash(data.type, data.data, broadcast=True, versions=data.versions)
         event_id = ids.event_id(tenant, data.idempotency_key, int(now.timestamp() * 1000))
         try:
             existing = self.events.get_event(tenant, event_id) if data.idempotency_key else None
             if existing is None:
                 created_at = iso(now)
-                event = Event.accepted(event_id, tenant, data.type, created_at, data.data, digest, broadcast=Fanout())
+                renderings, sunsets = self._render(tenant, data, now)
+                event = Event.accepted(event_id, tenant, data.type, created_at, data.data, digest, renderings=renderings, broadcast=Fanout(), sunsets=sunsets)
+                check_size({"": event.body, **dict(event.renderings)})
                 if self.events.create_event(event, self._expires_at(created_at)):
                     self._queue_step(tenant, event_id)
                     return self._accepted(event_id)
@@ -83,6 +88,20 @@ class BroadcastService:
         except DependencyFailed as exc:
             raise Unavailable(f"the broadcast could not be queued ({exc.cause}); repeat the request with the same id") from None
         return self._accepted(event_id)
+
+    def _render(self, tenant: str, data: validation.EventInput, now: datetime) -> tuple[Renderings, tuple[tuple[str, str], ...]]:
+        """Every version the broadcast can be rendered at; one it cannot, to which an endpoint is pinned, refuses it (422)."""
+        versions, types = self.catalog.load(tenant, [data.type])
+        event_type = types.get(data.type)
+        pins = broadcast_pins(versions, event_type, data.data, data.versions)
+        for v in versions.versions:
+            if v.name not in pins.values():
+                held, _ = self.pins.pinned(tenant, v.name, 1)
+                if held:
+                    derive_error = f"endpoint {held[0]} is pinned to version {v.name}, which this broadcast can neither carry nor derive: send it in 'versions'"
+                    raise VersionUnavailable(derive_error, v.name, held[0])
+        renderings = render(versions, event_type, data.data, data.versions, pins, now)
+        return renderings, tuple(sorted(versions.sunsets(renderings.data).items()))
 
     @staticmethod
     def _accepted(event_id: str) -> dict[str, Any]:
@@ -108,7 +127,7 @@ class BroadcastService:
         expires_at = self._expires_at(event.created_at)
         stored = [self.events.ensure_delivery(self._delivery(event, ep), expires_at) for ep in subscribed]
         unsent = [d for d in stored if d.status == "pending" and d.attempts_made == 0]
-        self.queue.send([DeliveryTask(d.tenant, d.event_id, d.id, d.endpoint_id, d.attempts_made + 1, d.generation) for d in unsent])
+        self.queue.send([DeliveryTask.of(d) for d in unsent])
         paused = sum(1 for ep in subscribed if ep.status != "active")
         if not self.events.advance_fanout(tenant, event_id, state, state.advanced(nxt, len(page), len(subscribed), paused)):
             return  # a duplicate job took this step: its chain goes on, this one ends
@@ -117,7 +136,9 @@ class BroadcastService:
 
     @staticmethod
     def _delivery(event: Event, endpoint: Endpoint) -> Delivery:
+        """The endpoint's delivery, at its payload version if the broadcast was rendered at it (it was pinned after), else the broadcast's own."""
         return Delivery(
+            version=event.rendered_version(endpoint.version) or "",
             id=delivery_id(event.tenant, event.id, endpoint.id),
             tenant=event.tenant,
             event_id=event.id,

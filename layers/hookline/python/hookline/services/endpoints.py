@@ -22,7 +22,7 @@ from hookline.core.settings import Settings
 from hookline.core.stats import add_up, hour_counts, success_rate, summary
 from hookline.core.webhook import webhook_headers
 from hookline.services.customers import require_customer
-from hookline.services.ports import CustomerReader, EndpointDeliveries, EndpointHealthStore, EndpointStore, HttpSender, Notify, StatsReader, TaskQueue
+from hookline.services.ports import CatalogReader, CustomerReader, EndpointDeliveries, EndpointHealthStore, EndpointStore, HttpSender, Notify, StatsReader, TaskQueue
 
 TEST_EVENT_TYPE = "hookline.test"
 BACKLOG_COUNT_BOUND = 1000  # failed and paused deliveries counted per endpoint read, at most
@@ -50,12 +50,16 @@ class EndpointService:
     settings: Settings
     clock: Callable[[], datetime]
     deps: EndpointDeps
+    catalog: CatalogReader
     stats_reader: StatsReader | None = None
 
     def create(self, tenant: str, body: dict[str, Any]) -> dict[str, Any]:
+        """A new endpoint, pinned to the payload version it names or else the tenant's default (never one past its sunset)."""
         data = validation.endpoint_create(body, self.settings.url_policy)
         ceiling = require_customer(self.customers, tenant, data.customer).limits if data.customer else None
         rate, concurrency = endpoint_limits(ceiling, data.rate_limit_per_second, data.max_concurrency)
+        versions, _ = self.catalog.load(tenant, ())
+        version = versions.pinnable(data.version or versions.default, self.clock())
         now = iso(self.clock())
         ep = Endpoint(
             id=ids.new_id(ids.ENDPOINT, int(self.clock().timestamp() * 1000)),
@@ -70,6 +74,7 @@ class EndpointService:
             created_at=now,
             updated_at=now,
             customer=data.customer,
+            version=version,
         )
         self.repo.create(ep)
         # The API shows the secret here, on rotation and on `GET …/secret`: never in the endpoint itself.
@@ -91,9 +96,15 @@ class EndpointService:
         return {"items": [e.public() for e in items], "next": nxt}
 
     def update(self, tenant: str, endpoint_id: str, body: dict[str, Any]) -> Endpoint:
+        """Change the endpoint. A new payload version must be pinnable, and the endpoint must first accept
+        a test event at that version (424 with the attempt otherwise, and nothing changes)."""
         current = self.get(tenant, endpoint_id)
         changes = validation.endpoint_patch(body, self.settings.url_policy)
         self._ensure_within_ceiling(current, changes)
+        if changes.get("version", current.version) != current.version:
+            versions, _ = self.catalog.load(tenant, ())
+            versions.pinnable(changes["version"], self.clock())
+            self._require_test(replace(current, url=changes.get("url", current.url), version=changes["version"]), "it stays pinned to " + current.version)
         if changes.get("status") == "active":
             changes["disabled_reason"] = None
         elif changes.get("status") == "disabled" and current.status != "disabled":
@@ -154,10 +165,11 @@ class EndpointService:
         }
 
     def _test_request(self, endpoint: Endpoint) -> tuple[str, bytes, dict[str, str]]:
-        """One `hookline.test` webhook for the endpoint: its id, body and signed headers (the endpoint's own included)."""
+        """One `hookline.test` webhook for the endpoint at its payload version: its id, body and signed headers (the endpoint's own included)."""
         now = self.clock()
         test_id = ids.new_id(ids.EVENT, int(now.timestamp() * 1000))
-        body = webhook_body(test_id, TEST_EVENT_TYPE, iso(now), {"endpoint_id": endpoint.id, "message": "hookline test event"}).encode()
+        data = {"endpoint_id": endpoint.id, "message": "hookline test event"}
+        body = webhook_body(test_id, TEST_EVENT_TYPE, iso(now), data, endpoint.version).encode()
         secrets = endpoint.signing_secrets(now.timestamp(), self.settings.secret_overlap_seconds)
         return test_id, body, {**dict(endpoint.headers), **webhook_headers(test_id, int(now.timestamp()), body, secrets)}
 
@@ -212,6 +224,18 @@ class EndpointService:
         On any other outcome nothing changes and FailedDependency (424) says why.
         """
         endpoint = self.get(tenant, endpoint_id)
+        outcome = self._require_test(endpoint, "it stays disabled")
+        active = replace(endpoint, status="active", disabled_reason=None, updated_at=iso(self.clock()))
+        if not self.repo.save(active):
+            raise NotFound(f"endpoint {endpoint_id} not found")  # deleted meanwhile
+        self.deps.states.reset_breaker(tenant, endpoint_id)
+        requeued = self._requeue_paused(tenant, endpoint_id)
+        if endpoint.status != "active":
+            self.deps.notify(notifications.RECOVERED, tenant=tenant, endpoint_id=endpoint_id, requeued=requeued)
+        return {**active.public(), "test": outcome, "requeued": requeued}
+
+    def _require_test(self, endpoint: Endpoint, otherwise: str) -> dict[str, object]:
+        """Send a test event; its outcome if the endpoint accepted it, else FailedDependency (424) saying what stays as it is."""
         test_id, body, headers = self._test_request(endpoint)
         result = self.deps.sender.post(endpoint.url, body, headers)
         outcome: dict[str, object] = {
@@ -222,21 +246,14 @@ class EndpointService:
             "detail": result.detail[:300],
         }
         if not _accepted(result):
-            raise FailedDependency("the endpoint did not accept the test event; it stays disabled", outcome)
-        active = replace(endpoint, status="active", disabled_reason=None, updated_at=iso(self.clock()))
-        if not self.repo.save(active):
-            raise NotFound(f"endpoint {endpoint_id} not found")  # deleted meanwhile
-        self.deps.states.reset_breaker(tenant, endpoint_id)
-        requeued = self._requeue_paused(tenant, endpoint_id)
-        if endpoint.status != "active":
-            self.deps.notify(notifications.RECOVERED, tenant=tenant, endpoint_id=endpoint_id, requeued=requeued)
-        return {**active.public(), "test": outcome, "requeued": requeued}
+            raise FailedDependency(f"the endpoint did not accept the test event; {otherwise}", outcome)
+        return outcome
 
     def _requeue_paused(self, tenant: str, endpoint_id: str) -> int:
         total, cursor = 0, None
         while True:
             page, cursor = self.deps.events.deliveries_by_status(tenant, endpoint_id, "paused", limit=100, cursor=cursor)
-            tasks = [DeliveryTask(d.tenant, d.event_id, d.id, d.endpoint_id, d.attempts_made + 1, d.generation) for d in page]
+            tasks = [DeliveryTask.of(d) for d in page]
             self.deps.retry_queue.send(tasks)
             total += len(tasks)
             if not cursor:

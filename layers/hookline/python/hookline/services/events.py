@@ -18,18 +18,25 @@ from typing import Any, Protocol
 from hookline.core import ids, validation
 from hookline.core.broadcast import delivery_id as broadcast_delivery_id
 from hookline.core.clock import iso
-from hookline.core.errors import Conflict, DependencyFailed, HooklineError, NotFound, Unavailable, ValidationFailed
+from hookline.core.errors import Conflict, DependencyFailed, HooklineError, NotFound, PayloadTooLarge, Unavailable, ValidationFailed
 from hookline.core.models import REPLAYABLE_STATUSES, Delivery, DeliveryTask, Endpoint, Event, PlannedDelivery
 from hookline.core.replay import FAILURES_READ_BOUND, failure_histogram
 from hookline.core.settings import Settings
 from hookline.services.customers import require_customer
-from hookline.services.ports import CustomerReader, EventStore, TaskQueue, TenantEndpoints
+from hookline.core.versions import EventType, VersionCatalog, check_size, render
+from hookline.services.ports import CatalogReader, CustomerReader, EventStore, TaskQueue, TenantEndpoints
 
 
-def request_hash(event_type: str, data: Any, customer: str | None = None, broadcast: bool = False) -> str:
-    """What makes two requests with one `id` the same request. A customer counts only when named, so the
-    hashes of events stored before customers existed still match; a broadcast never matches an ordinary event."""
-    fields = {"type": event_type, "data": data, **({"customer": customer} if customer else {}), **({"broadcast": True} if broadcast else {})}
+def request_hash(event_type: str, data: Any, customer: str | None = None, broadcast: bool = False, versions: dict[str, Any] | None = None) -> str:
+    """What makes two requests with one `id` the same request. A customer (and supplied renderings) count only when
+    named, so the hashes of events stored before them still match; a broadcast never matches an ordinary event."""
+    fields = {
+        "type": event_type,
+        "data": data,
+        **({"customer": customer} if customer else {}),
+        **({"broadcast": True} if broadcast else {}),
+        **({"versions": versions} if versions else {}),
+    }
     canonical = json.dumps(fields, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(canonical.encode()).hexdigest()
 
@@ -66,9 +73,11 @@ class EventService:
         queue: TaskQueue,
         settings: Settings,
         clock: Callable[[], datetime],
+        catalog: CatalogReader,
         retry_queue: TaskQueue | None = None,
         types: TypeNotes | None = None,
     ):
+        self._catalog = catalog
         self._types = types
         self._events = events
         self._endpoints = endpoints
@@ -112,7 +121,7 @@ class EventService:
         """
         data = validation.event_create(body)
         try:
-            result, tasks = self._stage(tenant, data, self._clock(), self._targets(tenant))
+            result, tasks = self._stage(tenant, data, self._clock(), self._targets(tenant), self._catalog.load(tenant, [data.type]))
             self._queue.send(tasks)
         except DependencyFailed as exc:
             raise Unavailable(f"the event could not be queued ({exc.cause}); repeat the request with the same id") from None
@@ -131,18 +140,24 @@ class EventService:
         read once and the tasks of all events go out in shared SQS batches; an
         event for an unknown customer gets a 404 result; an event whose storage
         or queueing failed gets a 503 result, and repeating it (same `id`)
-        finishes the job.
+        finishes the job. An event whose data breaks its type's schema, or
+        that an endpoint's payload version cannot be rendered for, gets a 422
+        result, as the single route would answer it.
         """
         inputs = validation.event_batch(body, self._settings.max_event_bytes)
         now = self._clock()
         results: list[dict[str, Any]] = [{} for _ in inputs]
         targets = self._targets(tenant)
+        try:
+            catalog = self._catalog.load(tenant, {data.type for data in inputs})
+        except DependencyFailed as exc:
+            raise Unavailable(f"the event catalog could not be read ({exc.cause}); repeat the request") from None
         queued: dict[str, DeliveryTask] = {}  # by delivery id: an id repeated in the batch queues its tasks once
         owners: dict[str, list[int]] = {}
         for i, data in enumerate(inputs):
             try:
-                accepted, tasks = self._stage(tenant, data, now, targets)
-            except (Conflict, Unavailable, NotFound) as exc:
+                accepted, tasks = self._stage(tenant, data, now, targets, catalog)
+            except (Conflict, Unavailable, NotFound, ValidationFailed, PayloadTooLarge) as exc:
                 results[i] = _failure(i, exc)
                 continue
             except DependencyFailed as exc:
@@ -164,9 +179,16 @@ class EventService:
         self._note_types(tenant, {data.type for data, result in zip(inputs, results, strict=True) if result.get("status") == 202})
         return results
 
-    def _stage(self, tenant: str, data: validation.EventInput, now: datetime, targets: Targets) -> tuple[dict[str, Any], list[DeliveryTask]]:
-        """Store an event and its deliveries (or find them, for a repeated id); returns the answer and the tasks to queue."""
-        digest = request_hash(data.type, data.data, data.customer)
+    def _stage(
+        self, tenant: str, data: validation.EventInput, now: datetime, targets: Targets, catalog: tuple[VersionCatalog, dict[str, EventType]]
+    ) -> tuple[dict[str, Any], list[DeliveryTask]]:
+        """Store an event and its deliveries (or find them, for a repeated id); returns the answer and the tasks to queue.
+
+        Its data is checked against its type's schema, and rendered once for each payload version its
+        endpoints are pinned to (hookline.core.versions): an endpoint whose version it can neither carry
+        nor derive refuses it (422) before anything is stored.
+        """
+        digest = request_hash(data.type, data.data, data.customer, versions=data.versions)
         event_id = ids.event_id(tenant, data.idempotency_key, int(now.timestamp() * 1000))
         expires_at = self._expires_at(now)
         existing = self._events.get_event(tenant, event_id) if data.idempotency_key else None
@@ -174,6 +196,8 @@ class EventService:
             return self._finish_existing(existing, digest, expires_at)
         # A disabled endpoint's deliveries are stored paused, so nothing is dropped: re-enabling it queues them.
         subscribed = [ep for ep in targets(data.customer) if ep.subscribes_to(data.type)]
+        versions, types = catalog
+        renderings = render(versions, types.get(data.type), data.data, data.versions, {ep.id: ep.version for ep in subscribed}, now)
         created_at = iso(now)
         event = Event.accepted(
             event_id,
@@ -182,9 +206,14 @@ class EventService:
             created_at,
             data.data,
             digest,
-            deliveries=tuple(PlannedDelivery(ids.new_id(ids.DELIVERY, int(now.timestamp() * 1000)), ep.id, paused=ep.status != "active") for ep in subscribed),
+            renderings=renderings,
+            deliveries=tuple(
+                PlannedDelivery(ids.new_id(ids.DELIVERY, int(now.timestamp() * 1000)), ep.id, paused=ep.status != "active", version=ep.version) for ep in subscribed
+            ),
             customer=data.customer,
+            sunsets=tuple(sorted(versions.sunsets(renderings.data).items())),
         )
+        check_size({"": event.body, **dict(event.renderings)})
         if not self._events.create_event(event, expires_at):
             # A concurrent request with the same id won the race.
             raced = self._events.get_event(tenant, event_id)
@@ -221,9 +250,7 @@ class EventService:
 
     @staticmethod
     def _task(d: Delivery) -> DeliveryTask:
-        return DeliveryTask(
-            tenant=d.tenant, event_id=d.event_id, delivery_id=d.id, endpoint_id=d.endpoint_id, attempt=d.attempts_made + 1, generation=d.generation
-        )
+        return DeliveryTask.of(d)
 
     def describe(self, tenant: str, event_id: str, limit: int = 50, cursor: str | None = None, viewer: str | None = None) -> dict[str, Any]:
         """The event with its deliveries and their attempts; `event_id` is its `evt_` id or the producer's idempotency key.
@@ -238,7 +265,7 @@ class EventService:
         event = find_event(self._events, tenant, event_id)
         if event is None:
             raise NotFound(f"event {event_id[:64]} not found")
-        view = {"id": event.id, "type": event.type, "customer": event.customer, "data": event.data, "created_at": event.created_at}
+        view = {"id": event.id, "type": event.type, "customer": event.customer, "version": event.version, "data": event.data, "created_at": event.created_at}
         if event.broadcast is not None and viewer is not None:
             ids_ = (broadcast_delivery_id(tenant, event.id, ep.id) for ep in self._endpoints.all_of_owner(tenant, viewer))
             own = [d for d in (self._events.delivery_with_attempts(tenant, event.id, i) for i in ids_) if d is not None]
@@ -271,7 +298,7 @@ class EventService:
         restarted = self._events.restart(tenant, event_id, delivery_id, delivery.generation, ("failed", "succeeded"), iso(self._clock()))
         if restarted is None:
             raise Conflict("the delivery changed meanwhile; read it again", code="delivery_changed")
-        task = DeliveryTask(tenant, event_id, delivery_id, restarted.endpoint_id, restarted.attempts_made + 1, restarted.generation, trigger="manual")
+        task = DeliveryTask.of(restarted, trigger="manual")
         try:
             self._retry_queue.send([task])
         except DependencyFailed:

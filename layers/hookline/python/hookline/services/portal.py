@@ -40,7 +40,7 @@ class PortalStore(Protocol):
 
 
 @dataclass
-class EventTypeCatalog:
+class SentEventTypes:
     """The event types each tenant has sent: noted at ingest, listed for the portal's pick-list."""
 
     store: PortalStore

@@ -26,9 +26,12 @@ from hookline.core.ratelimit import Limiter
 from hookline.core.replay import ReplayWindow
 from hookline.core.responses import HttpResult
 from hookline.core.sessions import PortalSession
+from hookline.core.versions import EventType, VersionCatalog
 
 __all__ = [
     "BroadcastEvents",
+    "CatalogReader",
+    "CatalogStore",
     "CustomerEndpoints",
     "CustomerReader",
     "CustomerSessions",
@@ -51,6 +54,8 @@ __all__ = [
     "StatsReader",
     "TaskQueue",
     "TenantEndpoints",
+    "VersionPins",
+    "VersionUsageReader",
 ]
 
 # -- customers --------------------------------------------------------------------------------
@@ -269,4 +274,44 @@ class JobQueue(Protocol):
 class HttpSender(Protocol):
     def post(self, url: str, body: bytes, headers: dict[str, str]) -> HttpResult:
         """One request; every failure is an HttpResult (status or error), never an exception."""
+        ...
+
+
+# -- payload versions and the event-type catalog ---------------------------------------------
+
+
+class CatalogReader(Protocol):
+    def load(self, tenant: str, type_names: Iterable[str]) -> tuple[VersionCatalog, dict[str, EventType]]:
+        """The tenant's versions (a tenant that registered none has BASE_VERSION alone) and those of the
+        named event types that are in the catalog, in one read."""
+        ...
+
+
+class CatalogStore(CatalogReader, Protocol):
+    def get_type(self, tenant: str, name: str) -> EventType | None: ...
+
+    def get_versions(self, tenant: str) -> VersionCatalog:
+        """The tenant's versions, read strongly consistent (what a change starts from)."""
+        ...
+
+    def put_type(self, event_type: EventType) -> None: ...
+
+    def types_page(self, tenant: str, limit: int, cursor: str | None) -> tuple[list[EventType], str | None]:
+        """A page of the tenant's event types in name order, and the cursor to the next (None at the end)."""
+        ...
+
+    def save_versions(self, catalog: VersionCatalog) -> bool:
+        """Store the versions if they are still at `catalog.revision` (stored with revision + 1); False: changed meanwhile."""
+        ...
+
+
+class VersionPins(Protocol):
+    def pinned(self, tenant: str, version: str, bound: int) -> tuple[list[str], bool]:
+        """The ids of the endpoints pinned to `version`, at most `bound` of them, in id order; and whether there are more."""
+        ...
+
+
+class VersionUsageReader(Protocol):
+    def usage(self, tenant: str, version: str, since_day: str) -> tuple[int, str | None]:
+        """The deliveries sent at `version` on and after `since_day` (yyyy-mm-dd), and when the last one was sent (None: none kept)."""
         ...

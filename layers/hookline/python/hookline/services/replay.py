@@ -88,7 +88,7 @@ class ReplayService:
         )
         page = [d for d in page if d.replay_id != replay_id]  # already restarted by this replay and failed again
         tasks = [
-            DeliveryTask(d.tenant, d.event_id, d.id, d.endpoint_id, d.attempts_made + 1, d.generation + 1, trigger="manual", replay_id=replay_id) for d in page
+            DeliveryTask.of(d, generation=d.generation + 1, trigger="manual", replay_id=replay_id) for d in page
         ]
         if not self.replays.begin_step(tenant, replay_id, step, cursor, cursor is None, [t.to_message() for t in tasks], len(tasks)):
             return  # a duplicate job took this step already

@@ -10,6 +10,7 @@ from functools import lru_cache
 
 from hookline.adapters import aws, system
 from hookline.adapters.dlq import DlqDrain
+from hookline.adapters.dynamo.catalog import CatalogRepository, VersionUsageRepository
 from hookline.adapters.dynamo.customers import CustomerRepository
 from hookline.adapters.dynamo.endpoints import EndpointRepository
 from hookline.adapters.dynamo.events import EventRepository
@@ -25,12 +26,13 @@ from hookline.adapters.system import utcnow
 from hookline.core.settings import Settings
 from hookline.services.access import AccessGuard
 from hookline.services.broadcast import BroadcastService
+from hookline.services.catalog import CatalogService
 from hookline.services.customers import CustomerService
 from hookline.services.delivery.assemble import assemble
 from hookline.services.delivery.worker import DeliveryWorker
 from hookline.services.endpoints import EndpointDeps, EndpointService
 from hookline.services.events import EventService
-from hookline.services.portal import EventTypeCatalog, PortalService
+from hookline.services.portal import SentEventTypes, PortalService
 from hookline.services.replay import ReplayService
 from hookline.services.sessions import PortalSessionService
 from hookline.wiring import topology
@@ -51,6 +53,21 @@ def _customers(settings: Settings) -> CustomerRepository:
 
 def _stats(settings: Settings) -> StatsRepository:
     return StatsRepository(aws.dynamodb_table(settings.table_name), topology.TABLE.ttl_attribute, settings.retention_days)
+
+
+def _catalog(settings: Settings) -> CatalogRepository:
+    return CatalogRepository(aws.dynamodb_table(settings.table_name))
+
+
+def _usage(settings: Settings) -> VersionUsageRepository:
+    return VersionUsageRepository(aws.dynamodb_table(settings.table_name), topology.TABLE.ttl_attribute, settings.retention_days)
+
+
+@lru_cache(maxsize=1)
+def catalog_service() -> CatalogService:
+    settings = get_settings()
+    _, endpoints = _repos(settings)
+    return CatalogService(_catalog(settings), endpoints, _usage(settings), event_types(), utcnow)
 
 
 def log_successes() -> bool:
@@ -82,7 +99,7 @@ def endpoint_service() -> EndpointService:
         retry_queue=TaskQueue(aws.sqs_client(), settings.retry_queue_url),
         notify=_notifier(settings),
     )
-    return EndpointService(endpoints, _customers(settings), settings, utcnow, deps, _stats(settings))
+    return EndpointService(endpoints, _customers(settings), settings, utcnow, deps, _catalog(settings), _stats(settings))
 
 
 @lru_cache(maxsize=1)
@@ -96,6 +113,7 @@ def event_service() -> EventService:
         TaskQueue(aws.sqs_client(), settings.delivery_queue_url),
         settings,
         utcnow,
+        catalog=_catalog(settings),
         retry_queue=TaskQueue(aws.sqs_client(), settings.retry_queue_url),
         types=event_types(),
     )
@@ -128,6 +146,7 @@ def delivery_worker() -> DeliveryWorker:
         replays=ReplayRepository(aws.dynamodb_table(settings.table_name), topology.TABLE.ttl_attribute),
         stats=_stats(settings),
         emails=customer_emails(settings),
+        usage=_usage(settings),
     )
 
 
@@ -158,6 +177,8 @@ def broadcast_service() -> BroadcastService:
         jobs=TaskQueue(aws.sqs_client(), settings.replay_queue_url),
         settings=settings,
         clock=utcnow,
+        catalog=_catalog(settings),
+        pins=endpoints,
     )
 
 
@@ -185,9 +206,9 @@ def portal_service() -> PortalService:
 
 
 @lru_cache(maxsize=1)
-def event_types() -> EventTypeCatalog:
+def event_types() -> SentEventTypes:
     """One per process: it remembers which types it has noted already."""
-    return EventTypeCatalog(_portal_store(get_settings()))
+    return SentEventTypes(_portal_store(get_settings()))
 
 
 @lru_cache(maxsize=1)

@@ -18,11 +18,12 @@ DEFAULT_PREFIX = "hookline"
 
 @dataclass(frozen=True)
 class IndexSpec:
-    """A global secondary index with string keys, projecting all attributes."""
+    """A global secondary index with string keys, projecting all attributes or only the keys."""
 
     name: str
     partition_key: str
     sort_key: str
+    projection: Literal["ALL", "KEYS_ONLY"] = "ALL"
 
 
 @dataclass(frozen=True)
@@ -166,13 +167,15 @@ ENDPOINT_DELIVERIES_INDEX = IndexSpec(name=keys.INDEX, partition_key=keys.GSI_PK
 # Every endpoint item, by its owner (one customer, or the tenant itself) and id:
 # an event addressed to a customer reads that customer's endpoints and no other's.
 CUSTOMER_ENDPOINTS_INDEX = IndexSpec(name=keys.CUSTOMER_INDEX, partition_key=keys.GSI2_PK, sort_key=keys.GSI2_SK)
+# Every endpoint item by its payload version, keys only: how many endpoints (and which) a version still has.
+ENDPOINT_VERSIONS_INDEX = IndexSpec(name=keys.VERSION_INDEX, partition_key=keys.GSI3_PK, sort_key=keys.GSI3_SK, projection="KEYS_ONLY")
 TABLE = TableSpec(
     key="data",
     env="HOOKLINE_TABLE_NAME",
     partition_key=keys.PK,
     sort_key=keys.SK,
     ttl_attribute=keys.TTL,
-    indexes=(ENDPOINT_DELIVERIES_INDEX, CUSTOMER_ENDPOINTS_INDEX),
+    indexes=(ENDPOINT_DELIVERIES_INDEX, CUSTOMER_ENDPOINTS_INDEX, ENDPOINT_VERSIONS_INDEX),
 )
 NOTIFICATIONS = TopicSpec(key="notifications", env="HOOKLINE_NOTIFICATIONS_TOPIC_ARN")
 # The customer emails about a disabled or recovered endpoint go out from the delivery and retry functions.

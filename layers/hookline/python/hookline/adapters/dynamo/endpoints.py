@@ -18,6 +18,7 @@ from hookline.adapters.dynamo import keys
 from hookline.adapters.dynamo.ops import query_all, query_page, write_if
 from hookline.adapters.failures import translate_failures
 from hookline.core.models import DEFAULT_MAX_CONCURRENCY, DEFAULT_RATE_LIMIT_PER_SECOND, Endpoint
+from hookline.core.versions import BASE_VERSION
 
 
 @translate_failures
@@ -41,7 +42,9 @@ class EndpointRepository:
             "headers": dict(ep.headers),
             "created_at": ep.created_at,
             "updated_at": ep.updated_at,
+            "version": ep.version,
             **keys.owner_keys(ep.tenant, ep.customer, ep.id),
+            **keys.version_keys(ep.tenant, ep.version, ep.id),
         }
         if ep.customer:
             item["customer"] = ep.customer
@@ -69,6 +72,7 @@ class EndpointRepository:
             previous_secret=item.get("previous_secret", ""),
             rotated_at=float(item["rotated_at"]) if item.get("rotated_at") is not None else None,
             customer=item.get("customer"),
+            version=str(item.get("version") or BASE_VERSION),  # an endpoint stored before versions receives the first one
         )
 
     def create(self, ep: Endpoint) -> None:
@@ -93,6 +97,9 @@ class EndpointRepository:
             "#h": "headers",
             "#op": keys.GSI2_PK,
             "#oi": keys.GSI2_SK,
+            "#v": "version",
+            "#vp": keys.GSI3_PK,
+            "#vi": keys.GSI3_SK,
         }
         values = {
             ":u": ep.url,
@@ -106,11 +113,13 @@ class EndpointRepository:
             ":h": dict(ep.headers),
             ":op": keys.owner_partition(ep.tenant, ep.customer),
             ":oi": ep.id,
+            ":v": ep.version,
+            ":vp": keys.version_partition(ep.tenant, ep.version),
         }
         saved = write_if(
             self._table.update_item,
             Key=keys.endpoint(ep.tenant, ep.id),
-            UpdateExpression="SET #u = :u, #t = :t, #d = :d, #s = :s, #r = :r, #at = :at, #rl = :rl, #mc = :mc, #h = :h, #op = if_not_exists(#op, :op), #oi = if_not_exists(#oi, :oi)",
+            UpdateExpression="SET #u = :u, #t = :t, #d = :d, #s = :s, #r = :r, #at = :at, #rl = :rl, #mc = :mc, #h = :h, #op = if_not_exists(#op, :op), #oi = if_not_exists(#oi, :oi), #v = :v, #vp = :vp, #vi = :oi",
             ConditionExpression=Attr(keys.PK).exists(),
             ExpressionAttributeNames=names,
             ExpressionAttributeValues=values,
@@ -181,6 +190,18 @@ class EndpointRepository:
         partition = keys.owner_partition(tenant, customer)
         items, nxt = query_page(self._table, limit, cursor, partition, IndexName=keys.CUSTOMER_INDEX, KeyConditionExpression=Key(keys.GSI2_PK).eq(partition))
         return [self.from_item(i) for i in items], nxt
+
+    def pinned(self, tenant: str, version: str, bound: int) -> tuple[list[str], bool]:
+        """The ids of the endpoints pinned to `version`, reading at most `bound` index keys: `more` means "at least that many"."""
+        found: list[str] = []
+        query: dict[str, Any] = {"IndexName": keys.VERSION_INDEX, "KeyConditionExpression": Key(keys.GSI3_PK).eq(keys.version_partition(tenant, version))}
+        while len(found) <= bound:
+            page = self._table.query(**query, Limit=bound + 1 - len(found))
+            found.extend(str(i[keys.GSI3_SK]) for i in page.get("Items", []))
+            if "LastEvaluatedKey" not in page:
+                break
+            query["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+        return found[:bound], len(found) > bound
 
     @staticmethod
     def _of_tenant(tenant: str) -> Any:

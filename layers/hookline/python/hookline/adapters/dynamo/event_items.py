@@ -54,7 +54,9 @@ def _int(value: Any) -> int | None:
 
 
 def event_item(event: Event, ttl: str, expires_at: int) -> Item:
-    planned = [{"id": d.id, "endpoint_id": d.endpoint_id, **({"paused": True} if d.paused else {})} for d in event.deliveries]
+    planned = [
+        {"id": d.id, "endpoint_id": d.endpoint_id, **({"paused": True} if d.paused else {}), **({"version": d.version} if d.version else {})} for d in event.deliveries
+    ]
     return {
         **keys.event(event.tenant, event.id),
         "id": event.id,
@@ -66,7 +68,19 @@ def event_item(event: Event, ttl: str, expires_at: int) -> Item:
         # A broadcast's deliveries are too many to list here (an item holds 400 KB): it keeps its fan-out state instead.
         **({"broadcast": fanout_map(event.broadcast)} if event.broadcast else {"deliveries": planned}),
         **({"customer": event.customer} if event.customer else {}),
+        **_versions(event),
         ttl: expires_at,
+    }
+
+
+def _versions(event: Event) -> Item:
+    """The payload version of `body`, the other versions' bodies (each stored as `body` is) and their sunsets; nothing for an event without."""
+    if event.version is None:
+        return {}
+    return {
+        "version": event.version,
+        **({"renderings": {v: _stored_body(b) for v, b in event.renderings}} if event.renderings else {}),
+        **({"sunsets": dict(event.sunsets)} if event.sunsets else {}),
     }
 
 
@@ -101,9 +115,12 @@ def event_from(item: Item) -> Event:
         created_at=item["created_at"],
         body=_read_body(item),
         request_hash=item["request_hash"],
-        deliveries=tuple(PlannedDelivery(d["id"], d["endpoint_id"], bool(d.get("paused", False))) for d in item.get("deliveries", [])),
+        deliveries=tuple(PlannedDelivery(d["id"], d["endpoint_id"], bool(d.get("paused", False)), str(d.get("version", ""))) for d in item.get("deliveries", [])),
         customer=item.get("customer"),
         broadcast=_fanout_from(item["broadcast"]) if "broadcast" in item else None,
+        version=item.get("version"),
+        renderings=tuple(sorted((str(v), _read_body(b)) for v, b in (item.get("renderings") or {}).items())),
+        sunsets=tuple(sorted((str(v), str(t)) for v, t in (item.get("sunsets") or {}).items())),
     )
 
 
@@ -122,6 +139,7 @@ def delivery_item(d: Delivery, ttl: str, expires_at: int) -> Item:
         "generation_started_at": d.generation_started_at or d.created_at,
         "created_at": d.created_at,
         "updated_at": d.updated_at,
+        **({"version": d.version} if d.version else {}),
         ttl: expires_at,
         **keys.index_keys(d.tenant, d.endpoint_id, d.status, d.created_at, d.id),
     }
@@ -141,6 +159,7 @@ def delivery_from(item: Item) -> Delivery:
         generation_first_attempt=int(item.get("generation_first_attempt", 1)),
         generation_started_at=item.get("generation_started_at") or item.get("created_at", ""),
         replay_id=item.get("replay_id", ""),
+        version=str(item.get("version", "")),
         attempts=(attempt_from(item[SUCCESS]),) if SUCCESS in item else (),
         lease_attempt=_int(item.get("lease_attempt")),
         lease_until=None if item.get("lease_until") is None else float(item["lease_until"]),

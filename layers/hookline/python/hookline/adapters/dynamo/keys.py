@@ -8,6 +8,9 @@ every key the API reads, so no query can reach another tenant's items.
     Session     PS#<sha256(token)>      PS                      portal_session
     Portal      PORTAL#<tenant>         SETTINGS                portal_settings
     Event types TYPES#<tenant>          TYPES                   event_types
+    Versions    CAT#<tenant>            VERSIONS                versions (catalog_partition)
+    Event type  CAT#<tenant>            TYPE#<name>             event_type (catalog_partition, TYPE_PREFIX)
+    Version use VUSE#<tenant>#<version> D#<yyyy-mm-dd>          version_usage (version_usage_partition)
     Customer    C#<tenant>              CUS#<uid>               customer (customer_partition, CUSTOMER_PREFIX)
     Endpoint    T#<tenant>              EP#<ep_id>              endpoint (tenant_partition, ENDPOINT_PREFIX)
     Event       E#<tenant>#<evt_id>     EVENT                   event (event_partition)
@@ -31,6 +34,11 @@ so an event for a customer reads that customer's endpoints and no other's. A
 uid is never empty and has no '#', so the text after the last '#' names the
 owner without ambiguity.
 
+Index `endpoint-versions` (VERSION_INDEX), keys only: GSI3_PK `gsi3pk` =
+`EV#<tenant>#<version>`, GSI3_SK `gsi3sk` = `<ep_id>`. Every endpoint item
+carries these keys (version_keys): it counts and lists the endpoints pinned to
+a version, what a producer checks before turning one off.
+
 Access patterns (numbered as in docs/architecture.md), by key:
 
     api_key              1 authorize a key (GetItem); add, revoke
@@ -48,6 +56,9 @@ Access patterns (numbered as in docs/architecture.md), by key:
     breaker, limiter     7 load, 8 grant, 9 probe, 14 transition, 15 slow down, 16 release
     stats                20 add a batch's counters; stats_partition + stats_sort: 21 read a window (Query)
     replay               23 replay step, 24 replay progress
+    versions, event_type 41 the tenant's versions and the event's type, read with every accepted request (BatchGetItem); 42 change them (PutItem, versions conditional on its revision); catalog_partition: 43 list the event types (Query)
+    version_usage        44 add a batch's deliveries per version (UpdateItem ADD); version_usage_partition: 45 a version's last 7 days (Query)
+    version_partition    46 the endpoints pinned to a version (Query VERSION_INDEX, keys only)
     index_partition      17 requeue the paused, 23 a replay's page, the deliveries route (Query INDEX), 39 an endpoint's backlog (COUNT)
 """
 
@@ -70,7 +81,10 @@ CUSTOMER_INDEX = "customer-endpoints"
 GSI2_PK = "gsi2pk"
 GSI2_SK = "gsi2sk"
 # Each index's (partition, sort) key attributes, by name: a cursor into an index holds these beside the table's keys.
-INDEX_KEYS = {INDEX: (GSI_PK, GSI_SK), CUSTOMER_INDEX: (GSI2_PK, GSI2_SK)}
+VERSION_INDEX = "endpoint-versions"
+GSI3_PK = "gsi3pk"
+GSI3_SK = "gsi3sk"
+INDEX_KEYS = {INDEX: (GSI_PK, GSI_SK), CUSTOMER_INDEX: (GSI2_PK, GSI2_SK), VERSION_INDEX: (GSI3_PK, GSI3_SK)}
 
 ENDPOINT_PREFIX = "EP#"
 CUSTOMER_PREFIX = "CUS#"
@@ -214,3 +228,39 @@ def portal_settings(tenant: str) -> Key:
 def event_types(tenant: str) -> Key:
     """The set of event types the tenant has sent (for the portal's pick-list)."""
     return _key(f"TYPES#{tenant}", "TYPES")
+
+
+def catalog_partition(tenant: str) -> str:
+    return f"CAT#{tenant}"
+
+
+TYPE_PREFIX = "TYPE#"
+VERSIONS_SK = "VERSIONS"
+
+
+def versions(tenant: str) -> Key:
+    """The tenant's payload versions and its default: one item."""
+    return _key(catalog_partition(tenant), VERSIONS_SK)
+
+
+def event_type(tenant: str, name: str) -> Key:
+    """One event type of the catalog: its description and, per version, its schema and transform."""
+    return _key(catalog_partition(tenant), f"{TYPE_PREFIX}{name}")
+
+
+def version_usage_partition(tenant: str, version: str) -> str:
+    return f"VUSE#{tenant}#{version}"
+
+
+def version_usage(tenant: str, version: str, day: str) -> Key:
+    """A version's deliveries on one day (yyyy-mm-dd) and the last one's time."""
+    return _key(version_usage_partition(tenant, version), f"D#{day}")
+
+
+def version_partition(tenant: str, version: str) -> str:
+    return f"EV#{tenant}#{version}"
+
+
+def version_keys(tenant: str, version: str, endpoint_id: str) -> dict[str, str]:
+    """An endpoint's keys in the endpoint-versions index."""
+    return {GSI3_PK: version_partition(tenant, version), GSI3_SK: endpoint_id}

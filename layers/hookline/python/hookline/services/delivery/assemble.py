@@ -13,7 +13,7 @@ from hookline.services.delivery.emails import CustomerEmails
 from hookline.services.delivery.fanout import Fanout
 from hookline.services.delivery.health import HealthTracker
 from hookline.services.delivery.planner import Planner
-from hookline.services.delivery.ports import DeliveryLog, EndpointControl, EndpointStates, HttpSender, ReplayProgress, Scheduler, StatsSink
+from hookline.services.delivery.ports import DeliveryLog, EndpointControl, EndpointStates, HttpSender, ReplayProgress, Scheduler, StatsSink, VersionUsageSink
 from hookline.services.delivery.recorder import Recorder, RecordingConfig
 from hookline.services.delivery.sender import WebhookSender
 from hookline.services.delivery.stats_buffer import StatsBuffer
@@ -36,6 +36,7 @@ def assemble(
     replays: ReplayProgress | None = None,
     stats: StatsSink | None = None,
     emails: CustomerEmails | None = None,
+    usage: VersionUsageSink | None = None,
 ) -> DeliveryWorker:
     fanout = Fanout()
     rules = endpoint_rules(settings, lease_seconds)
@@ -51,7 +52,7 @@ def assemble(
     return DeliveryWorker(
         planner=Planner(events, states, health, rules, clock, rng, fanout),
         sender=WebhookSender(events, http, settings.secret_overlap_seconds, clock),
-        recorder=Recorder(events, scheduler, notify, recording, rng, StatsBuffer(stats), replays),
+        recorder=Recorder(events, scheduler, notify, recording, rng, StatsBuffer(stats, usage), replays),
         health=health,
         clock=clock,
         sleep=sleep,

@@ -121,6 +121,10 @@ class HealthTracker:
             # The compare-and-swap lets one writer win each breaker version, so the version names this recovery.
             self._email(endpoint, StatusNotice("recovered", "recovered", iso(self.clock())), f"recovered#v{state.version}")
 
+    def past_sunset(self, endpoint: Endpoint, version: str, sunset_at: str) -> None:
+        """The endpoint received a payload version past its sunset: its customer is told once (per endpoint and version)."""
+        self._email(endpoint, StatusNotice("version_sunset", version, sunset_at), f"sunset#{version}")
+
     def _email(self, endpoint: Endpoint, change: StatusNotice, transition: str) -> None:
         if self.emails is None:
             return

@@ -87,3 +87,9 @@ class ReplayProgress(Protocol):
 
 class StatsSink(Protocol):
     def add(self, tenant: str, endpoint_id: str, hour: str, counts: dict[str, int]) -> None: ...
+
+
+class VersionUsageSink(Protocol):
+    def add(self, tenant: str, version: str, day: str, count: int, last_at: str) -> None:
+        """Add `count` deliveries sent at `version` on `day` (yyyy-mm-dd); `last_at`: the latest one's time."""
+        ...

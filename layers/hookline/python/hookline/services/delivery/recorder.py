@@ -58,7 +58,7 @@ class Recorder:
         if restarted is None:
             _log.info("redriven task skipped: already replayed or not failed", extra={"delivery_id": task.delivery_id, "event_id": task.event_id})
             return None
-        return DeliveryTask(task.tenant, task.event_id, task.delivery_id, task.endpoint_id, restarted.attempts_made + 1, restarted.generation, trigger="manual")
+        return DeliveryTask.of(restarted, trigger="manual")
 
     def set_aside(self, body: str, reason: str) -> None:
         """A poison message: kept on the dead-letter queue for a human, never retried."""
@@ -131,6 +131,8 @@ class Recorder:
         first = task.trigger == "scheduled" and delivery.generation == 0 and budget_attempt == 1
         if result.status_code is not None or result.error in TRANSIENT_ERRORS:  # a request that reached out, not one refused before sending
             self.stats.add(task.tenant, task.endpoint_id, now, attempt_counts(decision.status == "succeeded", result.duration_ms, first, ended))
+            if task.version:
+                self.stats.add_version(task.tenant, task.version, now)
         if task.replay_id and ended and self.replays is not None:
             self.replays.count(task.tenant, task.replay_id, "delivered" if decision.status == "succeeded" else "failed")
         return DeliveryReport(

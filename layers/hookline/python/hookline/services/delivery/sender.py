@@ -1,16 +1,22 @@
-"""Sending one webhook: the body, the signed Standard Webhooks headers, one POST through the SSRF-guarded client."""
+"""Sending one webhook: the body at the delivery's payload version, the signed Standard Webhooks headers, one POST
+through the SSRF-guarded client. A version past its sunset is still sent, with a deprecation warning in the log."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
+
+from hookline.core.clock import parse_iso
 
 from hookline.core.models import DeliveryTask
 from hookline.core.responses import HttpResult
 from hookline.core.webhook import webhook_headers
 from hookline.services.delivery.plans import Plan
 from hookline.services.delivery.ports import DeliveryLog, HttpSender
+
+_log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -28,7 +34,14 @@ class WebhookSender:
         if event is None or endpoint is None:
             missing = "event" if event is None else "endpoint"
             return HttpResult(None, f"{missing}_deleted", 0, detail=f"the {missing} no longer exists")
-        body = event.body.encode()
-        now = self.clock().timestamp()
+        body = event.body_for(task.version).encode()
+        moment = self.clock()
+        sunset = event.sunset_of(task.version) if task.version else None
+        if sunset is not None and parse_iso(sunset) <= moment:
+            _log.warning(
+                "payload version past its sunset",
+                extra={"tenant": task.tenant, "endpoint_id": task.endpoint_id, "event_id": task.event_id, "version": task.version, "sunset_at": sunset},
+            )
+        now = moment.timestamp()
         headers = {**dict(endpoint.headers), **webhook_headers(event.id, int(now), body, endpoint.signing_secrets(now, self.secret_overlap_seconds))}
         return self.http.post(endpoint.url, body, headers)

@@ -20,12 +20,14 @@ crash in between re-runs the attempt rather than losing the delivery.
 from __future__ import annotations
 
 import logging
+import threading
 from collections import defaultdict
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from functools import partial
 
+from hookline.core.clock import parse_iso
 from hookline.core.models import DeliveryTask
 from hookline.core.planning import Step, leases_held
 from hookline.core.reports import DeliveryReport
@@ -46,6 +48,25 @@ def _run(job: Callable[[], None]) -> None:
     job()
 
 
+class OncePerProcess:
+    """Remembers which (endpoint, version) pairs this process already acted on; thread-safe, bounded."""
+
+    LIMIT = 10_000
+
+    def __init__(self) -> None:
+        self._seen: set[tuple[str, str]] = set()
+        self._lock = threading.Lock()
+
+    def first(self, endpoint_id: str, version: str) -> bool:
+        with self._lock:
+            if (endpoint_id, version) in self._seen:
+                return False
+            if len(self._seen) >= self.LIMIT:
+                self._seen.clear()
+            self._seen.add((endpoint_id, version))
+            return True
+
+
 @dataclass(frozen=True)
 class DeliveryWorker:
     planner: Planner
@@ -55,6 +76,7 @@ class DeliveryWorker:
     clock: Callable[[], datetime]
     sleep: Callable[[float], None]
     fanout: Fanout
+    sunsets_told: OncePerProcess = field(default_factory=lambda: OncePerProcess())  # the email's marker makes it once ever; this, one try per process
 
     # -- redrive: a dead-lettered task moved back by an operator ---------------------
 
@@ -134,6 +156,9 @@ class DeliveryWorker:
             self.sleep(wait)  # paced by the endpoint's limiter; bounded by its horizon
         result = self.sender.send(task, plan)
         done = self.clock()
+        sunset = plan.event.sunset_of(task.version) if plan.event is not None and task.version else None
+        if sunset is not None and plan.endpoint is not None and parse_iso(sunset) <= done and self.sunsets_told.first(plan.endpoint.id, task.version):
+            self.health.past_sunset(plan.endpoint, task.version, sunset)
         decision = self.recorder.decide(task, claimed, result, done)
         breaker_event = ""
         if plan.endpoint is not None:

@@ -1,0 +1,111 @@
+"""The event-type catalog and the tenant's payload versions: register them, read them, and see who still uses a version.
+
+`PUT /v1/event-types/{name}` registers a type's schemas and downgrade
+transforms per version (hookline.core.versions); ingest checks and renders
+events with them. `PUT /v1/versions/{version}` adds a version, sets or clears
+its sunset, or makes it the default; the change is conditional on the
+catalog's revision and retried on a concurrent one. `GET /v1/versions` shows,
+for the producer, each version's pinned endpoints (a bounded count and the
+first ids), its deliveries over the last seven days and the last one's time:
+what to check before turning a version off. A portal session sees the list
+without the usage, which spans every customer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any, Protocol
+
+from hookline.core import validation
+from hookline.core.errors import Conflict, NotFound, ValidationFailed
+from hookline.core.versions import PayloadVersion, VersionCatalog, event_type_put, version_name, version_put
+from hookline.services.ports import CatalogStore, VersionPins, VersionUsageReader
+
+PINNED_COUNT_BOUND = 1000  # endpoints counted per version, at most ("more": at least that many)
+PINNED_IDS_SHOWN = 20
+USAGE_DAYS = 7
+SAVE_TRIES = 3
+
+
+class SentTypes(Protocol):
+    def list(self, tenant: str) -> dict[str, Any]:
+        """The event types the tenant has sent (`items`), registered or not."""
+        ...
+
+
+@dataclass(frozen=True)
+class CatalogService:
+    store: CatalogStore
+    pins: VersionPins
+    usage: VersionUsageReader
+    sent: SentTypes
+    clock: Callable[[], datetime]
+
+    # -- event types ------------------------------------------------------------------
+
+    def put_type(self, tenant: str, name: str, body: dict[str, Any]) -> tuple[dict[str, Any], bool]:
+        """Register or replace an event type; its public form, and whether it was new."""
+        if not validation.EVENT_TYPE.fullmatch(name):
+            raise ValidationFailed("an event type's name must be letters, digits and _.:/- (up to 128 characters)")
+        existing = self.store.get_type(tenant, name)
+        event_type = event_type_put(tenant, name, body, self.clock(), existing)
+        self.store.put_type(event_type)
+        return event_type.public(), existing is None
+
+    def get_type(self, tenant: str, name: str) -> dict[str, Any]:
+        found = self.store.get_type(tenant, name) if validation.EVENT_TYPE.fullmatch(name) else None
+        if found is None:
+            raise NotFound(f"event type {name[:128]} is not in the catalog", code="event_type_not_found")
+        return found.public()
+
+    def list_types(self, tenant: str, limit: int, cursor: str | None) -> dict[str, Any]:
+        """A page of the catalog, each type with its version names (its schemas: `GET /v1/event-types/{name}`).
+
+        The first page also lists, in `sent`, the types the tenant has sent that the catalog does not hold:
+        the portal's pick-list offers both.
+        """
+        page, nxt = self.store.types_page(tenant, limit, cursor)
+        items = [{**t.public(), "versions": sorted(t.versions)} for t in page]
+        out: dict[str, Any] = {"items": items, "next": nxt}
+        if cursor is None:
+            registered = {t["name"] for t in items}
+            out["sent"] = [t for t in self.sent.list(tenant)["items"] if t not in registered]
+        return out
+
+    # -- versions ---------------------------------------------------------------------
+
+    def put_version(self, tenant: str, version: str, body: dict[str, Any]) -> tuple[dict[str, Any], bool]:
+        """Add a version, set or clear its sunset, or make it the default; its public form, and whether it was new."""
+        version_name(version)
+        sunset_at, make_default = version_put(body)
+        for _ in range(SAVE_TRIES):
+            catalog = self.store.get_versions(tenant)
+            new = catalog.get(version) is None
+            changed = catalog.put(version, sunset_at, make_default, self.clock())
+            if self.store.save_versions(changed):
+                stored = changed.get(version)
+                assert stored is not None
+                return stored.public(changed.default), new
+        raise Conflict("the versions changed meanwhile, repeatedly; repeat the request", code="versions_changed")
+
+    def versions(self, tenant: str, with_usage: bool) -> dict[str, Any]:
+        catalog = self.store.get_versions(tenant)
+        out = catalog.public()
+        if with_usage:
+            out["items"] = [{**v.public(catalog.default), "usage": self._usage(tenant, v)} for v in catalog.versions]
+        return out
+
+    def versions_catalog(self, tenant: str) -> VersionCatalog:
+        return self.store.get_versions(tenant)
+
+    def _usage(self, tenant: str, version: PayloadVersion) -> dict[str, Any]:
+        ids, more = self.pins.pinned(tenant, version.name, PINNED_COUNT_BOUND)
+        since = (self.clock() - timedelta(days=USAGE_DAYS - 1)).strftime("%Y-%m-%d")
+        deliveries, last_at = self.usage.usage(tenant, version.name, since)
+        return {
+            "endpoints": {"count": len(ids), "more": more, "ids": ids[:PINNED_IDS_SHOWN]},
+            "deliveries_7d": deliveries,
+            "last_delivery_at": last_at,
+        }

@@ -1,0 +1,164 @@
+"""Payload versions and the event-type catalog: pinning rules, schemas with their pointer, renderings derived by JSON Patch."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from hookline.core.errors import PayloadTooLarge, ValidationFailed
+from hookline.core.versions import (
+    BASE_VERSION,
+    SchemaViolation,
+    VersionCatalog,
+    VersionSunset,
+    VersionUnavailable,
+    broadcast_pins,
+    check_size,
+    derive,
+    event_type_put,
+    render,
+    version_name,
+    version_put,
+)
+
+NOW = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
+
+# invoice.paid over three versions: 2026-10-01 renamed `amount` to `amount_cents`; 2026-06-01 added `currency`.
+INVOICE = {
+    "description": "An invoice was paid",
+    "versions": {
+        "2026-01-01": {"schema": {"type": "object", "required": ["amount"], "properties": {"amount": {"type": "integer"}}}},
+        "2026-06-01": {
+            "schema": {"type": "object", "required": ["amount", "currency"], "properties": {"amount": {"type": "integer"}, "currency": {"type": "string"}}},
+            "transform": [{"op": "remove", "path": "/currency"}],
+        },
+        "2026-10-01": {
+            "schema": {
+                "type": "object",
+                "required": ["amount_cents", "currency"],
+                "properties": {"amount_cents": {"type": "integer", "minimum": 0}, "currency": {"type": "string"}},
+            },
+            "transform": [{"op": "move", "from": "/amount_cents", "path": "/amount"}],
+        },
+    },
+}
+
+
+def invoice():
+    return event_type_put("acme", "invoice.paid", INVOICE, NOW, None)
+
+
+def catalog(default: str = "2026-10-01", **sunsets: str) -> VersionCatalog:
+    c = VersionCatalog("acme")
+    for v in ("2026-06-01", "2026-10-01"):
+        c = c.put(v, None, False, NOW)
+    c = c.put(default, None, True, NOW)
+    for v, at in sunsets.items():
+        c = c.put(v.replace("_", "-").removeprefix("v"), at, False, NOW)
+    return c
+
+
+def test_every_tenant_has_the_base_version_and_versions_are_ordered_dates():
+    assert [v.name for v in VersionCatalog("acme").versions] == [BASE_VERSION]
+    assert [v.name for v in catalog().versions] == ["2026-01-01", "2026-06-01", "2026-10-01"]
+    assert catalog().default == "2026-10-01"
+    for bad in ("2026-13-01", "v2", "2026-1-1", 20261001):
+        with pytest.raises(ValidationFailed):
+            version_name(bad)
+
+
+def test_a_sunset_makes_a_version_unpinnable_but_it_is_still_known():
+    c = catalog(v2026_01_01="2026-11-01T00:00:00Z", v2026_06_01="2027-03-01T00:00:00Z")
+    assert c.pinnable("2026-10-01", NOW) == "2026-10-01"
+    assert c.pinnable("2026-06-01", NOW) == "2026-06-01"  # deprecated, not yet past its sunset
+    with pytest.raises(VersionSunset):
+        c.pinnable("2026-01-01", NOW)
+    with pytest.raises(ValidationFailed, match="unknown version"):
+        c.pinnable("2027-01-01", NOW)
+    assert c.get("2026-01-01").deprecated and c.get("2026-01-01").past_sunset(NOW)
+    assert c.sunsets(["2026-01-01", "2026-10-01"]) == {"2026-01-01": "2026-11-01T00:00:00Z"}
+
+
+def test_the_default_never_has_a_sunset():
+    with pytest.raises(ValidationFailed, match="default"):
+        catalog().put("2026-10-01", "2027-01-01T00:00:00Z", False, NOW)
+    with pytest.raises(ValidationFailed, match="default"):
+        catalog().put("2026-06-01", "2027-01-01T00:00:00Z", True, NOW)
+    assert version_put({"sunset_at": "2027-01-01T00:00:00+01:00"}) == ("2026-12-31T23:00:00.000Z", False)
+    with pytest.raises(ValidationFailed):
+        version_put({"sunset_at": "2027-01-01T00:00:00"})  # no time zone
+    with pytest.raises(ValidationFailed):
+        version_put({"sunset": "2027-01-01T00:00:00Z"})
+
+
+def test_a_registration_is_checked_its_schema_and_its_transform():
+    with pytest.raises(ValidationFailed, match="JSON Schema") as bad_schema:
+        event_type_put("acme", "t", {"versions": {"2026-01-01": {"schema": {"type": "objekt"}}}}, NOW, None)
+    assert bad_schema.value.code == "invalid_schema"
+    with pytest.raises(ValidationFailed, match="JSON Patch") as bad_patch:
+        event_type_put("acme", "t", {"versions": {"2026-01-01": {"transform": [{"op": "rename", "path": "/a"}]}}}, NOW, None)
+    assert bad_patch.value.code == "invalid_transform"
+    with pytest.raises(ValidationFailed):
+        event_type_put("acme", "t", {"versions": {"latest": {}}}, NOW, None)
+
+
+def test_data_against_its_versions_schema_names_the_pointer_and_the_rule():
+    with pytest.raises(SchemaViolation) as caught:
+        render(catalog(), invoice(), {"amount_cents": -5, "currency": "EUR"}, {}, {}, NOW)
+    assert (caught.value.pointer, caught.value.rule, caught.value.version) == ("/amount_cents", "minimum", "2026-10-01")
+    body = caught.value.envelope()["error"]
+    assert body["code"] == "schema_violation" and body["pointer"] == "/amount_cents" and body["rule"] == "minimum"
+    with pytest.raises(SchemaViolation) as missing:
+        render(catalog(), invoice(), {"currency": "EUR"}, {}, {}, NOW)
+    assert missing.value.rule == "required"
+    # A type without a schema (or not in the catalog) is accepted as it comes.
+    assert render(catalog(), None, {"anything": [1, 2]}, {}, {}, NOW).of("2026-10-01") == {"anything": [1, 2]}
+
+
+def test_older_versions_are_derived_by_each_downgrade_newest_first():
+    data = {"amount_cents": 1250, "currency": "EUR"}
+    assert derive(invoice(), "2026-10-01", data, "2026-06-01") == {"amount": 1250, "currency": "EUR"}
+    assert derive(invoice(), "2026-10-01", data, "2026-01-01") == {"amount": 1250}
+    # A version between two registered shapes has the older one's shape.
+    assert derive(invoice(), "2026-10-01", data, "2026-07-15") == {"amount": 1250, "currency": "EUR"}
+    assert data == {"amount_cents": 1250, "currency": "EUR"}  # never changed in place
+
+
+def test_what_cannot_be_derived_is_refused_naming_the_endpoint_and_its_version():
+    no_downgrade = event_type_put("acme", "t", {"versions": {"2026-10-01": {"schema": {"type": "object"}}}}, NOW, None)
+    with pytest.raises(VersionUnavailable) as caught:
+        render(catalog(), no_downgrade, {"a": 1}, {}, {"ep_1": "2026-06-01"}, NOW)
+    assert caught.value.envelope()["error"] | {"message": ""} == {"code": "version_unavailable", "message": "", "version": "2026-06-01", "endpoint_id": "ep_1"}
+    # Newer than the data, with a change on the way: only a supplied rendering will do.
+    with pytest.raises(VersionUnavailable):
+        render(catalog(default="2026-06-01"), invoice(), {"amount": 1, "currency": "EUR"}, {}, {"ep_2": "2026-10-01"}, NOW)
+    # A transform that does not fit the data fails the same way.
+    with pytest.raises(VersionUnavailable, match="transform"):
+        derive(invoice(), "2026-10-01", {"currency": "EUR"}, "2026-06-01")  # no /amount_cents to move
+
+
+def test_supplied_renderings_win_and_are_checked_against_their_own_schema():
+    pins = {"ep_old": "2026-01-01", "ep_new": "2026-10-01"}
+    supplied = {"2026-01-01": {"amount": 7}}
+    out = render(catalog(), invoice(), {"amount_cents": 1250, "currency": "EUR"}, supplied, pins, NOW)
+    assert out.version == "2026-10-01"
+    assert out.data == {"2026-10-01": {"amount_cents": 1250, "currency": "EUR"}, "2026-01-01": {"amount": 7}}
+    with pytest.raises(SchemaViolation) as caught:
+        render(catalog(), invoice(), {"amount_cents": 1, "currency": "EUR"}, {"2026-01-01": {"amount": "7"}}, pins, NOW)
+    assert (caught.value.pointer, caught.value.version) == ("/amount", "2026-01-01")
+    with pytest.raises(ValidationFailed, match="unknown version"):
+        render(catalog(), invoice(), {"amount_cents": 1, "currency": "EUR"}, {"2030-01-01": {}}, pins, NOW)
+
+
+def test_a_broadcast_renders_every_version_it_can():
+    pins = broadcast_pins(catalog(), invoice(), {"amount_cents": 1, "currency": "EUR"}, {})
+    assert sorted(pins.values()) == ["2026-01-01", "2026-06-01", "2026-10-01"]
+    no_downgrade = event_type_put("acme", "t", {"versions": {"2026-10-01": {}}}, NOW, None)
+    assert sorted(broadcast_pins(catalog(), no_downgrade, {}, {}).values()) == ["2026-10-01"]
+
+
+def test_renderings_together_must_fit_an_item():
+    check_size({"a": "x" * 1000}, limit=2000)
+    with pytest.raises(PayloadTooLarge):
+        check_size({"a": "x" * 1000, "b": "y" * 1001}, limit=2000)
