@@ -12,7 +12,7 @@ export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 export CDK_OUTDIR := cdk.out
 
-.PHONY: setup browser run demo test lint unit bench synth deploy deps-layer api-key revoke-api-key dlq-drain portal-screenshots clean
+.PHONY: setup browser run demo test lint unit bench synth deploy deps-layer api-key revoke-api-key dlq-drain rollback portal-screenshots clean
 
 setup: $(STAMP) node_modules/.installed $(DEPS_LAYER)/.built
 
@@ -31,7 +31,7 @@ node_modules/.installed: package.json package-lock.json $(STAMP)
 	npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
-# The dependencies layer: pure-Python wheels for the Lambda runtime (arm64, Python 3.14).
+# The dependencies layer: the runtime packages as wheels built for the Lambda runtime (arm64, Python 3.14).
 $(DEPS_LAYER)/.built: layers/hookline/requirements.txt layers/hookline/requirements-tracing.txt $(STAMP)
 	rm -rf build/deps && mkdir -p $(DEPS_LAYER)
 	$(PY) -m pip install -q --target $(DEPS_LAYER) --platform manylinux2014_aarch64 \
@@ -110,6 +110,11 @@ revoke-api-key: $(LOCAL_STAMP)
 # Move dead-lettered deliveries back to the retry queue: ENDPOINT=ep_… TENANT=… RATE=10, LOCAL=1 for `make run`'s DLQ.
 dlq-drain: $(LOCAL_STAMP)
 	$(PY) -m local.dlq $(if $(ENDPOINT),--endpoint-id "$(ENDPOINT)",) $(if $(TENANT),--tenant "$(TENANT)",) $(if $(RATE),--rate "$(RATE)",) $(if $(LOCAL),--local,)
+
+# Put back in service the version each function served before (docs/operations.md, "Deploys and rollback"): stops the
+# running canaries with CodeDeploy's auto-rollback, and points every other live alias at its previous version. FUNCTION=api,delivery: only those.
+rollback: $(LOCAL_STAMP)
+	$(PY) -m infra.rollback $(if $(FUNCTION),--function "$(FUNCTION)",)
 
 clean:
 	rm -rf build cdk.out .pytest_cache .mypy_cache .ruff_cache

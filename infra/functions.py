@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import fields
 from typing import TYPE_CHECKING, Any
 
-from aws_cdk import CfnResource, Duration, Stack
+from aws_cdk import CfnResource, Duration, RemovalPolicy, Stack, Tags
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_lambda_event_sources as event_sources
@@ -16,6 +16,7 @@ from hookline.core.settings import Settings
 from hookline.wiring.topology import FUNCTIONS, REPLAY, EmailIdentitySpec, FunctionSpec, Grant, QueueSpec, StateMachineSpec, TableSpec, TopicSpec
 from infra import DEPS_LAYER_DIR, FUNCTIONS_DIR, HOOKLINE_LAYER_DIR, construct_name
 from infra.constants import LOG_RETENTION
+from infra.deploy_names import FUNCTION_TAG, LIVE_ALIAS, STACK_TAG
 from infra.queues import Queues, TopologyError, check_consumer
 from infra.storage import Storage
 
@@ -36,8 +37,10 @@ ASSET_EXCLUDES = ["**/__pycache__", "**/*.pyc"]
 
 # Settings the stack consumes itself rather than passing on (reserved concurrency and batch
 # size are named by the topology's *_setting fields; the cache TTL configures the authorizer;
-# the oldest-message age is an alarm threshold, see infra/monitoring.py).
-STACK_SETTINGS = frozenset({"authorizer_cache_seconds", "oldest_message_alarm_seconds"})
+# the oldest-message age is an alarm threshold, see infra/monitoring.py; the deploy strategy
+# says how new versions go live, see infra/deploys.py, and must not change the functions,
+# or switching it would publish a new version of each).
+STACK_SETTINGS = frozenset({"authorizer_cache_seconds", "oldest_message_alarm_seconds", "deploy_strategy"})
 # Local mode only: the local runner's ports and seeded API keys mean nothing in the cloud.
 LOCAL_ONLY_SETTINGS = frozenset({"api_keys", "port", "aws_port"})
 # The SSRF guard is never relaxed in the cloud, whatever the synth machine's environment says.
@@ -92,7 +95,13 @@ def _env_value(value: Any) -> str:
 
 
 class Functions(Construct):
-    """All functions share two layers; each has its own role, log group and least-privilege grants."""
+    """All functions share two layers; each has its own role, log group and least-privilege grants.
+
+    Each function is published as a version behind its `live` alias (infra.deploy_names.LIVE_ALIAS), and
+    everything that invokes it (its SQS event source here, the API and the authorizer in infra/api.py)
+    invokes the alias, never $LATEST: a deploy goes live when the alias moves (infra/deploys.py).
+    Versions are retained when replaced, so `make rollback` can point the alias back at the one before.
+    """
 
     def __init__(
         self,
@@ -127,9 +136,10 @@ class Functions(Construct):
             code=lambda_.Code.from_asset(str(DEPS_LAYER_DIR), exclude=ASSET_EXCLUDES),
             compatible_runtimes=[RUNTIME],
             compatible_architectures=[ARCHITECTURE],
-            description="Third-party dependencies: aws-lambda-powertools, requests (make deps-layer)",
+            description="Third-party dependencies: aws-lambda-powertools, requests, jsonschema (make deps-layer)",
         )
         self.functions: dict[str, lambda_.Function] = {}
+        self.aliases: dict[str, lambda_.Alias] = {}
         self.roles: dict[str, iam.Role] = {}
         self.log_groups: dict[str, logs.LogGroup] = {}
         for spec in FUNCTIONS:
@@ -137,6 +147,10 @@ class Functions(Construct):
 
     def function(self, spec: FunctionSpec) -> lambda_.Function:
         return self.functions[spec.name]
+
+    def alias(self, spec: FunctionSpec) -> lambda_.Alias:
+        """The function's `live` alias: what its invokers call."""
+        return self.aliases[spec.name]
 
     def physical_name(self, spec: FunctionSpec) -> str | None:
         """`<prefix>-<name>` for the functions operators call by name; None lets CloudFormation name the others."""
@@ -174,6 +188,9 @@ class Functions(Construct):
             tracing=lambda_.Tracing.ACTIVE,
             reserved_concurrent_executions=reserved,
             environment=self._environment(spec),
+            # A deploy that changes the function publishes a new version; the one before stays (CloudFormation
+            # would otherwise delete it once the update is done), so `make rollback` can put it back in service.
+            current_version_options=lambda_.VersionOptions(removal_policy=RemovalPolicy.RETAIN),
         )
         # cfn-lint W3005 (redundant DependsOn): lambda.Function makes its resource depend on the whole
         # role construct, so that it waits for the role's DefaultPolicy; the DependsOn entry for the Role
@@ -184,11 +201,23 @@ class Functions(Construct):
             cfn_function.add_metadata("cfn-lint", {"config": {"ignore_checks": ["W3005"]}})
         for grant in spec.grants:
             self._grant(fn, spec, grant)
+        # `make rollback` finds the stack's functions by these (their generated names say neither).
+        Tags.of(fn).add(STACK_TAG, self._prefix, include_resource_types=["AWS::Lambda::Function"])
+        Tags.of(fn).add(FUNCTION_TAG, spec.name, include_resource_types=["AWS::Lambda::Function"])
+        # current_version: a new version whenever the code, a layer or the configuration changes.
+        alias = lambda_.Alias(
+            self,
+            f"{name}LiveAlias",
+            alias_name=LIVE_ALIAS,
+            version=fn.current_version,
+            description=f"hookline {spec.name}: the version in service",
+        )
+        self.aliases[spec.name] = alias
         if spec.sqs_source is not None:
             source = spec.sqs_source
             check_consumer(source.queue, spec)
             window = source.max_batching_window_seconds
-            fn.add_event_source(
+            alias.add_event_source(
                 event_sources.SqsEventSource(
                     self._queues.queue(source.queue),
                     batch_size=int(getattr(self._settings, source.batch_size_setting)),

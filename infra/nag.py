@@ -12,6 +12,7 @@ from hookline.wiring.topology import FUNCTIONS, STATE_MACHINES, TableSpec
 
 if TYPE_CHECKING:
     from infra.api import Api
+    from infra.deploys import Deploys
     from infra.functions import Functions
     from infra.statemachines import StateMachines
     from infra.storage import Storage
@@ -26,7 +27,7 @@ def _ack(scope: IConstruct, rule: str, reason: str) -> None:
     Validations.of(scope).acknowledge(Acknowledgment(id=rule, reason=reason))
 
 
-def acknowledge(*, functions: Functions, storage: Storage, state_machines: StateMachines, api: Api) -> None:
+def acknowledge(*, functions: Functions, storage: Storage, state_machines: StateMachines, api: Api, deploys: Deploys) -> None:
     """Acknowledge findings on the narrowest construct that produces them (the stack calls this with its parts)."""
     for spec in FUNCTIONS:
         role = functions.roles[spec.name]
@@ -73,6 +74,17 @@ def acknowledge(*, functions: Functions, storage: Storage, state_machines: State
             "xray:PutTraceSegments, PutTelemetryRecords, GetSamplingRules and GetSamplingTargets; none of these "
             "supports resource-level permissions, so AWS documents Resource '*' for them. The workflow's one "
             "data-plane permission, sqs:SendMessage, is scoped to its target queue.",
+        )
+    for group in deploys.deployment_groups.values():
+        _ack(
+            group,
+            "AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSCodeDeployRoleForLambdaLimited]",
+            "CDK's LambdaDeploymentGroup attaches this policy to its service role, even to a role passed in; it is AWS's "
+            "purpose-built limited policy for CodeDeploy's Lambda deployments: cloudwatch:DescribeAlarms and lambda:GetAlias, "
+            "UpdateAlias and GetProvisionedConcurrencyConfig (read the rollback alarms, shift the live alias), S3 reads of "
+            "AppSpec files under */CodeDeploy/* or tagged UseWithCodeDeploy (hookline has none: CloudFormation passes the "
+            "AppSpec inline), and invoking functions named CodeDeployHook_* (hookline has no hooks). Only "
+            "codedeploy.amazonaws.com assumes the role.",
         )
     for route in api.health_routes:
         _ack(

@@ -11,6 +11,7 @@ from hookline.core.settings import Settings
 from hookline.wiring.topology import API, AUTHORIZER, NOTIFICATIONS, QUEUES, REPLAY, RETRY_WAIT, TABLE, TOPICS, QueueSpec
 from infra import construct_name, nag
 from infra.api import Api
+from infra.deploys import Deploys
 from infra.functions import Functions
 from infra.monitoring import Monitoring, dead_letter_queues
 from infra.queues import Queues
@@ -43,8 +44,9 @@ class HooklineStack(Stack):
             self,
             "Api",
             settings=settings,
-            handler=self.functions.function(API),
-            authorizer_handler=self.functions.function(AUTHORIZER),
+            # The live aliases, not the functions: the API serves what the deploy strategy has put live.
+            handler=self.functions.alias(API),
+            authorizer_handler=self.functions.alias(AUTHORIZER),
             key=self.storage.key,
         )
         # Dashboard and alarms; the alarms notify the operational notifications topic.
@@ -58,7 +60,9 @@ class HooklineStack(Stack):
             topic=self.topics.topic(NOTIFICATIONS),
             key=self.storage.key,
         )
-        nag.acknowledge(functions=self.functions, storage=self.storage, state_machines=self.state_machines, api=self.api)
+        # How a new version of each function goes live: a CodeDeploy canary that rolls back on those alarms, or all at once.
+        self.deploys = Deploys(self, "Deploys", prefix=prefix, settings=settings, functions=self.functions, alarms=self.monitoring.alarms)
+        nag.acknowledge(functions=self.functions, storage=self.storage, state_machines=self.state_machines, api=self.api, deploys=self.deploys)
 
         CfnOutput(self, "ApiUrl", value=self.api.stage.url, description="Base URL of the HTTP API")
         CfnOutput(self, "TableName", value=self.storage.table(TABLE).table_name)

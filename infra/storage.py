@@ -60,6 +60,6 @@ class Storage(Construct):
                 index_name=index.name,
                 partition_key=dynamodb.Attribute(name=index.partition_key, type=dynamodb.AttributeType.STRING),
                 sort_key=dynamodb.Attribute(name=index.sort_key, type=dynamodb.AttributeType.STRING),
-                projection_type=dynamodb.ProjectionType.ALL,
+                projection_type=dynamodb.ProjectionType.KEYS_ONLY if index.projection == "KEYS_ONLY" else dynamodb.ProjectionType.ALL,
             )
         return table

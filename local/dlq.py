@@ -82,7 +82,8 @@ def run_deployed(command: dict[str, Any], function_name: str, client: Any = None
     wanted = int(command.get("max_messages") or 0)
     while True:
         left = {**command, **({"max_messages": wanted - totals["moved"]} if wanted else {})}
-        result = client.invoke(FunctionName=function_name, Payload=json.dumps(left).encode())
+        # The alias every deployed function serves from: the release in service, not $LATEST.
+        result = client.invoke(FunctionName=function_name, Qualifier=topology.LIVE_ALIAS, Payload=json.dumps(left).encode())
         payload: dict[str, Any] = json.loads(result["Payload"].read() or b"{}")
         if "error" in payload or "errorMessage" in payload:
             return payload

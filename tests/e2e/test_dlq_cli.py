@@ -86,7 +86,8 @@ class _FakeLambda:
     def __init__(self, answers: list[dict[str, Any]]) -> None:
         self.answers, self.payloads = answers, []
 
-    def invoke(self, FunctionName: str, Payload: bytes) -> dict[str, Any]:  # noqa: N803 - boto3's names
+    def invoke(self, FunctionName: str, Payload: bytes, Qualifier: str = "") -> dict[str, Any]:  # noqa: N803 - boto3's names
+        assert Qualifier == "live"  # the alias in service, as every event source invokes it
         self.payloads.append(json.loads(Payload))
         return {"Payload": io.BytesIO(json.dumps(self.answers.pop(0)).encode())}
 

@@ -49,6 +49,10 @@ class Synth:
     def function_id(self, spec: FunctionSpec) -> str:
         return self.logical_id(self.stack.functions.function(spec))
 
+    def alias_id(self, spec: FunctionSpec) -> str:
+        """The function's `live` alias: its Ref is the alias ARN, what every invoker names."""
+        return self.logical_id(self.stack.functions.alias(spec))
+
     def role_id(self, spec: FunctionSpec) -> str:
         return self.logical_id(self.stack.functions.roles[spec.name])
 
@@ -102,6 +106,22 @@ def resolve(value: Any, refs: dict[str, str]) -> str:
         separator, parts = value["Fn::Join"]
         return str(separator).join(resolve(part, refs) for part in parts)
     raise AssertionError(f"cannot resolve {value!r}")
+
+
+def references(value: Any) -> set[str]:
+    """The logical ids a template value names, through Ref and Fn::GetAtt, however deeply nested (Fn::Join, Fn::Select, ...).
+
+    Pseudo parameters (`AWS::Region`, ...) are not resources and are left out.
+    """
+    if isinstance(value, list):
+        return {ref for item in value for ref in references(item)}
+    if not isinstance(value, dict):
+        return set()
+    if set(value) == {"Ref"}:
+        return set() if str(value["Ref"]).startswith("AWS::") else {value["Ref"]}
+    if set(value) == {"Fn::GetAtt"}:
+        return {value["Fn::GetAtt"][0]}
+    return {ref for item in value.values() for ref in references(item)}
 
 
 def synthesize(outdir: Path, settings: Settings, *, checks: bool = False) -> Synth:

@@ -20,6 +20,7 @@ from hookline.wiring.topology import (
     DELIVERY_DLQ,
     DELIVERY_QUEUE,
     ENDPOINT_DELIVERIES_INDEX,
+    ENDPOINT_VERSIONS_INDEX,
     FUNCTIONS,
     NOTIFICATIONS,
     QUEUES,
@@ -36,7 +37,7 @@ from hookline.wiring.topology import (
 )
 from infra.functions import NAMED_FUNCTIONS, behaviour_settings, settings_env
 from infra.queues import TopologyError, check_consumer, check_dead_letter
-from tests.infrastructure.conftest import BASE_SETTINGS, Synth, synthesize
+from tests.infrastructure.conftest import BASE_SETTINGS, Synth, references, synthesize
 
 Match = assertions.Match
 DAY = 86_400
@@ -152,11 +153,11 @@ def test_outputs(synth: Synth) -> None:
 
 
 def _mapping_of(synth: Synth, spec: topology.FunctionSpec) -> dict[str, Any]:
-    """The properties of the one event source mapping that invokes the function."""
+    """The properties of the one event source mapping that invokes the function (through its live alias, see test_deploys.py)."""
     mappings = [
         m["Properties"]
         for m in _resources_of_type(synth, "AWS::Lambda::EventSourceMapping").values()
-        if m["Properties"]["FunctionName"] == {"Ref": synth.function_id(spec)}
+        if synth.alias_id(spec) in references(m["Properties"]["FunctionName"])
     ]
     assert len(mappings) == 1, (spec.name, mappings)
     return mappings[0]
@@ -359,21 +360,21 @@ def test_table_is_encrypted_recoverable_and_expiring(synth: Synth) -> None:
     synth.template.has_resource("AWS::KMS::Key", {"DeletionPolicy": "Retain", "Properties": {"EnableKeyRotation": True}})
 
 
-def test_table_has_the_endpoint_deliveries_and_customer_endpoints_indexes(synth: Synth) -> None:
-    # Given the data table spec with the endpoint-deliveries (gsi1pk / gsi1sk) and customer-endpoints (gsi2pk / gsi2sk) indexes
-    assert TABLE.indexes == (ENDPOINT_DELIVERIES_INDEX, CUSTOMER_ENDPOINTS_INDEX)
+def test_table_has_the_endpoint_deliveries_customer_endpoints_and_endpoint_versions_indexes(synth: Synth) -> None:
+    # Given the data table spec with the endpoint-deliveries (gsi1), customer-endpoints (gsi2) and endpoint-versions (gsi3) indexes
+    assert TABLE.indexes == (ENDPOINT_DELIVERIES_INDEX, CUSTOMER_ENDPOINTS_INDEX, ENDPOINT_VERSIONS_INDEX, ENDPOINT_VERSIONS_INDEX)
     # When the stack is synthesized
     props = synth.resources[synth.logical_id(synth.stack.storage.table(TABLE))]["Properties"]
-    # Then the table has exactly those global secondary indexes, with string keys, projecting every attribute
+    # Then the table has exactly those global secondary indexes, with string keys, the versions' projecting only the keys
     assert props["GlobalSecondaryIndexes"] == [
         {
             "IndexName": name,
             "KeySchema": [{"AttributeName": f"{keys}pk", "KeyType": "HASH"}, {"AttributeName": f"{keys}sk", "KeyType": "RANGE"}],
-            "Projection": {"ProjectionType": "ALL"},
+            "Projection": {"ProjectionType": projection},
         }
-        for name, keys in (("endpoint-deliveries", "gsi1"), ("customer-endpoints", "gsi2"))
+        for name, keys, projection in (("endpoint-deliveries", "gsi1", "ALL"), ("customer-endpoints", "gsi2", "ALL"), ("endpoint-versions", "gsi3", "KEYS_ONLY"))
     ]
-    for attribute in ("gsi1pk", "gsi1sk", "gsi2pk", "gsi2sk"):
+    for attribute in ("gsi1pk", "gsi1sk", "gsi2pk", "gsi2sk", "gsi3pk", "gsi3sk"):
         assert {"AttributeName": attribute, "AttributeType": "S"} in props["AttributeDefinitions"]
     # And the indexes inherit on-demand billing: no provisioned throughput to size
     assert props["BillingMode"] == "PAY_PER_REQUEST"
@@ -584,6 +585,7 @@ def test_functions_get_behaviour_settings_but_not_stack_or_local_ones() -> None:
         "replay_batch_size",
         "authorizer_cache_seconds",
         "oldest_message_alarm_seconds",
+        "deploy_strategy",
         "api_keys",
         "port",
         "aws_port",
@@ -864,13 +866,14 @@ def test_routes_and_authorizer(synth: Synth) -> None:
     routes = {r["Properties"]["RouteKey"]: r["Properties"] for r in _resources_of_type(synth, "AWS::ApiGatewayV2::Route").values()}
     authorizer_id = next(iter(_resources_of_type(synth, "AWS::ApiGatewayV2::Authorizer")))
     # Then /health and the portal's static page and files are open, /v1/{proxy+} goes through the Lambda authorizer, all to the api function
+    # (its live alias: see test_deploys.py)
     assert set(routes) == {"GET /health", "GET /portal", "GET /portal/{name}", "ANY /v1/{proxy+}", "$default"}
     unauthorized = {key for key, route in routes.items() if route.get("AuthorizationType", "NONE") == "NONE"}
     # ($default: what no route matches, answered by the api function as a JSON 404 or 405)
     assert unauthorized == {"GET /health", "GET /portal", "GET /portal/{name}", "$default"}
     assert routes["ANY /v1/{proxy+}"]["AuthorizationType"] == "CUSTOM"
     assert routes["ANY /v1/{proxy+}"]["AuthorizerId"] == {"Ref": authorizer_id}
-    api_arn = {"Fn::GetAtt": [synth.function_id(API), "Arn"]}
+    api_arn = {"Ref": synth.alias_id(API)}
     synth.template.has_resource_properties(
         "AWS::ApiGatewayV2::Integration", {"IntegrationType": "AWS_PROXY", "IntegrationUri": api_arn, "PayloadFormatVersion": "2.0"}
     )
@@ -886,7 +889,7 @@ def test_routes_and_authorizer(synth: Synth) -> None:
         },
     )
     authorizer_uri = synth.resources[authorizer_id]["Properties"]["AuthorizerUri"]
-    assert {"Fn::GetAtt": [synth.function_id(AUTHORIZER), "Arn"]} in authorizer_uri["Fn::Join"][1]
+    assert {"Ref": synth.alias_id(AUTHORIZER)} in authorizer_uri["Fn::Join"][1]
 
 
 def test_default_stage_logs_access_and_throttles(synth: Synth) -> None:

@@ -148,6 +148,12 @@ class Settings:
         "Lifetime of the portal session whose link a customer email carries (with HOOKLINE_PORTAL_BASE_URL set); 0: the bare portal address, no session.",
     )
     retention_days: int = _setting("HOOKLINE_RETENTION_DAYS", 30, "Events, deliveries and attempts expire through DynamoDB TTL after this many days.")
+    # Deploys.
+    deploy_strategy: str = _setting(
+        "HOOKLINE_DEPLOY_STRATEGY",
+        "canary",
+        "How a new version of each function goes live behind its `live` alias: `canary` (CodeDeploy shifts 10 % of traffic for 5 minutes, then all, and rolls back on the function's error alarm or a dead-letter queue's alarm) or `all_at_once` (the alias moves at once, no CodeDeploy). Stack configuration.",
+    )
     # Local mode only.
     api_keys: str = _setting("HOOKLINE_API_KEYS", "", "Local mode: API keys to seed, as `tenant:key,tenant:key`. Empty seeds tenant `local` with a fresh key.")
     port: int = _setting("HOOKLINE_PORT", 8787, "Local mode: port of the API front door on 127.0.0.1.")
@@ -173,6 +179,8 @@ class Settings:
     def __post_init__(self) -> None:
         if self.retry_jitter not in ("full", "equal"):
             raise SettingsError(f"HOOKLINE_RETRY_JITTER={self.retry_jitter!r}: must be 'full' or 'equal'")
+        if self.deploy_strategy not in ("canary", "all_at_once"):
+            raise SettingsError(f"HOOKLINE_DEPLOY_STRATEGY={self.deploy_strategy!r}: must be 'canary' or 'all_at_once'")
         if not 1 <= self.sqs_max_delay_seconds <= 900:
             raise SettingsError(f"HOOKLINE_SQS_MAX_DELAY_SECONDS={self.sqs_max_delay_seconds}: must be 1..900 (the SQS limit)")
         if self.allowed_ports.strip() != "*" and not all(p.strip().isdigit() for p in self.allowed_ports.split(",")):

@@ -14,6 +14,9 @@ from typing import Any, Literal
 from hookline.adapters.dynamo import keys
 
 DEFAULT_PREFIX = "hookline"
+# Every deployed function is published as a version behind this alias; every event source, the API, the authorizer
+# and the operators' tools (make dlq-drain) invoke it, so a deploy or a rollback moves them all at once (infra.deploys).
+LIVE_ALIAS = "live"
 
 
 @dataclass(frozen=True)
