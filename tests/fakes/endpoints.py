@@ -13,7 +13,18 @@ from tests.fakes.faults import Faults
 
 # What `save` writes: the fields a caller may change. The secret, its rotation and the
 # Retry-After pause belong to other writers and survive a save, as the adapter's update does.
-SAVED_FIELDS = ("url", "event_types", "description", "status", "disabled_reason", "updated_at", "rate_limit_per_second", "max_concurrency", "headers", "version")
+SAVED_FIELDS = (
+    "url",
+    "event_types",
+    "description",
+    "status",
+    "disabled_reason",
+    "updated_at",
+    "rate_limit_per_second",
+    "max_concurrency",
+    "headers",
+    "version",
+)
 
 
 class FakeEndpointStore:

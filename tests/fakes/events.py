@@ -261,7 +261,7 @@ class FakeEventStore:
         for d in deliveries:
             self.rows[_key(d)] = _Row(_stored(d), expires_at)
         d = deliveries[-1]
-        return DeliveryTask(d.tenant, d.event_id, d.id, d.endpoint_id, d.attempts_made + 1, d.generation)
+        return DeliveryTask.of(d)
 
     def delivery(self, tenant: str, event_id: str, delivery_id: str) -> Delivery:
         """A delivery with its attempts (the test's view: KeyError if there is none)."""

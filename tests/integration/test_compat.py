@@ -24,7 +24,7 @@ from boto3.dynamodb.types import Binary
 
 from hookline.adapters.dynamo import event_items
 from hookline.adapters.dynamo.endpoints import EndpointRepository
-from hookline.core.models import Attempt, Delivery, DeliveryTask, Endpoint, Event, PlannedDelivery
+from hookline.core.models import Delivery, DeliveryTask, Endpoint, Event, PlannedDelivery
 from hookline.core.versions import BASE_VERSION, Renderings
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -56,7 +56,7 @@ def _decode(value: Any) -> Any:
 
 
 # Run inside the previous release's interpreter: the same encoding, then its writers or its readers.
-_PREVIOUS = '''
+_PREVIOUS = """
 import base64, json, sys
 from dataclasses import asdict
 from decimal import Decimal
@@ -108,7 +108,7 @@ else:
         "delivery": {k: v for k, v in asdict(event_items.delivery_from(written["delivery"])).items() if k != "attempts"},
         "endpoint": {k: v for k, v in asdict(EndpointRepository.from_item(written["endpoint"])).items() if k in ("id", "url", "customer", "event_types")},
     }))
-'''
+"""
 
 
 @pytest.fixture(scope="module")
@@ -137,13 +137,22 @@ def test_the_previous_release_is_what_runs_in_the_other_process(previous_release
 def test_this_release_reads_what_the_previous_one_wrote(previous_release: Path) -> None:
     written = _decode(_previous(previous_release, "write"))
     fresh, replayed, dead = (DeliveryTask.from_message(m) for m in written["tasks"])
-    assert (fresh.fresh, fresh.version, replayed.trigger, replayed.replay_id, replayed.generation, dead.dead_lettered) == (True, "", "manual", "rpl_1", 2, "exhausted")
+    assert (fresh.fresh, fresh.version, replayed.trigger, replayed.replay_id, replayed.generation, dead.dead_lettered) == (
+        True,
+        "",
+        "manual",
+        "rpl_1",
+        2,
+        "exhausted",
+    )
     event = event_items.event_from(written["event"])
     assert event.version is None and event.renderings == () and event.data == {"amount": 1, "text": "x" * 900}
     # A delivery without a version sends the event's only body, as the previous release did.
     assert event.body_for(fresh.version) == event.body and "version" not in json.loads(event.body)
     assert [(p.id, p.paused, p.version) for p in event.deliveries] == [("dlv_1", False, ""), ("dlv_2", True, "")]
-    assert event.planned_delivery("dlv_1") == Delivery("dlv_1", "acme", "evt_1", "ep_1", created_at=event.created_at, updated_at=event.created_at, generation_started_at=event.created_at)
+    assert event.planned_delivery("dlv_1") == Delivery(
+        "dlv_1", "acme", "evt_1", "ep_1", created_at=event.created_at, updated_at=event.created_at, generation_started_at=event.created_at
+    )
     delivery = event_items.delivery_from(written["delivery"])
     assert (delivery.status, delivery.generation, delivery.version) == ("failed", 1, "")
     assert DeliveryTask.of(delivery) == DeliveryTask("acme", "evt_1", "dlv_2", "ep_2", 3, 1)
@@ -153,11 +162,21 @@ def test_this_release_reads_what_the_previous_one_wrote(previous_release: Path) 
 
 
 def test_the_previous_release_reads_what_this_one_writes(previous_release: Path) -> None:
-    tasks = [DeliveryTask("acme", "evt_2", "dlv_9", "ep_9", 1, 0, fresh=True, version="2025-06-01"), DeliveryTask("acme", "evt_2", "dlv_9", "ep_9", 2, 1, trigger="manual")]
+    tasks = [
+        DeliveryTask("acme", "evt_2", "dlv_9", "ep_9", 1, 0, fresh=True, version="2025-06-01"),
+        DeliveryTask("acme", "evt_2", "dlv_9", "ep_9", 2, 1, trigger="manual"),
+    ]
     renderings = Renderings("2026-10-01", {"2026-10-01": {"amount_cents": 5}, "2025-06-01": {"amount": 5}})
     event = Event.accepted(
-        "evt_2", "acme", "invoice.paid", "2026-11-30T10:00:00.000Z", {"amount_cents": 5}, "h", renderings=renderings,
-        deliveries=(PlannedDelivery("dlv_9", "ep_9", version="2025-06-01"),), sunsets=(("2025-06-01", "2027-01-01T00:00:00.000Z"),),
+        "evt_2",
+        "acme",
+        "invoice.paid",
+        "2026-11-30T10:00:00.000Z",
+        {"amount_cents": 5},
+        "h",
+        renderings=renderings,
+        deliveries=(PlannedDelivery("dlv_9", "ep_9", version="2025-06-01"),),
+        sunsets=(("2025-06-01", "2027-01-01T00:00:00.000Z"),),
     )
     delivery = Delivery("dlv_9", "acme", "evt_2", "ep_9", status="paused", created_at=event.created_at, updated_at=event.created_at, version="2025-06-01")
     endpoint = Endpoint("ep_9", "acme", "https://example.com/h", "whsec_x", customer="cus_2", version="2025-06-01")

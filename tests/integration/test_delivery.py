@@ -38,7 +38,13 @@ def test_signed_webhook_is_accepted_by_the_official_library(hookline: Hookline) 
         assert len(receiver.requests) == 1
         got = receiver.requests[0]
         payload = Webhook(secret).verify(got.body, got.headers)
-        assert payload == {"id": accepted["id"], "type": "invoice.paid", "timestamp": payload["timestamp"], "version": "2026-01-01", "data": {"amount": 42, "currency": "eur"}}
+        assert payload == {
+            "id": accepted["id"],
+            "type": "invoice.paid",
+            "timestamp": payload["timestamp"],
+            "version": "2026-01-01",
+            "data": {"amount": 42, "currency": "eur"},
+        }
         assert got.headers["webhook-id"] == accepted["id"]
         assert got.headers["content-type"] == "application/json"
         assert got.headers["user-agent"].startswith("hookline/")

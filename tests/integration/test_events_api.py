@@ -40,7 +40,9 @@ def test_event_fans_out_to_matching_active_endpoints(hookline: Hookline) -> None
     assert sorted(t.endpoint_id for t in tasks) == sorted([every, paid])
     assert all(t.attempt == 1 and t.event_id == body["id"] and t.tenant == "acme" for t in tasks)
     # And the tasks carry ids only, never the payload
-    assert all(set(json.loads(t.to_message())) == {"v", "tenant", "event_id", "delivery_id", "endpoint_id", "attempt", "generation", "fresh", "version"} for t in tasks)
+    assert all(
+        set(json.loads(t.to_message())) == {"v", "tenant", "event_id", "delivery_id", "endpoint_id", "attempt", "generation", "fresh", "version"} for t in tasks
+    )
     # And the event reads back with its pending deliveries
     status, event = hookline.api("GET", f"/v1/events/{body['id']}")
     assert status == 200
@@ -183,7 +185,7 @@ def test_webhook_body_is_fixed_at_acceptance(hookline: Hookline) -> None:
     _, body = hookline.api("POST", "/v1/events", {"type": "a.b", "data": {"é": [1, 2.5, None]}})
     stored = aws.dynamodb_table(hookline.env["HOOKLINE_TABLE_NAME"]).get_item(Key={"pk": f"E#acme#{body['id']}", "sk": "EVENT"})["Item"]
     payload = json.loads(stored["body"])
-    assert list(payload) == ["id", "type", "timestamp", "data"]
+    assert list(payload) == ["id", "type", "timestamp", "version", "data"]
     assert payload["id"] == body["id"]
     assert payload["data"] == {"é": [1, 2.5, None]}
 

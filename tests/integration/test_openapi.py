@@ -236,6 +236,8 @@ def test_request_bodies_are_closed_and_name_the_fields_the_api_accepts() -> None
         "PutCustomer",
         "CreatePortalSession",
         "PutPortalSettings",
+        "PutEventType",
+        "PutVersion",
     }
     # Then each rejects unknown fields, as the API does (422 unknown_field)
     for name in bodies:
@@ -476,10 +478,63 @@ def test_live_success_responses_match_the_document(hookline: Hookline) -> None:
         assert api.call("GET", "/portal", tenant=None, query={"t": "acme"})[0] == 200
         assert api.call("GET", "/portal/{name}", tenant=None, name="portal.js")[0] == 200
         assert api.call("GET", "/v1/session")[1]["kind"] == "api_key"
-        assert "invoice.paid" in api.call("GET", "/v1/event-types")[1]["items"]
+        status, types = api.call("GET", "/v1/event-types")
+        assert (status, types["items"], types["next"]) == (200, [], None)
+        assert "invoice.paid" in types["sent"]  # sent, not registered: the pick-list's other half
         assert api.call("PUT", "/v1/portal-settings", _example("PUT", "/v1/portal-settings")) == api.call("GET", "/v1/portal-settings")
         status, one = api.call("GET", "/v1/events/{event_id}/deliveries/{delivery_id}", event_id=refused["id"], delivery_id=failed["id"])
         assert (status, one["event_type"]) == (200, _example("POST", "/v1/events", "anonymous")["type"])
+
+        # When the document's versions are set up: a new default, a sunset on the first version, one more version
+        status, added = api.call("PUT", "/v1/versions/{version}", _example("PUT", "/v1/versions/{version}", "make_default"), version="2026-10-01")
+        assert (status, added["default"], added["deprecated"]) == (201, True, False)
+        status, sunset = api.call("PUT", "/v1/versions/{version}", _example("PUT", "/v1/versions/{version}", "sunset"), version="2026-01-01")
+        assert (status, sunset["default"], sunset["deprecated"]) == (200, False, True)  # every tenant has 2026-01-01
+        assert api.call("PUT", "/v1/versions/{version}", _example("PUT", "/v1/versions/{version}", "add"), version="2026-12-01")[0] == 201
+        # And invoice.paid is registered from the document's example, replaced, and read back alone and listed
+        status, registered = api.call("PUT", "/v1/event-types/{name}", _example("PUT", "/v1/event-types/{name}"), name="invoice.paid")
+        assert (status, sorted(registered["versions"])) == (201, ["2026-01-01", "2026-10-01"])
+        assert api.call("PUT", "/v1/event-types/{name}", _example("PUT", "/v1/event-types/{name}"), name="invoice.paid")[0] == 200
+        status, one = api.call("GET", "/v1/event-types/{name}", name="invoice.paid")
+        assert (status, one["versions"]) == (200, registered["versions"])
+        status, types = api.call("GET", "/v1/event-types", query={"limit": "10"})
+        assert (status, [(t["name"], t["versions"]) for t in types["items"]]) == (200, [("invoice.paid", ["2026-01-01", "2026-10-01"])])
+        assert "invoice.paid" not in types["sent"] and "user.created" in types["sent"]
+        # And an endpoint is pinned to the new default by the document's example; another is upgraded to it after a test event
+        status, ledger = api.call("POST", "/v1/endpoints", {**_example("POST", "/v1/endpoints", "pinned"), "url": receiver.url})
+        assert (status, ledger["version"]) == (201, "2026-10-01")
+        upgrade = _example("PATCH", "/v1/endpoints/{endpoint_id}", "upgrade")
+        status, refusal = api.call("PATCH", "/v1/endpoints/{endpoint_id}", upgrade, endpoint_id=crm["id"])
+        assert (status, refusal["error"]["attempt"]["status_code"]) == (424, 503)  # crm answers 503: it stays on 2026-01-01
+        status, upgraded = api.call("PATCH", "/v1/endpoints/{endpoint_id}", upgrade, endpoint_id=theirs["id"])
+        assert (status, upgraded["version"]) == (200, "2026-10-01")
+        assert [json.loads(r.body)["version"] for r in receiver.requests if json.loads(r.body)["type"] == "hookline.test"][-1] == "2026-10-01"
+
+        # When invoice.paid is sent as of the new default: derived for the older pins, then with the producer's own rendering
+        status, versioned = api.call("POST", "/v1/events", _example("POST", "/v1/events", "versioned"))
+        assert (status, versioned["deliveries"]) == (202, 4)  # billing, every and crm (paused) at 2026-01-01, ledger at 2026-10-01
+        status, rendered = api.call("POST", "/v1/events", _example("POST", "/v1/events", "with_rendering"))
+        assert status == 202
+        hookline.drain()
+        # Then each endpoint got its version's shape, and the event and its deliveries say which
+        status, shown = api.call("GET", "/v1/events/{event_id}", event_id=versioned["id"])
+        assert (status, shown["version"], shown["data"]) == (200, "2026-10-01", _example("POST", "/v1/events", "versioned")["data"])
+        assert sorted(d["version"] for d in shown["deliveries"]) == ["2026-01-01", "2026-01-01", "2026-01-01", "2026-10-01"]
+        sent = [json.loads(r.body) for r in receiver.requests]
+        assert {b["version"]: b["data"] for b in sent if b["id"] == versioned["id"]} == {
+            "2026-01-01": {"invoice": "in_125", "amount": 4200, "currency": "eur"},
+            "2026-10-01": {"invoice": "in_125", "amount_cents": 4200, "currency": "eur"},
+        }
+        supplied = _example("POST", "/v1/events", "with_rendering")["versions"]["2026-01-01"]
+        assert [b["data"] for b in sent if b["id"] == rendered["id"] and b["version"] == "2026-01-01"][:1] == [supplied]
+        # And the usage report says who still receives each version
+        status, report = api.call("GET", "/v1/versions")
+        assert (status, report["default"], [v["version"] for v in report["items"]]) == (200, "2026-10-01", ["2026-01-01", "2026-10-01", "2026-12-01"])
+        usage = {v["version"]: v["usage"] for v in report["items"]}
+        assert usage["2026-10-01"]["endpoints"] == {"count": 2, "more": False, "ids": sorted([ledger["id"], theirs["id"]])}
+        assert usage["2026-10-01"]["deliveries_7d"] >= 1 and usage["2026-10-01"]["last_delivery_at"] is not None  # ledger's (a grant may defer one)
+        assert usage["2026-01-01"]["endpoints"]["count"] == 3 and usage["2026-01-01"]["deliveries_7d"] > 2
+        assert usage["2026-12-01"] == {"endpoints": {"count": 0, "more": False, "ids": []}, "deliveries_7d": 0, "last_delivery_at": None}
 
         # When an endpoint is deleted
         assert api.call("DELETE", "/v1/endpoints/{endpoint_id}", endpoint_id=crm["id"])[0] == 204
@@ -569,6 +624,41 @@ def test_live_error_responses_match_the_document(hookline: Hookline) -> None:
     assert api.call("GET", "/v1/endpoints", query={"cursor": "bm90LWEtY3Vyc29y"})[0] == 422
     assert api.call("GET", "/v1/endpoints/{endpoint_id}/deliveries", query={"status": "succeeded"}, endpoint_id=ep)[0] == 422
     assert api.call("GET", "/v1/endpoints/{endpoint_id}/stats", query={"since": "yesterday"}, endpoint_id=ep)[0] == 422
+    # 404 event_type_not_found: a type the catalog does not hold
+    status, got = api.call("GET", "/v1/event-types/{name}", name="invoice.refunded")
+    assert (status, got["error"]["code"]) == (404, "event_type_not_found")
+    # 422: the catalog's and the versions' refusals (given a new default, a sunset passed, and invoice.paid registered)
+    assert api.call("PUT", "/v1/versions/{version}", {"default": True}, version="2026-10-01")[0] == 201
+    assert api.call("PUT", "/v1/versions/{version}", {"sunset_at": "2026-11-01T00:00:00Z"}, version="2026-01-01")[0] == 200
+    assert api.call("PUT", "/v1/event-types/{name}", _example("PUT", "/v1/event-types/{name}"), name="invoice.paid")[0] == 201
+    assert api.call("PUT", "/v1/event-types/{name}", {"versions": {"2026-10-01": {"schema": {"type": "object"}}}}, name="no.downgrade")[0] == 201
+    newer = api.call("POST", "/v1/endpoints", {"url": "https://example.com/hook"})[1]["id"]  # pinned to the new default
+    for method, template, body, params, code in (
+        ("PUT", "/v1/event-types/{name}", {"versions": {"2026-01-01": {"schema": {"type": 5}}}}, {"name": "x"}, "invalid_schema"),
+        ("PUT", "/v1/event-types/{name}", {"versions": {"2026-10-01": {"transform": [{"op": "move", "path": "/a"}]}}}, {"name": "x"}, "invalid_transform"),
+        ("PUT", "/v1/event-types/{name}", {"schema": {}}, {"name": "x"}, "unknown_field"),
+        ("PUT", "/v1/versions/{version}", {"sunset": "2027-01-01T00:00:00Z"}, {"version": "2027-01-01"}, "unknown_field"),
+        ("PUT", "/v1/versions/{version}", {}, {"version": "next-week"}, "validation_failed"),
+        ("PUT", "/v1/versions/{version}", {"sunset_at": "2027-01-01T00:00:00Z"}, {"version": "2026-10-01"}, "default_sunset"),
+        ("POST", "/v1/endpoints", {"url": "https://example.com/hook", "version": "2031-01-01"}, {}, "unknown_version"),
+        ("POST", "/v1/endpoints", {"url": "https://example.com/hook", "version": "2026-01-01"}, {}, "version_sunset"),
+        ("PATCH", "/v1/endpoints/{endpoint_id}", {"version": "2026-01-01"}, {"endpoint_id": newer}, "version_sunset"),
+        ("POST", "/v1/events", {"type": "invoice.paid", "data": {"invoice": "in_1", "amount_cents": -1}}, {}, "schema_violation"),
+        ("POST", "/v1/events", {"type": "a.b", "data": {}, "versions": {"2031-01-01": {}}}, {}, "unknown_version"),
+        ("POST", "/v1/events", {"type": "no.downgrade", "data": {}}, {}, "version_unavailable"),  # ep is pinned to 2026-01-01
+        ("POST", "/v1/events/broadcast", {"type": "no.downgrade", "data": {}}, {}, "version_unavailable"),
+    ):
+        status, got = api.call(method, template, body, **params)
+        assert (status, got["error"]["code"]) == (422, code), (method, template, body)
+        if code == "unknown_field":
+            assert _errors(("paths", template, method.lower(), "requestBody", "content", JSON, "schema"), body), (method, template)
+    status, got = api.call("POST", "/v1/events", {"type": "invoice.paid", "data": {"invoice": "in_1", "amount_cents": -1}})
+    assert got["error"] | {"message": ""} == {"code": "schema_violation", "message": "", "pointer": "/amount_cents", "rule": "minimum", "version": "2026-10-01"}
+    status, got = api.call("POST", "/v1/events", {"type": "no.downgrade", "data": {}})
+    assert (got["error"]["version"], got["error"]["endpoint_id"]) == ("2026-01-01", ep)
+    # and a batch answers them per event, the others accepted (207)
+    status, batch = api.call("POST", "/v1/events/batch", {"events": [{"type": "no.downgrade", "data": {}}, {"type": "a.b", "data": {}}]})
+    assert (status, [(r["status"], r.get("error", {}).get("code")) for r in batch["results"]]) == (207, [(422, "version_unavailable"), (202, None)])
     # Then every error status the document lists for the live-reachable cases was seen
     statuses = {s for _, _, s in api.seen}
     assert {"400", "401", "404", "409", "413", "422"} <= statuses

@@ -73,10 +73,10 @@ MATRIX = [
     Row("POST",   "/v1/events/broadcast",                        {"type": "a.b", "data": {}},            "- - 202",     "- - 403",     "- - 403"),
     Row("GET",    "/v1/session",                                 None,                                   "- - 200",     "- - 200",     "- - 200",     changes=False),
     Row("GET",    "/v1/event-types",                             None,                                   "- - 200",     "- - 200",     "- - 200",     changes=False),
-    Row("GET",    "/v1/event-types/a.b",                         None,                                   "- - 200",     "- - 200",     "- - 200",     changes=False),
-    Row("PUT",    "/v1/event-types/a.b",                         {"description": "changed"},             "- - 200",     "- - 403",     "- - 403"),
+    Row("GET",    "/v1/event-types/{type}",                      None,                                   "- - 200",     "- - 200",     "- - 200",     changes=False),
+    Row("PUT",    "/v1/event-types/{type}",                      {"description": "changed"},             "- - 200",     "- - 403",     "- - 403"),
     Row("GET",    "/v1/versions",                                None,                                   "- - 200",     "- - 200",     "- - 200",     changes=False),
-    Row("PUT",    "/v1/versions/2026-10-01",                     {"default": True},                      "- - 201",     "- - 403",     "- - 403"),
+    Row("PUT",    "/v1/versions/{ver}",                          {"default": True},                      "- - 201",     "- - 403",     "- - 403"),
     Row("PATCH",  "/v1/endpoints/{ep}",                          {"version": "2026-01-01"},              "200 200 200", "200 404 404", "403 403 403"),
     Row("GET",    "/v1/portal-settings",                         None,                                   "- - 200",     "- - 403",     "- - 403",     changes=False),
     Row("PUT",    "/v1/portal-settings",                         {"producer_name": "Acme"},              "- - 200",     "- - 403",     "- - 403"),
@@ -130,7 +130,7 @@ class World:
         self.sets += 1
         kind = f"set.{self.sets}"  # this set's endpoint alone subscribes to its event
         ep = self.producer("POST", "/v1/endpoints", {"url": self.receiver.url, "event_types": [kind], **addressed})["id"]
-        ids = {"ep": ep, "cus": customer or "", "url": self.receiver.url}
+        ids = {"ep": ep, "cus": customer or "", "url": self.receiver.url, "type": "a.b", "ver": "2026-10-01"}
         if not any(name in row.path for name in ("{evt}", "{dlv}", "{rpl}")):
             return ids
         evt = self.producer("POST", "/v1/events", {"type": kind, "data": {"n": 1}, **addressed})["id"]
@@ -238,7 +238,7 @@ def test_every_v1_route_declares_its_access() -> None:
     routes = [r for r in api.app._static_routes + api.app._dynamic_routes if r.path.startswith("/v1")]
     assert routes and all(hasattr(r.func, "access") for r in routes), [r.path for r in routes if not hasattr(r.func, "access")]
     # And the matrix tries every one of them
-    names = {"ep": "endpoint_id", "evt": "event_id", "dlv": "delivery_id", "rpl": "replay_id", "cus": "uid"}
+    names = {"ep": "endpoint_id", "evt": "event_id", "dlv": "delivery_id", "rpl": "replay_id", "cus": "uid", "type": "name", "ver": "version"}
     tested = {(row.method, re.sub(r"\{(\w+)\}", lambda m: f"<{names[m.group(1)]}>", row.path.split("?")[0])) for row in MATRIX}
     served = {(str(r.method).upper(), r.path) for r in routes}
     assert served - tested == set(), "routes the access matrix does not try"

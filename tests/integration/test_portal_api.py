@@ -106,8 +106,12 @@ def test_the_types_a_tenant_sent_are_listed_for_the_pick_list(hookline: Hookline
     hookline.api("POST", "/v1/events", {"type": "invoice.paid", "data": {}})
     hookline.api("POST", "/v1/events/batch", {"events": [{"type": "invoice.created", "data": {}}, {"type": "invoice.paid", "data": {}}]})
     hookline.api("POST", "/v1/events", {"type": "a.b", "data": {}}, tenant="other")
-    assert hookline.api("GET", "/v1/event-types")[1] == {"items": ["invoice.created", "invoice.paid"]}
-    assert hookline.api("GET", "/v1/event-types", tenant="other")[1] == {"items": ["a.b"]}
+    assert hookline.api("GET", "/v1/event-types")[1] == {"items": [], "next": None, "sent": ["invoice.created", "invoice.paid"]}
+    assert hookline.api("GET", "/v1/event-types", tenant="other")[1] == {"items": [], "next": None, "sent": ["a.b"]}
+    # A registered type is listed from the catalog, and no longer among the merely sent
+    assert hookline.api("PUT", "/v1/event-types/invoice.paid", {"description": "Paid"})[0] == 201
+    listed = hookline.api("GET", "/v1/event-types")[1]
+    assert ([t["name"] for t in listed["items"]], listed["sent"]) == (["invoice.paid"], ["invoice.created"])
 
 
 def _answer(request: Received) -> Answer:

@@ -62,7 +62,13 @@ def test_a_schema_violation_is_a_422_with_the_pointer_and_nothing_is_stored(hook
         _endpoint(hookline, receiver.url)
         status, body = hookline.api("POST", "/v1/events", {"type": "invoice.paid", "id": "inv-1", "data": {"amount_cents": -1}})
         assert status == 422
-        assert body["error"] | {"message": ""} == {"code": "schema_violation", "message": "", "pointer": "/amount_cents", "rule": "minimum", "version": "2026-10-01"}
+        assert body["error"] | {"message": ""} == {
+            "code": "schema_violation",
+            "message": "",
+            "pointer": "/amount_cents",
+            "rule": "minimum",
+            "version": "2026-10-01",
+        }
         assert hookline.api("GET", "/v1/events/inv-1")[0] == 404
         assert hookline.queued() == []
         # A type the catalog does not hold is accepted as it comes.

@@ -9,8 +9,10 @@ from hookline.core import notifications
 from hookline.core.access import Principal
 from hookline.core.breaker import Breaker
 from hookline.core.emails import StatusNotice
+from hookline.core.models import Delivery, Event
 from hookline.core.responses import HttpResult
 from hookline.core.settings import Settings
+from hookline.core.versions import Renderings
 from hookline.services.sessions import PortalSessionService
 from tests.fakes.clock import FakeClock
 from tests.fakes.contracts import customer, endpoint
@@ -157,3 +159,31 @@ def test_settings_carry_the_sender_and_the_portal() -> None:
     s = Settings.from_env({"HOOKLINE_NOTIFICATION_SENDER": SENDER, "HOOKLINE_PORTAL_BASE_URL": "https://portal.example.com"})
     assert (s.notification_sender, s.portal_base) == (SENDER, "https://portal.example.com")
     assert (Settings().notification_sender, Settings().portal_base) == ("", "")
+
+
+def test_a_version_past_its_sunset_is_delivered_with_a_warning_each_time_and_emailed_once(caplog) -> None:
+    # Given a customer's endpoint pinned to a version whose sunset has passed, and three events rendered at it
+    mail = EmailRig()
+    mail.customers.put(customer("cus-1", email="ops@customer.example"))
+    rig = delivery_rig(FakeSender(lambda _r: OK), emails=mail.emails())
+    pipe = Pipeline(rig)
+    ep = pipe.endpoint(replace(endpoint(customer="cus-1", description="Orders"), version="2026-01-01"))
+    sunset = (("2026-01-01", "2026-01-02T00:00:00.000Z"),)
+    created = rig.clock().strftime("%Y-%m-%dT%H:%M:%S.000Z")
+    for i in range(3):
+        renderings = Renderings("2026-10-01", {"2026-10-01": {"n": i}, "2026-01-01": {"n": i}})
+        event = Event.accepted(f"evt_{i}", "acme", "a.b", created, {"n": i}, str(i), renderings=renderings, sunsets=sunset)
+        planned = Delivery(f"dlv_{i}", "acme", event.id, ep.id, created_at=created, updated_at=created, version="2026-01-01")
+        pipe.submit(replace(rig.events.add(event, planned), fresh=True))
+    # When they are delivered
+    with caplog.at_level("WARNING"):
+        pipe.run(60)
+    # Then every delivery at that version logged the deprecation, and the customer got one email naming the version
+    warned = [r for r in caplog.records if r.getMessage() == "payload version past its sunset"]
+    assert len(warned) == 3 and {getattr(r, "version", "") for r in warned} == {"2026-01-01"}
+    assert [(m.to, m.email.subject) for m in mail.mailer.sent] == [("ops@customer.example", "Webhook endpoint on a retired payload version: Orders")]
+    assert "2026-01-01" in mail.mailer.sent[0].email.text and "2026-01-02T00:00:00.000Z" in mail.mailer.sent[0].email.text
+    # And another process (a fresh worker) that delivers it again sends no second email: the marker says it went out
+    rig2 = delivery_rig(FakeSender(lambda _r: OK), emails=mail.emails())
+    rig2.worker.health.past_sunset(ep, "2026-01-01", sunset[0][1])
+    assert len(mail.mailer.sent) == 1

@@ -105,12 +105,27 @@ class Event:
     ) -> Event:
         """A just-accepted event, its webhook bodies fixed from the data now: one per version it goes out at."""
         if renderings is None:
-            return cls(id=event_id, tenant=tenant, type=event_type, created_at=created_at, body=webhook_body(event_id, event_type, created_at, data), request_hash=request_hash, **rest)
+            return cls(
+                id=event_id,
+                tenant=tenant,
+                type=event_type,
+                created_at=created_at,
+                body=webhook_body(event_id, event_type, created_at, data),
+                request_hash=request_hash,
+                **rest,
+            )
         bodies = {v: webhook_body(event_id, event_type, created_at, d, v) for v, d in renderings.data.items()}
         others = tuple((v, b) for v, b in sorted(bodies.items()) if v != renderings.version)
         return cls(
-            id=event_id, tenant=tenant, type=event_type, created_at=created_at, body=bodies[renderings.version], request_hash=request_hash,
-            version=renderings.version, renderings=others, **rest,
+            id=event_id,
+            tenant=tenant,
+            type=event_type,
+            created_at=created_at,
+            body=bodies[renderings.version],
+            request_hash=request_hash,
+            version=renderings.version,
+            renderings=others,
+            **rest,
         )
 
     def body_for(self, version: str) -> str:

@@ -110,7 +110,13 @@ class PayloadVersion:
         return self.sunset_at is not None and parse_iso(self.sunset_at) <= now
 
     def public(self, default: str) -> dict[str, Any]:
-        return {"version": self.name, "default": self.name == default, "deprecated": self.deprecated, "sunset_at": self.sunset_at, "created_at": self.created_at or None}
+        return {
+            "version": self.name,
+            "default": self.name == default,
+            "deprecated": self.deprecated,
+            "sunset_at": self.sunset_at,
+            "created_at": self.created_at or None,
+        }
 
 
 @dataclass(frozen=True)
@@ -300,7 +306,12 @@ def check_data(event_type: EventType | None, version: str, data: Any) -> None:
         raise ValidationFailed(f"the schema of {name} at version {version} cannot validate this data: {exc}", code="invalid_schema") from None
     if found is not None:
         where = found.pointer or "(the root)"
-        raise SchemaViolation(f"'data' does not match {event_type.name if event_type else ''} at version {version}: {found.message} at {where}", found.pointer, found.rule, version)
+        raise SchemaViolation(
+            f"'data' does not match {event_type.name if event_type else ''} at version {version}: {found.message} at {where}",
+            found.pointer,
+            found.rule,
+            version,
+        )
 
 
 def derive(event_type: EventType | None, data_version: str, data: Any, wanted: str) -> Any:
@@ -310,7 +321,9 @@ def derive(event_type: EventType | None, data_version: str, data: Any, wanted: s
     registered = sorted(event_type.versions) if event_type is not None else []
     if wanted > data_version:
         if any(data_version < v <= wanted for v in registered):
-            raise VersionUnavailable(f"version {wanted} is newer than the event's data ({data_version}) and its type changed since: send it in 'versions'", wanted)
+            raise VersionUnavailable(
+                f"version {wanted} is newer than the event's data ({data_version}) and its type changed since: send it in 'versions'", wanted
+            )
         return data
     out = data
     for v in sorted((v for v in registered if wanted < v <= data_version), reverse=True):
@@ -335,9 +348,7 @@ class Renderings:
         return self.data[version]
 
 
-def render(
-    catalog: VersionCatalog, event_type: EventType | None, data: Any, supplied: Mapping[str, Any], pins: Mapping[str, str], now: datetime
-) -> Renderings:
+def render(catalog: VersionCatalog, event_type: EventType | None, data: Any, supplied: Mapping[str, Any], pins: Mapping[str, str], now: datetime) -> Renderings:
     """The event's data for each version its endpoints are pinned to (`pins`: endpoint id to version).
 
     `data` is as of the tenant's default and checked against its schema; each

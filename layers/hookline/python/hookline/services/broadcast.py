@@ -42,8 +42,8 @@ from hookline.core.clock import iso, parse_iso
 from hookline.core.errors import Conflict, DependencyFailed, Unavailable
 from hookline.core.models import Delivery, DeliveryTask, Endpoint, Event
 from hookline.core.settings import Settings
-from hookline.services.events import request_hash
 from hookline.core.versions import Renderings, VersionUnavailable, broadcast_pins, check_size, render
+from hookline.services.events import request_hash
 from hookline.services.ports import BroadcastEvents, CatalogReader, EndpointPages, JobQueue, TaskQueue, VersionPins
 
 PAGE = 100  # endpoints per step: 100 conditional puts and at most 10 SQS batches

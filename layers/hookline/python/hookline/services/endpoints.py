@@ -22,7 +22,17 @@ from hookline.core.settings import Settings
 from hookline.core.stats import add_up, hour_counts, success_rate, summary
 from hookline.core.webhook import webhook_headers
 from hookline.services.customers import require_customer
-from hookline.services.ports import CatalogReader, CustomerReader, EndpointDeliveries, EndpointHealthStore, EndpointStore, HttpSender, Notify, StatsReader, TaskQueue
+from hookline.services.ports import (
+    CatalogReader,
+    CustomerReader,
+    EndpointDeliveries,
+    EndpointHealthStore,
+    EndpointStore,
+    HttpSender,
+    Notify,
+    StatsReader,
+    TaskQueue,
+)
 
 TEST_EVENT_TYPE = "hookline.test"
 BACKLOG_COUNT_BOUND = 1000  # failed and paused deliveries counted per endpoint read, at most

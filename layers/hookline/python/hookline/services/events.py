@@ -22,8 +22,8 @@ from hookline.core.errors import Conflict, DependencyFailed, HooklineError, NotF
 from hookline.core.models import REPLAYABLE_STATUSES, Delivery, DeliveryTask, Endpoint, Event, PlannedDelivery
 from hookline.core.replay import FAILURES_READ_BOUND, failure_histogram
 from hookline.core.settings import Settings
-from hookline.services.customers import require_customer
 from hookline.core.versions import EventType, VersionCatalog, check_size, render
+from hookline.services.customers import require_customer
 from hookline.services.ports import CatalogReader, CustomerReader, EventStore, TaskQueue, TenantEndpoints
 
 
@@ -208,7 +208,8 @@ class EventService:
             digest,
             renderings=renderings,
             deliveries=tuple(
-                PlannedDelivery(ids.new_id(ids.DELIVERY, int(now.timestamp() * 1000)), ep.id, paused=ep.status != "active", version=ep.version) for ep in subscribed
+                PlannedDelivery(ids.new_id(ids.DELIVERY, int(now.timestamp() * 1000)), ep.id, paused=ep.status != "active", version=ep.version)
+                for ep in subscribed
             ),
             customer=data.customer,
             sunsets=tuple(sorted(versions.sunsets(renderings.data).items())),

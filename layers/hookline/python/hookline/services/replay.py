@@ -87,9 +87,7 @@ class ReplayService:
             tenant, item["endpoint_id"], status, item["since"], item["until"] + "~", page_size, item.get("cursor_token") or None
         )
         page = [d for d in page if d.replay_id != replay_id]  # already restarted by this replay and failed again
-        tasks = [
-            DeliveryTask.of(d, generation=d.generation + 1, trigger="manual", replay_id=replay_id) for d in page
-        ]
+        tasks = [DeliveryTask.of(d, generation=d.generation + 1, trigger="manual", replay_id=replay_id) for d in page]
         if not self.replays.begin_step(tenant, replay_id, step, cursor, cursor is None, [t.to_message() for t in tasks], len(tasks)):
             return  # a duplicate job took this step already
         self._queue_page(tenant, replay_id, step + 1, tasks, item, status)

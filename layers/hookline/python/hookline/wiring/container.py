@@ -32,7 +32,7 @@ from hookline.services.delivery.assemble import assemble
 from hookline.services.delivery.worker import DeliveryWorker
 from hookline.services.endpoints import EndpointDeps, EndpointService
 from hookline.services.events import EventService
-from hookline.services.portal import SentEventTypes, PortalService
+from hookline.services.portal import PortalService, SentEventTypes
 from hookline.services.replay import ReplayService
 from hookline.services.sessions import PortalSessionService
 from hookline.wiring import topology
@@ -237,6 +237,7 @@ def reset() -> None:
         access_guard,
         portal_service,
         event_types,
+        catalog_service,
         dlq_drain,
         get_settings,
     ):

@@ -55,7 +55,8 @@ def _int(value: Any) -> int | None:
 
 def event_item(event: Event, ttl: str, expires_at: int) -> Item:
     planned = [
-        {"id": d.id, "endpoint_id": d.endpoint_id, **({"paused": True} if d.paused else {}), **({"version": d.version} if d.version else {})} for d in event.deliveries
+        {"id": d.id, "endpoint_id": d.endpoint_id, **({"paused": True} if d.paused else {}), **({"version": d.version} if d.version else {})}
+        for d in event.deliveries
     ]
     return {
         **keys.event(event.tenant, event.id),
@@ -115,7 +116,9 @@ def event_from(item: Item) -> Event:
         created_at=item["created_at"],
         body=_read_body(item),
         request_hash=item["request_hash"],
-        deliveries=tuple(PlannedDelivery(d["id"], d["endpoint_id"], bool(d.get("paused", False)), str(d.get("version", ""))) for d in item.get("deliveries", [])),
+        deliveries=tuple(
+            PlannedDelivery(d["id"], d["endpoint_id"], bool(d.get("paused", False)), str(d.get("version", ""))) for d in item.get("deliveries", [])
+        ),
         customer=item.get("customer"),
         broadcast=_fanout_from(item["broadcast"]) if "broadcast" in item else None,
         version=item.get("version"),

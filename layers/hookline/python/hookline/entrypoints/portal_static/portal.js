@@ -16,6 +16,7 @@
   const PAGE_SIZE = 20;
   const REPLAY_POLL_MS = 1000;
   const REPLAY_POLL_LIMIT = 600; // ten minutes of polling, then the page stops asking and says so
+  const EVENT_TYPE_PAGES = 20; // catalog pages the pick-list reads, at most
 
   const state = {
     token: null,
@@ -128,6 +129,7 @@
   });
   const fmtClock = new Intl.DateTimeFormat(undefined, { hour: "2-digit", minute: "2-digit", hourCycle: "h23" });
   const fmtDay = new Intl.DateTimeFormat(undefined, { month: "short", day: "numeric" });
+  const fmtDate = new Intl.DateTimeFormat(undefined, { year: "numeric", month: "short", day: "numeric" });
   const fmtWeekday = new Intl.DateTimeFormat(undefined, { weekday: "short", day: "numeric" });
 
   function utcIso(date) {
@@ -140,6 +142,13 @@
     const date = new Date(iso);
     if (Number.isNaN(date.getTime())) return h("span", {}, String(iso));
     return h("time", { datetime: utcIso(date), title: `${utcIso(date)} (UTC)`, ...attrs }, fmtDateTime.format(date));
+  }
+
+  // A day in the browser's zone, the UTC ISO time on hover.
+  function dateEl(iso, attrs) {
+    const date = new Date(iso);
+    if (Number.isNaN(date.getTime())) return h("span", {}, String(iso));
+    return h("time", { datetime: utcIso(date), title: `${utcIso(date)} (UTC)`, ...attrs }, fmtDate.format(date));
   }
 
   function percent(rate) {
@@ -258,16 +267,40 @@
 
   const enc = encodeURIComponent;
 
+  // The pick-list's event types: the producer's registered catalog (every page) and, from the first page's `sent`,
+  // the types sent but not registered. Each {name, description, deprecated}, by name.
+  async function loadEventTypes() {
+    const byName = new Map();
+    const add = (name, info) => {
+      if (typeof name === "string" && name && !byName.has(name)) byName.set(name, { name, description: "", deprecated: false, ...info });
+    };
+    let cursor = null;
+    for (let pages = 0; pages < EVENT_TYPE_PAGES; pages++) {
+      let r;
+      try {
+        r = await api("GET", `/v1/event-types${query({ cursor })}`);
+      } catch (e) {
+        if (pages === 0 || e.expired) throw e;
+        break; // a later page failed: offer what the earlier ones listed
+      }
+      for (const item of Array.isArray(r && r.items) ? r.items : []) {
+        if (typeof item === "string") add(item, {}); // the list before the catalog: names only
+        else if (item && typeof item === "object") add(item.name, { description: typeof item.description === "string" ? item.description : "", deprecated: item.deprecated === true });
+      }
+      for (const name of Array.isArray(r && r.sent) ? r.sent : []) add(name, {});
+      cursor = r && r.next;
+      if (!cursor) break;
+    }
+    return [...byName.values()];
+  }
+
   function eventTypes() {
     if (!state.eventTypes) {
-      state.eventTypes = api("GET", "/v1/event-types").then(
-        (r) => (Array.isArray(r && r.items) ? r.items.map(String) : []),
-        (e) => {
-          state.eventTypes = null; // try again next time
-          if (e.expired) throw e;
-          return [];
-        },
-      );
+      state.eventTypes = loadEventTypes().catch((e) => {
+        state.eventTypes = null; // try again next time
+        if (e.expired) throw e;
+        return [];
+      });
     }
     return state.eventTypes;
   }
@@ -672,6 +705,7 @@
     const measured = h("div", { class: "measured", "data-testid": "measured", "aria-live": "polite" }, h("span", { class: "muted" }, "Measuring…"));
     append(body, [
       statusSection(detail),
+      versionSection(detail, seq),
       configSection(detail, measured),
       healthSection(detail),
       secretSection(detail),
@@ -728,6 +762,108 @@
     );
   }
 
+  // -- payload version
+
+  function pastSunset(version, now) {
+    if (!version.sunset_at) return false;
+    const at = new Date(version.sunset_at).getTime();
+    return !Number.isNaN(at) && at <= now;
+  }
+
+  // What an upgrade offers: the tenant's default when it is newer than the pin, else the newest newer version
+  // not past its sunset (a version past its sunset cannot be pinned); null when there is none.
+  function upgradeTarget(pinned, versions, now) {
+    const newer = versions.items.filter((v) => v.version > pinned && !pastSunset(v, now));
+    if (!newer.length) return null;
+    return newer.find((v) => v.version === versions.default) || newer.reduce((a, b) => (b.version > a.version ? b : a));
+  }
+
+  // " — deprecated, sunset on Mar 1, 2027", " — sunset passed on …", " (latest)", " (the default)" or nothing.
+  function pinState(pinned, versions, now) {
+    const entry = versions.items.find((v) => v.version === pinned);
+    if (entry && pastSunset(entry, now)) {
+      return h("span", { class: "bad-text", "data-state": "sunset" }, " — sunset passed on ", dateEl(entry.sunset_at), "; it can no longer be pinned");
+    }
+    if (entry && (entry.deprecated || entry.sunset_at)) {
+      return h("span", { class: "warn-text", "data-state": "deprecated" }, " — deprecated", entry.sunset_at ? [", sunset on ", dateEl(entry.sunset_at)] : null);
+    }
+    if (!versions.items.some((v) => v.version > pinned)) return h("span", { "data-state": "latest" }, " (latest)");
+    if (pinned === versions.default) return h("span", { "data-state": "default" }, " (the default)");
+    return null;
+  }
+
+  function publicVersions(answer) {
+    const items = (Array.isArray(answer && answer.items) ? answer.items : []).filter((v) => v && typeof v.version === "string");
+    const flagged = items.find((v) => v.default === true);
+    const byName = answer && typeof answer.default === "string" ? answer.default : "";
+    return { default: byName || (flagged ? flagged.version : ""), items };
+  }
+
+  function versionSection(detail, seq) {
+    if (typeof detail.version !== "string" || !detail.version) return null;
+    const pinned = detail.version;
+    const stateSlot = h("span", { "data-testid": "version-state" });
+    const offer = h("div", { class: "version-offer", "data-testid": "version-offer", "aria-live": "polite" });
+    const result = h("div", { class: "result", "data-testid": "upgrade-result", "aria-live": "polite" });
+    const panel = section("Payload version", "payload-version",
+      h("p", { class: "version-line", "data-testid": "version-line" }, "Pinned to ", h("span", { class: "mono strong", "data-testid": "pinned-version" }, pinned), stateSlot),
+      h("p", { class: "muted" }, "Webhooks to this endpoint carry their data in this version's shape; each webhook's version field names it."),
+      offer,
+      result,
+    );
+    api("GET", "/v1/versions").then(
+      (answer) => {
+        if (!current(seq)) return;
+        const versions = publicVersions(answer);
+        const now = Date.now();
+        replaceContent(stateSlot, pinState(pinned, versions, now));
+        const entry = versions.items.find((v) => v.version === pinned);
+        if (entry && (entry.deprecated || entry.sunset_at)) panel.classList.add(pastSunset(entry, now) ? "panel-alert" : "panel-warn");
+        const target = upgradeTarget(pinned, versions, now);
+        if (target) replaceContent(offer, upgradeOffer(detail, pinned, target.version, result));
+      },
+      (e) => {
+        if (!e.expired && current(seq)) replaceContent(offer, errorBox(e.message, "versions-error"));
+      },
+    );
+    return panel;
+  }
+
+  function upgradeOffer(detail, pinned, target, result) {
+    const upgrade = mutating(button(`Upgrade to ${target}`, { class: "btn btn-primary", id: "upgrade-version", "data-testid": "upgrade-version", "data-version": target }, async () => {
+      const ok = await confirmDialog(
+        `Upgrade to version ${target}?`,
+        `A signed hookline.test event rendered at version ${target} is sent to ${detail.url} first. If your endpoint answers with a 2xx status, it is pinned to ${target} and its webhooks carry that version's payloads from then on; otherwise it stays on ${pinned}.`,
+        "Send test and upgrade",
+      );
+      if (!ok) return;
+      busy(upgrade, true, "Sending a test event…");
+      clear(result);
+      try {
+        const updated = await api("PATCH", `/v1/endpoints/${enc(detail.id)}`, { version: target });
+        pendingNotice = `Your endpoint accepted the test event and is now pinned to version ${(updated && updated.version) || target}.`;
+        navigate({ view: "endpoint", id: detail.id, tab: "settings" }, { replace: true });
+      } catch (e) {
+        if (e.expired) return;
+        busy(upgrade, false);
+        const attempt = (e.body && e.body.error && e.body.error.attempt) || null;
+        if (e.status === 424 || e.code === "test_event_failed") {
+          replaceContent(result,
+            errorBox(`Your endpoint did not accept the test event at version ${target}, so it stays pinned to ${pinned}.`, "upgrade-error"),
+            attempt ? attemptSummary(attempt) : null,
+          );
+        } else {
+          replaceContent(result, errorBox(e.message, "upgrade-error"));
+        }
+      }
+    }));
+    if (!upgrade) return h("p", { class: "muted", "data-testid": "upgrade-available" }, "Version ", h("span", { class: "mono" }, target), " is available.");
+    return [
+      h("p", { class: "hint" }, "Upgrading sends a test event at the new version first; the endpoint moves only if it accepts it."),
+      h("div", { class: "actions" }, upgrade),
+    ];
+  }
+
   function attemptSummary(attempt) {
     const items = [
       ["Status", attempt.status_code === null || attempt.status_code === undefined ? "no response" : String(attempt.status_code)],
@@ -750,14 +886,19 @@
     );
     eventTypes().then(
       (known) => {
-        const all = [...new Set([...known, ...chosen])].sort();
+        const info = new Map(known.map((t) => [t.name, t]));
+        const all = [...new Set([...info.keys(), ...chosen])].sort();
         clear(list);
-        if (!all.length) list.append(h("span", { class: "muted" }, "No events have been sent yet; type the types you expect."));
+        if (!all.length) list.append(h("span", { class: "muted" }, "No event types are registered or have been sent yet; type the types you expect."));
         all.forEach((type, i) => {
           const cid = `${idPrefix}-type-${i}`;
-          list.append(h("div", { class: "check" },
+          const t = info.get(type) || { description: "", deprecated: false };
+          list.append(h("div", { class: "check", "data-testid": "event-type-choice", "data-deprecated": t.deprecated ? "true" : null },
             h("input", { type: "checkbox", id: cid, value: type, checked: chosen.has(type), "data-testid": "event-type-option" }),
-            h("label", { for: cid, class: "mono" }, type),
+            h("label", { for: cid, title: t.description || null },
+              h("span", { class: "mono" }, type),
+              t.deprecated ? h("span", { class: "deprecated-mark", "data-testid": "event-type-deprecated" }, " (deprecated)") : null,
+            ),
           ));
         });
       },

@@ -9,7 +9,6 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from hookline.core.clock import parse_iso
-
 from hookline.core.models import DeliveryTask
 from hookline.core.responses import HttpResult
 from hookline.core.webhook import webhook_headers

@@ -54,8 +54,10 @@ class StatsBuffer:
         """One write per (tenant, endpoint, hour) and per (tenant, version, day) added up so far, emptying the buffer; each logs its own failure."""
         with self._lock:
             versions, self._versions = self._versions, {}
-        stats = [partial(self._write, key, counts) for key, counts in self.drain().items()] if self._sink is not None else []
-        return stats + ([partial(self._write_usage, key, *value) for key, value in versions.items()] if self._usage is not None else [])
+        work: list[Callable[[], None]] = [partial(self._write, key, counts) for key, counts in self.drain().items()] if self._sink is not None else []
+        if self._usage is not None:
+            work += [partial(self._write_usage, key, *value) for key, value in versions.items()]
+        return work
 
     def _write_usage(self, key: tuple[str, str, str], count: int, last: datetime) -> None:
         assert self._usage is not None

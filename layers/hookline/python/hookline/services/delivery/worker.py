@@ -76,7 +76,7 @@ class DeliveryWorker:
     clock: Callable[[], datetime]
     sleep: Callable[[float], None]
     fanout: Fanout
-    sunsets_told: OncePerProcess = field(default_factory=lambda: OncePerProcess())  # the email's marker makes it once ever; this, one try per process
+    sunsets_told: OncePerProcess = field(default_factory=OncePerProcess)  # the email's marker makes it once ever; this, one try per process
 
     # -- redrive: a dead-lettered task moved back by an operator ---------------------
 
