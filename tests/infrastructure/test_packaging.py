@@ -121,3 +121,13 @@ def test_the_layer_ships_the_portal_page(synth: Synth) -> None:
     source = Path(__file__).resolve().parents[2] / "layers" / "hookline" / "python" / "hookline" / "entrypoints" / "portal_static"
     for name in ("index.html", "portal.js", "portal.css"):
         assert (static / name).read_bytes() == (source / name).read_bytes(), name
+
+
+def test_the_schema_validator_ships_built_for_the_lambda_runtime(deps_layer_built: Path) -> None:
+    # Given the built dependencies layer: jsonschema's compiled dependency (rpds-py) cannot be imported on this
+    # machine's processor, so the handlers import it only where a schema is used (hookline.core.versions)
+    # Then jsonschema and its dependencies are there, and rpds' extension is the arm64 CPython 3.14 build Lambda runs
+    for package in ("jsonschema", "referencing", "jsonschema_specifications", "attrs", "rpds"):
+        assert (deps_layer_built / package / "__init__.py").is_file(), package
+    [extension] = (deps_layer_built / "rpds").glob("rpds.*.so")
+    assert "cpython-314" in extension.name and "aarch64" in extension.name, extension.name

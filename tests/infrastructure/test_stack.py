@@ -362,7 +362,7 @@ def test_table_is_encrypted_recoverable_and_expiring(synth: Synth) -> None:
 
 def test_table_has_the_endpoint_deliveries_customer_endpoints_and_endpoint_versions_indexes(synth: Synth) -> None:
     # Given the data table spec with the endpoint-deliveries (gsi1), customer-endpoints (gsi2) and endpoint-versions (gsi3) indexes
-    assert TABLE.indexes == (ENDPOINT_DELIVERIES_INDEX, CUSTOMER_ENDPOINTS_INDEX, ENDPOINT_VERSIONS_INDEX, ENDPOINT_VERSIONS_INDEX)
+    assert TABLE.indexes == (ENDPOINT_DELIVERIES_INDEX, CUSTOMER_ENDPOINTS_INDEX, ENDPOINT_VERSIONS_INDEX)
     # When the stack is synthesized
     props = synth.resources[synth.logical_id(synth.stack.storage.table(TABLE))]["Properties"]
     # Then the table has exactly those global secondary indexes, with string keys, the versions' projecting only the keys

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field, replace
 from datetime import date, datetime
 from typing import Any
 
-from hookline.core import jsonpatch, schemas
+from hookline.core import jsonpatch
 from hookline.core.clock import iso, parse_iso
 from hookline.core.errors import PayloadTooLarge, ValidationFailed
 
@@ -275,6 +275,8 @@ def _type_version(version: str, spec: Any) -> TypeVersion:
         raise ValidationFailed(f"'versions.{version}' must be an object with 'schema' and/or 'transform'")
     schema = spec.get("schema")
     if schema is not None:
+        from hookline.core import schemas  # jsonschema loads (~65 ms) only where a schema is used
+
         if not isinstance(schema, dict):
             raise ValidationFailed(f"'versions.{version}.schema' must be a JSON Schema object")
         try:
@@ -299,6 +301,8 @@ def check_data(event_type: EventType | None, version: str, data: Any) -> None:
     schema = event_type.schema_for(version) if event_type is not None else None
     if schema is None:
         return
+    from hookline.core import schemas  # jsonschema loads only where a schema is used, not on every cold start
+
     try:
         found = schemas.violation(schema, data)
     except schemas.SchemaInvalid as exc:  # e.g. a reference cycle this data enters: the registration, not the event, is at fault
