@@ -372,7 +372,11 @@ def test_table_has_the_endpoint_deliveries_customer_endpoints_and_endpoint_versi
             "KeySchema": [{"AttributeName": f"{keys}pk", "KeyType": "HASH"}, {"AttributeName": f"{keys}sk", "KeyType": "RANGE"}],
             "Projection": {"ProjectionType": projection},
         }
-        for name, keys, projection in (("endpoint-deliveries", "gsi1", "ALL"), ("customer-endpoints", "gsi2", "ALL"), ("endpoint-versions", "gsi3", "KEYS_ONLY"))
+        for name, keys, projection in (
+            ("endpoint-deliveries", "gsi1", "ALL"),
+            ("customer-endpoints", "gsi2", "ALL"),
+            ("endpoint-versions", "gsi3", "KEYS_ONLY"),
+        )
     ]
     for attribute in ("gsi1pk", "gsi1sk", "gsi2pk", "gsi2sk", "gsi3pk", "gsi3sk"):
         assert {"AttributeName": attribute, "AttributeType": "S"} in props["AttributeDefinitions"]
