@@ -633,7 +633,7 @@ def test_live_error_responses_match_the_document(hookline: Hookline) -> None:
     assert api.call("PUT", "/v1/event-types/{name}", _example("PUT", "/v1/event-types/{name}"), name="invoice.paid")[0] == 201
     assert api.call("PUT", "/v1/event-types/{name}", {"versions": {"2026-10-01": {"schema": {"type": "object"}}}}, name="no.downgrade")[0] == 201
     newer = api.call("POST", "/v1/endpoints", {"url": "https://example.com/hook"})[1]["id"]  # pinned to the new default
-    for method, template, body, params, code in (
+    refusals: list[tuple[str, str, dict[str, Any], dict[str, Any], str]] = [
         ("PUT", "/v1/event-types/{name}", {"versions": {"2026-01-01": {"schema": {"type": 5}}}}, {"name": "x"}, "invalid_schema"),
         ("PUT", "/v1/event-types/{name}", {"versions": {"2026-10-01": {"transform": [{"op": "move", "path": "/a"}]}}}, {"name": "x"}, "invalid_transform"),
         ("PUT", "/v1/event-types/{name}", {"schema": {}}, {"name": "x"}, "unknown_field"),
@@ -647,7 +647,8 @@ def test_live_error_responses_match_the_document(hookline: Hookline) -> None:
         ("POST", "/v1/events", {"type": "a.b", "data": {}, "versions": {"2031-01-01": {}}}, {}, "unknown_version"),
         ("POST", "/v1/events", {"type": "no.downgrade", "data": {}}, {}, "version_unavailable"),  # ep is pinned to 2026-01-01
         ("POST", "/v1/events/broadcast", {"type": "no.downgrade", "data": {}}, {}, "version_unavailable"),
-    ):
+    ]
+    for method, template, body, params, code in refusals:
         status, got = api.call(method, template, body, **params)
         assert (status, got["error"]["code"]) == (422, code), (method, template, body)
         if code == "unknown_field":

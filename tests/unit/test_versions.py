@@ -85,11 +85,18 @@ def test_the_default_never_has_a_sunset():
         catalog().put("2026-10-01", "2027-01-01T00:00:00Z", False, NOW)
     with pytest.raises(ValidationFailed, match="default"):
         catalog().put("2026-06-01", "2027-01-01T00:00:00Z", True, NOW)
-    assert version_put({"sunset_at": "2027-01-01T00:00:00+01:00"}) == ("2026-12-31T23:00:00.000Z", False)
+    assert version_put({"sunset_at": "2027-01-01T00:00:00+01:00"}, None) == ("2026-12-31T23:00:00.000Z", False)
     with pytest.raises(ValidationFailed):
-        version_put({"sunset_at": "2027-01-01T00:00:00"})  # no time zone
+        version_put({"sunset_at": "2027-01-01T00:00:00"}, None)  # no time zone
     with pytest.raises(ValidationFailed):
-        version_put({"sunset": "2027-01-01T00:00:00Z"})
+        version_put({"sunset": "2027-01-01T00:00:00Z"}, None)
+
+
+def test_a_put_that_leaves_out_the_sunset_keeps_it_and_null_clears_it():
+    deprecated = catalog(v2026_06_01="2027-03-01T00:00:00.000Z").get("2026-06-01")
+    assert version_put({}, deprecated) == ("2027-03-01T00:00:00.000Z", False)
+    assert version_put({"sunset_at": None}, deprecated) == (None, False)
+    assert version_put({"default": True}, None) == (None, True)
 
 
 def test_a_registration_is_checked_its_schema_and_its_transform():

@@ -172,13 +172,14 @@ class VersionCatalog:
         return {"default": self.default, "items": [v.public(self.default) for v in self.versions]}
 
 
-def version_put(body: dict[str, Any]) -> tuple[str | None, bool]:
-    """`PUT /v1/versions/{version}`'s body: `sunset_at` (ISO-8601, or null to clear it) and `default` (make it the tenant's default)."""
+def version_put(body: dict[str, Any], current: PayloadVersion | None) -> tuple[str | None, bool]:
+    """`PUT /v1/versions/{version}`'s body as (sunset, make default): `sunset_at` (ISO-8601, or null to clear it; left
+    out, the version keeps the sunset it has) and `default` (true: make it the tenant's default)."""
     unknown = set(body) - {"sunset_at", "default"}
     if unknown:
         raise ValidationFailed(f"unknown field(s): {', '.join(sorted(unknown))}", code="unknown_field")
-    sunset = body.get("sunset_at")
-    if sunset is not None:
+    sunset = body.get("sunset_at", current.sunset_at if current is not None else None)
+    if "sunset_at" in body and sunset is not None:
         if not isinstance(sunset, str):
             raise ValidationFailed("'sunset_at' must be an ISO-8601 time such as 2027-01-01T00:00:00Z")
         try:

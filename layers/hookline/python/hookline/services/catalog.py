@@ -70,8 +70,9 @@ class CatalogService:
         items = [{**t.public(), "versions": sorted(t.versions)} for t in page]
         out: dict[str, Any] = {"items": items, "next": nxt}
         if cursor is None:
-            registered = {t["name"] for t in items}
-            out["sent"] = [t for t in self.sent.list(tenant)["items"] if t not in registered]
+            sent = list(self.sent.list(tenant)["items"])
+            _, registered = self.store.load(tenant, sent)  # on any page, not only this one: a bounded read (the sent set holds 1,000 at most)
+            out["sent"] = [t for t in sent if t not in registered]
         return out
 
     # -- versions ---------------------------------------------------------------------
@@ -79,10 +80,10 @@ class CatalogService:
     def put_version(self, tenant: str, version: str, body: dict[str, Any]) -> tuple[dict[str, Any], bool]:
         """Add a version, set or clear its sunset, or make it the default; its public form, and whether it was new."""
         version_name(version)
-        sunset_at, make_default = version_put(body)
         for _ in range(SAVE_TRIES):
             catalog = self.store.get_versions(tenant)
             new = catalog.get(version) is None
+            sunset_at, make_default = version_put(body, catalog.get(version))
             changed = catalog.put(version, sunset_at, make_default, self.clock())
             if self.store.save_versions(changed):
                 stored = changed.get(version)

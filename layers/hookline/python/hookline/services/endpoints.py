@@ -114,7 +114,8 @@ class EndpointService:
         if changes.get("version", current.version) != current.version:
             versions, _ = self.catalog.load(tenant, ())
             versions.pinnable(changes["version"], self.clock())
-            self._require_test(replace(current, url=changes.get("url", current.url), version=changes["version"]), "it stays pinned to " + current.version)
+            tested = replace(current, **{k: v for k, v in changes.items() if k in ("url", "headers", "version")})
+            self._require_test(tested, "it stays pinned to " + current.version)
         if changes.get("status") == "active":
             changes["disabled_reason"] = None
         elif changes.get("status") == "disabled" and current.status != "disabled":

@@ -59,7 +59,7 @@ Access patterns (numbered as in docs/architecture.md), by key:
     versions, event_type 41 the tenant's versions and the event's type, read with every accepted request (BatchGetItem); 42 change them (PutItem, versions conditional on its revision); catalog_partition: 43 list the event types (Query)
     version_usage        44 add a batch's deliveries per version (UpdateItem ADD); version_usage_partition: 45 a version's last 7 days (Query)
     version_partition    46 the endpoints pinned to a version (Query VERSION_INDEX, keys only)
-    index_partition      17 requeue the paused, 23 a replay's page, the deliveries route (Query INDEX), 39 an endpoint's backlog (COUNT)
+    index_partition      17 requeue the paused, 23 a replay's page, the deliveries route (Query INDEX), 39 an endpoint's backlog (COUNT), 47 its failures by creation hour (Query)
 """
 
 from __future__ import annotations
