@@ -4,7 +4,7 @@ re-enable after one, and read health and statistics. Every call is tenant-scoped
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -22,6 +22,7 @@ from hookline.core.settings import Settings
 from hookline.core.stats import add_up, hour_counts, success_rate, summary
 from hookline.core.webhook import webhook_headers
 from hookline.services.customers import require_customer
+from hookline.services.delivery.fanout import Fanout
 from hookline.services.ports import (
     CatalogReader,
     CustomerReader,
@@ -62,6 +63,7 @@ class EndpointService:
     deps: EndpointDeps
     catalog: CatalogReader
     stats_reader: StatsReader | None = None
+    reads: Fanout = field(default_factory=lambda: Fanout(4), compare=False)  # an endpoint's reads, side by side
 
     def create(self, tenant: str, body: dict[str, Any]) -> dict[str, Any]:
         """A new endpoint, pinned to the payload version it names or else the tenant's default (never one past its sunset)."""
@@ -188,12 +190,21 @@ class EndpointService:
         """The endpoint with its health: circuit, the last 24 hours' success rate, last error, effective rate."""
         if not ids.is_id(endpoint_id, ids.ENDPOINT):
             raise NotFound(f"endpoint {endpoint_id[:64]} not found")
-        endpoint, breaker, limiter = self.deps.states.load(tenant, endpoint_id)
-        if endpoint is None:
-            raise NotFound(f"endpoint {endpoint_id[:64]} not found")
         moment = self.clock()
         now = moment.timestamp()
-        recent = self.stats_reader.window(tenant, endpoint_id, moment - timedelta(hours=24), moment) if self.stats_reader is not None else {}
+        stats = self.stats_reader
+
+        # Its four reads side by side (the endpoint with its state, a day's statistics, two backlog counts): one round trip's wait, not four.
+        def read(which: str) -> Any:
+            if which == "state":
+                return self.deps.states.load(tenant, endpoint_id)
+            if which == "stats":
+                return stats.window(tenant, endpoint_id, moment - timedelta(hours=24), moment) if stats is not None else {}
+            return self.deps.events.count_by_status(tenant, endpoint_id, which, BACKLOG_COUNT_BOUND)
+
+        (endpoint, breaker, limiter), recent, (failed, more_failed), (paused, more_paused) = self.reads.map(read, ["state", "stats", "failed", "paused"])
+        if endpoint is None:
+            raise NotFound(f"endpoint {endpoint_id[:64]} not found")
         return {
             **endpoint.public(),
             "health": {
@@ -209,7 +220,7 @@ class EndpointService:
                 "effective_rate_per_second": round(current_rate(limiter, endpoint.rate_limit_per_second, now, LimiterConfig()), 3),
                 "concurrency": self._concurrency(endpoint, breaker, limiter),
             },
-            "backlog": self._backlog(tenant, endpoint_id),
+            "backlog": {"failed": failed, "paused": paused, "more": more_failed or more_paused},
         }
 
     def _concurrency(self, endpoint: Endpoint, breaker: Breaker, limiter: Limiter) -> dict[str, Any]:
@@ -221,12 +232,6 @@ class EndpointService:
             "latency_ms": round(limiter.rtt_long * 1000, 1) if limiter.rtt_long else None,
             "lane": "retry" if retry_lane_only(breaker, limiter, adaptive) else "first",
         }
-
-    def _backlog(self, tenant: str, endpoint_id: str) -> dict[str, Any]:
-        """The endpoint's failed and paused deliveries, each counted by one bounded read: `more` means "at least"."""
-        failed, more_failed = self.deps.events.count_by_status(tenant, endpoint_id, "failed", BACKLOG_COUNT_BOUND)
-        paused, more_paused = self.deps.events.count_by_status(tenant, endpoint_id, "paused", BACKLOG_COUNT_BOUND)
-        return {"failed": failed, "paused": paused, "more": more_failed or more_paused}
 
     def enable(self, tenant: str, endpoint_id: str) -> dict[str, Any]:
         """Send a test event; on 2xx mark the endpoint active and queue its paused backlog.
