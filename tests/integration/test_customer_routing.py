@@ -5,9 +5,13 @@ from __future__ import annotations
 
 import json
 
+import boto3
+
 from hookline.adapters import aws
 from hookline.adapters.dynamo import keys
-from hookline.services.customers import DELETE_PAGE
+from hookline.adapters.dynamo.customers import CustomerRepository
+from hookline.services.bulk import DELETE_PAGE
+from hookline.services.customers import deletion_job_id
 from hookline.wiring import topology
 from tests.conftest import Hookline
 from tests.support.receiver import running_receiver
@@ -73,13 +77,16 @@ def test_deleting_a_customer_with_many_endpoints_finishes_in_the_replay_function
     for i in range(DELETE_PAGE + 20):
         assert hookline.api("POST", "/v1/endpoints", {"url": f"https://example.com/big/{i}", "customer": "big"})[0] == 201
     own = hookline.api("POST", "/v1/endpoints", {"url": "https://example.com/own"})[1]
-    # When it is deleted, Then the answer is 204 and the customer is gone at once
-    assert hookline.api("DELETE", "/v1/customers/big")[0] == 204
+    # When it is deleted, Then the answer is 202 naming the job, and the customer is gone at once
+    status, answer = hookline.api("DELETE", "/v1/customers/big")
+    assert (status, answer["job"]["status"]) == (202, "running")
     assert hookline.api("GET", "/v1/customers/big")[0] == 404
-    # And once the replay function has run the queued job, none of its endpoints is left, and acme's own is
-    assert hookline.drain(topology.REPLAY_QUEUE) == 1
+    # And once the replay function has run the job's steps (a page each), none of its endpoints is left, and acme's own is
+    assert hookline.drain(topology.REPLAY_QUEUE) == 2
     status, page = hookline.api("GET", "/v1/endpoints", query={"limit": "100"})
     assert (status, [e["id"] for e in page["items"]]) == (200, [own["id"]])
+    status, job = hookline.api("GET", f"/v1/jobs/{answer['job']['id']}")
+    assert (status, job["status"], job["counts"], job["steps"]) == (200, "done", {"endpoints_deleted": DELETE_PAGE + 20}, 2)
 
 
 def test_an_endpoint_stored_before_the_customer_index_still_gets_the_tenants_own_events(hookline: Hookline) -> None:
@@ -96,3 +103,21 @@ def test_an_endpoint_stored_before_the_customer_index_still_gets_the_tenants_own
         # Then that endpoint is among its deliveries, and receives it
         assert (status, answer["deliveries"]) == (202, 1)
     assert [r.path.rsplit("/", 1)[-1] for r in receiver.requests] == ["legacy"]
+
+
+def test_the_previous_releases_deletion_page_on_the_job_queue_finishes_as_a_job(hookline: Hookline) -> None:
+    # Given a customer's endpoints, and the page message the previous release queued when it deleted the customer
+    assert hookline.api("PUT", "/v1/customers/old", {"name": "Old"})[0] == 201
+    created_at = hookline.api("GET", "/v1/customers/old")[1]["created_at"]
+    for i in range(3):
+        assert hookline.api("POST", "/v1/endpoints", {"url": f"https://example.com/old/{i}", "customer": "old"})[0] == 201
+    boto3.client("sqs").send_message(
+        QueueUrl=hookline.env[topology.REPLAY_QUEUE.env],
+        MessageBody=json.dumps({"kind": "delete_customer_endpoints", "tenant": "acme", "customer": "old", "created_at": created_at, "cursor": ""}),
+    )
+    CustomerRepository(aws.dynamodb_table(hookline.env[topology.TABLE.env])).delete("acme", "old")  # as the previous release did
+    # When the replay function runs the job queue, Then the endpoints are gone, by the customer's deletion job
+    hookline.drain(topology.REPLAY_QUEUE)
+    assert hookline.api("GET", "/v1/endpoints")[1]["items"] == []
+    job = hookline.api("GET", f"/v1/jobs/{deletion_job_id('acme', 'old', created_at)}")[1]
+    assert (job["status"], job["counts"]) == ("done", {"endpoints_deleted": 3})

@@ -84,7 +84,9 @@ MATRIX = [
     Row("PUT",    "/v1/customers/{cus}",                         {"name": "Renamed"},                    "200 200 -",   "403 403 -",   "403 403 -"),
     Row("GET",    "/v1/customers/{cus}",                         None,                                   "200 200 -",   "403 403 -",   "403 403 -",   changes=False),
     Row("GET",    "/v1/customers/{cus}/stats",                   None,                                   "200 200 -",   "403 403 -",   "403 403 -",   changes=False),
-    Row("DELETE", "/v1/customers/{cus}",                         None,                                   "204 204 -",   "403 403 -",   "403 403 -"),
+    Row("DELETE", "/v1/customers/{cus}",                         None,                                   "202 202 -",   "403 403 -",   "403 403 -"),
+    Row("GET",    "/v1/jobs/{job}",                              None,                                   "200 200 200", "200 404 404", "200 404 404", changes=False),
+    Row("POST",   "/v1/jobs/{job}/resume",                       None,                                   "202 202 202", "403 403 403", "403 403 403"),
     Row("POST",   "/v1/customers/{cus}/portal-sessions",         {"read_only": True},                    "201 201 -",   "403 403 -",   "403 403 -"),
     Row("DELETE", "/v1/customers/{cus}/portal-sessions",         None,                                   "204 204 -",   "403 403 -",   "403 403 -"),
 ]
@@ -131,6 +133,8 @@ class World:
         kind = f"set.{self.sets}"  # this set's endpoint alone subscribes to its event
         ep = self.producer("POST", "/v1/endpoints", {"url": self.receiver.url, "event_types": [kind], **addressed})["id"]
         ids = {"ep": ep, "cus": customer or "", "url": self.receiver.url, "type": "a.b", "ver": "2026-10-01"}
+        if "{job}" in row.path:  # the re-queue job that re-enabling the endpoint starts
+            return {**ids, "job": self.producer("POST", f"/v1/endpoints/{ep}/enable")["requeue"]["id"]}
         if not any(name in row.path for name in ("{evt}", "{dlv}", "{rpl}")):
             return ids
         evt = self.producer("POST", "/v1/events", {"type": kind, "data": {"n": 1}, **addressed})["id"]
@@ -200,7 +204,7 @@ def test_each_key_reaches_exactly_what_the_matrix_says(world: World, row: Row) -
             status, answer = world.call(key, row.method, _fill(row.path, ids), _fill(row.body, ids))
             assert status == int(want), f"{key} on {owner}'s: {status} {answer}"
             if refused:
-                assert answer["error"]["code"] in ("forbidden", "not_found", "customer_not_found", "above_customer_limit", "use_enable")
+                assert answer["error"]["code"] in ("forbidden", "not_found", "customer_not_found", "above_customer_limit", "use_enable", "job_not_found")
                 assert _everything(world.hookline) == before, f"{key} on {owner}'s changed something"
             if row.method == "POST" and row.path == "/v1/endpoints" and key == "session" and status == 201:
                 assert answer["customer"] == "cus-a"  # whatever it names, a session's endpoint is its customer's
@@ -238,7 +242,7 @@ def test_every_v1_route_declares_its_access() -> None:
     routes = [r for r in api.app._static_routes + api.app._dynamic_routes if r.path.startswith("/v1")]
     assert routes and all(hasattr(r.func, "access") for r in routes), [r.path for r in routes if not hasattr(r.func, "access")]
     # And the matrix tries every one of them
-    names = {"ep": "endpoint_id", "evt": "event_id", "dlv": "delivery_id", "rpl": "replay_id", "cus": "uid", "type": "name", "ver": "version"}
+    names = {"ep": "endpoint_id", "evt": "event_id", "dlv": "delivery_id", "rpl": "replay_id", "cus": "uid", "type": "name", "ver": "version", "job": "job_id"}
     tested = {(row.method, re.sub(r"\{(\w+)\}", lambda m: f"<{names[m.group(1)]}>", row.path.split("?")[0])) for row in MATRIX}
     served = {(str(r.method).upper(), r.path) for r in routes}
     assert served - tested == set(), "routes the access matrix does not try"

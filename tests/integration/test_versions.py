@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import logging
 import time
+from datetime import UTC, datetime
 
 import pytest
 from standardwebhooks.webhooks import Webhook
@@ -174,3 +175,29 @@ def test_the_usage_report_and_the_sunset_rules(hookline: Hookline, caplog: pytes
         # The default cannot be given a sunset.
         status, refused = hookline.api("PUT", "/v1/versions/2026-10-01", {"sunset_at": "2027-01-01T00:00:00Z"})
         assert (status, refused["error"]["code"]) == (422, "default_sunset")
+
+
+def test_the_catalog_is_kept_by_the_process_that_reads_it_for_a_few_seconds(hookline: Hookline) -> None:
+    from hookline.adapters import aws
+    from hookline.adapters.dynamo.catalog import CatalogRepository
+    from hookline.core.versions import event_type_put
+
+    table = aws.dynamodb_table(hookline.env[topology.TABLE.env])
+    now = [100.0]
+    ours, theirs = CatalogRepository(table, 5, lambda: now[0]), CatalogRepository(table, 5, lambda: now[0])
+    assert ours.load("acme", ["a.b"])[1] == {} and theirs.load("acme", ["a.b"])[1] == {}
+    # When this process registers the type, Then its next read has it at once; another process's, once its copy is 5 s old
+    ours.put_type(event_type_put("acme", "a.b", {"description": "new"}, datetime(2026, 12, 1, tzinfo=UTC), None))
+    assert list(ours.load("acme", ["a.b"])[1]) == ["a.b"]
+    assert theirs.load("acme", ["a.b"])[1] == {}
+    now[0] += 5
+    assert list(theirs.load("acme", ["a.b"])[1]) == ["a.b"]
+    # And a read within the 5 s reads nothing from the table
+    reads = []
+    real = table.meta.client.batch_get_item
+    table.meta.client.batch_get_item = lambda **kw: reads.append(kw) or real(**kw)
+    try:
+        theirs.load("acme", ["a.b"])
+    finally:
+        table.meta.client.batch_get_item = real
+    assert reads == []

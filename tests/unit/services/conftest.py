@@ -2,24 +2,29 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 
 import pytest
 
 from hookline.core import ids
+from hookline.core.jobs import JOB_MESSAGE
 from hookline.core.models import Endpoint
 from hookline.core.settings import Settings
 from hookline.services.broadcast import BroadcastService
+from hookline.services.bulk import DELETE_CUSTOMER_ENDPOINTS, REQUEUE_PAUSED, CustomerEndpointsDeletion, PausedRequeue
 from hookline.services.catalog import CatalogService
 from hookline.services.customers import CustomerService
 from hookline.services.endpoints import EndpointDeps, EndpointService
 from hookline.services.events import EventService
+from hookline.services.jobs import JobKind, JobRunner
 from hookline.services.replay import ReplayService
 from tests.fakes.catalog import FakeCatalog, FakeVersionUsage
 from tests.fakes.clock import FakeClock
 from tests.fakes.customers import FakeCustomerStore
 from tests.fakes.endpoints import FakeEndpointStore
 from tests.fakes.events import FakeEventStore
+from tests.fakes.jobs import FakeJobStore
 from tests.fakes.outside import FakeSender, FakeStats, RecordingNotify
 from tests.fakes.queues import FakeQueue
 from tests.fakes.replays import FakeReplayStore
@@ -50,6 +55,7 @@ class World:
     customers: FakeCustomerStore
     catalog: FakeCatalog
     usage: FakeVersionUsage
+    job_store: FakeJobStore
 
     def event_service(self) -> EventService:
         return EventService(
@@ -57,20 +63,38 @@ class World:
         )
 
     def endpoint_service(self) -> EndpointService:
-        deps = EndpointDeps(states=self.states, events=self.events, sender=self.sender, retry_queue=self.retry_queue, notify=self.notify)
+        deps = EndpointDeps(states=self.states, events=self.events, sender=self.sender, jobs=self.job_runner(), notify=self.notify)
         return EndpointService(self.endpoints, self.customers, self.settings, self.clock, deps, self.catalog, stats_reader=self.stats)
 
     def catalog_service(self) -> CatalogService:
         return CatalogService(self.catalog, self.endpoints, self.usage, _NoSentTypes(), self.clock)
 
     def customer_service(self) -> CustomerService:
-        return CustomerService(self.customers, self.endpoints, self.stats, self.jobs, self.clock)
+        return CustomerService(self.customers, self.endpoints, self.stats, self.job_runner(), self.clock)
+
+    def job_runner(self) -> JobRunner:
+        """Bulk jobs over the fakes; their steps go on `jobs`, as the job queue (run them with `run_jobs`)."""
+        kinds: dict[str, JobKind] = {
+            REQUEUE_PAUSED: PausedRequeue(self.endpoints, self.events, self.retry_queue),
+            DELETE_CUSTOMER_ENDPOINTS: CustomerEndpointsDeletion(self.customers, self.endpoints),
+        }
+        return JobRunner(self.job_store, self.jobs, kinds, self.clock, self.settings.retention_days)
 
     def replay_service(self) -> ReplayService:
         return ReplayService(self.replays, self.events, self.endpoints, self.retry_queue, self.jobs, self.settings, self.clock)
 
     def broadcast_service(self) -> BroadcastService:
         return BroadcastService(self.events, self.endpoints, self.delivery_queue, self.jobs, self.settings, self.clock, self.catalog, self.endpoints)
+
+    def run_jobs(self, max_steps: int = 1000) -> int:
+        """What the replay function does with the job queue's bulk-job steps: run each (delays ignored), until none is left."""
+        runner, ran = self.job_runner(), 0
+        while self.jobs.sent and ran < max_steps:
+            message = json.loads(self.jobs.sent.pop(0).body)
+            assert message["kind"] == JOB_MESSAGE, message
+            runner.step(message["tenant"], message["job_id"])
+            ran += 1
+        return ran
 
     def add_endpoint(self, tenant: str = "acme", **fields: object) -> Endpoint:
         """An endpoint as if created through the API at the clock's time."""
@@ -100,4 +124,5 @@ def world() -> World:
         customers=FakeCustomerStore(),
         catalog=FakeCatalog(),
         usage=FakeVersionUsage(),
+        job_store=FakeJobStore(),
     )

@@ -3,15 +3,13 @@ read, list, delete with the endpoints (paged through a job), statistics, and the
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from hookline.core.customers import DEFAULT_CUSTOMER_CONCURRENCY, DEFAULT_CUSTOMER_RATE_PER_SECOND, Customer, CustomerLimits
 from hookline.core.errors import NotFound, Unavailable, ValidationFailed
 from hookline.core.models import Endpoint
 from hookline.core.stats import attempt_counts, hour_of
-from hookline.services.customers import DELETE_JOB, DELETE_PAGE
+from hookline.services.bulk import DELETE_PAGE
 from tests.unit.services.conftest import World
 
 ACME = {"name": "Acme Corp", "email": "ops@acme.example.com", "metadata": {"plan": "pro"}}
@@ -21,17 +19,6 @@ def _customer(world: World, uid: str = "acme-co", tenant: str = "acme", **limits
     stamp = "2026-11-29T11:00:00.000Z"
     customer = Customer(tenant, uid, uid.title(), limits=CustomerLimits(**limits), created_at=stamp, updated_at=stamp)  # type: ignore[arg-type]
     return world.customers.put(customer)[0]
-
-
-def _run_jobs(world: World) -> int:
-    """What the replay function does with the job queue's delete jobs: run each, until none is left."""
-    ran = 0
-    while world.jobs.sent:
-        job = json.loads(world.jobs.sent.pop(0).body)
-        assert job["kind"] == DELETE_JOB
-        world.customer_service().delete_endpoints(job["tenant"], job["customer"], job["created_at"], job["cursor"])
-        ran += 1
-    return ran
 
 
 # -- PUT, GET, list ------------------------------------------------------------------------------------
@@ -150,62 +137,92 @@ def _endpoints_of(world: World, customer: str | None) -> list[Endpoint]:
     return [e for e in world.endpoints.items.values() if e.customer == customer]
 
 
-def test_deleting_a_customer_deletes_its_endpoints_and_no_others(world: World) -> None:
+def test_deleting_a_customer_deletes_its_endpoints_and_no_others_by_a_job(world: World) -> None:
     _customer(world, "a")
     _customer(world, "b")
     for owner in ("a", "a", "b", None):
         world.add_endpoint(customer=owner)
     world.add_endpoint(tenant="other", customer="a")
-    world.customer_service().delete("acme", "a")
+    # When it is deleted, Then the customer is gone at once and the answer names the job deleting its endpoints
+    job = world.customer_service().delete("acme", "a")
     assert world.customers.get("acme", "a") is None
+    assert job["status"] == "running" and len(_endpoints_of(world, "a")) == 3
+    assert world.run_jobs() == 1
     assert _endpoints_of(world, "a") == [e for e in world.endpoints.items.values() if e.tenant == "other"]
     assert len(_endpoints_of(world, "b")) == len(_endpoints_of(world, None)) == 1
-    assert world.jobs.sent == []  # one page was enough
+    assert world.job_runner().describe("acme", job["id"]) | {"created_at": "", "updated_at": ""} == {
+        "id": job["id"],
+        "kind": "delete_customer_endpoints",
+        "status": "done",
+        "steps": 1,
+        "counts": {"endpoints_deleted": 2},
+        "customer": "a",
+        "customer_created_at": "2026-11-29T11:00:00.000Z",
+        "created_at": "",
+        "updated_at": "",
+    }
     with pytest.raises(NotFound):
         world.customer_service().delete("acme", "a")
 
 
-def test_a_customer_with_more_endpoints_than_a_page_has_the_rest_deleted_by_a_paged_job(world: World) -> None:
+def test_a_customer_with_thousands_of_endpoints_is_deleted_a_page_per_step(world: World) -> None:
     _customer(world, "big")
     for _ in range(2 * DELETE_PAGE + 5):
         world.add_endpoint(customer="big")
     world.add_endpoint()
-    # When it is deleted, Then the request deletes one page and queues the job for the rest
-    world.customer_service().delete("acme", "big")
-    assert len(_endpoints_of(world, "big")) == DELETE_PAGE + 5
-    [job] = [json.loads(b) for b in world.jobs.bodies()]
-    assert (job["kind"], job["tenant"], job["customer"]) == (DELETE_JOB, "acme", "big")
-    # And the job deletes a page per step, queueing the next, until none is left
-    assert _run_jobs(world) == 2
+    # When it is deleted, Then the request deletes none of them itself: the job does, a page per step
+    job = world.customer_service().delete("acme", "big")
+    assert len(_endpoints_of(world, "big")) == 2 * DELETE_PAGE + 5
+    assert world.run_jobs() == 3
     assert _endpoints_of(world, "big") == []
     assert len(_endpoints_of(world, None)) == 1
+    progress = world.job_runner().describe("acme", job["id"])
+    assert (progress["status"], progress["steps"], progress["counts"]) == ("done", 3, {"endpoints_deleted": 2 * DELETE_PAGE + 5})
+
+
+def test_a_step_run_twice_is_counted_once(world: World) -> None:
+    _customer(world, "big")
+    for _ in range(DELETE_PAGE + 1):
+        world.add_endpoint(customer="big")
+    job = world.customer_service().delete("acme", "big")
+    # Given the first step's message delivered twice (SQS at least once)
+    world.jobs.sent.append(world.jobs.sent[0])
+    assert world.run_jobs() == 3  # the duplicate's advance loses, so its chain ends
+    progress = world.job_runner().describe("acme", job["id"])
+    assert (progress["status"], progress["steps"], progress["counts"]) == ("done", 2, {"endpoints_deleted": DELETE_PAGE + 1})
+    assert _endpoints_of(world, "big") == []
 
 
 def test_the_job_spares_the_endpoints_of_a_customer_created_again_under_the_uid(world: World) -> None:
     _customer(world, "big")
     for _ in range(DELETE_PAGE + 1):
         world.add_endpoint(customer="big")
-    world.customer_service().delete("acme", "big")
+    job = world.customer_service().delete("acme", "big")
     # Given the uid created again before the job runs
     world.clock.advance(5)
     world.customer_service().put("acme", "big", {"name": "Big again"})
     left = _endpoints_of(world, "big")
-    # When the job runs, Then it deletes nothing
-    assert _run_jobs(world) == 1
+    # When the job runs, Then it deletes nothing, and says why
+    assert world.run_jobs() == 1
     assert _endpoints_of(world, "big") == left
+    progress = world.job_runner().describe("acme", job["id"])
+    assert progress["status"] == "cancelled" and "new customer" in progress["note"]
 
 
-def test_a_delete_that_fails_midway_answers_503_and_a_repeat_finishes_it(world: World) -> None:
+def test_a_delete_that_fails_midway_answers_503_and_a_repeat_starts_no_second_job(world: World) -> None:
     _customer(world, "a")
     for _ in range(3):
         world.add_endpoint(customer="a")
-    world.endpoints.faults.fail("delete", times=1)
+    world.customers.faults.fail("delete", times=1)
     with pytest.raises(Unavailable):
         world.customer_service().delete("acme", "a")
     assert world.customers.get("acme", "a") is not None
-    world.customer_service().delete("acme", "a")
+    first = world.jobs.bodies()
+    job = world.customer_service().delete("acme", "a")
     assert world.customers.get("acme", "a") is None
-    assert _endpoints_of(world, "a") == []
+    assert world.jobs.bodies() == first * 2  # the same job, its first step queued again (harmless)
+    assert world.run_jobs() == 2 and _endpoints_of(world, "a") == []
+    assert world.job_runner().describe("acme", job["id"])["counts"] == {"endpoints_deleted": 3}
 
 
 # -- statistics ------------------------------------------------------------------------------------------------

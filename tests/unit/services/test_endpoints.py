@@ -9,7 +9,7 @@ import pytest
 
 from hookline.core import ids, notifications
 from hookline.core.breaker import Breaker
-from hookline.core.errors import FailedDependency, NotFound, ValidationFailed
+from hookline.core.errors import DependencyFailed, FailedDependency, NotFound, ValidationFailed
 from hookline.core.ratelimit import Limiter
 from hookline.core.signing import sign
 from hookline.core.stats import attempt_counts, hour_of
@@ -194,14 +194,20 @@ def test_enable_sends_a_signed_test_event_then_reactivates_and_requeues_the_paus
     assert json.loads(request.body)["type"] == "hookline.test"
     assert signed_with(request, ep.secret)
     assert out["test"]["webhook_id"] == request.headers["webhook-id"]
-    # And the endpoint is active, its breaker fresh (the trips kept), and every paused delivery queued once on the retry queue
-    assert (out["status"], out["requeued"]) == ("active", 150)
+    # And the endpoint is active, its breaker fresh (the trips kept), and the answer names the job re-queueing its backlog
+    assert (out["status"], out["requeue"]["status"]) == ("active", "running")
     assert "disabled_reason" not in out
     assert world.endpoints.get("acme", ep.id).updated_at == "2026-11-29T12:00:05.000Z"
     assert world.states.breaker("acme", ep.id) == Breaker(trips=4, version=8)
+    assert world.retry_queue.sent == []  # nothing of the backlog moved inside the request
+    assert world.notify.sent == [(notifications.RECOVERED, {"tenant": "acme", "endpoint_id": ep.id, "requeue_job": out["requeue"]["id"]})]
+    # When the job runs, Then every paused delivery is queued once on the retry queue, a page per step, spread at the endpoint's rate
+    assert world.run_jobs() == 2
     assert sorted(t.delivery_id for t in world.retry_queue.tasks()) == [d.id for d in paused]
+    assert max(s.delay for s in world.retry_queue.sent) == int(99 / ep.rate_limit_per_second)
     assert world.delivery_queue.sent == []
-    assert world.notify.sent == [(notifications.RECOVERED, {"tenant": "acme", "endpoint_id": ep.id, "requeued": 150})]
+    progress = world.job_runner().describe("acme", out["requeue"]["id"])
+    assert (progress["kind"], progress["status"], progress["counts"], progress["endpoint_id"]) == ("requeue_paused", "done", {"requeued": 150}, ep.id)
 
 
 @pytest.mark.parametrize("answer", [answering(500), answering(301), failing("timeout")], ids=["500", "301", "timeout"])
@@ -214,12 +220,14 @@ def test_enable_fails_with_424_and_changes_nothing_while_the_receiver_fails(worl
     assert err.value.status == 424
     assert world.endpoints.get("acme", ep.id) == ep
     assert world.retry_queue.sent == [] and world.notify.sent == [] and world.states.writes == []
+    assert world.jobs.sent == [] and world.job_store.items == {}  # no job was started
 
 
 def test_enabling_an_active_endpoint_announces_no_recovery(world: World) -> None:
     ep = world.add_endpoint()
-    assert world.endpoint_service().enable("acme", ep.id)["requeued"] == 0
+    assert world.endpoint_service().enable("acme", ep.id)["requeue"]["status"] == "running"
     assert world.notify.sent == []
+    assert world.run_jobs() == 1 and world.retry_queue.sent == []
 
 
 def test_describe_reports_health_by_the_clock(world: World) -> None:
@@ -281,3 +289,44 @@ def test_stats_add_up_the_last_day_by_default(world: World) -> None:
     assert service.stats("acme", ep.id, {"since": "2026-11-27T00:00:00Z"})["attempts"] == 3
     with pytest.raises(ValidationFailed):
         service.stats("acme", ep.id, {"since": "2026-11-29T12:00:00Z", "until": "2026-11-29T11:00:00Z"})
+
+
+def test_a_crash_between_the_job_and_the_activation_leaves_the_endpoint_disabled_with_its_backlog_paused(world: World) -> None:
+    ep = world.add_endpoint(status="disabled", disabled_reason="failing")
+    world.events.create_deliveries([delivery(f"dlv_{i}", f"evt_{i}", ep.id, status="paused") for i in range(3)], 0)
+    # Given the endpoint's save fails after the job was started (the Lambda died there)
+    world.endpoints.faults.fail("save", times=1)
+    with pytest.raises(DependencyFailed):
+        world.endpoint_service().enable("acme", ep.id)
+    # When the job's steps run, Then they wait for the endpoint to be active, and give up after ten minutes
+    assert world.run_jobs(max_steps=1) == 1 and world.retry_queue.sent == []
+    [waiting] = world.jobs.sent
+    assert waiting.delay == 5  # the same page, tried again shortly
+    world.clock.advance(601)
+    assert world.run_jobs() == 1
+    [job] = world.job_store.items.values()
+    assert (job.status, job.note) == ("cancelled", "the endpoint was not re-enabled; its backlog stays paused")
+    # And the endpoint is still disabled, its backlog paused: consistent, and a new enable starts a new job
+    assert world.endpoints.get("acme", ep.id).status == "disabled" and world.retry_queue.sent == []
+    assert all(d.status == "paused" for d in world.events.all_deliveries())
+    world.endpoint_service().enable("acme", ep.id)
+    assert world.run_jobs() == 1 and len(world.retry_queue.sent) == 3
+
+
+def test_a_requeue_killed_mid_way_is_finished_by_its_redelivered_step(world: World) -> None:
+    ep = world.add_endpoint(status="disabled", disabled_reason="failing")
+    paused = [delivery(f"dlv_{i:03d}", f"evt_{i:03d}", ep.id, status="paused") for i in range(250)]
+    world.events.create_deliveries(paused, 0)
+    job = world.endpoint_service().enable("acme", ep.id)["requeue"]
+    assert world.run_jobs(max_steps=1) == 1  # the first page
+    # Given the second step dies after queueing its page but before the job's advance (the job item's write fails)
+    world.job_store.faults.fail("advance", times=1)
+    step = world.jobs.sent[0]
+    with pytest.raises(DependencyFailed):
+        world.run_jobs(max_steps=1)
+    # When SQS delivers that step again, Then the job finishes, every delivery queued (the repeated page's twice: the claim drops one)
+    world.jobs.sent.insert(0, step)
+    world.run_jobs()
+    assert sorted({t.delivery_id for t in world.retry_queue.tasks()}) == [d.id for d in paused]
+    progress = world.job_runner().describe("acme", job["id"])
+    assert (progress["status"], progress["counts"]) == ("done", {"requeued": 250})

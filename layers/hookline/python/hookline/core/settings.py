@@ -133,6 +133,11 @@ class Settings:
     )
     # API.
     max_event_bytes: int = _setting("HOOKLINE_MAX_EVENT_BYTES", 262144, "Largest accepted request body for an event (413 above).")
+    catalog_cache_seconds: float = _setting(
+        "HOOKLINE_CATALOG_CACHE_SECONDS",
+        5.0,
+        "How long a process keeps the payload versions and event types it read for ingest; a change applies in other processes after at most this long (0: read every request).",
+    )
     max_batch_bytes: int = _setting(
         "HOOKLINE_MAX_BATCH_BYTES", 4194304, "Largest accepted request body for `POST /v1/events/batch` (413 above; Lambda takes at most 6 MB)."
     )

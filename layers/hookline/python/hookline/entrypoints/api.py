@@ -94,6 +94,10 @@ def _replay(who: Principal, params: dict[str, str]) -> None:
     container.access_guard().replay(who, params["replay_id"])
 
 
+def _job(who: Principal, params: dict[str, str]) -> None:
+    container.access_guard().job(who, params["job_id"])
+
+
 Route = TypeVar("Route", bound=Callable[..., Response])
 
 
@@ -383,8 +387,20 @@ def get_customer(uid: str) -> Response:
 @app.delete("/v1/customers/<uid>")
 @allow(Access.PRODUCER)
 def delete_customer(uid: str) -> Response:
-    container.customer_service().delete(_tenant(), uid)
-    return Response(status_code=204, body="")
+    """202: the customer is gone; its endpoints go by the job the answer names (`{"job": {"id", "status"}}`)."""
+    return _json(202, {"job": container.customer_service().delete(_tenant(), uid)})
+
+
+@app.get("/v1/jobs/<job_id>")
+@allow(Access.READ, _job)
+def get_job(job_id: str) -> Response:
+    return _json(200, container.job_runner().describe(_tenant(), job_id))
+
+
+@app.post("/v1/jobs/<job_id>/resume")
+@allow(Access.PRODUCER)
+def resume_job(job_id: str) -> Response:
+    return _json(202, container.job_runner().resume(_tenant(), job_id))
 
 
 @app.get("/v1/customers/<uid>/stats")

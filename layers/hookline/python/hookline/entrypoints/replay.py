@@ -1,10 +1,12 @@
 """The replay function: paged jobs from the replay queue, or the operators' DLQ drain invoked directly.
 
-A job is one step of a customer's time-window replay (hookline.services.replay,
-kind "replay"), one page of a deleted customer's endpoints
-(hookline.services.customers, kind "delete_customer_endpoints") or one page
-of a broadcast's fan-out (hookline.services.broadcast, kind "broadcast"); a
+A job is one step of a bulk job (hookline.services.jobs, kind "job": a
+re-enabled endpoint's re-queue, a deleted customer's endpoints), one step of a
+customer's time-window replay (hookline.services.replay, kind "replay") or one
+page of a broadcast's fan-out (hookline.services.broadcast, kind "broadcast"); a
 step is idempotent, so a record that fails is redelivered by SQS and finished then.
+The previous release's page of a deleted customer's endpoints ("delete_customer_endpoints",
+queued before this one was deployed) starts that customer's deletion job.
 The drain is a direct invocation `{"kind": "drain_dlq", "rate"?, "tenant"?,
 "endpoint_id"?, "max_messages"?}` and answers with its DrainReport.
 """
@@ -22,7 +24,9 @@ from hookline.adapters.dlq import DrainReport
 from hookline.adapters.observability import get_logger
 from hookline.core.broadcast import BROADCAST_JOB
 from hookline.core.errors import envelope
-from hookline.services.customers import DELETE_JOB
+from hookline.core.jobs import JOB_MESSAGE
+from hookline.services.bulk import DELETE_CUSTOMER_ENDPOINTS
+from hookline.services.customers import deletion_job_id
 from hookline.wiring import container
 
 
@@ -36,8 +40,17 @@ def handle(event: dict[str, Any], context: Any) -> dict[str, Any]:
 
     def record_handler(record: SQSRecord) -> None:
         job = json.loads(record.body)
-        if job.get("kind") == DELETE_JOB:
-            container.customer_service().delete_endpoints(str(job["tenant"]), str(job["customer"]), str(job["created_at"]), str(job["cursor"]))
+        if job.get("kind") == JOB_MESSAGE:
+            logger = get_logger()
+            logger.append_keys(tenant=job["tenant"], job_id=job["job_id"])
+            try:
+                container.job_runner().step(str(job["tenant"]), str(job["job_id"]))
+            finally:
+                logger.remove_keys(["tenant", "job_id"])
+        elif job.get("kind") == DELETE_CUSTOMER_ENDPOINTS:  # the previous release's message: its job does the rest
+            tenant, uid, created_at = str(job["tenant"]), str(job["customer"]), str(job["created_at"])
+            params = {"customer": uid, "customer_created_at": created_at}
+            container.job_runner().start(tenant, DELETE_CUSTOMER_ENDPOINTS, params, job_id=deletion_job_id(tenant, uid, created_at))
         elif job.get("kind") == BROADCAST_JOB:
             logger = get_logger()
             logger.append_keys(tenant=job["tenant"], event_id=job["event_id"])

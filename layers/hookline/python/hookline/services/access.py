@@ -17,6 +17,7 @@ from typing import Any, Protocol
 from hookline.core import ids
 from hookline.core.access import Principal
 from hookline.core.errors import NotFound, ValidationFailed
+from hookline.core.jobs import JOB, Job
 from hookline.core.models import Delivery, Event
 from hookline.core.replay import REPLAY
 from hookline.services.events import find_event
@@ -33,11 +34,16 @@ class ReplayReader(Protocol):
     def get(self, tenant: str, replay_id: str) -> dict[str, Any] | None: ...
 
 
+class JobReader(Protocol):
+    def get(self, tenant: str, job_id: str) -> Job | None: ...
+
+
 @dataclass(frozen=True)
 class AccessGuard:
     endpoints: EndpointReader
     events: EventReader
     replays: ReplayReader
+    jobs: JobReader
 
     def _owns_endpoint(self, who: Principal, endpoint_id: str) -> bool:
         endpoint = self.endpoints.get(who.tenant, endpoint_id) if ids.is_id(endpoint_id, ids.ENDPOINT) else None
@@ -68,6 +74,14 @@ class AccessGuard:
         item = self.replays.get(who.tenant, replay_id) if ids.is_id(replay_id, REPLAY) else None
         if item is None or not self._owns_endpoint(who, str(item.get("endpoint_id", ""))):
             raise NotFound(f"replay {replay_id[:64]} not found")
+
+    def job(self, who: Principal, job_id: str) -> None:
+        """A session sees the jobs of its own endpoints (the re-queue its re-enable started), no other."""
+        if who.is_producer:
+            return
+        job = self.jobs.get(who.tenant, job_id) if ids.is_id(job_id, JOB) else None
+        if job is None or not self._owns_endpoint(who, job.params.get("endpoint_id", "")):
+            raise NotFound(f"job {job_id[:64]} not found", code="job_not_found")
 
     @staticmethod
     def endpoint_change(who: Principal, body: dict[str, Any]) -> dict[str, Any]:

@@ -1,30 +1,28 @@
 """Customers: create or replace, read, list, delete (with their endpoints), and their statistics.
 
-Every call is tenant-scoped. Deleting a customer deletes its endpoints: the
-first page in the request, the rest in a paged job on the job queue (the
-replay function runs it, a page per message), so a customer with thousands of
-endpoints never holds the request open. Its events and deliveries expire by
-TTL as usual.
+Every call is tenant-scoped. Deleting a customer deletes its endpoints by a
+bulk job (hookline.services.bulk, a page per step on the job queue), so a
+customer with thousands of endpoints never holds the request open; the answer
+names the job, whose progress `GET /v1/jobs/{id}` shows. Its events and
+deliveries expire by TTL as usual.
 """
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from hookline.core import validation
+from hookline.core import ids, validation
 from hookline.core.clock import iso
 from hookline.core.customers import Customer
 from hookline.core.errors import DependencyFailed, NotFound, Unavailable
+from hookline.core.jobs import JOB
 from hookline.core.stats import summary
-from hookline.services.ports import CustomerEndpoints, CustomerReader, CustomerStore, JobQueue, StatsReader
-
-DELETE_JOB = "delete_customer_endpoints"
-DELETE_PAGE = 100  # endpoints deleted per request, and per job step
+from hookline.services.bulk import DELETE_CUSTOMER_ENDPOINTS
+from hookline.services.ports import CustomerEndpoints, CustomerReader, CustomerStore, JobStarter, StatsReader
 
 
 def require_customer(customers: CustomerReader, tenant: str, uid: str) -> Customer:
@@ -40,7 +38,7 @@ class CustomerService:
     customers: CustomerStore
     endpoints: CustomerEndpoints
     stats_reader: StatsReader
-    jobs: JobQueue
+    jobs: JobStarter
     clock: Callable[[], datetime]
 
     def put(self, tenant: str, uid: str, body: dict[str, Any]) -> tuple[dict[str, Any], bool]:
@@ -65,35 +63,25 @@ class CustomerService:
         items, nxt = self.customers.page(tenant, limit, cursor)
         return {"items": [c.public() for c in items], "next": nxt}
 
-    def delete(self, tenant: str, uid: str) -> None:
-        """Delete the customer and its endpoints: a page of them now, the rest by a queued job.
+    def delete(self, tenant: str, uid: str) -> dict[str, Any]:
+        """Delete the customer; its endpoints go by a job, started first. Its answer: the job (`{"id", "status"}`).
 
-        The customer goes last, so a request that fails midway (503,
-        unavailable) can be repeated. The job carries the customer's creation time and stops if
-        the uid has been created again meanwhile.
+        The job is started before the customer is deleted, with an id derived from the customer (its uid and
+        creation time), so a request that fails midway (503) can be repeated and starts no second job. The job
+        stops if the uid names a new customer meanwhile.
         """
         customer = require_customer(self.customers, tenant, uid)
         try:
-            self.delete_endpoints(tenant, customer.uid, customer.created_at, None)
+            job = self.jobs.start(
+                tenant,
+                DELETE_CUSTOMER_ENDPOINTS,
+                {"customer": customer.uid, "customer_created_at": customer.created_at},
+                job_id=deletion_job_id(tenant, customer.uid, customer.created_at),
+            )
             self.customers.delete(tenant, customer.uid)
         except DependencyFailed as exc:
             raise Unavailable(f"the customer could not be deleted ({exc.cause}); repeat the request") from None
-
-    def delete_endpoints(self, tenant: str, uid: str, created_at: str, cursor: str | None) -> None:
-        """Delete a page of the customer's endpoints from `cursor`, and queue the job for the next page if there is one.
-
-        Repeatable: a page deleted twice deletes nothing more; a duplicate job
-        repeats a page and queues a next step that does the same.
-        """
-        current = self.customers.get(tenant, uid)
-        if current is not None and current.created_at != created_at:
-            return  # the uid names a new customer now: its endpoints are not the old one's
-        page, nxt = self.endpoints.page_of_owner(tenant, uid, DELETE_PAGE, cursor)
-        for endpoint in page:
-            self.endpoints.delete(tenant, endpoint.id)
-        if nxt:
-            job = {"kind": DELETE_JOB, "tenant": tenant, "customer": uid, "created_at": created_at, "cursor": nxt}
-            self.jobs.send_bodies([json.dumps(job, separators=(",", ":"))])
+        return job.summary()
 
     def stats(self, tenant: str, uid: str, query: dict[str, str]) -> dict[str, Any]:
         """The customer-wide statistics over [since, until] (default: the last 24 h): its endpoints' counters added up.
@@ -109,3 +97,8 @@ class CustomerService:
             totals.update(self.stats_reader.window(tenant, endpoint.id, since, until))
             endpoints += 1
         return {"customer": customer.uid, "endpoints": endpoints, **summary(dict(totals), since, until)}
+
+
+def deletion_job_id(tenant: str, uid: str, created_at: str) -> str:
+    """The job deleting the endpoints of the customer `uid` created at `created_at`: one per customer, however often asked."""
+    return ids.derived_id(JOB, tenant, "delete-customer", uid, created_at)

@@ -13,14 +13,15 @@ from hookline.core.adaptive import AdaptiveConfig, current
 from hookline.core.breaker import Breaker
 from hookline.core.clock import iso, iso_epoch
 from hookline.core.customers import endpoint_limits
-from hookline.core.errors import FailedDependency, NotFound, ValidationFailed
-from hookline.core.models import DeliveryTask, Endpoint, webhook_body
+from hookline.core.errors import DependencyFailed, FailedDependency, NotFound, Unavailable, ValidationFailed
+from hookline.core.models import Endpoint, webhook_body
 from hookline.core.planning import retry_lane_only
 from hookline.core.ratelimit import Limiter, LimiterConfig, current_rate
 from hookline.core.responses import HttpResult
 from hookline.core.settings import Settings
 from hookline.core.stats import add_up, hour_counts, success_rate, summary
 from hookline.core.webhook import webhook_headers
+from hookline.services.bulk import REQUEUE_PAUSED
 from hookline.services.customers import require_customer
 from hookline.services.delivery.fanout import Fanout
 from hookline.services.ports import (
@@ -30,9 +31,9 @@ from hookline.services.ports import (
     EndpointHealthStore,
     EndpointStore,
     HttpSender,
+    JobStarter,
     Notify,
     StatsReader,
-    TaskQueue,
 )
 
 TEST_EVENT_TYPE = "hookline.test"
@@ -46,7 +47,7 @@ class EndpointDeps:
     states: EndpointHealthStore
     events: EndpointDeliveries
     sender: HttpSender
-    retry_queue: TaskQueue
+    jobs: JobStarter  # re-enabling's re-queue of the paused backlog
     notify: Notify
 
 
@@ -234,21 +235,29 @@ class EndpointService:
         }
 
     def enable(self, tenant: str, endpoint_id: str) -> dict[str, Any]:
-        """Send a test event; on 2xx mark the endpoint active and queue its paused backlog.
+        """Send a test event; on 2xx start the job that re-queues the paused backlog, then mark the endpoint active.
 
-        The backlog goes to the retry queue, where the endpoint's limiter paces it.
-        On any other outcome nothing changes and FailedDependency (424) says why.
+        The answer comes in bounded time whatever the backlog: the job (`requeue`, its id and status; progress at
+        `GET /v1/jobs/{id}`) moves it a page at a time at the endpoint's rate (hookline.services.bulk). The job
+        is started first and waits for the endpoint to be active, so a crash in between leaves the endpoint
+        disabled with its backlog paused, never active with a stranded backlog. On any other test outcome
+        nothing changes and FailedDependency (424) says why.
         """
         endpoint = self.get(tenant, endpoint_id)
         outcome = self._require_test(endpoint, "it stays disabled")
+        try:
+            job = self.deps.jobs.start(tenant, REQUEUE_PAUSED, {"endpoint_id": endpoint_id})
+        except DependencyFailed as exc:
+            raise Unavailable(
+                f"the re-queue of the paused deliveries could not be started ({exc.cause}); the endpoint stays disabled: repeat the request"
+            ) from None
         active = replace(endpoint, status="active", disabled_reason=None, updated_at=iso(self.clock()))
         if not self.repo.save(active):
-            raise NotFound(f"endpoint {endpoint_id} not found")  # deleted meanwhile
+            raise NotFound(f"endpoint {endpoint_id} not found")  # deleted meanwhile: the job ends by itself
         self.deps.states.reset_breaker(tenant, endpoint_id)
-        requeued = self._requeue_paused(tenant, endpoint_id)
         if endpoint.status != "active":
-            self.deps.notify(notifications.RECOVERED, tenant=tenant, endpoint_id=endpoint_id, requeued=requeued)
-        return {**active.public(), "test": outcome, "requeued": requeued}
+            self.deps.notify(notifications.RECOVERED, tenant=tenant, endpoint_id=endpoint_id, requeue_job=job.id)
+        return {**active.public(), "test": outcome, "requeue": job.summary()}
 
     def _require_test(self, endpoint: Endpoint, otherwise: str) -> dict[str, object]:
         """Send a test event; its outcome if the endpoint accepted it, else FailedDependency (424) saying what stays as it is."""
@@ -264,16 +273,6 @@ class EndpointService:
         if not _accepted(result):
             raise FailedDependency(f"the endpoint did not accept the test event; {otherwise}", outcome)
         return outcome
-
-    def _requeue_paused(self, tenant: str, endpoint_id: str) -> int:
-        total, cursor = 0, None
-        while True:
-            page, cursor = self.deps.events.deliveries_by_status(tenant, endpoint_id, "paused", limit=100, cursor=cursor)
-            tasks = [DeliveryTask.of(d) for d in page]
-            self.deps.retry_queue.send(tasks)
-            total += len(tasks)
-            if not cursor:
-                return total
 
     def stats(self, tenant: str, endpoint_id: str, query: dict[str, str]) -> dict[str, Any]:
         """Attempts, outcomes, latency percentiles and the two health rates over [since, until] (default: the last 24 h)."""

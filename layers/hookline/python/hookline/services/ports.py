@@ -13,13 +13,14 @@ fakes implement them in tests. The contract every implementation keeps:
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any, Protocol
 
 from hookline.core.breaker import Breaker
 from hookline.core.broadcast import Fanout
 from hookline.core.customers import Customer
+from hookline.core.jobs import Job
 from hookline.core.models import Delivery, DeliveryTask, Endpoint, Event
 from hookline.core.notifications import Notify
 from hookline.core.ratelimit import Limiter
@@ -48,6 +49,7 @@ __all__ = [
     "EventStore",
     "HttpSender",
     "JobQueue",
+    "JobStarter",
     "Notify",
     "ReplayStore",
     "SessionStore",
@@ -269,6 +271,12 @@ class TaskQueue(Protocol):
 
 class JobQueue(Protocol):
     def send_bodies(self, bodies: list[str], delays: list[int] | None = None) -> None: ...
+
+
+class JobStarter(Protocol):
+    def start(self, tenant: str, kind: str, params: Mapping[str, str], job_id: str | None = None) -> Job:
+        """Store a bulk job and queue its first step (hookline.services.jobs); with `job_id`, a repeat starts nothing new."""
+        ...
 
 
 class HttpSender(Protocol):

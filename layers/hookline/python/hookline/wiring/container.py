@@ -14,6 +14,7 @@ from hookline.adapters.dynamo.catalog import CatalogRepository, VersionUsageRepo
 from hookline.adapters.dynamo.customers import CustomerRepository
 from hookline.adapters.dynamo.endpoints import EndpointRepository
 from hookline.adapters.dynamo.events import EventRepository
+from hookline.adapters.dynamo.jobs import JobRepository
 from hookline.adapters.dynamo.portal import PortalRepository
 from hookline.adapters.dynamo.replays import ReplayRepository
 from hookline.adapters.dynamo.sessions import SessionRepository
@@ -26,12 +27,14 @@ from hookline.adapters.system import utcnow
 from hookline.core.settings import Settings
 from hookline.services.access import AccessGuard
 from hookline.services.broadcast import BroadcastService
+from hookline.services.bulk import DELETE_CUSTOMER_ENDPOINTS, REQUEUE_PAUSED, CustomerEndpointsDeletion, PausedRequeue
 from hookline.services.catalog import CatalogService
 from hookline.services.customers import CustomerService
 from hookline.services.delivery.assemble import assemble
 from hookline.services.delivery.worker import DeliveryWorker
 from hookline.services.endpoints import EndpointDeps, EndpointService
 from hookline.services.events import EventService
+from hookline.services.jobs import JobKind, JobRunner
 from hookline.services.portal import PortalService, SentEventTypes
 from hookline.services.replay import ReplayService
 from hookline.services.sessions import PortalSessionService
@@ -55,8 +58,10 @@ def _stats(settings: Settings) -> StatsRepository:
     return StatsRepository(aws.dynamodb_table(settings.table_name), topology.TABLE.ttl_attribute, settings.retention_days)
 
 
+@lru_cache(maxsize=1)
 def _catalog(settings: Settings) -> CatalogRepository:
-    return CatalogRepository(aws.dynamodb_table(settings.table_name))
+    """One per process, shared by ingest, endpoints and the catalog routes: a change made here applies here at once."""
+    return CatalogRepository(aws.dynamodb_table(settings.table_name), settings.catalog_cache_seconds)
 
 
 def _usage(settings: Settings) -> VersionUsageRepository:
@@ -96,7 +101,7 @@ def endpoint_service() -> EndpointService:
         states=EndpointStateRepository(aws.dynamodb_table(settings.table_name)),
         events=events,
         sender=_webhook_client(settings),
-        retry_queue=TaskQueue(aws.sqs_client(), settings.retry_queue_url),
+        jobs=job_runner(),
         notify=_notifier(settings),
     )
     return EndpointService(endpoints, _customers(settings), settings, utcnow, deps, _catalog(settings), _stats(settings))
@@ -186,7 +191,7 @@ def broadcast_service() -> BroadcastService:
 def customer_service() -> CustomerService:
     settings = get_settings()
     _, endpoints = _repos(settings)
-    return CustomerService(_customers(settings), endpoints, _stats(settings), TaskQueue(aws.sqs_client(), settings.replay_queue_url), utcnow)
+    return CustomerService(_customers(settings), endpoints, _stats(settings), job_runner(), utcnow)
 
 
 @lru_cache(maxsize=1)
@@ -215,7 +220,23 @@ def event_types() -> SentEventTypes:
 def access_guard() -> AccessGuard:
     settings = get_settings()
     events, endpoints = _repos(settings)
-    return AccessGuard(endpoints, events, ReplayRepository(aws.dynamodb_table(settings.table_name), topology.TABLE.ttl_attribute))
+    table = aws.dynamodb_table(settings.table_name)
+    return AccessGuard(endpoints, events, ReplayRepository(table, topology.TABLE.ttl_attribute), JobRepository(table, topology.TABLE.ttl_attribute))
+
+
+@lru_cache(maxsize=1)
+def job_runner() -> JobRunner:
+    """Bulk jobs and their kinds (hookline.services.bulk); their steps run on the job queue (the replay function's)."""
+    settings = get_settings()
+    table = aws.dynamodb_table(settings.table_name)
+    events, endpoints = _repos(settings)
+    kinds: dict[str, JobKind] = {
+        REQUEUE_PAUSED: PausedRequeue(endpoints, events, TaskQueue(aws.sqs_client(), settings.retry_queue_url)),
+        DELETE_CUSTOMER_ENDPOINTS: CustomerEndpointsDeletion(_customers(settings), endpoints),
+    }
+    return JobRunner(
+        JobRepository(table, topology.TABLE.ttl_attribute), TaskQueue(aws.sqs_client(), settings.replay_queue_url), kinds, utcnow, settings.retention_days
+    )
 
 
 @lru_cache(maxsize=1)
@@ -238,6 +259,8 @@ def reset() -> None:
         portal_service,
         event_types,
         catalog_service,
+        _catalog,
+        job_runner,
         dlq_drain,
         get_settings,
     ):

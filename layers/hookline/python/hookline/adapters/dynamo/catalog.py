@@ -6,13 +6,17 @@ two concurrent changes never lose one. An event type's versions (schemas and
 transforms) are kept as one JSON string: JSON Schema holds numbers DynamoDB's
 number type would alter (floats), and the catalog is read whole anyway. Both
 are read with every accepted request, in one BatchGetItem, eventually
-consistent: a change applies to events accepted about a second later.
+consistent, and kept for `cache_seconds` (HOOKLINE_CATALOG_CACHE_SECONDS) by
+the process: a change applies to the events the other processes accept that
+many seconds later, and at once in the process that made it.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+import threading
+import time
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -74,17 +78,43 @@ def type_from(item: Item) -> EventType:
     )
 
 
+_MISSING = object()
+
+
 @translate_failures
 class CatalogRepository:
-    def __init__(self, table: Any):
+    def __init__(self, table: Any, cache_seconds: float = 0.0, clock: Callable[[], float] = time.monotonic):
         self._table = table
+        self._cache_seconds = cache_seconds
+        self._clock = clock
+        self._cache: dict[tuple[str, str], tuple[float, Any]] = {}  # (tenant, sort key) -> (read at, item or _MISSING)
+        self._lock = threading.Lock()
 
     def load(self, tenant: str, type_names: Iterable[str]) -> tuple[VersionCatalog, dict[str, EventType]]:
-        wanted = [keys.versions(tenant), *(keys.event_type(tenant, n) for n in dict.fromkeys(type_names))]
-        found = batch_get(self._table, wanted)
-        versions = next((i for i in found if i[keys.SK] == keys.VERSIONS_SK), None)
-        types = (type_from(i) for i in found if str(i[keys.SK]).startswith(keys.TYPE_PREFIX))
-        return versions_from(tenant, versions), {t.name: t for t in types}
+        sort_keys = [keys.VERSIONS_SK, *(keys.event_type(tenant, n)[keys.SK] for n in dict.fromkeys(type_names))]
+        now = self._clock()
+        with self._lock:
+            held = {
+                sk: self._cache[(tenant, sk)][1] for sk in sort_keys if (tenant, sk) in self._cache and now - self._cache[(tenant, sk)][0] < self._cache_seconds
+            }
+        missing = [sk for sk in sort_keys if sk not in held]
+        if missing:
+            found = {str(i[keys.SK]): i for i in batch_get(self._table, [{keys.PK: keys.catalog_partition(tenant), keys.SK: sk} for sk in missing])}
+            with self._lock:
+                if len(self._cache) > 10_000:
+                    self._cache.clear()
+                for sk in missing:
+                    held[sk] = found.get(sk, _MISSING)
+                    self._cache[(tenant, sk)] = (now, held[sk])
+        items = {sk: item for sk, item in held.items() if item is not _MISSING}
+        types = (type_from(i) for sk, i in items.items() if sk.startswith(keys.TYPE_PREFIX))
+        return versions_from(tenant, items.get(keys.VERSIONS_SK)), {t.name: t for t in types}
+
+    def _forget(self, tenant: str) -> None:
+        """What this process changed applies to its next read at once."""
+        with self._lock:
+            for key in [k for k in self._cache if k[0] == tenant]:
+                del self._cache[key]
 
     def get_type(self, tenant: str, name: str) -> EventType | None:
         item = self._table.get_item(Key=keys.event_type(tenant, name), ConsistentRead=True).get("Item")
@@ -92,6 +122,7 @@ class CatalogRepository:
 
     def put_type(self, event_type: EventType) -> None:
         self._table.put_item(Item=type_item(event_type))
+        self._forget(event_type.tenant)
 
     def types_page(self, tenant: str, limit: int, cursor: str | None) -> tuple[list[EventType], str | None]:
         partition = keys.catalog_partition(tenant)
@@ -104,7 +135,9 @@ class CatalogRepository:
 
     def save_versions(self, catalog: VersionCatalog) -> bool:
         condition = Attr(keys.PK).not_exists() if catalog.revision == 0 else Attr("revision").eq(catalog.revision)
-        return write_if(self._table.put_item, Item=versions_item(catalog), ConditionExpression=condition) is not None
+        saved = write_if(self._table.put_item, Item=versions_item(catalog), ConditionExpression=condition) is not None
+        self._forget(catalog.tenant)
+        return saved
 
 
 @translate_failures

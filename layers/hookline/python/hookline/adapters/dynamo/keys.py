@@ -19,6 +19,7 @@ every key the API reads, so no query can reach another tenant's items.
     Breaker     BRK#<tenant>#<ep_id>    BRK                     breaker
     Limiter     LIM#<tenant>#<ep_id>    LIM                     limiter
     Replay      RPL#<tenant>#<rpl_id>   RPL                     replay
+    Job         JOB#<tenant>#<job_id>   JOB                     job
     Statistics  STAT#<tenant>#<ep_id>   H#<yyyy-mm-ddThh>       stats (stats_partition, stats_sort)
 
 Index `endpoint-deliveries` (INDEX): GSI_PK `gsi1pk` = `EPD#<tenant>#<ep_id>`,
@@ -56,6 +57,7 @@ Access patterns (numbered as in docs/architecture.md), by key:
     breaker, limiter     7 load, 8 grant, 9 probe, 14 transition, 15 slow down, 16 release
     stats                20 add a batch's counters; stats_partition + stats_sort: 21 read a window (Query)
     replay               23 replay step, 24 replay progress
+    job                  48 start a job (conditional PutItem), 49 read it (GetItem), 50 advance it (PutItem conditional on its step)
     versions, event_type 41 the tenant's versions and the event's type, read with every accepted request (BatchGetItem); 42 change them (PutItem, versions conditional on its revision); catalog_partition: 43 list the event types (Query)
     version_usage        44 add a batch's deliveries per version (UpdateItem ADD); version_usage_partition: 45 a version's last 7 days (Query)
     version_partition    46 the endpoints pinned to a version (Query VERSION_INDEX, keys only)
@@ -209,6 +211,11 @@ def index_keys(tenant: str, endpoint_id: str, status: str, created_at: str, deli
 
 def replay(tenant: str, replay_id: str) -> Key:
     return _key(f"RPL#{tenant}#{replay_id}", "RPL")
+
+
+def job(tenant: str, job_id: str) -> Key:
+    """A bulk job: its kind, cursor and counters (hookline.core.jobs)."""
+    return _key(f"JOB#{tenant}#{job_id}", "JOB")
 
 
 def api_key(digest: str) -> Key:

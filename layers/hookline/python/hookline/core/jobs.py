@@ -1,0 +1,85 @@
+"""A bulk job as a value: what kind it is, where its paging stands, what it has done, and what the API shows of it. Pure.
+
+Bulk work (re-queueing a re-enabled endpoint's paused backlog, deleting a customer's
+endpoints, ...) never runs inside a request. It is a job: one item with a cursor and
+counters, and one message on the job queue per step. A step takes one bounded page from
+the cursor and advances the item conditionally on the step it read, so a step that runs
+twice is counted once (hookline.services.jobs).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal
+
+JOB = "job"  # the id prefix: job_...
+JOB_MESSAGE = "job"  # the job queue message's kind
+JobStatus = Literal["running", "done", "cancelled"]
+
+
+@dataclass(frozen=True)
+class Job:
+    id: str
+    tenant: str
+    kind: str  # what its steps do (a hookline.services.jobs.JobKind by name)
+    params: Mapping[str, str] = field(default_factory=dict)  # what the kind needs: an endpoint id, a customer uid
+    status: JobStatus = "running"
+    step: int = 0  # steps taken; every advance is conditional on it
+    cursor: str = ""  # where the next page starts ("" before the first)
+    counts: Mapping[str, int] = field(default_factory=dict)  # what its steps did, added up
+    created_at: str = ""
+    updated_at: str = ""
+    note: str = ""  # why it was cancelled
+
+    def advanced(self, cursor: str | None, counts: Mapping[str, int], now: str) -> Job:
+        """The job after one more page: done when the page had no next."""
+        added = dict(self.counts)
+        for name, n in counts.items():
+            added[name] = added.get(name, 0) + n
+        return replace(self, step=self.step + 1, cursor=cursor or "", counts=added, status="running" if cursor else "done", updated_at=now)
+
+    def repeated(self, now: str) -> Job:
+        """The job with the same page still to do (its kind asked to try it again later)."""
+        return replace(self, step=self.step + 1, updated_at=now)
+
+    def cancelled(self, why: str, now: str) -> Job:
+        return replace(self, step=self.step + 1, status="cancelled", note=why, updated_at=now)
+
+    def public(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "kind": self.kind,
+            "status": self.status,
+            "steps": self.step,
+            "counts": dict(self.counts),
+            **dict(self.params),
+            "created_at": self.created_at,
+            "updated_at": self.updated_at,
+            **({"note": self.note} if self.note else {}),
+        }
+
+    def summary(self) -> dict[str, str]:
+        """What an answer that started the job shows of it."""
+        return {"id": self.id, "status": self.status}
+
+
+def step_message(tenant: str, job_id: str) -> str:
+    return json.dumps({"kind": JOB_MESSAGE, "tenant": tenant, "job_id": job_id}, separators=(",", ":"))
+
+
+@dataclass(frozen=True)
+class StepResult:
+    """What one step of a kind did: its counters, and where the next page starts (None: that was the last page).
+
+    `again_in`: the page could not be done yet (e.g. the endpoint is not active yet); the same page is tried
+    again after that many seconds. `cancel`: the job cannot go on (the reason). `next_in`: the next step waits
+    that many seconds (the endpoint's pace).
+    """
+
+    counts: Mapping[str, int] = field(default_factory=dict)
+    cursor: str | None = None
+    next_in: int = 0
+    again_in: int | None = None
+    cancel: str = ""

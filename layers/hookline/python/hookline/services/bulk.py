@@ -1,0 +1,70 @@
+"""The kinds of bulk job (hookline.services.jobs): each step one bounded page, safe to run twice.
+
+`requeue_paused`: a re-enabled endpoint's paused backlog back on the retry queue, a
+page at a time at the endpoint's rate (each page's tasks spread over SQS delays, the
+next page queued when they are due). Re-enabling creates the job and queues its first
+step before it marks the endpoint active: a step that finds the endpoint not active
+yet tries again shortly, and gives up (its backlog stays paused, as the endpoint is
+still disabled) if it never becomes active. So a crash anywhere leaves either a
+disabled endpoint with its backlog paused, or an active one with a job that finishes.
+A task queued twice is harmless: the delivery claim lets one copy send.
+
+`delete_customer_endpoints`: a deleted customer's endpoints, a page at a time. It
+stops if the uid names a new customer meanwhile (its endpoints are not the old one's).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from hookline.core.clock import parse_iso
+from hookline.core.jobs import Job, StepResult
+from hookline.core.models import DeliveryTask
+from hookline.services.ports import CustomerReader, DeliveryIndex, EndpointReader, EndpointStore, TaskQueue
+
+REQUEUE_PAUSED = "requeue_paused"
+DELETE_CUSTOMER_ENDPOINTS = "delete_customer_endpoints"
+REQUEUE_PAGE = 100  # paused deliveries per step: one index query, ten SQS batches
+DELETE_PAGE = 100  # endpoints deleted per step
+ACTIVATION_WAIT = timedelta(minutes=10)  # how long a requeue waits for its endpoint to be marked active
+ACTIVATION_POLL_SECONDS = 5
+
+
+@dataclass(frozen=True)
+class PausedRequeue:
+    endpoints: EndpointReader
+    deliveries: DeliveryIndex
+    retry_queue: TaskQueue
+
+    def step(self, job: Job, now: datetime) -> StepResult:
+        endpoint_id = job.params["endpoint_id"]
+        endpoint = self.endpoints.get(job.tenant, endpoint_id)
+        if endpoint is None:
+            return StepResult(cancel="the endpoint was deleted")
+        if endpoint.status != "active":
+            if now - parse_iso(job.created_at) < ACTIVATION_WAIT:
+                return StepResult(again_in=ACTIVATION_POLL_SECONDS)
+            return StepResult(cancel="the endpoint was not re-enabled; its backlog stays paused")
+        page, cursor = self.deliveries.deliveries_by_status(job.tenant, endpoint_id, "paused", limit=REQUEUE_PAGE, cursor=job.cursor or None)
+        tasks = [DeliveryTask.of(d) for d in page]
+        rate = max(endpoint.rate_limit_per_second, 0.1)
+        if tasks:
+            self.retry_queue.send(tasks, delays=[int(i / rate) for i in range(len(tasks))])
+        return StepResult(counts={"requeued": len(tasks)}, cursor=cursor, next_in=math.ceil(len(tasks) / rate))
+
+
+@dataclass(frozen=True)
+class CustomerEndpointsDeletion:
+    customers: CustomerReader
+    endpoints: EndpointStore
+
+    def step(self, job: Job, now: datetime) -> StepResult:
+        uid = job.params["customer"]
+        current = self.customers.get(job.tenant, uid)
+        if current is not None and current.created_at != job.params["customer_created_at"]:
+            return StepResult(cancel="the uid names a new customer now: its endpoints are not the old one's")
+        page, cursor = self.endpoints.page_of_owner(job.tenant, uid, DELETE_PAGE, job.cursor or None)
+        deleted = sum(1 for endpoint in page if self.endpoints.delete(job.tenant, endpoint.id))
+        return StepResult(counts={"endpoints_deleted": deleted}, cursor=cursor)

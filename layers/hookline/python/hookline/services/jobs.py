@@ -1,0 +1,124 @@
+"""Bulk work as paged, resumable jobs: start one, run its steps from the job queue, read its progress, resume it.
+
+The contract every job keeps, whatever its kind:
+
+* `start` stores the job item (a cursor and counters) and queues its first step; the
+  request that started it answers at once, whatever the size of the work.
+* A step reads the item, has its kind do one bounded page from the cursor, then
+  advances the item conditionally on the step it read, and queues the next step.
+  A kind's page is idempotent (re-queueing a task twice is harmless: the delivery
+  claim lets one copy send; deleting twice deletes nothing more), so a step that runs
+  again after a crash repeats its page and is counted once: the advance of a
+  duplicate loses, and that chain ends.
+* A step that fails raises: its message goes back to SQS and runs again from the
+  item as it then is. A crash after the advance but before the next step is queued
+  is redelivered too, and takes the next page.
+* `resume` queues a step of a running job again (an operator's tool for a job whose
+  chain was lost, e.g. its message went to the job queue's DLQ); a duplicate chain is
+  harmless for the same reason.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any, Protocol
+
+from hookline.core import ids
+from hookline.core.clock import iso
+from hookline.core.errors import NotFound
+from hookline.core.jobs import JOB, Job, StepResult, step_message
+from hookline.services.ports import JobQueue
+
+_log = logging.getLogger(__name__)
+
+MAX_STEP_DELAY = 900  # SQS's longest message delay
+
+
+class JobStore(Protocol):
+    def create(self, job: Job, expires_at: int) -> bool:
+        """Store a new job; False if one with its id exists."""
+        ...
+
+    def get(self, tenant: str, job_id: str) -> Job | None: ...
+
+    def advance(self, current: Job, advanced: Job) -> bool:
+        """Replace the job if it is still at `current.step` and running; False otherwise (another step got there first)."""
+        ...
+
+
+class JobKind(Protocol):
+    def step(self, job: Job, now: datetime) -> StepResult:
+        """One bounded page of the job's work from `job.cursor`; safe to run twice for the same step."""
+        ...
+
+
+@dataclass(frozen=True)
+class JobRunner:
+    store: JobStore
+    queue: JobQueue
+    kinds: Mapping[str, JobKind]
+    clock: Callable[[], datetime]
+    retention_days: int = 30
+
+    def start(self, tenant: str, kind: str, params: Mapping[str, str], job_id: str | None = None) -> Job:
+        """Store the job and queue its first step. With `job_id` (derived by the caller) a repeat starts nothing new."""
+        now = self.clock()
+        job = Job(
+            id=job_id or ids.new_id(JOB, int(now.timestamp() * 1000)),
+            tenant=tenant,
+            kind=kind,
+            params=dict(params),
+            created_at=iso(now),
+            updated_at=iso(now),
+        )
+        expires_at = int((now + timedelta(days=self.retention_days)).timestamp())
+        if not self.store.create(job, expires_at):
+            existing = self.store.get(tenant, job.id)
+            if existing is None or existing.step > 0:
+                return existing or job
+            job = existing  # created, but maybe never queued: a duplicate first step is harmless
+        self.queue.send_bodies([step_message(tenant, job.id)])
+        return job
+
+    def step(self, tenant: str, job_id: str) -> None:
+        """Run one step of the job (see the module's contract)."""
+        job = self.store.get(tenant, job_id)
+        if job is None or job.status != "running":
+            return  # expired, finished, or cancelled
+        kind = self.kinds.get(job.kind)
+        now = self.clock()
+        if kind is None:
+            _log.error("job of an unknown kind", extra={"tenant": tenant, "job_id": job_id, "kind": job.kind})
+            self.store.advance(job, job.cancelled(f"unknown kind {job.kind}", iso(now)))
+            return
+        result = kind.step(job, now)
+        if result.cancel:
+            self.store.advance(job, job.cancelled(result.cancel, iso(now)))
+            return
+        if result.again_in is not None:
+            if self.store.advance(job, job.repeated(iso(now))):
+                self.queue.send_bodies([step_message(tenant, job_id)], [min(MAX_STEP_DELAY, result.again_in)])
+            return
+        advanced = job.advanced(result.cursor, result.counts, iso(now))
+        if not self.store.advance(job, advanced):
+            return  # a duplicate step took this page: its chain goes on, this one ends
+        if advanced.status == "running":
+            self.queue.send_bodies([step_message(tenant, job_id)], [min(MAX_STEP_DELAY, max(0, result.next_in))])
+
+    def describe(self, tenant: str, job_id: str) -> dict[str, Any]:
+        job = self.store.get(tenant, job_id) if ids.is_id(job_id, JOB) else None
+        if job is None:
+            raise NotFound(f"job {job_id[:64]} not found", code="job_not_found")
+        return job.public()
+
+    def resume(self, tenant: str, job_id: str) -> dict[str, Any]:
+        """Queue a step of a running job again; a finished or cancelled one is answered as it is."""
+        job = self.store.get(tenant, job_id) if ids.is_id(job_id, JOB) else None
+        if job is None:
+            raise NotFound(f"job {job_id[:64]} not found", code="job_not_found")
+        if job.status == "running":
+            self.queue.send_bodies([step_message(tenant, job_id)])
+        return job.public()

@@ -1,0 +1,127 @@
+"""The bulk-job mechanism over the fakes: start, steps, progress, resume, and what a step that fails or repeats does."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from hookline.core.errors import NotFound
+from hookline.core.jobs import Job, StepResult
+from hookline.services.jobs import JobRunner
+from tests.fakes.clock import FakeClock
+from tests.fakes.jobs import FakeJobStore
+from tests.fakes.queues import FakeQueue
+
+
+class Pages:
+    """A kind over a list: `size` items a step; it records each page it was asked for."""
+
+    def __init__(self, items: int, size: int = 10) -> None:
+        self.items, self.size, self.asked = items, size, []
+
+    def step(self, job: Job, now: object) -> StepResult:
+        start = int(job.cursor or 0)
+        self.asked.append(start)
+        end = min(self.items, start + self.size)
+        return StepResult(counts={"done": end - start}, cursor=str(end) if end < self.items else None, next_in=3)
+
+
+def _runner(kind: Pages) -> tuple[JobRunner, FakeJobStore, FakeQueue]:
+    clock = FakeClock()
+    store, queue = FakeJobStore(), FakeQueue(clock)
+    return JobRunner(store, queue, {"pages": kind}, clock), store, queue
+
+
+def _run(runner: JobRunner, queue: FakeQueue) -> int:
+    ran = 0
+    while queue.sent:
+        message = json.loads(queue.sent.pop(0).body)
+        runner.step(message["tenant"], message["job_id"])
+        ran += 1
+    return ran
+
+
+def test_a_job_pages_through_its_work_a_step_a_message_and_shows_its_progress() -> None:
+    kind = Pages(25)
+    runner, _, queue = _runner(kind)
+    job = runner.start("acme", "pages", {"what": "items"})
+    assert runner.describe("acme", job.id)["status"] == "running" and len(queue.sent) == 1
+    assert _run(runner, queue) == 3
+    assert kind.asked == [0, 10, 20]
+    shown = runner.describe("acme", job.id)
+    assert (shown["status"], shown["steps"], shown["counts"], shown["what"]) == ("done", 3, {"done": 25}, "items")
+
+
+def test_the_next_step_waits_as_its_kind_asks() -> None:
+    runner, _, queue = _runner(Pages(25))
+    runner.start("acme", "pages", {})
+    runner.step("acme", json.loads(queue.sent.pop(0).body)["job_id"])
+    assert [s.delay for s in queue.sent] == [3]
+
+
+def test_a_duplicate_step_message_takes_no_page_twice() -> None:
+    kind = Pages(15)
+    runner, _, queue = _runner(kind)
+    job = runner.start("acme", "pages", {})
+    queue.sent.append(queue.sent[0])  # SQS hands the first step out twice
+    _run(runner, queue)
+    assert kind.asked == [0, 10] and runner.describe("acme", job.id)["counts"] == {"done": 15}
+
+
+def test_two_runs_of_one_step_at_once_count_its_page_once() -> None:
+    kind = Pages(15)
+    runner, store, queue = _runner(kind)
+    job = runner.start("acme", "pages", {})
+    read = store.get("acme", job.id)
+    # Given a twin of the first step that read the job at step 0 and finished its page meanwhile
+    assert store.advance(read, read.advanced("10", {"done": 10}, "t"))
+    original_get = store.get
+    store.get = lambda tenant, job_id: read  # type: ignore[method-assign]  # this run still sees step 0
+    runner.step("acme", job.id)
+    store.get = original_get  # type: ignore[method-assign]
+    # Then this run's advance lost: its page is not counted again and it queued no second chain
+    assert store.get("acme", job.id).counts == {"done": 10} and len(queue.sent) == 1
+
+
+def test_a_step_that_fails_changes_nothing_and_its_redelivery_finishes() -> None:
+    kind = Pages(15)
+    runner, store, queue = _runner(kind)
+    job = runner.start("acme", "pages", {})
+    store.faults.fail("advance", times=1)
+    message = queue.sent[0]
+    with pytest.raises(Exception, match="advance"):
+        _run(runner, queue)
+    assert store.get("acme", job.id).step == 0
+    queue.sent.append(message)  # SQS delivers it again
+    _run(runner, queue)
+    assert runner.describe("acme", job.id)["counts"] == {"done": 15}
+
+
+def test_resume_queues_a_running_job_again_and_leaves_a_finished_one() -> None:
+    runner, _, queue = _runner(Pages(15))
+    job = runner.start("acme", "pages", {})
+    queue.sent.clear()  # its chain lost (the message dead-lettered)
+    assert runner.resume("acme", job.id)["status"] == "running" and len(queue.sent) == 1
+    _run(runner, queue)
+    assert runner.resume("acme", job.id)["status"] == "done" and queue.sent == []
+    with pytest.raises(NotFound):
+        runner.resume("acme", "job_nope")
+    with pytest.raises(NotFound):
+        runner.describe("other", job.id)  # another tenant's
+
+
+def test_a_job_of_a_kind_this_release_does_not_know_is_cancelled_not_retried_forever() -> None:
+    runner, store, queue = _runner(Pages(1))
+    job = runner.start("acme", "mystery", {})
+    _run(runner, queue)
+    assert (store.get("acme", job.id).status, queue.sent) == ("cancelled", [])
+
+
+def test_a_derived_id_starts_one_job_however_often_asked() -> None:
+    runner, store, queue = _runner(Pages(30))
+    first = runner.start("acme", "pages", {}, job_id="job_same")
+    again = runner.start("acme", "pages", {}, job_id="job_same")
+    assert first.id == again.id == "job_same" and len(store.items) == 1
+    _run(runner, queue)
+    assert runner.start("acme", "pages", {}, job_id="job_same").status == "done" and queue.sent == []
