@@ -65,9 +65,17 @@ class AlarmSet:
     errors: dict[str, cloudwatch.Alarm]  # function name -> Errors > 0
     throttles: dict[str, cloudwatch.Alarm]  # function name -> Throttles > 0
     breaker_spike: cloudwatch.Alarm
+    unqueued_found: cloudwatch.Alarm  # the sweeper queued events that were stored and never queued
 
     def all(self) -> list[cloudwatch.Alarm]:
-        return [*self.dead_letters.values(), *self.oldest_message.values(), *self.errors.values(), *self.throttles.values(), self.breaker_spike]
+        return [
+            *self.dead_letters.values(),
+            *self.oldest_message.values(),
+            *self.errors.values(),
+            *self.throttles.values(),
+            self.breaker_spike,
+            self.unqueued_found,
+        ]
 
 
 def emf_metric(name: str, *, statistic: str = "Sum", label: str | None = None, **dimensions: str) -> cloudwatch.Metric:
@@ -108,6 +116,17 @@ class Monitoring(Construct):
             errors={spec.name: self._function_alarm(spec.name, "errors") for spec in FUNCTIONS},
             throttles={spec.name: self._function_alarm(spec.name, "throttles") for spec in FUNCTIONS},
             breaker_spike=self._breaker_spike_alarm(),
+            unqueued_found=self._alarm(
+                "UnqueuedFoundAlarm",
+                name="unqueued-found",
+                description="The sweeper found events that were stored but never queued, and queued them: a request failed after storing "
+                "(SQS refused, or the api function died) and its producer did not repeat it. Their deliveries are under way now; "
+                "look at the api function's errors around then.",
+                metric=emf_metric("UnqueuedFound"),
+                threshold=0,
+                comparison=cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+                missing=cloudwatch.TreatMissingData.NOT_BREACHING,
+            ),
         )
         self.dashboard = self._dashboard()
 

@@ -15,6 +15,7 @@ from infra.deploys import Deploys
 from infra.functions import Functions
 from infra.monitoring import Monitoring, dead_letter_queues
 from infra.queues import Queues
+from infra.schedules import Schedules
 from infra.statemachines import StateMachines
 from infra.storage import Storage
 from infra.topics import Topics
@@ -60,6 +61,8 @@ class HooklineStack(Stack):
             topic=self.topics.topic(NOTIFICATIONS),
             key=self.storage.key,
         )
+        # The sweeper's schedule (and any other scheduled invocation of topology.SCHEDULES).
+        self.schedules = Schedules(self, "Schedules", prefix=prefix, settings=settings, functions=self.functions, key=self.storage.key)
         # How a new version of each function goes live: a CodeDeploy canary that rolls back on those alarms, or all at once.
         self.deploys = Deploys(self, "Deploys", prefix=prefix, settings=settings, functions=self.functions, alarms=self.monitoring.alarms)
         nag.acknowledge(functions=self.functions, storage=self.storage, state_machines=self.state_machines, api=self.api, deploys=self.deploys)

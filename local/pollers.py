@@ -188,3 +188,31 @@ class SqsPoller:
             if thread.is_alive():
                 log.warning("%s: poller thread still busy in a handler; leaving it (daemon)", self.name)
         self._threads.clear()
+
+
+class ScheduleTimer:
+    """A scheduled invocation (topology.ScheduleSpec) every `interval_seconds`, on a daemon thread; a failed run is logged."""
+
+    def __init__(self, name: str, invoke: Callable[[dict[str, Any]], Any], event: dict[str, Any], interval_seconds: float) -> None:
+        self.name = name
+        self._invoke = invoke
+        self._event = event
+        self._interval = interval_seconds
+        self._stopped = threading.Event()
+        self._thread = threading.Thread(target=self._run, name=f"schedule-{name}", daemon=True)
+        self.runs = 0
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stopped.set()
+        self._thread.join(timeout=5)
+
+    def _run(self) -> None:
+        while not self._stopped.wait(self._interval):
+            try:
+                self._invoke(dict(self._event))
+            except Exception:  # the next run tries again, as the scheduler's would
+                log.exception("scheduled %s failed", self.name)
+            self.runs += 1

@@ -80,7 +80,7 @@ from local.frontdoor import FrontDoor, Gateway
 from local.lambda_runtime import LocalFunction, load_handler, unload_handler_module
 from local.logs import LogRewriter
 from local.mail import MailEcho
-from local.pollers import SqsPoller
+from local.pollers import ScheduleTimer, SqsPoller
 from local.priority import ApiFirst
 from local.resources import enable_state_machine_execution, provision, queue_arn, restore_moto_config, seed_api_keys, verify_email_identity
 
@@ -154,6 +154,7 @@ class LocalHookline:
         self._atomic: AbstractContextManager[None] | None = None
         self._front_door: FrontDoor | None = None
         self._pollers: list[SqsPoller] = []
+        self._timers: list[ScheduleTimer] = []
         self._mail_echo: MailEcho | None = None
         self._log_rewriter = LogRewriter()
         self._lock = threading.Lock()
@@ -236,6 +237,7 @@ class LocalHookline:
         self._load_functions()
         self._start_front_door(port, settings)
         self._start_pollers(session, settings)
+        self._start_schedules(settings)
         self._mail_echo = MailEcho(self.region)
         self._mail_echo.start()
 
@@ -334,6 +336,13 @@ class LocalHookline:
             poller.start()
             self._pollers.append(poller)
 
+    def _start_schedules(self, settings: Settings) -> None:
+        """Step 7: each scheduled invocation (the sweeper) on a timer thread, as EventBridge Scheduler does in the stack."""
+        for spec in topology.SCHEDULES:
+            timer = ScheduleTimer(spec.key, self._invoker(spec.function), spec.payload(), 60.0 * float(getattr(settings, spec.interval_setting)))
+            timer.start()
+            self._timers.append(timer)
+
     def _invoker(self, name: str) -> Any:
         function = self.functions[name]
 
@@ -344,16 +353,23 @@ class LocalHookline:
 
         return invoke
 
+    def _stop_workers(self) -> None:
+        """The timers and pollers, and the process's own garbage-collection thresholds back."""
+        if self._gc_threshold is not None:
+            gc.set_threshold(*self._gc_threshold)
+            self._gc_threshold = None
+        for timer in self._timers:
+            timer.stop()
+        self._timers.clear()
+        for poller in self._pollers:
+            poller.signal_stop()  # all at once: each may be in a 1 s long poll
+        for poller in self._pollers:
+            poller.stop()
+        self._pollers.clear()
+
     def stop(self) -> None:
         with self._lock:
-            if self._gc_threshold is not None:
-                gc.set_threshold(*self._gc_threshold)
-                self._gc_threshold = None
-            for poller in self._pollers:
-                poller.signal_stop()  # all at once: each may be in a 1 s long poll
-            for poller in self._pollers:
-                poller.stop()
-            self._pollers.clear()
+            self._stop_workers()
             if self._mail_echo is not None:
                 self._mail_echo.stop()
                 self._mail_echo = None

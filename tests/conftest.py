@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -12,6 +13,7 @@ import boto3
 import freezegun
 import pytest
 from aws_lambda_powertools.utilities.parser import models as _powertools_models  # noqa: F401  - built outside any frozen clock
+from freezegun.api import real_monotonic
 from moto import mock_aws
 
 import local  # noqa: F401  - puts the layer on sys.path, as Lambda's /opt/python
@@ -38,6 +40,15 @@ TEST_ENV = {
     "POWERTOOLS_TRACE_DISABLED": "true",
     "POWERTOOLS_METRICS_NAMESPACE": "hookline",
 }
+
+
+def real_sleep(seconds: float) -> None:
+    """Sleep in real time, also under a frozen clock (freezegun leaves time.sleep alone, but say so)."""
+    time.sleep(seconds)
+
+
+# How long a drain of the job queue waits for a step queued ahead of time (a job's steps are at least 1 s apart).
+JOB_STEP_WAIT = 3.0
 
 
 @dataclass
@@ -71,14 +82,27 @@ class Hookline:
         return dict(self.handlers["delivery"](sqs_event(messages), None))
 
     def drain(self, queue: topology.QueueSpec = topology.DELIVERY_QUEUE) -> int:
-        """Hand everything visible on a queue to the function that consumes it; returns how many messages ran."""
+        """Hand everything visible on a queue to the function that consumes it; returns how many messages ran.
+
+        On the job queue it also waits (up to JOB_STEP_WAIT seconds) for steps queued a moment ahead: a job queues
+        its next step at least a second ahead (hookline.services.jobs), so a job runs to its end here.
+        """
         [consumer] = [f.name for f in topology.FUNCTIONS if f.sqs_source and f.sqs_source.queue == queue]
         total = 0
         arn = self.queue_arn(queue)
-        while messages := self.queued(queue):
-            self.handlers[consumer](sqs_event(messages, arn), None)
-            total += len(messages)
-        return total
+        deadline = real_monotonic() + JOB_STEP_WAIT
+        while True:
+            while messages := self.queued(queue):
+                self.handlers[consumer](sqs_event(messages, arn), None)
+                total += len(messages)
+                deadline = real_monotonic() + JOB_STEP_WAIT
+            if queue != topology.REPLAY_QUEUE or real_monotonic() > deadline or not self._delayed(queue):
+                return total
+            real_sleep(0.2)
+
+    def _delayed(self, queue: topology.QueueSpec) -> int:
+        attrs = boto3.client("sqs").get_queue_attributes(QueueUrl=self.env[queue.env], AttributeNames=["ApproximateNumberOfMessagesDelayed"])
+        return int(attrs["Attributes"]["ApproximateNumberOfMessagesDelayed"])
 
     def queue_arn(self, queue: topology.QueueSpec) -> str:
         """The queue's ARN, as the event source mapping names it on each record (the delivery code tells its lane from it)."""

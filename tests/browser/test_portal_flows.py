@@ -219,9 +219,11 @@ def test_a_disabled_endpoint_is_re_enabled_after_a_test_event_and_its_paused_del
         rx.status = 200
         page.get_by_test_id("enable-endpoint").click()
 
-        # Then it is active, its paused delivery is on the way, and it arrives
-        expect(page.get_by_test_id("notice")).to_have_text("The endpoint is active again; 1 paused delivery is on the way.")
+        # Then it is active, its paused delivery is being re-queued, the notice follows the job until it is done, and it arrives
+        notice = page.get_by_test_id("notice")
+        expect(notice).to_have_text("The endpoint is active again; its paused deliveries are being re-queued.")
         expect(page.get_by_test_id("status-badge")).to_have_text("Active")
+        expect(notice).to_have_text("The endpoint is active again; 1 paused delivery re-queued, done.", timeout=20_000)
         expect(page.get_by_test_id("disabled-panel")).to_have_count(0)
         assert producer.get_endpoint(endpoint["id"])["status"] == "active"
         wait_until(lambda: any(r.json().get("type") == "invoice.paid" and r.status == 200 for r in rx.received), "the paused delivery to arrive")

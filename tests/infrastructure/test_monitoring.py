@@ -182,12 +182,27 @@ def test_a_spike_of_breakers_opening_alarms(synth: Synth) -> None:
     assert alarm["TreatMissingData"] == "notBreaching"
 
 
+def test_the_sweeper_finding_stored_events_unqueued_alarms(synth: Synth) -> None:
+    # Given the sweeper's UnqueuedFound metric, Then one alarm fires on any such event in 5 minutes; no data is no finding
+    (alarm,) = _alarms_on(synth, "hookline", "UnqueuedFound", [{"Name": "service", "Value": "hookline"}])
+    assert (alarm["Statistic"], alarm["Period"], alarm["Threshold"], alarm["ComparisonOperator"]) == ("Sum", 300, 0, "GreaterThanThreshold")
+    assert alarm["TreatMissingData"] == "notBreaching"
+
+
+def test_the_sweeper_runs_on_a_schedule_invoking_the_replay_functions_live_alias(synth: Synth) -> None:
+    (schedule,) = [r["Properties"] for r in synth.resources.values() if r["Type"] == "AWS::Scheduler::Schedule"]
+    assert schedule["ScheduleExpression"] == "rate(1 minute)"
+    assert json.loads(schedule["Target"]["Input"]) == {"kind": "sweep"}
+    assert "Ref" in schedule["Target"]["Arn"] and "Alias" in schedule["Target"]["Arn"]["Ref"]
+    assert schedule["KmsKeyArn"] and schedule["Target"]["RetryPolicy"]["MaximumRetryAttempts"] == 0
+
+
 def test_every_alarm_notifies_the_notifications_topic(synth: Synth) -> None:
     # Given every alarm in the stack
     alarms = _alarms(synth)
     # When their actions are read
     # Then there are the alarms above and no others
-    assert len(alarms) == len(DEAD_LETTER_QUEUES) + len(SOURCE_QUEUES) + 2 * len(FUNCTIONS) + 1
+    assert len(alarms) == len(DEAD_LETTER_QUEUES) + len(SOURCE_QUEUES) + 2 * len(FUNCTIONS) + 2  # + breakers opening, + the sweeper's finding
     # And each sends its ALARM state to the notifications topic, and says how it treats missing data
     topic = {"Ref": synth.topic_id(NOTIFICATIONS)}
     for alarm in alarms:

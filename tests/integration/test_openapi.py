@@ -23,6 +23,7 @@ from referencing.jsonschema import DRAFT202012
 
 from hookline.core import validation
 from hookline.entrypoints.api import app
+from hookline.wiring import topology
 from tests.conftest import Hookline
 from tests.support.events import http_event
 from tests.support.receiver import Answer, Received, running_receiver
@@ -441,6 +442,13 @@ def test_live_success_responses_match_the_document(hookline: Hookline) -> None:
         assert status == 200
         assert enabled["test"]["status_code"] == 200
         assert receiver.requests[-1].headers["x-environment"] == "production"
+        # And the enable names the job re-queueing the paused backlog (none here), which reads back running, then done
+        assert enabled["requeue"]["status"] == "running"
+        status, job = api.call("GET", "/v1/jobs/{job_id}", job_id=enabled["requeue"]["id"])
+        assert (status, job["kind"], job["status"], job["endpoint_id"], job["steps"]) == (200, "requeue_paused", "running", billing["id"], 0)
+        hookline.drain(topology.REPLAY_QUEUE)
+        status, job = api.call("GET", "/v1/jobs/{job_id}", job_id=enabled["requeue"]["id"])
+        assert (status, job["status"], job["counts"]) == (200, "done", {"requeued": 0})
         down = receiver.url.replace("/webhook", "/down")
         assert api.call("PATCH", "/v1/endpoints/{endpoint_id}", {"url": down}, endpoint_id=crm["id"])[0] == 200
         status, refusal = api.call("POST", "/v1/endpoints/{endpoint_id}/enable", endpoint_id=crm["id"])
@@ -536,11 +544,39 @@ def test_live_success_responses_match_the_document(hookline: Hookline) -> None:
         assert usage["2026-01-01"]["endpoints"]["count"] == 3 and usage["2026-01-01"]["deliveries_7d"] > 2
         assert usage["2026-12-01"] == {"endpoints": {"count": 0, "more": False, "ids": []}, "deliveries_7d": 0, "last_delivery_at": None}
 
+        # When the paused endpoint's receiver is fixed and it is re-enabled
+        status, paused = api.call("GET", "/v1/endpoints/{endpoint_id}/deliveries", query={"status": "paused", "limit": "100"}, endpoint_id=crm["id"])
+        assert status == 200 and len(paused["items"]) >= 3 and not paused["next"]
+        assert api.call("PATCH", "/v1/endpoints/{endpoint_id}", {"url": receiver.url}, endpoint_id=crm["id"])[0] == 200
+        status, enabled = api.call("POST", "/v1/endpoints/{endpoint_id}/enable", endpoint_id=crm["id"])
+        assert (status, enabled["status"], enabled["requeue"]["status"]) == (200, "active", "running")
+        requeue = enabled["requeue"]["id"]
+        # And its job is resumed while it runs (a second chain of steps, harmless)
+        status, resumed = api.call("POST", "/v1/jobs/{job_id}/resume", job_id=requeue)
+        assert (status, resumed["id"], resumed["status"]) == (202, requeue, "running")
+        hookline.drain(topology.REPLAY_QUEUE)
+        # Then the job is done, each paused delivery re-queued once
+        status, job = api.call("GET", "/v1/jobs/{job_id}", job_id=requeue)
+        assert (status, job["status"], job["counts"]) == (200, "done", {"requeued": len(paused["items"])})
+        # And resuming a finished job answers it as it is
+        assert api.call("POST", "/v1/jobs/{job_id}/resume", job_id=requeue) == (202, job)
+        hookline.pump()
+        status, left = api.call("GET", "/v1/endpoints/{endpoint_id}/deliveries", query={"status": "paused"}, endpoint_id=crm["id"])
+        assert (status, left["items"]) == (200, [])
+
         # When an endpoint is deleted
         assert api.call("DELETE", "/v1/endpoints/{endpoint_id}", endpoint_id=crm["id"])[0] == 204
-        # And the customer is deleted, its endpoint goes with it
-        assert api.call("DELETE", "/v1/customers/{uid}", uid="org_4711")[0] == 204
+        # And the customer is deleted: at once, its endpoints by the job the answer names
+        status, deleted = api.call("DELETE", "/v1/customers/{uid}", uid="org_4711")
+        assert (status, deleted["job"]["status"]) == (202, "running")
+        assert api.call("GET", "/v1/customers/{uid}", uid="org_4711")[0] == 404
+        status, job = api.call("GET", "/v1/jobs/{job_id}", job_id=deleted["job"]["id"])
+        assert (status, job["kind"], job["customer"], job["status"]) == (200, "delete_customer_endpoints", "org_4711", "running")
+        hookline.drain(topology.REPLAY_QUEUE)
+        # Then its endpoint goes with it, and the job reads back done
         assert api.call("GET", "/v1/endpoints/{endpoint_id}", endpoint_id=theirs["id"])[0] == 404
+        status, job = api.call("GET", "/v1/jobs/{job_id}", job_id=deleted["job"]["id"])
+        assert (status, job["status"], job["counts"]) == (200, "done", {"endpoints_deleted": 1})
 
     # Then every documented operation was exercised with one of its 2xx answers
     succeeded = {(m, p) for m, p, s in api.seen if s.startswith("2")}
@@ -576,6 +612,13 @@ def test_live_error_responses_match_the_document(hookline: Hookline) -> None:
         == 404
     )
     assert api.call("GET", "/v1/replays/{replay_id}", replay_id="rpl_bh2s1be9ng8g0p4z59zep35xe8")[0] == 404
+    # 404 job_not_found: an unknown or malformed job id
+    for status, got in (
+        api.call("GET", "/v1/jobs/{job_id}", job_id="job_01km5392zyx2x3fnt8zam6tbwc"),
+        api.call("GET", "/v1/jobs/{job_id}", job_id="rpl_bh2s1be9ng8g0p4z59zep35xe8"),
+        api.call("POST", "/v1/jobs/{job_id}/resume", job_id="job_01km5392zyx2x3fnt8zam6tbwc"),
+    ):
+        assert (status, got["error"]["code"]) == (404, "job_not_found")
     assert api.call("GET", "/v1/events/{event_id}", event_id=unknown_evt)[0] == 404
     assert api.call("POST", "/v1/events/{event_id}/deliveries/{delivery_id}/retry", event_id=event["id"], delivery_id=unknown_dlv)[0] == 404
     # 404 customer_not_found: an unknown customer, wherever one is named

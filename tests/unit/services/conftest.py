@@ -8,22 +8,25 @@ from dataclasses import dataclass
 import pytest
 
 from hookline.core import ids
+from hookline.core.broadcast import BROADCAST_JOB
 from hookline.core.jobs import JOB_MESSAGE
 from hookline.core.models import Endpoint
 from hookline.core.settings import Settings
-from hookline.services.broadcast import BroadcastService
+from hookline.services.broadcast import BroadcastFanout, BroadcastService
 from hookline.services.bulk import DELETE_CUSTOMER_ENDPOINTS, REQUEUE_PAUSED, CustomerEndpointsDeletion, PausedRequeue
 from hookline.services.catalog import CatalogService
 from hookline.services.customers import CustomerService
 from hookline.services.endpoints import EndpointDeps, EndpointService
 from hookline.services.events import EventService
-from hookline.services.jobs import JobKind, JobRunner
+from hookline.services.jobs import JobKind, JobRunner, JobStepEarly
 from hookline.services.replay import ReplayService
+from hookline.services.sweeper import Sweeper
 from tests.fakes.catalog import FakeCatalog, FakeVersionUsage
 from tests.fakes.clock import FakeClock
 from tests.fakes.customers import FakeCustomerStore
 from tests.fakes.endpoints import FakeEndpointStore
 from tests.fakes.events import FakeEventStore
+from tests.fakes.intents import SHARDS, FakeIntentStore
 from tests.fakes.jobs import FakeJobStore
 from tests.fakes.outside import FakeSender, FakeStats, RecordingNotify
 from tests.fakes.queues import FakeQueue
@@ -56,11 +59,23 @@ class World:
     catalog: FakeCatalog
     usage: FakeVersionUsage
     job_store: FakeJobStore
+    intents: FakeIntentStore
 
     def event_service(self) -> EventService:
         return EventService(
-            self.events, self.endpoints, self.customers, self.delivery_queue, self.settings, self.clock, catalog=self.catalog, retry_queue=self.retry_queue
+            self.events,
+            self.endpoints,
+            self.customers,
+            self.delivery_queue,
+            self.settings,
+            self.clock,
+            catalog=self.catalog,
+            retry_queue=self.retry_queue,
+            intents=self.intents,
         )
+
+    def sweeper(self) -> Sweeper:
+        return Sweeper(self.intents, self.event_service(), self.clock, self.settings.sweep_grace_seconds, SHARDS)
 
     def endpoint_service(self) -> EndpointService:
         deps = EndpointDeps(states=self.states, events=self.events, sender=self.sender, jobs=self.job_runner(), notify=self.notify)
@@ -76,7 +91,8 @@ class World:
         """Bulk jobs over the fakes; their steps go on `jobs`, as the job queue (run them with `run_jobs`)."""
         kinds: dict[str, JobKind] = {
             REQUEUE_PAUSED: PausedRequeue(self.endpoints, self.events, self.retry_queue),
-            DELETE_CUSTOMER_ENDPOINTS: CustomerEndpointsDeletion(self.customers, self.endpoints),
+            DELETE_CUSTOMER_ENDPOINTS: CustomerEndpointsDeletion(self.endpoints),
+            BROADCAST_JOB: BroadcastFanout(self.events, self.endpoints, self.delivery_queue, self.settings.retention_days),
         }
         return JobRunner(self.job_store, self.jobs, kinds, self.clock, self.settings.retention_days)
 
@@ -84,15 +100,19 @@ class World:
         return ReplayService(self.replays, self.events, self.endpoints, self.retry_queue, self.jobs, self.settings, self.clock)
 
     def broadcast_service(self) -> BroadcastService:
-        return BroadcastService(self.events, self.endpoints, self.delivery_queue, self.jobs, self.settings, self.clock, self.catalog, self.endpoints)
+        return BroadcastService(self.events, self.job_runner(), self.settings, self.clock, self.catalog, self.endpoints)
 
     def run_jobs(self, max_steps: int = 1000) -> int:
         """What the replay function does with the job queue's bulk-job steps: run each (delays ignored), until none is left."""
         runner, ran = self.job_runner(), 0
         while self.jobs.sent and ran < max_steps:
-            message = json.loads(self.jobs.sent.pop(0).body)
+            sent = self.jobs.sent.pop(0)
+            message = json.loads(sent.body)
             assert message["kind"] == JOB_MESSAGE, message
-            runner.step(message["tenant"], message["job_id"])
+            try:
+                runner.step(message["tenant"], message["job_id"], message.get("step"))
+            except JobStepEarly:
+                self.jobs.sent.append(sent)  # as SQS does after the visibility timeout: handed out again later
             ran += 1
         return ran
 
@@ -125,4 +145,5 @@ def world() -> World:
         catalog=FakeCatalog(),
         usage=FakeVersionUsage(),
         job_store=FakeJobStore(),
+        intents=FakeIntentStore(),
     )

@@ -193,20 +193,18 @@ def test_a_step_run_twice_is_counted_once(world: World) -> None:
     assert _endpoints_of(world, "big") == []
 
 
-def test_the_job_spares_the_endpoints_of_a_customer_created_again_under_the_uid(world: World) -> None:
+def test_a_customer_created_again_under_the_uid_keeps_its_new_endpoints_and_none_of_the_old(world: World) -> None:
     _customer(world, "big")
     for _ in range(DELETE_PAGE + 1):
         world.add_endpoint(customer="big")
-    job = world.customer_service().delete("acme", "big")
-    # Given the uid created again before the job runs
+    world.customer_service().delete("acme", "big")
+    # Given the uid created again, with an endpoint of its own, before the job runs
     world.clock.advance(5)
     world.customer_service().put("acme", "big", {"name": "Big again"})
-    left = _endpoints_of(world, "big")
-    # When the job runs, Then it deletes nothing, and says why
-    assert world.run_jobs() == 1
-    assert _endpoints_of(world, "big") == left
-    progress = world.job_runner().describe("acme", job["id"])
-    assert progress["status"] == "cancelled" and "new customer" in progress["note"]
+    new = world.add_endpoint(customer="big")
+    # When the job runs, Then every endpoint of the old customer is gone, and the new one's stays
+    assert world.run_jobs() == 2
+    assert _endpoints_of(world, "big") == [new]
 
 
 def test_a_delete_that_fails_midway_answers_503_and_a_repeat_starts_no_second_job(world: World) -> None:

@@ -8,7 +8,7 @@ import pytest
 
 from hookline.core.errors import NotFound
 from hookline.core.jobs import Job, StepResult
-from hookline.services.jobs import JobRunner
+from hookline.services.jobs import JobRunner, JobStepEarly
 from tests.fakes.clock import FakeClock
 from tests.fakes.jobs import FakeJobStore
 from tests.fakes.queues import FakeQueue
@@ -33,11 +33,16 @@ def _runner(kind: Pages) -> tuple[JobRunner, FakeJobStore, FakeQueue]:
     return JobRunner(store, queue, {"pages": kind}, clock), store, queue
 
 
-def _run(runner: JobRunner, queue: FakeQueue) -> int:
+def _run(runner: JobRunner, queue: FakeQueue, max_steps: int = 100) -> int:
+    """The job queue as SQS hands it out: a step that fails because it came early is handed out again later."""
     ran = 0
-    while queue.sent:
-        message = json.loads(queue.sent.pop(0).body)
-        runner.step(message["tenant"], message["job_id"])
+    while queue.sent and ran < max_steps:
+        sent = queue.sent.pop(0)
+        message = json.loads(sent.body)
+        try:
+            runner.step(message["tenant"], message["job_id"], message.get("step"))
+        except JobStepEarly:
+            queue.sent.append(sent)
         ran += 1
     return ran
 
@@ -56,7 +61,8 @@ def test_a_job_pages_through_its_work_a_step_a_message_and_shows_its_progress() 
 def test_the_next_step_waits_as_its_kind_asks() -> None:
     runner, _, queue = _runner(Pages(25))
     runner.start("acme", "pages", {})
-    runner.step("acme", json.loads(queue.sent.pop(0).body)["job_id"])
+    first = json.loads(queue.sent.pop(0).body)
+    runner.step("acme", first["job_id"], first["step"])
     assert [s.delay for s in queue.sent] == [3]
 
 
@@ -80,8 +86,10 @@ def test_two_runs_of_one_step_at_once_count_its_page_once() -> None:
     store.get = lambda tenant, job_id: read  # type: ignore[method-assign]  # this run still sees step 0
     runner.step("acme", job.id)
     store.get = original_get  # type: ignore[method-assign]
-    # Then this run's advance lost: its page is not counted again and it queued no second chain
-    assert store.get("acme", job.id).counts == {"done": 10} and len(queue.sent) == 1
+    # Then this run's advance lost: its page is not counted again, and of the two step-1 messages the later one ends
+    assert store.get("acme", job.id).counts == {"done": 10}
+    _run(runner, queue)
+    assert kind.asked == [0, 10] and runner.describe("acme", job.id)["counts"] == {"done": 15}
 
 
 def test_a_step_that_fails_changes_nothing_and_its_redelivery_finishes() -> None:
@@ -92,10 +100,35 @@ def test_a_step_that_fails_changes_nothing_and_its_redelivery_finishes() -> None
     message = queue.sent[0]
     with pytest.raises(Exception, match="advance"):
         _run(runner, queue)
-    assert store.get("acme", job.id).step == 0
-    queue.sent.append(message)  # SQS delivers it again
+    assert store.get("acme", job.id).step == 0  # its next step is queued already, and comes early
+    queue.sent.append(message)  # SQS delivers the failed one again
     _run(runner, queue)
-    assert runner.describe("acme", job.id)["counts"] == {"done": 15}
+    assert runner.describe("acme", job.id)["counts"] == {"done": 15} and runner.describe("acme", job.id)["status"] == "done"
+
+
+def test_a_step_whose_next_cannot_be_queued_fails_unadvanced_and_its_redelivery_finishes() -> None:
+    kind = Pages(25)
+    runner, store, queue = _runner(kind)
+    job = runner.start("acme", "pages", {})
+    first = queue.sent[0]
+    queue.faults.fail("send", times=1)  # the next step's message cannot be queued: the step fails before its advance
+    with pytest.raises(Exception, match=r"ServiceUnavailable|send"):
+        _run(runner, queue)
+    assert store.get("acme", job.id).step == 0  # not advanced, so the redelivered step takes the page again
+    queue.sent.append(first)  # SQS hands the failed step out again
+    _run(runner, queue)
+    assert kind.asked[-3:] == [0, 10, 20] and runner.describe("acme", job.id)["counts"] == {"done": 25}
+
+
+def test_a_resumed_job_runs_one_chain_though_the_old_one_was_alive() -> None:
+    kind = Pages(60)
+    runner, _, queue = _runner(kind)
+    job = runner.start("acme", "pages", {})
+    runner.resume("acme", job.id)  # the old chain's message is still there
+    assert len(queue.sent) == 2
+    _run(runner, queue)
+    assert kind.asked == [0, 10, 20, 30, 40, 50]  # each page once, and never two chains at once
+    assert runner.describe("acme", job.id)["counts"] == {"done": 60}
 
 
 def test_resume_queues_a_running_job_again_and_leaves_a_finished_one() -> None:

@@ -46,3 +46,14 @@ def publish(reports: Iterable[DeliveryReport]) -> None:
     for name, value in (("FirstAttemptSuccess", firsts), ("DeadLettered", dead), ("BreakerOpened", opened)):
         if value:
             metrics.add_metric(name=name, unit=MetricUnit.Count, value=value)
+
+
+def publish_sweep(unqueued_events: int) -> None:
+    """The sweeper's finding, `UnqueuedFound`: stored events it had to queue (the stack alarms on any). Written at once."""
+    if is_metrics_disabled():
+        return
+    metrics = get_metrics()
+    with single_metric(
+        name="UnqueuedFound", unit=MetricUnit.Count, value=unqueued_events, namespace=metrics.namespace, default_dimensions={"service": str(metrics.service)}
+    ):
+        pass

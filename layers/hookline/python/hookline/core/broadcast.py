@@ -1,7 +1,8 @@
 """A broadcast's fan-out, as a value: where the paging through the tenant's endpoints stands, and what the API shows of it.
 
-Pure: the service (hookline.services.broadcast) drives the steps, the event
-repository (hookline.adapters.dynamo.events) stores the state on the event item.
+Pure: the broadcast's job (hookline.services.broadcast, a kind of hookline.services.jobs)
+drives the steps, the event repository (hookline.adapters.dynamo.events) stores the state
+on the event item, where `GET /v1/events/{id}` reads it.
 """
 
 from __future__ import annotations
@@ -10,8 +11,15 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from hookline.core import ids
+from hookline.core.jobs import JOB
 
-BROADCAST_JOB = "broadcast"  # the job queue message's kind
+BROADCAST_JOB = "broadcast"  # the kind of job (hookline.services.jobs) that fans a broadcast out
+LEGACY_BROADCAST_MESSAGE = "broadcast"  # the previous release's one-page message {"kind", "tenant", "event_id"}
+
+
+def fanout_job_id(tenant: str, event_id: str) -> str:
+    """The job fanning the broadcast out: derived, so a repeated request (or a previous release's message) starts no second one."""
+    return ids.derived_id(JOB, tenant, "broadcast", event_id)
 
 
 def delivery_id(tenant: str, event_id: str, endpoint_id: str) -> str:
@@ -44,6 +52,10 @@ class Fanout:
             deliveries=self.deliveries + deliveries,
             paused=self.paused + paused,
         )
+
+    def counts(self) -> dict[str, int]:
+        """Its counters, named as its job's counts."""
+        return {"endpoints_scanned": self.endpoints_scanned, "deliveries": self.deliveries, "paused": self.paused}
 
     def public(self) -> dict[str, Any]:
         return {

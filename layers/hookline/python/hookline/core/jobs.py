@@ -65,8 +65,10 @@ class Job:
         return {"id": self.id, "status": self.status}
 
 
-def step_message(tenant: str, job_id: str) -> str:
-    return json.dumps({"kind": JOB_MESSAGE, "tenant": tenant, "job_id": job_id}, separators=(",", ":"))
+def step_message(tenant: str, job_id: str, step: int) -> str:
+    """The message of the job's step `step`: a step runs only while the job is at it, so a duplicate message, or a
+    resumed job's old chain, ends instead of running beside the live one."""
+    return json.dumps({"kind": JOB_MESSAGE, "tenant": tenant, "job_id": job_id, "step": step}, separators=(",", ":"))
 
 
 @dataclass(frozen=True)

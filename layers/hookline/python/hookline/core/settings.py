@@ -33,7 +33,11 @@ class Settings:
     table_name: str = _setting("HOOKLINE_TABLE_NAME", "hookline", "DynamoDB table holding endpoints, events, deliveries, attempts and API keys.")
     delivery_queue_url: str = _setting("HOOKLINE_DELIVERY_QUEUE_URL", "", "SQS queue of delivery tasks (first attempts).")
     delivery_dlq_url: str = _setting("HOOKLINE_DELIVERY_DLQ_URL", "", "Dead-letter queue of the delivery queue.")
-    replay_queue_url: str = _setting("HOOKLINE_REPLAY_QUEUE_URL", "", "SQS queue of time-window replay steps (the DLQ drain is invoked directly, not queued).")
+    replay_queue_url: str = _setting(
+        "HOOKLINE_REPLAY_QUEUE_URL",
+        "",
+        "The job queue: steps of bulk jobs, time-window replays and broadcasts (the DLQ drain is invoked directly, not queued).",
+    )
     replay_dlq_url: str = _setting("HOOKLINE_REPLAY_DLQ_URL", "", "Dead-letter queue of the replay queue.")
     retry_queue_url: str = _setting("HOOKLINE_RETRY_QUEUE_URL", "", "SQS queue of retry tasks (every attempt after the first).")
     retry_state_machine_arn: str = _setting(
@@ -133,6 +137,12 @@ class Settings:
     )
     # API.
     max_event_bytes: int = _setting("HOOKLINE_MAX_EVENT_BYTES", 262144, "Largest accepted request body for an event (413 above).")
+    sweep_grace_seconds: float = _setting(
+        "HOOKLINE_SWEEP_GRACE_SECONDS",
+        120.0,
+        "How old a note of a request's not-yet-queued events must be before the sweeper queues what it finds of them (a request takes 30 s at most).",
+    )
+    sweep_interval_minutes: int = _setting("HOOKLINE_SWEEP_INTERVAL_MINUTES", 1, "How often the sweeper runs (the stack's schedule; local mode's timer).")
     catalog_cache_seconds: float = _setting(
         "HOOKLINE_CATALOG_CACHE_SECONDS",
         5.0,

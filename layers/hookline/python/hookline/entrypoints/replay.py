@@ -1,12 +1,12 @@
 """The replay function: paged jobs from the replay queue, or the operators' DLQ drain invoked directly.
 
 A job is one step of a bulk job (hookline.services.jobs, kind "job": a
-re-enabled endpoint's re-queue, a deleted customer's endpoints), one step of a
-customer's time-window replay (hookline.services.replay, kind "replay") or one
-page of a broadcast's fan-out (hookline.services.broadcast, kind "broadcast"); a
-step is idempotent, so a record that fails is redelivered by SQS and finished then.
-The previous release's page of a deleted customer's endpoints ("delete_customer_endpoints",
-queued before this one was deployed) starts that customer's deletion job.
+re-enabled endpoint's re-queue, a deleted customer's endpoints, a broadcast's
+fan-out) or one step of a customer's time-window replay (hookline.services.replay,
+kind "replay"); a step is idempotent, so a record that fails is redelivered by SQS
+and finished then. The previous release's page of a deleted customer's endpoints
+("delete_customer_endpoints") or of a broadcast ("broadcast"), queued before this one
+was deployed, starts that customer's deletion job or that broadcast's job.
 The drain is a direct invocation `{"kind": "drain_dlq", "rate"?, "tenant"?,
 "endpoint_id"?, "max_messages"?}` and answers with its DrainReport.
 """
@@ -20,9 +20,10 @@ from typing import Any
 from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 
+from hookline.adapters import metrics
 from hookline.adapters.dlq import DrainReport
 from hookline.adapters.observability import get_logger
-from hookline.core.broadcast import BROADCAST_JOB
+from hookline.core.broadcast import LEGACY_BROADCAST_MESSAGE
 from hookline.core.errors import envelope
 from hookline.core.jobs import JOB_MESSAGE
 from hookline.services.bulk import DELETE_CUSTOMER_ENDPOINTS
@@ -32,8 +33,10 @@ from hookline.wiring import container
 
 def handle(event: dict[str, Any], context: Any) -> dict[str, Any]:
     if "Records" not in event:
+        if event.get("kind") == SWEEP:
+            return sweep()
         if event.get("kind") != "drain_dlq":
-            return envelope("bad_request", "expected SQS records or {'kind': 'drain_dlq'}")
+            return envelope("bad_request", "expected SQS records, {'kind': 'drain_dlq'} or {'kind': 'sweep'}")
         return drain(event)
 
     service = container.replay_service()
@@ -44,20 +47,16 @@ def handle(event: dict[str, Any], context: Any) -> dict[str, Any]:
             logger = get_logger()
             logger.append_keys(tenant=job["tenant"], job_id=job["job_id"])
             try:
-                container.job_runner().step(str(job["tenant"]), str(job["job_id"]))
+                step = job.get("step")
+                container.job_runner().step(str(job["tenant"]), str(job["job_id"]), None if step is None else int(step))
             finally:
                 logger.remove_keys(["tenant", "job_id"])
         elif job.get("kind") == DELETE_CUSTOMER_ENDPOINTS:  # the previous release's message: its job does the rest
             tenant, uid, created_at = str(job["tenant"]), str(job["customer"]), str(job["created_at"])
             params = {"customer": uid, "customer_created_at": created_at}
             container.job_runner().start(tenant, DELETE_CUSTOMER_ENDPOINTS, params, job_id=deletion_job_id(tenant, uid, created_at))
-        elif job.get("kind") == BROADCAST_JOB:
-            logger = get_logger()
-            logger.append_keys(tenant=job["tenant"], event_id=job["event_id"])
-            try:
-                container.broadcast_service().step(str(job["tenant"]), str(job["event_id"]))
-            finally:
-                logger.remove_keys(["tenant", "event_id"])
+        elif job.get("kind") == LEGACY_BROADCAST_MESSAGE:  # the previous release's message: the broadcast's job does the rest
+            container.broadcast_service().fan_out(str(job["tenant"]), str(job["event_id"]))
         elif job.get("kind") == "replay":
             logger = get_logger()
             logger.append_keys(tenant=job["tenant"], replay_id=job["replay_id"])
@@ -67,6 +66,17 @@ def handle(event: dict[str, Any], context: Any) -> dict[str, Any]:
                 logger.remove_keys(["tenant", "replay_id"])
 
     return dict(process_partial_response(event=event, record_handler=record_handler, processor=BatchProcessor(event_type=EventType.SQS), context=context))
+
+
+SWEEP = "sweep"
+
+
+def sweep() -> dict[str, Any]:
+    """The scheduled sweep (hookline.services.sweeper): its report, logged, and `UnqueuedFound` as a metric (alarmed on)."""
+    report = container.sweeper().sweep()
+    get_logger().info("sweep", extra=report)
+    metrics.publish_sweep(report["unqueued_events"])
+    return report
 
 
 def drain(command: dict[str, Any], progress: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:

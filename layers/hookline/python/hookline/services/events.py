@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 from datetime import datetime, timedelta
@@ -19,6 +20,7 @@ from hookline.core import ids, validation
 from hookline.core.broadcast import delivery_id as broadcast_delivery_id
 from hookline.core.clock import iso
 from hookline.core.errors import Conflict, DependencyFailed, HooklineError, NotFound, PayloadTooLarge, Unavailable, ValidationFailed
+from hookline.core.intents import Intent
 from hookline.core.models import REPLAYABLE_STATUSES, Delivery, DeliveryTask, Endpoint, Event, PlannedDelivery
 from hookline.core.replay import FAILURES_READ_BOUND, failure_histogram
 from hookline.core.settings import Settings
@@ -41,11 +43,21 @@ def request_hash(event_type: str, data: Any, customer: str | None = None, broadc
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 
+class QueueingNotes(Protocol):
+    """Notes of requests whose events are not all queued yet (hookline.core.intents), for the sweeper."""
+
+    def open(self, tenant: str, event_ids: list[str], now: datetime) -> Intent: ...
+
+    def close(self, intent: Intent) -> None: ...
+
+
 class TypeNotes(Protocol):
     def note(self, tenant: str, types: Iterable[str]) -> None:
         """Remember that the tenant sent these event types (best effort: never raises)."""
         ...
 
+
+_log = logging.getLogger(__name__)
 
 # The endpoints an event is addressed to, by owner: a customer's uid, or None for the tenant's own.
 Targets = Callable[[str | None], list[Endpoint]]
@@ -76,8 +88,10 @@ class EventService:
         catalog: CatalogReader,
         retry_queue: TaskQueue | None = None,
         types: TypeNotes | None = None,
+        intents: QueueingNotes | None = None,
     ):
         self._catalog = catalog
+        self._intents = intents
         self._types = types
         self._events = events
         self._endpoints = endpoints
@@ -120,13 +134,56 @@ class EventService:
         A known customer with no subscribed endpoint still gets its event stored (202, deliveries 0).
         """
         data = validation.event_create(body)
+        now = self._clock()
+        event_id = ids.event_id(tenant, data.idempotency_key, int(now.timestamp() * 1000))
+        note: Intent | None = None
         try:
-            result, tasks = self._stage(tenant, data, self._clock(), self._targets(tenant), self._catalog.load(tenant, [data.type]))
+            catalog = self._catalog.load(tenant, [data.type])
+            note = self._note([event_id] if data.idempotency_key is None else [], tenant, now)
+            try:
+                result, tasks = self._stage(tenant, data, now, self._targets(tenant), catalog, event_id)
+            except HooklineError:
+                self._close(note)  # refused: nothing was stored
+                raise
             self._queue.send(tasks)
         except DependencyFailed as exc:
+            if data.idempotency_key is not None:
+                self._note_failed(tenant, [event_id], now)
             raise Unavailable(f"the event could not be queued ({exc.cause}); repeat the request with the same id") from None
+        self._close(note)
         self._note_types(tenant, [data.type])
         return result
+
+    def _note(self, event_ids: list[str], tenant: str, now: datetime) -> Intent | None:
+        """Note events without an `id` before storing them: their producer cannot finish them by repeating the request
+        (a repeat makes a new event), so the sweeper must. An event with an `id` is noted only if its request fails."""
+        return self._intents.open(tenant, event_ids, now) if self._intents is not None and event_ids else None
+
+    def _note_failed(self, tenant: str, event_ids: list[str], now: datetime) -> None:
+        """A failed request's events that carry an `id`, noted for the sweeper in case the producer never repeats it (best effort)."""
+        try:
+            self._note(event_ids, tenant, now)
+        except DependencyFailed as exc:
+            _log.warning("queueing note not written", extra={"tenant": tenant, "cause": exc.cause})
+
+    def _close(self, note: Intent | None) -> None:
+        """Drop a request's note once its events are queued (best effort: a note left is swept, queueing nothing twice)."""
+        if note is None or self._intents is None:
+            return
+        try:
+            self._intents.close(note)
+        except DependencyFailed as exc:
+            _log.warning("queueing note not dropped", extra={"tenant": note.tenant, "cause": exc.cause})
+
+    def queue_unsent(self, tenant: str, event_id: str) -> int:
+        """Queue the event's deliveries that are pending and were never attempted (the sweeper's); how many."""
+        event, stored = self._events.event_with_deliveries(tenant, event_id)
+        if event is None or event.broadcast is not None:
+            return 0
+        known = {d.id: d for d in stored}
+        unsent = [d for p in event.deliveries if (d := known.get(p.id) or event.delivery_of(p)).status == "pending" and d.attempts_made == 0]
+        self._queue.send([self._task(d) for d in unsent])
+        return len(unsent)
 
     def _note_types(self, tenant: str, types: Iterable[str]) -> None:
         if self._types is not None:
@@ -146,17 +203,19 @@ class EventService:
         """
         inputs = validation.event_batch(body, self._settings.max_event_bytes)
         now = self._clock()
+        event_ids = [ids.event_id(tenant, data.idempotency_key, int(now.timestamp() * 1000)) for data in inputs]
         results: list[dict[str, Any]] = [{} for _ in inputs]
         targets = self._targets(tenant)
         try:
             catalog = self._catalog.load(tenant, {data.type for data in inputs})
+            note = self._note([e for e, data in zip(event_ids, inputs, strict=True) if data.idempotency_key is None], tenant, now)
         except DependencyFailed as exc:
             raise Unavailable(f"the event catalog could not be read ({exc.cause}); repeat the request") from None
         queued: dict[str, DeliveryTask] = {}  # by delivery id: an id repeated in the batch queues its tasks once
         owners: dict[str, list[int]] = {}
         for i, data in enumerate(inputs):
             try:
-                accepted, tasks = self._stage(tenant, data, now, targets, catalog)
+                accepted, tasks = self._stage(tenant, data, now, targets, catalog, event_ids[i])
             except (Conflict, Unavailable, NotFound, ValidationFailed, PayloadTooLarge) as exc:
                 results[i] = _failure(i, exc)
                 continue
@@ -176,11 +235,21 @@ class EventService:
                 for task in chunk:
                     for i in owners[task.delivery_id]:
                         results[i] = _unavailable(i, exc)
+        failed = [i for i, r in enumerate(results) if r.get("status") == 503]
+        if not failed:
+            self._close(note)  # else the sweeper finishes what was stored and not queued
+        self._note_failed(tenant, [event_ids[i] for i in failed if inputs[i].idempotency_key is not None], now)
         self._note_types(tenant, {data.type for data, result in zip(inputs, results, strict=True) if result.get("status") == 202})
         return results
 
     def _stage(
-        self, tenant: str, data: validation.EventInput, now: datetime, targets: Targets, catalog: tuple[VersionCatalog, dict[str, EventType]]
+        self,
+        tenant: str,
+        data: validation.EventInput,
+        now: datetime,
+        targets: Targets,
+        catalog: tuple[VersionCatalog, dict[str, EventType]],
+        event_id: str,
     ) -> tuple[dict[str, Any], list[DeliveryTask]]:
         """Store an event and its deliveries (or find them, for a repeated id); returns the answer and the tasks to queue.
 
@@ -189,7 +258,6 @@ class EventService:
         nor derive refuses it (422) before anything is stored.
         """
         digest = request_hash(data.type, data.data, data.customer, versions=data.versions)
-        event_id = ids.event_id(tenant, data.idempotency_key, int(now.timestamp() * 1000))
         expires_at = self._expires_at(now)
         existing = self._events.get_event(tenant, event_id) if data.idempotency_key else None
         if existing is not None:

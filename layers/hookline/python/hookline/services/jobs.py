@@ -4,15 +4,20 @@ The contract every job keeps, whatever its kind:
 
 * `start` stores the job item (a cursor and counters) and queues its first step; the
   request that started it answers at once, whatever the size of the work.
-* A step reads the item, has its kind do one bounded page from the cursor, then
-  advances the item conditionally on the step it read, and queues the next step.
-  A kind's page is idempotent (re-queueing a task twice is harmless: the delivery
-  claim lets one copy send; deleting twice deletes nothing more), so a step that runs
-  again after a crash repeats its page and is counted once: the advance of a
-  duplicate loses, and that chain ends.
+* A step reads the item, has its kind do one bounded page from the cursor, queues
+  the next step's message (at least a second ahead), then advances the item
+  conditionally on the step it read. A kind's page is idempotent (re-queueing a
+  task twice is harmless: the delivery claim lets one copy send; deleting twice
+  deletes nothing more), so a step that runs again after a crash repeats its page
+  and is counted once.
+* Each message names the step it is for. It runs only while the job is at that
+  step; behind it (a duplicate delivered later, an old chain after a resume, the
+  loser of two runs of one step) it ends at once, so one chain paces the work;
+  ahead of it (the step before has queued it but not yet advanced, or died in
+  between) it fails, and SQS hands it out again later, by when the step before has
+  advanced or been redelivered itself.
 * A step that fails raises: its message goes back to SQS and runs again from the
-  item as it then is. A crash after the advance but before the next step is queued
-  is redelivered too, and takes the next page.
+  item as it then is.
 * `resume` queues a step of a running job again (an operator's tool for a job whose
   chain was lost, e.g. its message went to the job queue's DLQ); a duplicate chain is
   harmless for the same reason.
@@ -35,6 +40,11 @@ from hookline.services.ports import JobQueue
 _log = logging.getLogger(__name__)
 
 MAX_STEP_DELAY = 900  # SQS's longest message delay
+MIN_STEP_DELAY = 1  # a step's next is queued before its advance: a second gives the advance time to land
+
+
+class JobStepEarly(Exception):
+    """A step's message arrived before the step before it advanced the job: it fails, so SQS delivers it again."""
 
 
 class JobStore(Protocol):
@@ -80,14 +90,18 @@ class JobRunner:
             if existing is None or existing.step > 0:
                 return existing or job
             job = existing  # created, but maybe never queued: a duplicate first step is harmless
-        self.queue.send_bodies([step_message(tenant, job.id)])
+        self.queue.send_bodies([step_message(tenant, job.id, job.step)])
         return job
 
-    def step(self, tenant: str, job_id: str) -> None:
-        """Run one step of the job (see the module's contract)."""
+    def step(self, tenant: str, job_id: str, expected_step: int | None = None) -> None:
+        """Run step `expected_step` of the job (see the module's contract); None: whatever step it is at."""
         job = self.store.get(tenant, job_id)
         if job is None or job.status != "running":
             return  # expired, finished, or cancelled
+        if expected_step is not None and job.step > expected_step:
+            return  # a duplicate of a step taken already, or an old chain: the live one goes on
+        if expected_step is not None and job.step < expected_step:
+            raise JobStepEarly(f"job {job_id} is at step {job.step}, this message is for step {expected_step}: SQS hands it out again later")
         kind = self.kinds.get(job.kind)
         now = self.clock()
         if kind is None:
@@ -98,15 +112,13 @@ class JobRunner:
         if result.cancel:
             self.store.advance(job, job.cancelled(result.cancel, iso(now)))
             return
-        if result.again_in is not None:
-            if self.store.advance(job, job.repeated(iso(now))):
-                self.queue.send_bodies([step_message(tenant, job_id)], [min(MAX_STEP_DELAY, result.again_in)])
-            return
-        advanced = job.advanced(result.cursor, result.counts, iso(now))
-        if not self.store.advance(job, advanced):
-            return  # a duplicate step took this page: its chain goes on, this one ends
-        if advanced.status == "running":
-            self.queue.send_bodies([step_message(tenant, job_id)], [min(MAX_STEP_DELAY, max(0, result.next_in))])
+        following = job.repeated(iso(now)) if result.again_in is not None else job.advanced(result.cursor, result.counts, iso(now))
+        if following.status == "running":
+            # Queued before the advance, so no crash can leave the job advanced with no next step; a second ahead, so
+            # the advance has landed when it is handed out (if not, it fails and comes again).
+            wait = result.again_in if result.again_in is not None else result.next_in
+            self.queue.send_bodies([step_message(tenant, job_id, following.step)], [min(MAX_STEP_DELAY, max(MIN_STEP_DELAY, wait))])
+        self.store.advance(job, following)  # lost to a twin run of this step: both queued step k+1, and the later copy ends
 
     def describe(self, tenant: str, job_id: str) -> dict[str, Any]:
         job = self.store.get(tenant, job_id) if ids.is_id(job_id, JOB) else None
@@ -120,5 +132,5 @@ class JobRunner:
         if job is None:
             raise NotFound(f"job {job_id[:64]} not found", code="job_not_found")
         if job.status == "running":
-            self.queue.send_bodies([step_message(tenant, job_id)])
+            self.queue.send_bodies([step_message(tenant, job_id, job.step)])
         return job.public()

@@ -10,10 +10,12 @@ from functools import lru_cache
 
 from hookline.adapters import aws, system
 from hookline.adapters.dlq import DlqDrain
+from hookline.adapters.dynamo import keys
 from hookline.adapters.dynamo.catalog import CatalogRepository, VersionUsageRepository
 from hookline.adapters.dynamo.customers import CustomerRepository
 from hookline.adapters.dynamo.endpoints import EndpointRepository
 from hookline.adapters.dynamo.events import EventRepository
+from hookline.adapters.dynamo.intents import IntentRepository
 from hookline.adapters.dynamo.jobs import JobRepository
 from hookline.adapters.dynamo.portal import PortalRepository
 from hookline.adapters.dynamo.replays import ReplayRepository
@@ -24,9 +26,10 @@ from hookline.adapters.http import WebhookClient
 from hookline.adapters.notifications import Notifier
 from hookline.adapters.queues import TaskQueue, TaskScheduler
 from hookline.adapters.system import utcnow
+from hookline.core.broadcast import BROADCAST_JOB
 from hookline.core.settings import Settings
 from hookline.services.access import AccessGuard
-from hookline.services.broadcast import BroadcastService
+from hookline.services.broadcast import BroadcastFanout, BroadcastService
 from hookline.services.bulk import DELETE_CUSTOMER_ENDPOINTS, REQUEUE_PAUSED, CustomerEndpointsDeletion, PausedRequeue
 from hookline.services.catalog import CatalogService
 from hookline.services.customers import CustomerService
@@ -38,6 +41,7 @@ from hookline.services.jobs import JobKind, JobRunner
 from hookline.services.portal import PortalService, SentEventTypes
 from hookline.services.replay import ReplayService
 from hookline.services.sessions import PortalSessionService
+from hookline.services.sweeper import Sweeper
 from hookline.wiring import topology
 from hookline.wiring.emails import customer_emails
 from hookline.wiring.settings import get_settings
@@ -121,6 +125,7 @@ def event_service() -> EventService:
         catalog=_catalog(settings),
         retry_queue=TaskQueue(aws.sqs_client(), settings.retry_queue_url),
         types=event_types(),
+        intents=IntentRepository(aws.dynamodb_table(settings.table_name), topology.TABLE.ttl_attribute),
     )
 
 
@@ -175,16 +180,7 @@ def replay_service() -> ReplayService:
 def broadcast_service() -> BroadcastService:
     settings = get_settings()
     events, endpoints = _repos(settings)
-    return BroadcastService(
-        events=events,
-        endpoints=endpoints,
-        queue=TaskQueue(aws.sqs_client(), settings.delivery_queue_url),
-        jobs=TaskQueue(aws.sqs_client(), settings.replay_queue_url),
-        settings=settings,
-        clock=utcnow,
-        catalog=_catalog(settings),
-        pins=endpoints,
-    )
+    return BroadcastService(events=events, jobs=job_runner(), settings=settings, clock=utcnow, catalog=_catalog(settings), pins=endpoints)
 
 
 @lru_cache(maxsize=1)
@@ -225,14 +221,22 @@ def access_guard() -> AccessGuard:
 
 
 @lru_cache(maxsize=1)
+def sweeper() -> Sweeper:
+    settings = get_settings()
+    intents = IntentRepository(aws.dynamodb_table(settings.table_name), topology.TABLE.ttl_attribute)
+    return Sweeper(intents, event_service(), utcnow, settings.sweep_grace_seconds, keys.INTENT_SHARDS)
+
+
+@lru_cache(maxsize=1)
 def job_runner() -> JobRunner:
-    """Bulk jobs and their kinds (hookline.services.bulk); their steps run on the job queue (the replay function's)."""
+    """Bulk jobs and their kinds (hookline.services.bulk, and a broadcast's fan-out); their steps run on the job queue (the replay function's)."""
     settings = get_settings()
     table = aws.dynamodb_table(settings.table_name)
     events, endpoints = _repos(settings)
     kinds: dict[str, JobKind] = {
         REQUEUE_PAUSED: PausedRequeue(endpoints, events, TaskQueue(aws.sqs_client(), settings.retry_queue_url)),
-        DELETE_CUSTOMER_ENDPOINTS: CustomerEndpointsDeletion(_customers(settings), endpoints),
+        DELETE_CUSTOMER_ENDPOINTS: CustomerEndpointsDeletion(endpoints),
+        BROADCAST_JOB: BroadcastFanout(events, endpoints, TaskQueue(aws.sqs_client(), settings.delivery_queue_url), settings.retention_days),
     }
     return JobRunner(
         JobRepository(table, topology.TABLE.ttl_attribute), TaskQueue(aws.sqs_client(), settings.replay_queue_url), kinds, utcnow, settings.retention_days
@@ -261,6 +265,7 @@ def reset() -> None:
         catalog_service,
         _catalog,
         job_runner,
+        sweeper,
         dlq_drain,
         get_settings,
     ):

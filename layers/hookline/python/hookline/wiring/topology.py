@@ -85,6 +85,19 @@ class StateMachineSpec:
 
 
 @dataclass(frozen=True)
+class ScheduleSpec:
+    """A function invoked directly on a timer with a fixed event: EventBridge Scheduler in the stack, a thread in local mode."""
+
+    key: str
+    function: str  # the FunctionSpec's name
+    event: tuple[tuple[str, str], ...]  # the invocation's event, as pairs
+    interval_setting: str  # the Settings field with the interval in minutes
+
+    def payload(self) -> dict[str, str]:
+        return dict(self.event)
+
+
+@dataclass(frozen=True)
 class TopicSpec:
     """An SNS topic for operational notifications (endpoint.circuit_opened, …)."""
 
@@ -230,7 +243,7 @@ API = FunctionSpec(
     name="api",
     timeout_seconds=15,
     memory_mb=512,
-    # The retry queue and the topic: re-enabling an endpoint sends its test event and requeues its paused backlog.
+    # The job queue and the topic: re-enabling an endpoint sends its test event and starts the job that requeues its paused backlog.
     grants=(
         Grant(TABLE, "read_write"),
         Grant(DELIVERY_QUEUE, "send"),
@@ -290,3 +303,6 @@ TOPICS: tuple[TopicSpec, ...] = (NOTIFICATIONS,)
 # their oldest message can be that much older without anything being stuck.
 DELAYED_QUEUES: tuple[QueueSpec, ...] = (RETRY_QUEUE, REPLAY_QUEUE)
 FUNCTIONS: tuple[FunctionSpec, ...] = (API, AUTHORIZER, DELIVERY, RETRY, REPLAY)
+# The sweeper (hookline.services.sweeper): queues what was stored and never queued.
+SWEEP_SCHEDULE = ScheduleSpec(key="sweep", function=REPLAY.name, event=(("kind", "sweep"),), interval_setting="sweep_interval_minutes")
+SCHEDULES: tuple[ScheduleSpec, ...] = (SWEEP_SCHEDULE,)

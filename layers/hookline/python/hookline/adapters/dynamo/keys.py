@@ -20,6 +20,8 @@ every key the API reads, so no query can reach another tenant's items.
     Limiter     LIM#<tenant>#<ep_id>    LIM                     limiter
     Replay      RPL#<tenant>#<rpl_id>   RPL                     replay
     Job         JOB#<tenant>#<job_id>   JOB                     job
+    Intent      UNQ#<minute>#<shard>    <tenant>#<token>        intent (intent_partition): a request's events until they are queued
+    Sweep       SWEEP                   CHECKPOINT              sweep_checkpoint
     Statistics  STAT#<tenant>#<ep_id>   H#<yyyy-mm-ddThh>       stats (stats_partition, stats_sort)
 
 Index `endpoint-deliveries` (INDEX): GSI_PK `gsi1pk` = `EPD#<tenant>#<ep_id>`,
@@ -57,6 +59,8 @@ Access patterns (numbered as in docs/architecture.md), by key:
     breaker, limiter     7 load, 8 grant, 9 probe, 14 transition, 15 slow down, 16 release
     stats                20 add a batch's counters; stats_partition + stats_sort: 21 read a window (Query)
     replay               23 replay step, 24 replay progress
+    intent               51 note a request's events before storing them (PutItem), 52 drop the note once queued (DeleteItem);
+                         intent_partition: 53 the sweeper's notes of one minute and shard (Query)
     job                  48 start a job (conditional PutItem), 49 read it (GetItem), 50 advance it (PutItem conditional on its step)
     versions, event_type 41 the tenant's versions and the event's type, read with every accepted request (BatchGetItem); 42 change them (PutItem, versions conditional on its revision); catalog_partition: 43 list the event types (Query)
     version_usage        44 add a batch's deliveries per version (UpdateItem ADD); version_usage_partition: 45 a version's last 7 days (Query)
@@ -271,3 +275,20 @@ def version_partition(tenant: str, version: str) -> str:
 def version_keys(tenant: str, version: str, endpoint_id: str) -> dict[str, str]:
     """An endpoint's keys in the endpoint-versions index."""
     return {GSI3_PK: version_partition(tenant, version), GSI3_SK: endpoint_id}
+
+
+INTENT_SHARDS = 8  # a minute's notes are spread over this many partitions, so ingest never heats one
+
+
+def intent_partition(minute: str, shard: int) -> str:
+    """One minute's (yyyy-mm-ddThh:mm) notes of requests whose events were not all queued yet, in one of INTENT_SHARDS."""
+    return f"UNQ#{minute}#{shard}"
+
+
+def intent(minute: str, shard: int, tenant: str, token: str) -> Key:
+    return _key(intent_partition(minute, shard), f"{tenant}#{token}")
+
+
+def sweep_checkpoint() -> Key:
+    """The last minute the sweeper finished."""
+    return _key("SWEEP", "CHECKPOINT")

@@ -16,6 +16,9 @@
   const PAGE_SIZE = 20;
   const REPLAY_POLL_MS = 1000;
   const REPLAY_POLL_LIMIT = 600; // ten minutes of polling, then the page stops asking and says so
+  const JOB_POLL_MS = 2000;
+  const JOB_POLL_LIMIT = 15; // thirty seconds of following a re-enable's re-queue; the job goes on without the page
+  const ACTIVE_AGAIN = "The endpoint is active again";
   const EVENT_TYPE_PAGES = 20; // catalog pages the pick-list reads, at most
 
   const state = {
@@ -743,9 +746,10 @@
       clear(result);
       try {
         const answer = await api("POST", `/v1/endpoints/${enc(detail.id)}/enable`);
-        const requeued = answer.requeued || 0;
-        pendingNotice = `The endpoint is active again${requeued ? `; ${plural(requeued, "paused delivery is", "paused deliveries are")} on the way` : ""}.`;
+        const job = answer && answer.requeue && typeof answer.requeue.id === "string" ? answer.requeue : null;
+        pendingNotice = job ? `${ACTIVE_AGAIN}; its paused deliveries are being re-queued.` : `${ACTIVE_AGAIN}.`;
         navigate({ view: "endpoint", id: detail.id, tab: "settings" }, { replace: true });
+        if (job) trackRequeue(job.id, state.renderSeq);
       } catch (e) {
         if (e.expired) return;
         busy(enableBtn, false);
@@ -760,6 +764,38 @@
       enableBtn,
       result,
     );
+  }
+
+  // After a re-enable, the notice follows the job that re-queues the paused backlog (a page at a time, at the
+  // endpoint's rate): every 2 s, for at most 30 s, or until the page moves on. A failed poll leaves the notice as it is.
+  function trackRequeue(id, seq) {
+    let polls = 0;
+    const poll = async () => {
+      polls += 1;
+      let job;
+      try {
+        job = await api("GET", `/v1/jobs/${enc(id)}`);
+      } catch (e) {
+        if (!e.expired && current(seq) && polls < JOB_POLL_LIMIT) later(poll, JOB_POLL_MS);
+        return;
+      }
+      if (!current(seq)) return;
+      const counted = Number(job && job.counts && job.counts.requeued);
+      const n = Number.isFinite(counted) && counted > 0 ? counted : 0;
+      const deliveries = plural(n, "paused delivery", "paused deliveries");
+      if (job.status === "done") {
+        notice(n ? `${ACTIVE_AGAIN}; ${deliveries} re-queued, done.` : `${ACTIVE_AGAIN}; it had no paused deliveries to re-queue.`);
+      } else if (job.status === "cancelled") {
+        const why = typeof job.note === "string" && job.note ? `: ${job.note}` : "";
+        notice(`${ACTIVE_AGAIN}, but re-queueing its paused deliveries stopped after ${deliveries}${why}.`);
+      } else if (polls < JOB_POLL_LIMIT) {
+        notice(`${ACTIVE_AGAIN}; its paused deliveries are being re-queued: ${n.toLocaleString()} so far.`);
+        later(poll, JOB_POLL_MS);
+      } else {
+        notice(`${ACTIVE_AGAIN}; ${deliveries} re-queued so far, the rest follow at its rate limit.`);
+      }
+    };
+    later(poll, JOB_POLL_MS);
   }
 
   // -- payload version

@@ -1,0 +1,56 @@
+"""Notes of requests whose events are not all queued yet (keys.intent), and the sweeper's checkpoint (keys.sweep_checkpoint).
+
+A note is one small item per request (its event ids), put before the events are
+stored and deleted once they are queued: 1 WRU each way for a single event, a few
+for a batch of 100. They expire after a day in any case (TTL).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any
+
+from boto3.dynamodb.conditions import Key
+
+from hookline.adapters.dynamo import keys
+from hookline.adapters.dynamo.ops import query_all
+from hookline.adapters.failures import translate_failures
+from hookline.core import ids
+from hookline.core.intents import Intent, minute_of, shard_of
+
+KEPT = timedelta(days=1)
+
+
+@translate_failures
+class IntentRepository:
+    def __init__(self, table: Any, ttl_attribute: str = keys.TTL):
+        self._table = table
+        self._ttl = ttl_attribute
+
+    def open(self, tenant: str, event_ids: list[str], now: datetime) -> Intent:
+        token = ids.new_id("unq", int(now.timestamp() * 1000))
+        intent = Intent(minute_of(now), shard_of(token, keys.INTENT_SHARDS), tenant, token, tuple(event_ids))
+        self._table.put_item(
+            Item={
+                **keys.intent(intent.minute, intent.shard, tenant, token),
+                "tenant": tenant,
+                "token": token,
+                "event_ids": list(event_ids),
+                self._ttl: int((now + KEPT).timestamp()),
+            }
+        )
+        return intent
+
+    def close(self, intent: Intent) -> None:
+        self._table.delete_item(Key=keys.intent(intent.minute, intent.shard, intent.tenant, intent.token))
+
+    def of_minute(self, minute: str, shard: int) -> list[Intent]:
+        items = query_all(self._table, KeyConditionExpression=Key(keys.PK).eq(keys.intent_partition(minute, shard)))
+        return [Intent(minute, shard, str(i["tenant"]), str(i["token"]), tuple(str(e) for e in i.get("event_ids", []))) for i in items]
+
+    def checkpoint(self) -> str | None:
+        item = self._table.get_item(Key=keys.sweep_checkpoint(), ConsistentRead=True).get("Item")
+        return str(item["minute"]) if item else None
+
+    def save_checkpoint(self, minute: str) -> None:
+        self._table.put_item(Item={**keys.sweep_checkpoint(), "minute": minute})

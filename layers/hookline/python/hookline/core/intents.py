@@ -1,0 +1,51 @@
+"""Notes of accepted requests whose events are not all queued yet, and the minutes the sweeper looks at. Pure.
+
+Ingest notes a request's event ids before it stores them and drops the note once
+their tasks are on the queue. A note still there after the grace period names
+events that were stored but may never have been queued (the queueing failed and
+the producer did not repeat the request, or the function died in between): the
+sweeper queues their deliveries that are still pending and unattempted (a
+duplicate task is harmless: the attempt claim lets one copy deliver).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+MINUTE_FORMAT = "%Y-%m-%dT%H:%M"
+FIRST_LOOK_BACK = timedelta(hours=1)  # how far back a sweeper with no checkpoint starts
+MAX_MINUTES_PER_SWEEP = 120  # one run's bound: a sweeper that fell behind catches up over a few runs
+
+
+@dataclass(frozen=True)
+class Intent:
+    minute: str
+    shard: int
+    tenant: str
+    token: str
+    event_ids: tuple[str, ...]
+
+
+def minute_of(moment: datetime) -> str:
+    return moment.strftime(MINUTE_FORMAT)
+
+
+def shard_of(token: str, shards: int) -> int:
+    return hashlib.sha256(token.encode()).digest()[0] % shards
+
+
+def minutes_to_sweep(checkpoint: str | None, now: datetime, grace: timedelta) -> list[str]:
+    """The minutes after `checkpoint` whose notes are past the grace period, oldest first, at most MAX_MINUTES_PER_SWEEP."""
+    last = (now - grace).replace(second=0, microsecond=0) - timedelta(minutes=1)
+    start = datetime.strptime(checkpoint, MINUTE_FORMAT).replace(tzinfo=now.tzinfo) + timedelta(minutes=1) if checkpoint else last - FIRST_LOOK_BACK
+    return list(_minutes(start, last))[:MAX_MINUTES_PER_SWEEP]
+
+
+def _minutes(start: datetime, last: datetime) -> Iterator[str]:
+    moment = start
+    while moment <= last:
+        yield minute_of(moment)
+        moment += timedelta(minutes=1)

@@ -1,0 +1,48 @@
+"""The sweeper through the real handlers against moto: a stored event whose queueing failed reaches its receiver once."""
+
+from __future__ import annotations
+
+import json
+
+from freezegun import freeze_time
+from standardwebhooks.webhooks import Webhook
+
+from hookline.adapters import aws
+from hookline.adapters.dynamo import keys
+from hookline.core.errors import DependencyFailed
+from hookline.wiring import container, topology
+from tests.conftest import Hookline
+from tests.support.receiver import running_receiver
+
+
+def test_a_stored_event_whose_queueing_failed_is_swept_and_delivered_once(hookline: Hookline) -> None:
+    with freeze_time("2026-12-01T10:00:00Z", tick=True) as clock, running_receiver() as receiver:
+        ep = hookline.api("POST", "/v1/endpoints", {"url": receiver.url})[1]
+        # Given an event (no id) stored while SQS refused its task: the producer gets a 503 and never repeats it
+        queue = container.event_service()._queue
+        real_send = queue.send
+
+        def refusing(*args: object, **kwargs: object) -> None:
+            queue.send = real_send  # type: ignore[method-assign]
+            raise DependencyFailed("SQS said no", cause="ServiceUnavailable")
+
+        queue.send = refusing  # type: ignore[method-assign]
+        status, refused = hookline.api("POST", "/v1/events", {"type": "a.b", "data": {"n": 1}})
+        assert (status, refused["error"]["code"]) == (503, "unavailable")
+        assert hookline.queued() == []
+        table = aws.dynamodb_table(hookline.env[topology.TABLE.env])
+        [stored] = [i for i in table.scan()["Items"] if i[keys.SK] == keys.EVENT_SK]
+        # When the scheduled sweep runs before the grace period, Then it leaves the request alone
+        assert hookline.handlers["replay"]({"kind": "sweep"}, None)["unqueued_events"] == 0
+        # When it runs after the grace period, Then it queues the delivery, once
+        clock.tick(container.get_settings().sweep_grace_seconds + 60)
+        report = hookline.handlers["replay"]({"kind": "sweep"}, None)
+        assert (report["unqueued_events"], report["queued_deliveries"]) == (1, 1)
+        assert hookline.handlers["replay"]({"kind": "sweep"}, None)["unqueued_events"] == 0
+        assert hookline.drain() == 1
+        # And the receiver got the event once, signed
+        [got] = receiver.requests
+        assert Webhook(ep["secret"]).verify(got.body, got.headers)["id"] == stored["id"]
+        assert json.loads(got.body)["data"] == {"n": 1}
+        _, event = hookline.api("GET", f"/v1/events/{stored['id']}")
+        assert event["deliveries"][0]["status"] == "succeeded"

@@ -1,0 +1,67 @@
+"""The sweeper over the fakes: an event stored but never queued is queued once after the grace period, and nothing else is."""
+
+from __future__ import annotations
+
+import pytest
+
+from hookline.core.errors import Unavailable
+from tests.unit.services.conftest import World
+
+
+def test_an_event_whose_queueing_failed_is_queued_by_the_sweeper_after_the_grace_period(world: World) -> None:
+    ep = world.add_endpoint()
+    # Given an event without an id whose tasks could not be queued (the producer got a 503 and never came back)
+    world.delivery_queue.faults.fail("send", times=1)
+    with pytest.raises(Unavailable):
+        world.event_service().accept("acme", {"type": "a.b", "data": {"n": 1}})
+    [stored] = list(world.events.events.values())
+    assert world.delivery_queue.sent == [] and len(world.intents.notes) == 1
+    # When the sweeper runs within the grace period, Then it leaves it alone (the request may still be finishing)
+    assert world.sweeper().sweep()["unqueued_events"] == 0 and world.delivery_queue.sent == []
+    # When it runs after the grace period, Then the delivery is queued once, and the note is gone
+    world.clock.advance(world.settings.sweep_grace_seconds + 60)
+    report = world.sweeper().sweep()
+    assert (report["unqueued_events"], report["queued_deliveries"]) == (1, 1)
+    [task] = world.delivery_queue.tasks()
+    assert (task.event_id, task.endpoint_id, task.attempt) == (stored.id, ep.id, 1)
+    assert world.intents.notes == {}
+    # And a later run finds nothing more
+    world.clock.advance(120)
+    assert world.sweeper().sweep()["unqueued_events"] == 0 and len(world.delivery_queue.sent) == 1
+
+
+def test_a_request_that_queued_its_events_leaves_no_note_and_a_refused_one_neither(world: World) -> None:
+    world.add_endpoint()
+    world.event_service().accept("acme", {"type": "a.b", "data": {}})
+    world.event_service().accept_batch("acme", {"events": [{"type": "a.b", "data": {"n": i}} for i in range(3)]})
+    with pytest.raises(Exception, match="customer"):
+        world.event_service().accept("acme", {"type": "a.b", "data": {}, "customer": "nobody"})
+    assert world.intents.notes == {}
+    world.clock.advance(600)
+    assert world.sweeper().sweep()["unqueued_events"] == 0
+
+
+def test_a_batch_with_a_failed_chunk_keeps_its_note_and_the_sweeper_queues_what_is_still_unattempted(world: World) -> None:
+    world.add_endpoint()
+    world.delivery_queue.faults.fail("send", times=1)
+    results = world.event_service().accept_batch("acme", {"events": [{"type": "a.b", "data": {"n": i}} for i in range(12)]})
+    assert [r["status"] for r in results] == [503] * 10 + [202] * 2  # the first SQS batch of ten failed
+    world.clock.advance(world.settings.sweep_grace_seconds + 60)
+    report = world.sweeper().sweep()
+    # It cannot tell a task waiting on the queue from one never sent: the note's every unattempted delivery is queued again,
+    # the two that went at once a second time (harmless: the attempt claim lets one copy deliver)
+    assert report["unqueued_events"] == 12
+    stored = sorted(e.id for e in world.events.events.values())
+    assert sorted({t.event_id for t in world.delivery_queue.tasks()}) == stored and len(world.delivery_queue.sent) == 14
+
+
+def test_an_event_with_an_id_is_noted_only_when_its_request_fails(world: World) -> None:
+    world.add_endpoint()
+    world.event_service().accept("acme", {"type": "a.b", "id": "order-1", "data": {}})
+    assert world.intents.notes == {}  # the happy path writes no note: its producer can finish it by repeating the request
+    world.delivery_queue.faults.fail("send", times=1)
+    with pytest.raises(Unavailable):
+        world.event_service().accept("acme", {"type": "a.b", "id": "order-2", "data": {}})
+    assert len(world.intents.notes) == 1  # noted on the way out, should the producer never repeat it
+    world.clock.advance(world.settings.sweep_grace_seconds + 60)
+    assert world.sweeper().sweep()["unqueued_events"] == 1
