@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from freezegun import freeze_time
 from standardwebhooks.webhooks import Webhook
 
@@ -12,6 +13,7 @@ from hookline.adapters.dynamo import keys
 from hookline.core.errors import DependencyFailed
 from hookline.wiring import container, topology
 from tests.conftest import Hookline
+from tests.support.events import sqs_event
 from tests.support.receiver import running_receiver
 
 
@@ -46,3 +48,22 @@ def test_a_stored_event_whose_queueing_failed_is_swept_and_delivered_once(hookli
         assert json.loads(got.body)["data"] == {"n": 1}
         _, event = hookline.api("GET", f"/v1/events/{stored['id']}")
         assert event["deliveries"][0]["status"] == "succeeded"
+
+
+def test_the_replay_function_runs_its_jobs_and_the_sweep_with_only_its_own_resources(hookline: Hookline, monkeypatch: pytest.MonkeyPatch) -> None:
+    """As Lambda runs it: the replay function's environment names only the resources it is granted (topology), so a
+    job or the sweep that queues first attempts finds the delivery queue there, or fails here as it would in the cloud."""
+    with running_receiver() as receiver:
+        hookline.api("POST", "/v1/endpoints", {"url": receiver.url})
+        assert hookline.api("POST", "/v1/events/broadcast", {"type": "a.b", "data": {}})[0] == 202
+        own = {spec.env for spec in topology.REPLAY.env_resources}
+        for spec in (*topology.QUEUES, *topology.TABLES, *topology.STATE_MACHINES, *topology.TOPICS):
+            if spec.env not in own:
+                monkeypatch.delenv(spec.env, raising=False)
+        container.reset()
+        messages = hookline.queued(topology.REPLAY_QUEUE)
+        result = hookline.handlers["replay"](sqs_event(messages, hookline.queue_arn(topology.REPLAY_QUEUE)), None)
+        assert result == {"batchItemFailures": []}
+        assert hookline.handlers["replay"]({"kind": "sweep"}, None)["unqueued_events"] == 0
+        # The fan-out's first attempt is on the delivery queue
+        assert len(hookline.queued()) == 1

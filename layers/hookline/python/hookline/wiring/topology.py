@@ -285,6 +285,8 @@ REPLAY = FunctionSpec(
     memory_mb=256,
     grants=(
         Grant(TABLE, "read_write"),
+        # A broadcast's fan-out and the sweeper queue first attempts on the delivery queue; replays and re-queues the retry queue.
+        Grant(DELIVERY_QUEUE, "send"),
         Grant(RETRY_QUEUE, "send"),
         Grant(REPLAY_QUEUE, "send"),
         Grant(DELIVERY_DLQ, "receive"),
