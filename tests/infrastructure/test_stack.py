@@ -725,7 +725,7 @@ def test_only_the_replay_function_has_a_fixed_name(synth: Synth) -> None:
     assert named == {REPLAY.name}
 
 
-def test_replay_role_drains_the_dlq_and_requeues_but_never_sends_to_the_delivery_queue(synth: Synth) -> None:
+def test_replay_role_drains_the_dlq_requeues_and_queues_first_attempts(synth: Synth) -> None:
     # Given the replay function: replay jobs off the replay queue, the operators' DLQ drain by hand
     statements = synth.policy_statements(synth.role_id(REPLAY))
     # When its role's SQS permissions are collected
@@ -733,11 +733,11 @@ def test_replay_role_drains_the_dlq_and_requeues_but_never_sends_to_the_delivery
     dlq = _queue_arn(synth, DELIVERY_DLQ)
     for action in ("sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:ChangeMessageVisibility", "sqs:GetQueueAttributes", "sqs:GetQueueUrl"):
         assert dlq in _resources_allowed(statements, action), action
-    # And it sends to the retry queue (drained deliveries), the replay queue (the next page of a job) and the DLQ (put back)
+    # And it sends to the retry queue (drained, replayed and re-queued deliveries), the delivery queue (the first attempts
+    # of a broadcast's fan-out and of what the sweeper finds unqueued), the replay queue (a job's next step) and the DLQ (put back)
     sends = _resources_allowed(statements, "sqs:SendMessage")
-    assert _sort(sends) == _sort([_queue_arn(synth, RETRY_QUEUE), _queue_arn(synth, REPLAY_QUEUE), dlq])
-    # And never to the delivery queue, whose first-attempt traffic a replay must not delay, nor to its own DLQ
-    assert _queue_arn(synth, DELIVERY_QUEUE) not in sends
+    assert _sort(sends) == _sort([_queue_arn(synth, DELIVERY_QUEUE), _queue_arn(synth, RETRY_QUEUE), _queue_arn(synth, REPLAY_QUEUE), dlq])
+    # And never to its own DLQ
     assert _queue_arn(synth, REPLAY_DLQ) not in sends
     # And it holds no Step Functions, SNS or wildcard action
     actions = {a for s in statements for a in _actions(s)}
@@ -757,8 +757,8 @@ def test_replay_function_knows_its_queues_and_the_dlq(synth: Synth) -> None:
     assert env[TABLE.env] == {"Ref": synth.logical_id(synth.stack.storage.table(TABLE))}
     # And the drain's pace, a behaviour setting
     assert env["HOOKLINE_DLQ_DRAIN_RATE_PER_SECOND"] == str(BASE_SETTINGS.dlq_drain_rate_per_second)
-    # But not the delivery queue, which it has no business with
-    assert DELIVERY_QUEUE.env not in env
+    # And the delivery queue, where a broadcast's fan-out and the sweeper queue first attempts
+    assert env[DELIVERY_QUEUE.env] == {"Ref": _queue_id(synth, DELIVERY_QUEUE)}
 
 
 # --- retry state machine ---------------------------------------------------------------------
