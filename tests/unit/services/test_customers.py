@@ -245,3 +245,17 @@ def test_customer_stats_add_up_its_endpoints_and_no_others(world: World) -> None
         world.customer_service().stats("acme", "c", {})
     with pytest.raises(ValidationFailed):
         world.customer_service().stats("acme", "a", {"since": "2026-11-29T12:00:00Z", "until": "2026-11-29T11:00:00Z"})
+
+
+def test_a_customer_with_1000_endpoints_is_deleted_by_a_job_whose_progress_reads_on_the_way(world: World) -> None:
+    _customer(world, "huge")
+    for _ in range(1000):
+        world.add_endpoint(customer="huge")
+    job = world.customer_service().delete("acme", "huge")
+    assert world.run_jobs(max_steps=4) == 4
+    progress = world.job_runner().describe("acme", job["id"])
+    assert (progress["status"], progress["counts"]) == ("running", {"endpoints_deleted": 4 * DELETE_PAGE})
+    world.run_jobs()
+    progress = world.job_runner().describe("acme", job["id"])
+    assert (progress["status"], progress["counts"]) == ("done", {"endpoints_deleted": 1000})
+    assert _endpoints_of(world, "huge") == []
