@@ -42,13 +42,8 @@ TEST_ENV = {
 }
 
 
-def real_sleep(seconds: float) -> None:
-    """Sleep in real time, also under a frozen clock (freezegun leaves time.sleep alone, but say so)."""
-    time.sleep(seconds)
-
-
 # How long a drain of the job queue waits for a step queued ahead of time (a job's steps are at least 1 s apart).
-JOB_STEP_WAIT = 3.0
+JOB_STEP_WAIT = 2.0
 
 
 @dataclass
@@ -98,7 +93,7 @@ class Hookline:
                 deadline = real_monotonic() + JOB_STEP_WAIT
             if queue != topology.REPLAY_QUEUE or real_monotonic() > deadline or not self._delayed(queue):
                 return total
-            real_sleep(0.2)
+            time.sleep(0.2)  # real time: freezegun leaves sleep alone
 
     def _delayed(self, queue: topology.QueueSpec) -> int:
         attrs = boto3.client("sqs").get_queue_attributes(QueueUrl=self.env[queue.env], AttributeNames=["ApproximateNumberOfMessagesDelayed"])

@@ -8,8 +8,10 @@ asks for the same at 20,000, which takes minutes in local mode and is out of `ma
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 from typing import Any
 
+import pytest
 import requests
 
 from hookline.core.jobs import Job, StepResult
@@ -17,6 +19,7 @@ from hookline.services.bulk import REQUEUE_PAUSED
 from hookline.wiring import container
 from local.receiver import WebhookReceiver
 from local.run import LocalHookline
+from tests.e2e.conftest import E2E_KEY, E2E_TENANT
 
 BACKLOG = 250
 
@@ -48,8 +51,19 @@ class DiesOnce:
         return self.kind.step(job, now)
 
 
-def test_a_paused_backlog_comes_back_by_a_job_even_when_a_step_dies(local_hookline: LocalHookline, receiver: WebhookReceiver) -> None:
-    hl = local_hookline
+@pytest.fixture(scope="module")
+def roomy_hookline() -> Iterator[LocalHookline]:
+    """Local mode whose endpoints start at 50 in flight (the default ramps up from 5): the backlog drains in seconds."""
+    hookline = LocalHookline(port=0, aws_port=0, api_keys=f"{E2E_TENANT}:{E2E_KEY}", env={"HOOKLINE_INITIAL_CONCURRENCY": "50"})
+    hookline.start()
+    try:
+        yield hookline
+    finally:
+        hookline.stop()
+
+
+def test_a_paused_backlog_comes_back_by_a_job_even_when_a_step_dies(roomy_hookline: LocalHookline, receiver: WebhookReceiver) -> None:
+    hl = roomy_hookline
     # Given an endpoint disabled with 250 paused deliveries (stored paused by ingest while it was disabled)
     status, ep = _api(hl, "POST", "/v1/endpoints", {"url": receiver.url, "rate_limit_per_second": 500, "max_concurrency": 100})
     assert status == 201
