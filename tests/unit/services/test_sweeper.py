@@ -41,24 +41,22 @@ def test_a_request_that_queued_its_events_leaves_no_note_and_a_refused_one_neith
     assert world.sweeper().sweep()["unqueued_events"] == 0
 
 
-def test_a_batch_with_a_failed_chunk_keeps_its_note_and_the_sweeper_queues_what_is_still_unattempted(world: World) -> None:
+def test_a_batch_with_a_failed_chunk_notes_those_events_and_the_sweeper_queues_them_alone(world: World) -> None:
     world.add_endpoint()
     world.delivery_queue.faults.fail("send", times=1)
     results = world.event_service().accept_batch("acme", {"events": [{"type": "a.b", "data": {"n": i}} for i in range(12)]})
     assert [r["status"] for r in results] == [503] * 10 + [202] * 2  # the first SQS batch of ten failed
     world.clock.advance(world.settings.sweep_grace_seconds + 60)
     report = world.sweeper().sweep()
-    # It cannot tell a task waiting on the queue from one never sent: the note's every unattempted delivery is queued again,
-    # the two that went at once a second time (harmless: the attempt claim lets one copy deliver)
-    assert report["unqueued_events"] == 12
-    stored = sorted(e.id for e in world.events.events.values())
-    assert sorted({t.event_id for t in world.delivery_queue.tasks()}) == stored and len(world.delivery_queue.sent) == 14
+    assert report["unqueued_events"] == 10
+    # Every stored event has one task now: the two that went at once, and the ten the sweeper queued
+    assert sorted(t.event_id for t in world.delivery_queue.tasks()) == sorted(e.id for e in world.events.events.values())
 
 
 def test_an_event_with_an_id_is_noted_only_when_its_request_fails(world: World) -> None:
     world.add_endpoint()
     world.event_service().accept("acme", {"type": "a.b", "id": "order-1", "data": {}})
-    assert world.intents.notes == {}  # the happy path writes no note: its producer can finish it by repeating the request
+    assert world.intents.notes == {}  # the happy path writes no note
     world.delivery_queue.faults.fail("send", times=1)
     with pytest.raises(Unavailable):
         world.event_service().accept("acme", {"type": "a.b", "id": "order-2", "data": {}})

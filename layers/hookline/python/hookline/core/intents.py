@@ -1,11 +1,10 @@
 """Notes of accepted requests whose events are not all queued yet, and the minutes the sweeper looks at. Pure.
 
-Ingest notes a request's event ids before it stores them and drops the note once
-their tasks are on the queue. A note still there after the grace period names
-events that were stored but may never have been queued (the queueing failed and
-the producer did not repeat the request, or the function died in between): the
-sweeper queues their deliveries that are still pending and unattempted (a
-duplicate task is harmless: the attempt claim lets one copy deliver).
+A request that fails (503) after it may have stored its events notes their ids on
+its way out. Past the grace period, the sweeper queues the noted events' deliveries
+that are still pending and unattempted (a duplicate task, should the producer have
+repeated the request meanwhile, is harmless: the attempt claim lets one copy
+deliver), then drops the note.
 """
 
 from __future__ import annotations

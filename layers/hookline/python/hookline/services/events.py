@@ -136,44 +136,25 @@ class EventService:
         data = validation.event_create(body)
         now = self._clock()
         event_id = ids.event_id(tenant, data.idempotency_key, int(now.timestamp() * 1000))
-        note: Intent | None = None
         try:
-            catalog = self._catalog.load(tenant, [data.type])
-            note = self._note([event_id] if data.idempotency_key is None else [], tenant, now)
-            try:
-                result, tasks = self._stage(tenant, data, now, self._targets(tenant), catalog, event_id)
-            except HooklineError:
-                self._close(note)  # refused: nothing was stored
-                raise
+            result, tasks = self._stage(tenant, data, now, self._targets(tenant), self._catalog.load(tenant, [data.type]), event_id)
             self._queue.send(tasks)
         except DependencyFailed as exc:
-            if data.idempotency_key is not None:
-                self._note_failed(tenant, [event_id], now)
+            self._note_failed(tenant, [event_id], now)
             raise Unavailable(f"the event could not be queued ({exc.cause}); repeat the request with the same id") from None
-        self._close(note)
         self._note_types(tenant, [data.type])
         return result
 
-    def _note(self, event_ids: list[str], tenant: str, now: datetime) -> Intent | None:
-        """Note events without an `id` before storing them: their producer cannot finish them by repeating the request
-        (a repeat makes a new event), so the sweeper must. An event with an `id` is noted only if its request fails."""
-        return self._intents.open(tenant, event_ids, now) if self._intents is not None and event_ids else None
-
     def _note_failed(self, tenant: str, event_ids: list[str], now: datetime) -> None:
-        """A failed request's events that carry an `id`, noted for the sweeper in case the producer never repeats it (best effort)."""
-        try:
-            self._note(event_ids, tenant, now)
-        except DependencyFailed as exc:
-            _log.warning("queueing note not written", extra={"tenant": tenant, "cause": exc.cause})
-
-    def _close(self, note: Intent | None) -> None:
-        """Drop a request's note once its events are queued (best effort: a note left is swept, queueing nothing twice)."""
-        if note is None or self._intents is None:
+        """The events of a request that failed (a 503) after it may have stored them, noted for the sweeper: an event
+        without an `id` cannot be finished by repeating the request (a repeat makes a new event), and a producer may
+        never repeat one with an `id`. Best effort: the note fails when DynamoDB does, and a repeat still finishes it."""
+        if self._intents is None or not event_ids:
             return
         try:
-            self._intents.close(note)
+            self._intents.open(tenant, event_ids, now)
         except DependencyFailed as exc:
-            _log.warning("queueing note not dropped", extra={"tenant": note.tenant, "cause": exc.cause})
+            _log.warning("queueing note not written", extra={"tenant": tenant, "cause": exc.cause})
 
     def queue_unsent(self, tenant: str, event_id: str) -> int:
         """Queue the event's deliveries that are pending and were never attempted (the sweeper's); how many."""
@@ -208,7 +189,6 @@ class EventService:
         targets = self._targets(tenant)
         try:
             catalog = self._catalog.load(tenant, {data.type for data in inputs})
-            note = self._note([e for e, data in zip(event_ids, inputs, strict=True) if data.idempotency_key is None], tenant, now)
         except DependencyFailed as exc:
             raise Unavailable(f"the event catalog could not be read ({exc.cause}); repeat the request") from None
         queued: dict[str, DeliveryTask] = {}  # by delivery id: an id repeated in the batch queues its tasks once
@@ -235,10 +215,7 @@ class EventService:
                 for task in chunk:
                     for i in owners[task.delivery_id]:
                         results[i] = _unavailable(i, exc)
-        failed = [i for i, r in enumerate(results) if r.get("status") == 503]
-        if not failed:
-            self._close(note)  # else the sweeper finishes what was stored and not queued
-        self._note_failed(tenant, [event_ids[i] for i in failed if inputs[i].idempotency_key is not None], now)
+        self._note_failed(tenant, list(dict.fromkeys(event_ids[i] for i, r in enumerate(results) if r.get("status") == 503)), now)
         self._note_types(tenant, {data.type for data, result in zip(inputs, results, strict=True) if result.get("status") == 202})
         return results
 

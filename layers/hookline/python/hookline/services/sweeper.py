@@ -3,7 +3,7 @@
 A scheduled run (EventBridge Scheduler in the stack, a timer in local mode) reads
 the notes of each minute past the grace period since its checkpoint: one Query per
 minute and shard, so its cost follows the minutes, not the data, and a note exists
-only for a request that is still being answered or that failed after storing. For
+only for a request that failed after it may have stored its events. For
 each note it queues the noted events' deliveries that are still pending and never
 attempted, then drops the note. It reports how many events it found so (the
 `UnqueuedFound` metric, with an alarm): in a healthy stack none.
