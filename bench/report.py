@@ -192,7 +192,12 @@ CHANGES = (
         "deliveries per payload version and day (one UpdateItem per version); an endpoint write also writes the keys-only "
         "endpoint-versions index. Local mode under a backlog (issue 16): moto's ReceiveMessage, Query and request routing "
         "no longer grow with the data, full garbage collections run a tenth as often, and an endpoint's reads run side by "
-        "side: `GET /v1/endpoints/{id}` 418 -> about 105 ms median, a batch 1.9 -> 0.8 s.",
+        "side: `GET /v1/endpoints/{id}` 418 -> about 105 ms median, a batch 1.9 -> 0.8 s. Bulk work as jobs (issue 17): "
+        "re-enabling, customer deletion and broadcasts run as paged jobs (a GetItem and a conditional UpdateItem per page); "
+        "the sweeper's notes are written only by a request that fails, so the happy path pays nothing for them (a note "
+        "before every store measured +2 WRU per single event, $7.86 -> $9.07, and was dropped); the catalog read is kept "
+        "by each process for 5 s (ingest_single 2.0 -> 1.0 RRU). 1 KB, 98.5 %: batched $5.49 -> $5.63, single $7.53 -> "
+        "$7.73 per million over this day's runs.",
     ),
     (
         "2026-12-01",
