@@ -12,6 +12,7 @@ class FakeJobStore:
 
     def __init__(self) -> None:
         self.items: dict[tuple[str, str], Job] = {}
+        self.marks: set[tuple[str, str]] = set()  # the jobs marked running
         self.faults = Faults()
         self._lock = new_lock()
 
@@ -21,7 +22,14 @@ class FakeJobStore:
         if (job.tenant, job.id) in self.items:
             return False
         self.items[(job.tenant, job.id)] = job
+        self.marks.add((job.tenant, job.id))
         return True
+
+    def running(self) -> list[tuple[str, str]]:
+        return sorted(self.marks)
+
+    def forget_running(self, tenant: str, job_id: str) -> None:
+        self.marks.discard((tenant, job_id))
 
     def get(self, tenant: str, job_id: str) -> Job | None:
         self.faults.check("get")
@@ -34,4 +42,6 @@ class FakeJobStore:
         if stored is None or stored.step != current.step or stored.status != "running":
             return False
         self.items[(current.tenant, current.id)] = advanced
+        if advanced.status != "running":
+            self.marks.discard((current.tenant, current.id))
         return True

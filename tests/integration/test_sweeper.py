@@ -67,3 +67,20 @@ def test_the_replay_function_runs_its_jobs_and_the_sweep_with_only_its_own_resou
         assert hookline.handlers["replay"]({"kind": "sweep"}, None)["unqueued_events"] == 0
         # The fan-out's first attempt is on the delivery queue
         assert len(hookline.queued()) == 1
+
+
+def test_the_sweep_resumes_a_job_whose_step_messages_were_lost(hookline: Hookline) -> None:
+    with freeze_time("2026-12-01T10:00:00Z", tick=True) as clock:
+        assert hookline.api("PUT", "/v1/customers/gone", {"name": "Gone"})[0] == 201
+        for i in range(3):
+            hookline.api("POST", "/v1/endpoints", {"url": f"https://example.com/{i}", "customer": "gone"})
+        job = hookline.api("DELETE", "/v1/customers/gone")[1]["job"]
+        assert len(hookline.queued(topology.REPLAY_QUEUE)) == 1  # its first step, taken off the queue and lost
+        clock.tick(21 * 60)
+        assert hookline.handlers["replay"]({"kind": "sweep"}, None)["stalled_jobs_resumed"] == 1
+        hookline.drain(topology.REPLAY_QUEUE)
+        shown = hookline.api("GET", f"/v1/jobs/{job['id']}")[1]
+        assert (shown["status"], shown["counts"]) == ("done", {"endpoints_deleted": 3})
+        assert hookline.handlers["replay"]({"kind": "sweep"}, None)["stalled_jobs_resumed"] == 0
+        table = aws.dynamodb_table(hookline.env[topology.TABLE.env])
+        assert [i for i in table.scan()["Items"] if i[keys.PK] == keys.RUNNING_JOBS] == []

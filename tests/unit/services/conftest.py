@@ -75,7 +75,7 @@ class World:
         )
 
     def sweeper(self) -> Sweeper:
-        return Sweeper(self.intents, self.event_service(), self.clock, self.settings.sweep_grace_seconds, SHARDS)
+        return Sweeper(self.intents, self.event_service(), self.clock, self.settings.sweep_grace_seconds, SHARDS, self.job_runner())
 
     def endpoint_service(self) -> EndpointService:
         deps = EndpointDeps(states=self.states, events=self.events, sender=self.sender, jobs=self.job_runner(), notify=self.notify)

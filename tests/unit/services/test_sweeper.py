@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from hookline.core.errors import Unavailable
+from tests.fakes.contracts import delivery
 from tests.unit.services.conftest import World
 
 
@@ -63,3 +64,22 @@ def test_an_event_with_an_id_is_noted_only_when_its_request_fails(world: World) 
     assert len(world.intents.notes) == 1  # noted on the way out, should the producer never repeat it
     world.clock.advance(world.settings.sweep_grace_seconds + 60)
     assert world.sweeper().sweep()["unqueued_events"] == 1
+
+
+def test_a_job_whose_chain_of_steps_was_lost_is_resumed_by_the_sweeper_and_finishes(world: World) -> None:
+    ep = world.add_endpoint(status="disabled", disabled_reason="failing")
+    world.events.create_deliveries([delivery(f"dlv_{i:03d}", f"evt_{i:03d}", ep.id, status="paused") for i in range(150)], 0)
+    job = world.endpoint_service().enable("acme", ep.id)["requeue"]
+    assert world.run_jobs(max_steps=1) == 1
+    world.jobs.sent.clear()  # its next step's message is lost (dropped by a release that knew no jobs, or dead-lettered)
+    # When the sweeper runs while the job is still fresh, Then it leaves it alone
+    assert world.sweeper().sweep()["stalled_jobs_resumed"] == 0 and world.jobs.sent == []
+    # When the job has not moved for 20 minutes, Then the sweeper resumes it, and it finishes
+    world.clock.advance(20 * 60)
+    assert world.sweeper().sweep()["stalled_jobs_resumed"] == 1
+    world.run_jobs()
+    progress = world.job_runner().describe("acme", job["id"])
+    assert (progress["status"], progress["counts"]) == ("done", {"requeued": 150})
+    # And a finished job is no longer among the running: the next sweep resumes nothing
+    world.clock.advance(30 * 60)
+    assert world.sweeper().sweep()["stalled_jobs_resumed"] == 0 and world.job_store.marks == set()

@@ -32,7 +32,7 @@ from datetime import datetime, timedelta
 from typing import Any, Protocol
 
 from hookline.core import ids
-from hookline.core.clock import iso
+from hookline.core.clock import iso, parse_iso
 from hookline.core.errors import NotFound
 from hookline.core.jobs import JOB, Job, StepResult, step_message
 from hookline.services.ports import JobQueue
@@ -41,6 +41,8 @@ _log = logging.getLogger(__name__)
 
 MAX_STEP_DELAY = 900  # SQS's longest message delay
 MIN_STEP_DELAY = 1  # a step's next is queued before its advance: a second gives the advance time to land
+# A running job unchanged this long has lost its chain: longer than any step's wait (MAX_STEP_DELAY) and a redelivery.
+STALLED_AFTER = timedelta(minutes=20)
 
 
 class JobStepEarly(Exception):
@@ -55,8 +57,15 @@ class JobStore(Protocol):
     def get(self, tenant: str, job_id: str) -> Job | None: ...
 
     def advance(self, current: Job, advanced: Job) -> bool:
-        """Replace the job if it is still at `current.step` and running; False otherwise (another step got there first)."""
+        """Replace the job if it is still at `current.step` and running; False otherwise (another step got there first).
+        A job that ends (done, cancelled) loses its mark as running."""
         ...
+
+    def running(self) -> list[tuple[str, str]]:
+        """(tenant, job id) of the jobs marked running."""
+        ...
+
+    def forget_running(self, tenant: str, job_id: str) -> None: ...
 
 
 class JobKind(Protocol):
@@ -125,6 +134,22 @@ class JobRunner:
         if job is None:
             raise NotFound(f"job {job_id[:64]} not found", code="job_not_found")
         return job.public()
+
+    def resume_stalled(self, stalled_after: timedelta = STALLED_AFTER) -> int:
+        """Resume every running job that has not moved for `stalled_after` (its chain of steps was lost: a step
+        message dropped, or dead-lettered); how many. The sweeper's, every minute. A job still moving is left alone,
+        and a resumed one that was not lost runs one chain all the same (each message names its step)."""
+        now, resumed = self.clock(), 0
+        for tenant, job_id in self.store.running():
+            job = self.store.get(tenant, job_id)
+            if job is None or job.status != "running":
+                self.store.forget_running(tenant, job_id)
+                continue
+            if now - parse_iso(job.updated_at) >= stalled_after:
+                _log.warning("stalled job resumed", extra={"tenant": tenant, "job_id": job_id, "kind": job.kind, "step": job.step})
+                self.queue.send_bodies([step_message(tenant, job_id, job.step)])
+                resumed += 1
+        return resumed
 
     def resume(self, tenant: str, job_id: str) -> dict[str, Any]:
         """Queue a step of a running job again; a finished or cancelled one is answered as it is."""

@@ -33,6 +33,10 @@ class IntentStore(Protocol):
     def save_checkpoint(self, minute: str) -> None: ...
 
 
+class StalledJobs(Protocol):
+    def resume_stalled(self) -> int: ...
+
+
 @dataclass(frozen=True)
 class Sweeper:
     intents: IntentStore
@@ -40,6 +44,7 @@ class Sweeper:
     clock: Callable[[], datetime]
     grace_seconds: float
     shards: int
+    jobs: StalledJobs | None = None  # resumes running jobs whose chain of steps was lost
 
     def sweep(self) -> dict[str, Any]:
         """One run: the minutes due since the checkpoint; what it found and queued."""
@@ -58,4 +63,5 @@ class Sweeper:
                             _log.warning("stored event found unqueued", extra={"tenant": intent.tenant, "event_id": event_id, "deliveries": n})
                     self.intents.close(intent)
             self.intents.save_checkpoint(minute)  # a run that dies mid-way goes on from the last minute it finished
-        return {"minutes": len(minutes), "notes": notes, "unqueued_events": found, "queued_deliveries": queued}
+        resumed = self.jobs.resume_stalled() if self.jobs is not None else 0
+        return {"minutes": len(minutes), "notes": notes, "unqueued_events": found, "queued_deliveries": queued, "stalled_jobs_resumed": resumed}

@@ -224,7 +224,7 @@ def access_guard() -> AccessGuard:
 def sweeper() -> Sweeper:
     settings = get_settings()
     intents = IntentRepository(aws.dynamodb_table(settings.table_name), topology.TABLE.ttl_attribute)
-    return Sweeper(intents, event_service(), utcnow, settings.sweep_grace_seconds, keys.INTENT_SHARDS)
+    return Sweeper(intents, event_service(), utcnow, settings.sweep_grace_seconds, keys.INTENT_SHARDS, job_runner())
 
 
 @lru_cache(maxsize=1)

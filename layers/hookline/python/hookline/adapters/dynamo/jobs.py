@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from boto3.dynamodb.conditions import Attr
+from boto3.dynamodb.conditions import Attr, Key
 
 from hookline.adapters.dynamo import keys
-from hookline.adapters.dynamo.ops import write_if
+from hookline.adapters.dynamo.ops import query_all, write_if
 from hookline.adapters.failures import translate_failures
 from hookline.core.jobs import Job
 
@@ -55,7 +55,19 @@ class JobRepository:
         self._ttl = ttl_attribute
 
     def create(self, job: Job, expires_at: int) -> bool:
-        return write_if(self._table.put_item, Item=job_item(job, self._ttl, expires_at), ConditionExpression=Attr(keys.PK).not_exists()) is not None
+        """The job, and its mark as running (keys.running_job) for the sweeper."""
+        created = write_if(self._table.put_item, Item=job_item(job, self._ttl, expires_at), ConditionExpression=Attr(keys.PK).not_exists()) is not None
+        if created:
+            self._table.put_item(Item={**keys.running_job(job.tenant, job.id), "tenant": job.tenant, "job_id": job.id, self._ttl: expires_at})
+        return created
+
+    def running(self) -> list[tuple[str, str]]:
+        """(tenant, job id) of every job marked running."""
+        items = query_all(self._table, KeyConditionExpression=Key(keys.PK).eq(keys.RUNNING_JOBS))
+        return [(str(i["tenant"]), str(i["job_id"])) for i in items]
+
+    def forget_running(self, tenant: str, job_id: str) -> None:
+        self._table.delete_item(Key=keys.running_job(tenant, job_id))
 
     def get(self, tenant: str, job_id: str) -> Job | None:
         item = self._table.get_item(Key=keys.job(tenant, job_id), ConsistentRead=True).get("Item")
@@ -80,4 +92,6 @@ class JobRepository:
                 ":running": "running",
             },
         )
+        if updated is not None and advanced.status != "running":
+            self.forget_running(current.tenant, current.id)
         return updated is not None

@@ -20,6 +20,7 @@ every key the API reads, so no query can reach another tenant's items.
     Limiter     LIM#<tenant>#<ep_id>    LIM                     limiter
     Replay      RPL#<tenant>#<rpl_id>   RPL                     replay
     Job         JOB#<tenant>#<job_id>   JOB                     job
+    Running job RJOB                    <tenant>#<job_id>       running_job (RUNNING_JOBS): a job not yet done or cancelled
     Intent      UNQ#<minute>#<shard>    <tenant>#<token>        intent (intent_partition): a request's events until they are queued
     Sweep       SWEEP                   CHECKPOINT              sweep_checkpoint
     Statistics  STAT#<tenant>#<ep_id>   H#<yyyy-mm-ddThh>       stats (stats_partition, stats_sort)
@@ -62,6 +63,7 @@ Access patterns (numbered as in docs/architecture.md), by key:
     intent               51 note a request's events before storing them (PutItem), 52 drop the note once queued (DeleteItem);
                          intent_partition: 53 the sweeper's notes of one minute and shard (Query)
     job                  48 start a job (conditional PutItem), 49 read it (GetItem), 50 advance it (PutItem conditional on its step)
+    running_job          54 mark a job running (PutItem) and drop the mark when it ends (DeleteItem); RUNNING_JOBS: 55 the sweeper lists them (Query)
     versions, event_type 41 the tenant's versions and the event's type, read with every accepted request (BatchGetItem); 42 change them (PutItem, versions conditional on its revision); catalog_partition: 43 list the event types (Query)
     version_usage        44 add a batch's deliveries per version (UpdateItem ADD); version_usage_partition: 45 a version's last 7 days (Query)
     version_partition    46 the endpoints pinned to a version (Query VERSION_INDEX, keys only)
@@ -292,3 +294,11 @@ def intent(minute: str, shard: int, tenant: str, token: str) -> Key:
 def sweep_checkpoint() -> Key:
     """The last minute the sweeper finished."""
     return _key("SWEEP", "CHECKPOINT")
+
+
+RUNNING_JOBS = "RJOB"  # one partition: jobs are few at a time (a re-enable, a deletion, a broadcast each)
+
+
+def running_job(tenant: str, job_id: str) -> Key:
+    """The mark of a job still running, which the sweeper lists to resume one whose chain of steps was lost."""
+    return _key(RUNNING_JOBS, f"{tenant}#{job_id}")
