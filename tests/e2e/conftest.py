@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import socket
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -43,16 +44,22 @@ def receiver() -> Iterator[WebhookReceiver]:
         yield r
 
 
-@pytest.fixture(scope="module")
-def local_hookline() -> Iterator[LocalHookline]:
-    # Port 0 lets the OS pick free ports for the front door and the moto server.
-    # Retries wait about a second instead of up to a minute.
-    hookline = LocalHookline(port=0, aws_port=0, api_keys=f"{E2E_TENANT}:{E2E_KEY}", env={"HOOKLINE_RETRY_BASE_SECONDS": "0.5"})
+@contextmanager
+def running_local_mode(**env: str) -> Iterator[LocalHookline]:
+    """Local mode on free ports (port 0: the OS picks them) with the e2e key and `env` on top of its defaults."""
+    hookline = LocalHookline(port=0, aws_port=0, api_keys=f"{E2E_TENANT}:{E2E_KEY}", env=env)
     hookline.start()
     try:
         yield hookline
     finally:
         hookline.stop()
+
+
+@pytest.fixture(scope="module")
+def local_hookline() -> Iterator[LocalHookline]:
+    # Retries wait about a second instead of up to a minute.
+    with running_local_mode(HOOKLINE_RETRY_BASE_SECONDS="0.5") as hookline:
+        yield hookline
 
 
 @pytest.fixture(scope="module")

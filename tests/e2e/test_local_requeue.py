@@ -19,7 +19,7 @@ from hookline.services.bulk import REQUEUE_PAUSED
 from hookline.wiring import container
 from local.receiver import WebhookReceiver
 from local.run import LocalHookline
-from tests.e2e.conftest import E2E_KEY, E2E_TENANT
+from tests.e2e.conftest import running_local_mode
 
 BACKLOG = 250
 
@@ -54,12 +54,8 @@ class DiesOnce:
 @pytest.fixture(scope="module")
 def roomy_hookline() -> Iterator[LocalHookline]:
     """Local mode whose endpoints start at 50 in flight (the default ramps up from 5): the backlog drains in seconds."""
-    hookline = LocalHookline(port=0, aws_port=0, api_keys=f"{E2E_TENANT}:{E2E_KEY}", env={"HOOKLINE_INITIAL_CONCURRENCY": "50"})
-    hookline.start()
-    try:
+    with running_local_mode(HOOKLINE_INITIAL_CONCURRENCY="50") as hookline:
         yield hookline
-    finally:
-        hookline.stop()
 
 
 def test_a_paused_backlog_comes_back_by_a_job_even_when_a_step_dies(roomy_hookline: LocalHookline, receiver: WebhookReceiver) -> None:
