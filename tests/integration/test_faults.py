@@ -47,10 +47,17 @@ class Faults:
         self.active = True
         self.fired: Counter[str] = Counter()
         self.lock = threading.Lock()
+        self._families: set[str] = set()  # the families that rolled while active (each one's first roll hits)
 
     def roll(self, what: str) -> bool:
+        """A fault of kind `what` now? One in `rate`, and always the first time a family (`sqs`, `sfn`, `worker`, ...)
+        rolls while active: the draws of the one shared stream interleave with the threads' timing, so without that a
+        family that rolls rarely could draw no hit in a run, and the run would prove nothing about it."""
+        family = what.split(".", maxsplit=1)[0]
         with self.lock:
-            hit = self.active and self.rng.random() < self.rate
+            hit = self.active and (family not in self._families or self.rng.random() < self.rate)
+            if self.active:
+                self._families.add(family)
             if hit:
                 self.fired[what] += 1
             return hit
@@ -106,6 +113,11 @@ def test_nothing_accepted_is_lost_under_faults(hookline: Hookline, monkeypatch: 
     def receiver_answer(r: Received) -> Answer:
         with lock:
             roll = receiver_rng.random()
+            # Each of the receiver's faults happens at least once, as Faults.roll makes sure for the others
+            if faults.active and not faults.fired["receiver.timeout"]:
+                roll = 0.0
+            elif faults.active and not faults.fired["receiver.reset"]:
+                roll = 0.07
         if faults.active and roll < 0.05:
             with lock:
                 faults.fired["receiver.timeout"] += 1
@@ -123,13 +135,7 @@ def test_nothing_accepted_is_lost_under_faults(hookline: Hookline, monkeypatch: 
     real_record = EventRepository.record_attempt
 
     def crashing_record(self: EventRepository, *args: Any, **kwargs: Any) -> None:
-        # The first record under faults always crashes, then one in twenty: the draws of the one shared random stream
-        # interleave with the threads' timing, so a rare kind may otherwise draw no hit in a run.
-        with faults.lock:
-            first = faults.active and not faults.fired["worker.crash_after_2xx"]
-            if first:
-                faults.fired["worker.crash_after_2xx"] += 1
-        if first or faults.roll("worker.crash_after_2xx"):
+        if faults.roll("worker.crash_after_2xx"):
             raise RuntimeError("injected crash between the receiver's answer and recording it")
         real_record(self, *args, **kwargs)
 
