@@ -112,15 +112,15 @@ def test_a_registration_is_checked_its_schema_and_its_transform():
 
 def test_data_against_its_versions_schema_names_the_pointer_and_the_rule():
     with pytest.raises(SchemaViolation) as caught:
-        render(catalog(), invoice(), {"amount_cents": -5, "currency": "EUR"}, {}, {}, NOW)
+        render(catalog(), invoice(), {"amount_cents": -5, "currency": "EUR"}, {}, {})
     assert (caught.value.pointer, caught.value.rule, caught.value.version) == ("/amount_cents", "minimum", "2026-10-01")
     body = caught.value.envelope()["error"]
     assert body["code"] == "schema_violation" and body["pointer"] == "/amount_cents" and body["rule"] == "minimum"
     with pytest.raises(SchemaViolation) as missing:
-        render(catalog(), invoice(), {"currency": "EUR"}, {}, {}, NOW)
+        render(catalog(), invoice(), {"currency": "EUR"}, {}, {})
     assert missing.value.rule == "required"
     # A type without a schema (or not in the catalog) is accepted as it comes.
-    assert render(catalog(), None, {"anything": [1, 2]}, {}, {}, NOW).of("2026-10-01") == {"anything": [1, 2]}
+    assert render(catalog(), None, {"anything": [1, 2]}, {}, {}).of("2026-10-01") == {"anything": [1, 2]}
 
 
 def test_older_versions_are_derived_by_each_downgrade_newest_first():
@@ -135,11 +135,11 @@ def test_older_versions_are_derived_by_each_downgrade_newest_first():
 def test_what_cannot_be_derived_is_refused_naming_the_endpoint_and_its_version():
     no_downgrade = event_type_put("acme", "t", {"versions": {"2026-10-01": {"schema": {"type": "object"}}}}, NOW, None)
     with pytest.raises(VersionUnavailable) as caught:
-        render(catalog(), no_downgrade, {"a": 1}, {}, {"ep_1": "2026-06-01"}, NOW)
+        render(catalog(), no_downgrade, {"a": 1}, {}, {"ep_1": "2026-06-01"})
     assert caught.value.envelope()["error"] | {"message": ""} == {"code": "version_unavailable", "message": "", "version": "2026-06-01", "endpoint_id": "ep_1"}
     # Newer than the data, with a change on the way: only a supplied rendering will do.
     with pytest.raises(VersionUnavailable):
-        render(catalog(default="2026-06-01"), invoice(), {"amount": 1, "currency": "EUR"}, {}, {"ep_2": "2026-10-01"}, NOW)
+        render(catalog(default="2026-06-01"), invoice(), {"amount": 1, "currency": "EUR"}, {}, {"ep_2": "2026-10-01"})
     # A transform that does not fit the data fails the same way.
     with pytest.raises(VersionUnavailable, match="transform"):
         derive(invoice(), "2026-10-01", {"currency": "EUR"}, "2026-06-01")  # no /amount_cents to move
@@ -148,14 +148,14 @@ def test_what_cannot_be_derived_is_refused_naming_the_endpoint_and_its_version()
 def test_supplied_renderings_win_and_are_checked_against_their_own_schema():
     pins = {"ep_old": "2026-01-01", "ep_new": "2026-10-01"}
     supplied = {"2026-01-01": {"amount": 7}}
-    out = render(catalog(), invoice(), {"amount_cents": 1250, "currency": "EUR"}, supplied, pins, NOW)
+    out = render(catalog(), invoice(), {"amount_cents": 1250, "currency": "EUR"}, supplied, pins)
     assert out.version == "2026-10-01"
     assert out.data == {"2026-10-01": {"amount_cents": 1250, "currency": "EUR"}, "2026-01-01": {"amount": 7}}
     with pytest.raises(SchemaViolation) as caught:
-        render(catalog(), invoice(), {"amount_cents": 1, "currency": "EUR"}, {"2026-01-01": {"amount": "7"}}, pins, NOW)
+        render(catalog(), invoice(), {"amount_cents": 1, "currency": "EUR"}, {"2026-01-01": {"amount": "7"}}, pins)
     assert (caught.value.pointer, caught.value.version) == ("/amount", "2026-01-01")
     with pytest.raises(ValidationFailed, match="unknown version"):
-        render(catalog(), invoice(), {"amount_cents": 1, "currency": "EUR"}, {"2030-01-01": {}}, pins, NOW)
+        render(catalog(), invoice(), {"amount_cents": 1, "currency": "EUR"}, {"2030-01-01": {}}, pins)
 
 
 def test_a_broadcast_renders_every_version_it_can():

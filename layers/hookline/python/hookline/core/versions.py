@@ -353,7 +353,7 @@ class Renderings:
         return self.data[version]
 
 
-def render(catalog: VersionCatalog, event_type: EventType | None, data: Any, supplied: Mapping[str, Any], pins: Mapping[str, str], now: datetime) -> Renderings:
+def render(catalog: VersionCatalog, event_type: EventType | None, data: Any, supplied: Mapping[str, Any], pins: Mapping[str, str]) -> Renderings:
     """The event's data for each version its endpoints are pinned to (`pins`: endpoint id to version).
 
     `data` is as of the tenant's default and checked against its schema; each
@@ -361,7 +361,7 @@ def render(catalog: VersionCatalog, event_type: EventType | None, data: Any, sup
     rest are derived. An endpoint whose version can be neither refuses the
     whole event (VersionUnavailable naming the endpoint and its version).
     """
-    del now  # a version past its sunset still renders: its pinned endpoints keep receiving it
+    # A version past its sunset still renders: its pinned endpoints keep receiving it.
     default = catalog.default
     check_data(event_type, default, data)
     for version, rendering in supplied.items():

@@ -110,7 +110,7 @@ class BroadcastService:
                 if held:
                     derive_error = f"endpoint {held[0]} is pinned to version {v.name}, which this broadcast can neither carry nor derive: send it in 'versions'"
                     raise VersionUnavailable(derive_error, v.name, held[0])
-        renderings = render(versions, event_type, data.data, data.versions, pins, now)
+        renderings = render(versions, event_type, data.data, data.versions, pins)
         return renderings, tuple(sorted(versions.sunsets(renderings.data).items()))
 
 

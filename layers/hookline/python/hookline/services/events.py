@@ -48,8 +48,6 @@ class QueueingNotes(Protocol):
 
     def open(self, tenant: str, event_ids: list[str], now: datetime) -> Intent: ...
 
-    def close(self, intent: Intent) -> None: ...
-
 
 class TypeNotes(Protocol):
     def note(self, tenant: str, types: Iterable[str]) -> None:
@@ -242,7 +240,7 @@ class EventService:
         # A disabled endpoint's deliveries are stored paused, so nothing is dropped: re-enabling it queues them.
         subscribed = [ep for ep in targets(data.customer) if ep.subscribes_to(data.type)]
         versions, types = catalog
-        renderings = render(versions, types.get(data.type), data.data, data.versions, {ep.id: ep.version for ep in subscribed}, now)
+        renderings = render(versions, types.get(data.type), data.data, data.versions, {ep.id: ep.version for ep in subscribed})
         created_at = iso(now)
         event = Event.accepted(
             event_id,
