@@ -536,31 +536,34 @@ def an_events_deliveries_come_in_pages_each_with_its_attempts(s: Stores) -> None
 # -- replays -----------------------------------------------------------------------------------
 
 
-def replay_steps_are_taken_once(s: Stores) -> None:
+def replay_pages_are_counted_once(s: Stores) -> None:
     window = ReplayWindow("2026-11-29T11:00:00.000Z", "2026-11-29T12:00:00.000Z", "failed")
-    assert s.replays.create("acme", "rpl_1", "ep_01", window, T0, 2_000_000_000)
-    assert not s.replays.create("acme", "rpl_1", "ep_02", window, T0, 2_000_000_000)
+    assert s.replays.create("acme", "rpl_1", "ep_01", window, T0, 2_000_000_000, "job_1")
+    assert not s.replays.create("acme", "rpl_1", "ep_02", window, T0, 2_000_000_000, "job_2")
     item = s.replays.get("acme", "rpl_1")
-    assert (item["endpoint_id"], item["step"], item["matched"], item["done_paging"], item["status_filter"]) == ("ep_01", 0, 0, False, "failed")
-    # A step is taken once: a duplicate job that read the same step loses
-    assert s.replays.begin_step("acme", "rpl_1", 0, "cursor-1", False, ["t1", "t2"], 2)
-    assert not s.replays.begin_step("acme", "rpl_1", 0, "cursor-1", False, ["t1", "t2"], 2)
+    assert (item["endpoint_id"], item["job_id"], item["step"], item["matched"], item["done_paging"], item["status_filter"]) == (
+        "ep_01",
+        "job_1",
+        0,
+        0,
+        False,
+        "failed",
+    )
+    # A page is counted once: its step repeated, or an earlier step arriving after a later one, counts nothing
+    s.replays.record_page("acme", "rpl_1", 1, 2, done=False)
+    s.replays.record_page("acme", "rpl_1", 1, 2, done=False)
+    s.replays.record_page("acme", "rpl_1", 3, 5, done=True)
+    s.replays.record_page("acme", "rpl_1", 2, 7, done=False)
     item = s.replays.get("acme", "rpl_1")
-    assert (item["step"], item["cursor_token"], item["pending_tasks"], item["matched"], item["queued"]) == (1, "cursor-1", ["t1", "t2"], 2, 2)
-    # Ending a step that is no longer current is refused; ending the current one clears its tasks
-    with pytest.raises(DependencyFailed):
-        s.replays.end_step("acme", "rpl_1", 0)
-    s.replays.end_step("acme", "rpl_1", 1)
-    assert "pending_tasks" not in s.replays.get("acme", "rpl_1")
-    # The last page has no cursor, stored as empty
-    assert s.replays.begin_step("acme", "rpl_1", 1, None, True, [], 0)
-    assert (s.replays.get("acme", "rpl_1")["cursor_token"], s.replays.get("acme", "rpl_1")["done_paging"]) == ("", True)
-    assert not s.replays.begin_step("acme", "rpl_nope", 0, None, True, [], 0)
+    assert (item["matched"], item["queued"], item["done_paging"]) == (7, 7, True)
+    # A missing replay is not created by it
+    s.replays.record_page("acme", "rpl_nope", 1, 1, done=True)
+    assert s.replays.get("acme", "rpl_nope") is None
 
 
 def replay_outcomes_are_counted(s: Stores) -> None:
     window = ReplayWindow("2026-11-29T11:00:00.000Z", "2026-11-29T12:00:00.000Z", "paused")
-    s.replays.create("acme", "rpl_1", "ep_01", window, T0, 2_000_000_000)
+    s.replays.create("acme", "rpl_1", "ep_01", window, T0, 2_000_000_000, "job_1")
     for outcome in ("delivered", "delivered", "failed"):
         s.replays.count("acme", "rpl_1", outcome)
     item = s.replays.get("acme", "rpl_1")
@@ -596,6 +599,6 @@ CHECKS: list[Callable[[Stores], None]] = [
     ensure_delivery_answers_the_delivery_as_stored,
     a_broadcasts_fanout_advances_once_per_step,
     an_events_deliveries_come_in_pages_each_with_its_attempts,
-    replay_steps_are_taken_once,
+    replay_pages_are_counted_once,
     replay_outcomes_are_counted,
 ]

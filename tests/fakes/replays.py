@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from hookline.core.errors import DependencyFailed
 from hookline.core.replay import ReplayWindow
 from tests.fakes.atomic import atomic, new_lock
 from tests.fakes.faults import Faults
@@ -14,10 +13,9 @@ class FakeReplayStore:
     """ReplayStore (the services' port) and ReplayProgress (the delivery service's).
 
     Contract, as the adapter's: `create` makes a record once (False if it
-    exists); `begin_step` advances only from the step the caller read (False
-    otherwise, also for a missing record); `end_step` for a step that is no
-    longer the current one is a failed condition the adapter does not handle
-    (DependencyFailed); `count` adds to the record unconditionally. `get`
+    exists); `record_page` counts a page once, for a step later than any it
+    recorded (nothing for a missing record), and drops an adopted plan; `count`
+    adds to the record unconditionally. `get`
     returns a copy of the stored item, its attributes named as the adapter's.
     """
 
@@ -27,14 +25,22 @@ class FakeReplayStore:
         self._lock = new_lock()
 
     @atomic
-    def create(self, tenant: str, replay_id: str, endpoint_id: str, window: ReplayWindow, now_iso: str, expires_at: int) -> bool:
+    def create(self, tenant: str, replay_id: str, endpoint_id: str, window: ReplayWindow, now_iso: str, expires_at: int, job_id: str) -> bool:
         self.faults.check("create")
         if (tenant, replay_id) in self.items:
             return False
         counters = dict.fromkeys(("matched", "queued", "delivered", "failed", "step"), 0)
         window_fields = {"since": window.since, "until": window.until, "status_filter": window.status}
         stamps = {"created_at": now_iso, "expires_at": expires_at}
-        self.items[(tenant, replay_id)] = {"id": replay_id, "endpoint_id": endpoint_id, **window_fields, **counters, "done_paging": False, **stamps}
+        self.items[(tenant, replay_id)] = {
+            "id": replay_id,
+            "endpoint_id": endpoint_id,
+            **window_fields,
+            **counters,
+            "done_paging": False,
+            "job_id": job_id,
+            **stamps,
+        }
         return True
 
     @atomic
@@ -44,22 +50,14 @@ class FakeReplayStore:
         return {k: list(v) if isinstance(v, list) else v for k, v in item.items()} if item else None
 
     @atomic
-    def begin_step(self, tenant: str, replay_id: str, step: int, cursor: str | None, done: bool, tasks: list[str], matched: int) -> bool:
-        self.faults.check("begin_step")
+    def record_page(self, tenant: str, replay_id: str, step: int, queued: int, done: bool) -> None:
+        self.faults.check("record_page")
         item = self.items.get((tenant, replay_id))
-        if item is None or item["step"] != step:
-            return False
-        item.update(step=step + 1, cursor_token=cursor or "", done_paging=done, pending_tasks=list(tasks))
-        item["matched"] += matched
-        item["queued"] += matched
-        return True
-
-    @atomic
-    def end_step(self, tenant: str, replay_id: str, step: int) -> None:
-        self.faults.check("end_step")
-        item = self.items.get((tenant, replay_id))
-        if item is None or item["step"] != step:
-            raise DependencyFailed(f"replay {replay_id} is not at step {step}", cause="ConditionalCheckFailedException")
+        if item is None or item.get("paged_step", -1) >= step:
+            return
+        item.update(paged_step=step, done_paging=done)
+        item["matched"] += queued
+        item["queued"] += queued
         item.pop("pending_tasks", None)
 
     @atomic

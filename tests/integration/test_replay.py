@@ -13,9 +13,12 @@ import boto3
 import pytest
 from freezegun import freeze_time
 
+from hookline.adapters.dynamo import keys
 from hookline.adapters.observability import get_logger
+from hookline.core import ids
 from hookline.core.clock import iso
 from hookline.core.models import DeliveryTask
+from hookline.core.replay import REPLAY
 from hookline.wiring import container, topology
 from tests.conftest import Hookline
 from tests.support.receiver import Answer, Received, running_receiver
@@ -143,6 +146,15 @@ def test_time_window_replay_delivers_exactly_the_window(hookline: Hookline) -> N
         assert all(_delivery(hookline, e)["status"] == "succeeded" for e in inside)
         assert all(_delivery(hookline, e)["status"] == "failed" for e in before + after)
         assert all(_delivery(hookline, e)["attempts"][-1]["trigger"] == "manual" for e in inside)
+        # And its paging was a bulk job, readable as one: a page is planned, then applied
+        status, job = hookline.api("GET", f"/v1/jobs/{replay['job']['id']}")
+        assert (status, job["kind"], job["status"], job["counts"], job["replay_id"]) == (
+            200,
+            "replay_window",
+            "done",
+            {"matched": 47, "queued": 47},
+            replay["id"],
+        )
         # And the endpoint's rate limit held during the replay: the limiter spaces sends 0.11 s apart, so no second
         # sees more than 10 leave; at the receiver, allow one request of thread-scheduling jitter on a loaded machine
         # (the exact bound is checked on a fake clock in tests/unit/services/test_delivery_isolation.py)
@@ -151,6 +163,40 @@ def test_time_window_replay_delivers_exactly_the_window(hookline: Hookline) -> N
     # And other tenants can neither see nor start replays of this endpoint
     assert hookline.api("GET", f"/v1/replays/{replay['id']}", tenant="other")[0] == 404
     assert hookline.api("POST", f"/v1/endpoints/{ep}/replay", window, tenant="other")[0] == 404
+
+
+def test_a_replay_the_previous_release_began_is_finished_by_its_job_and_counted_once(hookline: Hookline) -> None:
+    answer = Switch(failing=400)
+    with running_receiver(answer) as receiver:
+        ep = _endpoint(hookline, receiver.url, rate_limit_per_second=20)
+        events = [_event(hookline, n=i) for i in range(5)]
+        deadline = time.monotonic() + 60
+        while any(_delivery(hookline, e)["status"] != "failed" for e in events) and time.monotonic() < deadline:
+            hookline.pump()
+        # Given the record of a replay as the previous release left it: its last page planned, not yet queued
+        settings = container.get_settings()
+        rid = ids.derived_id(REPLAY, "acme", "previous release")
+        failed = [_delivery(hookline, e) | {"event_id": e} for e in events]
+        planned = [DeliveryTask("acme", d["event_id"], d["id"], ep, 2, 1, trigger="manual", replay_id=rid).to_message() for d in failed]
+        since, until = min(d["created_at"] for d in failed), max(d["created_at"] for d in failed)
+        legacy = {"id": rid, "endpoint_id": ep, "since": since, "until": until, "status_filter": "failed", "matched": 5, "queued": 5}
+        legacy |= {"delivered": 0, "failed": 0, "done_paging": True, "step": 1, "cursor_token": "", "pending_tasks": planned, "created_at": since}
+        boto3.resource("dynamodb").Table(settings.table_name).put_item(Item={**keys.replay("acme", rid), **legacy})
+        # When the receiver is fixed and the previous release's step message reaches this one
+        answer.failing = None
+        before = len(receiver.requests)
+        message = {"kind": "replay", "tenant": "acme", "replay_id": rid}
+        boto3.client("sqs").send_message(QueueUrl=settings.replay_queue_url, MessageBody=json.dumps(message))
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            hookline.pump()
+            progress = hookline.api("GET", f"/v1/replays/{rid}")[1]
+            if progress["status"] == "completed":
+                break
+            time.sleep(0.2)
+        # Then the planned page went out, once each, and the replay counts it once
+        assert progress == progress | {"status": "completed", "matched": 5, "queued": 5, "delivered": 5, "failed": 0}
+        assert sorted(r.headers["webhook-id"] for r in receiver.requests[before:]) == sorted(events)
 
 
 def test_replay_request_validation(hookline: Hookline) -> None:

@@ -19,7 +19,7 @@ from hookline.services.customers import CustomerService
 from hookline.services.endpoints import EndpointDeps, EndpointService
 from hookline.services.events import EventService
 from hookline.services.jobs import JobKind, JobRunner, JobStepEarly
-from hookline.services.replay import ReplayService
+from hookline.services.replay import REPLAY_WINDOW, ReplayService, WindowReplay
 from hookline.services.sweeper import Sweeper
 from tests.fakes.catalog import FakeCatalog, FakeVersionUsage
 from tests.fakes.clock import FakeClock
@@ -93,11 +93,12 @@ class World:
             REQUEUE_PAUSED: PausedRequeue(self.endpoints, self.events, self.retry_queue),
             DELETE_CUSTOMER_ENDPOINTS: CustomerEndpointsDeletion(self.endpoints),
             BROADCAST_JOB: BroadcastFanout(self.events, self.endpoints, self.delivery_queue, self.settings.retention_days),
+            REPLAY_WINDOW: WindowReplay(self.replays, self.events, self.endpoints, self.retry_queue),
         }
         return JobRunner(self.job_store, self.jobs, kinds, self.clock, self.settings.retention_days)
 
     def replay_service(self) -> ReplayService:
-        return ReplayService(self.replays, self.events, self.endpoints, self.retry_queue, self.jobs, self.settings, self.clock)
+        return ReplayService(self.replays, self.endpoints, self.job_runner(), self.settings, self.clock)
 
     def broadcast_service(self) -> BroadcastService:
         return BroadcastService(self.events, self.job_runner(), self.settings, self.clock, self.catalog, self.endpoints)

@@ -8,7 +8,7 @@ import pytest
 
 from hookline.core.errors import NotFound
 from hookline.core.jobs import Job, StepResult
-from hookline.services.jobs import JobRunner, JobStepEarly
+from hookline.services.jobs import JobRunner, JobStepEarly, UnknownJobKind
 from tests.fakes.clock import FakeClock
 from tests.fakes.jobs import FakeJobStore
 from tests.fakes.queues import FakeQueue
@@ -144,11 +144,18 @@ def test_resume_queues_a_running_job_again_and_leaves_a_finished_one() -> None:
         runner.describe("other", job.id)  # another tenant's
 
 
-def test_a_job_of_a_kind_this_release_does_not_know_is_cancelled_not_retried_forever() -> None:
+def test_a_job_of_a_kind_this_release_does_not_know_is_left_for_the_release_that_does_then_cancelled() -> None:
     runner, store, queue = _runner(Pages(1))
     job = runner.start("acme", "mystery", {})
-    _run(runner, queue)
-    assert (store.get("acme", job.id).status, queue.sent) == ("cancelled", [])
+    # Its step, handed to this release mid-deploy, fails (SQS hands it out again) and leaves the job as it is
+    assert len(queue.sent) == 1
+    with pytest.raises(UnknownJobKind):
+        runner.step("acme", job.id, 0)
+    assert store.get("acme", job.id) == job
+    # An hour on, the release that runs it is gone (rolled back): the job is cancelled, not retried forever
+    runner.clock.advance(3600)  # type: ignore[attr-defined]
+    runner.step("acme", job.id, 0)
+    assert (store.get("acme", job.id).status, store.running()) == ("cancelled", [])
 
 
 def test_a_derived_id_starts_one_job_however_often_asked() -> None:

@@ -1,5 +1,7 @@
-"""ReplayService over in-memory fakes, on a fake clock: the window's deliveries are restarted once each and
-queued at the endpoint's rate (the SQS delays, read off the fake queue), page after page; progress is reported."""
+"""ReplayService and its job kind over in-memory fakes, on a fake clock: the window's deliveries are restarted once
+each and queued at the endpoint's rate (the SQS delays, read off the fake queue), page after page, by the bulk-job
+mechanism; progress is reported; a crash anywhere in a page repeats none of it; the previous release's replays are
+taken over."""
 
 from __future__ import annotations
 
@@ -9,8 +11,12 @@ from itertools import pairwise
 
 import pytest
 
+from hookline.core import ids
 from hookline.core.errors import DependencyFailed, NotFound, ValidationFailed
-from hookline.core.models import Endpoint
+from hookline.core.models import DeliveryTask, Endpoint
+from hookline.core.replay import parse_window
+from hookline.services.jobs import JobStepEarly
+from hookline.services.replay import REPLAY_WINDOW, replay_job_id
 from tests.fakes.contracts import delivery
 from tests.fakes.queues import Sent
 from tests.unit.services.conftest import World
@@ -29,14 +35,18 @@ def _failed(world: World, ep: Endpoint, count: int, minute: int = 0, status: str
 
 
 def _run_jobs(world: World, until_seconds: float) -> list[Sent]:
-    """Play the replay queue's consumer on the fake clock: run each job when it becomes visible; returns the jobs run."""
-    service, ran = world.replay_service(), []
+    """Play the job queue's consumer on the fake clock: run each step when it becomes visible (a step that came early
+    goes back, as SQS hands it out again); returns the steps run."""
+    runner, ran = world.job_runner(), []
     deadline = world.clock() + timedelta(seconds=until_seconds)
     while world.clock() <= deadline:
-        for job in world.jobs.take_due(world.clock()):
-            body = json.loads(job.body)
-            service.step(body["tenant"], body["replay_id"])
-            ran.append(job)
+        for sent in world.jobs.take_due(world.clock()):
+            message = json.loads(sent.body)
+            try:
+                runner.step(message["tenant"], message["job_id"], message["step"])
+            except JobStepEarly:
+                world.jobs.sent.append(sent)
+            ran.append(sent)
         world.clock.advance(1)
     return ran
 
@@ -45,41 +55,47 @@ def test_a_window_replay_restarts_each_failed_delivery_once_paced_at_the_endpoin
     # Given an endpoint limited to one request every ten seconds, and 130 failed deliveries in the window
     ep = world.add_endpoint(rate_limit_per_second=0.1)
     failed = _failed(world, ep, 130)
-    # When a replay of the window is started and its jobs run as they come due
+    # When a replay of the window is started and its job's steps run as they come due
     started = world.clock()
     replay = world.replay_service().start("acme", ep.id, WINDOW)
-    jobs = _run_jobs(world, until_seconds=3 * 3600)
-    # Then it took three pages (ten minutes' worth each, at 0.1/s: 60 tasks), each next one due once the last had drained
-    assert [job.delay for job in jobs] == [0, 600, 600]
+    assert replay["job"] == {"id": replay_job_id("acme", replay["id"]), "status": "running"}
+    steps = _run_jobs(world, until_seconds=3 * 3600)
+    # Then it took three pages (ten minutes' worth each, at 0.1/s: 60 tasks), each planned, then applied a second
+    # later, and each next page planned once the last had drained at the rate
+    assert [s.delay for s in steps] == [0, 1, 600, 1, 600, 1]
     # And every delivery was restarted once, as a manual attempt 13 in generation 1 tagged with the replay
     tasks = world.retry_queue.tasks()
     assert sorted(t.delivery_id for t in tasks) == sorted(failed)
     assert {(t.attempt, t.generation, t.trigger, t.replay_id) for t in tasks} == {(13, 1, "manual", replay["id"])}
     assert {(d.status, d.generation, d.replay_id) for d in world.events.all_deliveries()} == {("pending", 1, replay["id"])}
-    # And the tasks become visible ten seconds apart, one after the other, across the page boundaries too
+    # And the tasks become visible one after the other, never closer than ten seconds, across page boundaries too
     visible = sorted((s.visible_at - started).total_seconds() for s in world.retry_queue.sent if s.visible_at)
-    assert visible == [10.0 * i for i in range(130)]
-    # And the replay reports what it matched and queued
+    assert len(visible) == 130 and min(b - a for a, b in pairwise(visible)) >= 10.0
+    assert visible[-1] - visible[0] <= 129 * 10 + 2 * 2  # two page boundaries, a plan and an apply step each
+    # And the replay reports what it matched and queued; its job is done
     shown = world.replay_service().describe("acme", replay["id"])
     assert (shown["matched"], shown["queued"], shown["delivered"], shown["failed"], shown["status"]) == (130, 130, 0, 0, "running")
+    job = world.job_runner().describe("acme", replay["job"]["id"])
+    assert (job["kind"], job["status"], job["counts"], job["replay_id"]) == (REPLAY_WINDOW, "done", {"matched": 130, "queued": 130}, replay["id"])
 
 
-@pytest.mark.parametrize(("rate", "page"), [(2.0, 100), (0.5, 100), (3.0, 100)])
-def test_one_pages_delays_keep_every_second_within_the_rate(world: World, rate: float, page: int) -> None:
+@pytest.mark.parametrize("rate", [2.0, 0.5, 3.0])
+def test_one_pages_delays_keep_every_second_within_the_rate(world: World, rate: float) -> None:
     ep = world.add_endpoint(rate_limit_per_second=rate)
     _failed(world, ep, 120)
-    replay = world.replay_service().start("acme", ep.id, WINDOW)
-    world.replay_service().step("acme", replay["id"])
+    world.replay_service().start("acme", ep.id, WINDOW)
+    steps = _run_jobs(world, until_seconds=2)  # the first page: planned, then applied
     delays = [s.delay for s in world.retry_queue.sent]
     # A page is at most 100 tasks, their delays never decrease, and no second holds more than the rate allows
-    assert len(delays) == page
+    assert len(delays) == 100
     assert all(a <= b for a, b in pairwise(delays))
     per_second = [delays.count(second) for second in range(max(delays) + 1)]
     assert max(per_second) <= max(1, rate)
-    assert delays[-1] == int((page - 1) / rate)
-    # And the next page's job comes due once this page has drained at the rate
-    [next_job] = world.jobs.sent[1:]
-    assert next_job.delay == min(900, -(-page // rate))
+    assert delays[-1] == int(99 / rate)
+    # And the next page's step comes due once this page has drained at the rate
+    assert len(steps) == 2
+    [next_step] = world.jobs.sent
+    assert next_step.delay == min(900, -(-100 // rate))
 
 
 def test_progress_is_running_until_every_queued_delivery_has_ended(world: World) -> None:
@@ -98,6 +114,15 @@ def test_progress_is_running_until_every_queued_delivery_has_ended(world: World)
     assert (shown["status"], shown["delivered"], shown["failed"]) == ("completed", 2, 1)
 
 
+def test_a_window_with_nothing_in_it_completes(world: World) -> None:
+    ep = world.add_endpoint(rate_limit_per_second=10)
+    _failed(world, ep, 2, minute=70)  # after the window
+    replay = world.replay_service().start("acme", ep.id, WINDOW)
+    _run_jobs(world, until_seconds=5)
+    shown = world.replay_service().describe("acme", replay["id"])
+    assert (shown["status"], shown["matched"], world.retry_queue.sent) == ("completed", 0, [])
+
+
 def test_only_the_window_and_the_chosen_status_are_replayed(world: World) -> None:
     ep = world.add_endpoint(rate_limit_per_second=10)
     inside = _failed(world, ep, 2, minute=30)
@@ -114,7 +139,7 @@ def test_only_the_window_and_the_chosen_status_are_replayed(world: World) -> Non
     assert sorted(t.delivery_id for t in world.retry_queue.tasks()) == sorted(inside + paused)
 
 
-def test_the_same_request_within_a_minute_names_the_same_replay_and_a_duplicate_job_takes_no_step(world: World) -> None:
+def test_the_same_request_within_a_minute_names_the_same_replay_and_a_duplicate_step_takes_no_page(world: World) -> None:
     ep = world.add_endpoint(rate_limit_per_second=10)
     _failed(world, ep, 5)
     service = world.replay_service()
@@ -122,31 +147,73 @@ def test_the_same_request_within_a_minute_names_the_same_replay_and_a_duplicate_
     world.clock.advance(20)
     again = service.start("acme", ep.id, WINDOW)
     assert again == first
-    # Its job was queued again (the first may have been lost), and running both restarts each delivery once
+    # Its first step was queued again (the first may have been lost), and running both restarts each delivery once
     assert len(world.jobs.sent) == 2
     _run_jobs(world, until_seconds=5)
     assert len(world.retry_queue.sent) == 5
+    assert world.replay_service().describe("acme", first["id"])["queued"] == 5
     # A minute later the same request is a new replay
     world.clock.advance(60)
     assert service.start("acme", ep.id, WINDOW)["id"] != first["id"]
 
 
-def test_a_step_that_dies_after_taking_its_page_is_finished_by_the_jobs_redelivery(world: World) -> None:
+@pytest.mark.parametrize("dies_at", ["send", "record_page"])
+def test_a_page_that_dies_after_restarting_its_deliveries_is_finished_by_its_redelivery_once(world: World, dies_at: str) -> None:
     ep = world.add_endpoint(rate_limit_per_second=10)
     failed = _failed(world, ep, 4)
-    service = world.replay_service()
-    replay = service.start("acme", ep.id, WINDOW)
-    # Given SQS failing the page's send once: the step has recorded its tasks, then dies
-    world.retry_queue.faults.fail("send", times=1)
+    replay = world.replay_service().start("acme", ep.id, WINDOW)
+    job_id = replay["job"]["id"]
+    runner = world.job_runner()
+    runner.step("acme", job_id, 0)  # the page is planned
+    assert len(world.job_store.get("acme", job_id).pending) == 4
+    # Given the apply failing once after it restarted the deliveries (SQS's send, or the record's count)
+    (world.retry_queue if dies_at == "send" else world.replays).faults.fail(dies_at, times=1)
     with pytest.raises(DependencyFailed):
-        service.step("acme", replay["id"])
-    assert world.retry_queue.sent == []
-    assert len(world.replays.get("acme", replay["id"])["pending_tasks"]) == 4
-    # When the job comes back, Then the recorded tasks go out, once, and no delivery is restarted twice
-    service.step("acme", replay["id"])
-    assert sorted(t.delivery_id for t in world.retry_queue.tasks()) == failed
+        runner.step("acme", job_id, 1)
     assert {d.generation for d in world.events.all_deliveries()} == {1}
-    assert "pending_tasks" not in world.replays.get("acme", replay["id"])
+    # When its message comes back, Then every task goes out, no delivery is restarted twice, the page counts once
+    runner.step("acme", job_id, 1)
+    assert sorted({t.delivery_id for t in world.retry_queue.tasks()}) == failed
+    assert {d.generation for d in world.events.all_deliveries()} == {1}
+    assert (world.replay_service().describe("acme", replay["id"])["queued"], world.job_store.get("acme", job_id).status) == (4, "done")
+
+
+def test_a_replay_whose_endpoint_is_deleted_is_cancelled_and_completes(world: World) -> None:
+    ep = world.add_endpoint(rate_limit_per_second=10)
+    _failed(world, ep, 3)
+    replay = world.replay_service().start("acme", ep.id, WINDOW)
+    world.endpoints.items.pop(("acme", ep.id))
+    _run_jobs(world, until_seconds=5)
+    assert world.job_store.get("acme", replay["job"]["id"]).status == "cancelled"
+    assert world.replay_service().describe("acme", replay["id"])["status"] == "completed"
+
+
+def test_the_previous_releases_replay_is_taken_over_where_it_stood(world: World) -> None:
+    # Given a replay the previous release started: one page queued, the next planned on its record but not queued
+    ep = world.add_endpoint(rate_limit_per_second=10)
+    failed = _failed(world, ep, 250)
+    rid = ids.derived_id("rpl", "acme", "the previous release's")
+    window = parse_window(WINDOW)
+    world.replays.create("acme", rid, ep.id, window, "2026-11-29T12:00:00.000Z", 2_000_000_000, "")
+    first, cursor = world.events.deliveries_by_status("acme", ep.id, "failed", window.since, window.until + "~", 100, None)
+    second, cursor = world.events.deliveries_by_status("acme", ep.id, "failed", window.since, window.until + "~", 100, cursor)
+    for d in first:  # its first page went out
+        world.events.restart("acme", d.event_id, d.id, 0, ("failed",), "2026-11-29T12:00:00.000Z", rid)
+    planned = [DeliveryTask.of(d, generation=1, trigger="manual", replay_id=rid).to_message() for d in second]
+    item = world.replays.items[("acme", rid)]
+    item.update(step=2, cursor_token=cursor, pending_tasks=planned, matched=200, queued=200)
+    # When its step message reaches this release
+    world.replay_service().adopt("acme", rid)
+    _run_jobs(world, until_seconds=60)
+    # Then the planned page goes out, the rest of the window follows, and nothing is counted twice
+    assert sorted(t.delivery_id for t in world.retry_queue.tasks()) == sorted(set(failed) - {d.id for d in first})
+    shown = world.replay_service().describe("acme", rid)
+    assert (shown["matched"], shown["queued"]) == (250, 250)
+    assert "pending_tasks" not in world.replays.get("acme", rid)
+    # And a repeat of the message starts nothing more
+    world.replay_service().adopt("acme", rid)
+    _run_jobs(world, until_seconds=60)
+    assert len(world.retry_queue.sent) == 150
 
 
 def test_starting_needs_an_endpoint_of_the_tenant_and_a_valid_window(world: World) -> None:
@@ -157,6 +224,6 @@ def test_starting_needs_an_endpoint_of_the_tenant_and_a_valid_window(world: Worl
     for bad in ({"since": WINDOW["until"], "until": WINDOW["since"]}, {**WINDOW, "status": "succeeded"}, {"since": WINDOW["since"]}):
         with pytest.raises(ValidationFailed):
             service.start("acme", ep.id, bad)
-    assert world.jobs.sent == [] and world.replays.items == {}
+    assert world.jobs.sent == [] and world.replays.items == {} and world.job_store.items == {}
     with pytest.raises(NotFound):
         service.describe("acme", "rpl_nope")

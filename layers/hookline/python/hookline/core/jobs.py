@@ -32,29 +32,41 @@ class Job:
     created_at: str = ""
     updated_at: str = ""
     note: str = ""  # why it was cancelled
+    # A page its kind planned but has not yet applied (a replay's tasks): written with the cursor's advance, applied by
+    # the next step, so a crash between a page's effects (restart a delivery, then queue its task) repeats none of them.
+    pending: tuple[str, ...] = ()
 
-    def advanced(self, cursor: str | None, counts: Mapping[str, int], now: str) -> Job:
-        """The job after one more page: done when the page had no next."""
+    def advanced(self, cursor: str | None, counts: Mapping[str, int], now: str, pending: tuple[str, ...] = ()) -> Job:
+        """The job after one more page: done when the page had no next (and left nothing to apply)."""
+        status: JobStatus = "running" if cursor or pending else "done"
+        return replace(self, step=self.step + 1, cursor=cursor or "", counts=self._added(counts), pending=pending, status=status, updated_at=now)
+
+    def applied(self, counts: Mapping[str, int], now: str) -> Job:
+        """The job after its pending page was applied: done when the cursor has no next page."""
+        status: JobStatus = "running" if self.cursor else "done"
+        return replace(self, step=self.step + 1, counts=self._added(counts), pending=(), status=status, updated_at=now)
+
+    def _added(self, counts: Mapping[str, int]) -> dict[str, int]:
         added = dict(self.counts)
         for name, n in counts.items():
             added[name] = added.get(name, 0) + n
-        return replace(self, step=self.step + 1, cursor=cursor or "", counts=added, status="running" if cursor else "done", updated_at=now)
+        return added
 
     def repeated(self, now: str) -> Job:
         """The job with the same page still to do (its kind asked to try it again later)."""
         return replace(self, step=self.step + 1, updated_at=now)
 
     def cancelled(self, why: str, now: str) -> Job:
-        return replace(self, step=self.step + 1, status="cancelled", note=why, updated_at=now)
+        return replace(self, step=self.step + 1, status="cancelled", note=why, pending=(), updated_at=now)
 
     def public(self) -> dict[str, Any]:
         return {
+            **dict(self.params),  # first: a kind's parameter never hides the job's own fields
             "id": self.id,
             "kind": self.kind,
             "status": self.status,
             "steps": self.step,
             "counts": dict(self.counts),
-            **dict(self.params),
             "created_at": self.created_at,
             "updated_at": self.updated_at,
             **({"note": self.note} if self.note else {}),
@@ -77,11 +89,13 @@ class StepResult:
 
     `again_in`: the page could not be done yet (e.g. the endpoint is not active yet); the same page is tried
     again after that many seconds. `cancel`: the job cannot go on (the reason). `next_in`: the next step waits
-    that many seconds (the endpoint's pace).
+    that many seconds (the endpoint's pace). `pending`: the page planned, to be applied by the next step (the kind's
+    `apply`), stored with the cursor's advance.
     """
 
     counts: Mapping[str, int] = field(default_factory=dict)
     cursor: str | None = None
+    pending: tuple[str, ...] = ()
     next_in: int = 0
     again_in: int | None = None
     cancel: str = ""

@@ -1,12 +1,12 @@
 """The replay function: paged jobs from the replay queue, or the operators' DLQ drain invoked directly.
 
-A job is one step of a bulk job (hookline.services.jobs, kind "job": a
+A record is one step of a bulk job (hookline.services.jobs, kind "job": a
 re-enabled endpoint's re-queue, a deleted customer's endpoints, a broadcast's
-fan-out) or one step of a customer's time-window replay (hookline.services.replay,
-kind "replay"); a step is idempotent, so a record that fails is redelivered by SQS
-and finished then. The previous release's page of a deleted customer's endpoints
-("delete_customer_endpoints") or of a broadcast ("broadcast"), queued before this one
-was deployed, starts that customer's deletion job or that broadcast's job.
+fan-out, a customer's time-window replay); a step is idempotent, so a record that
+fails is redelivered by SQS and finished then. The previous release's page of a
+deleted customer's endpoints ("delete_customer_endpoints"), of a broadcast
+("broadcast") or of a replay ("replay"), queued before this one was deployed,
+starts that customer's deletion job, that broadcast's job or that replay's job.
 The drain is a direct invocation `{"kind": "drain_dlq", "rate"?, "tenant"?,
 "endpoint_id"?, "max_messages"?}` and answers with its DrainReport.
 """
@@ -28,6 +28,7 @@ from hookline.core.errors import envelope
 from hookline.core.jobs import JOB_MESSAGE
 from hookline.services.bulk import DELETE_CUSTOMER_ENDPOINTS
 from hookline.services.customers import deletion_job_id
+from hookline.services.replay import LEGACY_REPLAY_MESSAGE
 from hookline.wiring import container
 
 
@@ -38,8 +39,6 @@ def handle(event: dict[str, Any], context: Any) -> dict[str, Any]:
         if event.get("kind") != "drain_dlq":
             return envelope("bad_request", "expected SQS records, {'kind': 'drain_dlq'} or {'kind': 'sweep'}")
         return drain(event)
-
-    service = container.replay_service()
 
     def record_handler(record: SQSRecord) -> None:
         job = json.loads(record.body)
@@ -57,13 +56,8 @@ def handle(event: dict[str, Any], context: Any) -> dict[str, Any]:
             container.job_runner().start(tenant, DELETE_CUSTOMER_ENDPOINTS, params, job_id=deletion_job_id(tenant, uid, created_at))
         elif job.get("kind") == LEGACY_BROADCAST_MESSAGE:  # the previous release's message: the broadcast's job does the rest
             container.broadcast_service().fan_out(str(job["tenant"]), str(job["event_id"]))
-        elif job.get("kind") == "replay":
-            logger = get_logger()
-            logger.append_keys(tenant=job["tenant"], replay_id=job["replay_id"])
-            try:
-                service.step(str(job["tenant"]), str(job["replay_id"]))
-            finally:
-                logger.remove_keys(["tenant", "replay_id"])
+        elif job.get("kind") == LEGACY_REPLAY_MESSAGE:  # the previous release's step of a replay: the replay's job does the rest
+            container.replay_service().adopt(str(job["tenant"]), str(job["replay_id"]))
 
     return dict(process_partial_response(event=event, record_handler=record_handler, processor=BatchProcessor(event_type=EventType.SQS), context=context))
 

@@ -29,7 +29,7 @@ import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from hookline.core import ids
 from hookline.core.clock import iso, parse_iso
@@ -43,10 +43,17 @@ MAX_STEP_DELAY = 900  # SQS's longest message delay
 MIN_STEP_DELAY = 1  # a step's next is queued before its advance: a second gives the advance time to land
 # A running job unchanged this long has lost its chain: longer than any step's wait (MAX_STEP_DELAY) and a redelivery.
 STALLED_AFTER = timedelta(minutes=20)
+# A job of a kind this release does not run is left for the release that does for this long (a deploy and its
+# canary), then cancelled: that release was rolled back.
+UNKNOWN_KIND_PATIENCE = timedelta(hours=1)
 
 
 class JobStepEarly(Exception):
     """A step's message arrived before the step before it advanced the job: it fails, so SQS delivers it again."""
+
+
+class UnknownJobKind(Exception):
+    """A job of a kind this release does not run: its step fails, so SQS hands it out again."""
 
 
 class JobStore(Protocol):
@@ -70,7 +77,16 @@ class JobStore(Protocol):
 
 class JobKind(Protocol):
     def step(self, job: Job, now: datetime) -> StepResult:
-        """One bounded page of the job's work from `job.cursor`; safe to run twice for the same step."""
+        """One bounded page of the job's work from `job.cursor`; safe to run twice for the same step. A page whose
+        effects must all happen once begun returns them as `pending` instead, and `apply` does them next step."""
+        ...
+
+
+@runtime_checkable
+class PlanningJobKind(JobKind, Protocol):
+    def apply(self, job: Job, now: datetime) -> StepResult:
+        """Do `job.pending` (the page `step` planned); safe to run twice. Its counts and `next_in` count; the rest
+        of the result is ignored."""
         ...
 
 
@@ -82,14 +98,17 @@ class JobRunner:
     clock: Callable[[], datetime]
     retention_days: int = 30
 
-    def start(self, tenant: str, kind: str, params: Mapping[str, str], job_id: str | None = None) -> Job:
-        """Store the job and queue its first step. With `job_id` (derived by the caller) a repeat starts nothing new."""
+    def start(self, tenant: str, kind: str, params: Mapping[str, str], job_id: str | None = None, cursor: str = "", pending: tuple[str, ...] = ()) -> Job:
+        """Store the job and queue its first step. With `job_id` (derived by the caller) a repeat starts nothing new.
+        `cursor` and `pending`: where work another mechanism began stands (a job taking over from it)."""
         now = self.clock()
         job = Job(
             id=job_id or ids.new_id(JOB, int(now.timestamp() * 1000)),
             tenant=tenant,
             kind=kind,
             params=dict(params),
+            cursor=cursor,
+            pending=pending,
             created_at=iso(now),
             updated_at=iso(now),
         )
@@ -114,18 +133,29 @@ class JobRunner:
         kind = self.kinds.get(job.kind)
         now = self.clock()
         if kind is None:
+            if now - parse_iso(job.updated_at) < UNKNOWN_KIND_PATIENCE:
+                # A kind a later release added, its step handed to this one mid-deploy (a canary's other 90 %): SQS
+                # hands it out again, to the later release, and the job is left as it is.
+                raise UnknownJobKind(f"job {job_id} is of kind {job.kind!r}, which this release does not run")
             _log.error("job of an unknown kind", extra={"tenant": tenant, "job_id": job_id, "kind": job.kind})
-            self.store.advance(job, job.cancelled(f"unknown kind {job.kind}", iso(now)))
+            self.store.advance(job, job.cancelled(f"unknown kind {job.kind}", iso(now)))  # the later release is gone
             return
-        result = kind.step(job, now)
-        if result.cancel:
-            self.store.advance(job, job.cancelled(result.cancel, iso(now)))
-            return
-        following = job.repeated(iso(now)) if result.again_in is not None else job.advanced(result.cursor, result.counts, iso(now))
+        if job.pending:
+            if not isinstance(kind, PlanningJobKind):
+                raise TypeError(f"job {job_id} has a planned page, and its kind {job.kind!r} cannot apply one")
+            result = kind.apply(job, now)
+            following = job.applied(result.counts, iso(now))
+        else:
+            result = kind.step(job, now)
+            if result.cancel:
+                self.store.advance(job, job.cancelled(result.cancel, iso(now)))
+                return
+            following = job.repeated(iso(now)) if result.again_in is not None else job.advanced(result.cursor, result.counts, iso(now), result.pending)
         if following.status == "running":
             # Queued before the advance, so no crash can leave the job advanced with no next step; a second ahead, so
-            # the advance has landed when it is handed out (if not, it fails and comes again).
-            wait = result.again_in if result.again_in is not None else result.next_in
+            # the advance has landed when it is handed out (if not, it fails and comes again). A planned page is
+            # applied at once; the page after it waits for the pace.
+            wait = 0 if following.pending else result.again_in if result.again_in is not None else result.next_in
             self.queue.send_bodies([step_message(tenant, job_id, following.step)], [min(MAX_STEP_DELAY, max(MIN_STEP_DELAY, wait))])
         self.store.advance(job, following)  # lost to a twin run of this step: both queued step k+1, and the later copy ends
 

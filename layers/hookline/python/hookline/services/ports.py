@@ -243,20 +243,17 @@ class EventStore(DeliveryRestarts, EventRecords, Protocol):
 
 
 class ReplayStore(Protocol):
-    """One record per replay; every step is conditional on the step counter."""
+    """One record per replay: its window and what it has done; its paging is a job (hookline.services.replay)."""
 
-    def create(self, tenant: str, replay_id: str, endpoint_id: str, window: ReplayWindow, now_iso: str, expires_at: int) -> bool:
+    def create(self, tenant: str, replay_id: str, endpoint_id: str, window: ReplayWindow, now_iso: str, expires_at: int, job_id: str) -> bool:
         """False if this replay exists already."""
         ...
 
     def get(self, tenant: str, replay_id: str) -> dict[str, Any] | None: ...
 
-    def begin_step(self, tenant: str, replay_id: str, step: int, cursor: str | None, done: bool, tasks: list[str], matched: int) -> bool:
-        """Advance the cursor and record the page's tasks; False if this step was taken already."""
-        ...
-
-    def end_step(self, tenant: str, replay_id: str, step: int) -> None:
-        """Clear the step's recorded tasks; DependencyFailed if another step has begun since (the job looks again)."""
+    def record_page(self, tenant: str, replay_id: str, step: int, queued: int, done: bool) -> None:
+        """Count a page its job's step `step` queued (and whether it was the last), once: a step recorded already, or
+        an earlier one after a later, changes nothing."""
         ...
 
 

@@ -39,7 +39,7 @@ from hookline.services.endpoints import EndpointDeps, EndpointService
 from hookline.services.events import EventService
 from hookline.services.jobs import JobKind, JobRunner
 from hookline.services.portal import PortalService, SentEventTypes
-from hookline.services.replay import ReplayService
+from hookline.services.replay import REPLAY_WINDOW, ReplayService, WindowReplay
 from hookline.services.sessions import PortalSessionService
 from hookline.services.sweeper import Sweeper
 from hookline.wiring import topology
@@ -163,14 +163,11 @@ def delivery_worker() -> DeliveryWorker:
 @lru_cache(maxsize=1)
 def replay_service() -> ReplayService:
     settings = get_settings()
-    table = aws.dynamodb_table(settings.table_name)
-    events, endpoints = _repos(settings)
+    _, endpoints = _repos(settings)
     return ReplayService(
-        replays=ReplayRepository(table, topology.TABLE.ttl_attribute),
-        events=events,
+        replays=ReplayRepository(aws.dynamodb_table(settings.table_name), topology.TABLE.ttl_attribute),
         endpoints=endpoints,
-        retry_queue=TaskQueue(aws.sqs_client(), settings.retry_queue_url),
-        jobs=TaskQueue(aws.sqs_client(), settings.replay_queue_url),
+        jobs=job_runner(),
         settings=settings,
         clock=utcnow,
     )
@@ -229,7 +226,7 @@ def sweeper() -> Sweeper:
 
 @lru_cache(maxsize=1)
 def job_runner() -> JobRunner:
-    """Bulk jobs and their kinds (hookline.services.bulk, and a broadcast's fan-out); their steps run on the job queue (the replay function's)."""
+    """Bulk jobs and their kinds (hookline.services.bulk, a broadcast's fan-out, a time-window replay); their steps run on the job queue (the replay function's)."""
     settings = get_settings()
     table = aws.dynamodb_table(settings.table_name)
     events, endpoints = _repos(settings)
@@ -237,6 +234,9 @@ def job_runner() -> JobRunner:
         REQUEUE_PAUSED: PausedRequeue(endpoints, events, TaskQueue(aws.sqs_client(), settings.retry_queue_url)),
         DELETE_CUSTOMER_ENDPOINTS: CustomerEndpointsDeletion(endpoints),
         BROADCAST_JOB: BroadcastFanout(events, endpoints, TaskQueue(aws.sqs_client(), settings.delivery_queue_url), settings.retention_days),
+        REPLAY_WINDOW: WindowReplay(
+            ReplayRepository(table, topology.TABLE.ttl_attribute), events, endpoints, TaskQueue(aws.sqs_client(), settings.retry_queue_url)
+        ),
     }
     return JobRunner(
         JobRepository(table, topology.TABLE.ttl_attribute), TaskQueue(aws.sqs_client(), settings.replay_queue_url), kinds, utcnow, settings.retention_days

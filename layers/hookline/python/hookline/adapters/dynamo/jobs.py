@@ -28,6 +28,7 @@ def job_item(job: Job, ttl: str, expires_at: int) -> Item:
         "created_at": job.created_at,
         "updated_at": job.updated_at,
         **({"note": job.note} if job.note else {}),
+        **({"pending": list(job.pending)} if job.pending else {}),
         ttl: expires_at,
     }
 
@@ -45,6 +46,7 @@ def job_from(item: Item) -> Job:
         created_at=str(item.get("created_at", "")),
         updated_at=str(item.get("updated_at", "")),
         note=str(item.get("note", "")),
+        pending=tuple(str(p) for p in item.get("pending") or ()),
     )
 
 
@@ -78,7 +80,7 @@ class JobRepository:
         updated = write_if(
             self._table.update_item,
             Key=keys.job(current.tenant, current.id),
-            UpdateExpression="SET #st = :status, step = :step, #cur = :cursor, counts = :counts, updated_at = :now, note = :note",
+            UpdateExpression="SET #st = :status, step = :step, #cur = :cursor, counts = :counts, updated_at = :now, note = :note, pending = :pending",
             ConditionExpression="attribute_exists(pk) AND step = :was AND #st = :running",
             ExpressionAttributeNames={"#st": "status", "#cur": "cursor"},
             ExpressionAttributeValues={
@@ -88,6 +90,7 @@ class JobRepository:
                 ":counts": dict(advanced.counts),
                 ":now": advanced.updated_at,
                 ":note": advanced.note,
+                ":pending": list(advanced.pending),
                 ":was": current.step,
                 ":running": "running",
             },

@@ -59,7 +59,7 @@ Access patterns (numbered as in docs/architecture.md), by key:
     event_partition      18 an event with its deliveries and attempts (Query); + DELIVERY_PREFIX: 34 a page of a broadcast's deliveries (Query); a delivery's key as prefix: 40 one delivery with its attempts (Query)
     breaker, limiter     7 load, 8 grant, 9 probe, 14 transition, 15 slow down, 16 release
     stats                20 add a batch's counters; stats_partition + stats_sort: 21 read a window (Query)
-    replay               23 replay step, 24 replay progress
+    replay               23 a replay's page counted (UpdateItem conditional on its job's step), 24 replay progress
     intent               51 note a request's events before storing them (PutItem), 52 drop the note once queued (DeleteItem);
                          intent_partition: 53 the sweeper's notes of one minute and shard (Query)
     job                  48 start a job (conditional PutItem), 49 read it (GetItem), 50 advance it (PutItem conditional on its step)

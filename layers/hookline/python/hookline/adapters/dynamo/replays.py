@@ -1,6 +1,8 @@
-"""Replay jobs in the data table: one item per replay (keys.replay).
+"""Replays in the data table: one item per replay (keys.replay), what the customer reads of it.
 
-Every step is conditional on the step counter, so a duplicate job takes a step at most once.
+Its paging is a job (hookline.services.replay); each page is counted conditionally on the job's step, so a repeated
+step counts once. The previous release paged through the item itself (`step`, `cursor_token`, `pending_tasks`),
+which this one reads when it takes such a replay over, and keeps `step` at 0 in new items for it.
 """
 
 from __future__ import annotations
@@ -19,10 +21,11 @@ class ReplayRepository:
         self._table = table
         self._ttl = ttl_attribute
 
-    def create(self, tenant: str, replay_id: str, endpoint_id: str, window: ReplayWindow, now_iso: str, expires_at: int) -> bool:
+    def create(self, tenant: str, replay_id: str, endpoint_id: str, window: ReplayWindow, now_iso: str, expires_at: int, job_id: str) -> bool:
         item = {
             **keys.replay(tenant, replay_id),
             "id": replay_id,
+            "job_id": job_id,
             "endpoint_id": endpoint_id,
             "since": window.since,
             "until": window.until,
@@ -42,23 +45,14 @@ class ReplayRepository:
         item = self._table.get_item(Key=keys.replay(tenant, replay_id), ConsistentRead=True).get("Item")
         return dict(item) if item else None
 
-    def begin_step(self, tenant: str, replay_id: str, step: int, cursor: str | None, done: bool, tasks: list[str], matched: int) -> bool:
-        """Advance the cursor and record the page's tasks, once: False if this step was already taken."""
-        taken = write_if(
+    def record_page(self, tenant: str, replay_id: str, step: int, queued: int, done: bool) -> None:
+        """One UpdateItem, conditional on the step: it also drops a page the previous release had planned (adopted)."""
+        write_if(
             self._table.update_item,
             Key=keys.replay(tenant, replay_id),
-            UpdateExpression="SET step = :next, cursor_token = :c, done_paging = :d, pending_tasks = :t ADD matched :m, queued :m",
-            ConditionExpression="step = :step",
-            ExpressionAttributeValues={":next": step + 1, ":step": step, ":c": cursor or "", ":d": done, ":t": tasks, ":m": matched},
-        )
-        return taken is not None
-
-    def end_step(self, tenant: str, replay_id: str, step: int) -> None:
-        self._table.update_item(
-            Key=keys.replay(tenant, replay_id),
-            UpdateExpression="REMOVE pending_tasks",
-            ConditionExpression="step = :step",
-            ExpressionAttributeValues={":step": step},
+            UpdateExpression="SET paged_step = :step, done_paging = :d ADD matched :n, queued :n REMOVE pending_tasks",
+            ConditionExpression=f"attribute_exists({keys.PK}) AND (attribute_not_exists(paged_step) OR paged_step < :step)",
+            ExpressionAttributeValues={":step": step, ":d": done, ":n": queued},
         )
 
     def count(self, tenant: str, replay_id: str, outcome: str) -> None:
