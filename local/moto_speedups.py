@@ -1,4 +1,4 @@
-"""Fixes for two costs in moto (5.2.5) that grow with the backlog, installed by local mode.
+"""Fixes for costs in moto (5.2.5) that grow with the backlog, installed by local mode.
 
 SQS: moto's `SendMessage` asks the queue for all its attributes to read one (`ContentBasedDeduplication`, a FIFO
 queue's), and three of those attributes count the queue's messages by scanning them with a clock call each.
@@ -6,7 +6,12 @@ With a few thousand messages queued, each send took tens of milliseconds, so a 1
 (50 `SendMessageBatch` calls) took seconds more for every thousand deliveries waiting. While moto sends a message,
 the queue's attributes are the one it reads, computed as moto computes it; everywhere else they are moto's own.
 `ReceiveMessage` does the same for every message it hands out (to check the retention period): while moto
-receives, the attributes are that one.
+receives, the attributes are that one. And `ReceiveMessage` lists every visible message of the queue (two clock
+calls each) to hand out the first ten: while moto receives, the list is read lazily, message by message, as moto
+goes through it (each message's visibility read as moto reaches it, as moto then reads it again), from a snapshot
+of the queue's messages; its truth (`wait_for_messages`) is whether one is visible. `DeleteMessage` goes through
+every message of the queue twice, building each one's list of receipt handles: the same search is one pass over
+the same handles, and the queue keeps the same messages in the same order.
 
 The server: moto finds each request's service by listing the folders of its own package on disk; the list is
 read once.
@@ -16,7 +21,13 @@ Python comparisons of its typed values), then keeping the partition's items, and
 deliveries waiting (some 15,000 items) one query took tens of milliseconds, and `GET /v1/endpoints/{id}` makes
 three. While moto queries a table, the items it lists are only the queried partition's (a table query), or every
 item unsorted (an index query, which sorts what it keeps by the index's keys and the table's, a total order):
-the same results in the same order; everywhere else `all_items` is moto's own.
+the same results in the same order; everywhere else `all_items` is moto's own. An index query then sorts the
+partition (20,000 paused deliveries of one endpoint, say) by a tuple of moto's typed values, each comparison
+two Python calls: while moto queries, items whose sort keys are all strings or all numbers are sorted by the
+same values as plain `str` / `Decimal` (moto compares exactly those, `cast_value`), the same comparisons in the
+same sort, so the same order; any other key is sorted as moto sorts it. And a page after the first skips the
+items up to its start key one by one, building typed values for each: in a list sorted that way the items moto
+skips are a prefix, so where it ends is found by moto's own comparison, in a binary search.
 """
 
 from __future__ import annotations
@@ -26,11 +37,13 @@ import inspect
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from decimal import Decimal
 from typing import Any
 
 from moto import backends
 from moto.dynamodb.models.table import Table
-from moto.sqs.models import Queue, SQSBackend
+from moto.sqs.exceptions import ReceiptHandleIsInvalid
+from moto.sqs.models import Message, Queue, SQSBackend
 
 _sending = threading.local()
 _querying = threading.local()
@@ -68,13 +81,78 @@ def install() -> None:
 
         return run
 
+    every_message = Queue.messages.fget  # type: ignore[attr-defined]
+
+    def messages(self: Queue) -> Any:
+        if getattr(_sending, "active", "") == "receive":
+            return _Visible(list(self._messages))
+        return every_message(self)
+
     Queue.attributes = property(attributes)  # type: ignore[assignment, method-assign]
+    Queue.messages = property(messages)  # type: ignore[assignment, method-assign]
+    Queue.delete_message = _delete_message  # type: ignore[method-assign]
     SQSBackend.send_message = marked("send", send_message)  # type: ignore[method-assign]
     SQSBackend.receive_message = marked("receive", receive_message)  # type: ignore[method-assign]
     _install_query()
     # moto's server looks up each request's service by listing its own package's folders on disk, every time.
     backends.list_of_moto_modules = functools.cache(lambda: tuple(every_module()))
     _installed = True
+
+
+class _Visible:
+    """A queue's visible messages (`Queue.messages`), read as they are gone through."""
+
+    def __init__(self, held: list[Message]) -> None:
+        self._held = held
+
+    def __iter__(self) -> Iterator[Message]:
+        return (message for message in self._held if message.visible and not message.delayed)
+
+    def __bool__(self) -> bool:
+        return any(message.visible and not message.delayed for message in self._held)
+
+
+def _delete_message(self: Queue, receipt_handle: str) -> None:
+    """moto's `Queue.delete_message`: the messages that ever had the handle leave the queue, their handles deleted."""
+    if receipt_handle in self.deleted_messages:
+        return  # already deleted: deleting it again is fine
+    held = self._messages
+    gone = [message for message in held if message.receipt_handle == receipt_handle or receipt_handle in message._old_receipt_handles]
+    if not gone:
+        raise ReceiptHandleIsInvalid()
+    for message in gone:
+        self.pending_messages.discard(message)
+        self.deleted_messages.update(message.all_receipt_handles)  # type: ignore[arg-type]
+    ids = {id(message) for message in gone}
+    self._messages = [message for message in held if id(message) not in ids]
+
+
+_PLAIN = {"S": lambda value: value, "N": Decimal}  # moto's cast_value of a string, of a number
+_UNSET = object()
+
+
+def _plain_keys(items: list[Any], attrs: list[str]) -> tuple[list[tuple[Any, ...]], tuple[str, ...]] | None:
+    """Each item's sort key as plain values (what moto's typed values compare by), and their types; None unless
+    every item has every key attribute, of one type per attribute, a string or a number."""
+    if not items:
+        return [], ()
+    try:
+        kinds = tuple(items[0].attrs[name].type for name in attrs)
+    except KeyError:
+        return None
+    if not all(kind in _PLAIN for kind in kinds):
+        return None
+    casts = [(name, kind, _PLAIN[kind]) for name, kind in zip(attrs, kinds, strict=True)]
+    keys = []
+    for item in items:
+        key = []
+        for name, kind, cast in casts:
+            value = item.attrs.get(name)
+            if value is None or value.type != kind:
+                return None
+            key.append(cast(value.value))
+        keys.append(tuple(key))
+    return keys, kinds
 
 
 def _install_query() -> None:
@@ -104,13 +182,57 @@ def _install_query() -> None:
         named = parameters.bind(self, *args, **kwargs).arguments
         _querying.table, _querying.hash_key, _querying.index_name = self, named.get("hash_key"), named.get("index_name")
         _querying.hash_conditions = named.get("hash_key_conditions")
+        _querying.sorted = None
         try:
             return query(self, *args, **kwargs)
         finally:
-            _querying.table = None
+            _querying.table = _querying.sorted = None
 
     Table.all_items = all_items  # type: ignore[method-assign]
     Table.query = querying  # type: ignore[method-assign]
+    _install_index_sort()
+
+
+def _install_index_sort() -> None:
+    """An index query's sort, and its skip to the start key, while moto queries (see the module's docstring)."""
+    sorted_items = Table.sorted_items
+    comes_before = Table._item_comes_before_dct
+
+    def sorting(self: Table, hash_key_attrs: list[str], range_key_attrs: list[str | None], items: list[Any]) -> list[Any]:
+        if getattr(_querying, "table", None) is not self:
+            return sorted_items(self, hash_key_attrs, range_key_attrs, items)
+        attrs = self._generate_attr_to_sort_by(hash_key_attrs, range_key_attrs)
+        plain = _plain_keys(items, attrs)
+        if plain is None:
+            return sorted_items(self, hash_key_attrs, range_key_attrs, items)
+        keys, kinds = plain
+        order = sorted(range(len(items)), key=keys.__getitem__)  # a stable sort, as moto's: equal keys keep their order
+        items[:] = [items[i] for i in order]
+        _querying.sorted, _querying.sort_attrs, _querying.sort_kinds, _querying.boundary = items, attrs, kinds, _UNSET
+        return items
+
+    def before(self: Table, item: Any, dct: dict[str, Any], hash_key_attrs: list[str], range_key_attrs: list[str | None], forward: bool) -> bool:
+        listed = getattr(_querying, "sorted", None) if getattr(_querying, "table", None) is self else None
+        if listed is None:
+            return bool(comes_before(self, item, dct, hash_key_attrs, range_key_attrs, forward))
+        if _querying.boundary is _UNSET:
+            # moto asks from the first item on and stops skipping at the first False: find that one, by moto's comparison
+            start_key = [dct.get(name) for name in _querying.sort_attrs]
+            if listed[0] is not item or any(not isinstance(v, dict) or list(v) != [kind] for v, kind in zip(start_key, _querying.sort_kinds, strict=True)):
+                _querying.sorted = None
+                return bool(comes_before(self, item, dct, hash_key_attrs, range_key_attrs, forward))
+            low, high = 0, len(listed)
+            while low < high:
+                middle = (low + high) // 2
+                if comes_before(self, listed[middle], dct, hash_key_attrs, range_key_attrs, forward):
+                    low = middle + 1
+                else:
+                    high = middle
+            _querying.boundary = listed[low] if low < len(listed) else None
+        return item is not _querying.boundary
+
+    Table.sorted_items = sorting  # type: ignore[method-assign]
+    Table._item_comes_before_dct = before  # type: ignore[assignment, method-assign]
 
 
 @contextmanager

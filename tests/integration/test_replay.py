@@ -40,6 +40,17 @@ def _delivery(hookline: Hookline, event_id: str, tenant: str = "acme") -> dict[s
     return dict(hookline.api("GET", f"/v1/events/{event_id}", tenant=tenant)[1]["deliveries"][0])
 
 
+def _until_completed(hookline: Hookline, replay_id: str, seconds: float) -> dict[str, Any]:
+    """Run the pipeline until the replay reads completed (or the time is up); what it reads last."""
+    deadline = time.monotonic() + seconds
+    while True:
+        hookline.pump()
+        progress: dict[str, Any] = hookline.api("GET", f"/v1/replays/{replay_id}")[1]
+        if progress["status"] == "completed" or time.monotonic() > deadline:
+            return progress
+        time.sleep(0.2)
+
+
 class Switch:
     """A receiver answer that can be flipped from failing to healthy."""
 
@@ -132,13 +143,7 @@ def test_time_window_replay_delivers_exactly_the_window(hookline: Hookline) -> N
         assert status == 202
         assert replay["status"] == "running" and replay["id"].startswith("rpl_")
         assert hookline.api("POST", f"/v1/endpoints/{ep}/replay", window) == (202, replay)
-        deadline = time.monotonic() + 90
-        while time.monotonic() < deadline:
-            hookline.pump()
-            progress = hookline.api("GET", f"/v1/replays/{replay['id']}")[1]
-            if progress["status"] == "completed":
-                break
-            time.sleep(0.2)
+        progress = _until_completed(hookline, replay["id"], 90)
         # Then exactly the 47 were delivered, once each, and nothing outside the window was touched
         assert progress == progress | {"status": "completed", "matched": 47, "queued": 47, "delivered": 47, "failed": 0}
         replayed = receiver.requests[requests_before:]
@@ -187,13 +192,7 @@ def test_a_replay_the_previous_release_began_is_finished_by_its_job_and_counted_
         before = len(receiver.requests)
         message = {"kind": "replay", "tenant": "acme", "replay_id": rid}
         boto3.client("sqs").send_message(QueueUrl=settings.replay_queue_url, MessageBody=json.dumps(message))
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            hookline.pump()
-            progress = hookline.api("GET", f"/v1/replays/{rid}")[1]
-            if progress["status"] == "completed":
-                break
-            time.sleep(0.2)
+        progress = _until_completed(hookline, rid, 60)
         # Then the planned page went out, once each, and the replay counts it once
         assert progress == progress | {"status": "completed", "matched": 5, "queued": 5, "delivered": 5, "failed": 0}
         assert sorted(r.headers["webhook-id"] for r in receiver.requests[before:]) == sorted(events)
