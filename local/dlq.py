@@ -1,20 +1,21 @@
-"""Operators' DLQ drain: move dead-lettered deliveries to the retry queue at a set pace.
+"""Operators' DLQ drain: move dead-lettered deliveries to the retry queue at a set pace, as a job, and watch it.
 
     python -m local.dlq [--endpoint-id ep_…] [--tenant T] [--rate 10] [--max 1000]
-        invokes the deployed replay function (`hookline-replay`) with {"kind": "drain_dlq", …}.
+        starts a drain job in the deployed stack (a direct invocation of its replay
+        function, `hookline-replay`, at its `live` alias) and watches it until it ends.
+    python -m local.dlq --watch job_…
+        watches a drain started before (e.g. after Ctrl-C stopped the watching: the job goes on).
     python -m local.dlq --local [--aws-endpoint http://127.0.0.1:4566] …
-        runs the same drain in this process against local mode's embedded AWS: the running
-        local mode's (it announces its ports, see local.running), else HOOKLINE_AWS_PORT's (4566).
+        the same against the running local mode (it announces its ports, see local.running;
+        else HOOKLINE_AWS_PORT's, 4566), whose job-queue poller runs the drain's steps.
 
-`make dlq-drain` wraps it. Tasks hookline dead-lettered itself come back as
-manual replays with a fresh attempt budget; poison messages stay in the DLQ.
-Progress prints to stderr as it goes (each batch locally, each pass of at most
-90 s against the stack); the totals print to stdout as JSON at the end.
+`make dlq-drain` wraps it. Tasks hookline dead-lettered itself come back as manual
+replays with a fresh attempt budget; poison messages stay in the DLQ
+(hookline.services.drain). Progress prints to stderr as the job's counts change; the
+job as it ended prints to stdout as JSON.
 
-Against the stack, each pass is one synchronous invoke that the client waits
-for longer than the function may run, and never retries: a retried invoke
-would start a second, overlapping drain. Passes repeat while the drain
-answers `more`.
+Every invocation answers at once (it starts the job, or reads it), so the client's
+timeouts are short; a start retried within the minute names the same job.
 """
 
 from __future__ import annotations
@@ -23,19 +24,21 @@ import argparse
 import json
 import os
 import sys
+import time
+from collections.abc import Callable
 from typing import Any
 
 import boto3
 from botocore.config import Config
 
 import local  # noqa: F401  - puts the layer on sys.path
-from hookline.adapters.dlq import TIME_BUDGET_SECONDS
 from hookline.wiring import topology
 from local import running
 
-# The client outwaits the replay function's own timeout (which outlasts the drain's time budget), and never retries.
-INVOKE_CONFIG = Config(read_timeout=topology.REPLAY_TIMEOUT_SECONDS + 30, connect_timeout=10, retries={"total_max_attempts": 1, "mode": "standard"})
-assert TIME_BUDGET_SECONDS < topology.REPLAY_TIMEOUT_SECONDS < INVOKE_CONFIG.read_timeout
+INVOKE_CONFIG = Config(read_timeout=30, connect_timeout=10, retries={"total_max_attempts": 3, "mode": "standard"})
+WATCH_EVERY_SECONDS = 2.0
+
+Invoke = Callable[[dict[str, Any]], dict[str, Any]]
 
 
 def drain_command(args: argparse.Namespace) -> dict[str, Any]:
@@ -51,16 +54,58 @@ def drain_command(args: argparse.Namespace) -> dict[str, Any]:
     return command
 
 
-def _say(report: dict[str, Any], moved_before: int = 0) -> None:
+def _say(job: dict[str, Any]) -> None:
+    counts = job.get("counts", {})
     print(
-        f"drain: {moved_before + int(report.get('moved', 0))} moved so far, {report.get('poison', 0)} poison left, more: {bool(report.get('more'))}",
+        f"drain {job['id']}: {job['status']}, {counts.get('moved', 0)} moved, {counts.get('skipped', 0)} left (others'), {counts.get('poison', 0)} poison left",
         file=sys.stderr,
         flush=True,
     )
 
 
-def run_local(command: dict[str, Any], aws_endpoint: str, prefix: str = topology.DEFAULT_PREFIX) -> dict[str, Any]:
-    """Point this process at local mode's moto server and run the drain, printing its progress after each batch."""
+def watch(invoke: Invoke, job_id: str, every: float = WATCH_EVERY_SECONDS, sleep: Callable[[float], None] = time.sleep) -> dict[str, Any]:
+    """Read the job until it is no longer running, printing it whenever it moved; the job as it ended."""
+    last: tuple[Any, ...] = ()
+    while True:
+        answer = invoke({"kind": "job", "job_id": job_id})
+        if "job" not in answer:
+            return answer
+        job: dict[str, Any] = answer["job"]
+        seen = (job["status"], job["steps"])
+        if seen != last:
+            _say(job)
+            last = seen
+        if job["status"] != "running":
+            return job
+        sleep(every)
+
+
+def run(invoke: Invoke, command: dict[str, Any], job_id: str = "", sleep: Callable[[float], None] = time.sleep) -> dict[str, Any]:
+    """Start the drain (unless `job_id` names one to watch), then watch it to its end."""
+    if not job_id:
+        started = invoke(command)
+        if "job" not in started:
+            return started
+        job_id = started["job"]["id"]
+        print(f"drain {job_id} started; Ctrl-C stops watching, not the drain (watch again: make dlq-drain JOB={job_id})", file=sys.stderr, flush=True)
+    return watch(invoke, job_id, sleep=sleep)
+
+
+def deployed_invoker(function_name: str, client: Any = None) -> Invoke:
+    client = client or boto3.client("lambda", config=INVOKE_CONFIG)
+
+    def invoke(payload: dict[str, Any]) -> dict[str, Any]:
+        # The alias every deployed function serves from: the release in service, not $LATEST.
+        result = client.invoke(FunctionName=function_name, Qualifier=topology.LIVE_ALIAS, Payload=json.dumps(payload).encode())
+        answer: dict[str, Any] = json.loads(result["Payload"].read() or b"{}")
+        return answer
+
+    return invoke
+
+
+def local_invoker(aws_endpoint: str, prefix: str = topology.DEFAULT_PREFIX) -> Invoke:
+    """The replay function's direct invocations, run in this process against local mode's moto server (whose running
+    local mode runs the job's steps from its job queue)."""
     os.environ["AWS_ENDPOINT_URL"] = aws_endpoint
     os.environ.setdefault("AWS_DEFAULT_REGION", "us-east-1")
     os.environ.setdefault("AWS_ACCESS_KEY_ID", "testing")
@@ -68,30 +113,12 @@ def run_local(command: dict[str, Any], aws_endpoint: str, prefix: str = topology
     sqs = boto3.client("sqs")
     for queue in topology.QUEUES:
         os.environ[queue.env] = sqs.get_queue_url(QueueName=queue.physical_name(prefix))["QueueUrl"]
-    from hookline.entrypoints.replay import drain
+    os.environ[topology.TABLE.env] = topology.TABLE.physical_name(prefix)
+    from hookline.entrypoints.replay import direct
     from hookline.wiring import container
 
     container.reset()
-    return drain(command, progress=_say)
-
-
-def run_deployed(command: dict[str, Any], function_name: str, client: Any = None) -> dict[str, Any]:
-    """Invoke the drain pass after pass while it answers `more`, printing each pass; the totals of all of them."""
-    client = client or boto3.client("lambda", config=INVOKE_CONFIG)
-    totals: dict[str, Any] = {"moved": 0, "skipped": 0, "poison": 0, "more": False}
-    wanted = int(command.get("max_messages") or 0)
-    while True:
-        left = {**command, **({"max_messages": wanted - totals["moved"]} if wanted else {})}
-        # The alias every deployed function serves from: the release in service, not $LATEST.
-        result = client.invoke(FunctionName=function_name, Qualifier=topology.LIVE_ALIAS, Payload=json.dumps(left).encode())
-        payload: dict[str, Any] = json.loads(result["Payload"].read() or b"{}")
-        if "error" in payload or "errorMessage" in payload:
-            return payload
-        _say(payload, totals["moved"])
-        totals = {"moved": totals["moved"] + payload.get("moved", 0), "skipped": payload.get("skipped", 0), "poison": payload.get("poison", 0), "more": False}
-        if not payload.get("more") or not payload.get("moved") or (wanted and totals["moved"] >= wanted):
-            totals["more"] = bool(payload.get("more"))
-            return totals
+    return direct
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -100,6 +127,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--tenant", default="", help="only this tenant's deliveries")
     parser.add_argument("--rate", type=float, default=0.0, help="messages per second (default HOOKLINE_DLQ_DRAIN_RATE_PER_SECOND)")
     parser.add_argument("--max", type=int, default=0, help="stop after this many messages")
+    parser.add_argument("--watch", default="", metavar="JOB_ID", help="watch a drain started before instead of starting one")
     parser.add_argument("--local", action="store_true", help="drain local mode's DLQ instead of the deployed stack's")
     parser.add_argument("--aws-endpoint", default="", help="local mode's embedded AWS (default: the running local mode's, else HOOKLINE_AWS_PORT's)")
     parser.add_argument("--function", default=f"{topology.DEFAULT_PREFIX}-{topology.REPLAY.name}", help="the deployed replay function")
@@ -108,14 +136,18 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    command = drain_command(args)
     if args.local:
         endpoint = args.aws_endpoint or running.running_aws_endpoint() or f"http://127.0.0.1:{os.environ.get('HOOKLINE_AWS_PORT', '4566')}"
-        report = run_local(command, endpoint)
+        invoke = local_invoker(endpoint)
     else:
-        report = run_deployed(command, args.function)
-    print(json.dumps(report))
-    return 0 if "error" not in report else 1
+        invoke = deployed_invoker(args.function)
+    try:
+        ended = run(invoke, drain_command(args), args.watch)
+    except KeyboardInterrupt:
+        print("stopped watching; the drain goes on", file=sys.stderr)
+        return 130
+    print(json.dumps(ended))
+    return 0 if "error" not in ended and "errorMessage" not in ended else 1
 
 
 if __name__ == "__main__":

@@ -95,6 +95,16 @@ class Hookline:
                 return total
             time.sleep(0.2)  # real time: freezegun leaves sleep alone
 
+    def drain_dlq(self, **command: Any) -> dict[str, Any]:
+        """The operators' DLQ drain (`make dlq-drain`): start its job through the replay function, run its steps to
+        the end; the job as it ended (`counts`: moved, skipped, poison)."""
+        started = self.handlers["replay"]({"kind": "drain_dlq", **command}, None)
+        assert "job" in started, started
+        self.drain(topology.REPLAY_QUEUE)
+        job: dict[str, Any] = self.handlers["replay"]({"kind": "job", "job_id": started["job"]["id"]}, None)["job"]
+        assert job["status"] == "done", job
+        return job
+
     def _delayed(self, queue: topology.QueueSpec) -> int:
         attrs = boto3.client("sqs").get_queue_attributes(QueueUrl=self.env[queue.env], AttributeNames=["ApproximateNumberOfMessagesDelayed"])
         return int(attrs["Attributes"]["ApproximateNumberOfMessagesDelayed"])

@@ -1,4 +1,5 @@
-"""The operators' DLQ drain CLI against a running local mode's embedded AWS."""
+"""The operators' DLQ drain CLI: it starts a drain job and watches it, against a running local mode, and (with a
+stand-in for Lambda) against the stack."""
 
 from __future__ import annotations
 
@@ -6,17 +7,17 @@ import io
 import json
 import threading
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import boto3
 import pytest
 
-from hookline.adapters.dlq import TIME_BUDGET_SECONDS
 from hookline.core.models import DeliveryTask
 from hookline.wiring import container, topology
 from local import running
-from local.dlq import INVOKE_CONFIG, build_parser, drain_command, run_deployed, run_local
+from local.dlq import INVOKE_CONFIG, WATCH_EVERY_SECONDS, build_parser, deployed_invoker, drain_command, local_invoker, run
 from local.run import LocalHookline
 
 
@@ -31,15 +32,17 @@ def test_make_dlq_drain_moves_matching_tasks_to_the_retry_queue(monkeypatch: pyt
         for endpoint_id in ("ep_a", "ep_b"):
             tasks[endpoint_id] = task = DeliveryTask("acme", "evt_1", f"dlv_{endpoint_id}", endpoint_id, 3, dead_lettered="max_attempts")
             sqs.send_message(QueueUrl=dlq, MessageBody=task.to_message(), MessageAttributes={"reason": {"DataType": "String", "StringValue": "max_attempts"}})
-        # When an operator drains one endpoint's with the CLI (`make dlq-drain ENDPOINT=ep_a LOCAL=1`)
-        for name in ("AWS_ENDPOINT_URL", *(q.env for q in topology.QUEUES)):
+        # When an operator drains one endpoint's with the CLI (`make dlq-drain ENDPOINT=ep_a LOCAL=1`): it starts the
+        # drain's job, which the running local mode's job-queue poller runs, and watches it to its end
+        for name in ("AWS_ENDPOINT_URL", topology.TABLE.env, *(q.env for q in topology.QUEUES)):
             monkeypatch.setenv(name, "")
-        args = ["--local", "--aws-endpoint", hl.aws_endpoint, "--endpoint-id", "ep_a", "--rate", "100"]
-        report = run_local(drain_command(build_parser().parse_args(args)), hl.aws_endpoint)
+        args = build_parser().parse_args(["--local", "--aws-endpoint", hl.aws_endpoint, "--endpoint-id", "ep_a", "--rate", "100"])
+        job = run(local_invoker(hl.aws_endpoint), drain_command(args), sleep=lambda _s: time.sleep(0.2))
         container.reset()
-        # Then that task left for the retry queue, whose poller handed exactly it (unchanged) to the function, and the other is still in the DLQ
-        assert (report["moved"], report["skipped"]) == (1, 1)
-        assert arrived.wait_for(1, seconds=10) == [tasks["ep_a"].to_message()]
+        # Then that task left for the retry queue, whose poller handed exactly it (unchanged, bar its freshness) to the
+        # function, and the other is still in the DLQ
+        assert (job["status"], job["counts"]["moved"], job["counts"]["skipped"]) == ("done", 1, 1)
+        assert arrived.wait_for(1, seconds=10) == [replace(tasks["ep_a"], fresh=False).to_message()]
         attrs = sqs.get_queue_attributes(QueueUrl=dlq, AttributeNames=["All"])["Attributes"]
         assert int(attrs["ApproximateNumberOfMessages"]) + int(attrs["ApproximateNumberOfMessagesNotVisible"]) == 1
 
@@ -81,7 +84,7 @@ def _record_what_the_poller_hands_over(hl: LocalHookline, queue_url: str) -> _Ar
 
 
 class _FakeLambda:
-    """The deployed replay function's answers, pass by pass."""
+    """The deployed replay function's answers to the CLI's invocations, in order."""
 
     def __init__(self, answers: list[dict[str, Any]]) -> None:
         self.answers, self.payloads = answers, []
@@ -92,25 +95,35 @@ class _FakeLambda:
         return {"Payload": io.BytesIO(json.dumps(self.answers.pop(0)).encode())}
 
 
-def test_the_deployed_drain_runs_pass_after_pass_printing_each_and_adds_them_up(capsys: pytest.CaptureFixture[str]) -> None:
-    passes = [{"moved": 900, "skipped": 0, "poison": 1, "more": True}, {"moved": 120, "skipped": 2, "poison": 1, "more": False}]
-    client = _FakeLambda(passes)
-    totals = run_deployed({"kind": "drain_dlq", "rate": 10}, "hookline-replay", client)
-    assert totals == {"moved": 1020, "skipped": 2, "poison": 1, "more": False}
-    assert capsys.readouterr().err.splitlines() == [
-        "drain: 900 moved so far, 1 poison left, more: True",
-        "drain: 1020 moved so far, 1 poison left, more: False",
+def _job(status: str, steps: int, moved: int) -> dict[str, Any]:
+    return {"job": {"id": "job_x", "kind": "drain_dlq", "status": status, "steps": steps, "counts": {"moved": moved, "skipped": 0, "poison": 1}}}
+
+
+def test_the_deployed_drain_is_started_then_watched_to_its_end_printing_as_it_moves(capsys: pytest.CaptureFixture[str]) -> None:
+    client = _FakeLambda([_job("running", 0, 0), _job("running", 3, 300), _job("running", 3, 300), _job("done", 5, 420)])
+    slept: list[float] = []
+    ended = run(deployed_invoker("hookline-replay", client), {"kind": "drain_dlq", "rate": 10}, sleep=slept.append)
+    assert ended == _job("done", 5, 420)["job"]
+    # One start, then reads of the job every two seconds until it ended
+    assert client.payloads == [{"kind": "drain_dlq", "rate": 10}, *[{"kind": "job", "job_id": "job_x"}] * 3]
+    assert slept == [WATCH_EVERY_SECONDS] * 2
+    err = capsys.readouterr().err.splitlines()
+    assert err[0].startswith("drain job_x started; Ctrl-C stops watching")
+    assert err[1:] == [  # printed when it moved, not at every read
+        "drain job_x: running, 300 moved, 0 left (others'), 1 poison left",
+        "drain job_x: done, 420 moved, 0 left (others'), 1 poison left",
     ]
-    # --max holds across passes
-    client = _FakeLambda([{"moved": 5, "poison": 0, "more": True}, {"moved": 3, "poison": 0, "more": True}])
-    assert run_deployed({"kind": "drain_dlq", "max_messages": 8}, "f", client)["moved"] == 8
-    assert [p["max_messages"] for p in client.payloads] == [8, 3]
+    # `--watch job_…` watches one started before; a refused start is answered as it is
+    client = _FakeLambda([_job("done", 5, 420)])
+    assert run(deployed_invoker("f", client), {"kind": "drain_dlq"}, job_id="job_x")["status"] == "done"
+    assert client.payloads == [{"kind": "job", "job_id": "job_x"}]
+    refused = {"error": {"code": "validation_failed", "message": "'rate' must be 0.1 to 1000 per second"}}
+    assert run(deployed_invoker("f", _FakeLambda([refused])), {"kind": "drain_dlq", "rate": 0}) == refused
 
 
-def test_the_client_outwaits_the_function_and_never_retries_an_invoke() -> None:
-    # A retried invoke would start a second drain over the first: one attempt, and a read timeout past the function's own
-    assert INVOKE_CONFIG.retries == {"total_max_attempts": 1, "mode": "standard"}
-    assert TIME_BUDGET_SECONDS < topology.REPLAY_TIMEOUT_SECONDS < INVOKE_CONFIG.read_timeout
+def test_each_invocation_answers_at_once_so_the_client_waits_briefly_and_may_retry() -> None:
+    # A start retried within the minute names the same running drain (hookline.services.drain), so retries are safe
+    assert INVOKE_CONFIG.read_timeout <= 30 and INVOKE_CONFIG.retries["total_max_attempts"] > 1
 
 
 def test_the_local_drain_finds_the_running_local_mode(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -79,9 +79,10 @@ def test_the_operators_local_drain_moves_the_dead_letters(local_mode: tuple[Loca
     drain_block = _drain_block()
     # The first documented line drains every dead letter; it finds the running local mode by itself
     [ran] = walkthrough.run(drain_block[:1], ports, tmp_path, extra_env={"HOOKLINE_LOCAL_STATE_FILE": str(state)})
-    # (its totals are the last JSON line; the drain's own log lines and, under `make test`, make's "Entering directory" come before)
-    totals = [line for line in ran.output.splitlines() if line.startswith('{"moved"')][-1]
-    assert json.loads(totals)["moved"] == 1, ran.output
+    # (the drain's job as it ended is the last JSON line; its progress and, under `make test`, make's "Entering
+    # directory" come before)
+    ended = json.loads([line for line in ran.output.splitlines() if line.startswith("{") and '"drain_dlq"' in line][-1])
+    assert (ended["status"], ended["counts"]["moved"]) == ("done", 1), ran.output
     attrs = sqs.get_queue_attributes(QueueUrl=dlq, AttributeNames=["ApproximateNumberOfMessages"])["Attributes"]
     assert attrs["ApproximateNumberOfMessages"] == "0"
     assert retry  # (the retry queue's poller has the task now; the delivery restarts it as a manual replay)

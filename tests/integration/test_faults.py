@@ -171,7 +171,8 @@ def test_nothing_accepted_is_lost_under_faults(hookline: Hookline, monkeypatch: 
         succeeded: set[str] = set()  # final: a redrive restarts only failed deliveries, so these need no second look
 
         def settled() -> bool:
-            hookline.handlers["replay"]({"kind": "drain_dlq", "rate": 1000}, None)  # the operator's redrive
+            # The operator's redrive: a drain job (the running one, or a new one once it ended), whose steps the pump runs
+            hookline.handlers["replay"]({"kind": "drain_dlq", "rate": 1000}, None)
             _pump_like_lambda(hookline, timeline)
             for e in accepted:
                 if e in succeeded:

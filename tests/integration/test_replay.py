@@ -217,7 +217,7 @@ def test_replay_request_validation(hookline: Hookline) -> None:
     )
 
 
-def test_dlq_drain_by_the_replay_function_filters_and_is_idempotent(hookline: Hookline, one_attempt: None) -> None:
+def test_dlq_drain_job_by_the_replay_function_filters_and_is_idempotent(hookline: Hookline, one_attempt: None) -> None:
     answer = Switch()
     with running_receiver(answer) as receiver:
         base = receiver.url.rsplit("/", 1)[0]
@@ -229,11 +229,10 @@ def test_dlq_drain_by_the_replay_function_filters_and_is_idempotent(hookline: Ho
         boto3.client("sqs").send_message(QueueUrl=hookline.env[topology.DELIVERY_DLQ.env], MessageBody="not a task")
         answer.failing = None
         # When an operator drains the DLQ for one endpoint, twice
-        drain = {"kind": "drain_dlq", "endpoint_id": mine, "rate": 50}
-        first = hookline.handlers["replay"](drain, None)
-        second = hookline.handlers["replay"](drain, None)
-        assert (first["moved"], first["poison"], first["skipped"] >= 1) == (2, 1, True)
-        assert second["moved"] == 0
+        first = hookline.drain_dlq(endpoint_id=mine, rate=50)["counts"]
+        second = hookline.drain_dlq(endpoint_id=mine, rate=50)
+        assert (first["moved"], first["poison"], first["skipped"]) == (2, 1, 1)
+        assert second["counts"]["moved"] == 0 and second["id"] != first
         # And a duplicate of one drained task reaches the retry queue too
         task = DeliveryTask("acme", ours[0], _delivery(hookline, ours[0])["id"], mine, 1, 0, dead_lettered="max_attempts")
         boto3.client("sqs").send_message(QueueUrl=hookline.env[topology.RETRY_QUEUE.env], MessageBody=task.to_message())
@@ -335,7 +334,7 @@ def test_two_copies_a_drain_moves_of_one_task_send_one_request(hookline: Hooklin
         for _ in range(2):
             sqs.send_message(QueueUrl=hookline.env[topology.DELIVERY_DLQ.env], MessageBody=message["Body"])
         # When the drain moves both, Then neither copy is fresh: each claims, and the receiver sees one request
-        assert hookline.handlers["replay"]({"kind": "drain_dlq", "rate": 50}, None)["moved"] == 2
+        assert hookline.drain_dlq(rate=50)["counts"]["moved"] == 2
         moved = [DeliveryTask.from_message(m["Body"]) for m in hookline.queued(topology.RETRY_QUEUE)]
         assert len(moved) == 2 and not any(t.fresh for t in moved)
         for m in moved:

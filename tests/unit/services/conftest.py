@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from datetime import timedelta
 
 import pytest
 
@@ -16,6 +17,7 @@ from hookline.services.broadcast import BroadcastFanout, BroadcastService
 from hookline.services.bulk import DELETE_CUSTOMER_ENDPOINTS, REQUEUE_PAUSED, CustomerEndpointsDeletion, PausedRequeue
 from hookline.services.catalog import CatalogService
 from hookline.services.customers import CustomerService
+from hookline.services.drain import DRAIN_DLQ, DlqDrain
 from hookline.services.endpoints import EndpointDeps, EndpointService
 from hookline.services.events import EventService
 from hookline.services.jobs import JobKind, JobRunner, JobStepEarly
@@ -24,12 +26,13 @@ from hookline.services.sweeper import Sweeper
 from tests.fakes.catalog import FakeCatalog, FakeVersionUsage
 from tests.fakes.clock import FakeClock
 from tests.fakes.customers import FakeCustomerStore
+from tests.fakes.deadletters import FakeDeadLetterQueue
 from tests.fakes.endpoints import FakeEndpointStore
 from tests.fakes.events import FakeEventStore
 from tests.fakes.intents import SHARDS, FakeIntentStore
 from tests.fakes.jobs import FakeJobStore
 from tests.fakes.outside import FakeSender, FakeStats, RecordingNotify
-from tests.fakes.queues import FakeQueue
+from tests.fakes.queues import FakeQueue, Sent
 from tests.fakes.replays import FakeReplayStore
 from tests.fakes.state import FakeEndpointStateStore
 
@@ -60,6 +63,7 @@ class World:
     usage: FakeVersionUsage
     job_store: FakeJobStore
     intents: FakeIntentStore
+    dead_letters: FakeDeadLetterQueue
 
     def event_service(self) -> EventService:
         return EventService(
@@ -94,6 +98,7 @@ class World:
             DELETE_CUSTOMER_ENDPOINTS: CustomerEndpointsDeletion(self.endpoints),
             BROADCAST_JOB: BroadcastFanout(self.events, self.endpoints, self.delivery_queue, self.settings.retention_days),
             REPLAY_WINDOW: WindowReplay(self.replays, self.events, self.endpoints, self.retry_queue),
+            DRAIN_DLQ: DlqDrain(self.dead_letters, self.retry_queue),
         }
         return JobRunner(self.job_store, self.jobs, kinds, self.clock, self.settings.retention_days)
 
@@ -115,6 +120,22 @@ class World:
             except JobStepEarly:
                 self.jobs.sent.append(sent)  # as SQS does after the visibility timeout: handed out again later
             ran += 1
+        return ran
+
+    def run_jobs_on_clock(self, seconds: float) -> list[Sent]:
+        """The job queue's consumer on the fake clock: each step when it becomes visible (one that came early goes back,
+        as SQS hands it out again), second by second for `seconds`; the steps run."""
+        runner, ran = self.job_runner(), []
+        deadline = self.clock() + timedelta(seconds=seconds)
+        while self.clock() <= deadline:
+            for sent in self.jobs.take_due(self.clock()):
+                message = json.loads(sent.body)
+                try:
+                    runner.step(message["tenant"], message["job_id"], message["step"])
+                except JobStepEarly:
+                    self.jobs.sent.append(sent)
+                ran.append(sent)
+            self.clock.advance(1)
         return ran
 
     def add_endpoint(self, tenant: str = "acme", **fields: object) -> Endpoint:
@@ -147,4 +168,5 @@ def world() -> World:
         usage=FakeVersionUsage(),
         job_store=FakeJobStore(),
         intents=FakeIntentStore(),
+        dead_letters=FakeDeadLetterQueue(clock),
     )

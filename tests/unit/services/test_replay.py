@@ -5,7 +5,6 @@ taken over."""
 
 from __future__ import annotations
 
-import json
 from datetime import datetime, timedelta
 from itertools import pairwise
 
@@ -15,10 +14,8 @@ from hookline.core import ids
 from hookline.core.errors import DependencyFailed, NotFound, ValidationFailed
 from hookline.core.models import DeliveryTask, Endpoint
 from hookline.core.replay import parse_window
-from hookline.services.jobs import JobStepEarly
 from hookline.services.replay import REPLAY_WINDOW, replay_job_id
 from tests.fakes.contracts import delivery
-from tests.fakes.queues import Sent
 from tests.unit.services.conftest import World
 
 WINDOW = {"since": "2026-11-29T10:00:00Z", "until": "2026-11-29T11:00:00Z"}
@@ -34,23 +31,6 @@ def _failed(world: World, ep: Endpoint, count: int, minute: int = 0, status: str
     return [d.id for d in made]
 
 
-def _run_jobs(world: World, until_seconds: float) -> list[Sent]:
-    """Play the job queue's consumer on the fake clock: run each step when it becomes visible (a step that came early
-    goes back, as SQS hands it out again); returns the steps run."""
-    runner, ran = world.job_runner(), []
-    deadline = world.clock() + timedelta(seconds=until_seconds)
-    while world.clock() <= deadline:
-        for sent in world.jobs.take_due(world.clock()):
-            message = json.loads(sent.body)
-            try:
-                runner.step(message["tenant"], message["job_id"], message["step"])
-            except JobStepEarly:
-                world.jobs.sent.append(sent)
-            ran.append(sent)
-        world.clock.advance(1)
-    return ran
-
-
 def test_a_window_replay_restarts_each_failed_delivery_once_paced_at_the_endpoints_rate_across_pages(world: World) -> None:
     # Given an endpoint limited to one request every ten seconds, and 130 failed deliveries in the window
     ep = world.add_endpoint(rate_limit_per_second=0.1)
@@ -59,7 +39,7 @@ def test_a_window_replay_restarts_each_failed_delivery_once_paced_at_the_endpoin
     started = world.clock()
     replay = world.replay_service().start("acme", ep.id, WINDOW)
     assert replay["job"] == {"id": replay_job_id("acme", replay["id"]), "status": "running"}
-    steps = _run_jobs(world, until_seconds=3 * 3600)
+    steps = world.run_jobs_on_clock(3 * 3600)
     # Then it took three pages (ten minutes' worth each, at 0.1/s: 60 tasks), each planned, then applied a second
     # later, and each next page planned once the last had drained at the rate
     assert [s.delay for s in steps] == [0, 1, 600, 1, 600, 1]
@@ -84,7 +64,7 @@ def test_one_pages_delays_keep_every_second_within_the_rate(world: World, rate: 
     ep = world.add_endpoint(rate_limit_per_second=rate)
     _failed(world, ep, 120)
     world.replay_service().start("acme", ep.id, WINDOW)
-    steps = _run_jobs(world, until_seconds=2)  # the first page: planned, then applied
+    steps = world.run_jobs_on_clock(2)  # the first page: planned, then applied
     delays = [s.delay for s in world.retry_queue.sent]
     # A page is at most 100 tasks, their delays never decrease, and no second holds more than the rate allows
     assert len(delays) == 100
@@ -104,7 +84,7 @@ def test_progress_is_running_until_every_queued_delivery_has_ended(world: World)
     service = world.replay_service()
     replay = service.start("acme", ep.id, {**WINDOW, "status": "failed"})
     assert service.describe("acme", replay["id"])["status"] == "running"
-    _run_jobs(world, until_seconds=5)
+    world.run_jobs_on_clock(5)
     assert (service.describe("acme", replay["id"])["queued"], service.describe("acme", replay["id"])["status"]) == (3, "running")
     # When the delivery side counts each replayed delivery's end
     for outcome in ("delivered", "delivered", "failed"):
@@ -118,7 +98,7 @@ def test_a_window_with_nothing_in_it_completes(world: World) -> None:
     ep = world.add_endpoint(rate_limit_per_second=10)
     _failed(world, ep, 2, minute=70)  # after the window
     replay = world.replay_service().start("acme", ep.id, WINDOW)
-    _run_jobs(world, until_seconds=5)
+    world.run_jobs_on_clock(5)
     shown = world.replay_service().describe("acme", replay["id"])
     assert (shown["status"], shown["matched"], world.retry_queue.sent) == ("completed", 0, [])
 
@@ -131,11 +111,11 @@ def test_only_the_window_and_the_chosen_status_are_replayed(world: World) -> Non
     other = world.add_endpoint()
     _failed(world, other, 2, minute=30)
     replay = world.replay_service().start("acme", ep.id, WINDOW)
-    _run_jobs(world, until_seconds=5)
+    world.run_jobs_on_clock(5)
     assert sorted(t.delivery_id for t in world.retry_queue.tasks()) == inside
     replay_paused = world.replay_service().start("acme", ep.id, {**WINDOW, "status": "paused"})
     assert replay_paused["id"] != replay["id"]
-    _run_jobs(world, until_seconds=5)
+    world.run_jobs_on_clock(5)
     assert sorted(t.delivery_id for t in world.retry_queue.tasks()) == sorted(inside + paused)
 
 
@@ -149,7 +129,7 @@ def test_the_same_request_within_a_minute_names_the_same_replay_and_a_duplicate_
     assert again == first
     # Its first step was queued again (the first may have been lost), and running both restarts each delivery once
     assert len(world.jobs.sent) == 2
-    _run_jobs(world, until_seconds=5)
+    world.run_jobs_on_clock(5)
     assert len(world.retry_queue.sent) == 5
     assert world.replay_service().describe("acme", first["id"])["queued"] == 5
     # A minute later the same request is a new replay
@@ -183,7 +163,7 @@ def test_a_replay_whose_endpoint_is_deleted_is_cancelled_and_completes(world: Wo
     _failed(world, ep, 3)
     replay = world.replay_service().start("acme", ep.id, WINDOW)
     world.endpoints.items.pop(("acme", ep.id))
-    _run_jobs(world, until_seconds=5)
+    world.run_jobs_on_clock(5)
     assert world.job_store.get("acme", replay["job"]["id"]).status == "cancelled"
     assert world.replay_service().describe("acme", replay["id"])["status"] == "completed"
 
@@ -204,7 +184,7 @@ def test_the_previous_releases_replay_is_taken_over_where_it_stood(world: World)
     item.update(step=2, cursor_token=cursor, pending_tasks=planned, matched=200, queued=200)
     # When its step message reaches this release
     world.replay_service().adopt("acme", rid)
-    _run_jobs(world, until_seconds=60)
+    world.run_jobs_on_clock(60)
     # Then the planned page goes out, the rest of the window follows, and nothing is counted twice
     assert sorted(t.delivery_id for t in world.retry_queue.tasks()) == sorted(set(failed) - {d.id for d in first})
     shown = world.replay_service().describe("acme", rid)
@@ -212,7 +192,7 @@ def test_the_previous_releases_replay_is_taken_over_where_it_stood(world: World)
     assert "pending_tasks" not in world.replays.get("acme", rid)
     # And a repeat of the message starts nothing more
     world.replay_service().adopt("acme", rid)
-    _run_jobs(world, until_seconds=60)
+    world.run_jobs_on_clock(60)
     assert len(world.retry_queue.sent) == 150
 
 

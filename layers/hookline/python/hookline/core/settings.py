@@ -36,7 +36,7 @@ class Settings:
     replay_queue_url: str = _setting(
         "HOOKLINE_REPLAY_QUEUE_URL",
         "",
-        "The job queue: steps of bulk jobs, time-window replays and broadcasts (the DLQ drain is invoked directly, not queued).",
+        "The job queue: the steps of bulk jobs (re-queues, deletions, broadcasts, time-window replays, DLQ drains).",
     )
     replay_dlq_url: str = _setting("HOOKLINE_REPLAY_DLQ_URL", "", "Dead-letter queue of the replay queue.")
     retry_queue_url: str = _setting("HOOKLINE_RETRY_QUEUE_URL", "", "SQS queue of retry tasks (every attempt after the first).")

@@ -7,38 +7,36 @@ fails is redelivered by SQS and finished then. The previous release's page of a
 deleted customer's endpoints ("delete_customer_endpoints"), of a broadcast
 ("broadcast") or of a replay ("replay"), queued before this one was deployed,
 starts that customer's deletion job, that broadcast's job or that replay's job.
-The drain is a direct invocation `{"kind": "drain_dlq", "rate"?, "tenant"?,
-"endpoint_id"?, "max_messages"?}` and answers with its DrainReport.
+Direct invocations: the scheduled sweep `{"kind": "sweep"}`; the operators' DLQ drain
+`{"kind": "drain_dlq", "rate"?, "tenant"?, "endpoint_id"?, "max_messages"?}`, which
+starts a drain job (hookline.services.drain) and answers `{"job": …}` at once; and
+`{"kind": "job", "job_id"}`, which answers the job as it stands (the CLI watches a
+drain with it).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from typing import Any
 
 from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 
 from hookline.adapters import metrics
-from hookline.adapters.dlq import DrainReport
 from hookline.adapters.observability import get_logger
 from hookline.core.broadcast import LEGACY_BROADCAST_MESSAGE
-from hookline.core.errors import envelope
+from hookline.core.errors import HooklineError, envelope
 from hookline.core.jobs import JOB_MESSAGE
 from hookline.services.bulk import DELETE_CUSTOMER_ENDPOINTS
 from hookline.services.customers import deletion_job_id
+from hookline.services.drain import DRAIN_DLQ
 from hookline.services.replay import LEGACY_REPLAY_MESSAGE
 from hookline.wiring import container
 
 
 def handle(event: dict[str, Any], context: Any) -> dict[str, Any]:
     if "Records" not in event:
-        if event.get("kind") == SWEEP:
-            return sweep()
-        if event.get("kind") != "drain_dlq":
-            return envelope("bad_request", "expected SQS records, {'kind': 'drain_dlq'} or {'kind': 'sweep'}")
-        return drain(event)
+        return direct(event)
 
     def record_handler(record: SQSRecord) -> None:
         job = json.loads(record.body)
@@ -73,24 +71,21 @@ def sweep() -> dict[str, Any]:
     return report
 
 
-def drain(command: dict[str, Any], progress: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
-    """Move the DLQ's messages to the retry queue; the rate defaults to HOOKLINE_DLQ_DRAIN_RATE_PER_SECOND.
+def direct(command: dict[str, Any]) -> dict[str, Any]:
+    """A direct invocation: the scheduled sweep, or the operators' CLI starting a DLQ drain or reading a job."""
+    kind = command.get("kind")
+    try:
+        if kind == SWEEP:
+            return sweep()
+        if kind == DRAIN_DLQ:
+            started = container.drain_control().start(command)
+            get_logger().info("dlq drain started", extra=started["job"])
+            return started
+        if kind == READ_JOB:
+            return container.drain_control().describe(command)
+    except HooklineError as refused:
+        return refused.envelope()
+    return envelope("bad_request", f"expected SQS records, or a direct invocation of kind {SWEEP!r}, {DRAIN_DLQ!r} or {READ_JOB!r}")
 
-    Progress is logged after each batch, and handed to `progress` too (the local CLI prints it)."""
 
-    def heard(so_far: DrainReport) -> None:
-        get_logger().info("dlq drain progress", extra=so_far.public())
-        if progress is not None:
-            progress(so_far.public())
-
-    settings = container.get_settings()
-    rate = float(command.get("rate") or settings.dlq_drain_rate_per_second)
-    report = container.dlq_drain().run(
-        rate=max(rate, 0.1),
-        tenant=str(command.get("tenant") or ""),
-        endpoint_id=str(command.get("endpoint_id") or ""),
-        max_messages=int(command.get("max_messages") or 10_000),
-        progress=heard,
-    )
-    get_logger().info("dlq drained", extra=report.public())
-    return report.public()
+READ_JOB = "job"  # {"kind": "job", "job_id", "tenant"?}: a job as GET /v1/jobs/{id} shows it (the operators' own by default)

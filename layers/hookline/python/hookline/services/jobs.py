@@ -159,6 +159,9 @@ class JobRunner:
             self.queue.send_bodies([step_message(tenant, job_id, following.step)], [min(MAX_STEP_DELAY, max(MIN_STEP_DELAY, wait))])
         self.store.advance(job, following)  # lost to a twin run of this step: both queued step k+1, and the later copy ends
 
+    def get(self, tenant: str, job_id: str) -> Job | None:
+        return self.store.get(tenant, job_id) if ids.is_id(job_id, JOB) else None
+
     def describe(self, tenant: str, job_id: str) -> dict[str, Any]:
         job = self.store.get(tenant, job_id) if ids.is_id(job_id, JOB) else None
         if job is None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from hookline.adapters import aws, system
-from hookline.adapters.dlq import DlqDrain
+from hookline.adapters.dlq import SqsDeadLetterQueue
 from hookline.adapters.dynamo import keys
 from hookline.adapters.dynamo.catalog import CatalogRepository, VersionUsageRepository
 from hookline.adapters.dynamo.customers import CustomerRepository
@@ -35,6 +35,7 @@ from hookline.services.catalog import CatalogService
 from hookline.services.customers import CustomerService
 from hookline.services.delivery.assemble import assemble
 from hookline.services.delivery.worker import DeliveryWorker
+from hookline.services.drain import DRAIN_DLQ, DlqDrain, DrainControl
 from hookline.services.endpoints import EndpointDeps, EndpointService
 from hookline.services.events import EventService
 from hookline.services.jobs import JobKind, JobRunner
@@ -226,7 +227,7 @@ def sweeper() -> Sweeper:
 
 @lru_cache(maxsize=1)
 def job_runner() -> JobRunner:
-    """Bulk jobs and their kinds (hookline.services.bulk, a broadcast's fan-out, a time-window replay); their steps run on the job queue (the replay function's)."""
+    """Bulk jobs and their kinds (hookline.services.bulk, a broadcast's fan-out, a time-window replay, the DLQ drain); their steps run on the job queue (the replay function's)."""
     settings = get_settings()
     table = aws.dynamodb_table(settings.table_name)
     events, endpoints = _repos(settings)
@@ -234,6 +235,7 @@ def job_runner() -> JobRunner:
         REQUEUE_PAUSED: PausedRequeue(endpoints, events, TaskQueue(aws.sqs_client(), settings.retry_queue_url)),
         DELETE_CUSTOMER_ENDPOINTS: CustomerEndpointsDeletion(endpoints),
         BROADCAST_JOB: BroadcastFanout(events, endpoints, TaskQueue(aws.sqs_client(), settings.delivery_queue_url), settings.retention_days),
+        DRAIN_DLQ: DlqDrain(SqsDeadLetterQueue(aws.sqs_client(), settings.delivery_dlq_url), TaskQueue(aws.sqs_client(), settings.retry_queue_url)),
         REPLAY_WINDOW: WindowReplay(
             ReplayRepository(table, topology.TABLE.ttl_attribute), events, endpoints, TaskQueue(aws.sqs_client(), settings.retry_queue_url)
         ),
@@ -244,9 +246,9 @@ def job_runner() -> JobRunner:
 
 
 @lru_cache(maxsize=1)
-def dlq_drain() -> DlqDrain:
-    settings = get_settings()
-    return DlqDrain(aws.sqs_client(), settings.delivery_dlq_url, settings.retry_queue_url)
+def drain_control() -> DrainControl:
+    """The operators' DLQ drain: start one (a job of `job_runner`'s), read a job."""
+    return DrainControl(job_runner(), get_settings().dlq_drain_rate_per_second, utcnow)
 
 
 def reset() -> None:
@@ -266,7 +268,7 @@ def reset() -> None:
         _catalog,
         job_runner,
         sweeper,
-        dlq_drain,
+        drain_control,
         get_settings,
     ):
         getter.cache_clear()
