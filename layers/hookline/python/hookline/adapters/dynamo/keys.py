@@ -62,7 +62,7 @@ Access patterns (numbered as in docs/architecture.md), by key:
     replay               23 a replay's page counted (UpdateItem conditional on its job's step), 24 replay progress
     intent               51 note a request's events before storing them (PutItem), 52 drop the note once queued (DeleteItem);
                          intent_partition: 53 the sweeper's notes of one minute and shard (Query)
-    job                  48 start a job (conditional PutItem), 49 read it (GetItem), 50 advance it (PutItem conditional on its step)
+    job                  48 start a job (conditional PutItem), 49 read it (GetItem), 50 advance it (UpdateItem conditional on its step)
     running_job          54 mark a job running (PutItem) and drop the mark when it ends (DeleteItem); RUNNING_JOBS: 55 the sweeper lists them (Query)
     versions, event_type 41 the tenant's versions and the event's type, read with every accepted request (BatchGetItem); 42 change them (PutItem, versions conditional on its revision); catalog_partition: 43 list the event types (Query)
     version_usage        44 add a batch's deliveries per version (UpdateItem ADD); version_usage_partition: 45 a version's last 7 days (Query)
