@@ -45,5 +45,9 @@ class FakeDeadLetterQueue:
         for letter in letters:
             self.letters.pop(letter.handle, None)
 
+    def visible(self) -> int:
+        now = self._clock()
+        return sum(1 for held in self.letters.values() if held.hidden_until is None or held.hidden_until <= now)
+
     def bodies(self) -> list[str]:
         return [held.body for held in self.letters.values()]

@@ -229,10 +229,10 @@ def test_dlq_drain_job_by_the_replay_function_filters_and_is_idempotent(hookline
         boto3.client("sqs").send_message(QueueUrl=hookline.env[topology.DELIVERY_DLQ.env], MessageBody="not a task")
         answer.failing = None
         # When an operator drains the DLQ for one endpoint, twice
-        first = hookline.drain_dlq(endpoint_id=mine, rate=50)["counts"]
+        first = hookline.drain_dlq(endpoint_id=mine, rate=50)
         second = hookline.drain_dlq(endpoint_id=mine, rate=50)
-        assert (first["moved"], first["poison"], first["skipped"]) == (2, 1, 1)
-        assert second["counts"]["moved"] == 0 and second["id"] != first
+        assert (first["counts"]["moved"], first["counts"]["poison"], first["counts"]["skipped"]) == (2, 1, 1)
+        assert second["counts"]["moved"] == 0 and second["id"] != first["id"]  # a new drain: the first had ended
         # And a duplicate of one drained task reaches the retry queue too
         task = DeliveryTask("acme", ours[0], _delivery(hookline, ours[0])["id"], mine, 1, 0, dead_lettered="max_attempts")
         boto3.client("sqs").send_message(QueueUrl=hookline.env[topology.RETRY_QUEUE.env], MessageBody=task.to_message())
@@ -245,6 +245,22 @@ def test_dlq_drain_job_by_the_replay_function_filters_and_is_idempotent(hookline
         # And the DLQ still holds the other endpoint's task and the poison message (hidden until the drain's receive times out)
         attrs = boto3.client("sqs").get_queue_attributes(QueueUrl=hookline.env[topology.DELIVERY_DLQ.env], AttributeNames=["All"])["Attributes"]
         assert int(attrs["ApproximateNumberOfMessages"]) + int(attrs["ApproximateNumberOfMessagesNotVisible"]) == 2
+
+
+def test_a_bad_direct_invocation_of_the_replay_function_is_answered_with_an_error(hookline: Hookline) -> None:
+    invoke = hookline.handlers["replay"]
+    for payload, code in (
+        (["not", "an", "object"], "bad_request"),
+        ({"kind": "nothing"}, "bad_request"),
+        ({"kind": "drain_dlq", "rate": 0}, "validation_failed"),
+        ({"kind": "drain_dlq", "rate": True}, "validation_failed"),
+        ({"kind": "drain_dlq", "colour": "red"}, "unknown_field"),
+        ({"kind": "job", "job_id": "job_nope"}, "job_not_found"),
+    ):
+        answer = invoke(payload, None)
+        assert answer["error"]["code"] == code and answer["error"]["message"], (payload, answer)
+    # And a refused drain started nothing
+    assert hookline.queued(topology.REPLAY_QUEUE) == []
 
 
 def test_manual_retry_of_one_delivery(hookline: Hookline) -> None:

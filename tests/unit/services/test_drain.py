@@ -10,7 +10,7 @@ import pytest
 from hookline.core.deadletters import DeadLetter, verdict
 from hookline.core.errors import DependencyFailed, ValidationFailed
 from hookline.core.models import DeliveryTask
-from hookline.services.drain import OPERATORS, DrainControl, drain_params
+from hookline.services.drain import HIDE_SECONDS, IDLE_STEPS, OPERATORS, DrainControl, drain_params
 from tests.unit.services.conftest import World
 
 
@@ -73,11 +73,35 @@ def test_a_step_that_dies_between_send_and_delete_leaves_a_copy_and_the_drain_st
         runner.step(OPERATORS, job["id"], 0)
     assert len(world.retry_queue.sent) == 4 and len(world.dead_letters.bodies()) == 4  # sent, not deleted
     # When its message comes back after the letters' hiding, they go again (a copy each: the claim lets one send)
-    world.clock.advance(301)
+    world.clock.advance(HIDE_SECONDS + 1)
     runner.step(OPERATORS, job["id"], 0)
     world.run_jobs_on_clock(30)
     assert len(world.retry_queue.sent) == 8 and len({t.delivery_id for t in world.retry_queue.tasks()}) == 4
     assert world.dead_letters.bodies() == [] and world.job_runner().describe(OPERATORS, job["id"])["status"] == "done"
+
+
+def test_a_long_filtered_drain_moves_all_its_own_letters_among_many_others_and_ends(world: World) -> None:
+    # Given 400 of its own letters among 1,500 others', drained slowly (a page of 100 every 50 s): longer than the
+    # others' letters stay hidden, so it sees them again
+    mine = _dead(world, 400, endpoint_id="ep_a")
+    _dead(world, 1500, endpoint_id="ep_b")
+    job = _control(world).start({"kind": "drain_dlq", "endpoint_id": "ep_a", "rate": 2})["job"]
+    world.run_jobs_on_clock(3 * 3600)
+    # Then every one of its own went back, the others stay, and the drain ended
+    assert sorted(t.delivery_id for t in world.retry_queue.tasks()) == sorted(t.delivery_id for t in mine)
+    assert len(world.dead_letters.bodies()) == 1500
+    ended = world.job_runner().describe(OPERATORS, job["id"])
+    assert (ended["status"], ended["counts"]["moved"]) == ("done", 400)
+    assert ended["counts"]["skipped"] >= 1500  # letters looked at and left: some more than once
+
+
+def test_a_drain_that_finds_none_of_its_own_ends_after_its_idle_steps(world: World) -> None:
+    _dead(world, 6000, endpoint_id="ep_b")
+    job = _control(world).start({"kind": "drain_dlq", "endpoint_id": "ep_a", "rate": 100})["job"]
+    steps = world.run_jobs_on_clock(600)
+    ended = world.job_runner().describe(OPERATORS, job["id"])
+    assert (ended["status"], ended["steps"], len(steps), ended["counts"]["moved"]) == ("done", IDLE_STEPS, IDLE_STEPS, 0)
+    assert world.retry_queue.sent == []
 
 
 def test_the_same_drain_asked_again_while_it_runs_is_that_drain_and_after_it_ended_a_new_one(world: World) -> None:
@@ -86,6 +110,7 @@ def test_the_same_drain_asked_again_while_it_runs_is_that_drain_and_after_it_end
     world.clock.advance(10)
     assert control.start({"kind": "drain_dlq", "endpoint_id": "ep_a"})["job"]["id"] == first["id"]  # a retried invoke
     assert control.start({"kind": "drain_dlq"})["job"]["id"] != first["id"]
+    assert control.start({"kind": "drain_dlq", "endpoint_id": "ep_a", "rate": 50})["job"]["id"] != first["id"]  # another pace
     assert control.describe({"job_id": first["id"]})["job"]["rate"] == "10"
     world.run_jobs_on_clock(5)  # the DLQ is empty: it ends at its first step
     assert control.describe({"job_id": first["id"]})["job"]["status"] == "done"
@@ -96,7 +121,9 @@ def test_the_same_drain_asked_again_while_it_runs_is_that_drain_and_after_it_end
     assert again["id"] != first["id"] and control.describe({"job_id": again["id"]})["job"]["counts"]["moved"] == 2
 
 
-@pytest.mark.parametrize("bad", [{"rate": "fast"}, {"rate": 0}, {"rate": 5000}, {"max_messages": -1}, {"colour": "red"}])
+@pytest.mark.parametrize(
+    "bad", [{"rate": "fast"}, {"rate": 0}, {"rate": 5000}, {"rate": True}, {"max_messages": -1}, {"max_messages": 2.5}, {"endpoint_id": 7}, {"colour": "red"}]
+)
 def test_a_bad_drain_is_refused_and_starts_nothing(world: World, bad: dict[str, object]) -> None:
     with pytest.raises(ValidationFailed):
         drain_params({"kind": "drain_dlq", **bad}, 10.0)

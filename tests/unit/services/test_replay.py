@@ -182,8 +182,10 @@ def test_the_previous_releases_replay_is_taken_over_where_it_stood(world: World)
     planned = [DeliveryTask.of(d, generation=1, trigger="manual", replay_id=rid).to_message() for d in second]
     item = world.replays.items[("acme", rid)]
     item.update(step=2, cursor_token=cursor, pending_tasks=planned, matched=200, queued=200)
-    # When its step message reaches this release
+    # When its step message reaches this release (twice: SQS delivers at least once)
     world.replay_service().adopt("acme", rid)
+    world.replay_service().adopt("acme", rid)
+    assert len(world.job_store.items) == 1
     world.run_jobs_on_clock(60)
     # Then the planned page goes out, the rest of the window follows, and nothing is counted twice
     assert sorted(t.delivery_id for t in world.retry_queue.tasks()) == sorted(set(failed) - {d.id for d in first})

@@ -29,6 +29,10 @@ class SqsDeadLetterQueue:
         ).get("Messages", [])
         return [DeadLetter(m["Body"], m.get("MessageAttributes", {}).get("reason", {}).get("StringValue", ""), m["ReceiptHandle"]) for m in messages]
 
+    def visible(self) -> int:
+        attributes = self._sqs.get_queue_attributes(QueueUrl=self._url, AttributeNames=["ApproximateNumberOfMessages"])["Attributes"]
+        return int(attributes["ApproximateNumberOfMessages"])
+
     def delete(self, letters: list[DeadLetter]) -> None:
         for start in range(0, len(letters), 10):
             chunk = letters[start : start + 10]

@@ -25,7 +25,7 @@ from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from hookline.adapters import metrics
 from hookline.adapters.observability import get_logger
 from hookline.core.broadcast import LEGACY_BROADCAST_MESSAGE
-from hookline.core.errors import HooklineError, envelope
+from hookline.core.errors import DependencyFailed, HooklineError, envelope
 from hookline.core.jobs import JOB_MESSAGE
 from hookline.services.bulk import DELETE_CUSTOMER_ENDPOINTS
 from hookline.services.customers import deletion_job_id
@@ -34,8 +34,8 @@ from hookline.services.replay import LEGACY_REPLAY_MESSAGE
 from hookline.wiring import container
 
 
-def handle(event: dict[str, Any], context: Any) -> dict[str, Any]:
-    if "Records" not in event:
+def handle(event: Any, context: Any) -> dict[str, Any]:
+    if not isinstance(event, dict) or "Records" not in event:
         return direct(event)
 
     def record_handler(record: SQSRecord) -> None:
@@ -71,9 +71,10 @@ def sweep() -> dict[str, Any]:
     return report
 
 
-def direct(command: dict[str, Any]) -> dict[str, Any]:
-    """A direct invocation: the scheduled sweep, or the operators' CLI starting a DLQ drain or reading a job."""
-    kind = command.get("kind")
+def direct(command: Any) -> dict[str, Any]:
+    """A direct invocation: the scheduled sweep, or the operators' CLI starting a DLQ drain or reading a job. A refusal,
+    or a dependency that failed, is answered as an error (the CLI prints it), not raised as the function's error."""
+    kind = command.get("kind") if isinstance(command, dict) else None
     try:
         if kind == SWEEP:
             return sweep()
@@ -85,6 +86,9 @@ def direct(command: dict[str, Any]) -> dict[str, Any]:
             return container.drain_control().describe(command)
     except HooklineError as refused:
         return refused.envelope()
+    except DependencyFailed as failed:
+        get_logger().warning("direct invocation failed on a dependency", extra={"kind": kind, "cause": failed.cause})
+        return envelope("dependency_failed", f"{failed}; invoke it again (a drain started again within the minute is the same drain)")
     return envelope("bad_request", f"expected SQS records, or a direct invocation of kind {SWEEP!r}, {DRAIN_DLQ!r} or {READ_JOB!r}")
 
 

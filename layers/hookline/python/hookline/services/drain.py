@@ -11,10 +11,13 @@ and the receiver still gets it once. Tasks hookline dead-lettered itself come ba
 manual replays with a fresh attempt budget (the worker restarts them).
 
 Letters it leaves (another tenant's or endpoint's, and poison, which is for a human)
-stay hidden for five minutes, so one drain sees each once. The drain ends when the DLQ
-hands out nothing more, when a whole step moved nothing (it looked at a page of letters
-none of which were its own: run it again to look further), or at `max_messages`. A
-crashed step's moves are not counted, so `moved` can fall short of what went back.
+stay hidden from its receives for 15 minutes; `skipped` and `poison` count the letters
+it looked at and left, so a drain running longer than that sees a letter again and
+counts it again. The drain ends when the DLQ hands out nothing more (three empty
+receives in a row and no letter visible), after 25 steps in a row that moved nothing
+(up to 5,000 letters looked at, none its own: run it again to look further), or at
+`max_messages`. A crashed step's moves are not counted, so `moved` can fall short of
+what went back.
 """
 
 from __future__ import annotations
@@ -38,9 +41,10 @@ OPERATORS = ""  # the jobs' tenant for operators' work: no tenant is named "" (a
 DRAIN_PAGE = 100  # dead letters moved per step
 DRAIN_RECEIVES = 20  # receives per step at most (ten letters each)
 # A receive that waits for nothing can come back empty from a queue holding a few letters (SQS samples its servers):
-# the DLQ is taken for empty after this many empty receives in a row.
+# the DLQ is taken for empty after this many empty receives in a row and its count of visible letters at 0.
 EMPTY_RECEIVES = 3
-HIDE_SECONDS = 300  # how long a letter the drain leaves stays hidden from the drain's next receives
+HIDE_SECONDS = 900  # how long a letter the drain leaves stays hidden from the drain's next receives
+IDLE_STEPS = 25  # steps in a row that moved nothing (up to 5,000 letters looked at, none its own) end the drain
 DEFAULT_MAX_MESSAGES = 100_000
 SQS_MAX_DELAY = 900
 RESTARTS_A_MINUTE = 20  # drains of one filter started within a minute after each other ended (then: the last one again)
@@ -52,6 +56,10 @@ class DeadLetterQueue(Protocol):
         ...
 
     def delete(self, letters: list[DeadLetter]) -> None: ...
+
+    def visible(self) -> int:
+        """About how many letters are visible (SQS's ApproximateNumberOfMessages): the hidden ones not counted."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -86,8 +94,10 @@ class DlqDrain:
             self.retry_queue.send(moves, delays=[int(i / rate) for i in range(len(moves))])
             self.dead_letters.delete(moved)  # after the send: a crash in between leaves a copy, which the claim drops
         counts["moved"] = len(moves)
-        last = empty_in_a_row >= EMPTY_RECEIVES or not moves or job.counts.get("moved", 0) + len(moves) >= cap
-        return StepResult(counts=counts, cursor=None if last else "more", next_in=math.ceil(len(moves) / rate))
+        idle = 0 if moves else int(job.cursor or 0) + 1  # steps in a row that moved nothing (the cursor carries it)
+        emptied = empty_in_a_row >= EMPTY_RECEIVES and self.dead_letters.visible() == 0
+        last = emptied or idle >= IDLE_STEPS or job.counts.get("moved", 0) + len(moves) >= cap
+        return StepResult(counts=counts, cursor=None if last else str(idle), next_in=math.ceil(len(moves) / rate))
 
 
 @dataclass(frozen=True)
@@ -104,7 +114,7 @@ class DrainControl:
         minute = self.clock().strftime("%Y-%m-%dT%H:%M")
         for n in range(RESTARTS_A_MINUTE):
             # The same drain asked again (a retried invoke) while it runs is that drain; one asked after it ended is a new one.
-            job_id = ids.derived_id(JOB, DRAIN_DLQ, params["tenant"], params["endpoint_id"], minute, str(n))
+            job_id = ids.derived_id(JOB, DRAIN_DLQ, *(params[k] for k in sorted(params)), minute, str(n))
             existing = self.jobs.get(OPERATORS, job_id)
             if existing is None or existing.status == "running":
                 break
@@ -119,11 +129,12 @@ def drain_params(command: dict[str, Any], default_rate: float) -> dict[str, str]
     unknown = set(command) - {"kind", "rate", "tenant", "endpoint_id", "max_messages"}
     if unknown:
         raise ValidationFailed(f"unknown field(s) {', '.join(sorted(unknown))}", code="unknown_field")
-    try:
-        rate = float(command["rate"]) if command.get("rate") is not None else default_rate
-        cap = int(command["max_messages"]) if command.get("max_messages") is not None else DEFAULT_MAX_MESSAGES
-    except (TypeError, ValueError):
-        raise ValidationFailed("'rate' and 'max_messages' must be numbers") from None
+    rate, cap = command.get("rate", default_rate), command.get("max_messages", DEFAULT_MAX_MESSAGES)
+    if isinstance(rate, bool) or not isinstance(rate, int | float) or isinstance(cap, bool) or not isinstance(cap, int):
+        raise ValidationFailed("'rate' must be a number and 'max_messages' an integer")
+    for name in ("tenant", "endpoint_id"):
+        if not isinstance(command.get(name, ""), str):
+            raise ValidationFailed(f"'{name}' must be a string")
     if not 0.1 <= rate <= 1000 or cap < 1:
         raise ValidationFailed("'rate' must be 0.1 to 1000 per second and 'max_messages' at least 1")
     return {"rate": f"{rate:g}", "max_messages": str(cap), "tenant": str(command.get("tenant") or ""), "endpoint_id": str(command.get("endpoint_id") or "")}

@@ -43,17 +43,13 @@ MAX_STEP_DELAY = 900  # SQS's longest message delay
 MIN_STEP_DELAY = 1  # a step's next is queued before its advance: a second gives the advance time to land
 # A running job unchanged this long has lost its chain: longer than any step's wait (MAX_STEP_DELAY) and a redelivery.
 STALLED_AFTER = timedelta(minutes=20)
-# A job of a kind this release does not run is left for the release that does for this long (a deploy and its
-# canary), then cancelled: that release was rolled back.
+# A job of a kind this release does not run is left for the release that does for this long (a deploy, its canary,
+# and that release's sweeper resuming it: STALLED_AFTER), then cancelled: that release was rolled back.
 UNKNOWN_KIND_PATIENCE = timedelta(hours=1)
 
 
 class JobStepEarly(Exception):
     """A step's message arrived before the step before it advanced the job: it fails, so SQS delivers it again."""
-
-
-class UnknownJobKind(Exception):
-    """A job of a kind this release does not run: its step fails, so SQS hands it out again."""
 
 
 class JobStore(Protocol):
@@ -133,12 +129,7 @@ class JobRunner:
         kind = self.kinds.get(job.kind)
         now = self.clock()
         if kind is None:
-            if now - parse_iso(job.updated_at) < UNKNOWN_KIND_PATIENCE:
-                # A kind a later release added, its step handed to this one mid-deploy (a canary's other 90 %): SQS
-                # hands it out again, to the later release, and the job is left as it is.
-                raise UnknownJobKind(f"job {job_id} is of kind {job.kind!r}, which this release does not run")
-            _log.error("job of an unknown kind", extra={"tenant": tenant, "job_id": job_id, "kind": job.kind})
-            self.store.advance(job, job.cancelled(f"unknown kind {job.kind}", iso(now)))  # the later release is gone
+            self._leave_unknown(job, now)
             return
         if job.pending:
             if not isinstance(kind, PlanningJobKind):
@@ -178,11 +169,24 @@ class JobRunner:
             if job is None or job.status != "running":
                 self.store.forget_running(tenant, job_id)
                 continue
-            if now - parse_iso(job.updated_at) >= stalled_after:
+            if job.kind not in self.kinds:
+                self._leave_unknown(job, now)  # the release that runs it resumes it
+            elif now - parse_iso(job.updated_at) >= stalled_after:
                 _log.warning("stalled job resumed", extra={"tenant": tenant, "job_id": job_id, "kind": job.kind, "step": job.step})
                 self.queue.send_bodies([step_message(tenant, job_id, job.step)])
                 resumed += 1
         return resumed
+
+    def _leave_unknown(self, job: Job, now: datetime) -> None:
+        """A job of a kind a later release added, met by this one (its step handed to the canary's other 90 %, or
+        its mark listed by this release's sweeper): left as it is, its step message consumed (no failure, so nothing
+        reaches the job queue's DLQ), for the later release's sweeper to resume once it is in service. Past
+        UNKNOWN_KIND_PATIENCE that release was rolled back, and the job is cancelled."""
+        if now - parse_iso(job.updated_at) < UNKNOWN_KIND_PATIENCE:
+            _log.info("job of a kind this release does not run, left for the release that does", extra={"job_id": job.id, "kind": job.kind})
+            return
+        _log.error("job of an unknown kind cancelled", extra={"tenant": job.tenant, "job_id": job.id, "kind": job.kind})
+        self.store.advance(job, job.cancelled(f"unknown kind {job.kind}: the release that runs it is not in service", iso(now)))
 
     def resume(self, tenant: str, job_id: str) -> dict[str, Any]:
         """Queue a step of a running job again; a finished or cancelled one is answered as it is."""
