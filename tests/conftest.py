@@ -13,10 +13,12 @@ import boto3
 import freezegun
 import pytest
 from aws_lambda_powertools.utilities.parser import models as _powertools_models  # noqa: F401  - built outside any frozen clock
+from boto3.dynamodb.conditions import Key
 from freezegun.api import real_monotonic
 from moto import mock_aws
 
 import local  # noqa: F401  - puts the layer on sys.path, as Lambda's /opt/python
+from hookline.adapters.dynamo import keys
 from hookline.adapters.dynamo.apikeys import ApiKeyRepository
 from hookline.wiring import container, topology
 from local.atomic import atomic_dynamodb_writes
@@ -91,7 +93,7 @@ class Hookline:
                 self.handlers[consumer](sqs_event(messages, arn), None)
                 total += len(messages)
                 deadline = real_monotonic() + JOB_STEP_WAIT
-            if queue != topology.REPLAY_QUEUE or real_monotonic() > deadline or not self._delayed(queue):
+            if queue != topology.REPLAY_QUEUE or real_monotonic() > deadline or not self._delayed(queue) or not self._jobs_running():
                 return total
             time.sleep(0.2)  # real time: freezegun leaves sleep alone
 
@@ -104,6 +106,12 @@ class Hookline:
         job: dict[str, Any] = self.handlers["replay"]({"kind": "job", "job_id": started["job"]["id"]}, None)["job"]
         assert job["status"] == "done", job
         return job
+
+    def _jobs_running(self) -> bool:
+        """Whether a job is still running (its mark, hookline.adapters.dynamo.jobs): a delayed step of a finished
+        job (the message a plan queued for the apply its invocation took itself) is not worth waiting for."""
+        table = boto3.resource("dynamodb").Table(self.env[topology.TABLE.env])
+        return bool(table.query(KeyConditionExpression=Key(keys.PK).eq(keys.RUNNING_JOBS), Limit=1)["Items"])
 
     def _delayed(self, queue: topology.QueueSpec) -> int:
         attrs = boto3.client("sqs").get_queue_attributes(QueueUrl=self.env[queue.env], AttributeNames=["ApproximateNumberOfMessagesDelayed"])

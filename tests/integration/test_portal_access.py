@@ -159,7 +159,8 @@ def world(hookline: Hookline) -> Iterator[World]:
 
 
 def _everything(hookline: Hookline) -> Any:
-    """The whole table and every queue's depth: what a refused request must leave exactly as it was."""
+    """The whole table and every queue's depth (its messages visible or delayed): what a refused request must leave
+    exactly as it was."""
     table = boto3.resource("dynamodb").Table(hookline.env[topology.TABLE.env])
     items, start = [], {}
     while True:
@@ -169,11 +170,12 @@ def _everything(hookline: Hookline) -> Any:
             break
         start = {"ExclusiveStartKey": page["LastEvaluatedKey"]}
     sqs = boto3.client("sqs")
-    depths = {
-        q.env: sqs.get_queue_attributes(QueueUrl=hookline.env[q.env], AttributeNames=["ApproximateNumberOfMessages"])["Attributes"]
-        for q in topology.QUEUES
-        if q.env in hookline.env
-    }
+    depths = {}
+    for q in topology.QUEUES:
+        if q.env in hookline.env:
+            # Visible and delayed together: a message delayed when the request began may be visible by its end.
+            attrs = sqs.get_queue_attributes(QueueUrl=hookline.env[q.env], AttributeNames=["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesDelayed"])
+            depths[q.env] = sum(int(v) for v in attrs["Attributes"].values())
     return sorted(json.dumps(i, sort_keys=True, default=str) for i in items), depths
 
 

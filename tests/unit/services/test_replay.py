@@ -5,6 +5,7 @@ taken over."""
 
 from __future__ import annotations
 
+import json
 from datetime import datetime, timedelta
 from itertools import pairwise
 
@@ -144,15 +145,17 @@ def test_a_page_that_dies_after_restarting_its_deliveries_is_finished_by_its_red
     replay = world.replay_service().start("acme", ep.id, WINDOW)
     job_id = replay["job"]["id"]
     runner = world.job_runner()
-    runner.step("acme", job_id, 0)  # the page is planned
-    assert len(world.job_store.get("acme", job_id).pending) == 4
-    # Given the apply failing once after it restarted the deliveries (SQS's send, or the record's count)
+    # Given the apply (which the plan's invocation takes at once) failing after it restarted the deliveries (SQS's
+    # send, or the record's count): the invocation dies with the page planned on the job
     (world.retry_queue if dies_at == "send" else world.replays).faults.fail(dies_at, times=1)
     with pytest.raises(DependencyFailed):
-        runner.step("acme", job_id, 1)
+        runner.step("acme", job_id, 0)
+    assert len(world.job_store.get("acme", job_id).pending) == 4
     assert {d.generation for d in world.events.all_deliveries()} == {1}
-    # When its message comes back, Then every task goes out, no delivery is restarted twice, the page counts once
-    runner.step("acme", job_id, 1)
+    # When the message the plan queued for the apply comes, Then every task goes out, no delivery is restarted
+    # twice, the page counts once
+    [apply_step] = [json.loads(sent.body)["step"] for sent in world.jobs.sent if json.loads(sent.body)["step"] == 1]
+    runner.step("acme", job_id, apply_step)
     assert sorted({t.delivery_id for t in world.retry_queue.tasks()}) == failed
     assert {d.generation for d in world.events.all_deliveries()} == {1}
     assert (world.replay_service().describe("acme", replay["id"])["queued"], world.job_store.get("acme", job_id).status) == (4, "done")

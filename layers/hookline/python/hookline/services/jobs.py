@@ -6,7 +6,9 @@ The contract every job keeps, whatever its kind:
   request that started it answers at once, whatever the size of the work.
 * A step reads the item, has its kind do one bounded page from the cursor, queues
   the next step's message (at least a second ahead), then advances the item
-  conditionally on the step it read. A kind's page is idempotent (re-queueing a
+  conditionally on the step it read. A kind whose page must happen whole once
+  begun plans it (stored on the item with the advance) and applies it in the
+  next step, which the same invocation takes at once. A kind's page is idempotent (re-queueing a
   task twice is harmless: the delivery claim lets one copy send; deleting twice
   deletes nothing more), so a step that runs again after a crash repeats its page
   and is counted once.
@@ -131,24 +133,32 @@ class JobRunner:
         if kind is None:
             self._leave_unknown(job, now)
             return
+        taken = self._take(job, kind, now)
+        while taken is not None and taken.pending:
+            # A planned page is applied at once, in this invocation: the message queued for it (before the plan's
+            # advance) finds the job past it and ends, unless this invocation dies first, when it applies the page.
+            taken = self._take(taken, kind, self.clock())
+
+    def _take(self, job: Job, kind: JobKind, now: datetime) -> Job | None:
+        """One step of the job: the job as advanced, if this step advanced it and it is still running."""
         if job.pending:
             if not isinstance(kind, PlanningJobKind):
-                raise TypeError(f"job {job_id} has a planned page, and its kind {job.kind!r} cannot apply one")
+                raise TypeError(f"job {job.id} has a planned page, and its kind {job.kind!r} cannot apply one")
             result = kind.apply(job, now)
             following = job.applied(result.counts, iso(now))
         else:
             result = kind.step(job, now)
             if result.cancel:
                 self.store.advance(job, job.cancelled(result.cancel, iso(now)))
-                return
+                return None
             following = job.repeated(iso(now)) if result.again_in is not None else job.advanced(result.cursor, result.counts, iso(now), result.pending)
         if following.status == "running":
             # Queued before the advance, so no crash can leave the job advanced with no next step; a second ahead, so
-            # the advance has landed when it is handed out (if not, it fails and comes again). A planned page is
-            # applied at once; the page after it waits for the pace.
+            # the advance has landed when it is handed out (if not, it fails and comes again).
             wait = 0 if following.pending else result.again_in if result.again_in is not None else result.next_in
-            self.queue.send_bodies([step_message(tenant, job_id, following.step)], [min(MAX_STEP_DELAY, max(MIN_STEP_DELAY, wait))])
-        self.store.advance(job, following)  # lost to a twin run of this step: both queued step k+1, and the later copy ends
+            self.queue.send_bodies([step_message(job.tenant, job.id, following.step)], [min(MAX_STEP_DELAY, max(MIN_STEP_DELAY, wait))])
+        # Lost to a twin run of this step: both queued step k+1, and the later copy ends.
+        return following if self.store.advance(job, following) and following.status == "running" else None
 
     def get(self, tenant: str, job_id: str) -> Job | None:
         return self.store.get(tenant, job_id) if ids.is_id(job_id, JOB) else None
