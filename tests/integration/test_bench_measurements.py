@@ -59,7 +59,9 @@ def test_every_path_is_measured_through_the_real_handlers(paths: dict[str, Units
     # (whether two concurrent batches lose a conditional write in this short run depends on timing: the meter's
     # counting of lost writes is checked deterministically below)
     # A success while the breaker remembers a failure writes the breaker too
-    assert paths["attempt_ok_after_failure"].dynamodb_write_units >= ok.dynamodb_write_units + 0.9
+    # (net of the conditional writes that lost a race, each billed a write: how many is a matter of timing)
+    after_failure = paths["attempt_ok_after_failure"]
+    assert after_failure.dynamodb_write_units - after_failure.conditional_conflicts >= ok.dynamodb_write_units - ok.conditional_conflicts + 0.9
     # Fan-out: one event item shared by five deliveries
     assert paths["ingest_batch_fanout5"].dynamodb_write_units < paths["ingest_batch"].dynamodb_write_units
     # At the default 5 in flight, a batch sharing one endpoint defers half its tasks: they come back through the retry queue
