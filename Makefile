@@ -18,13 +18,13 @@ setup: $(STAMP) node_modules/.installed $(DEPS_LAYER)/.built
 
 $(STAMP): requirements.txt requirements-local.txt requirements-dev.txt layers/hookline/requirements.txt layers/hookline/requirements-tracing.txt
 	test -x $(PY) || python3 -m venv $(VENV)
-	$(PY) -m pip install -q -r requirements-dev.txt 2> >(grep -v "is ignored: it is neither" >&2)
+	$(PY) -m pip install -q --no-compile -r requirements-dev.txt 2> >(grep -v "is ignored: it is neither" >&2)
 	touch $@ $(LOCAL_STAMP)
 
 # Only the runtime and moto's server for the services hookline uses: `make run` on a fresh clone is up in about a minute.
 $(LOCAL_STAMP): requirements.txt requirements-local.txt layers/hookline/requirements.txt layers/hookline/requirements-tracing.txt
 	test -x $(PY) || python3 -m venv $(VENV)
-	$(PY) -m pip install -q -r requirements-local.txt 2> >(grep -v "is ignored: it is neither" >&2)
+	$(PY) -m pip install -q --no-compile -r requirements-local.txt 2> >(grep -v "is ignored: it is neither" >&2)
 	touch $@
 
 node_modules/.installed: package.json package-lock.json $(STAMP)
@@ -34,10 +34,10 @@ node_modules/.installed: package.json package-lock.json $(STAMP)
 # The dependencies layer: the runtime packages as wheels built for the Lambda runtime (arm64, Python 3.14).
 $(DEPS_LAYER)/.built: layers/hookline/requirements.txt layers/hookline/requirements-tracing.txt $(STAMP)
 	rm -rf build/deps && mkdir -p $(DEPS_LAYER)
-	$(PY) -m pip install -q --target $(DEPS_LAYER) --platform manylinux2014_aarch64 \
+	$(PY) -m pip install -q --no-compile --target $(DEPS_LAYER) --platform manylinux2014_aarch64 \
 		--python-version 3.14 --implementation cp --only-binary=:all: \
 		-r layers/hookline/requirements.txt 2> >(grep -v "is ignored: it is neither" >&2)
-	$(PY) -m pip install -q --no-deps --target $(DEPS_LAYER) --platform manylinux2014_aarch64 \
+	$(PY) -m pip install -q --no-compile --no-deps --target $(DEPS_LAYER) --platform manylinux2014_aarch64 \
 		--python-version 3.14 --implementation cp --only-binary=:all: \
 		-r layers/hookline/requirements-tracing.txt 2> >(grep -v "is ignored: it is neither" >&2)
 	touch $@
@@ -64,10 +64,12 @@ run: $(LOCAL_STAMP)
 demo: $(LOCAL_STAMP)
 	$(PY) -m local.demo
 
+# mypy keeps its cache beside pip's, outside the clone, so a fresh clone reuses what an earlier one checked (mypy
+# checks each file against its hash: only what changed is checked again; the first run on a machine takes a minute).
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
-	$(VENV)/bin/mypy
+	MYPY_CACHE_DIR="$${XDG_CACHE_HOME:-$$HOME/.cache}/hookline-mypy" $(VENV)/bin/mypy
 
 # Pure and service tests over in-memory fakes, network blocked (budget: 30 s); pytest prints the time and the slowest tests.
 unit: $(STAMP)

@@ -171,8 +171,10 @@ def test_nothing_accepted_is_lost_under_faults(hookline: Hookline, monkeypatch: 
         succeeded: set[str] = set()  # final: a redrive restarts only failed deliveries, so these need no second look
 
         def settled() -> bool:
-            # The operator's redrive: a drain job (the running one, or a new one once it ended), whose steps the pump runs
-            hookline.handlers["replay"]({"kind": "drain_dlq", "rate": 1000}, None)
+            # The operator's redrive when the DLQ holds letters: a drain job (the running one, or a new one once it
+            # ended), whose steps the pump runs
+            if _dead_letters(hookline):
+                hookline.handlers["replay"]({"kind": "drain_dlq", "rate": 1000}, None)
             _pump_like_lambda(hookline, timeline)
             for e in accepted:
                 if e in succeeded:
@@ -207,6 +209,11 @@ def test_nothing_accepted_is_lost_under_faults(hookline: Hookline, monkeypatch: 
     # And the receiver only ever saw webhook-ids of accepted events
     assert set(seen) <= set(accepted)
     assert duplicates == 0 or all(answered_ok[i] >= 1 for i in answered_ok)
+
+
+def _dead_letters(hookline: Hookline) -> int:
+    attrs = boto3.client("sqs").get_queue_attributes(QueueUrl=hookline.env[topology.DELIVERY_DLQ.env], AttributeNames=["ApproximateNumberOfMessages"])
+    return int(attrs["Attributes"]["ApproximateNumberOfMessages"])
 
 
 def _status(hookline: Hookline, event_id: str) -> str:
