@@ -91,7 +91,8 @@ test: setup browser lint
 	$(PY) -m pytest -q -m faults --ignore=tests/scale
 
 # Local mode at full scale, outside `make test` (its 10-minute budget): issue 17's 20,000 paused deliveries re-enabled,
-# the re-queue job killed mid-way and resumed, every delivery verified at the receiver (docs/operations.md has a run).
+# the re-queue job killed mid-way and resumed, every delivery verified at the receiver (docs/operations.md has a run,
+# about 16 minutes).
 test-scale: setup
 	$(PY) -m pytest -q -s -m scale tests/scale
 
