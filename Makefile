@@ -18,13 +18,13 @@ setup: $(STAMP) node_modules/.installed $(DEPS_LAYER)/.built
 
 $(STAMP): requirements.txt requirements-local.txt requirements-dev.txt layers/hookline/requirements.txt layers/hookline/requirements-tracing.txt
 	test -x $(PY) || python3 -m venv $(VENV)
-	$(PY) -m pip install -q --no-compile -r requirements-dev.txt 2> >(grep -v "is ignored: it is neither" >&2)
+	$(PY) -m pip install -q -r requirements-dev.txt 2> >(grep -v "is ignored: it is neither" >&2)
 	touch $@ $(LOCAL_STAMP)
 
 # Only the runtime and moto's server for the services hookline uses: `make run` on a fresh clone is up in about a minute.
 $(LOCAL_STAMP): requirements.txt requirements-local.txt layers/hookline/requirements.txt layers/hookline/requirements-tracing.txt
 	test -x $(PY) || python3 -m venv $(VENV)
-	$(PY) -m pip install -q --no-compile -r requirements-local.txt 2> >(grep -v "is ignored: it is neither" >&2)
+	$(PY) -m pip install -q -r requirements-local.txt 2> >(grep -v "is ignored: it is neither" >&2)
 	touch $@
 
 node_modules/.installed: package.json package-lock.json $(STAMP)
