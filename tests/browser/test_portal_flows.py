@@ -96,7 +96,7 @@ def test_the_delivery_log_pages_newest_first_expands_to_attempts_and_retries_one
         endpoint = producer.endpoint(customer, rx.url, rate_limit_per_second=20)
         for i in range(21):
             producer.event(customer, "order.created", {"n": i})
-        producer.wait_for_failed(endpoint["id"], 21, timeout=40)
+        producer.wait_for_failed(endpoint["id"], 21, timeout=90)
         open_portal(page, producer.session(customer)["url"])
 
         # When the customer opens the endpoint's delivery log

@@ -33,6 +33,10 @@ def steady(in_flight: int, rtt: float = 0.1) -> Sample:
         (Concurrency(49.9, 0.1, 0.1), steady(50), 50, 50.0),
         # a ceiling lowered under the limit takes effect at once
         (Concurrency(40.0, 0.1, 0.1), steady(40), 10, 10.0),
+        # a fast receiver's jitter (3 ms baseline, 20 ms now) is under the 50 ms floor's 75 ms: not a queue, it earns more
+        (Concurrency(16.0, 0.02, 0.003), Sample((0.02,), False, 16), 50, 16 + 0.2 * 4),
+        # but past 75 ms it is queueing: 100 ms against the floor is gradient 0.75, as above
+        (Concurrency(16.0, 0.1, 0.003), Sample((0.1,), False, 16), 50, 16 + 0.2 * (12 - 16)),
         # no answer to learn from (every request failed to connect): unchanged
         (Concurrency(16.0, 0.1, 0.1), Sample((), False, 16), 50, 16.0),
     ],

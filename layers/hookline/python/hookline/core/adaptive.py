@@ -14,10 +14,18 @@ couple of round trips) and a long one (its baseline, which follows a faster
 receiver within seconds and a slower one only over most of an hour, so a queue
 building up at the receiver cannot drag it up). Their ratio is the gradient:
 
-    gradient = clamp(tolerance * long / short, 0.5, 1)
+    gradient = clamp(tolerance * max(long, floor) / short, 0.5, 1)
     target   = limit * gradient + sqrt(limit)   (the sqrt only when steady and the limit was used)
     limit    = limit + smoothing * (target - limit)
     overload: limit = limit * backoff
+
+Under a baseline of 50 ms (`baseline_floor_seconds`) a rise in latency is jitter, not a queue: the
+round trip through the internet and a worker's thread pool varies by tens of milliseconds whatever the
+receiver does, and a receiver answering in 3 ms that once answers in 20 ms is not overloaded. So the
+baseline counts as at least the floor: such a receiver is cut only once its latency passes 75 ms (or it
+says so: an overload signal). Without it, a fast receiver's limit fell to 1 on noise alone, and every
+task past the first waited a deferral of a second or more (measured in local mode on a busy 2-core
+machine: 42 attempts at an in-process receiver answering in 1-24 ms took 40 s, one or two a round).
 
 The limit moves at most once per round trip, as TCP's window does: the answers
 of a batch granted before the last change were sent under the old limit and say
@@ -48,6 +56,7 @@ class AdaptiveConfig:
     long_down_seconds: float = 10.0  # and when it falls
     backoff: float = 0.5  # the limit is multiplied by this on an overload signal
     slow_seconds: float = 0.5  # a baseline at or above this holds a worker per request: served from the retry lane
+    baseline_floor_seconds: float = 0.05  # a baseline under this counts as this: below it, latency moves with jitter, not load
 
 
 @dataclass(frozen=True)
@@ -112,7 +121,7 @@ def observe(state: Concurrency, sample: Sample, ceiling: int, cfg: AdaptiveConfi
         return observed
     if sample.overloaded:
         return replace(observed, limit=max(floor, limit * cfg.backoff), changed_at=sample.ended)
-    gradient = max(0.5, min(1.0, cfg.tolerance * long / short))
+    gradient = max(0.5, min(1.0, cfg.tolerance * max(long, cfg.baseline_floor_seconds) / short))
     used = sample.in_flight >= limit / 2  # kept busy: a limit that was not used proves nothing
     growth = math.sqrt(limit) if used and gradient >= 1.0 else 0.0
     adapted = round(max(floor, min(float(ceiling), limit + cfg.smoothing * (limit * gradient + growth - limit))), 4)
