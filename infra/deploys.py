@@ -3,8 +3,8 @@
 `canary` (the default): one CodeDeploy application for the stack and one Lambda deployment group per
 function. When a deploy publishes a new version, CloudFormation hands the alias update to CodeDeploy
 (the alias's CodeDeployLambdaAliasUpdate policy), which sends 10 % of the alias's traffic to the new
-version for 5 minutes, then all of it. If the function's error alarm, or the alarm of a dead-letter
-queue its work can end up in, goes off meanwhile, or the deployment fails or is stopped (`make
+version for 5 minutes, then all of it. If the function's error alarm, or the new-letters alarm of a
+dead-letter queue its work can end up in (letters arrived, not merely letters waiting), goes off meanwhile, or the deployment fails or is stopped (`make
 rollback`), CodeDeploy moves the alias back to the version before and CloudFormation rolls the stack
 update back.
 
@@ -40,14 +40,17 @@ def dead_letter_queues_of(spec: FunctionSpec) -> tuple[QueueSpec, ...]:
 
 
 def rollback_alarms(spec: FunctionSpec, alarms: AlarmSet) -> list[cloudwatch.Alarm]:
-    """What rolls a canary of the function back: its error alarm, then the not-empty alarms of its dead-letter queues.
+    """What rolls a canary of the function back: its error alarm, then the new-letters alarms of its dead-letter queues.
+
+    New letters, not letters: with the not-empty alarm, letters waiting from before the deploy for an
+    operator's drain would roll back every deploy until the queue was empty.
 
     The error alarm is infra/monitoring.py's, on the function as a whole (the Errors metric without a
     Resource dimension): every invocation through the alias counts, whichever version served it, and
     so does a direct invoke of $LATEST (the operators' DLQ drain), which runs the new code too. An
     alarm on the alias alone would see less, and repeat this one for every error it saw.
     """
-    return [alarms.errors[spec.name], *(alarms.dead_letters[q.key] for q in dead_letter_queues_of(spec))]
+    return [alarms.errors[spec.name], *(alarms.new_dead_letters[q.key] for q in dead_letter_queues_of(spec))]
 
 
 class Deploys(Construct):

@@ -61,6 +61,7 @@ class AlarmSet:
     """The alarms by what they watch, for tests and for the dashboard's status widget."""
 
     dead_letters: dict[str, cloudwatch.Alarm]  # queue key -> ApproximateNumberOfMessagesVisible > 0
+    new_dead_letters: dict[str, cloudwatch.Alarm]  # queue key -> visible messages rose within the minute (rolls canaries back)
     oldest_message: dict[str, cloudwatch.Alarm]  # queue key -> ApproximateAgeOfOldestMessage > setting
     errors: dict[str, cloudwatch.Alarm]  # function name -> Errors > 0
     throttles: dict[str, cloudwatch.Alarm]  # function name -> Throttles > 0
@@ -70,6 +71,7 @@ class AlarmSet:
     def all(self) -> list[cloudwatch.Alarm]:
         return [
             *self.dead_letters.values(),
+            *self.new_dead_letters.values(),
             *self.oldest_message.values(),
             *self.errors.values(),
             *self.throttles.values(),
@@ -112,6 +114,7 @@ class Monitoring(Construct):
         self._allow_alarms_to_notify(topic, key)
         self.alarms = AlarmSet(
             dead_letters={q.key: self._dead_letter_alarm(q) for q in dead_letter_queues()},
+            new_dead_letters={q.key: self._new_dead_letters_alarm(q) for q in dead_letter_queues()},
             oldest_message={q.key: self._oldest_message_alarm(q) for q in source_queues()},
             errors={spec.name: self._function_alarm(spec.name, "errors") for spec in FUNCTIONS},
             throttles={spec.name: self._function_alarm(spec.name, "throttles") for spec in FUNCTIONS},
@@ -220,6 +223,29 @@ class Monitoring(Construct):
             # SQS stops reporting a queue that has been idle for six hours. Missing data keeps the current
             # state: an idle empty DLQ stays OK, and a DLQ left holding messages does not drift back to OK.
             missing=cloudwatch.TreatMissingData.IGNORE,
+        )
+
+    def _new_dead_letters_alarm(self, spec: QueueSpec) -> cloudwatch.Alarm:
+        """Letters arrived in the minute: what rolls a canary back (infra/deploys.py).
+
+        Not the not-empty alarm: letters an operator has not drained yet would keep that one in ALARM, and
+        CodeDeploy would roll every deploy back until the queue is empty. This one watches the rise of the
+        visible count from one minute to the next, a gap in SQS's reporting filled with the last value (an
+        idle queue reports nothing), so letters from before the deploy and a drain (a fall) leave it OK. It
+        notifies no one: the not-empty alarm already does.
+        """
+        visible = self._queues.queue(spec).metric_approximate_number_of_messages_visible(period=PERIOD, statistic="Maximum")
+        return cloudwatch.Alarm(
+            self,
+            f"{construct_name(spec.key)}NewLettersAlarm",
+            alarm_name=self.alarm_name(f"{spec.key}-new-letters"),
+            alarm_description=f"{spec.physical_name(self._prefix)} received messages within the minute; a canary deployment "
+            "in progress rolls back on it.",
+            metric=cloudwatch.MathExpression(expression="DIFF(FILL(visible, REPEAT))", using_metrics={"visible": visible}, period=PERIOD, label="new letters"),
+            threshold=0,
+            comparison_operator=cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+            evaluation_periods=1,
+            treat_missing_data=cloudwatch.TreatMissingData.NOT_BREACHING,
         )
 
     def _oldest_message_alarm(self, spec: QueueSpec) -> cloudwatch.Alarm:

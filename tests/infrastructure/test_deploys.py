@@ -1,7 +1,7 @@
 """Canary deploys: every function serves through its `live` alias, and HOOKLINE_DEPLOY_STRATEGY says how a new version gets there.
 
 `canary` (the default): a CodeDeploy deployment group per function shifts 10 % for 5 minutes, then all, and rolls back
-on the function's error alarm, the not-empty alarms of the dead-letter queues its work can reach, a failure or a stop.
+on the function's error alarm, the new-letters alarms of the dead-letter queues its work can reach, a failure or a stop.
 `all_at_once`: no CodeDeploy resource; CloudFormation moves the alias itself.
 """
 
@@ -70,9 +70,22 @@ def _names_an_alias_only(synth: Synth, value: Any) -> bool:
 
 
 def _alarm_id(synth: Synth, group: dict[str, Any], metric: str) -> list[str]:
-    """The group's alarms on a metric, by logical id."""
+    """The group's alarms on a metric, by logical id: on the metric itself, or on an expression over it."""
     ids = [alarm["Name"]["Ref"] for alarm in group["Properties"]["AlarmConfiguration"]["Alarms"]]
-    return [i for i in ids if synth.resources[i]["Properties"].get("MetricName") == metric]
+    return [i for i in ids if metric in _metrics_of(synth.resources[i]["Properties"])]
+
+
+def _metrics_of(alarm: dict[str, Any]) -> set[str]:
+    if "MetricName" in alarm:
+        return {alarm["MetricName"]}
+    return {q["MetricStat"]["Metric"]["MetricName"] for q in alarm.get("Metrics", []) if "MetricStat" in q}
+
+
+def _watched_dimensions(alarm: dict[str, Any]) -> list[Any]:
+    """The dimensions of the one metric an expression alarm reads."""
+    (stat,) = [q["MetricStat"] for q in alarm["Metrics"] if "MetricStat" in q]
+    dimensions: list[Any] = stat["Metric"]["Dimensions"]
+    return dimensions
 
 
 def _deployment_group(synth: Synth, spec: FunctionSpec) -> tuple[str, dict[str, Any]]:
@@ -188,14 +201,20 @@ def test_each_function_deploys_as_a_canary_that_rolls_back_on_its_alarms(synth: 
     assert errors_alarm["Namespace"] == "AWS/Lambda"
     assert errors_alarm["Dimensions"] == [{"Name": "FunctionName", "Value": {"Ref": synth.function_id(spec)}}]
     assert errors_alarm["AlarmName"] == f"hookline-{spec.name}-errors"
-    # ... and the not-empty alarm of each dead-letter queue its work can end up in, and nothing else
+    # ... and the new-letters alarm of each dead-letter queue its work can end up in, and nothing else:
+    # letters that arrived during the deploy, by the rise of the visible count, not letters left from before
     dlq_alarms = _alarm_id(synth, group, "ApproximateNumberOfMessagesVisible")
-    watched = {json.dumps(synth.resources[a]["Properties"]["Dimensions"], sort_keys=True) for a in dlq_alarms}
+    for a in dlq_alarms:
+        (expression,) = [q for q in synth.resources[a]["Properties"]["Metrics"] if q.get("ReturnData", True) and "Expression" in q]
+        assert expression["Expression"] == "DIFF(FILL(visible, REPEAT))"
+        assert synth.resources[a]["Properties"]["Threshold"] == 0
+        assert synth.resources[a]["Properties"]["TreatMissingData"] == "notBreaching"
+    watched = {json.dumps(_watched_dimensions(synth.resources[a]["Properties"]), sort_keys=True) for a in dlq_alarms}
     expected = {
         json.dumps([{"Name": "QueueName", "Value": {"Fn::GetAtt": [synth.queue_id(q), "QueueName"]}}], sort_keys=True) for q in ROLLBACK_DLQS[spec.name]
     }
     assert watched == expected
-    assert {synth.resources[a]["Properties"]["AlarmName"] for a in dlq_alarms} == {f"hookline-{q.key}-not-empty" for q in ROLLBACK_DLQS[spec.name]}
+    assert {synth.resources[a]["Properties"]["AlarmName"] for a in dlq_alarms} == {f"hookline-{q.key}-new-letters" for q in ROLLBACK_DLQS[spec.name]}
     assert len(props["AlarmConfiguration"]["Alarms"]) == 1 + len(ROLLBACK_DLQS[spec.name])
     # And only CodeDeploy may assume its service role
     role = synth.resources[props["ServiceRoleArn"]["Fn::GetAtt"][0]]["Properties"]

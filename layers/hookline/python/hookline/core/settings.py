@@ -167,7 +167,7 @@ class Settings:
     deploy_strategy: str = _setting(
         "HOOKLINE_DEPLOY_STRATEGY",
         "canary",
-        "How a new version of each function goes live behind its `live` alias: `canary` (CodeDeploy shifts 10 % of traffic for 5 minutes, then all, and rolls back on the function's error alarm or a dead-letter queue's alarm) or `all_at_once` (the alias moves at once, no CodeDeploy). Stack configuration.",
+        "How a new version of each function goes live behind its `live` alias: `canary` (CodeDeploy shifts 10 % of traffic for 5 minutes, then all, and rolls back on the function's error alarm or new letters in a dead-letter queue) or `all_at_once` (the alias moves at once, no CodeDeploy). Stack configuration.",
     )
     # Local mode only.
     api_keys: str = _setting("HOOKLINE_API_KEYS", "", "Local mode: API keys to seed, as `tenant:key,tenant:key`. Empty seeds tenant `local` with a fresh key.")
