@@ -239,8 +239,7 @@ class Monitoring(Construct):
             self,
             f"{construct_name(spec.key)}NewLettersAlarm",
             alarm_name=self.alarm_name(f"{spec.key}-new-letters"),
-            alarm_description=f"{spec.physical_name(self._prefix)} received messages within the minute; a canary deployment "
-            "in progress rolls back on it.",
+            alarm_description=f"{spec.physical_name(self._prefix)} received messages within the minute; a canary deployment in progress rolls back on it.",
             metric=cloudwatch.MathExpression(expression="DIFF(FILL(visible, REPEAT))", using_metrics={"visible": visible}, period=PERIOD, label="new letters"),
             threshold=0,
             comparison_operator=cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
