@@ -5,13 +5,16 @@ from __future__ import annotations
 import io
 import json
 import logging
+import threading
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from aws_lambda_powertools import Logger, Metrics, Tracer
 
-from hookline.adapters.observability import get_logger
+from hookline.adapters.dynamo.apikeys import ApiKeyRepository
+from hookline.adapters.observability import get_logger, lambda_handler
+from hookline.services.delivery.fanout import Fanout
 from hookline.services.endpoints import EndpointService
 from hookline.wiring import topology
 from local.lambda_runtime import LambdaContext
@@ -52,13 +55,50 @@ def test_api_lines_carry_the_request_id_and_the_lambda_context(hookline: Hooklin
     assert isinstance(line["cold_start"], bool)
 
 
-def test_the_authorizer_logs_under_the_same_request_id(hookline: Hookline) -> None:
-    # Given the authorizer's REQUEST event for an API Gateway request
+def test_the_authorizer_logs_under_the_same_request_id(hookline: Hookline, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Given the authorizer's REQUEST event for an API Gateway request, and what its logger holds while it looks the key up
+    seen: list[dict[str, Any]] = []
+
+    def find(self: ApiKeyRepository, key: str) -> None:
+        seen.append(get_logger().thread_safe_get_current_keys())
+
+    monkeypatch.setattr(ApiKeyRepository, "find", find)
     event = {"type": "REQUEST", "version": "2.0", "identitySource": ["Bearer hk_nope"], "headers": {}, "requestContext": {"requestId": "req-123"}}
     # When the authorizer runs
     assert hookline.handlers["authorizer"](event, None) == {"isAuthorized": False}
-    # Then its logger is keyed by that request id, as the API's lines for the request are
-    assert get_logger().get_current_keys()["correlation_id"] == "req-123"
+    # Then its logger was keyed by that request id, as the API's lines for the request are
+    [keys] = seen
+    assert (keys["correlation_id"], keys["function_name"]) == ("req-123", "authorizer")
+    # And the keys ended with the invocation: nothing carries over to the next one
+    assert get_logger().thread_safe_get_current_keys() == {}
+
+
+def test_functions_sharing_a_process_keep_their_own_keys_and_their_pools_carry_them(log_lines: io.StringIO) -> None:
+    # Given two functions in one process, as local mode runs them, each invoked on its own thread at the same time,
+    # and each logging after the other has set its keys (on its own thread, and from a pool's threads)
+    both_keyed = threading.Barrier(2)
+    fanout = Fanout(workers=4)
+
+    def entry(event: dict[str, Any], context: Any) -> dict[str, Any]:
+        both_keyed.wait(timeout=10)
+        get_logger().info("own thread")
+        fanout.map(lambda n: get_logger().info("pool thread", extra={"n": n}), [1, 2, 3])
+        return {}
+
+    handler = lambda_handler()(entry)
+    threads = [
+        threading.Thread(target=handler, args=({}, LambdaContext(function_name=name, memory_limit_in_mb=128, timeout_seconds=30, region="us-east-1")))
+        for name in ("hookline-api", "hookline-delivery")
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=30)
+    # Then every line names the function that wrote it: four lines each, one from its thread and three from the pool
+    lines = [(e["function_name"], e["message"]) for e in _entries(log_lines) if e["message"] in ("own thread", "pool thread")]
+    for name in ("hookline-api", "hookline-delivery"):
+        assert sorted(m for f, m in lines if f == name) == ["own thread", "pool thread", "pool thread", "pool thread"]
+    assert len(lines) == 8
 
 
 def test_the_decorators_are_applied_once_at_definition(hookline: Hookline, monkeypatch: pytest.MonkeyPatch) -> None:

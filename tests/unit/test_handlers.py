@@ -57,9 +57,9 @@ def test_lambda_handler_applies_logger_metrics_and_tracer_outermost_first(monkey
     while hasattr(inner, "__wrapped__"):
         layers.append(inner.__code__.co_qualname)
         inner = inner.__wrapped__
-    # Then they are the logger's, the metrics' and the tracer's, around the entry function itself
+    # Then they are the logger's keys (per invocation), the metrics' and the tracer's, around the entry function itself
     assert layers == [
-        "Logger.inject_lambda_context.<locals>.decorate",
+        "with_invocation_keys.<locals>.invoked",
         "BaseProvider.log_metrics.<locals>.decorate",
         "Tracer.capture_lambda_handler.<locals>.decorate",
     ]

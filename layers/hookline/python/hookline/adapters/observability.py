@@ -8,12 +8,15 @@ once, when the module is loaded.
 
 from __future__ import annotations
 
+import functools
 import warnings
 from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
 from aws_lambda_powertools import Logger, Metrics, Tracer
+from aws_lambda_powertools.logging.lambda_context import build_lambda_context_model
+from aws_lambda_powertools.utilities import jmespath_utils
 
 Handler = Callable[[dict[str, Any], Any], dict[str, Any]]
 
@@ -42,21 +45,49 @@ def get_metrics() -> Metrics:
 
 
 def lambda_handler(*, correlation_id_path: str | None = None) -> Callable[[Handler], Handler]:
-    """A decorator that makes an entry function a Lambda handler, with Powertools' three decorators in the one order:
+    """A decorator that makes an entry function a Lambda handler, with Powertools' three layers in the one order:
 
-    1. `logger.inject_lambda_context`, outermost: the cold start, the invocation's context and, when
-       `correlation_id_path` is given, the correlation id it selects from the event are on every line;
+    1. `with_invocation_keys`, outermost: the cold start, the invocation's context and, when
+       `correlation_id_path` is given, the correlation id it selects from the event are on every line
+       (Powertools' `inject_lambda_context` writes the same keys, but for the whole process: see there);
     2. `metrics.log_metrics`: the library flushes what the invocation recorded once the work is done;
     3. `tracer.capture_lambda_handler(capture_response=False)`, innermost: the X-Ray subsegment spans
        just the work, and responses stay out of traces.
 
-    The handler needs a Lambda context (inject_lambda_context reads it); the runtime always passes one.
+    The handler needs a Lambda context (the first layer reads it); the runtime always passes one.
     """
 
     def decorate(entry: Handler) -> Handler:
         traced = get_tracer().capture_lambda_handler(entry, capture_response=False)
         measured = get_metrics().log_metrics(traced)
-        handler: Handler = get_logger().inject_lambda_context(measured, correlation_id_path=correlation_id_path)
-        return handler
+        return with_invocation_keys(measured, correlation_id_path)
 
     return decorate
+
+
+def with_invocation_keys(handler: Handler, correlation_id_path: str | None = None) -> Handler:
+    """`handler` with the keys of `inject_lambda_context` (cold_start, function_name, function_request_id, ...,
+    correlation_id) on every line it writes, held by the invocation's thread rather than by the process.
+
+    In Lambda a process serves one invocation at a time, and the two are the same. Local mode runs every
+    function in one process, on threads, where process-wide keys would name whichever function set them
+    last: a delivery batch logged as the authorizer, a job id on an API request. The keys live in a
+    context variable, which the delivery pools copy into their threads (`copied_context`), so a batch's
+    worker threads write its keys as the invocation's own thread does. The cold start is per function.
+    """
+    logger = get_logger()
+    cold = [True]
+
+    @functools.wraps(handler)
+    def invoked(event: dict[str, Any], context: Any) -> dict[str, Any]:
+        keys: dict[str, Any] = {"cold_start": cold[0], **build_lambda_context_model(context).__dict__}
+        cold[0] = False
+        if correlation_id_path:
+            keys["correlation_id"] = jmespath_utils.query(envelope=correlation_id_path, data=event)
+        logger.thread_safe_append_keys(**keys)
+        try:
+            return handler(event, context)
+        finally:
+            logger.thread_safe_clear_keys()
+
+    return invoked

@@ -25,6 +25,7 @@ from hookline.adapters import metrics
 from hookline.adapters.observability import get_logger
 from hookline.core.models import DeliveryTask, MalformedTask
 from hookline.core.reports import DeliveryReport
+from hookline.services.delivery.fanout import carried
 from hookline.services.delivery.plans import Plan
 from hookline.services.delivery.worker import DeliveryWorker
 from hookline.wiring import container
@@ -154,7 +155,8 @@ def handle_batch(event: dict[str, Any], context: Any, worker: DeliveryWorker | N
         if task is None:
             return
         loop = asyncio.get_running_loop()
-        report = await loop.run_in_executor(executor, _deliver, worker, task, plans.get(task))
+        # run_in_executor does not carry context variables to the pool's thread: the invocation's log keys go along so
+        report = await loop.run_in_executor(executor, carried(_deliver), worker, task, plans.get(task))
         log_report(report, successes)
         reports.append(report)
 

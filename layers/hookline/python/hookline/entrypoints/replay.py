@@ -42,12 +42,12 @@ def handle(event: Any, context: Any) -> dict[str, Any]:
         job = json.loads(record.body)
         if job.get("kind") == JOB_MESSAGE:
             logger = get_logger()
-            logger.append_keys(tenant=job["tenant"], job_id=job["job_id"])
+            logger.thread_safe_append_keys(tenant=job["tenant"], job_id=job["job_id"])
             try:
                 step = job.get("step")
                 container.job_runner().step(str(job["tenant"]), str(job["job_id"]), None if step is None else int(step))
             finally:
-                logger.remove_keys(["tenant", "job_id"])
+                logger.thread_safe_remove_keys(["tenant", "job_id"])
         elif job.get("kind") == DELETE_CUSTOMER_ENDPOINTS:  # the previous release's message: its job does the rest
             tenant, uid, created_at = str(job["tenant"]), str(job["customer"]), str(job["created_at"])
             params = {"customer": uid, "customer_created_at": created_at}

@@ -2,15 +2,31 @@
 
 from __future__ import annotations
 
+import contextvars
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import TypeVar
+from typing import ParamSpec, TypeVar
 
 PARALLEL_ENDPOINTS = 100  # endpoints of one batch planned, released and counted at once: a batch's endpoints, all of them
 
 _Item = TypeVar("_Item")
 _Result = TypeVar("_Result")
+_Params = ParamSpec("_Params")
+
+
+def carried(work: Callable[_Params, _Result]) -> Callable[_Params, _Result]:
+    """`work`, to run on a pool thread inside a copy of the caller's context variables, a fresh copy per call.
+
+    A pool thread does not inherit them, and they hold what the invocation's log lines carry (the
+    function, its request id, the task: see hookline.adapters.observability.with_invocation_keys).
+    """
+    caller = contextvars.copy_context()
+
+    def run(*args: _Params.args, **kwargs: _Params.kwargs) -> _Result:
+        return caller.copy().run(work, *args, **kwargs)
+
+    return run
 
 
 class Fanout:
@@ -32,4 +48,4 @@ class Fanout:
             if self._pool is None:
                 self._pool = ThreadPoolExecutor(max_workers=self._workers, thread_name_prefix="endpoint")
             pool = self._pool
-        return list(pool.map(work, items))
+        return list(pool.map(carried(work), items))

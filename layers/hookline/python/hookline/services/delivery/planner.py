@@ -26,7 +26,7 @@ from hookline.core.planning import Gate, GroupPlan, gave_up, plan_group
 from hookline.core.ratelimit import Limiter
 from hookline.core.rules import EndpointRules
 from hookline.services.cas import compare_and_swap
-from hookline.services.delivery.fanout import Fanout
+from hookline.services.delivery.fanout import Fanout, carried
 from hookline.services.delivery.health import HealthTracker
 from hookline.services.delivery.plans import Plan
 from hookline.services.delivery.ports import DeliveryLog, EndpointStates
@@ -65,7 +65,7 @@ class Planner:
         # On the first lane a task is seldom deferred, and its latency is what users wait on: read the bodies beside
         # the plan instead of after it (one AWS call fewer in a row). The retry lane, where most deferrals are, reads
         # after the plan only the bodies of the tasks that will send.
-        early = _early_reads().submit(self._read, unique) if first_lane and unique else None
+        early = _early_reads().submit(carried(self._read), unique) if first_lane and unique else None
         plans: dict[DeliveryTask, Plan] = {}
         for planned in self.fanout.map(partial(self._plan_safely, first_lane=first_lane), list(groups.items())):
             plans.update(planned)
