@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import boto3
+import botocore.loaders
 import freezegun
 import pytest
 from aws_lambda_powertools.utilities.parser import models as _powertools_models  # noqa: F401  - built outside any frozen clock
@@ -93,7 +94,8 @@ class Hookline:
                 self.handlers[consumer](sqs_event(messages, arn), None)
                 total += len(messages)
                 deadline = real_monotonic() + JOB_STEP_WAIT
-            if queue != topology.REPLAY_QUEUE or real_monotonic() > deadline or not self._delayed(queue) or not self._jobs_running():
+            # Visible ones count too: a delayed step that turned visible after the receive above is no longer delayed.
+            if queue != topology.REPLAY_QUEUE or real_monotonic() > deadline or not self._waiting(queue) or not self._jobs_running():
                 return total
             time.sleep(0.2)  # real time: freezegun leaves sleep alone
 
@@ -113,9 +115,11 @@ class Hookline:
         table = boto3.resource("dynamodb").Table(self.env[topology.TABLE.env])
         return bool(table.query(KeyConditionExpression=Key(keys.PK).eq(keys.RUNNING_JOBS), Limit=1)["Items"])
 
-    def _delayed(self, queue: topology.QueueSpec) -> int:
-        attrs = boto3.client("sqs").get_queue_attributes(QueueUrl=self.env[queue.env], AttributeNames=["ApproximateNumberOfMessagesDelayed"])
-        return int(attrs["Attributes"]["ApproximateNumberOfMessagesDelayed"])
+    def _waiting(self, queue: topology.QueueSpec) -> int:
+        """Messages delayed or visible on the queue (not those in flight)."""
+        names = ["ApproximateNumberOfMessagesDelayed", "ApproximateNumberOfMessages"]
+        attrs = boto3.client("sqs").get_queue_attributes(QueueUrl=self.env[queue.env], AttributeNames=names)["Attributes"]
+        return sum(int(attrs[n]) for n in names)
 
     def queue_arn(self, queue: topology.QueueSpec) -> str:
         """The queue's ARN, as the event source mapping names it on each record (the delivery code tells its lane from it)."""
@@ -127,6 +131,27 @@ class Hookline:
 
     def add_api_key(self, tenant: str, key: str) -> None:
         ApiKeyRepository(boto3.resource("dynamodb").Table(self.env[topology.TABLE.env])).add(tenant, key, "2026-01-01T00:00:00.000Z")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _one_model_cache_for_every_botocore_session() -> Iterator[None]:
+    """Every botocore loader in the test process shares one cache of the service models and endpoint rules it read.
+
+    botocore caches what it loads per session, and a test makes several sessions: boto3's default one (moto resets
+    it for each mock), and one per provision. Each new session decoded the same JSON again (the endpoints file,
+    each service's model and rules): about a sixth of the moto tier's time. The files do not change while the
+    tests run, and a session already hands one loaded model to all its clients; this hands it to every session.
+    """
+    shared: dict[Any, Any] = {}
+    init = botocore.loaders.Loader.__init__
+
+    def sharing(self: botocore.loaders.Loader, *args: Any, **kwargs: Any) -> None:
+        init(self, *args, **kwargs)
+        self._cache = shared
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(botocore.loaders.Loader, "__init__", sharing)
+        yield
 
 
 @pytest.fixture
