@@ -29,6 +29,7 @@ from freezegun import freeze_time
 from hookline.adapters import aws
 from hookline.adapters.dynamo.events import EventRepository
 from hookline.wiring import container, topology
+from local import moto_speedups
 from tests.conftest import Hookline
 from tests.support.events import sqs_event
 from tests.support.receiver import Answer, Received, running_receiver
@@ -99,6 +100,9 @@ def _pump_like_lambda(hookline: Hookline, timeline: Timeline) -> int:
 @pytest.mark.slow
 @pytest.mark.faults
 def test_nothing_accepted_is_lost_under_faults(hookline: Hookline, monkeypatch: pytest.MonkeyPatch) -> None:
+    # moto's costs that grow with the backlog are cut as local mode cuts them (the same answers, tests/e2e/test_moto_speedups.py):
+    # the run keeps a few hundred messages and thousands of items, and moto's receives and queries took most of its time
+    moto_speedups.install()
     monkeypatch.setenv("HOOKLINE_RETRY_BASE_SECONDS", "2")
     monkeypatch.setenv("HOOKLINE_MAX_ATTEMPTS", "6")
     monkeypatch.setenv("HOOKLINE_SQS_MAX_DELAY_SECONDS", "1")  # most retries wait through Step Functions
