@@ -10,6 +10,7 @@ twice is counted once (hookline.services.jobs).
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
@@ -81,6 +82,12 @@ def step_message(tenant: str, job_id: str, step: int) -> str:
     """The message of the job's step `step`: a step runs only while the job is at it, so a duplicate message, or a
     resumed job's old chain, ends instead of running beside the live one."""
     return json.dumps({"kind": JOB_MESSAGE, "tenant": tenant, "job_id": job_id, "step": step}, separators=(",", ":"))
+
+
+def paced(count: int, rate: float) -> tuple[list[int], int]:
+    """`count` tasks spread at `rate` a second: each one's SQS delay (whole seconds, so `rate` share each second), and
+    how long the next step waits for them all to have gone out."""
+    return [int(i / rate) for i in range(count)], math.ceil(count / rate)
 
 
 @dataclass(frozen=True)

@@ -19,12 +19,11 @@ the endpoints made for it, and loses none of the old one's to it.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from hookline.core.clock import parse_iso
-from hookline.core.jobs import Job, StepResult
+from hookline.core.jobs import Job, StepResult, paced
 from hookline.core.models import DeliveryTask
 from hookline.services.ports import DeliveryIndex, EndpointReader, EndpointStore, TaskQueue
 
@@ -53,10 +52,10 @@ class PausedRequeue:
             return StepResult(cancel="the endpoint was not re-enabled; its backlog stays paused")
         page, cursor = self.deliveries.deliveries_by_status(job.tenant, endpoint_id, "paused", limit=REQUEUE_PAGE, cursor=job.cursor or None)
         tasks = [DeliveryTask.of(d) for d in page]
-        rate = max(endpoint.rate_limit_per_second, 0.1)
+        delays, next_in = paced(len(tasks), max(endpoint.rate_limit_per_second, 0.1))
         if tasks:
-            self.retry_queue.send(tasks, delays=[int(i / rate) for i in range(len(tasks))])
-        return StepResult(counts={"requeued": len(tasks)}, cursor=cursor, next_in=math.ceil(len(tasks) / rate))
+            self.retry_queue.send(tasks, delays=delays)
+        return StepResult(counts={"requeued": len(tasks)}, cursor=cursor, next_in=next_in)
 
 
 @dataclass(frozen=True)

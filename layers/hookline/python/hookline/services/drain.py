@@ -22,7 +22,6 @@ what went back.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -31,7 +30,7 @@ from typing import Any, Protocol
 from hookline.core import ids
 from hookline.core.deadletters import DeadLetter, verdict
 from hookline.core.errors import ValidationFailed
-from hookline.core.jobs import JOB, Job, StepResult
+from hookline.core.jobs import JOB, Job, StepResult, paced
 from hookline.core.models import DeliveryTask
 from hookline.services.jobs import JobRunner
 from hookline.services.ports import TaskQueue
@@ -90,14 +89,15 @@ class DlqDrain:
                     moved.append(letter)
                 else:
                     counts["skipped" if what == "skip" else "poison"] += 1
+        delays, next_in = paced(len(moves), rate)
         if moves:
-            self.retry_queue.send(moves, delays=[int(i / rate) for i in range(len(moves))])
+            self.retry_queue.send(moves, delays=delays)
             self.dead_letters.delete(moved)  # after the send: a crash in between leaves a copy, which the claim drops
         counts["moved"] = len(moves)
         idle = 0 if moves else int(job.cursor or 0) + 1  # steps in a row that moved nothing (the cursor carries it)
         emptied = empty_in_a_row >= EMPTY_RECEIVES and self.dead_letters.visible() == 0
         last = emptied or idle >= IDLE_STEPS or job.counts.get("moved", 0) + len(moves) >= cap
-        return StepResult(counts=counts, cursor=None if last else str(idle), next_in=math.ceil(len(moves) / rate))
+        return StepResult(counts=counts, cursor=None if last else str(idle), next_in=next_in)
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,6 @@ breaker that is open holds them back.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -30,7 +29,7 @@ from typing import Any
 from hookline.core import ids
 from hookline.core.clock import iso
 from hookline.core.errors import NotFound
-from hookline.core.jobs import JOB, Job, StepResult
+from hookline.core.jobs import JOB, Job, StepResult, paced
 from hookline.core.models import DeliveryTask
 from hookline.core.replay import REPLAY, ReplayWindow, parse_window, public
 from hookline.core.settings import Settings
@@ -81,11 +80,11 @@ class WindowReplay:
         for t in tasks:
             self.events.restart(t.tenant, t.event_id, t.delivery_id, t.generation - 1, (p["filter"],), iso(now), p["replay_id"])
         endpoint = self.endpoints.get(job.tenant, p["endpoint_id"])
-        rate = max(endpoint.rate_limit_per_second if endpoint else 1.0, 0.01)
-        self.retry_queue.send(tasks, delays=[int(i / rate) for i in range(len(tasks))])
+        delays, next_in = paced(len(tasks), max(endpoint.rate_limit_per_second if endpoint else 1.0, 0.01))
+        self.retry_queue.send(tasks, delays=delays)
         # Step 0 applies only a page the previous release had planned (adopted): its record counted it then.
         self.replays.record_page(job.tenant, p["replay_id"], job.step, len(tasks) if job.step else 0, done=not job.cursor)
-        return StepResult(counts={"queued": len(tasks)}, next_in=math.ceil(len(tasks) / rate))
+        return StepResult(counts={"queued": len(tasks)}, next_in=next_in)
 
 
 @dataclass(frozen=True)
