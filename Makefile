@@ -34,7 +34,7 @@ node_modules/.installed: package.json package-lock.json $(STAMP)
 # The dependencies layer: the runtime packages as wheels built for the Lambda runtime (arm64, Python 3.14).
 $(DEPS_LAYER)/.built: layers/hookline/requirements.txt layers/hookline/requirements-tracing.txt $(STAMP)
 	rm -rf build/deps && mkdir -p $(DEPS_LAYER)
-	$(PY) -m pip install -q --no-compile --target $(DEPS_LAYER) --platform manylinux2014_aarch64 --platform manylinux_2_28_aarch64 \
+	$(PY) -m pip install -q --no-compile --target $(DEPS_LAYER) --platform manylinux2014_aarch64 \
 		--python-version 3.14 --implementation cp --only-binary=:all: \
 		-r layers/hookline/requirements.txt 2> >(grep -v "is ignored: it is neither" >&2)
 	$(PY) -m pip install -q --no-compile --no-deps --target $(DEPS_LAYER) --platform manylinux2014_aarch64 \

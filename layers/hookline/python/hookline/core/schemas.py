@@ -8,15 +8,6 @@ asserts formats only when given a format checker, and none is given here).
 
 A schema is a JSON object (2020-12 also allows `true` and `false`; `{}` and `{"not": {}}` say the same),
 at most MAX_SCHEMA_BYTES as compact UTF-8 JSON, and declares no dialect but 2020-12's.
-
-Regular expressions (`pattern`, the names of `patternProperties`) run on RE2, whose matching takes
-time linear in the input: a producer's `^(\\w+\\s?)*$` cannot hold the api function for seconds on
-one long string, as Python's backtracking `re` does. RE2 has no lookaround and no backreferences,
-which JSON Schema advises against anyway (2020-12 section 6.4, for interoperability); a pattern
-that needs them is refused when the schema is registered, with its pointer. Where jsonschema
-matches property names itself (`additionalProperties` and `unevaluatedProperties` beside
-`patternProperties`) it still uses `re`; a name pattern with a quantified group that repeats
-another quantifier (star height over one, as in `(a+)+`) is refused too, so those stay linear.
 """
 
 from __future__ import annotations
@@ -28,10 +19,9 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 import jsonschema
-import re2
 import referencing
 import referencing.exceptions
-from jsonschema.exceptions import ValidationError, best_match
+from jsonschema.exceptions import best_match
 from referencing.jsonschema import DRAFT202012
 
 from hookline.core.jsonpatch import format_pointer
@@ -122,101 +112,6 @@ def _canonical(schema: object) -> str:
     return text
 
 
-# -- regular expressions -------------------------------------------------------------------------
-
-
-def _options() -> re2.Options:
-    options = re2.Options()
-    options.log_errors = False  # a refused pattern is the caller's 422, not a line in the function's log
-    return options
-
-
-@lru_cache(maxsize=1024)
-def _regex(pattern: str) -> Any:
-    """The RE2 program for a pattern; SchemaInvalid if RE2 cannot run it (lookaround, backreferences, bad syntax)."""
-    try:
-        return re2.compile(pattern, _options())
-    except re2.error as error:
-        detail = error.args[0].decode("utf-8", "replace") if error.args and isinstance(error.args[0], bytes) else str(error)
-        raise SchemaInvalid(f"the pattern {pattern!r} is not one RE2 runs in linear time ({detail}); lookaround and backreferences are not supported") from None
-
-
-def _pattern(validator: Any, pattern: str, instance: Any, schema: dict[str, Any]) -> Iterator[ValidationError]:
-    """2020-12 `pattern`, matched by RE2 (jsonschema's own matches with `re`)."""
-    if validator.is_type(instance, "string") and not _regex(pattern).search(instance):
-        shown = instance if len(instance) <= 60 else instance[:57] + "..."
-        yield ValidationError(f"{shown!r} does not match {pattern!r}")
-
-
-def _pattern_properties(validator: Any, patterns: dict[str, Any], instance: Any, schema: dict[str, Any]) -> Iterator[ValidationError]:
-    """2020-12 `patternProperties`, names matched by RE2."""
-    if not validator.is_type(instance, "object"):
-        return
-    for pattern, subschema in patterns.items():
-        regex = _regex(pattern)
-        for name, value in instance.items():
-            if regex.search(name):
-                yield from validator.descend(value, subschema, path=name, schema_path=pattern)
-
-
-_LinearTime = jsonschema.validators.extend(jsonschema.Draft202012Validator, {"pattern": _pattern, "patternProperties": _pattern_properties})
-
-
-def _refuse_unsafe_patterns(schema: dict[str, Any], at: list[str]) -> None:
-    """SchemaInvalid for the first pattern, in any subschema, that RE2 cannot run, or a property-name pattern of star height over one."""
-    pattern = schema.get("pattern")
-    if isinstance(pattern, str):
-        _checked(pattern, [*at, "pattern"], names=False)
-    names = schema.get("patternProperties")
-    if isinstance(names, dict):
-        for name in names:
-            _checked(name, [*at, "patternProperties", name], names=True)
-    for tokens, subschema in _subschemas(schema):
-        if isinstance(subschema, dict):
-            _refuse_unsafe_patterns(subschema, [*at, *tokens])
-
-
-def _checked(pattern: str, at: list[str], *, names: bool) -> None:
-    try:
-        _regex(pattern)
-    except SchemaInvalid as refused:
-        raise SchemaInvalid(refused.message, format_pointer(at)) from None
-    if names and _star_height(pattern) > 1:
-        raise SchemaInvalid(
-            f"the property-name pattern {pattern!r} repeats a group that itself repeats (as in '(a+)+'), which backtracking can take "
-            "exponential time over; write it without the nested repetition",
-            format_pointer(at),
-        )
-
-
-def _star_height(pattern: str) -> int:
-    """How deeply unbounded repetitions nest in `pattern` (`a*` 1, `(a+)+` 2), as Python's own parser reads it."""
-    import re._constants as constants
-    import re._parser as parser
-
-    repeats = (constants.MAX_REPEAT, constants.MIN_REPEAT, getattr(constants, "POSSESSIVE_REPEAT", None))
-
-    def height(items: Any) -> int:
-        deepest = 0
-        for op, argument in items:
-            if op in repeats:
-                _, high, body = argument
-                inner = height(body)
-                deepest = max(deepest, inner + (1 if high == constants.MAXREPEAT or high > 1 else 0))
-            elif op is constants.SUBPATTERN:
-                deepest = max(deepest, height(argument[-1]))
-            elif op is constants.BRANCH:
-                deepest = max(deepest, *(height(branch) for branch in argument[1]))
-            elif op in (constants.ASSERT, constants.ASSERT_NOT):
-                deepest = max(deepest, height(argument[1]))
-        return deepest
-
-    try:
-        return height(parser.parse(pattern))
-    except Exception:  # re cannot parse it either: jsonschema's check_schema has refused it already
-        return 0
-
-
 @lru_cache(maxsize=CACHED_VALIDATORS)
 def _compiled(canonical: str) -> jsonschema.Draft202012Validator:
     schema = json.loads(canonical)
@@ -232,12 +127,11 @@ def _compiled(canonical: str) -> jsonschema.Draft202012Validator:
     except jsonschema.SchemaError as error:
         raise SchemaInvalid(error.message, format_pointer(error.absolute_path)) from None
     _refuse_outside_references(schema, [])
-    _refuse_unsafe_patterns(schema, [])
     # A Registry's default `retrieve` refuses every URI (NoSuchResource). jsonschema's own default
     # registry would instead fetch an unknown http(s) or file: URI, so one is always passed.
     registry: referencing.Registry[Any] = referencing.Registry()
     _resolve_every_reference(schema, registry.resolver_with_root(DRAFT202012.create_resource(schema)), [])
-    validator = _LinearTime(_false_as_not(schema), registry=registry)
+    validator = jsonschema.Draft202012Validator(_false_as_not(schema), registry=registry)
     # A reference cycle that consumes nothing ({"$ref": "#"}) recurses on any instance: one value of each
     # type finds those. A cycle taken only for some members' values is caught when validating (`violation`).
     for probe in _PROBES:
