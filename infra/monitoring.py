@@ -38,6 +38,8 @@ FIRST_ATTEMPT_SUCCESS = "FirstAttemptSuccess"  # Count
 RESPONSE_TIME_PERCENTILES = ("p50", "p95", "p99")
 
 PERIOD = Duration.minutes(5)
+# The new-letters alarms (canary rollback) look at this many one-minute points, any one rising.
+NEW_LETTERS_MINUTES = 3
 # BreakerOpened sum over one PERIOD at or above this: many endpoints failing at once, likely on our side.
 BREAKER_SPIKE_THRESHOLD = 5
 
@@ -61,7 +63,7 @@ class AlarmSet:
     """The alarms by what they watch, for tests and for the dashboard's status widget."""
 
     dead_letters: dict[str, cloudwatch.Alarm]  # queue key -> ApproximateNumberOfMessagesVisible > 0
-    new_dead_letters: dict[str, cloudwatch.Alarm]  # queue key -> visible messages rose within the minute (rolls canaries back)
+    new_dead_letters: dict[str, cloudwatch.Alarm]  # queue key -> visible messages rose within the last minutes (rolls canaries back)
     oldest_message: dict[str, cloudwatch.Alarm]  # queue key -> ApproximateAgeOfOldestMessage > setting
     errors: dict[str, cloudwatch.Alarm]  # function name -> Errors > 0
     throttles: dict[str, cloudwatch.Alarm]  # function name -> Throttles > 0
@@ -226,24 +228,31 @@ class Monitoring(Construct):
         )
 
     def _new_dead_letters_alarm(self, spec: QueueSpec) -> cloudwatch.Alarm:
-        """Letters arrived in the minute: what rolls a canary back (infra/deploys.py).
+        """Letters arrived within the last few minutes: what rolls a canary back (infra/deploys.py).
 
         Not the not-empty alarm: letters an operator has not drained yet would keep that one in ALARM, and
         CodeDeploy would roll every deploy back until the queue is empty. This one watches the rise of the
-        visible count from one minute to the next, a gap in SQS's reporting filled with the last value (an
-        idle queue reports nothing), so letters from before the deploy and a drain (a fall) leave it OK. It
-        notifies no one: the not-empty alarm already does.
+        visible count from one minute to the next. SQS reports a queue while it holds messages or is used,
+        and stops reporting one that has been idle and empty for six hours, so a gap is filled with 0 (an
+        empty queue): the first letters after a quiet night are a rise, as they must be. Letters from before
+        the deploy (a steady count) and a drain (a fall) leave it OK. Any one of the last NEW_LETTERS_MINUTES
+        minutes rising sets it off, so a datapoint SQS publishes late still counts. It notifies no one: the
+        not-empty alarm already does.
         """
-        visible = self._queues.queue(spec).metric_approximate_number_of_messages_visible(period=PERIOD, statistic="Maximum")
+        visible = self._queues.queue(spec).metric_approximate_number_of_messages_visible(period=Duration.minutes(1), statistic="Maximum")
         return cloudwatch.Alarm(
             self,
             f"{construct_name(spec.key)}NewLettersAlarm",
             alarm_name=self.alarm_name(f"{spec.key}-new-letters"),
-            alarm_description=f"{spec.physical_name(self._prefix)} received messages within the minute; a canary deployment in progress rolls back on it.",
-            metric=cloudwatch.MathExpression(expression="DIFF(FILL(visible, REPEAT))", using_metrics={"visible": visible}, period=PERIOD, label="new letters"),
+            alarm_description=f"{spec.physical_name(self._prefix)} received messages within the last {NEW_LETTERS_MINUTES} minutes; "
+            "a canary deployment in progress rolls back on it.",
+            metric=cloudwatch.MathExpression(
+                expression="DIFF(FILL(visible, 0))", using_metrics={"visible": visible}, period=Duration.minutes(1), label="new letters"
+            ),
             threshold=0,
             comparison_operator=cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
-            evaluation_periods=1,
+            evaluation_periods=NEW_LETTERS_MINUTES,
+            datapoints_to_alarm=1,
             treat_missing_data=cloudwatch.TreatMissingData.NOT_BREACHING,
         )
 

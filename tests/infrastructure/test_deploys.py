@@ -206,7 +206,7 @@ def test_each_function_deploys_as_a_canary_that_rolls_back_on_its_alarms(synth: 
     dlq_alarms = _alarm_id(synth, group, "ApproximateNumberOfMessagesVisible")
     for a in dlq_alarms:
         (expression,) = [q for q in synth.resources[a]["Properties"]["Metrics"] if q.get("ReturnData", True) and "Expression" in q]
-        assert expression["Expression"] == "DIFF(FILL(visible, REPEAT))"
+        assert expression["Expression"] == "DIFF(FILL(visible, 0))"
         assert synth.resources[a]["Properties"]["Threshold"] == 0
         assert synth.resources[a]["Properties"]["TreatMissingData"] == "notBreaching"
     watched = {json.dumps(_watched_dimensions(synth.resources[a]["Properties"]), sort_keys=True) for a in dlq_alarms}

@@ -201,13 +201,16 @@ def test_the_sweeper_runs_on_a_schedule_invoking_the_replay_functions_live_alias
 def test_each_dead_letter_queue_has_a_quiet_new_letters_alarm_for_canaries(synth: Synth, queue: QueueSpec) -> None:
     # Given a dead-letter queue's new-letters alarm (what rolls a canary back: see test_deploys)
     (alarm,) = [a for a in _alarms(synth) if a["AlarmName"] == f"hookline-{queue.key}-new-letters"]
-    # Then it fires on a rise of the visible count within the minute, a reporting gap filled with the last value
+    # Then it fires on a rise of the visible count from one minute to the next, a reporting gap counted as empty
+    # (an idle empty queue is not reported: its first letters are a rise), in any one of the last three minutes
     (expression,) = [q for q in alarm["Metrics"] if "Expression" in q]
     (stat,) = [q["MetricStat"] for q in alarm["Metrics"] if "MetricStat" in q]
-    assert expression["Expression"] == f"DIFF(FILL({stat_id(alarm)}, REPEAT))"
+    assert expression["Expression"] == f"DIFF(FILL({stat_id(alarm)}, 0))"
     assert stat["Metric"]["MetricName"] == "ApproximateNumberOfMessagesVisible" and stat["Stat"] == "Maximum"
+    assert stat["Period"] == 60 and expression.get("Period", 60) == 60
     assert stat["Metric"]["Dimensions"] == _queue_dimensions(synth, queue)
     assert (alarm["Threshold"], alarm["ComparisonOperator"], alarm["TreatMissingData"]) == (0, "GreaterThanThreshold", "notBreaching")
+    assert (alarm["EvaluationPeriods"], alarm["DatapointsToAlarm"]) == (3, 1)
     # And it notifies no one: the not-empty alarm already does
     assert not alarm.get("AlarmActions")
 
