@@ -60,7 +60,7 @@ def test_the_authorizer_logs_under_the_same_request_id(hookline: Hookline, monke
     seen: list[dict[str, Any]] = []
 
     def find(self: ApiKeyRepository, key: str) -> None:
-        seen.append(get_logger().thread_safe_get_current_keys())
+        seen.append(dict(get_logger().thread_safe_get_current_keys()))
 
     monkeypatch.setattr(ApiKeyRepository, "find", find)
     event = {"type": "REQUEST", "version": "2.0", "identitySource": ["Bearer hk_nope"], "headers": {}, "requestContext": {"requestId": "req-123"}}

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from hookline.adapters.observability import lambda_handler
+from hookline.adapters.observability import get_logger, lambda_handler
 from hookline.wiring import topology
 from local.lambda_runtime import LambdaContext
 
@@ -67,3 +67,29 @@ def test_lambda_handler_applies_logger_metrics_and_tracer_outermost_first(monkey
     # And the handler answers as the entry function does, given a Lambda context
     context = LambdaContext(function_name="f", memory_limit_in_mb=128, timeout_seconds=3, region="us-east-1")
     assert handler({"a": 1}, context) == {"got": {"a": 1}}
+
+
+def test_invocation_keys_end_with_the_invocation_and_warm_invocations_sample_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("POWERTOOLS_TRACE_DISABLED", "true")
+    monkeypatch.setenv("POWERTOOLS_METRICS_DISABLED", "true")
+    logger = get_logger()
+    rolls: list[int] = []
+    monkeypatch.setattr(logger, "sampling_rate", 0.1)
+    monkeypatch.setattr(logger, "refresh_sample_rate_calculation", lambda: rolls.append(1))
+    seen: list[dict[str, Any]] = []
+    handler = lambda_handler()(lambda event, context: seen.append(dict(logger.thread_safe_get_current_keys())) or {})
+    context = LambdaContext(function_name="f", memory_limit_in_mb=128, timeout_seconds=3, region="us-east-1")
+    # Given a key the caller's thread already holds
+    logger.thread_safe_append_keys(outer="kept")
+    try:
+        # When the handler is invoked twice
+        handler({}, context)
+        handler({}, context)
+        # Then each invocation's lines carried its context, the first as the cold start, beside the caller's key
+        assert [(k["function_name"], k["cold_start"], k["outer"]) for k in seen] == [("f", True, "kept"), ("f", False, "kept")]
+        # And afterwards only the caller's key is left
+        assert logger.thread_safe_get_current_keys() == {"outer": "kept"}
+        # And debug sampling was rolled again for the warm invocation only (the cold one rolled when the logger was made)
+        assert rolls == [1]
+    finally:
+        logger.thread_safe_clear_keys()

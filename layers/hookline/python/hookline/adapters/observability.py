@@ -72,8 +72,12 @@ def with_invocation_keys(handler: Handler, correlation_id_path: str | None = Non
     In Lambda a process serves one invocation at a time, and the two are the same. Local mode runs every
     function in one process, on threads, where process-wide keys would name whichever function set them
     last: a delivery batch logged as the authorizer, a job id on an API request. The keys live in a
-    context variable, which the delivery pools copy into their threads (`copied_context`), so a batch's
+    context variable, which the delivery pools copy into their threads (`fanout.carried`), so a batch's
     worker threads write its keys as the invocation's own thread does. The cold start is per function.
+
+    As `inject_lambda_context` does, a warm invocation rolls POWERTOOLS_LOGGER_SAMPLE_RATE's debug sampling
+    again. Unlike it, POWERTOOLS_LOGGER_LOG_EVENT is not honoured: a whole event carries the caller's
+    Authorization header (an API key or a portal session token) and webhook bodies, and no secret is logged.
     """
     logger = get_logger()
     cold = [True]
@@ -81,13 +85,20 @@ def with_invocation_keys(handler: Handler, correlation_id_path: str | None = Non
     @functools.wraps(handler)
     def invoked(event: dict[str, Any], context: Any) -> dict[str, Any]:
         keys: dict[str, Any] = {"cold_start": cold[0], **build_lambda_context_model(context).__dict__}
+        if logger.sampling_rate and not cold[0]:
+            logger.refresh_sample_rate_calculation()
         cold[0] = False
         if correlation_id_path:
             keys["correlation_id"] = jmespath_utils.query(envelope=correlation_id_path, data=event)
+        before = dict(logger.thread_safe_get_current_keys())
         logger.thread_safe_append_keys(**keys)
         try:
             return handler(event, context)
         finally:
+            # Back to the keys from before (none, in Lambda), set anew: Powertools' remove_keys edits the dict in place,
+            # which the copies the pools made of this context may still share.
             logger.thread_safe_clear_keys()
+            if before:
+                logger.thread_safe_append_keys(**before)
 
     return invoked
