@@ -100,8 +100,9 @@ def test_an_error_in_the_middle_of_a_generator_method_becomes_dependency_failed_
         got.extend(_Adapter().rows(failure))
     assert got == [1, 2]
     assert caught.value.__cause__ is failure
-    assert caught.value.cause == "ClientError"  # an error botocore has no class for is named by ClientError itself
-    assert "ProvisionedThroughputExceededException" in str(caught.value)  # while the message keeps its code
+    # an error botocore has no class for is named by its AWS error code, not by the generic ClientError
+    assert caught.value.cause == "ProvisionedThroughputExceededException"
+    assert "ProvisionedThroughputExceededException" in str(caught.value)
 
 
 def test_results_pass_through_unchanged() -> None:

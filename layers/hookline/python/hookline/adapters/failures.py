@@ -28,7 +28,18 @@ def translated() -> Iterator[None]:
     try:
         yield
     except (ClientError, BotoCoreError) as exc:
-        raise DependencyFailed(str(exc), cause=type(exc).__name__) from exc
+        raise DependencyFailed(str(exc), cause=_name(exc)) from exc
+
+
+def _name(exc: ClientError | BotoCoreError) -> str:
+    """The failure's name for the answer and the log: its class, or its AWS error code when botocore raised the
+    generic ClientError (a code the service model has no class for, e.g. ProvisionedThroughputExceededException
+    raised from a hook)."""
+    if type(exc) is ClientError:
+        code = exc.response.get("Error", {}).get("Code")
+        if isinstance(code, str) and code.isidentifier():
+            return code
+    return type(exc).__name__
 
 
 def _guarded(method: Callable[..., Any]) -> Callable[..., Any]:
