@@ -21,9 +21,10 @@ from hookline.core.clock import iso
 from hookline.wiring.topology import DEFAULT_PREFIX, RETRY_QUEUE, RETRY_WAIT
 from tests.infrastructure.conftest import Synth
 
-# moto truncates the timestamp to whole seconds and waits int(seconds left), so `until` falls on a
-# whole second at least this far ahead: moto then waits exactly this long (AWS up to 1 s more).
-WAIT_SECONDS = 1
+# moto waits int(seconds left) when the Wait state begins, so it may queue up to a second before `until`
+# (AWS waits until it): `until` falls on a whole second at least this far ahead, and the check allows that second.
+# At 1 s, a Wait state that began a few tens of milliseconds late had under a second left and waited none.
+WAIT_SECONDS = 2
 DEADLINE_SECONDS = 10.0
 ROLE_ARN = "arn:aws:iam::123456789012:role/hookline-retry-wait"
 
@@ -66,7 +67,8 @@ def test_synthesized_retry_state_machine_queues_the_task_when_due(synth: Synth, 
         "stateMachineArn"
     ]
     task = json.dumps({"delivery_id": "dlv_01TEST", "generation": 1, "attempt": 3}, separators=(",", ":"))
-    until = iso(_due_time())
+    due = _due_time()
+    until = iso(due)
     assert until.endswith(".000Z"), until  # 2026-01-01T00:00:00.000Z, as hookline.adapters.queues sends it
 
     # When an execution starts with the input the delivery code sends
@@ -75,13 +77,16 @@ def test_synthesized_retry_state_machine_queues_the_task_when_due(synth: Synth, 
     early = sqs.receive_message(QueueUrl=queue_url, MaxNumberOfMessages=10, WaitTimeSeconds=0).get("Messages", [])
     message = _receive_one(sqs, queue_url, started + DEADLINE_SECONDS)
     elapsed = time.monotonic() - started
+    received_at = datetime.now(UTC)
 
     # Then the task was not queued before it was due
     assert early == []
     # And within the deadline the retry queue holds exactly one message, whose body is the task string unchanged
     assert message is not None, f"nothing on the retry queue after {DEADLINE_SECONDS}s: {sfn.describe_execution(executionArn=execution_arn)}"
     assert message["Body"] == task
-    assert elapsed >= WAIT_SECONDS - 0.1, f"queued after {elapsed:.2f}s, before the wait was over"
+    # (not before `until`, less the second moto's whole-second wait may cut short, and so at least a second after the start)
+    assert received_at >= due - timedelta(seconds=1), f"queued after {elapsed:.2f}s, {(due - received_at).total_seconds():.2f}s before it was due"
+    assert elapsed >= WAIT_SECONDS - 1 - 0.1, f"queued after {elapsed:.2f}s, before the wait was over"
     # And the execution succeeds
     status = sfn.describe_execution(executionArn=execution_arn)["status"]
     for _ in range(20):
