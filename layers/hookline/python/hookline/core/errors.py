@@ -110,7 +110,8 @@ class DependencyFailed(Exception):
     errors, so no service handles botocore. It is not a HooklineError: each
     service decides what it means (the event routes answer 503, "repeat the
     request"); left unhandled it is an internal error like any other. `cause`
-    names the original error (its class name), for the answer and the log.
+    names the original error (its class name, or its AWS error code when botocore raised the generic
+    ClientError), for the answer and the log.
     """
 
     def __init__(self, message: str, cause: str = ""):

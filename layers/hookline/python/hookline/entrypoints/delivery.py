@@ -155,7 +155,7 @@ def handle_batch(event: dict[str, Any], context: Any, worker: DeliveryWorker | N
         if task is None:
             return
         loop = asyncio.get_running_loop()
-        # run_in_executor does not carry context variables to the pool's thread: the invocation's log keys go along so
+        # run_in_executor does not carry context variables to the pool's thread; `carried` takes the invocation's log keys along.
         report = await loop.run_in_executor(executor, carried(_deliver), worker, task, plans.get(task))
         log_report(report, successes)
         reports.append(report)
