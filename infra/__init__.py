@@ -15,8 +15,6 @@ HOOKLINE_LAYER_DIR = REPO_ROOT / "layers" / "hookline"
 HOOKLINE_LAYER_PYTHON = HOOKLINE_LAYER_DIR / "python"
 DEPS_LAYER_DIR = REPO_ROOT / "build" / "deps"  # filled by `make deps-layer`
 
-STACK_NAME = "hookline"
-
 
 def construct_name(name: str) -> str:
     """`delivery-dlq` -> `DeliveryDlq`: a stable, readable construct id from a topology name."""

@@ -14,7 +14,7 @@ from constructs import Construct
 
 from hookline.core.settings import Settings
 from hookline.wiring.topology import FUNCTIONS, REPLAY, EmailIdentitySpec, FunctionSpec, Grant, QueueSpec, StateMachineSpec, TableSpec, TopicSpec
-from infra import DEPS_LAYER_DIR, FUNCTIONS_DIR, HOOKLINE_LAYER_DIR, construct_name
+from infra import DEPS_LAYER_DIR, FUNCTIONS_DIR, HOOKLINE_LAYER_DIR, construct_name, sizing
 from infra.constants import LOG_RETENTION
 from infra.deploy_names import FUNCTION_TAG, LIVE_ALIAS, STACK_TAG
 from infra.queues import Queues, TopologyError, check_consumer
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from infra.statemachines import StateMachines
     from infra.topics import Topics
 
-RUNTIME = lambda_.Runtime.PYTHON_3_14
+RUNTIME = lambda_.Runtime.PYTHON_3_13
 ARCHITECTURE = lambda_.Architecture.ARM_64
 SERVICE_NAME = "hookline"
 # CloudWatch namespace of the functions' EMF metrics (Powertools Metrics); infra/monitoring.py graphs and alarms on it.
@@ -40,7 +40,21 @@ ASSET_EXCLUDES = ["**/__pycache__", "**/*.pyc"]
 # the oldest-message age is an alarm threshold, see infra/monitoring.py; the deploy strategy
 # says how new versions go live, see infra/deploys.py, and must not change the functions,
 # or switching it would publish a new version of each).
-STACK_SETTINGS = frozenset({"authorizer_cache_seconds", "oldest_message_alarm_seconds", "deploy_strategy"})
+STACK_SETTINGS = frozenset(
+    {
+        "authorizer_cache_seconds",
+        "oldest_message_alarm_seconds",
+        "deploy_strategy",
+        "stack_name",
+        "size",
+        "account_concurrency_quota",
+        "api_throttle_rate",
+        "api_throttle_burst",
+        "alarm_email",
+        "alarm_https_endpoint",
+        "notification_identity_arn",
+    }
+)
 # Local mode only: the local runner's ports and seeded API keys mean nothing in the cloud.
 LOCAL_ONLY_SETTINGS = frozenset({"api_keys", "port", "aws_port"})
 # The SSRF guard is never relaxed in the cloud, whatever the synth machine's environment says.
@@ -74,18 +88,6 @@ def settings_env(settings: Settings) -> dict[str, str]:
         value = CLOUD_FORCED_SETTINGS.get(name, getattr(settings, name))
         env[env_names[name]] = _env_value(value)
     return env
-
-
-def _poller_concurrency(reserved: int | None) -> int | None:
-    """Cap the SQS pollers at the reserved concurrency.
-
-    Without the cap, pollers invoke beyond the reservation; throttled batches return to the
-    queue with their receive count raised, and enough of them reach the DLQ undelivered.
-    The event source accepts 2..1000.
-    """
-    if reserved is None or reserved < 2:
-        return None
-    return min(reserved, 1000)
 
 
 def _env_value(value: Any) -> str:
@@ -167,9 +169,7 @@ class Functions(Construct):
         )
         # Instead of AWSLambdaBasicExecutionRole: write to this function's log group only.
         log_group.grant_write(role)
-        reserved = None
-        if spec.reserved_concurrency_setting is not None:
-            reserved = int(getattr(self._settings, spec.reserved_concurrency_setting))
+        sized = sizing.concurrency(spec, self._settings)
         fn = lambda_.Function(
             self,
             f"{name}Function",
@@ -186,7 +186,7 @@ class Functions(Construct):
             log_group=log_group,
             layers=[self.hookline_layer, self.deps_layer],
             tracing=lambda_.Tracing.ACTIVE,
-            reserved_concurrent_executions=reserved,
+            reserved_concurrent_executions=sized.reserved,
             environment=self._environment(spec),
             # A deploy that changes the function publishes a new version; the one before stays (CloudFormation
             # would otherwise delete it once the update is done), so `make rollback` can put it back in service.
@@ -222,7 +222,7 @@ class Functions(Construct):
                     self._queues.queue(source.queue),
                     batch_size=int(getattr(self._settings, source.batch_size_setting)),
                     max_batching_window=Duration.seconds(window) if window else None,
-                    max_concurrency=_poller_concurrency(reserved),
+                    max_concurrency=sized.pollers,
                     report_batch_item_failures=True,
                 )
             )

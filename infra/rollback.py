@@ -21,6 +21,7 @@ Each line printed says what happened to one function.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -28,8 +29,8 @@ from typing import Any, Literal
 
 import boto3
 
+from hookline.core.settings import Settings
 from hookline.wiring.topology import FUNCTIONS
-from infra import STACK_NAME
 from infra.deploy_names import FUNCTION_TAG, LIVE_ALIAS, STACK_TAG, deployment_application_name, deployment_group_name
 
 # The statuses of a deployment that StopDeployment can still stop.
@@ -118,7 +119,7 @@ def _step_back(lambda_client: Any, function: str, function_name: str) -> Outcome
     return Outcome(function, "moved", f"{LIVE_ALIAS} now serves version {target} (was {was})")
 
 
-def rollback(*, lambda_client: Any, codedeploy: Any, stack: str = STACK_NAME, only: Iterable[str] = ()) -> list[Outcome]:
+def rollback(*, lambda_client: Any, codedeploy: Any, stack: str, only: Iterable[str] = ()) -> list[Outcome]:
     """Roll the stack's functions (or only those named) back, as the module docstring says; one outcome each, in topology order."""
     functions = stack_functions(lambda_client, stack)
     if not functions:
@@ -143,7 +144,8 @@ def rollback(*, lambda_client: Any, codedeploy: Any, stack: str = STACK_NAME, on
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m infra.rollback", description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--stack", default=STACK_NAME, help=f"the stack's name (default {STACK_NAME})")
+    stack = Settings.from_env(os.environ).stack_name
+    parser.add_argument("--stack", default=stack, help=f"the stack's name (default: HOOKLINE_STACK_NAME, here {stack})")
     parser.add_argument("--function", action="append", default=[], help="only these functions (topology names, comma-separated or repeated)")
     args = parser.parse_args(argv)
     only = [name.strip() for value in args.function for name in value.split(",") if name.strip()]

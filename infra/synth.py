@@ -9,7 +9,7 @@ from typing import Any
 from aws_cdk import App
 
 from hookline.core.settings import Settings
-from infra import REPO_ROOT, STACK_NAME, nag
+from infra import REPO_ROOT, nag, sizing
 from infra.stack import HooklineStack
 
 
@@ -22,10 +22,14 @@ def cdk_json_context() -> dict[str, Any]:
 def build_app(settings: Settings | None = None, *, outdir: str | None = None, checks: bool = True) -> tuple[App, HooklineStack]:
     """The app with the one hookline stack; `checks` adds cdk-nag's AwsSolutions validation.
 
-    Settings default to `Settings.from_env(os.environ)`, read at synth time.
+    Settings default to `Settings.from_env(os.environ)`, read at synth time; HOOKLINE_STACK_NAME names the stack.
+    Raises sizing.SizingError when the reserved concurrency does not fit HOOKLINE_ACCOUNT_CONCURRENCY_QUOTA.
     """
+    settings = settings if settings is not None else Settings.from_env(os.environ)
+    # Before any construct: a reservation the declared quota cannot hold would only fail in CloudFormation.
+    sizing.check(settings)
     app = App(outdir=outdir, context=cdk_json_context())
-    stack = HooklineStack(app, STACK_NAME, settings=settings if settings is not None else Settings.from_env(os.environ))
+    stack = HooklineStack(app, settings.stack_name, settings=settings)
     if checks:
         nag.add_checks(app)
     return app, stack

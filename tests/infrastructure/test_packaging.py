@@ -73,7 +73,7 @@ def _cold_start_env(synth: Synth, spec: FunctionSpec) -> dict[str, str]:
         "AWS_DEFAULT_REGION": "us-east-1",
         "AWS_LAMBDA_FUNCTION_NAME": f"hookline-{spec.name}",
         "AWS_LAMBDA_FUNCTION_MEMORY_SIZE": str(spec.memory_mb),
-        "AWS_EXECUTION_ENV": "AWS_Lambda_python3.14",
+        "AWS_EXECUTION_ENV": "AWS_Lambda_python3.13",
         "_HANDLER": spec.handler,
         "LANG": "C.UTF-8",
     }
@@ -126,8 +126,8 @@ def test_the_layer_ships_the_portal_page(synth: Synth) -> None:
 def test_the_schema_validator_ships_built_for_the_lambda_runtime(deps_layer_built: Path) -> None:
     # Given the built dependencies layer: jsonschema's compiled dependency (rpds-py) cannot be imported on this
     # machine's processor, so the handlers import it only where a schema is used (hookline.core.versions)
-    # Then jsonschema and its dependencies are there, and rpds' extension is the arm64 CPython 3.14 build Lambda runs
+    # Then jsonschema and its dependencies are there, and rpds' extension is the arm64 CPython 3.13 build Lambda runs
     for package in ("jsonschema", "referencing", "jsonschema_specifications", "attrs", "rpds"):
         assert (deps_layer_built / package / "__init__.py").is_file(), package
     [extension] = (deps_layer_built / "rpds").glob("rpds.*.so")
-    assert "cpython-314" in extension.name and "aarch64" in extension.name, extension.name
+    assert "cpython-313" in extension.name and "aarch64" in extension.name, extension.name

@@ -69,7 +69,7 @@ def role_arn(aws: None) -> str:
 
 def _function(lambda_client: Any, role_arn: str, name: str, *, versions: int, tags: dict[str, str], live: str, weights: dict[str, float] | None = None) -> str:
     """A function with `versions` published versions and its live alias on `live` (plus `weights`)."""
-    lambda_client.create_function(FunctionName=name, Runtime="python3.14", Role=role_arn, Handler="handler.handler", Code={"ZipFile": _zip()}, Tags=tags)
+    lambda_client.create_function(FunctionName=name, Runtime="python3.13", Role=role_arn, Handler="handler.handler", Code={"ZipFile": _zip()}, Tags=tags)
     for number in range(1, versions + 1):
         lambda_client.update_function_configuration(FunctionName=name, Description=f"build {number}")
         assert lambda_client.publish_version(FunctionName=name)["Version"] == str(number)

@@ -476,14 +476,14 @@ def test_authorizer_cannot_publish_notifications(synth: Synth) -> None:
 # --- functions -------------------------------------------------------------------------------
 
 
-def test_functions_run_python314_on_arm64_with_both_layers(synth: Synth) -> None:
+def test_functions_run_python313_on_arm64_with_both_layers(synth: Synth) -> None:
     # Given every function spec
     # When the stack is synthesized
-    # Then each runs python3.14 on arm64 with the spec's handler, timeout, memory, both layers and active tracing
+    # Then each runs python3.13 on arm64 with the spec's handler, timeout, memory, both layers and active tracing
     layers = [{"Ref": synth.logical_id(synth.stack.functions.deps_layer)}, {"Ref": synth.logical_id(synth.stack.functions.hookline_layer)}]
     for spec in FUNCTIONS:
         props = synth.resources[synth.function_id(spec)]["Properties"]
-        assert props["Runtime"] == "python3.14"
+        assert props["Runtime"] == "python3.13"
         assert props["Architectures"] == ["arm64"]
         assert props["Handler"] == spec.handler == "handler.handler"
         assert props["Timeout"] == spec.timeout_seconds

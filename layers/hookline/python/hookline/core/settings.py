@@ -9,11 +9,19 @@ environment, once per process.
 from __future__ import annotations
 
 import ipaddress
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any
 
 from hookline.core.ssrf import Network, UrlPolicy
+
+# HOOKLINE_STACK_NAME: CloudFormation's rule for stack names, short enough that `<stack>-delivery-dlq` and every
+# other physical name stays within SQS's and Step Functions' 80 characters and EventBridge Scheduler's 64.
+MAX_STACK_NAME = 32
+STACK_NAME = re.compile(f"[A-Za-z][A-Za-z0-9-]{{0,{MAX_STACK_NAME - 1}}}")
+# HOOKLINE_SIZE: infra/sizing.py says what each one reserves.
+SIZES = ("small", "default")
 
 # A revoked portal session (or API key) must stop working within a minute; the authorizer's cache bounds that.
 MAX_AUTHORIZER_CACHE_SECONDS = 60
@@ -123,7 +131,11 @@ class Settings:
     retry_concurrency: int = _setting(
         "HOOKLINE_RETRY_CONCURRENCY", 20, "Reserved concurrency of the retry function, which drains the retry queue (stack configuration)."
     )
-    replay_concurrency: int = _setting("HOOKLINE_REPLAY_CONCURRENCY", 2, "Reserved concurrency of the replay function (stack configuration).")
+    replay_concurrency: int = _setting(
+        "HOOKLINE_REPLAY_CONCURRENCY",
+        4,
+        "Reserved concurrency of the replay function (stack configuration). Its job-queue event source takes at most 2 fewer: the sweeper's schedule and `make dlq-drain` invoke it too.",
+    )
     replay_batch_size: int = _setting("HOOKLINE_REPLAY_BATCH_SIZE", 1, "Replay jobs handed to one replay invocation.")
     dlq_drain_rate_per_second: float = _setting("HOOKLINE_DLQ_DRAIN_RATE_PER_SECOND", 10.0, "Default pace of the operators' DLQ drain into the retry queue.")
     oldest_message_alarm_seconds: int = _setting(
@@ -169,6 +181,39 @@ class Settings:
         "canary",
         "How a new version of each function goes live behind its `live` alias: `canary` (CodeDeploy shifts 10 % of traffic for 5 minutes, then all, and rolls back on the function's error alarm or new letters in a dead-letter queue) or `all_at_once` (the alias moves at once, no CodeDeploy). Stack configuration.",
     )
+    # The stack: read at synth/deploy time (infra/), never by the functions.
+    stack_name: str = _setting(
+        "HOOKLINE_STACK_NAME",
+        "hookline",
+        "Name of the CloudFormation stack. Every physical name (table, queues, state machine, topic, alarms, dashboard, schedules) starts with it, so one account and region holds as many installs as it has names. Stack configuration.",
+    )
+    size: str = _setting(
+        "HOOKLINE_SIZE",
+        "default",
+        "`default`: the delivery, retry and replay functions reserve HOOKLINE_*_CONCURRENCY. `small`: nothing reserved and each SQS event source capped at 2, for a new account whose Lambda concurrency quota is 10. Stack configuration.",
+    )
+    account_concurrency_quota: int = _setting(
+        "HOOKLINE_ACCOUNT_CONCURRENCY_QUOTA",
+        1000,
+        "The account's Lambda concurrent-executions quota in the region (Service Quotas, L-B99A9384): synth refuses reserved concurrency that leaves less than AWS's unreserved minimum of 100; `make preflight` reads the real one. Stack configuration.",
+    )
+    api_throttle_rate: int = _setting("HOOKLINE_API_THROTTLE_RATE", 100, "The API stage's steady request rate limit, per second (API Gateway answers 429 above it). Stack configuration.")
+    api_throttle_burst: int = _setting("HOOKLINE_API_THROTTLE_BURST", 200, "The API stage's burst limit, in requests. Stack configuration.")
+    alarm_email: str = _setting(
+        "HOOKLINE_ALARM_EMAIL",
+        "",
+        "Addresses (comma-separated) subscribed to the notifications topic at deploy, so the alarms reach someone; each confirms the subscription from the email AWS sends. Stack configuration.",
+    )
+    alarm_https_endpoint: str = _setting(
+        "HOOKLINE_ALARM_HTTPS_ENDPOINT",
+        "",
+        "An HTTPS URL (a pager's or a chat's webhook) subscribed to the notifications topic at deploy. Stack configuration.",
+    )
+    notification_identity_arn: str = _setting(
+        "HOOKLINE_NOTIFICATION_IDENTITY_ARN",
+        "",
+        "The SES identity ARN the email grant names, when the sender is verified by another identity than its address or domain (a configuration set's, another region's). Empty: the grant covers the sender's address and its domain. Stack configuration.",
+    )
     # Local mode only.
     api_keys: str = _setting("HOOKLINE_API_KEYS", "", "Local mode: API keys to seed, as `tenant:key,tenant:key`. Empty seeds tenant `local` with a fresh key.")
     port: int = _setting("HOOKLINE_PORT", 8787, "Local mode: port of the API front door on 127.0.0.1.")
@@ -194,6 +239,12 @@ class Settings:
     def __post_init__(self) -> None:
         if self.retry_jitter not in ("full", "equal"):
             raise SettingsError(f"HOOKLINE_RETRY_JITTER={self.retry_jitter!r}: must be 'full' or 'equal'")
+        if not STACK_NAME.fullmatch(self.stack_name):
+            raise SettingsError(
+                f"HOOKLINE_STACK_NAME={self.stack_name!r}: a letter, then up to {MAX_STACK_NAME - 1} letters, digits or hyphens (it starts every physical name, and SQS and Step Functions allow 80 characters)"
+            )
+        if self.size not in SIZES:
+            raise SettingsError(f"HOOKLINE_SIZE={self.size!r}: must be one of {', '.join(SIZES)}")
         if self.deploy_strategy not in ("canary", "all_at_once"):
             raise SettingsError(f"HOOKLINE_DEPLOY_STRATEGY={self.deploy_strategy!r}: must be 'canary' or 'all_at_once'")
         if not 1 <= self.sqs_max_delay_seconds <= 900:

@@ -289,8 +289,8 @@ REPLAY = FunctionSpec(
         Grant(DELIVERY_QUEUE, "send"),
         Grant(RETRY_QUEUE, "send"),
         Grant(REPLAY_QUEUE, "send"),
+        # The DLQ drain: receives letters, moves them to the retry queue, deletes them; it never sends to the DLQ.
         Grant(DELIVERY_DLQ, "receive"),
-        Grant(DELIVERY_DLQ, "send"),
         Grant(REPLAY_QUEUE, "consume"),
     ),
     sqs_source=SqsSource(queue=REPLAY_QUEUE, batch_size_setting="replay_batch_size"),
