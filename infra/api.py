@@ -16,11 +16,7 @@ from aws_cdk import aws_logs as logs
 from constructs import Construct
 
 from hookline.core.settings import Settings
-from infra.constants import LOG_RETENTION
-
-# Stage-wide throttling (requests per second, burst); per-tenant limits belong in the application.
-THROTTLE_RATE_LIMIT = 100
-THROTTLE_BURST_LIMIT = 200
+from infra.constants import KEEP, LOG_RETENTION
 
 # One JSON object per request: structured access logs, tenant included once authorized.
 ACCESS_LOG_FORMAT = json.dumps(
@@ -68,7 +64,7 @@ class Api(Construct):
         key: kms.IKey,
     ) -> None:
         super().__init__(scope, construct_id)
-        self.access_logs = logs.LogGroup(self, "AccessLogs", retention=LOG_RETENTION, encryption_key=key)
+        self.access_logs = logs.LogGroup(self, "AccessLogs", retention=LOG_RETENTION, encryption_key=key, removal_policy=KEEP)
         self.http_api = apigwv2.HttpApi(self, "HttpApi", description="hookline webhook API", create_default_stage=False)
         self.stage = apigwv2.HttpStage(
             self,
@@ -80,7 +76,8 @@ class Api(Construct):
                 apigwv2.LogGroupLogDestination(self.access_logs),
                 apigw.AccessLogFormat.custom(ACCESS_LOG_FORMAT),
             ),
-            throttle=apigwv2.ThrottleSettings(rate_limit=THROTTLE_RATE_LIMIT, burst_limit=THROTTLE_BURST_LIMIT),
+            # Stage-wide (HOOKLINE_API_THROTTLE_RATE and _BURST); per-tenant limits belong in the application.
+            throttle=apigwv2.ThrottleSettings(rate_limit=settings.api_throttle_rate, burst_limit=settings.api_throttle_burst),
         )
         # Payload format 2.0 with simple responses: {"isAuthorized": bool, "context": {"tenant": ...}}.
         self.authorizer = authorizers.HttpLambdaAuthorizer(

@@ -15,7 +15,7 @@ from constructs import Construct
 from hookline.core.settings import Settings
 from hookline.wiring.topology import FUNCTIONS, REPLAY, EmailIdentitySpec, FunctionSpec, Grant, QueueSpec, StateMachineSpec, TableSpec, TopicSpec
 from infra import DEPS_LAYER_DIR, FUNCTIONS_DIR, HOOKLINE_LAYER_DIR, construct_name, sizing
-from infra.constants import LOG_RETENTION
+from infra.constants import KEEP, LOG_RETENTION
 from infra.deploy_names import FUNCTION_TAG, LIVE_ALIAS, STACK_TAG
 from infra.queues import Queues, TopologyError, check_consumer
 from infra.storage import Storage
@@ -32,6 +32,11 @@ METRICS_NAMESPACE = "hookline"
 # Functions with a fixed physical name, `<prefix>-<name>`: operators invoke the replay function by name
 # (`aws lambda invoke`, the DLQ drain). The others keep generated names, so replacing one never collides.
 NAMED_FUNCTIONS = frozenset({REPLAY.name})
+# What hookline's code calls on the table (adapters/dynamo), and the key actions CDK's table grants pair with them.
+TABLE_READ_ACTIONS = ("dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query")
+TABLE_WRITE_ACTIONS = ("dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem", "dynamodb:BatchWriteItem")
+KEY_READ_ACTIONS = ("kms:Decrypt", "kms:DescribeKey")
+KEY_WRITE_ACTIONS = ("kms:Encrypt", "kms:ReEncrypt*", "kms:GenerateDataKey*")
 # Bytecode caches appear once tests import these folders; keep them out of the asset hash.
 ASSET_EXCLUDES = ["**/__pycache__", "**/*.pyc"]
 
@@ -160,7 +165,7 @@ class Functions(Construct):
 
     def _function(self, spec: FunctionSpec) -> lambda_.Function:
         name = construct_name(spec.name)
-        log_group = logs.LogGroup(self, f"{name}Logs", retention=LOG_RETENTION, encryption_key=self._storage.key)
+        log_group = logs.LogGroup(self, f"{name}Logs", retention=LOG_RETENTION, encryption_key=self._storage.key, removal_policy=KEEP)
         role = iam.Role(
             self,
             f"{name}Role",
@@ -246,10 +251,8 @@ class Functions(Construct):
 
     def _grant(self, fn: lambda_.Function, spec: FunctionSpec, grant: Grant) -> None:
         resource, access = grant.resource, grant.access
-        if isinstance(resource, TableSpec) and access == "read":
-            self._storage.table(resource).grant_read_data(fn)
-        elif isinstance(resource, TableSpec) and access == "read_write":
-            self._storage.table(resource).grant_read_write_data(fn)
+        if isinstance(resource, TableSpec) and access in ("read", "read_write"):
+            self._grant_table(fn, resource, writes=access == "read_write")
         elif isinstance(resource, QueueSpec) and access == "send":
             self._queues.queue(resource).grant_send_messages(fn)
         elif isinstance(resource, QueueSpec) and access == "receive":
@@ -268,10 +271,39 @@ class Functions(Construct):
             # sns:Publish on this topic only, plus kms:GenerateDataKey*/kms:Decrypt on its key (SSE).
             self._topics.topic(resource).grant_publish(fn)
         elif isinstance(resource, EmailIdentitySpec) and access == "send_email":
-            # ses:SendEmail (what SES v2's SendEmail checks) on that one identity; no sender set, no SES permission at all.
-            identity = str(getattr(self._settings, resource.setting))
-            if identity:
-                arn = Stack.of(self).format_arn(service="ses", resource="identity", resource_name=identity)
-                fn.add_to_role_policy(iam.PolicyStatement(actions=["ses:SendEmail"], resources=[arn]))
+            # ses:SendEmail (what SES v2's SendEmail checks) on the sender's identities; no sender set, no SES permission at all.
+            arns = email_identity_arns(self._settings, resource, Stack.of(self))
+            if arns:
+                fn.add_to_role_policy(iam.PolicyStatement(actions=["ses:SendEmail"], resources=arns))
         else:
             raise TopologyError(f"function {spec.name!r}: unsupported grant {access!r} on {resource.key!r}")
+
+    def _grant_table(self, fn: lambda_.Function, spec: TableSpec, *, writes: bool) -> None:
+        """The item operations hookline's code calls, on the table and its indexes, and the key's use for them.
+
+        Not Table.grant_read_data / grant_read_write_data: those add Scan, the stream actions, ConditionCheckItem
+        and DescribeTable, which no code path calls (reads are GetItem, BatchGetItem and Query; writes PutItem,
+        UpdateItem, DeleteItem and BatchWriteItem, none in a transaction).
+        """
+        table = self._storage.table(spec)
+        table.grant(fn, *(TABLE_READ_ACTIONS + (TABLE_WRITE_ACTIONS if writes else ())))
+        # The table is encrypted with the stack's key: reads decrypt with it, writes encrypt (the actions CDK's own
+        # table grants give the key).
+        self._storage.key.grant(fn, *(KEY_READ_ACTIONS + (KEY_WRITE_ACTIONS if writes else ())))
+
+
+def email_identity_arns(settings: Settings, spec: EmailIdentitySpec, stack: Stack) -> list[str]:
+    """The SES identities a send from the configured sender is authorized against.
+
+    SES checks the identity that verified the sender: the address itself, or (the usual production set-up) its
+    domain. Both are granted, or the one ARN HOOKLINE_NOTIFICATION_IDENTITY_ARN names. Empty: no sender, no grant.
+    """
+    sender = str(getattr(settings, spec.setting)).strip()
+    if not sender:
+        return []
+    if settings.notification_identity_arn:
+        return [settings.notification_identity_arn]
+    identities = [sender]
+    if "@" in sender:
+        identities.append(sender.rsplit("@", 1)[1])
+    return [stack.format_arn(service="ses", resource="identity", resource_name=identity) for identity in identities]

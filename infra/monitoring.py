@@ -19,14 +19,17 @@ from aws_cdk import aws_cloudwatch as cloudwatch
 from aws_cdk import aws_cloudwatch_actions as actions
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_kms as kms
+from aws_cdk import aws_logs as logs
 from aws_cdk import aws_sns as sns
 from constructs import Construct
 
 from hookline.core.settings import Settings
-from hookline.wiring.topology import DELAYED_QUEUES, FUNCTIONS, QUEUES, Grant, QueueSpec
+from hookline.wiring.topology import DELAYED_QUEUES, FUNCTIONS, QUEUES, STATE_MACHINES, Grant, QueueSpec
 from infra import construct_name
+from infra.api import Api
 from infra.functions import METRICS_NAMESPACE, SERVICE_NAME, Functions
 from infra.queues import Queues
+from infra.statemachines import StateMachines
 
 # The EMF metrics the functions emit (see hookline's delivery code).
 ATTEMPTS = "Attempts"  # Count, dimensions service + outcome
@@ -35,6 +38,15 @@ RESPONSE_TIME = "ResponseTime"  # Milliseconds
 BREAKER_OPENED = "BreakerOpened"  # Count
 DEAD_LETTERED = "DeadLettered"  # Count
 FIRST_ATTEMPT_SUCCESS = "FirstAttemptSuccess"  # Count
+# A task about to be dead-lettered because of hookline itself (a poison message, or a record that failed with an
+# exception or a dependency failure on its last receive): what rolls a consumer's canary back. A receiver's
+# exhausted retries never count.
+INTERNAL_FAILURES = "InternalFailures"  # Count
+EMAIL_FAILED = "EmailFailed"  # Count: a customer email SES refused
+OVERDUE_RETRIES_REQUEUED = "OverdueRetriesRequeued"  # Count: the sweeper re-queued a retry whose long wait never queued it
+UNQUEUED_FOUND = "UnqueuedFound"  # Count
+# The API's access-log metric filter: requests answered 429 (the stage's throttle).
+API_THROTTLED = "ApiThrottled"  # Count
 RESPONSE_TIME_PERCENTILES = ("p50", "p95", "p99")
 
 PERIOD = Duration.minutes(5)
@@ -42,6 +54,10 @@ PERIOD = Duration.minutes(5)
 NEW_LETTERS_MINUTES = 3
 # BreakerOpened sum over one PERIOD at or above this: many endpoints failing at once, likely on our side.
 BREAKER_SPIKE_THRESHOLD = 5
+# The API's 5xx alarm: more than this share of its requests in a PERIOD, once at least API_5XX_LEAST of them
+# failed (one 503 in a quiet period is a blip, not an incident).
+API_5XX_PERCENT = 1
+API_5XX_LEAST = 5
 
 CLOUDWATCH = iam.ServicePrincipal("cloudwatch.amazonaws.com")
 
@@ -50,6 +66,14 @@ def dead_letter_queues() -> tuple[QueueSpec, ...]:
     """Every queue that is some queue's dead-letter queue, in topology order."""
     targets = {q.dead_letter.key for q in QUEUES if q.dead_letter is not None}
     return tuple(q for q in QUEUES if q.key in targets)
+
+
+def internal_dead_letter_queues() -> tuple[QueueSpec, ...]:
+    """Dead-letter queues only hookline's own failures fill: no function sends to them, only a redrive policy moves
+    messages there (after 5 failed receives). The delivery DLQ is not one: the worker sends a customer's exhausted
+    deliveries there by design."""
+    sent_to = {g.resource.key for spec in FUNCTIONS for g in spec.grants if g.access == "send" and isinstance(g.resource, QueueSpec)}
+    return tuple(q for q in dead_letter_queues() if q.key not in sent_to)
 
 
 def source_queues() -> tuple[QueueSpec, ...]:
@@ -63,12 +87,18 @@ class AlarmSet:
     """The alarms by what they watch, for tests and for the dashboard's status widget."""
 
     dead_letters: dict[str, cloudwatch.Alarm]  # queue key -> ApproximateNumberOfMessagesVisible > 0
-    new_dead_letters: dict[str, cloudwatch.Alarm]  # queue key -> visible messages rose within the last minutes (rolls canaries back)
+    new_dead_letters: dict[str, cloudwatch.Alarm]  # internal DLQ key -> visible messages rose within the last minutes (rolls canaries back)
     oldest_message: dict[str, cloudwatch.Alarm]  # queue key -> ApproximateAgeOfOldestMessage > setting
     errors: dict[str, cloudwatch.Alarm]  # function name -> Errors > 0
     throttles: dict[str, cloudwatch.Alarm]  # function name -> Throttles > 0
     breaker_spike: cloudwatch.Alarm
     unqueued_found: cloudwatch.Alarm  # the sweeper queued events that were stored and never queued
+    internal_failures: cloudwatch.Alarm  # a task dead-lettered through hookline's own fault (rolls consumers' canaries back)
+    email_failed: cloudwatch.Alarm  # SES refused a customer email
+    overdue_retries: cloudwatch.Alarm  # the sweeper re-queued retries whose long wait never queued them
+    api_server_errors: cloudwatch.Alarm  # the API answered 5xx to more than API_5XX_PERCENT of its requests (rolls the api's canary back)
+    api_throttled: cloudwatch.Alarm  # the API's stage throttle answered 429
+    long_waits: dict[str, cloudwatch.Alarm]  # "<state machine>-<failed|timed-out|throttled|aborted>" -> executions > 0
 
     def all(self) -> list[cloudwatch.Alarm]:
         return [
@@ -79,6 +109,12 @@ class AlarmSet:
             *self.throttles.values(),
             self.breaker_spike,
             self.unqueued_found,
+            self.internal_failures,
+            self.email_failed,
+            self.overdue_retries,
+            self.api_server_errors,
+            self.api_throttled,
+            *self.long_waits.values(),
         ]
 
 
@@ -104,6 +140,8 @@ class Monitoring(Construct):
         settings: Settings,
         queues: Queues,
         functions: Functions,
+        state_machines: StateMachines,
+        api: Api,
         topic: sns.Topic,
         key: kms.Key,
     ) -> None:
@@ -112,11 +150,13 @@ class Monitoring(Construct):
         self._settings = settings
         self._queues = queues
         self._functions = functions
+        self._state_machines = state_machines
+        self._api = api
         self._action = actions.SnsAction(topic)
         self._allow_alarms_to_notify(topic, key)
         self.alarms = AlarmSet(
             dead_letters={q.key: self._dead_letter_alarm(q) for q in dead_letter_queues()},
-            new_dead_letters={q.key: self._new_dead_letters_alarm(q) for q in dead_letter_queues()},
+            new_dead_letters={q.key: self._new_dead_letters_alarm(q) for q in internal_dead_letter_queues()},
             oldest_message={q.key: self._oldest_message_alarm(q) for q in source_queues()},
             errors={spec.name: self._function_alarm(spec.name, "errors") for spec in FUNCTIONS},
             throttles={spec.name: self._function_alarm(spec.name, "throttles") for spec in FUNCTIONS},
@@ -127,11 +167,37 @@ class Monitoring(Construct):
                 description="The sweeper found events that were stored but never queued, and queued them: a request failed after storing "
                 "(SQS refused, or the api function died) and its producer did not repeat it. Their deliveries are under way now; "
                 "look at the api function's errors around then.",
-                metric=emf_metric("UnqueuedFound"),
+                metric=emf_metric(UNQUEUED_FOUND),
                 threshold=0,
                 comparison=cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
                 missing=cloudwatch.TreatMissingData.NOT_BREACHING,
             ),
+            internal_failures=self._count_alarm(
+                "InternalFailuresAlarm",
+                name="internal-failures",
+                metric=INTERNAL_FAILURES,
+                description="A task is being dead-lettered because of hookline itself, not a receiver: a poison message, or a task whose "
+                "processing failed (an exception, a dependency failure) on its last receive. The delivery, retry and replay functions' "
+                "ERROR lines say which; a canary deployment in progress rolls back on it.",
+            ),
+            email_failed=self._count_alarm(
+                "EmailFailedAlarm",
+                name="email-failed",
+                metric=EMAIL_FAILED,
+                description="SES refused a customer email (an endpoint disabled or recovered): the sender identity is not verified, the "
+                "account is in the SES sandbox, or the grant does not cover the identity. The endpoint's health shows the last "
+                "email's failure; make preflight checks the identity.",
+            ),
+            overdue_retries=self._count_alarm(
+                "OverdueRetriesAlarm",
+                name="overdue-retries-requeued",
+                metric=OVERDUE_RETRIES_REQUEUED,
+                description="The sweeper found retries whose long wait (the retry-wait state machine) never queued them, past due, and "
+                "queued them itself: nothing is lost. Look at the state machine's failed, aborted or throttled executions around then.",
+            ),
+            api_server_errors=self._api_server_errors_alarm(),
+            api_throttled=self._api_throttled_alarm(),
+            long_waits=self._long_wait_alarms(),
         )
         self.dashboard = self._dashboard()
 
@@ -287,6 +353,90 @@ class Monitoring(Construct):
             missing=cloudwatch.TreatMissingData.NOT_BREACHING,
         )
 
+    def _count_alarm(self, construct_id: str, *, name: str, metric: str, description: str) -> cloudwatch.Alarm:
+        """Any of one of the functions' EMF counts in a PERIOD; the metric is emitted only when it happens."""
+        return self._alarm(
+            construct_id,
+            name=name,
+            description=description,
+            metric=emf_metric(metric),
+            threshold=0,
+            comparison=cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+            missing=cloudwatch.TreatMissingData.NOT_BREACHING,
+        )
+
+    def _api_server_errors_alarm(self) -> cloudwatch.Alarm:
+        api = self._api.http_api
+        return self._alarm(
+            "ApiServerErrorsAlarm",
+            name="api-5xx",
+            description=f"The API answered 5xx to more than {API_5XX_PERCENT} % of its requests within {PERIOD.to_minutes()} minutes "
+            f"(and to {API_5XX_LEAST} or more): the api or authorizer function failing, or a dependency (DynamoDB, SQS) refusing it. "
+            "The api function's log names the cause (a 503 names the AWS error code); a canary of the api function rolls back on it.",
+            metric=cloudwatch.MathExpression(
+                expression=f"IF(failed >= {API_5XX_LEAST}, 100 * failed / requests, 0)",
+                using_metrics={
+                    "failed": api.metric_server_error(period=PERIOD, statistic="Sum"),
+                    "requests": api.metric_count(period=PERIOD, statistic="Sum"),
+                },
+                period=PERIOD,
+                label="5xx (%)",
+            ),
+            threshold=API_5XX_PERCENT,
+            comparison=cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+            missing=cloudwatch.TreatMissingData.NOT_BREACHING,
+        )
+
+    def _api_throttled_alarm(self) -> cloudwatch.Alarm:
+        """HTTP APIs publish no throttle metric: a metric filter counts the access-log lines answered 429."""
+        logs.MetricFilter(
+            self,
+            "ApiThrottledFilter",
+            log_group=self._api.access_logs,
+            metric_namespace=METRICS_NAMESPACE,
+            metric_name=API_THROTTLED,
+            filter_pattern=logs.FilterPattern.string_value("$.status", "=", "429"),
+            metric_value="1",
+        )
+        return self._alarm(
+            "ApiThrottledAlarm",
+            name="api-throttled",
+            description=f"The API answered 429: its stage throttle (HOOKLINE_API_THROTTLE_RATE={self._settings.api_throttle_rate}/s, "
+            f"burst {self._settings.api_throttle_burst}) refused producers' requests. Raise the settings, or the producer is sending "
+            "faster than agreed.",
+            metric=cloudwatch.Metric(namespace=METRICS_NAMESPACE, metric_name=API_THROTTLED, statistic="Sum", period=PERIOD),
+            threshold=0,
+            comparison=cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+            missing=cloudwatch.TreatMissingData.NOT_BREACHING,
+        )
+
+    def _long_wait_alarms(self) -> dict[str, cloudwatch.Alarm]:
+        """A long retry wait that failed, timed out, was throttled or stopped: its retry was not queued by it (the
+        Catch dead-letters a failed send; the sweeper re-queues what is overdue)."""
+        alarms: dict[str, cloudwatch.Alarm] = {}
+        for spec in STATE_MACHINES:
+            machine = self._state_machines.state_machine(spec)
+            metrics = {
+                "failed": machine.metric_failed(period=PERIOD, statistic="Sum"),
+                "timed-out": machine.metric_timed_out(period=PERIOD, statistic="Sum"),
+                "throttled": machine.metric_throttled(period=PERIOD, statistic="Sum"),
+                "aborted": machine.metric_aborted(period=PERIOD, statistic="Sum"),
+            }
+            for what, metric in metrics.items():
+                key = f"{spec.key}-{what}"
+                alarms[key] = self._alarm(
+                    f"{construct_name(key)}Alarm",
+                    name=key,
+                    description=f"Executions of {spec.physical_name(self._prefix)} {what.replace('-', ' ')} (Step Functions "
+                    f"{metric.metric_name}): long retry waits that did not queue their task. A failed send is dead-lettered with "
+                    "reason retry_wait_failed; the sweeper re-queues any retry left overdue.",
+                    metric=metric,
+                    threshold=0,
+                    comparison=cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+                    missing=cloudwatch.TreatMissingData.NOT_BREACHING,
+                )
+        return alarms
+
     def _breaker_spike_alarm(self) -> cloudwatch.Alarm:
         return self._alarm(
             "BreakerOpenedSpikeAlarm",
@@ -309,6 +459,7 @@ class Monitoring(Construct):
         dashboard.add_widgets(*self._delivery_widgets())
         dashboard.add_widgets(*self._queue_widgets())
         dashboard.add_widgets(*self._function_widgets())
+        dashboard.add_widgets(*self._api_and_wait_widgets())
         dashboard.add_widgets(cloudwatch.AlarmStatusWidget(title="Alarms", alarms=self.alarms.all(), width=24, height=4))
         return dashboard
 
@@ -363,6 +514,33 @@ class Monitoring(Construct):
                 width=8,
             ),
             cloudwatch.SingleValueWidget(title="Dead-letter queue depth", metrics=[depth(q) for q in dead_letter_queues()], width=8, height=6),
+        ]
+
+    def _api_and_wait_widgets(self) -> list[cloudwatch.IWidget]:
+        api = self._api.http_api
+        waits = [self._state_machines.state_machine(spec) for spec in STATE_MACHINES]
+        return [
+            cloudwatch.GraphWidget(
+                title="API requests, 4xx, 5xx and throttled",
+                left=[api.metric_count(period=PERIOD, statistic="Sum", label="requests")],
+                right=[
+                    api.metric_client_error(period=PERIOD, statistic="Sum", label="4xx"),
+                    api.metric_server_error(period=PERIOD, statistic="Sum", label="5xx"),
+                    cloudwatch.Metric(namespace=METRICS_NAMESPACE, metric_name=API_THROTTLED, statistic="Sum", period=PERIOD, label="429 (throttled)"),
+                ],
+                width=12,
+            ),
+            cloudwatch.GraphWidget(
+                title="Long retry waits (Step Functions executions)",
+                left=[m.metric_started(period=PERIOD, statistic="Sum", label="started") for m in waits],
+                right=[
+                    *(m.metric_failed(period=PERIOD, statistic="Sum", label="failed") for m in waits),
+                    *(m.metric_aborted(period=PERIOD, statistic="Sum", label="aborted") for m in waits),
+                    emf_metric(OVERDUE_RETRIES_REQUEUED, label="overdue, re-queued by the sweeper"),
+                    emf_metric(INTERNAL_FAILURES, label="internal failures"),
+                ],
+                width=12,
+            ),
         ]
 
     def _function_widgets(self) -> list[cloudwatch.IWidget]:

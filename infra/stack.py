@@ -22,15 +22,21 @@ from infra.topics import Topics
 
 
 class HooklineStack(Stack):
-    def __init__(self, scope: Construct, construct_id: str, *, settings: Settings, **kwargs: Any) -> None:
-        super().__init__(scope, construct_id, description="hookline: outbound webhooks", **kwargs)
+    """The whole of hookline; with `data_only`, only what outlives the stack (the KMS key and the table), for
+    `cdk import` to adopt the ones a destroyed stack retained (docs/operations.md, "Re-attaching the data")."""
+
+    def __init__(self, scope: Construct, construct_id: str, *, settings: Settings, data_only: bool = False, **kwargs: Any) -> None:
+        # A resource import must consist of imported resources alone: no CDKMetadata resource beside them.
+        super().__init__(scope, construct_id, description="hookline: outbound webhooks", analytics_reporting=False if data_only else None, **kwargs)
         # Physical names (tables, queues, state machines, topics) carry the stack name, as the local runner's do.
         prefix = self.stack_name
         self.settings = settings
         self.storage = Storage(self, "Storage", prefix=prefix)
+        if data_only:
+            return
         self.queues = Queues(self, "Queues", prefix=prefix)
         self.state_machines = StateMachines(self, "StateMachines", prefix=prefix, queues=self.queues, key=self.storage.key)
-        self.topics = Topics(self, "Topics", prefix=prefix, key=self.storage.key)
+        self.topics = Topics(self, "Topics", prefix=prefix, key=self.storage.key, settings=settings)
         self.functions = Functions(
             self,
             "Functions",
@@ -58,6 +64,8 @@ class HooklineStack(Stack):
             settings=settings,
             queues=self.queues,
             functions=self.functions,
+            state_machines=self.state_machines,
+            api=self.api,
             topic=self.topics.topic(NOTIFICATIONS),
             key=self.storage.key,
         )

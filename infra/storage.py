@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from aws_cdk import RemovalPolicy, Stack
+from aws_cdk import Stack
 from aws_cdk import aws_dynamodb as dynamodb
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_kms as kms
@@ -10,6 +10,7 @@ from constructs import Construct
 
 from hookline.wiring.topology import TABLES, TableSpec
 from infra import construct_name
+from infra.constants import KEEP
 
 
 class Storage(Construct):
@@ -23,7 +24,7 @@ class Storage(Construct):
             description=f"{prefix}: encryption of the DynamoDB data, the SNS notifications and the CloudWatch Logs log groups",
             enable_key_rotation=True,
             # The retained table stays readable only while its key exists.
-            removal_policy=RemovalPolicy.RETAIN,
+            removal_policy=KEEP,
         )
         # CloudWatch Logs encrypts and reads this account's log groups in this region with the key, and nothing else.
         stack = Stack.of(self)
@@ -52,7 +53,7 @@ class Storage(Construct):
             encryption_key=self.key,
             point_in_time_recovery_specification=dynamodb.PointInTimeRecoverySpecification(point_in_time_recovery_enabled=True),
             time_to_live_attribute=spec.ttl_attribute,
-            removal_policy=RemovalPolicy.RETAIN,
+            removal_policy=KEEP,
         )
         # String keys, all attributes projected; on-demand billing carries over to the index.
         for index in spec.indexes:

@@ -12,6 +12,9 @@ from hookline.core.settings import Settings
 from infra import REPO_ROOT, nag, sizing
 from infra.stack import HooklineStack
 
+# The context key that synthesizes the data alone, for `cdk import`.
+DATA_ONLY_CONTEXT = "hookline:data-only"
+
 
 def cdk_json_context() -> dict[str, Any]:
     """The feature flags in cdk.json, so `python app.py` and the tests synthesize what `cdk synth` does."""
@@ -19,7 +22,9 @@ def cdk_json_context() -> dict[str, Any]:
     return context
 
 
-def build_app(settings: Settings | None = None, *, outdir: str | None = None, checks: bool = True) -> tuple[App, HooklineStack]:
+def build_app(
+    settings: Settings | None = None, *, outdir: str | None = None, checks: bool = True, context: dict[str, Any] | None = None
+) -> tuple[App, HooklineStack]:
     """The app with the one hookline stack; `checks` adds cdk-nag's AwsSolutions validation.
 
     Settings default to `Settings.from_env(os.environ)`, read at synth time; HOOKLINE_STACK_NAME names the stack.
@@ -28,8 +33,10 @@ def build_app(settings: Settings | None = None, *, outdir: str | None = None, ch
     settings = settings if settings is not None else Settings.from_env(os.environ)
     # Before any construct: a reservation the declared quota cannot hold would only fail in CloudFormation.
     sizing.check(settings)
-    app = App(outdir=outdir, context=cdk_json_context())
-    stack = HooklineStack(app, settings.stack_name, settings=settings)
+    app = App(outdir=outdir, context={**cdk_json_context(), **(context or {})})
+    # `cdk import -c hookline:data-only=true`: the key and the table alone (docs/operations.md, "Re-attaching the data").
+    data_only = str(app.node.try_get_context(DATA_ONLY_CONTEXT)).lower() == "true"
+    stack = HooklineStack(app, settings.stack_name, settings=settings, data_only=data_only)
     if checks:
         nag.add_checks(app)
     return app, stack

@@ -23,14 +23,23 @@ from tests.infrastructure.conftest import BASE_SETTINGS, Synth, references, synt
 CFN_LINT = Path(sys.executable).parent / "cfn-lint"
 
 # Written out here rather than derived as infra/deploys.py derives them, so a wrong rule there shows up: the
-# dead-letter queues each function's work can end up in (sent there, or redriven there from a queue it sends to
-# or consumes). The authorizer's work reaches no queue.
+# dead-letter queues only hookline's own failures fill (no function sends to them) that each function's work can
+# end up in. The delivery DLQ is in none: a receiver that exhausts its retries is dead-lettered there by design,
+# and that must never roll a deploy back. The authorizer's work reaches no queue.
 ROLLBACK_DLQS: dict[str, tuple[QueueSpec, ...]] = {
-    API.name: (DELIVERY_DLQ, REPLAY_DLQ),
+    API.name: (REPLAY_DLQ,),
     AUTHORIZER.name: (),
-    DELIVERY.name: (DELIVERY_DLQ,),
-    RETRY.name: (DELIVERY_DLQ,),
-    REPLAY.name: (DELIVERY_DLQ, REPLAY_DLQ),
+    DELIVERY.name: (),
+    RETRY.name: (),
+    REPLAY.name: (REPLAY_DLQ,),
+}
+# Beside each function's Errors alarm: the EMF and API metrics that say hookline itself failed.
+ROLLBACK_METRICS: dict[str, tuple[str, ...]] = {
+    API.name: ("5xx",),
+    AUTHORIZER.name: (),
+    DELIVERY.name: ("InternalFailures",),
+    RETRY.name: ("InternalFailures",),
+    REPLAY.name: ("InternalFailures",),
 }
 ROLLBACK_EVENTS = {"DEPLOYMENT_FAILURE", "DEPLOYMENT_STOP_ON_REQUEST", "DEPLOYMENT_STOP_ON_ALARM"}
 
@@ -201,9 +210,10 @@ def test_each_function_deploys_as_a_canary_that_rolls_back_on_its_alarms(synth: 
     assert errors_alarm["Namespace"] == "AWS/Lambda"
     assert errors_alarm["Dimensions"] == [{"Name": "FunctionName", "Value": {"Ref": synth.function_id(spec)}}]
     assert errors_alarm["AlarmName"] == f"hookline-{spec.name}-errors"
-    # ... and the new-letters alarm of each dead-letter queue its work can end up in, and nothing else:
+    # ... and the new-letters alarm of each internal dead-letter queue its work can end up in, and nothing else:
     # letters that arrived during the deploy, by the rise of the visible count, not letters left from before
     dlq_alarms = _alarm_id(synth, group, "ApproximateNumberOfMessagesVisible")
+    assert len(dlq_alarms) == len(ROLLBACK_DLQS[spec.name])
     for a in dlq_alarms:
         (expression,) = [q for q in synth.resources[a]["Properties"]["Metrics"] if q.get("ReturnData", True) and "Expression" in q]
         assert expression["Expression"] == "DIFF(FILL(visible, 0))"
@@ -215,7 +225,12 @@ def test_each_function_deploys_as_a_canary_that_rolls_back_on_its_alarms(synth: 
     }
     assert watched == expected
     assert {synth.resources[a]["Properties"]["AlarmName"] for a in dlq_alarms} == {f"hookline-{q.key}-new-letters" for q in ROLLBACK_DLQS[spec.name]}
-    assert len(props["AlarmConfiguration"]["Alarms"]) == 1 + len(ROLLBACK_DLQS[spec.name])
+    # And the alarms that say hookline failed: a task dead-lettered through its own fault (consumers), the API's 5xx (api)
+    for metric in ROLLBACK_METRICS[spec.name]:
+        assert len(_alarm_id(synth, group, metric)) == 1, metric
+    for metric in {"InternalFailures", "5xx"} - set(ROLLBACK_METRICS[spec.name]):
+        assert not _alarm_id(synth, group, metric), metric
+    assert len(props["AlarmConfiguration"]["Alarms"]) == 1 + len(ROLLBACK_METRICS[spec.name]) + len(ROLLBACK_DLQS[spec.name])
     # And only CodeDeploy may assume its service role
     role = synth.resources[props["ServiceRoleArn"]["Fn::GetAtt"][0]]["Properties"]
     assert [s["Principal"] for s in role["AssumeRolePolicyDocument"]["Statement"]] == [{"Service": "codedeploy.amazonaws.com"}]
@@ -271,3 +286,23 @@ def test_the_deploy_strategy_configures_the_stack_not_the_functions(synth: Synth
     # Then none of them is told the deploy strategy
     for spec in FUNCTIONS:
         assert "HOOKLINE_DEPLOY_STRATEGY" not in synth.resources[synth.function_id(spec)]["Properties"]["Environment"]["Variables"], spec.name
+
+
+def test_a_customers_dead_letter_never_rolls_a_canary_back_and_hooklines_fault_does(synth: Synth) -> None:
+    # Given every deployment group's alarms
+    watched = {
+        alarm["Name"]["Ref"]
+        for spec in FUNCTIONS
+        for alarm in _deployment_group(synth, spec)[1]["Properties"]["AlarmConfiguration"]["Alarms"]
+    }
+    names = {synth.resources[a]["Properties"]["AlarmName"] for a in watched}
+    # Then none watches the delivery DLQ, where a receiver's exhausted deliveries go (reason max_attempts or max_age)
+    delivery_dlq = {"Name": "QueueName", "Value": {"Fn::GetAtt": [synth.queue_id(DELIVERY_DLQ), "QueueName"]}}
+    assert not [a for a in watched if json.dumps(delivery_dlq) in json.dumps(synth.resources[a]["Properties"])]
+    assert "hookline-delivery-dlq-new-letters" not in names and "hookline-delivery-dlq-not-empty" not in names
+    # And the internal-failures alarm (a poison message, or a task failing through hookline's fault on its last receive)
+    # rolls back every consumer, on the functions' shared EMF metric with the service dimension alone
+    (internal,) = [a for a in watched if synth.resources[a]["Properties"]["AlarmName"] == "hookline-internal-failures"]
+    props = synth.resources[internal]["Properties"]
+    assert (props["Namespace"], props["MetricName"], props["Dimensions"]) == ("hookline", "InternalFailures", [{"Name": "service", "Value": "hookline"}])
+    assert props["Threshold"] == 0 and props["ComparisonOperator"] == "GreaterThanThreshold"

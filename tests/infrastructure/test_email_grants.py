@@ -35,16 +35,29 @@ def test_the_delivery_and_retry_functions_are_the_senders() -> None:
     assert {spec.name for spec in SENDERS} == {DELIVERY.name, RETRY.name}
 
 
-def test_senders_may_send_email_from_the_sender_identity_only(mailing: Synth) -> None:
-    identity_arn = {
-        "Fn::Join": ["", ["arn:", {"Ref": "AWS::Partition"}, ":ses:", {"Ref": "AWS::Region"}, ":", {"Ref": "AWS::AccountId"}, f":identity/{SENDER}"]]
-    }
+def _identity_arn(identity: str) -> dict[str, Any]:
+    return {"Fn::Join": ["", ["arn:", {"Ref": "AWS::Partition"}, ":ses:", {"Ref": "AWS::Region"}, ":", {"Ref": "AWS::AccountId"}, f":identity/{identity}"]]}
+
+
+def test_senders_may_send_email_from_the_sender_identity_and_its_domain_only(mailing: Synth) -> None:
     for spec in SENDERS:
-        # Then the role holds exactly one SES statement: Allow ses:SendEmail on that identity's ARN
-        assert _ses_statements(mailing, spec) == [{"Action": "ses:SendEmail", "Effect": "Allow", "Resource": identity_arn}], spec.name
+        # Then the role holds exactly one SES statement: Allow ses:SendEmail on the address's identity and on its domain's,
+        # whichever verified it (SES checks the domain identity when the domain is what was verified)
+        expected = [{"Action": "ses:SendEmail", "Effect": "Allow", "Resource": [_identity_arn(SENDER), _identity_arn(SENDER.split("@")[1])]}]
+        assert _ses_statements(mailing, spec) == expected, spec.name
         # And the function learns the sender from its environment
         env = mailing.resources[mailing.function_id(spec)]["Properties"]["Environment"]["Variables"]
         assert env[NOTIFICATION_SENDER.env] == SENDER
+
+
+def test_a_configured_identity_arn_is_granted_instead(tmp_path: Path, deps_layer: Path) -> None:
+    # Given a sender verified through another identity (HOOKLINE_NOTIFICATION_IDENTITY_ARN)
+    arn = "arn:aws:ses:eu-west-1:123456789012:identity/example.com"
+    synth = synthesize(tmp_path, replace(BASE_SETTINGS, notification_sender=SENDER, notification_identity_arn=arn))
+    # Then the senders may send from that identity alone, and the ARN reaches no function's environment
+    for spec in SENDERS:
+        assert _ses_statements(synth, spec) == [{"Action": "ses:SendEmail", "Effect": "Allow", "Resource": arn}], spec.name
+        assert arn not in synth.resources[synth.function_id(spec)]["Properties"]["Environment"]["Variables"].values()
 
 
 def test_no_other_function_may_use_ses(mailing: Synth) -> None:

@@ -9,12 +9,14 @@ from typing import Any
 import pytest
 
 from hookline.core.settings import Settings
-from hookline.wiring.topology import DELAYED_QUEUES, FUNCTIONS, NOTIFICATIONS, QUEUES, QueueSpec
+from hookline.wiring.topology import DELAYED_QUEUES, DELIVERY_DLQ, FUNCTIONS, NOTIFICATIONS, QUEUES, REPLAY_DLQ, RETRY_WAIT, STATE_MACHINES, Grant, QueueSpec
 from tests.infrastructure.conftest import BASE_SETTINGS, Synth, synthesize
 
 # Derived from the topology here rather than imported from infra.monitoring, so a wrong rule there shows up.
 DEAD_LETTER_QUEUES = tuple(q for q in QUEUES if any(source.dead_letter == q for source in QUEUES))
 SOURCE_QUEUES = tuple(q for q in QUEUES if q not in DEAD_LETTER_QUEUES)
+# Dead-letter queues that no function sends to: only a redrive policy (hookline failing a task 5 times) fills them.
+INTERNAL_DEAD_LETTER_QUEUES = tuple(q for q in DEAD_LETTER_QUEUES if not any(Grant(q, "send") in spec.grants for spec in FUNCTIONS))
 EMF_METRICS = ("Attempts", "ResponseTime", "BreakerOpened", "DeadLettered", "FirstAttemptSuccess")
 
 
@@ -22,7 +24,7 @@ def _alarms(synth: Synth) -> list[dict[str, Any]]:
     return [r["Properties"] for r in synth.resources.values() if r["Type"] == "AWS::CloudWatch::Alarm"]
 
 
-def _alarms_on(synth: Synth, namespace: str, metric: str, dimensions: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _alarms_on(synth: Synth, namespace: str, metric: str, dimensions: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
     return [a for a in _alarms(synth) if a.get("Namespace") == namespace and a.get("MetricName") == metric and a.get("Dimensions") == dimensions]
 
 
@@ -197,8 +199,19 @@ def test_the_sweeper_runs_on_a_schedule_invoking_the_replay_functions_live_alias
     assert schedule["KmsKeyArn"] and schedule["Target"]["RetryPolicy"]["MaximumRetryAttempts"] == 0
 
 
-@pytest.mark.parametrize("queue", DEAD_LETTER_QUEUES, ids=[q.key for q in DEAD_LETTER_QUEUES])
-def test_each_dead_letter_queue_has_a_quiet_new_letters_alarm_for_canaries(synth: Synth, queue: QueueSpec) -> None:
+def test_only_the_job_queues_dlq_counts_as_internal() -> None:
+    # The delivery DLQ receives a receiver's exhausted deliveries from the worker by design; the job queue's DLQ only
+    # what hookline failed to process
+    assert INTERNAL_DEAD_LETTER_QUEUES == (REPLAY_DLQ,)
+
+
+def test_the_delivery_dlq_has_no_new_letters_alarm(synth: Synth) -> None:
+    # A customer's exhausted retries arrive there at any time: a rise says nothing of hookline
+    assert not [a for a in _alarms(synth) if a["AlarmName"] == f"hookline-{DELIVERY_DLQ.key}-new-letters"]
+
+
+@pytest.mark.parametrize("queue", INTERNAL_DEAD_LETTER_QUEUES, ids=[q.key for q in INTERNAL_DEAD_LETTER_QUEUES])
+def test_each_internal_dead_letter_queue_has_a_quiet_new_letters_alarm_for_canaries(synth: Synth, queue: QueueSpec) -> None:
     # Given a dead-letter queue's new-letters alarm (what rolls a canary back: see test_deploys)
     (alarm,) = [a for a in _alarms(synth) if a["AlarmName"] == f"hookline-{queue.key}-new-letters"]
     # Then it fires on a rise of the visible count from one minute to the next, a reporting gap counted as empty
@@ -226,7 +239,15 @@ def test_every_alarm_notifies_the_notifications_topic(synth: Synth) -> None:
     alarms = [a for a in _alarms(synth) if not a["AlarmName"].endswith("-new-letters")]
     # When their actions are read
     # Then there are the alarms above and no others
-    assert len(alarms) == len(DEAD_LETTER_QUEUES) + len(SOURCE_QUEUES) + 2 * len(FUNCTIONS) + 2  # + breakers opening, + the sweeper's finding
+    assert len(alarms) == (
+        len(DEAD_LETTER_QUEUES)
+        + len(SOURCE_QUEUES)
+        + 2 * len(FUNCTIONS)
+        + 4 * len(STATE_MACHINES)  # failed, timed out, throttled, aborted executions
+        + 2  # breakers opening, the sweeper's finding of unqueued events
+        + 3  # internal failures, a failed customer email, overdue retries the sweeper re-queued
+        + 2  # the API's 5xx and its throttle
+    )
     # And each sends its ALARM state to the notifications topic, and says how it treats missing data
     topic = {"Ref": synth.topic_id(NOTIFICATIONS)}
     for alarm in alarms:
@@ -254,3 +275,53 @@ def test_cloudwatch_may_use_the_key_that_encrypts_the_topic(synth: Synth) -> Non
     source_arn = statement["Condition"]["ArnLike"]["aws:SourceArn"]["Fn::Join"][1]
     assert source_arn[-1] == ":alarm:hookline-*"
     assert ":cloudwatch:" in source_arn
+
+
+@pytest.mark.parametrize(("metric", "name"), [("InternalFailures", "internal-failures"), ("EmailFailed", "email-failed"), ("OverdueRetriesRequeued", "overdue-retries-requeued")])
+def test_the_functions_counts_of_what_must_not_happen_alarm(synth: Synth, metric: str, name: str) -> None:
+    # Given the EMF count the functions emit (service dimension only, so a Sum over it covers every function)
+    (alarm,) = _alarms_on(synth, "hookline", metric, [{"Name": "service", "Value": "hookline"}])
+    # Then any one in five minutes alarms, and no data (none emitted) is not an alarm
+    assert alarm["AlarmName"] == f"hookline-{name}"
+    assert (alarm["Statistic"], alarm["Period"], alarm["Threshold"], alarm["ComparisonOperator"]) == ("Sum", 300, 0, "GreaterThanThreshold")
+    assert alarm["TreatMissingData"] == "notBreaching"
+
+
+@pytest.mark.parametrize(("what", "metric"), [("failed", "ExecutionsFailed"), ("timed-out", "ExecutionsTimedOut"), ("throttled", "ExecutionThrottled"), ("aborted", "ExecutionsAborted")])
+def test_long_waits_that_do_not_queue_their_retry_alarm(synth: Synth, what: str, metric: str) -> None:
+    # Given the retry-wait state machine's Step Functions metric
+    dimensions = [{"Name": "StateMachineArn", "Value": {"Ref": synth.state_machine_id(RETRY_WAIT)}}]
+    (alarm,) = _alarms_on(synth, "AWS/States", metric, dimensions)
+    # Then any execution that ended so in five minutes alarms
+    assert alarm["AlarmName"] == f"hookline-{RETRY_WAIT.key}-{what}"
+    assert (alarm["Statistic"], alarm["Threshold"], alarm["ComparisonOperator"]) == ("Sum", 0, "GreaterThanThreshold")
+
+
+def test_the_apis_server_errors_alarm_on_their_share_once_there_are_a_few(synth: Synth) -> None:
+    # Given the API's 5xx alarm
+    (alarm,) = [a for a in _alarms(synth) if a["AlarmName"] == "hookline-api-5xx"]
+    # Then it reads the HTTP API's 5xx and Count, by its ApiId, over five minutes
+    stats = {q["Id"]: q["MetricStat"] for q in alarm["Metrics"] if "MetricStat" in q}
+    api = [r for r, v in synth.resources.items() if v["Type"] == "AWS::ApiGatewayV2::Api"]
+    for stat in stats.values():
+        assert stat["Metric"]["Namespace"] == "AWS/ApiGateway" and stat["Metric"]["Dimensions"] == [{"Name": "ApiId", "Value": {"Ref": api[0]}}]
+        assert (stat["Stat"], stat["Period"]) == ("Sum", 300)
+    by_metric = {stat["Metric"]["MetricName"]: key for key, stat in stats.items()}
+    assert set(by_metric) == {"5xx", "Count"}
+    # And alarms above 1 % once at least 5 requests failed (one 503 in a quiet period is a blip)
+    (expression,) = [q for q in alarm["Metrics"] if "Expression" in q]
+    assert expression["Expression"] == f"IF({by_metric['5xx']} >= 5, 100 * {by_metric['5xx']} / {by_metric['Count']}, 0)"
+    assert (alarm["Threshold"], alarm["ComparisonOperator"]) == (1, "GreaterThanThreshold")
+
+
+def test_the_apis_throttled_requests_are_counted_from_its_access_log_and_alarm(synth: Synth) -> None:
+    # Given the metric filter on the API's access log (HTTP APIs publish no throttle metric)
+    (log_filter,) = [v["Properties"] for v in synth.resources.values() if v["Type"] == "AWS::Logs::MetricFilter"]
+    access_logs = [r for r, v in synth.resources.items() if v["Type"] == "AWS::Logs::LogGroup" and r.startswith("ApiAccessLogs")]
+    assert log_filter["LogGroupName"] == {"Ref": access_logs[0]}
+    assert log_filter["FilterPattern"] == '{ $.status = "429" }'
+    (transformation,) = log_filter["MetricTransformations"]
+    assert (transformation["MetricNamespace"], transformation["MetricName"], transformation["MetricValue"]) == ("hookline", "ApiThrottled", "1")
+    # Then any 429 in five minutes alarms
+    (alarm,) = _alarms_on(synth, "hookline", "ApiThrottled", None)
+    assert (alarm["Statistic"], alarm["Threshold"], alarm["AlarmName"]) == ("Sum", 0, "hookline-api-throttled")

@@ -17,6 +17,7 @@ import pytest
 
 from hookline.wiring.topology import FUNCTIONS, FunctionSpec, StateMachineSpec, TableSpec, TopicSpec
 from infra import DEPS_LAYER_DIR, FUNCTIONS_DIR
+from infra.functions import RUNTIME
 from tests.infrastructure.conftest import Synth
 
 # What the Lambda Python runtime ships besides the standard library: boto3 and its dependencies.
@@ -37,9 +38,11 @@ print(json.dumps({m: sys.modules[m].__file__ for m in ("handler", "hookline", "a
 
 @pytest.fixture(scope="module")
 def deps_layer_built() -> Path:
+    # make deps-layer marks the folder with the Python it built for, which must be the functions' runtime's
     python_dir = DEPS_LAYER_DIR / "python"
-    if not (python_dir / ".built").is_file():
-        pytest.fail(f"{python_dir} is not built (no .built marker): run `make deps-layer`")
+    marker = python_dir / f".built-py{RUNTIME.name.removeprefix('python')}"
+    if not marker.is_file():
+        pytest.fail(f"{python_dir} is not built for {RUNTIME.name} (no {marker.name} marker): run `make deps-layer`")
     return python_dir
 
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
-from aws_cdk import assertions
+from aws_cdk import CfnElement, assertions
 
-from hookline.core.settings import Settings
+from hookline.core.settings import Settings, SettingsError
 from hookline.wiring import topology
 from hookline.wiring.topology import (
     API,
@@ -35,8 +35,10 @@ from hookline.wiring.topology import (
     TABLES,
     TOPICS,
 )
+from infra import sizing
 from infra.functions import NAMED_FUNCTIONS, behaviour_settings, settings_env
 from infra.queues import TopologyError, check_consumer, check_dead_letter
+from infra.synth import DATA_ONLY_CONTEXT, build_app
 from tests.infrastructure.conftest import BASE_SETTINGS, Synth, references, synthesize
 
 Match = assertions.Match
@@ -229,10 +231,12 @@ def test_sqs_pollers_never_outrun_the_reserved_concurrency(synth: Synth, tuned: 
     # Then its event source's maximum concurrency equals it, so throttling never burns receive counts
     assert _mapping_of(synth, DELIVERY)["ScalingConfig"] == {"MaximumConcurrency": BASE_SETTINGS.delivery_concurrency}
     assert _mapping_of(synth, RETRY)["ScalingConfig"] == {"MaximumConcurrency": BASE_SETTINGS.retry_concurrency}
-    assert _mapping_of(synth, REPLAY)["ScalingConfig"] == {"MaximumConcurrency": BASE_SETTINGS.replay_concurrency}
+    # And the replay function, which the sweeper's schedule and make dlq-drain invoke besides its event source, keeps
+    # 2 of its reservation beyond the source's maximum, so those invocations are not throttled
+    assert _mapping_of(synth, REPLAY)["ScalingConfig"] == {"MaximumConcurrency": BASE_SETTINGS.replay_concurrency - sizing.DIRECT_HEADROOM}
     assert _mapping_of(tuned, DELIVERY)["ScalingConfig"] == {"MaximumConcurrency": 7}
     assert _mapping_of(tuned, RETRY)["ScalingConfig"] == {"MaximumConcurrency": 3}
-    assert _mapping_of(tuned, REPLAY)["ScalingConfig"] == {"MaximumConcurrency": 5}
+    assert _mapping_of(tuned, REPLAY)["ScalingConfig"] == {"MaximumConcurrency": 5 - sizing.DIRECT_HEADROOM}
 
 
 def test_delivery_queue_redrives_to_its_dlq(synth: Synth) -> None:
@@ -339,12 +343,14 @@ def test_table_is_encrypted_recoverable_and_expiring(synth: Synth) -> None:
     # Given the data table spec
     # When the stack is synthesized
     # Then on-demand billing, pk/sk string keys, SSE with the stack's rotated KMS key, PITR, TTL, retained on delete
+    # and on replacement, but not after a failed first create (RetainExceptOnCreate): that leaves nothing behind to
+    # make the next deploy fail with "already exists"
     table_id = synth.logical_id(synth.stack.storage.table(TABLE))
     key_id = synth.logical_id(synth.stack.storage.key)
     synth.template.has_resource(
         "AWS::DynamoDB::Table",
         {
-            "DeletionPolicy": "Retain",
+            "DeletionPolicy": "RetainExceptOnCreate",
             "UpdateReplacePolicy": "Retain",
             "Properties": {
                 "BillingMode": "PAY_PER_REQUEST",
@@ -357,7 +363,12 @@ def test_table_is_encrypted_recoverable_and_expiring(synth: Synth) -> None:
         },
     )
     assert table_id in synth.resources
-    synth.template.has_resource("AWS::KMS::Key", {"DeletionPolicy": "Retain", "Properties": {"EnableKeyRotation": True}})
+    synth.template.has_resource(
+        "AWS::KMS::Key", {"DeletionPolicy": "RetainExceptOnCreate", "UpdateReplacePolicy": "Retain", "Properties": {"EnableKeyRotation": True}}
+    )
+    # And so is every log group: kept after `cdk destroy`, gone with a failed first create
+    for log_group in [r for r in synth.resources.values() if r["Type"] == "AWS::Logs::LogGroup"]:
+        assert (log_group["DeletionPolicy"], log_group["UpdateReplacePolicy"]) == ("RetainExceptOnCreate", "Retain")
 
 
 def test_table_has_the_endpoint_deliveries_customer_endpoints_and_endpoint_versions_indexes(synth: Synth) -> None:
@@ -707,8 +718,8 @@ def test_replay_function_has_its_name_concurrency_and_event_source(synth: Synth)
     assert props["FunctionName"] == "hookline-replay"
     assert props["Timeout"] == 120
     assert props["MemorySize"] == 256
-    # And it reserves replay_concurrency, which also caps its pollers
-    assert props["ReservedConcurrentExecutions"] == BASE_SETTINGS.replay_concurrency == 2
+    # And it reserves replay_concurrency, of which its pollers take all but the 2 its direct invocations need
+    assert props["ReservedConcurrentExecutions"] == BASE_SETTINGS.replay_concurrency == 4
     mapping = _mapping_of(synth, REPLAY)
     assert mapping["EventSourceArn"] == _queue_arn(synth, REPLAY_QUEUE)
     assert mapping["BatchSize"] == BASE_SETTINGS.replay_batch_size == 1
@@ -734,9 +745,10 @@ def test_replay_role_drains_the_dlq_requeues_and_queues_first_attempts(synth: Sy
     for action in ("sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:ChangeMessageVisibility", "sqs:GetQueueAttributes", "sqs:GetQueueUrl"):
         assert dlq in _resources_allowed(statements, action), action
     # And it sends to the retry queue (drained, replayed and re-queued deliveries), the delivery queue (the first attempts
-    # of a broadcast's fan-out and of what the sweeper finds unqueued), the replay queue (a job's next step) and the DLQ (put back)
+    # of a broadcast's fan-out and of what the sweeper finds unqueued) and the replay queue (a job's next step); never to the
+    # DLQ, which it only drains (what it leaves there, it hides and leaves)
     sends = _resources_allowed(statements, "sqs:SendMessage")
-    assert _sort(sends) == _sort([_queue_arn(synth, DELIVERY_QUEUE), _queue_arn(synth, RETRY_QUEUE), _queue_arn(synth, REPLAY_QUEUE), dlq])
+    assert _sort(sends) == _sort([_queue_arn(synth, DELIVERY_QUEUE), _queue_arn(synth, RETRY_QUEUE), _queue_arn(synth, REPLAY_QUEUE)])
     # And never to its own DLQ
     assert _queue_arn(synth, REPLAY_DLQ) not in sends
     # And it holds no Step Functions, SNS or wildcard action
@@ -778,7 +790,10 @@ def test_retry_state_machine_is_standard_logged_and_traced(synth: Synth) -> None
     assert props["LoggingConfiguration"]["Destinations"] == [{"CloudWatchLogsLogGroup": {"LogGroupArn": {"Fn::GetAtt": [log_group_id, "Arn"]}}}]
     assert props["TracingConfiguration"] == {"Enabled": True}
     log_group = synth.resources[log_group_id]["Properties"]
-    assert log_group["LogGroupName"].startswith("/aws/vendedlogs/states/")
+    # And the log group is under /aws/vendedlogs/, named after the stack and ending with the stack's own id: it outlives
+    # the stack, and a stack created again under the same name must not collide with it
+    stack_uuid = {"Fn::Select": [2, {"Fn::Split": ["/", {"Ref": "AWS::StackId"}]}]}
+    assert log_group["LogGroupName"] == {"Fn::Join": ["", ["/aws/vendedlogs/states/hookline-retry-wait-", stack_uuid]]}
     assert log_group["RetentionInDays"] == 30
 
 
@@ -913,3 +928,75 @@ def test_default_stage_logs_access_and_throttles(synth: Synth) -> None:
             "DefaultRouteSettings": {"ThrottlingBurstLimit": Match.any_value(), "ThrottlingRateLimit": Match.any_value()},
         },
     )
+
+
+# --- installs side by side -----------------------------------------------------------------------
+
+# Properties that carry a resource's physical name, for each type that has one.
+NAME_PROPERTIES = {
+    "AWS::DynamoDB::Table": "TableName",
+    "AWS::SQS::Queue": "QueueName",
+    "AWS::SNS::Topic": "TopicName",
+    "AWS::StepFunctions::StateMachine": "StateMachineName",
+    "AWS::Logs::LogGroup": "LogGroupName",
+    "AWS::Lambda::Function": "FunctionName",
+    "AWS::CloudWatch::Alarm": "AlarmName",
+    "AWS::CloudWatch::Dashboard": "DashboardName",
+    "AWS::Scheduler::Schedule": "Name",
+    "AWS::CodeDeploy::Application": "ApplicationName",
+    "AWS::CodeDeploy::DeploymentGroup": "DeploymentGroupName",
+    "AWS::IAM::Role": "RoleName",
+    "AWS::Lambda::Alias": "Name",
+}
+# Names scoped to a parent resource of the same stack (an alias belongs to its function), not to the account.
+SCOPED_NAME_TYPES = {"AWS::Lambda::Alias"}
+
+
+def _physical_names(synth: Synth) -> set[str]:
+    names = set()
+    for resource in synth.resources.values():
+        prop = NAME_PROPERTIES.get(resource["Type"])
+        if prop is None or resource["Type"] in SCOPED_NAME_TYPES or prop not in resource.get("Properties", {}):
+            continue
+        names.add(json.dumps(resource["Properties"][prop], sort_keys=True))
+    return names
+
+
+def test_two_installs_in_one_account_share_no_physical_name(tmp_path_factory: pytest.TempPathFactory, deps_layer: Path) -> None:
+    # Given the stack synthesized twice, with HOOKLINE_STACK_NAME=hl-a and hl-b
+    a = synthesize(tmp_path_factory.mktemp("cdk.out.hl-a"), Settings.from_env({"HOOKLINE_STACK_NAME": "hl-a"}))
+    b = synthesize(tmp_path_factory.mktemp("cdk.out.hl-b"), Settings.from_env({"HOOKLINE_STACK_NAME": "hl-b"}))
+    # Then each stack is named so
+    assert (a.stack.stack_name, b.stack.stack_name) == ("hl-a", "hl-b")
+    # And every resource that has a physical name has one of its own, starting with its stack's name
+    names_a, names_b = _physical_names(a), _physical_names(b)
+    assert names_a and not names_a & names_b
+    for names, stack in ((names_a, "hl-a"), (names_b, "hl-b")):
+        for name in names:
+            assert stack in name, name
+    # And the table is the stack's own
+    assert a.resources[a.logical_id(a.stack.storage.table(TABLE))]["Properties"]["TableName"] == "hl-a-data"
+
+
+@pytest.mark.parametrize("name", ["", "1abc", "has_underscore", "x" * 33, "hl a"])
+def test_a_stack_name_that_cannot_name_everything_is_refused(name: str) -> None:
+    with pytest.raises(SettingsError, match="HOOKLINE_STACK_NAME"):
+        Settings(stack_name=name)
+
+
+def test_the_data_only_stack_holds_exactly_what_outlives_the_stack(tmp_path: Path, deps_layer: Path) -> None:
+    # Given the stack synthesized for `cdk import` (docs/operations.md, "Re-attaching the data")
+    app, stack = build_app(BASE_SETTINGS, outdir=str(tmp_path), checks=False, context={DATA_ONLY_CONTEXT: "true"})
+    app.synth()
+    template = json.loads((tmp_path / f"{stack.artifact_id}.template.json").read_text())
+    full = build_app(BASE_SETTINGS, outdir=str(tmp_path / "full"), checks=False)[1]
+    # Then it holds the key and the table alone, under the logical ids of the full stack, each with the DeletionPolicy an
+    # import requires, and nothing else (no CDKMetadata, no outputs: an import changes nothing but the adopted resources)
+    resources = template["Resources"]
+    assert {v["Type"] for v in resources.values()} == {"AWS::KMS::Key", "AWS::DynamoDB::Table"}
+    assert set(resources) == {
+        full.get_logical_id(cast(CfnElement, full.storage.key.node.default_child)),
+        full.get_logical_id(cast(CfnElement, full.storage.table(TABLE).node.default_child)),
+    }
+    assert all(r["DeletionPolicy"] == "RetainExceptOnCreate" for r in resources.values())
+    assert "Outputs" not in template

@@ -20,6 +20,8 @@ from hookline.core.ssrf import Network, UrlPolicy
 # other physical name stays within SQS's and Step Functions' 80 characters and EventBridge Scheduler's 64.
 MAX_STACK_NAME = 32
 STACK_NAME = re.compile(f"[A-Za-z][A-Za-z0-9-]{{0,{MAX_STACK_NAME - 1}}}")
+# HOOKLINE_ALARM_EMAIL's addresses: what SNS's email protocol accepts, loosely (one @, no spaces or commas).
+EMAIL = re.compile(r"[^@\s,]+@[^@\s,]+\.[^@\s,]+")
 # HOOKLINE_SIZE: infra/sizing.py says what each one reserves.
 SIZES = ("small", "default")
 
@@ -154,6 +156,11 @@ class Settings:
         120.0,
         "How old a note of a request's not-yet-queued events must be before the sweeper queues what it finds of them (a request takes 30 s at most).",
     )
+    sweep_wait_margin_seconds: float = _setting(
+        "HOOKLINE_SWEEP_WAIT_MARGIN_SECONDS",
+        900.0,
+        "How long past its due time a retry waiting in Step Functions (a delay over HOOKLINE_SQS_MAX_DELAY_SECONDS) may stay unreceived before the sweeper queues it again. More than the state machine's own retries of its send (about 2 minutes) and a usual retry-queue backlog; a copy queued again claims its attempt, so a late original never sends twice.",
+    )
     sweep_interval_minutes: int = _setting("HOOKLINE_SWEEP_INTERVAL_MINUTES", 1, "How often the sweeper runs (the stack's schedule; local mode's timer).")
     catalog_cache_seconds: float = _setting(
         "HOOKLINE_CATALOG_CACHE_SECONDS",
@@ -224,6 +231,11 @@ class Settings:
         ports = None if self.allowed_ports.strip() == "*" else frozenset(int(p) for p in self.allowed_ports.split(",") if p.strip())
         return UrlPolicy(self.allow_private_networks, self.allow_http, ports)
 
+    @property
+    def alarm_emails(self) -> tuple[str, ...]:
+        """HOOKLINE_ALARM_EMAIL's addresses, in order, without blanks or repeats."""
+        return tuple(dict.fromkeys(part.strip() for part in self.alarm_email.split(",") if part.strip()))
+
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> Settings:
         """Parse the settings from an environment mapping (`hookline.wiring.settings` passes os.environ)."""
@@ -243,6 +255,12 @@ class Settings:
             raise SettingsError(
                 f"HOOKLINE_STACK_NAME={self.stack_name!r}: a letter, then up to {MAX_STACK_NAME - 1} letters, digits or hyphens (it starts every physical name, and SQS and Step Functions allow 80 characters)"
             )
+        if bad := [address for address in self.alarm_emails if not EMAIL.fullmatch(address)]:
+            raise SettingsError(f"HOOKLINE_ALARM_EMAIL: {', '.join(bad)}: not an email address")
+        if self.alarm_https_endpoint and not self.alarm_https_endpoint.startswith("https://"):
+            raise SettingsError(f"HOOKLINE_ALARM_HTTPS_ENDPOINT={self.alarm_https_endpoint!r}: must be an https:// URL")
+        if not 0 < self.api_throttle_rate <= self.api_throttle_burst:
+            raise SettingsError("HOOKLINE_API_THROTTLE_RATE must be above 0 and at most HOOKLINE_API_THROTTLE_BURST")
         if self.size not in SIZES:
             raise SettingsError(f"HOOKLINE_SIZE={self.size!r}: must be one of {', '.join(SIZES)}")
         if self.deploy_strategy not in ("canary", "all_at_once"):
