@@ -24,7 +24,7 @@ export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 export CDK_OUTDIR := cdk.out
 
-.PHONY: setup browser run demo test test-scale lint unit bench synth deploy deps-layer api-key revoke-api-key dlq-drain rollback portal-screenshots clean
+.PHONY: setup browser run demo test test-scale lint unit bench synth preflight deploy deps-layer api-key revoke-api-key dlq-drain rollback portal-screenshots clean
 
 setup: $(STAMP) node_modules/.installed $(DEPS_LAYER)/.built-py$(PYTHON_VERSION)
 
@@ -116,7 +116,15 @@ synth: setup
 	$(PY) app.py
 	$(VENV)/bin/cfn-lint cdk.out/*.template.json
 
-deploy: setup
+# Reads the account before a deploy (infra/preflight.py): the CDK bootstrap, the Lambda concurrency quota against
+# HOOKLINE_SIZE, and with HOOKLINE_NOTIFICATION_SENDER the SES identity and sandbox; exits non-zero, with the fix,
+# when something would make the deploy fail. BOOTSTRAP=1 runs `cdk bootstrap` when the bootstrap is missing or too
+# old (on a terminal it offers to). node_modules: the bootstrap runs the pinned CDK CLI.
+preflight: $(STAMP) node_modules/.installed
+	$(PY) -m infra.preflight $(if $(BOOTSTRAP),--bootstrap,)
+
+# The preflight first: a problem it finds stops the deploy before CloudFormation creates anything.
+deploy: setup preflight
 	npx cdk deploy --require-approval never
 
 # Create an API key for TENANT in the deployed stack (TABLE defaults to the stack's table).

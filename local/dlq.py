@@ -32,6 +32,7 @@ import boto3
 from botocore.config import Config
 
 import local  # noqa: F401  - puts the layer on sys.path
+from hookline.core.settings import Settings
 from hookline.wiring import topology
 from local import running
 
@@ -130,7 +131,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--watch", default="", metavar="JOB_ID", help="watch a drain started before instead of starting one")
     parser.add_argument("--local", action="store_true", help="drain local mode's DLQ instead of the deployed stack's")
     parser.add_argument("--aws-endpoint", default="", help="local mode's embedded AWS (default: the running local mode's, else HOOKLINE_AWS_PORT's)")
-    parser.add_argument("--function", default=f"{topology.DEFAULT_PREFIX}-{topology.REPLAY.name}", help="the deployed replay function")
+    # Named after the deployed stack (HOOKLINE_STACK_NAME), as infra/functions.py names it.
+    function = f"{Settings.from_env(os.environ).stack_name}-{topology.REPLAY.name}"
+    parser.add_argument("--function", default=function, help=f"the deployed replay function (default {function})")
     return parser
 
 

@@ -10,6 +10,7 @@ the key is printed once, on stdout (messages go to stderr, so
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from datetime import UTC, datetime
 
@@ -18,6 +19,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 
 from hookline.adapters.dynamo.apikeys import ApiKeyRepository
 from hookline.core.apikeys import generate_api_key
+from hookline.core.settings import Settings
 from hookline.wiring import topology
 
 
@@ -33,7 +35,8 @@ def create_api_key(tenant: str, table_name: str, *, endpoint_url: str | None = N
 
 
 def build_parser() -> argparse.ArgumentParser:
-    default_table = topology.TABLE.physical_name(topology.DEFAULT_PREFIX)
+    # The deployed stack's table: HOOKLINE_STACK_NAME names the stack, and every physical name starts with it.
+    default_table = topology.TABLE.physical_name(Settings.from_env(os.environ).stack_name)
     parser = argparse.ArgumentParser(prog="python -m local.keys", description="Create an API key for a tenant.")
     action = parser.add_mutually_exclusive_group(required=True)
     action.add_argument("--tenant", help="create a key for this tenant")

@@ -1,0 +1,650 @@
+"""`make preflight`: read the AWS account and say, before a deploy, what would make it fail or fall short.
+
+    python -m infra.preflight [--bootstrap] [--no-input] [--strict]
+
+Checks, each reading the account through the AWS API with the usual credentials and region:
+
+1. credentials: STS GetCallerIdentity names the account; without it nothing else can be read.
+2. bootstrap: the template's Rules.CheckBootstrapVersion needs the CDK bootstrap (the SSM parameter
+   `/cdk-bootstrap/<qualifier>/version`, which the `CDKToolkit` stack creates) at version 6 or later. Missing,
+   too old or broken is a problem; `--bootstrap` (make deploy BOOTSTRAP=1) runs `npx cdk bootstrap` then, and on a
+   terminal the preflight offers to.
+3. concurrency: Lambda GetAccountSettings' concurrency quota must hold what the functions reserve at
+   HOOKLINE_SIZE plus AWS's unreserved minimum of 100 (infra.sizing); a new account's quota of 10 holds only
+   HOOKLINE_SIZE=small.
+4. SES, only with HOOKLINE_NOTIFICATION_SENDER set: the sender's identity (the address, or its domain; or the
+   one HOOKLINE_NOTIFICATION_IDENTITY_ARN names) must be verified for sending, and the account out of the SES
+   sandbox. Both are warnings: the stack deploys and works, but customer emails are refused, or reach only
+   verified addresses.
+
+Each check prints one line (ok / warning / problem), followed by the fix when there is one, then a summary.
+Exit status: 0 when nothing blocks the deploy, 1 when a problem does (with --strict, a warning too), 2 for a usage
+error. The decisions are pure functions of the facts read (tests/infrastructure/test_preflight.py); the boto3
+clients are arguments, so the tests pass moto's, or botocore Stubber's where moto lacks the call.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from email.utils import parseaddr
+from typing import Any, Literal, TextIO
+
+import boto3
+from botocore.exceptions import BotoCoreError, ClientError
+
+from hookline.core.settings import Settings, SettingsError
+from infra import REPO_ROOT, sizing
+
+# What the synthesized template's Rules.CheckBootstrapVersion requires (aws-cdk-lib's DefaultStackSynthesizer).
+MIN_BOOTSTRAP_VERSION = 6
+DEFAULT_QUALIFIER = "hnb659fds"
+QUALIFIER_CONTEXT = "@aws-cdk/core:bootstrapQualifier"
+TOOLKIT_STACK = "CDKToolkit"
+# Statuses in which the toolkit stack's resources are in place; the others are failed or changing.
+SETTLED_STATUSES = frozenset({"CREATE_COMPLETE", "UPDATE_COMPLETE", "UPDATE_ROLLBACK_COMPLETE", "IMPORT_COMPLETE", "IMPORT_ROLLBACK_COMPLETE"})
+IDENTITY_ARN = re.compile(r"arn:aws[a-z-]*:ses:(?P<region>[a-z0-9-]+):(?P<account>\d{12}):identity/(?P<name>.+)")
+
+Severity = Literal["ok", "warning", "problem"]
+
+
+class Unreadable(Exception):
+    """An AWS call a check depends on failed (no permission, throttled, no network): the check cannot decide."""
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One check's outcome; `fix` says what to do about a warning or a problem."""
+
+    check: str
+    severity: Severity
+    message: str
+    fix: str = ""
+
+    def lines(self) -> list[str]:
+        out = [f"{self.severity:<8} {self.check}: {self.message}"]
+        if self.fix:
+            out.append(f"{'':<8} fix: {self.fix}")
+        return out
+
+
+@dataclass(frozen=True)
+class Target:
+    """The account and region the deploy goes to."""
+
+    account: str
+    region: str
+
+    @property
+    def environment(self) -> str:
+        return f"aws://{self.account}/{self.region}"
+
+
+@dataclass(frozen=True)
+class BootstrapFacts:
+    version: str | None  # the SSM parameter's value; None: no such parameter
+    stack_status: str | None  # the CDKToolkit stack's status; None: no such stack
+
+
+@dataclass(frozen=True)
+class ConcurrencyFacts:
+    quota: int  # AccountLimit.ConcurrentExecutions
+    unreserved: int  # AccountLimit.UnreservedConcurrentExecutions: the quota less every reservation made so far
+
+
+@dataclass(frozen=True)
+class IdentityFacts:
+    verified_for_sending: bool
+    verification_status: str  # SUCCESS, PENDING, FAILED, TEMPORARY_FAILURE, NOT_STARTED
+
+
+@dataclass(frozen=True)
+class SesAccountFacts:
+    production_access: bool  # False: the sandbox, which sends only to verified addresses
+    sending_enabled: bool
+    enforcement_status: str  # HEALTHY, PROBATION, SHUTDOWN
+
+
+@dataclass(frozen=True)
+class IdentityArn:
+    region: str
+    account: str
+    name: str
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Decisions: pure functions of the facts read.
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def bootstrap_qualifier(context: Mapping[str, Any]) -> str:
+    """The bootstrap qualifier the app synthesizes for: cdk.json's context may set another than CDK's default."""
+    return str(context.get(QUALIFIER_CONTEXT) or DEFAULT_QUALIFIER)
+
+
+def bootstrap_command(target: Target, qualifier: str = DEFAULT_QUALIFIER) -> list[str]:
+    """The command that bootstraps (or upgrades the bootstrap of) the target, run from the repository."""
+    command = ["npx", "cdk", "bootstrap", target.environment]
+    return command if qualifier == DEFAULT_QUALIFIER else [*command, "--qualifier", qualifier]
+
+
+def bootstrap_finding(facts: BootstrapFacts, target: Target, qualifier: str = DEFAULT_QUALIFIER) -> Finding:
+    """Whether the target is bootstrapped at a version the template accepts.
+
+    The SSM parameter decides (it is what CheckBootstrapVersion reads); the stack's status explains its absence
+    or says that a bootstrap is failing or under way. A problem here is one `cdk bootstrap` fixes.
+    """
+    fix = f"make deploy BOOTSTRAP=1 (runs the preflight with --bootstrap), or: {' '.join(bootstrap_command(target, qualifier))}"
+    parameter = f"/cdk-bootstrap/{qualifier}/version"
+    status = facts.stack_status
+    if facts.version is None:
+        if status is None:
+            why = f"no {TOOLKIT_STACK} stack and no {parameter} parameter"
+        elif status in SETTLED_STATUSES:
+            why = f"the {TOOLKIT_STACK} stack exists ({status}) but the {parameter} parameter does not: bootstrapped with another qualifier?"
+        else:
+            why = f"the {TOOLKIT_STACK} stack is {status}: a bootstrap failed or is under way"
+        return Finding("bootstrap", "problem", f"{target.environment} is not bootstrapped for the CDK ({why})", fix)
+    if not facts.version.strip().isdigit():
+        return Finding("bootstrap", "problem", f"the {parameter} parameter holds {facts.version!r}, not a version number", fix)
+    version = int(facts.version)
+    if version < MIN_BOOTSTRAP_VERSION:
+        return Finding(
+            "bootstrap",
+            "problem",
+            f"{target.environment} is bootstrapped at version {version}; the template needs {MIN_BOOTSTRAP_VERSION} or later (Rules.CheckBootstrapVersion)",
+            fix,
+        )
+    if status is not None and status not in SETTLED_STATUSES:
+        return Finding(
+            "bootstrap",
+            "warning",
+            f"bootstrap version {version}, but the {TOOLKIT_STACK} stack is {status}",
+            f"wait until it settles (aws cloudformation describe-stacks --stack-name {TOOLKIT_STACK}); if it failed, bootstrap again: {fix}",
+        )
+    return Finding("bootstrap", "ok", f"{target.environment} bootstrapped at version {version} (at least {MIN_BOOTSTRAP_VERSION} needed)")
+
+
+def concurrency_findings(settings: Settings, facts: ConcurrencyFacts) -> list[Finding]:
+    """Whether the account's concurrency quota holds what the stack reserves at these settings (infra.sizing).
+
+    Problems: the real quota cannot hold the reservation, or synth would refuse it against the declared
+    HOOKLINE_ACCOUNT_CONCURRENCY_QUOTA. A warning: other reservations in the account (or this stack's own, on
+    an update: GetAccountSettings cannot tell them apart) may leave too little unreserved.
+    """
+    total = sizing.reserved_total(settings)
+    found = sizing.problems(settings, facts.quota)
+    if found:
+        # sizing's text names every way out; the fix is the one that works on any account, a new one's quota of 10 included.
+        fix = "HOOKLINE_SIZE=small make deploy (reserves nothing; each queue's consumers capped at 2)"
+        return [Finding("concurrency", "problem", text, fix) for text in found]
+    declared = settings.account_concurrency_quota
+    if sizing.problems(settings, declared):
+        return [
+            Finding(
+                "concurrency",
+                "problem",
+                f"the account's quota of {facts.quota} holds the {total} the functions reserve, but synth checks against "
+                f"HOOKLINE_ACCOUNT_CONCURRENCY_QUOTA={declared} and would refuse it",
+                f"HOOKLINE_ACCOUNT_CONCURRENCY_QUOTA={facts.quota} make deploy",
+            )
+        ]
+    size = f"HOOKLINE_SIZE={settings.size}"
+    reserved_elsewhere = facts.quota - facts.unreserved
+    if total and facts.unreserved - total < sizing.UNRESERVED_MINIMUM:
+        return [
+            Finding(
+                "concurrency",
+                "warning",
+                f"{reserved_elsewhere} of the quota of {facts.quota} is reserved already; unless that is this stack's own "
+                f"(an update), reserving {total} more leaves {facts.unreserved - total}, below AWS's minimum of {sizing.UNRESERVED_MINIMUM}",
+                "HOOKLINE_SIZE=small make deploy, or lower the other functions' reserved concurrency, or raise the quota",
+            )
+        ]
+    reserves = f"reserves {total}" if total else "reserves nothing"
+    return [Finding("concurrency", "ok", f"quota {facts.quota}; {size} {reserves}, leaving at least {sizing.UNRESERVED_MINIMUM} unreserved")]
+
+
+def parse_identity_arn(arn: str) -> IdentityArn | None:
+    """`arn:aws:ses:REGION:ACCOUNT:identity/NAME` -> its parts; None for anything else."""
+    match = IDENTITY_ARN.fullmatch(arn.strip())
+    return IdentityArn(match["region"], match["account"], match["name"]) if match else None
+
+
+def sender_address(sender: str) -> str:
+    """The bare address of the sender setting (which may be written `Name <address>`)."""
+    return parseaddr(sender)[1] or sender.strip()
+
+
+def sender_identities(sender: str) -> list[str]:
+    """The SES identities that can verify the sender, most specific first: the address, its domain, the parents.
+
+    SES lets a verified domain send from its subdomains' addresses too.
+    """
+    address = sender_address(sender)
+    names = [address] if "@" in address else []
+    labels = address.rsplit("@", 1)[-1].lower().split(".")
+    return names + [".".join(labels[i:]) for i in range(len(labels) - 1)]
+
+
+def covers(identity: str, sender: str) -> bool:
+    """Whether a verified `identity` lets SES send as `sender` (the address itself, its domain or a parent)."""
+    return identity.lower() in {name.lower() for name in sender_identities(sender)}
+
+
+def _verify_fix(name: str, region: str) -> str:
+    if "@" in name:
+        return f"aws sesv2 create-email-identity --email-identity {name} --region {region}, then open the link AWS emails to it"
+    return f"aws sesv2 create-email-identity --email-identity {name} --region {region}, then publish the DKIM CNAME records it returns in {name}'s DNS"
+
+
+def _state(facts: IdentityFacts | None) -> str:
+    return "not created" if facts is None else f"verification {facts.verification_status.lower()}"
+
+
+def sender_finding(sender: str, target: Target, identities: Mapping[str, IdentityFacts | None]) -> Finding:
+    """Whether one of the sender's own identities (sender_identities) is verified for sending in `region`.
+
+    hookline's email grant names the address and its domain; a sender verified only through a parent domain
+    sends only once HOOKLINE_NOTIFICATION_IDENTITY_ARN names that domain.
+    """
+    region = target.region
+    address = sender_address(sender)
+    names = sender_identities(sender)
+    grantable = names[:2] if "@" in address else names[:1]
+    verified = [name for name in names if (facts := identities.get(name)) is not None and facts.verified_for_sending]
+    if verified and verified[0] in grantable:
+        how = "verified" if verified[0] == address else f"covered by the verified domain {verified[0]}"
+        return Finding("ses sender", "ok", f"{address}: {how} in {region}")
+    if verified:
+        parent = verified[0]
+        return Finding(
+            "ses sender",
+            "warning",
+            f"{address} is verified only through the parent domain {parent}, which hookline's email grant does not name: SES would refuse its emails",
+            f"HOOKLINE_NOTIFICATION_IDENTITY_ARN=arn:aws:ses:{region}:{target.account}:identity/{parent} make deploy",
+        )
+    states = ", ".join(f"{name}: {_state(identities.get(name))}" for name in grantable)
+    domain = grantable[-1]
+    return Finding(
+        "ses sender",
+        "warning",
+        f"{address} is not verified for sending in {region} ({states}): SES refuses every customer email until it is",
+        f"verify the domain: {_verify_fix(domain, region)}" + (f"; or the address alone: {_verify_fix(address, region)}" if domain != address else ""),
+    )
+
+
+def identity_arn_finding(sender: str, arn: IdentityArn, facts: IdentityFacts | None) -> Finding:
+    """Whether the identity HOOKLINE_NOTIFICATION_IDENTITY_ARN names is verified and covers the sender."""
+    address = sender_address(sender)
+    if not covers(arn.name, sender):
+        return Finding(
+            "ses sender",
+            "warning",
+            f"HOOKLINE_NOTIFICATION_IDENTITY_ARN names {arn.name}, which cannot send as {address} (neither the address nor one of its domains)",
+            "name the identity that verifies the sender, or leave HOOKLINE_NOTIFICATION_IDENTITY_ARN empty to grant the address and its domain",
+        )
+    if facts is not None and facts.verified_for_sending:
+        return Finding("ses sender", "ok", f"{address}: sends through {arn.name}, verified in {arn.region}")
+    return Finding(
+        "ses sender",
+        "warning",
+        f"{arn.name} ({_state(facts)} in {arn.region}), which HOOKLINE_NOTIFICATION_IDENTITY_ARN names, is not verified for sending: SES refuses every customer email until it is",
+        _verify_fix(arn.name, arn.region),
+    )
+
+
+def ses_account_findings(facts: SesAccountFacts, region: str) -> list[Finding]:
+    """The account's SES standing in the sending region: the sandbox, paused sending or an enforcement shutdown."""
+    found: list[Finding] = []
+    if not facts.production_access:
+        found.append(
+            Finding(
+                "ses account",
+                "warning",
+                f"the account is in the SES sandbox in {region}: customer emails go only to verified addresses (and at most 200 a day)",
+                f"request production access for {region} in the SES console (https://docs.aws.amazon.com/ses/latest/dg/request-production-access.html), "
+                "or with aws sesv2 put-account-details --production-access-enabled ...",
+            )
+        )
+    if not facts.sending_enabled or facts.enforcement_status == "SHUTDOWN":
+        found.append(
+            Finding(
+                "ses account",
+                "warning",
+                f"SES sending is paused for the account in {region} (enforcement status {facts.enforcement_status}): no customer email is sent",
+                "see the SES console's Reputation metrics; resume with aws sesv2 put-account-sending-attributes --sending-enabled once resolved",
+            )
+        )
+    return found or [Finding("ses account", "ok", f"production access in {region}, sending enabled")]
+
+
+def alarms_finding(settings: Settings) -> Finding:
+    """Whether the alarms reach anyone: they all notify the notifications topic, which the stack subscribes
+    HOOKLINE_ALARM_EMAIL and HOOKLINE_ALARM_HTTPS_ENDPOINT to, and nobody else."""
+    recipients = [*settings.alarm_emails, *([settings.alarm_https_endpoint] if settings.alarm_https_endpoint else [])]
+    if not recipients:
+        return Finding(
+            "alarms",
+            "warning",
+            f"no one is subscribed to the {settings.stack_name}-notifications topic, so the alarms reach nobody",
+            "HOOKLINE_ALARM_EMAIL=ops@example.com make deploy (or HOOKLINE_ALARM_HTTPS_ENDPOINT=https://...), or subscribe to the topic yourself",
+        )
+    emails = "; each address confirms its subscription from the email AWS sends" if settings.alarm_emails else ""
+    return Finding("alarms", "ok", f"the alarms notify {', '.join(recipients)}{emails}")
+
+
+def unreadable_finding(check: str, error: Unreadable, permissions: str) -> Finding:
+    """A check that could not read the account: it decides nothing, so it does not block (except with --strict)."""
+    return Finding(check, "warning", f"could not check: {error}", f"allow {permissions} to the deploying identity, or check it by hand")
+
+
+def summary(findings: Sequence[Finding], *, strict: bool) -> tuple[int, str]:
+    """The exit status and the closing line: 1 when a problem (with `strict`, a warning too) blocks the deploy."""
+    counts = {severity: sum(f.severity == severity for f in findings) for severity in ("ok", "warning", "problem")}
+    tally = f"{counts['ok']} ok, {counts['warning']} warning(s), {counts['problem']} problem(s)"
+    blocking = counts["problem"] + (counts["warning"] if strict else 0)
+    if blocking:
+        return 1, f"preflight: {tally}. The deploy would fail or fall short: apply the fixes above, then run `make preflight` again."
+    return 0, f"preflight: {tally}. Nothing blocks the deploy."
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Reading the account: one AWS call or two per fact, errors turned into Unreadable.
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def deploy_region(env: Mapping[str, str], configured: str | None) -> str | None:
+    """The region `cdk deploy` deploys to: the CDK CLI takes AWS_REGION first, which boto3 ignores, then what boto3
+    resolves too (AWS_DEFAULT_REGION, the profile's region)."""
+    return env.get("AWS_REGION") or configured
+
+
+def _failed(call: str, exc: Exception) -> Unreadable:
+    """The error on one line, cut short: an HTML error page (a proxy's, a stand-in's) must not swamp the report."""
+    reason = " ".join(str(exc).split())
+    return Unreadable(f"{call} failed: {reason[:300]}{'…' if len(reason) > 300 else ''}")
+
+
+def _error_code(exc: ClientError) -> str:
+    return str(exc.response.get("Error", {}).get("Code", ""))
+
+
+def read_target(sts: Any, region: str) -> Target:
+    try:
+        return Target(account=str(sts.get_caller_identity()["Account"]), region=region)
+    except (ClientError, BotoCoreError) as exc:
+        raise _failed("sts:GetCallerIdentity", exc) from exc
+
+
+def read_bootstrap(ssm: Any, cloudformation: Any, qualifier: str) -> BootstrapFacts:
+    """The bootstrap version parameter and the toolkit stack's status, each None when absent."""
+    try:
+        version: str | None = str(ssm.get_parameter(Name=f"/cdk-bootstrap/{qualifier}/version")["Parameter"]["Value"])
+    except ClientError as exc:
+        if _error_code(exc) != "ParameterNotFound":
+            raise _failed("ssm:GetParameter", exc) from exc
+        version = None
+    except BotoCoreError as exc:
+        raise _failed("ssm:GetParameter", exc) from exc
+    try:
+        stacks = cloudformation.describe_stacks(StackName=TOOLKIT_STACK)["Stacks"]
+        status: str | None = str(stacks[0]["StackStatus"]) if stacks else None
+    except ClientError as exc:
+        # DescribeStacks answers a missing stack with a ValidationError "Stack with id ... does not exist".
+        if _error_code(exc) != "ValidationError" or "does not exist" not in str(exc):
+            raise _failed("cloudformation:DescribeStacks", exc) from exc
+        status = None
+    except BotoCoreError as exc:
+        raise _failed("cloudformation:DescribeStacks", exc) from exc
+    return BootstrapFacts(version=version, stack_status=status)
+
+
+def read_concurrency(lambda_client: Any) -> ConcurrencyFacts:
+    try:
+        limit = lambda_client.get_account_settings()["AccountLimit"]
+    except (ClientError, BotoCoreError) as exc:
+        raise _failed("lambda:GetAccountSettings", exc) from exc
+    return ConcurrencyFacts(quota=int(limit["ConcurrentExecutions"]), unreserved=int(limit["UnreservedConcurrentExecutions"]))
+
+
+def read_identity(sesv2: Any, name: str) -> IdentityFacts | None:
+    """The identity's verification; None when the account has no such identity in the client's region."""
+    try:
+        answer = sesv2.get_email_identity(EmailIdentity=name)
+    except ClientError as exc:
+        if _error_code(exc) == "NotFoundException":
+            return None
+        raise _failed(f"ses:GetEmailIdentity {name}", exc) from exc
+    except BotoCoreError as exc:
+        raise _failed(f"ses:GetEmailIdentity {name}", exc) from exc
+    return IdentityFacts(verified_for_sending=bool(answer.get("VerifiedForSendingStatus")), verification_status=str(answer.get("VerificationStatus", "")))
+
+
+def read_ses_account(sesv2: Any) -> SesAccountFacts:
+    try:
+        answer = sesv2.get_account()
+    except (ClientError, BotoCoreError) as exc:
+        raise _failed("ses:GetAccount", exc) from exc
+    return SesAccountFacts(
+        production_access=bool(answer.get("ProductionAccessEnabled")),
+        sending_enabled=bool(answer.get("SendingEnabled", True)),
+        enforcement_status=str(answer.get("EnforcementStatus", "HEALTHY")),
+    )
+
+
+def _client(service: str, region: str) -> Any:
+    return boto3.client(service, region_name=region)
+
+
+@dataclass(frozen=True)
+class Clients:
+    """The boto3 clients the checks read through, all in the deploy's region; tests pass moto's or stubbed ones."""
+
+    region: str
+    sts: Any
+    ssm: Any
+    cloudformation: Any
+    lambda_: Any
+    sesv2: Any
+    # An SES identity HOOKLINE_NOTIFICATION_IDENTITY_ARN names may live in another region.
+    other_region: Callable[[str, str], Any] = _client
+
+    @classmethod
+    def for_region(cls, region: str) -> Clients:
+        return cls(
+            region,
+            sts=_client("sts", region),
+            ssm=_client("ssm", region),
+            cloudformation=_client("cloudformation", region),
+            lambda_=_client("lambda", region),
+            sesv2=_client("sesv2", region),
+        )
+
+    def sesv2_in(self, region: str) -> Any:
+        return self.sesv2 if region == self.region else self.other_region("sesv2", region)
+
+
+def check_bootstrap(clients: Clients, target: Target, qualifier: str) -> Finding:
+    try:
+        return bootstrap_finding(read_bootstrap(clients.ssm, clients.cloudformation, qualifier), target, qualifier)
+    except Unreadable as exc:
+        return unreadable_finding("bootstrap", exc, "ssm:GetParameter and cloudformation:DescribeStacks")
+
+
+def check_concurrency(clients: Clients, settings: Settings) -> list[Finding]:
+    try:
+        return concurrency_findings(settings, read_concurrency(clients.lambda_))
+    except Unreadable as exc:
+        return [unreadable_finding("concurrency", exc, "lambda:GetAccountSettings")]
+
+
+def check_sender(clients: Clients, settings: Settings, target: Target) -> Finding:
+    sender = settings.notification_sender
+    try:
+        if not settings.notification_identity_arn:
+            names = sender_identities(sender)
+            return sender_finding(sender, target, {name: read_identity(clients.sesv2, name) for name in names})
+        arn = parse_identity_arn(settings.notification_identity_arn)
+        if arn is None:
+            return Finding(
+                "ses sender",
+                "problem",
+                f"HOOKLINE_NOTIFICATION_IDENTITY_ARN={settings.notification_identity_arn!r} is not an SES identity ARN: the email grant would name nothing that sends",
+                "HOOKLINE_NOTIFICATION_IDENTITY_ARN=arn:aws:ses:REGION:ACCOUNT:identity/DOMAIN_OR_ADDRESS, or leave it empty",
+            )
+        if arn.account != target.account:
+            return Finding(
+                "ses sender",
+                "warning",
+                f"{arn.name} belongs to account {arn.account}, which this account cannot read: its owner must authorize {target.account} to send (an identity policy)",
+                "check the identity's sending authorization policy in account " + arn.account,
+            )
+        return identity_arn_finding(sender, arn, read_identity(clients.sesv2_in(arn.region), arn.name))
+    except Unreadable as exc:
+        return unreadable_finding("ses sender", exc, "ses:GetEmailIdentity")
+
+
+def check_ses_account(clients: Clients, target: Target) -> list[Finding]:
+    try:
+        return ses_account_findings(read_ses_account(clients.sesv2), target.region)
+    except Unreadable as exc:
+        return [unreadable_finding("ses account", exc, "ses:GetAccount")]
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The command.
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m infra.preflight",
+        description="Check the AWS account (credentials and region as for `cdk deploy`) before deploying hookline: "
+        "CDK bootstrap, Lambda concurrency quota, SES sender and sandbox. Exit 0 when nothing blocks the deploy.",
+    )
+    parser.add_argument(
+        "--bootstrap", action="store_true", help="run `npx cdk bootstrap aws://ACCOUNT/REGION` when the bootstrap is missing or too old (make ... BOOTSTRAP=1)"
+    )
+    parser.add_argument("--no-input", action="store_true", help="never ask (the default when stdin is not a terminal)")
+    parser.add_argument("--strict", action="store_true", help="warnings block too (exit 1)")
+    return parser
+
+
+def run_command(command: Sequence[str]) -> int:
+    """Run a command from the repository root (npx finds the pinned aws-cdk CLI there), its output on the terminal."""
+    return subprocess.run(list(command), cwd=REPO_ROOT, check=False).returncode  # noqa: S603  - a fixed argv, no shell
+
+
+def ask_on_terminal(question: str) -> bool:
+    try:
+        return input(f"{question} [y/N] ").strip().lower() in {"y", "yes"}
+    except EOFError:
+        return False
+
+
+def _cdk_context() -> dict[str, Any]:
+    context: dict[str, Any] = json.loads((REPO_ROOT / "cdk.json").read_text()).get("context", {})
+    return context
+
+
+def wants_bootstrap(finding: Finding, *, flag: bool, ask: Callable[[str], bool] | None, command: Sequence[str]) -> bool:
+    """Whether to run `cdk bootstrap`: for a bootstrap problem only, with --bootstrap or when the terminal says yes."""
+    if finding.severity != "problem":
+        return False
+    return flag or (ask is not None and ask(f"{finding.message}. Run `{' '.join(command)}` now?"))
+
+
+def preflight(
+    settings: Settings,
+    clients: Clients,
+    *,
+    bootstrap: bool = False,
+    ask: Callable[[str], bool] | None = None,
+    run: Callable[[Sequence[str]], int] = run_command,
+    qualifier: str = DEFAULT_QUALIFIER,
+    out: TextIO = sys.stdout,
+) -> list[Finding]:
+    """Every check's findings, in order; `cdk bootstrap` runs between reading the bootstrap and reading it again."""
+    try:
+        target = read_target(clients.sts, clients.region)
+    except Unreadable as exc:
+        return [
+            Finding(
+                "credentials",
+                "problem",
+                f"cannot read the account ({exc}); no other check can run",
+                "configure AWS credentials for the target account (aws configure sso, aws sso login, or AWS_PROFILE / AWS_ACCESS_KEY_ID ...)",
+            )
+        ]
+    findings = [Finding("credentials", "ok", f"account {target.account}, region {target.region}, stack {settings.stack_name}")]
+    finding = check_bootstrap(clients, target, qualifier)
+    command = bootstrap_command(target, qualifier)
+    if wants_bootstrap(finding, flag=bootstrap, ask=ask, command=command):
+        print(f"running: {' '.join(command)}", file=out, flush=True)
+        status = run(command)
+        if status == 0:
+            finding = check_bootstrap(clients, target, qualifier)
+        else:
+            finding = Finding("bootstrap", "problem", f"`{' '.join(command)}` failed (exit {status}): its output is above", finding.fix)
+    findings.append(finding)
+    findings.extend(check_concurrency(clients, settings))
+    findings.append(alarms_finding(settings))
+    if not settings.notification_sender:
+        findings.append(Finding("ses", "ok", "not checked: HOOKLINE_NOTIFICATION_SENDER is not set, so customers get no emails (the SNS topic still does)"))
+        return findings
+    findings.append(check_sender(clients, settings, target))
+    findings.extend(check_ses_account(clients, target))
+    return findings
+
+
+def main(
+    argv: Sequence[str] | None = None,
+    *,
+    env: Mapping[str, str] | None = None,
+    clients: Clients | None = None,
+    ask: Callable[[str], bool] | None = None,
+    run: Callable[[Sequence[str]], int] = run_command,
+    out: TextIO | None = None,
+) -> int:
+    """The command: the exit status. Without `clients`, they are made for the region boto3 resolves (AWS_REGION,
+    AWS_DEFAULT_REGION, the profile's); without `ask`, the preflight asks on a terminal only."""
+    args = build_parser().parse_args(argv)
+    out = out if out is not None else sys.stdout
+    env = env if env is not None else os.environ
+    try:
+        settings = Settings.from_env(env)
+    except SettingsError as exc:
+        return _report([Finding("settings", "problem", str(exc), "correct or unset that variable")], strict=args.strict, out=out)
+    if clients is None:
+        region = deploy_region(env, boto3.session.Session().region_name)
+        if not region:
+            fix = "export AWS_DEFAULT_REGION=<region> (or set region for the profile in ~/.aws/config); cdk deploy deploys there too"
+            return _report([Finding("region", "problem", "no AWS region is configured", fix)], strict=args.strict, out=out)
+        clients = Clients.for_region(region)
+    if args.no_input:
+        ask = None
+    elif ask is None and sys.stdin.isatty() and sys.stdout.isatty():
+        ask = ask_on_terminal
+    print(f"preflight: stack {settings.stack_name}, HOOKLINE_SIZE={settings.size}, region {clients.region}", file=out)
+    findings = preflight(settings, clients, bootstrap=args.bootstrap, ask=ask, run=run, qualifier=bootstrap_qualifier(_cdk_context()), out=out)
+    return _report(findings, strict=args.strict, out=out)
+
+
+def _report(findings: Sequence[Finding], *, strict: bool, out: TextIO) -> int:
+    for finding in findings:
+        for line in finding.lines():
+            print(line, file=out)
+    status, closing = summary(findings, strict=strict)
+    print(closing, file=out)
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
