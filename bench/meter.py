@@ -170,7 +170,7 @@ class Meter:
         self._before: dict[int, list[tuple[str, dict[str, Any], int]]] = {}
         self._stdout = _CountingStream()
         self._logs = redirect_logs(self._stdout)
-        self._transitions = len(topology.RETRY_WAIT.definition("x")["States"])
+        self._transitions = len(topology.RETRY_WAIT.happy_path())  # a wait whose send succeeds
         # CPU ms the duration model charges: per task for the queue consumers, per invocation for the API (set per path).
         self.cpu_ms_per_task = 0.0
         self.cpu_ms_per_api_call = 0.0

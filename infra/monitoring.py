@@ -71,8 +71,9 @@ def dead_letter_queues() -> tuple[QueueSpec, ...]:
 def internal_dead_letter_queues() -> tuple[QueueSpec, ...]:
     """Dead-letter queues only hookline's own failures fill: no function sends to them, only a redrive policy moves
     messages there (after 5 failed receives). The delivery DLQ is not one: the worker sends a customer's exhausted
-    deliveries there by design."""
+    deliveries there by design, and the retry-wait state machine a task it could not queue."""
     sent_to = {g.resource.key for spec in FUNCTIONS for g in spec.grants if g.access == "send" and isinstance(g.resource, QueueSpec)}
+    sent_to |= {machine.dead_letter.key for machine in STATE_MACHINES}
     return tuple(q for q in dead_letter_queues() if q.key not in sent_to)
 
 

@@ -1,14 +1,15 @@
 """Step Functions state machines, one per `topology.STATE_MACHINES` entry.
 
 Each definition comes from `StateMachineSpec.definition()`, the single source the local
-runner uses too; the stack only substitutes the target queue's URL at deploy time.
+runner uses too; the stack only substitutes the target queue's and the dead-letter queue's
+URLs at deploy time.
 """
 
 from __future__ import annotations
 
 import json
 
-from aws_cdk import CfnResource
+from aws_cdk import Aws, CfnResource, Fn
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_kms as kms
 from aws_cdk import aws_logs as logs
@@ -17,16 +18,17 @@ from constructs import Construct
 
 from hookline.wiring.topology import STATE_MACHINES, StateMachineSpec
 from infra import construct_name
-from infra.constants import LOG_RETENTION
+from infra.constants import KEEP, LOG_RETENTION
 from infra.queues import Queues
 
-# The substitution variable CloudFormation fills from DefinitionSubstitutions: `${TargetQueueUrl}`.
+# The substitution variables CloudFormation fills from DefinitionSubstitutions: `${TargetQueueUrl}`, `${DeadLetterQueueUrl}`.
 TARGET_QUEUE_URL = "TargetQueueUrl"
+DEAD_LETTER_QUEUE_URL = "DeadLetterQueueUrl"
 
 
 def definition_string(spec: StateMachineSpec) -> str:
-    """The spec's ASL, with a substitution variable where the target queue's URL goes."""
-    return json.dumps(spec.definition("${" + TARGET_QUEUE_URL + "}"), indent=2)
+    """The spec's ASL, with substitution variables where the target queue's and the dead-letter queue's URLs go."""
+    return json.dumps(spec.definition("${" + TARGET_QUEUE_URL + "}", "${" + DEAD_LETTER_QUEUE_URL + "}"), indent=2)
 
 
 class StateMachines(Construct):
@@ -49,10 +51,19 @@ class StateMachines(Construct):
     def _state_machine(self, spec: StateMachineSpec) -> sfn.StateMachine:
         name = construct_name(spec.key)
         target = self._queues.queue(spec.target)
+        dead_letter = self._queues.queue(spec.dead_letter)
         # Under /aws/vendedlogs/ so the log delivery does not grow the account's CloudWatch Logs
-        # resource policy (limited to 5,120 characters) with one statement per log group.
+        # resource policy (limited to 5,120 characters) with one statement per log group. The name ends
+        # with the stack's own id: the group outlives the stack (KEEP), and a stack created again under
+        # the same name after `cdk destroy` must not collide with it ("already exists").
+        stack_id = Fn.select(2, Fn.split("/", Aws.STACK_ID))
         log_group = logs.LogGroup(
-            self, f"{name}Logs", log_group_name=f"/aws/vendedlogs/states/{spec.physical_name(self._prefix)}", retention=LOG_RETENTION, encryption_key=self._key
+            self,
+            f"{name}Logs",
+            log_group_name=f"/aws/vendedlogs/states/{spec.physical_name(self._prefix)}-{stack_id}",
+            retention=LOG_RETENTION,
+            encryption_key=self._key,
+            removal_policy=KEEP,
         )
         role = iam.Role(
             self,
@@ -66,14 +77,16 @@ class StateMachines(Construct):
             state_machine_name=spec.physical_name(self._prefix),
             state_machine_type=sfn.StateMachineType.STANDARD,
             definition_body=sfn.DefinitionBody.from_string(definition_string(spec)),
-            definition_substitutions={TARGET_QUEUE_URL: target.queue_url},
+            definition_substitutions={TARGET_QUEUE_URL: target.queue_url, DEAD_LETTER_QUEUE_URL: dead_letter.queue_url},
             role=role,
             # Execution data stays out of the logs: the task carries only ids, but logs need not repeat it.
             logs=sfn.LogOptions(destination=log_group, level=sfn.LogLevel.ALL, include_execution_data=False),
             tracing_enabled=True,
         )
-        # The only thing the workflow does: send the task to its target queue (SQS-managed SSE needs no KMS grant).
+        # All the workflow does: send the task to its target queue, or to the dead-letter queue when that fails
+        # (SQS-managed SSE needs no KMS grant).
         target.grant_send_messages(role)
+        dead_letter.grant_send_messages(role)
         # cfn-lint W3005 (redundant DependsOn), as on the functions (see infra/functions.py): the state
         # machine depends on the whole role construct to wait for its DefaultPolicy, and the entry for the
         # Role itself repeats the RoleArn GetAtt. Harmless; CDK has no switch to drop it alone.

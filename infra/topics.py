@@ -51,4 +51,3 @@ class Topics(Construct):
 
     def topic(self, spec: TopicSpec) -> sns.Topic:
         return self.topics[spec.key]
-

@@ -88,11 +88,11 @@ def queue_arn(sqs: Any, queue_url: str) -> str:
     return str(attrs["QueueArn"])
 
 
-def create_state_machine(sfn: Any, spec: topology.StateMachineSpec, prefix: str, target_queue_url: str, account_id: str) -> str:
+def create_state_machine(sfn: Any, spec: topology.StateMachineSpec, prefix: str, target_queue_url: str, dead_letter_queue_url: str, account_id: str) -> str:
     """Create (or update) one Standard state machine from its spec's definition; return its ARN."""
     name = spec.physical_name(prefix)
-    definition = json.dumps(spec.definition(target_queue_url))
-    # moto does not check the role; in AWS the stack gives the machine a role that may send to the target.
+    definition = json.dumps(spec.definition(target_queue_url, dead_letter_queue_url))
+    # moto does not check the role; in AWS the stack gives the machine a role that may send to the target and the DLQ.
     role_arn = f"arn:aws:iam::{account_id}:role/{name}-local"
     try:
         return str(sfn.create_state_machine(name=name, definition=definition, roleArn=role_arn, type="STANDARD")["stateMachineArn"])
@@ -145,7 +145,7 @@ def provision(
         sfn = (session or boto3.Session()).client("stepfunctions", endpoint_url=endpoint_url)
         account_id = arns[topology.QUEUES[0].key].split(":")[4]
         for machine in topology.STATE_MACHINES:
-            env[machine.env] = create_state_machine(sfn, machine, prefix, env[machine.target.env], account_id)
+            env[machine.env] = create_state_machine(sfn, machine, prefix, env[machine.target.env], env[machine.dead_letter.env], account_id)
     if topology.TOPICS:
         sns = (session or boto3.Session()).client("sns", endpoint_url=endpoint_url)
         for topic in topology.TOPICS:

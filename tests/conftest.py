@@ -173,7 +173,7 @@ def _state_machines(env: dict[str, str]) -> dict[str, str]:
             continue
         arn = sfn.create_state_machine(
             name=spec.physical_name(topology.DEFAULT_PREFIX),
-            definition=json.dumps(spec.definition(env[spec.target.env])),
+            definition=json.dumps(spec.definition(env[spec.target.env], env[spec.dead_letter.env])),
             roleArn="arn:aws:iam::123456789012:role/hookline-retry-wait",
         )["stateMachineArn"]
         out[spec.env] = arn

@@ -12,7 +12,7 @@ import shutil
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any
 
 import requests
 
@@ -34,8 +34,6 @@ BROWSER_ENV = {
     "HOOKLINE_BREAKER_FAILURE_RATE": "1.0",
 }
 
-T = TypeVar("T")
-
 
 def chromium_executable() -> str | None:
     """Debian's Chromium, or whatever `chromium` is on PATH (HOOKLINE_CHROMIUM overrides)."""
@@ -52,7 +50,7 @@ def local_stack(extra_env: dict[str, str] | None = None) -> LocalHookline:
     return LocalHookline(port=0, aws_port=0, api_keys=f"{TENANT}:{API_KEY}", env={**BROWSER_ENV, **(extra_env or {})})
 
 
-def wait_until(probe: Callable[[], T | None], what: str, timeout: float = 20.0, interval: float = 0.2) -> T:
+def wait_until[T](probe: Callable[[], T | None], what: str, timeout: float = 20.0, interval: float = 0.2) -> T:
     """Poll `probe` until it returns something truthy; fail naming `what` after `timeout` seconds."""
     deadline = time.monotonic() + timeout
     while True:

@@ -155,12 +155,15 @@ def test_a_pin_past_its_sunset_says_so_and_a_read_only_session_gets_no_upgrade_b
 
 
 def test_the_event_type_pick_list_offers_registered_and_sent_types_and_marks_deprecated_ones(page: Page, producer: Producer, customer: str) -> None:
-    # Given two registered types, one deprecated, and a type that was sent but never registered
+    # Given two registered types sent to the customer, one deprecated, a type sent to it but never registered,
+    # and a registered type it was never sent (the customer's pick-list offers only its own types)
     schema = {"versions": {NEW: {"schema": {"type": "object"}}}}
     producer.call("PUT", "/v1/event-types/invoice.paid", {"description": "An invoice was paid.", **schema})
     producer.call("PUT", "/v1/event-types/invoice.settled", {"description": "Use invoice.paid.", "deprecated": True, **schema})
+    producer.call("PUT", "/v1/event-types/payout.made", {"description": "Never sent to this customer.", **schema})
     producer.event(customer, "order.shipped", {"n": 1})
     producer.event(customer, "invoice.paid", {"n": 2})  # sent and registered: offered once
+    producer.event(customer, "invoice.settled", {"n": 3})
     open_portal(page, producer.session(customer)["url"])
 
     # When the customer starts a new endpoint
@@ -171,7 +174,7 @@ def test_the_event_type_pick_list_offers_registered_and_sent_types_and_marks_dep
     options = page.get_by_test_id("event-type-option")
     expect(page.locator("[data-testid=event-type-option][value='order.shipped']")).to_be_attached()
     values = options.evaluate_all("os => os.map(o => o.value)")
-    assert {"invoice.paid", "invoice.settled", "order.shipped"} <= set(values), values
+    assert {"invoice.paid", "invoice.settled", "order.shipped"} <= set(values) and "payout.made" not in values, values
     assert len(values) == len(set(values)), values
     # And the deprecated one says so; the others do not
     choice = page.get_by_test_id("event-type-choice")

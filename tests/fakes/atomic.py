@@ -10,16 +10,14 @@ from __future__ import annotations
 import functools
 import threading
 from collections.abc import Callable
-from typing import Any, TypeVar
-
-_Method = TypeVar("_Method", bound=Callable[..., Any])
+from typing import Any
 
 
 def new_lock() -> threading.RLock:
     return threading.RLock()
 
 
-def atomic(method: _Method) -> _Method:
+def atomic[Method: Callable[..., Any]](method: Method) -> Method:
     """The method runs under the instance's `_lock` (from `new_lock`)."""
 
     @functools.wraps(method)

@@ -7,11 +7,13 @@ EndpointStates); only the scheduler and replay progress are delivery's own.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import math
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from hookline.core.models import DeliveryTask
 from hookline.core.settings import Settings
+from hookline.core.waits import waiting
 from hookline.services.delivery.assemble import assemble
 from hookline.services.delivery.emails import CustomerEmails
 from hookline.services.delivery.worker import DeliveryWorker
@@ -21,22 +23,39 @@ from tests.fakes.events import FakeEventStore
 from tests.fakes.outside import FakeSender, FakeStats, RecordingNotify
 from tests.fakes.randomness import seeded_random
 from tests.fakes.state import FakeEndpointStateStore
+from tests.fakes.waits import FakeWaitNotes
 
 SQS_MAX_DELAY_SECONDS = 900
+DEFER_HOPS_UP_TO_SECONDS = 7200  # as hookline.adapters.queues: a deferral this short hops through SQS
 
 
 class FakeScheduler:
-    """Scheduler: records what was scheduled, dead-lettered and set aside; the path as the adapter picks it."""
+    """Scheduler: records what was scheduled, dead-lettered and set aside; the path as the adapter picks it.
 
-    def __init__(self, sqs_max_delay_seconds: int = SQS_MAX_DELAY_SECONDS) -> None:
+    Like the adapter, a task that waits in Step Functions is noted first (in `notes`) and carries its due
+    second and claims on arrival; `waits` holds those waiting tasks, as the state machine would put them back.
+    `arrived` drops their notes. (A deferral up to two hours hops through SQS, as the adapter's does.)
+    """
+
+    def __init__(self, sqs_max_delay_seconds: int = SQS_MAX_DELAY_SECONDS, notes: FakeWaitNotes | None = None) -> None:
         self.sqs_max_delay_seconds = sqs_max_delay_seconds
+        self.notes = notes if notes is not None else FakeWaitNotes()
         self.scheduled: list[tuple[DeliveryTask, float, bool]] = []  # (task, delay, deferred)
+        self.waits: list[DeliveryTask] = []  # the tasks that went to wait in Step Functions, as they wait
         self.dead: list[tuple[DeliveryTask, str, dict[str, str]]] = []
         self.aside: list[tuple[str, str]] = []
 
     def schedule(self, task: DeliveryTask, delay_seconds: float, now: datetime, deferred: bool = False) -> str:
         self.scheduled.append((task, delay_seconds, deferred))
-        return "sqs" if delay_seconds <= self.sqs_max_delay_seconds else "stepfunctions"
+        if delay_seconds <= self.sqs_max_delay_seconds or (deferred and delay_seconds <= DEFER_HOPS_UP_TO_SECONDS):
+            return "sqs"
+        waits = waiting(task, math.ceil(now.timestamp() + delay_seconds))
+        self.notes.open(waits)
+        self.waits.append(waits)
+        return "stepfunctions"
+
+    def arrived(self, tasks: list[DeliveryTask]) -> None:
+        self.notes.close([t for t in tasks if t.wait_until])
 
     def dead_letter(self, task: DeliveryTask, reason: str, attributes: dict[str, str]) -> None:
         self.dead.append((task, reason, attributes))
@@ -76,6 +95,8 @@ def delivery_rig(
     events = FakeEventStore()
     http = http or FakeSender()
     scheduler, notify, stats, replays = FakeScheduler(), RecordingNotify(), FakeStats(), FakeReplayProgress()
+    if emails is not None and emails.outcomes is None:  # each email's outcome kept on the endpoint, as the container wires it
+        emails = replace(emails, outcomes=endpoints, clock=clock)
     worker = assemble(
         events=events,
         endpoints=endpoints,

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 
 from hookline.core.errors import DependencyFailed
-from hookline.core.models import Endpoint
+from hookline.core.models import EmailOutcome, Endpoint
 from tests.fakes import paging
 from tests.fakes.atomic import atomic, new_lock
 from tests.fakes.faults import Faults
@@ -28,13 +28,14 @@ SAVED_FIELDS = (
 
 
 class FakeEndpointStore:
-    """EndpointStore and TenantEndpoints (the services' ports) and EndpointControl (the delivery service's).
+    """EndpointStore and TenantEndpoints (the services' ports), EndpointControl (the delivery service's) and
+    EmailOutcomes (the customer emails').
 
     Contract, as the adapter's: `create` refuses an id that exists
     (DependencyFailed, the adapter's failed condition); `save`, `delete` and
     `rotate_secret` answer False for an endpoint that is gone; `pause` keeps
-    the later of two pauses; `pause` and `disable` on a missing endpoint do
-    nothing. Epochs are kept to the millisecond, as the adapter stores them.
+    the later of two pauses; `pause`, `disable` and `record_email` on a missing
+    endpoint do nothing. Epochs are kept to the millisecond, as the adapter stores them.
     """
 
     def __init__(self) -> None:
@@ -118,3 +119,10 @@ class FakeEndpointStore:
         stored = self.items.get((tenant, endpoint_id))
         if stored is not None:
             self.items[(tenant, endpoint_id)] = replace(stored, status="disabled", disabled_reason=reason, updated_at=now_iso)
+
+    @atomic
+    def record_email(self, tenant: str, endpoint_id: str, outcome: EmailOutcome) -> None:
+        self.faults.check("record_email")
+        stored = self.items.get((tenant, endpoint_id))
+        if stored is not None:
+            self.items[(tenant, endpoint_id)] = replace(stored, last_email=outcome)

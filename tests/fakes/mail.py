@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from hookline.core.emails import Email, Links, Waiting
+from hookline.core.errors import DependencyFailed
 from hookline.services.delivery.emails import CustomerEmails
 from tests.fakes.atomic import atomic, new_lock
 from tests.fakes.customers import FakeCustomerStore
@@ -21,7 +22,7 @@ class SentEmail:
 
 
 class FakeMailer:
-    """Mailer: keeps what it sent; `refuse` makes every send raise, as SES does for a rejected message."""
+    """Mailer: keeps what it sent; `refuse` makes every send raise, as the SES adapter does for a rejected message."""
 
     def __init__(self) -> None:
         self.sent: list[SentEmail] = []
@@ -29,7 +30,7 @@ class FakeMailer:
 
     def send(self, sender: str, to: str, email: Email) -> str:
         if self.refuse:
-            raise RuntimeError("MessageRejected")
+            raise DependencyFailed("Email address is not verified.", cause="MessageRejected")
         self.sent.append(SentEmail(sender, to, email))
         return f"msg-{len(self.sent)}"
 
@@ -62,9 +63,13 @@ class FakeEmailMarks:
 
 @dataclass
 class EmailRig:
+    """The customer emails' fakes; `failures` counts what the EmailFailed metric would. The outcomes go to the
+    endpoint store a delivery rig wires in (tests.fakes.delivery.delivery_rig)."""
+
     customers: FakeCustomerStore = field(default_factory=FakeCustomerStore)
     mailer: FakeMailer = field(default_factory=FakeMailer)
     marks: FakeEmailMarks = field(default_factory=FakeEmailMarks)
+    failures: list[int] = field(default_factory=list)
 
     def emails(self, sender: str = SENDER, portal_base: str = "") -> CustomerEmails:
-        return CustomerEmails(self.customers, self.mailer, self.marks, self.marks, sender, Links(portal_base))
+        return CustomerEmails(self.customers, self.mailer, self.marks, self.marks, sender, Links(portal_base), count_failure=lambda: self.failures.append(1))

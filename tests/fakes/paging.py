@@ -12,11 +12,8 @@ from __future__ import annotations
 import base64
 import json
 from collections.abc import Callable, Iterable
-from typing import TypeVar
 
 from hookline.core.errors import InvalidCursor
-
-_Item = TypeVar("_Item")
 
 
 def encode(scope: str, last_key: str) -> str:
@@ -34,9 +31,9 @@ def decode(cursor: str, scope: str) -> str:
     return raw[1]
 
 
-def page(
-    items: Iterable[_Item], key: Callable[[_Item], str], scope: str, limit: int, cursor: str | None, descending: bool = False
-) -> tuple[list[_Item], str | None]:
+def page[Item](
+    items: Iterable[Item], key: Callable[[Item], str], scope: str, limit: int, cursor: str | None, descending: bool = False
+) -> tuple[list[Item], str | None]:
     """One page of `items` in the order of `key` (or its reverse), after the cursor's key."""
     after = decode(cursor, scope) if cursor else None
     ordered = sorted((i for i in items if after is None or (key(i) < after if descending else key(i) > after)), key=key, reverse=descending)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import fields, replace
-from typing import Any, TypeVar
+from typing import Any
 
 from hookline.core.breaker import Breaker
 from hookline.core.models import Endpoint
@@ -12,10 +12,8 @@ from tests.fakes.atomic import atomic, new_lock
 from tests.fakes.endpoints import FakeEndpointStore
 from tests.fakes.faults import Faults
 
-_State = TypeVar("_State", Breaker, Limiter)
 
-
-def _as_stored(state: _State) -> _State:
+def _as_stored[State: (Breaker, Limiter)](state: State) -> State:
     """What reading a state back gives: the adapter stores every float to six decimal places."""
     changes: dict[str, Any] = {}
     for f in fields(state):
@@ -79,7 +77,9 @@ class FakeEndpointStateStore:
         self.breakers[(tenant, endpoint_id)] = fresh = Breaker(trips=old.trips, version=old.version + 1)
         self.writes.append(("breaker", endpoint_id, fresh))
 
-    def _save(self, kind: str, store: dict[tuple[str, str], _State], tenant: str, endpoint_id: str, state: _State, expected_version: int) -> bool:
+    def _save[State: (Breaker, Limiter)](
+        self, kind: str, store: dict[tuple[str, str], State], tenant: str, endpoint_id: str, state: State, expected_version: int
+    ) -> bool:
         current = store.get((tenant, endpoint_id))
         if current is not None and current.version != expected_version:
             self.conflicts += 1

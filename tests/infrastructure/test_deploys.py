@@ -290,11 +290,7 @@ def test_the_deploy_strategy_configures_the_stack_not_the_functions(synth: Synth
 
 def test_a_customers_dead_letter_never_rolls_a_canary_back_and_hooklines_fault_does(synth: Synth) -> None:
     # Given every deployment group's alarms
-    watched = {
-        alarm["Name"]["Ref"]
-        for spec in FUNCTIONS
-        for alarm in _deployment_group(synth, spec)[1]["Properties"]["AlarmConfiguration"]["Alarms"]
-    }
+    watched = {alarm["Name"]["Ref"] for spec in FUNCTIONS for alarm in _deployment_group(synth, spec)[1]["Properties"]["AlarmConfiguration"]["Alarms"]}
     names = {synth.resources[a]["Properties"]["AlarmName"] for a in watched}
     # Then none watches the delivery DLQ, where a receiver's exhausted deliveries go (reason max_attempts or max_age)
     delivery_dlq = {"Name": "QueueName", "Value": {"Fn::GetAtt": [synth.queue_id(DELIVERY_DLQ), "QueueName"]}}

@@ -277,7 +277,9 @@ def test_cloudwatch_may_use_the_key_that_encrypts_the_topic(synth: Synth) -> Non
     assert ":cloudwatch:" in source_arn
 
 
-@pytest.mark.parametrize(("metric", "name"), [("InternalFailures", "internal-failures"), ("EmailFailed", "email-failed"), ("OverdueRetriesRequeued", "overdue-retries-requeued")])
+@pytest.mark.parametrize(
+    ("metric", "name"), [("InternalFailures", "internal-failures"), ("EmailFailed", "email-failed"), ("OverdueRetriesRequeued", "overdue-retries-requeued")]
+)
 def test_the_functions_counts_of_what_must_not_happen_alarm(synth: Synth, metric: str, name: str) -> None:
     # Given the EMF count the functions emit (service dimension only, so a Sum over it covers every function)
     (alarm,) = _alarms_on(synth, "hookline", metric, [{"Name": "service", "Value": "hookline"}])
@@ -287,7 +289,10 @@ def test_the_functions_counts_of_what_must_not_happen_alarm(synth: Synth, metric
     assert alarm["TreatMissingData"] == "notBreaching"
 
 
-@pytest.mark.parametrize(("what", "metric"), [("failed", "ExecutionsFailed"), ("timed-out", "ExecutionsTimedOut"), ("throttled", "ExecutionThrottled"), ("aborted", "ExecutionsAborted")])
+@pytest.mark.parametrize(
+    ("what", "metric"),
+    [("failed", "ExecutionsFailed"), ("timed-out", "ExecutionsTimedOut"), ("throttled", "ExecutionThrottled"), ("aborted", "ExecutionsAborted")],
+)
 def test_long_waits_that_do_not_queue_their_retry_alarm(synth: Synth, what: str, metric: str) -> None:
     # Given the retry-wait state machine's Step Functions metric
     dimensions = [{"Name": "StateMachineArn", "Value": {"Ref": synth.state_machine_id(RETRY_WAIT)}}]

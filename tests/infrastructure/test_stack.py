@@ -10,6 +10,7 @@ from typing import Any, cast
 import pytest
 from aws_cdk import CfnElement, assertions
 
+from hookline.core.deadletters import RETRY_WAIT_FAILED
 from hookline.core.settings import Settings, SettingsError
 from hookline.wiring import topology
 from hookline.wiring.topology import (
@@ -798,9 +799,10 @@ def test_retry_state_machine_is_standard_logged_and_traced(synth: Synth) -> None
 
 
 def test_retry_state_machine_waits_until_due_then_sends_the_task_to_the_retry_queue(synth: Synth) -> None:
-    # Given the synthesized state machine, its queue URL substitution resolved to a marker
+    # Given the synthesized state machine, its queue URL substitutions resolved to markers
     retry_queue_url = "https://sqs.us-east-1.amazonaws.com/123456789012/hookline-retry"
-    definition = synth.definition(RETRY_WAIT, {_queue_id(synth, RETRY_QUEUE): retry_queue_url})
+    dlq_url = "https://sqs.us-east-1.amazonaws.com/123456789012/hookline-delivery-dlq"
+    definition = synth.definition(RETRY_WAIT, {_queue_id(synth, RETRY_QUEUE): retry_queue_url, _queue_id(synth, DELIVERY_DLQ): dlq_url})
     props = synth.resources[synth.state_machine_id(RETRY_WAIT)]["Properties"]
     # When its states are followed from StartAt
     states = definition["States"]
@@ -813,14 +815,45 @@ def test_retry_state_machine_waits_until_due_then_sends_the_task_to_the_retry_qu
     assert send["Type"] == "Task"
     assert send["Resource"] == "arn:aws:states:::sqs:sendMessage"
     assert send["Parameters"] == {"QueueUrl": retry_queue_url, "MessageBody.$": "$.task"}
-    assert send["Retry"]
+    assert send["Retry"] == [{"ErrorEquals": ["States.ALL"], "IntervalSeconds": 2, "MaxAttempts": 6, "BackoffRate": 2.0}]
+    assert send["TimeoutSeconds"] == 60
     assert send["End"] is True
-    assert props["DefinitionSubstitutions"] == {"TargetQueueUrl": {"Ref": _queue_id(synth, RETRY_QUEUE)}}
+    assert props["DefinitionSubstitutions"] == {
+        "TargetQueueUrl": {"Ref": _queue_id(synth, RETRY_QUEUE)},
+        "DeadLetterQueueUrl": {"Ref": _queue_id(synth, DELIVERY_DLQ)},
+    }
     # And the whole definition is the topology's, the single source the local runner uses too
-    assert definition == RETRY_WAIT.definition(retry_queue_url)
+    assert definition == RETRY_WAIT.definition(retry_queue_url, dlq_url)
 
 
-def test_retry_state_machine_role_can_only_send_to_the_retry_queue(synth: Synth) -> None:
+def test_retry_state_machine_dead_letters_a_task_it_cannot_queue_saying_why(synth: Synth) -> None:
+    # Given the synthesized state machine's send to the retry queue
+    dlq_url = "https://sqs.us-east-1.amazonaws.com/123456789012/hookline-delivery-dlq"
+    definition = synth.definition(RETRY_WAIT, {_queue_id(synth, RETRY_QUEUE): "https://retry", _queue_id(synth, DELIVERY_DLQ): dlq_url})
+    states = definition["States"]
+    send = states[states[definition["StartAt"]]["Next"]]
+    # When every retry of the send (or its timeout) has failed, Then any error is caught, kept beside the input
+    [catch] = send["Catch"]
+    assert (catch["ErrorEquals"], catch["ResultPath"]) == (["States.ALL"], "$.failure")
+    # And the task goes, unchanged, to the delivery DLQ, with the reason the DLQ drain and the operators read, and the error
+    dead = states[catch["Next"]]
+    assert dead["Type"] == "Task" and dead["Resource"] == "arn:aws:states:::sqs:sendMessage"
+    assert dead["Parameters"]["QueueUrl"] == dlq_url
+    assert dead["Parameters"]["MessageBody.$"] == "$.task"
+    attributes = dead["Parameters"]["MessageAttributes"]
+    assert attributes["reason"] == {"DataType": "String", "StringValue": RETRY_WAIT_FAILED}
+    assert attributes["error"] == {"DataType": "String", "StringValue.$": "$.failure.Error"}
+    assert attributes["detail"] == {"DataType": "String", "StringValue.$": "States.JsonToString($.failure)"}
+    assert {"until", "execution"} <= set(attributes)
+    # And that send retries too; then the execution fails all the same, so the failed-executions alarm sees it
+    assert dead["Retry"] == send["Retry"] and "Catch" not in dead
+    failed = states[dead["Next"]]
+    assert (failed["Type"], failed["Error"]) == ("Fail", "RetryWaitFailed") and RETRY_WAIT_FAILED in failed["Cause"]
+    # And a run whose send succeeds passes through two states, as the cost model counts it
+    assert RETRY_WAIT.happy_path() == [definition["StartAt"], states[definition["StartAt"]]["Next"]]
+
+
+def test_retry_state_machine_role_can_only_send_to_the_retry_queue_and_the_dlq(synth: Synth) -> None:
     # Given the state machine's role
     role = synth.resources[synth.state_machine_role_id(RETRY_WAIT)]["Properties"]
     statements = synth.policy_statements(synth.state_machine_role_id(RETRY_WAIT))
@@ -830,9 +863,10 @@ def test_retry_state_machine_role_can_only_send_to_the_retry_queue(synth: Synth)
     # Then Step Functions alone assumes it, with no managed policies
     assert role["AssumeRolePolicyDocument"]["Statement"][0]["Principal"] == {"Service": "states.amazonaws.com"}
     assert "ManagedPolicyArns" not in role
-    # And its only resource-scoped permission is sending to the retry queue
-    assert _resources_allowed(statements, "sqs:SendMessage") == [_queue_arn(synth, RETRY_QUEUE)]
-    assert {r for s in scoped for r in map(str, _statement_resources(s))} == {str(_queue_arn(synth, RETRY_QUEUE))}
+    # And its only resource-scoped permissions are sending to the retry queue and, when that fails, to the delivery DLQ
+    queues = [_queue_arn(synth, RETRY_QUEUE), _queue_arn(synth, DELIVERY_DLQ)]
+    assert _sort(_resources_allowed(statements, "sqs:SendMessage")) == _sort(queues)
+    assert {r for s in scoped for r in map(str, _statement_resources(s))} == set(map(str, queues))
     assert {a for s in scoped for a in _actions(s)} <= {"sqs:SendMessage", "sqs:GetQueueAttributes", "sqs:GetQueueUrl"}
     # And what it holds on '*' is only log delivery and X-Ray, which have no resource-level permissions
     assert unscoped

@@ -165,6 +165,7 @@ def test_the_previous_release_reads_what_this_one_writes(previous_release: Path)
     tasks = [
         DeliveryTask("acme", "evt_2", "dlv_9", "ep_9", 1, 0, fresh=True, version="2025-06-01"),
         DeliveryTask("acme", "evt_2", "dlv_9", "ep_9", 2, 1, trigger="manual"),
+        DeliveryTask("acme", "evt_2", "dlv_9", "ep_9", 3, 1, wait_until=1_796_000_000),  # out of a wait in Step Functions
     ]
     renderings = Renderings("2026-10-01", {"2026-10-01": {"amount_cents": 5}, "2025-06-01": {"amount": 5}})
     event = Event.accepted(
@@ -187,7 +188,11 @@ def test_the_previous_release_reads_what_this_one_writes(previous_release: Path)
         "endpoint": EndpointRepository._to_item(endpoint),
     }
     read = _previous(previous_release, "read", json.dumps(_encode(written)))
-    assert [(t["attempt"], t["generation"], t["trigger"], t["fresh"]) for t in read["tasks"]] == [(1, 0, "scheduled", True), (2, 1, "manual", False)]
+    assert [(t["attempt"], t["generation"], t["trigger"], t["fresh"]) for t in read["tasks"]] == [
+        (1, 0, "scheduled", True),
+        (2, 1, "manual", False),
+        (3, 1, "scheduled", False),
+    ]
     # It sends the event's own body (the default version's): a mixed deploy's only difference, said in docs/operations.md.
     assert json.loads(read["event"]["body"]) == json.loads(event.body) and read["event"]["data"] == {"amount_cents": 5}
     assert [(d["id"], d["endpoint_id"]) for d in read["event"]["deliveries"]] == [("dlv_9", "ep_9")]

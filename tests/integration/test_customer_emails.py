@@ -3,12 +3,13 @@ conditional PutItem on the table, and the paused count a bounded query of the en
 
 from __future__ import annotations
 
+import json
 import re
 import time
+from typing import Any
 
 import boto3
 import pytest
-from botocore.exceptions import ClientError
 from moto.core import DEFAULT_ACCOUNT_ID
 from moto.ses.models import ses_backends
 
@@ -18,13 +19,16 @@ from hookline.adapters.dynamo.email_marks import EmailMarkRepository
 from hookline.adapters.dynamo.events import EventRepository
 from hookline.adapters.ses import SesMailer
 from hookline.core.emails import Links, StatusNotice
+from hookline.core.errors import DependencyFailed
 from hookline.core.settings import Settings
 from hookline.entrypoints.authorizer import authorize
 from hookline.services.delivery.emails import CustomerEmails
 from hookline.wiring import container, topology
 from hookline.wiring.emails import customer_emails
 from local.resources import create_table
+from tests.conftest import Hookline
 from tests.fakes.contracts import T0, customer, delivery, endpoint
+from tests.support.receiver import Answer, running_receiver
 
 SENDER = "alerts@hookline.example.com"
 GONE = StatusNotice("disabled", "gone", T0)
@@ -82,12 +86,52 @@ def test_a_rejected_send_leaves_no_marker(table: object) -> None:
     CustomerRepository(table).put(customer("cus-1", email="ops@customer.example"))
     marks = EmailMarkRepository(table, topology.TABLE.ttl_attribute, 30)
     emails = CustomerEmails(CustomerRepository(table), SesMailer(boto3.client("sesv2")), marks, marks, "nobody@unverified.example", Links())
-    # When a transition is announced, SES refuses it
-    with pytest.raises(ClientError, match="MessageRejected"):
+    # When a transition is announced, SES refuses it: the adapter names SES's error code
+    with pytest.raises(DependencyFailed) as refused:
         emails.endpoint_changed(endpoint(customer="cus-1"), GONE, "disabled#" + T0)
+    assert refused.value.cause == "MessageRejected"
     # Then nothing was sent and the transition is free for a later announcement
     assert _sent() == []
     assert "Item" not in table.get_item(Key=keys.email_mark("acme", "ep_01", "disabled#" + T0))
+
+
+def _emf(out: str, name: str) -> list[dict[str, Any]]:
+    """The EMF documents on stdout that carry the metric `name` (log lines are JSON too: they carry no `_aws`)."""
+    documents = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+    return [d for d in documents if "_aws" in d and name in d]
+
+
+def test_an_unverified_sender_is_counted_and_the_endpoints_health_says_the_email_failed(
+    hookline: Hookline, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Given a stack whose sender SES has not verified, with metrics on, and a customer (with an address) whose endpoint answers 410 Gone
+    monkeypatch.setenv("HOOKLINE_NOTIFICATION_SENDER", "nobody@unverified.example")
+    monkeypatch.delenv("POWERTOOLS_METRICS_DISABLED", raising=False)
+    container.reset()
+    assert hookline.api("PUT", "/v1/customers/cus-1", {"name": "Customer One", "email": "ops@customer.example"})[0] == 201
+    with running_receiver(lambda _r: Answer(410)) as receiver:
+        status, ep = hookline.api("POST", "/v1/endpoints", {"url": f"{receiver.url}/hook", "customer": "cus-1"})
+        assert status == 201
+        assert hookline.api("POST", "/v1/events", {"type": "invoice.paid", "data": {}, "customer": "cus-1"})[0] == 202
+        capsys.readouterr()
+        # When the delivery function sends it: the 410 disables the endpoint, and SES refuses the customer's email
+        assert hookline.drain() == 1
+    out = capsys.readouterr().out
+    # Then no email went out, and one EmailFailed was written, dimensioned by service alone (what the alarm watches)
+    assert _sent() == []
+    [failed] = _emf(out, "EmailFailed")
+    assert failed["EmailFailed"] == [1.0]
+    assert failed["_aws"]["CloudWatchMetrics"][0]["Dimensions"] == [["service"]] and failed["service"] == "hookline"
+    assert failed["_aws"]["CloudWatchMetrics"][0]["Namespace"] == "hookline"
+    # And the endpoint's health, as GET /v1/endpoints/{id} answers it, says the last email failed, when, about what and why
+    status, described = hookline.api("GET", f"/v1/endpoints/{ep['id']}")
+    assert status == 200 and described["status"] == "disabled"
+    last = described["health"]["last_email"]
+    assert (last["outcome"], last["about"], last["error"]) == ("failed", "disabled", "MessageRejected")
+    assert last["at"].endswith("Z")
+    # And neither the customer's address nor the sender's reaches the answer or the metric
+    assert "ops@customer.example" not in json.dumps(described) + json.dumps(failed)
+    assert "unverified.example" not in json.dumps(last) + json.dumps(failed)
 
 
 def test_the_container_wires_emails_only_with_a_sender(aws: None, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -73,6 +73,7 @@ def test_endpoint_settings_are_validated_and_shown(hookline: Hookline) -> None:
         "effective_rate_per_second": 5.0,
         # a new endpoint starts at 5 in flight, here capped by its ceiling of 3; no answer yet, so no latency
         "concurrency": {"limit": 3, "ceiling": 3, "latency_ms": None, "lane": "first"},
+        "last_email": None,  # no email to a customer about it yet
     }
 
 

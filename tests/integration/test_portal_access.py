@@ -73,7 +73,7 @@ MATRIX = [
     Row("POST",   "/v1/events/broadcast",                        {"type": "a.b", "data": {}},            "- - 202",     "- - 403",     "- - 403"),
     Row("GET",    "/v1/session",                                 None,                                   "- - 200",     "- - 200",     "- - 200",     changes=False),
     Row("GET",    "/v1/event-types",                             None,                                   "- - 200",     "- - 200",     "- - 200",     changes=False),
-    Row("GET",    "/v1/event-types/{type}",                      None,                                   "- - 200",     "- - 200",     "- - 200",     changes=False),
+    Row("GET",    "/v1/event-types/{type}",                      None,                                   "- - 200",     "- - 404",     "- - 404",     changes=False),
     Row("PUT",    "/v1/event-types/{type}",                      {"description": "changed"},             "- - 200",     "- - 403",     "- - 403"),
     Row("GET",    "/v1/versions",                                None,                                   "- - 200",     "- - 200",     "- - 200",     changes=False),
     Row("PUT",    "/v1/versions/{ver}",                          {"default": True},                      "- - 201",     "- - 403",     "- - 403"),
@@ -206,7 +206,8 @@ def test_each_key_reaches_exactly_what_the_matrix_says(world: World, row: Row) -
             status, answer = world.call(key, row.method, _fill(row.path, ids), _fill(row.body, ids))
             assert status == int(want), f"{key} on {owner}'s: {status} {answer}"
             if refused:
-                assert answer["error"]["code"] in ("forbidden", "not_found", "customer_not_found", "above_customer_limit", "use_enable", "job_not_found")
+                allowed = ("forbidden", "not_found", "customer_not_found", "above_customer_limit", "use_enable", "job_not_found", "event_type_not_found")
+                assert answer["error"]["code"] in allowed
                 assert _everything(world.hookline) == before, f"{key} on {owner}'s changed something"
             if row.method == "POST" and row.path == "/v1/endpoints" and key == "session" and status == 201:
                 assert answer["customer"] == "cus-a"  # whatever it names, a session's endpoint is its customer's
@@ -236,6 +237,63 @@ def test_a_session_sees_a_broadcast_with_its_own_deliveries_only(world: World) -
         status, seen = world.call(key, "GET", f"/v1/events/{broadcast}")
         assert status == 200 and seen["broadcast"] == {"status": "done"}  # the fan-out's counters span every customer
         assert [d["endpoint_id"] for d in seen["deliveries"]] == [endpoints["A"]] and seen["deliveries_next"] is None
+
+
+def _event_types(world: World, key: str) -> tuple[dict[str, dict[str, Any]], list[str]]:
+    """Every page of `GET /v1/event-types` for the key, two types a page: the registered types by name, and the first page's `sent`."""
+    registered: dict[str, dict[str, Any]] = {}
+    status, page = world.call(key, "GET", "/v1/event-types?limit=2")
+    assert status == 200, page
+    sent = page["sent"]
+    while True:
+        registered.update({t["name"]: t for t in page["items"]})
+        if not page["next"]:
+            return registered, sent
+        status, page = world.call(key, "GET", f"/v1/event-types?limit=2&cursor={page['next']}")
+        assert status == 200 and "sent" not in page, page
+
+
+def test_a_session_lists_only_the_event_types_its_customer_sees(world: World) -> None:
+    # Given A's endpoints: one naming order.shipped, one taking every type; B's: one naming refund.issued, one taking every type
+    for cus, types in (("cus-a", ["order.shipped"]), ("cus-a", []), ("cus-b", ["refund.issued"]), ("cus-b", [])):
+        world.producer("POST", "/v1/endpoints", {"url": world.receiver.url, "customer": cus, **({"event_types": types} if types else {})})
+    # And invoice.created registered with a schema; a.b (the fixture's, no schema) sent to the tenant's own endpoints only
+    schema = {"type": "object", "required": ["invoice"], "properties": {"invoice": {"type": "string"}}}
+    world.producer("PUT", "/v1/event-types/invoice.created", {"description": "An invoice was created", "versions": {"2026-01-01": {"schema": schema}}})
+    # When the producer sends invoice.created and payment.failed to B only, welcome.sent to A, a.b to its own, and broadcasts news.posted
+    world.producer("POST", "/v1/events", {"type": "invoice.created", "data": {"invoice": "in_1"}, "customer": "cus-b"})
+    batch = [{"type": "payment.failed", "data": {}, "customer": "cus-b"}, {"type": "welcome.sent", "data": {}, "customer": "cus-a"}]
+    world.producer("POST", "/v1/events/batch", {"events": batch})
+    world.producer("POST", "/v1/events", {"type": "a.b", "data": {}})
+    world.producer("POST", "/v1/events/broadcast", {"type": "news.posted", "data": {}})
+    world.tokens["session_b"] = world.producer("POST", "/v1/customers/cus-b/portal-sessions", {})["token"]
+    b_only = {"invoice.created", "payment.failed", "refund.issued"}
+
+    # Then A's sessions list what A's endpoints name and what was sent to A, registered or not, and none of B's types
+    for key in ("session", "read_only"):
+        registered, sent = _event_types(world, key)
+        assert (sorted(registered), sorted(sent)) == ([], ["news.posted", "order.shipped", "welcome.sent"])
+        # And reading B's types, or the tenant's own, answers exactly as a type the catalog does not hold
+        unknown = world.call(key, "GET", "/v1/event-types/no.such.type")
+        for name in (*b_only, "a.b"):
+            status, answer = world.call(key, "GET", f"/v1/event-types/{name}")
+            assert (status, answer) == (404, {"error": {**unknown[1]["error"], "message": unknown[1]["error"]["message"].replace("no.such.type", name)}})
+        assert world.call(key, "GET", "/v1/event-types/order.shipped")[0] == 404  # A's own name, but not in the catalog
+    # And B's session lists its own: the type with a schema (with its versions), the one sent, the one its endpoint names
+    registered, sent = _event_types(world, "session_b")
+    assert (sorted(registered), sorted(sent)) == (["invoice.created"], ["news.posted", "payment.failed", "refund.issued"])
+    assert registered["invoice.created"]["versions"] == ["2026-01-01"]
+    status, entry = world.call("session_b", "GET", "/v1/event-types/invoice.created")
+    assert status == 200 and entry["versions"]["2026-01-01"]["schema"] == schema
+
+    # When A's endpoint subscribes to invoice.created too, A sees it (what its endpoint can receive), with its catalog entry
+    world.call("session", "POST", "/v1/endpoints", {"url": world.receiver.url, "event_types": ["invoice.created"]})
+    registered, sent = _event_types(world, "session")
+    assert sorted(registered) == ["invoice.created"] and "payment.failed" not in sent and "refund.issued" not in sent
+
+    # And the producer still sees the whole catalog and every type sent
+    registered, sent = _event_types(world, "producer")
+    assert sorted(registered) == ["a.b", "invoice.created"] and sorted(sent) == ["news.posted", "payment.failed", "welcome.sent"]
 
 
 def test_every_v1_route_declares_its_access() -> None:

@@ -42,6 +42,12 @@ def _delivery(hookline: Hookline, event_id: str) -> dict[str, Any]:
     return dict(event["deliveries"][0])
 
 
+def _wait_notes(hookline: Hookline) -> list[dict[str, Any]]:
+    """The notes of retries waiting in Step Functions (a scan: the test's view)."""
+    table = boto3.resource("dynamodb").Table(hookline.env[topology.TABLE.env])
+    return [i for i in table.scan()["Items"] if str(i["pk"]).startswith("WAIT#")]
+
+
 def _queue_depth(hookline: Hookline, queue: topology.QueueSpec) -> int:
     attrs = boto3.client("sqs").get_queue_attributes(QueueUrl=hookline.env[queue.env], AttributeNames=["All"])["Attributes"]
     return int(attrs["ApproximateNumberOfMessages"]) + int(attrs["ApproximateNumberOfMessagesDelayed"])
@@ -175,6 +181,9 @@ def test_whole_schedule_to_exhaustion_ends_in_the_dlq(hookline: Hookline) -> Non
         names = [e["name"] for e in timeline.executions]
         assert len(names) == len(set(names))
         assert all(n.startswith(delivery["id"]) for n in names)
+        # And each of those waits was noted for the sweeper, and its note dropped when its task came back
+        assert all(DeliveryTask.from_message(e["task"]).wait_until == e["until"] for e in timeline.executions)
+        assert _wait_notes(hookline) == []
         # And the task rests in the DLQ with why
         [dead] = hookline.queued(topology.DELIVERY_DLQ)
         attrs = {k: v["StringValue"] for k, v in dead["MessageAttributes"].items()}
@@ -238,4 +247,6 @@ def test_long_wait_runs_through_the_state_machine_for_real(monkeypatch: pytest.M
             assert delivery["status"] == "succeeded"
             assert [a["status_code"] for a in delivery["attempts"]] == [503, 200]
             assert len({r.headers["webhook-id"] for r in receiver.requests}) == 1
+            # And the wait's note went when its task came back: the sweeper has nothing to queue again
+            assert _wait_notes(hookline) == []
     container.reset()

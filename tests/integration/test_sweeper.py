@@ -1,20 +1,27 @@
-"""The sweeper through the real handlers against moto: a stored event whose queueing failed reaches its receiver once."""
+"""The sweeper through the real handlers against moto: a stored event whose queueing failed reaches its receiver once,
+and so does a retry whose wait in Step Functions was stopped."""
 
 from __future__ import annotations
 
 import json
+import time
+from typing import Any
 
+import boto3
 import pytest
 from freezegun import freeze_time
 from standardwebhooks.webhooks import Webhook
 
 from hookline.adapters import aws
 from hookline.adapters.dynamo import keys
+from hookline.core.clock import parse_iso
+from hookline.core.deadletters import RETRY_WAIT_FAILED
 from hookline.core.errors import DependencyFailed
+from hookline.core.models import DeliveryTask
 from hookline.wiring import container, topology
 from tests.conftest import Hookline
 from tests.support.events import sqs_event
-from tests.support.receiver import running_receiver
+from tests.support.receiver import Answer, running_receiver
 
 
 def test_a_stored_event_whose_queueing_failed_is_swept_and_delivered_once(hookline: Hookline) -> None:
@@ -84,3 +91,122 @@ def test_the_sweep_resumes_a_job_whose_step_messages_were_lost(hookline: Hooklin
         assert hookline.handlers["replay"]({"kind": "sweep"}, None)["stalled_jobs_resumed"] == 0
         table = aws.dynamodb_table(hookline.env[topology.TABLE.env])
         assert [i for i in table.scan()["Items"] if i[keys.PK] == keys.RUNNING_JOBS] == []
+
+
+# -- retries whose wait in Step Functions never ended ---------------------------------------------------------------
+# moto's executions here never run (no `execute_state_machine`): each wait lasts until it is stopped, as a real one
+# that is stopped, fails or never starts. The sweeper must then queue the retry again once it is overdue.
+
+
+def _notes(hookline: Hookline) -> list[dict[str, Any]]:
+    """The retry-wait notes in the table (a scan: the test's view, never the code's)."""
+    table = aws.dynamodb_table(hookline.env[topology.TABLE.env])
+    return [i for i in table.scan()["Items"] if str(i[keys.PK]).startswith("WAIT#")]
+
+
+def _stop_the_wait(hookline: Hookline) -> tuple[DeliveryTask, str]:
+    """The one retry waiting in Step Functions, stopped: its task as it waits, and its due time."""
+    sfn = boto3.client("stepfunctions")
+    [execution] = sfn.list_executions(stateMachineArn=hookline.env[topology.RETRY_WAIT.env])["executions"]
+    waiting = json.loads(sfn.describe_execution(executionArn=execution["executionArn"])["input"])
+    sfn.stop_execution(executionArn=execution["executionArn"], error="Operator", cause="stopped by hand")
+    assert sfn.describe_execution(executionArn=execution["executionArn"])["status"] == "ABORTED"
+    return DeliveryTask.from_message(waiting["task"]), str(waiting["until"])
+
+
+@pytest.fixture
+def long_waits(hookline: Hookline, monkeypatch: pytest.MonkeyPatch) -> Hookline:
+    """Every retry waits in Step Functions: a delay over 1 s, and 30 to 60 s after the first attempt (equal jitter)."""
+    monkeypatch.setenv("HOOKLINE_SQS_MAX_DELAY_SECONDS", "1")
+    monkeypatch.setenv("HOOKLINE_RETRY_JITTER", "equal")
+    container.reset()
+    return hookline
+
+
+def _sweep(hookline: Hookline) -> dict[str, Any]:
+    report: dict[str, Any] = hookline.handlers["replay"]({"kind": "sweep"}, None)
+    return report
+
+
+def test_a_retry_whose_wait_in_step_functions_was_stopped_is_queued_again_and_delivered_once(long_waits: Hookline) -> None:
+    hookline = long_waits
+    answers = iter([Answer(status=500), Answer(status=200)])
+    with freeze_time("2026-12-01T10:00:00Z", tick=True) as clock, running_receiver(lambda _r: next(answers)) as receiver:
+        hookline.api("POST", "/v1/endpoints", {"url": receiver.url})
+        event_id = hookline.api("POST", "/v1/events", {"type": "a.b", "data": {"n": 1}})[1]["id"]
+        # Given attempt 1 failed, and its retry went to wait in Step Functions, noted under the minute it is due
+        hookline.pump()
+        assert len(_notes(hookline)) == 1
+        # When that wait is stopped
+        task, until = _stop_the_wait(hookline)
+        assert (task.attempt, task.fresh, task.wait_until) == (2, False, int(parse_iso(until).timestamp()))
+        # And the sweep runs before the margin past the due time has passed, Then it leaves the note alone
+        margin = container.get_settings().sweep_wait_margin_seconds
+        assert _sweep(hookline)["overdue_retries_requeued"] == 0 and hookline.queued(topology.RETRY_QUEUE) == []
+        # When it runs after the due time and the margin, Then it queues the retry again, once
+        clock.tick(parse_iso(until).timestamp() - time.time() + margin + 60)
+        report = _sweep(hookline)
+        assert (report["overdue_retries_requeued"], report["wait_notes"]) == (1, 1)
+        assert _sweep(hookline)["overdue_retries_requeued"] == 0 and _notes(hookline) == []
+        # And the retry function delivers it: the receiver got the event twice, as one webhook, and the delivery succeeded
+        assert hookline.drain(topology.RETRY_QUEUE) == 1
+        _, event = hookline.api("GET", f"/v1/events/{event_id}")
+        [delivery] = event["deliveries"]
+        assert delivery["status"] == "succeeded"
+        assert [a["status_code"] for a in delivery["attempts"]] == [500, 200]
+        assert [r.headers["webhook-id"] for r in receiver.requests] == [event_id, event_id]
+
+
+def test_a_retry_whose_wait_was_stopped_and_whose_attempts_then_run_out_is_dead_lettered(long_waits: Hookline, monkeypatch: pytest.MonkeyPatch) -> None:
+    hookline = long_waits
+    monkeypatch.setenv("HOOKLINE_MAX_ATTEMPTS", "2")
+    container.reset()
+    with freeze_time("2026-12-01T10:00:00Z", tick=True) as clock, running_receiver(lambda _r: Answer(status=500)) as receiver:
+        hookline.api("POST", "/v1/endpoints", {"url": receiver.url})
+        event_id = hookline.api("POST", "/v1/events", {"type": "a.b", "data": {}})[1]["id"]
+        hookline.pump()
+        # Given the last retry's wait stopped
+        _, until = _stop_the_wait(hookline)
+        # When the sweep queues it again once overdue, and it fails too
+        clock.tick(parse_iso(until).timestamp() - time.time() + container.get_settings().sweep_wait_margin_seconds + 60)
+        assert _sweep(hookline)["overdue_retries_requeued"] == 1
+        assert hookline.drain(topology.RETRY_QUEUE) == 1
+        # Then the delivery failed after its two attempts, and its task rests on the DLQ saying so: never nowhere
+        _, event = hookline.api("GET", f"/v1/events/{event_id}")
+        assert (event["deliveries"][0]["status"], len(event["deliveries"][0]["attempts"]), len(receiver.requests)) == ("failed", 2, 2)
+        [dead] = hookline.queued(topology.DELIVERY_DLQ)
+        assert dead["MessageAttributes"]["reason"]["StringValue"] == "max_attempts"
+
+
+def test_a_retry_the_state_machine_dead_lettered_and_the_sweep_queued_again_reaches_the_receiver_once(long_waits: Hookline) -> None:
+    hookline = long_waits
+    answers = iter([Answer(status=500), Answer(status=200)])
+    with freeze_time("2026-12-01T10:00:00Z", tick=True) as clock, running_receiver(lambda _r: next(answers)) as receiver:
+        hookline.api("POST", "/v1/endpoints", {"url": receiver.url})
+        event_id = hookline.api("POST", "/v1/events", {"type": "a.b", "data": {}})[1]["id"]
+        hookline.pump()
+        # Given the wait ended in its Catch: the state machine put the task on the DLQ with `retry_wait_failed`, as its
+        # definition does (tests/infrastructure/test_state_machine_runs.py runs that path in moto)
+        task, until = _stop_the_wait(hookline)
+        boto3.client("sqs").send_message(
+            QueueUrl=hookline.env[topology.DELIVERY_DLQ.env],
+            MessageBody=task.to_message(),
+            MessageAttributes={
+                "reason": {"DataType": "String", "StringValue": RETRY_WAIT_FAILED},
+                "error": {"DataType": "String", "StringValue": "SQS.AmazonSQSException"},
+            },
+        )
+        # When the sweep queues the retry again once overdue, and the retry function delivers it
+        clock.tick(parse_iso(until).timestamp() - time.time() + container.get_settings().sweep_wait_margin_seconds + 60)
+        assert _sweep(hookline)["overdue_retries_requeued"] == 1
+        hookline.drain(topology.RETRY_QUEUE)
+        # And an operator then drains the DLQ as usual
+        job = hookline.drain_dlq()
+        assert job["counts"]["moved"] == 1
+        assert hookline.drain(topology.RETRY_QUEUE) == 1
+        # Then the letter was moved like any other, found its attempt made and sent nothing: the receiver got the event twice in all
+        _, event = hookline.api("GET", f"/v1/events/{event_id}")
+        assert event["deliveries"][0]["status"] == "succeeded"
+        assert [a["status_code"] for a in event["deliveries"][0]["attempts"]] == [500, 200]
+        assert len(receiver.requests) == 2
+        assert hookline.queued(topology.DELIVERY_DLQ) == []

@@ -1,5 +1,5 @@
 """The portal's pure rules: settings validation, the page's policy, which tenant a link names; the event-type
-catalog notes each type once per process; hourly counters as a series."""
+catalog notes each type once per process (and per customer it was sent to); hourly counters as a series."""
 
 from __future__ import annotations
 
@@ -57,6 +57,15 @@ class Store:
     def types(self, tenant: str) -> list[str]:
         return sorted({t for who, ts in self.calls if who == tenant for t in ts})
 
+    def remember_customer_types(self, tenant: str, customer: str, types: set[str]) -> None:
+        self.remember_types(f"{tenant}/{customer}", types)
+
+    def remember_broadcast_types(self, tenant: str, types: set[str]) -> None:
+        self.remember_types(f"{tenant}/*", types)
+
+    def types_sent_to(self, tenant: str, customer: str) -> list[str]:
+        return sorted({*self.types(f"{tenant}/{customer}"), *self.types(f"{tenant}/*")})
+
     def settings(self, tenant: str) -> PortalSettings | None:
         return None
 
@@ -76,6 +85,22 @@ def test_the_catalog_writes_a_type_once_per_process_and_never_fails_an_event() -
     store.fail = False
     catalog.note("acme", ["e.f"])
     assert store.calls[-1] == ("acme", {"e.f"}) and catalog.list("acme") == {"items": ["a.b", "c.d", "e.f"]}
+
+
+def test_a_type_is_written_once_per_customer_it_is_sent_to_and_once_when_broadcast() -> None:
+    store = Store()
+    catalog = SentEventTypes(store)
+    catalog.note("acme", ["a.b"], "cus-a")
+    catalog.note("acme", ["a.b"], "cus-a")  # known to this process: nothing written
+    catalog.note("acme", ["a.b", "c.d"], "cus-b")  # the tenant's set learns c.d; b's set both
+    catalog.note_broadcast("acme", ["news"])
+    catalog.note_broadcast("acme", ["news"])
+    assert store.calls == [
+        ("acme", {"a.b"}), ("acme/cus-a", {"a.b"}), ("acme", {"c.d"}), ("acme/cus-b", {"a.b", "c.d"}), ("acme", {"news"}), ("acme/*", {"news"}),
+    ]  # fmt: skip
+    # And a customer is listed what was sent to it and what was broadcast, never another customer's
+    assert catalog.sent_to("acme", "cus-a") == ["a.b", "news"] and catalog.sent_to("acme", "cus-b") == ["a.b", "c.d", "news"]
+    assert catalog.sent_to("acme", "cus-c") == ["news"]
 
 
 def test_hours_add_up_and_show_as_a_series() -> None:

@@ -6,7 +6,9 @@ every batch is planned before any is delivered (so each plans against the
 others' grants and leases), then each is delivered and released. What the
 worker schedules comes back as the scheduler's adapter sends it: SQS delays
 in whole seconds, deferrals of up to two hours in 900 s hops, longer waits in
-Step Functions. Between rounds the clock jumps to the next due task.
+Step Functions (as the waiting task, noted; with `lose_waits` set, a wait in
+Step Functions never ends, as a stopped execution's). Between rounds the clock
+jumps to the next due task.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from dataclasses import dataclass, field, replace
 from hookline.core.models import Delivery, DeliveryTask, Endpoint, Event, webhook_body
 from hookline.core.reports import DeliveryReport
 from hookline.core.responses import HttpResult
+from hookline.core.waits import waiting
 from hookline.services.delivery.plans import Plan
 from tests.fakes.delivery import DeliveryRig
 from tests.fakes.outside import Request
@@ -68,6 +71,8 @@ class Pipeline:
         self._invocation = itertools.count()
         self._round = 0
         self._by_url: dict[str, str] = {}
+        self.lose_waits = False  # waits in Step Functions never put their task back (stopped, failed, never started)
+        self.lost: list[DeliveryTask] = []
         answer = rig.http.answer
 
         def timed(request: Request) -> HttpResult:
@@ -149,7 +154,11 @@ class Pipeline:
                 self.submit(task, min(SQS_MAX_DELAY, math.ceil(delay)))
             else:
                 now = self.rig.clock.timestamp()
-                self.submit(task, math.ceil(now + delay) - now)
+                waits = waiting(task, math.ceil(now + delay))  # as the state machine puts it back (the scheduler noted it)
+                if self.lose_waits:
+                    self.lost.append(waits)
+                else:
+                    self.submit(waits, waits.wait_until - now)
         self._scheduled_seen = len(self.rig.scheduler.scheduled)
 
     # -- reading -----------------------------------------------------------------------------------

@@ -8,8 +8,9 @@ from dataclasses import replace
 from hookline.core import notifications
 from hookline.core.access import Principal
 from hookline.core.breaker import Breaker
+from hookline.core.clock import iso
 from hookline.core.emails import StatusNotice
-from hookline.core.models import Delivery, Event
+from hookline.core.models import Delivery, EmailOutcome, Event
 from hookline.core.responses import HttpResult
 from hookline.core.settings import Settings
 from hookline.core.versions import Renderings
@@ -115,6 +116,48 @@ def test_a_refused_send_never_fails_the_delivery_and_frees_the_transition_for_a_
     mail.mailer.refuse = False
     rig.worker.health.disable(ep, Breaker(), rig.clock(), "gone")
     assert len(mail.mailer.sent) == 1
+
+
+def test_a_refused_send_is_counted_and_kept_on_the_endpoint_until_a_later_email_goes_out() -> None:
+    # Given SES refusing every message (an unverified sender: MessageRejected), and a customer's endpoint that answers 410
+    mail = EmailRig()
+    mail.customers.put(customer("cus-1", email="ops@customer.example"))
+    mail.mailer.refuse = True
+    rig, pipe = _gone_rig(mail)
+    ep = pipe.endpoint(endpoint(customer="cus-1"))
+    pipe.event(ep, 0)
+    # When the endpoint is disabled, and its email refused
+    pipe.run(60)
+    # Then the failure was counted once (EmailFailed), and the endpoint keeps when, about what and the error's code
+    assert mail.failures == [1]
+    refused = rig.endpoints.get("acme", ep.id).last_email
+    assert refused == EmailOutcome("failed", refused.at, "disabled", "MessageRejected")
+    assert refused.at.startswith("2026-11-29T12:")
+    # And never the address or the error's message
+    assert "customer.example" not in str(refused) and "verified" not in str(refused)
+    # When SES accepts again and the same transition is announced again, an hour later
+    mail.mailer.refuse = False
+    rig.clock.advance(3600)
+    rig.worker.health.disable(ep, Breaker(), rig.clock(), "gone")
+    # Then the email went out, and the endpoint says so: the failure is cleared, nothing more was counted
+    assert len(mail.mailer.sent) == 1 and mail.failures == [1]
+    assert rig.endpoints.get("acme", ep.id).last_email == EmailOutcome("sent", iso(rig.clock()), "disabled")
+
+
+def test_an_email_whose_outcome_cannot_be_kept_still_counts_as_sent_once() -> None:
+    # Given the endpoint store failing its writes of email outcomes
+    mail = EmailRig()
+    mail.customers.put(customer("cus-1", email="ops@customer.example"))
+    rig, pipe = _gone_rig(mail)
+    rig.endpoints.faults.fail("record_email")
+    ep = pipe.endpoint(endpoint(customer="cus-1"))
+    task = pipe.event(ep, 0)
+    # When the endpoint is disabled
+    pipe.run(60)
+    # Then the email went out once, the delivery's outcome stands, and nothing was counted as a failed email
+    assert len(mail.mailer.sent) == 1 and mail.failures == []
+    assert pipe.delivery(task).attempts_made == 1 and rig.endpoints.get("acme", ep.id).status == "disabled"
+    assert rig.endpoints.get("acme", ep.id).last_email is None
 
 
 def test_the_email_quotes_a_bounded_count_of_paused_deliveries_and_the_portal_when_configured() -> None:

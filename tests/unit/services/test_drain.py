@@ -7,9 +7,10 @@ from itertools import pairwise
 
 import pytest
 
-from hookline.core.deadletters import DeadLetter, verdict
+from hookline.core.deadletters import RETRY_WAIT_FAILED, DeadLetter, verdict
 from hookline.core.errors import DependencyFailed, ValidationFailed
 from hookline.core.models import DeliveryTask
+from hookline.core.waits import waiting
 from hookline.services.drain import HIDE_SECONDS, IDLE_STEPS, OPERATORS, DrainControl, drain_params
 from tests.unit.services.conftest import World
 
@@ -141,3 +142,15 @@ def test_the_verdict_on_one_letter() -> None:
     assert verdict(letter, tenant="acme", endpoint_id="ep_a")[0] == "move"
     assert verdict(DeadLetter(task.to_message(), "poison", "h")) == ("poison", None)
     assert verdict(DeadLetter("{}", "", "h")) == ("poison", None)
+
+
+def test_a_task_the_retry_state_machine_could_not_queue_is_moved_back_as_a_claiming_task() -> None:
+    # Given the letter the state machine's Catch sends: the waiting task as it was (claiming, with its due second)
+    task = waiting(DeliveryTask("acme", "evt_1", "dlv_1", "ep_a", 3, 1, fresh=True), 1_796_000_000)
+    letter = DeadLetter(task.to_message(), RETRY_WAIT_FAILED, "h")
+    # Then the drain moves it like any other (not poison), claiming its attempt: a copy the sweeper re-queued meanwhile
+    # made the attempt already, and the moved one then drops; its due second goes along, so its arrival drops its note
+    decided, moved = verdict(letter)
+    assert decided == "move" and moved == task
+    assert moved is not None and (moved.fresh, moved.wait_until, moved.dead_lettered) == (False, 1_796_000_000, "")
+    assert verdict(letter, endpoint_id="ep_b") == ("skip", None)

@@ -10,6 +10,7 @@ import pytest
 from hookline.core import ids, notifications
 from hookline.core.breaker import Breaker
 from hookline.core.errors import DependencyFailed, FailedDependency, NotFound, ValidationFailed
+from hookline.core.models import EmailOutcome
 from hookline.core.ratelimit import Limiter
 from hookline.core.signing import sign
 from hookline.core.stats import attempt_counts, hour_of
@@ -263,6 +264,7 @@ def test_describe_reports_health_by_the_clock(world: World) -> None:
         "effective_rate_per_second": 5.0,
         # the open breaker keeps it on the retry lane
         "concurrency": {"limit": 12, "ceiling": 50, "latency_ms": 250.0, "lane": "retry"},
+        "last_email": None,  # no email to its customer yet
     }
     # When 20 s pass, the rate has recovered by 0.05/s each second; after 10 minutes it is back to the configured 10
     world.clock.advance(20)
@@ -272,6 +274,28 @@ def test_describe_reports_health_by_the_clock(world: World) -> None:
     for tenant, endpoint_id in (("other", ep.id), ("acme", "ep_nope")):
         with pytest.raises(NotFound):
             service.describe(tenant, endpoint_id)
+
+
+def test_describe_says_how_the_last_email_to_the_customer_went(world: World) -> None:
+    # Given an endpoint whose customer's last email SES refused, and one whose last email went out
+    refused = world.add_endpoint(customer="cus-1", last_email=EmailOutcome("failed", "2026-11-29T11:00:00.000Z", "disabled", "MessageRejected"))
+    sent = world.add_endpoint(customer="cus-1", url="https://example.com/other", last_email=EmailOutcome("sent", "2026-11-29T11:30:00.000Z", "recovered"))
+    service = world.endpoint_service()
+    # Then each one's health says so: when, about what, and (failed) the error's code
+    assert service.describe("acme", refused.id)["health"]["last_email"] == {
+        "outcome": "failed",
+        "at": "2026-11-29T11:00:00.000Z",
+        "about": "disabled",
+        "error": "MessageRejected",
+    }
+    assert service.describe("acme", sent.id)["health"]["last_email"] == {
+        "outcome": "sent",
+        "at": "2026-11-29T11:30:00.000Z",
+        "about": "recovered",
+        "error": None,
+    }
+    # And the endpoint itself (lists, GET without health) does not carry it
+    assert "last_email" not in service.get("acme", refused.id).public()
 
 
 def test_stats_add_up_the_last_day_by_default(world: World) -> None:

@@ -12,12 +12,14 @@ from hookline.services import ports
 from hookline.services.delivery import ports as delivery_ports
 from tests.fakes.contracts import CHECKS, Stores
 from tests.fakes.customers import FakeCustomerStore
+from tests.fakes.delivery import FakeScheduler
 from tests.fakes.endpoints import FakeEndpointStore
 from tests.fakes.events import FakeEventStore
 from tests.fakes.outside import FakeSender, FakeStats, RecordingNotify
 from tests.fakes.queues import FakeQueue
 from tests.fakes.replays import FakeReplayStore
 from tests.fakes.state import FakeEndpointStateStore
+from tests.fakes.waits import FakeWaitNotes
 
 
 def fake_stores() -> Stores:
@@ -49,6 +51,9 @@ PORTS = [
     (ports.TaskQueue, FakeQueue),
     (ports.JobQueue, FakeQueue),
     (ports.HttpSender, FakeSender),
+    (ports.DeliveryReader, FakeEventStore),
+    (ports.RetryWaitNotes, FakeWaitNotes),
+    (delivery_ports.Scheduler, FakeScheduler),
     (ports.Notify, RecordingNotify),
 ]
 

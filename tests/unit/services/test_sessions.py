@@ -15,6 +15,11 @@ from tests.fakes.sessions import FakeSessionStore
 from tests.unit.services.conftest import World
 
 
+class NothingSent:
+    def sent_to(self, tenant: str, customer: str) -> list[str]:
+        return []
+
+
 def _service(world: World) -> tuple[PortalSessionService, FakeSessionStore]:
     store = FakeSessionStore()
     return PortalSessionService(store, world.customers, world.clock), store
@@ -83,7 +88,7 @@ def test_the_guard_lets_a_session_reach_only_its_customers_things(world: World) 
     for n, ep in enumerate((mine, theirs, tenants)):
         world.events.create_event(Event(f"evt_{n}", "acme", "t", "now", '{"data":{}}', "h", customer=ep.customer), 0)
         world.events.create_deliveries([Delivery(f"dlv_{n}", "acme", f"evt_{n}", ep.id)], 0)
-    guard = AccessGuard(world.endpoints, world.events, world.replays, world.job_store)
+    guard = AccessGuard(world.endpoints, world.events, world.replays, world.job_store, NothingSent())
     session, producer = Principal("acme", "a"), Principal("acme")
     # Then customer a's session passes for its own endpoint only
     guard.endpoint(session, mine.id)
@@ -107,7 +112,7 @@ def test_the_guard_finds_an_event_by_the_producers_key_as_the_read_does(world: W
         world.add_endpoint(customer=owner)
         world.customers.put(customer(owner))
         world.event_service().accept("acme", {"id": key, "type": "t", "data": {}, "customer": owner})
-    guard = AccessGuard(world.endpoints, world.events, world.replays, world.job_store)
+    guard = AccessGuard(world.endpoints, world.events, world.replays, world.job_store, NothingSent())
     # Then a's session passes for its own event named by its key, and not for b's
     guard.event(Principal("acme", "a"), "order-7")
     with pytest.raises(NotFound, match="event"):

@@ -14,13 +14,11 @@ import functools
 import inspect
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, TypeVar
+from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
 from hookline.core.errors import DependencyFailed
-
-_Class = TypeVar("_Class", bound=type)
 
 
 @contextmanager
@@ -60,7 +58,7 @@ def _guarded(method: Callable[..., Any]) -> Callable[..., Any]:
     return call
 
 
-def translate_failures(cls: _Class) -> _Class:
+def translate_failures[Class: type](cls: Class) -> Class:
     """Every public method defined on `cls` (static methods aside) raises DependencyFailed instead of botocore's errors."""
     for name, value in list(vars(cls).items()):
         if not name.startswith("_") and inspect.isfunction(value):

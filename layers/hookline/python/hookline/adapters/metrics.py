@@ -9,17 +9,23 @@ which the handler's `log_metrics` decorator flushes. Attempts carries an
 `outcome` dimension the others do not have, and an EMF document has one value
 per dimension, so each outcome's count is its own `single_metric` document,
 written when its block ends (Powertools' way for a metric with other dimensions).
+
+EmailFailed (a customer email that did not go out) and InternalFailures (tasks
+dead-lettered because of hookline itself, the canaries' rollback signal) are
+written at once, each its own document with the `service` dimension alone: an
+alarm on the metric with that one dimension sees every one of them.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from aws_lambda_powertools.metrics import MetricUnit, single_metric
 from aws_lambda_powertools.metrics.functions import is_metrics_disabled
 
-from hookline.adapters.observability import get_metrics
+from hookline.adapters.observability import get_logger, get_metrics
+from hookline.core.internal_failures import InternalFailure
 from hookline.core.reports import DeliveryReport
 
 SENT = ("succeeded", "failed", "retrying")
@@ -50,10 +56,41 @@ def publish(reports: Iterable[DeliveryReport]) -> None:
 
 def publish_sweep(unqueued_events: int) -> None:
     """The sweeper's finding, `UnqueuedFound`: stored events it had to queue (the stack alarms on any). Written at once."""
+    _count_now("UnqueuedFound", unqueued_events)
+
+
+def publish_overdue_retries(requeued: int) -> None:
+    """The sweeper's other finding, `OverdueRetriesRequeued`: retries whose wait in Step Functions never put them back
+    (stopped, failed, throttled, never started), queued again (hookline.core.waits); in a healthy stack none. Written at
+    once, every run."""
+    _count_now("OverdueRetriesRequeued", requeued)
+
+
+def _count_now(name: str, value: int) -> None:
+    """A count written at once as its own document, dimensioned by `service` alone (safe from any thread)."""
     if is_metrics_disabled():
         return
     metrics = get_metrics()
-    with single_metric(
-        name="UnqueuedFound", unit=MetricUnit.Count, value=unqueued_events, namespace=metrics.namespace, default_dimensions={"service": str(metrics.service)}
-    ):
+    with single_metric(name=name, unit=MetricUnit.Count, value=value, namespace=metrics.namespace, default_dimensions={"service": str(metrics.service)}):
         pass
+
+
+def email_failed() -> None:
+    """`EmailFailed`: one customer email that did not go out (SES refused it, or what it needed could not be read).
+    Its error code is on the endpoint's health and in the log, never in the metric."""
+    _count_now("EmailFailed", 1)
+
+
+INTERNAL_FAILURE = "internal failure: record dead-lettered"
+
+
+def publish_internal_failures(failures: Sequence[InternalFailure]) -> None:
+    """`InternalFailures`: the batch's records dead-lettered because of hookline itself (hookline.core.internal_failures),
+    one count for them all (no `reason` dimension: a metric with another dimension is another metric, which the
+    `service`-only alarm would not see); each is logged with its reason, message id, receive count and error code."""
+    if not failures:
+        return
+    logger = get_logger()
+    for f in failures:
+        logger.error(INTERNAL_FAILURE, extra={"reason": f.reason, "message_id": f.message_id, "receive_count": f.receive_count, "error": f.error})
+    _count_now("InternalFailures", len(failures))

@@ -1,5 +1,5 @@
 """Delivery tasks onto the SQS queues (TaskQueue), and back for later (TaskScheduler: an SQS delay, or a wait in
-the Step Functions state machine; the DLQ for what is set aside).
+the Step Functions state machine, noted for the sweeper; the DLQ for what is set aside).
 
 The operators' DLQ drain (hookline.adapters.dlq) is the other module that talks to SQS.
 """
@@ -11,12 +11,13 @@ import math
 import time
 from dataclasses import replace
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Protocol
 
 from hookline.adapters.failures import translate_failures
 from hookline.core.clock import iso
 from hookline.core.errors import DependencyFailed
 from hookline.core.models import DeliveryTask
+from hookline.core.waits import waiting
 
 SQS_MAX_DELAY = 900  # SQS's own limit on DelaySeconds
 DEFER_HOPS_UP_TO_SECONDS = 7200  # the longest default breaker cooldown (1 h) and its jitter, with room
@@ -58,9 +59,20 @@ class TaskQueue:
                 raise QueueError(f"{len(entries)} of {len(chunk)} tasks were not queued: {failed[0].get('Message', '')}")
 
 
-def execution_name(task: DeliveryTask) -> str:
-    """Derived from the delivery and attempt, so starting the same wait twice is a no-op."""
-    return f"{task.delivery_id}-g{task.generation}-a{task.attempt}"
+def execution_name(task: DeliveryTask, deferred_until: int | None = None) -> str:
+    """Derived from the delivery and attempt, so starting the same retry's wait twice is a no-op. A deferral waits
+    the same attempt again, perhaps after a wait of its own: its name also carries its due second, or it would
+    collide with that closed execution (ExecutionAlreadyExists) and never wait at all."""
+    name = f"{task.delivery_id}-g{task.generation}-a{task.attempt}"
+    return name if deferred_until is None else f"{name}-d{deferred_until}"
+
+
+class WaitNotes(Protocol):
+    """The notes of tasks waiting in Step Functions (hookline.adapters.dynamo.waits.RetryWaitRepository)."""
+
+    def open(self, task: DeliveryTask) -> None: ...
+
+    def close(self, tasks: list[DeliveryTask]) -> None: ...
 
 
 @translate_failures
@@ -71,13 +83,23 @@ class TaskScheduler:
     delays first attempts.
     """
 
-    def __init__(self, sqs: Any, sfn: Any, retry_queue_url: str, dead_letter_queue_url: str, state_machine_arn: str, sqs_max_delay_seconds: int):
+    def __init__(
+        self,
+        sqs: Any,
+        sfn: Any,
+        retry_queue_url: str,
+        dead_letter_queue_url: str,
+        state_machine_arn: str,
+        sqs_max_delay_seconds: int,
+        waits: WaitNotes | None = None,
+    ):
         self._sqs = sqs
         self._sfn = sfn
         self._retry_url = retry_queue_url
         self._dlq_url = dead_letter_queue_url
         self._machine = state_machine_arn
         self._sqs_max = sqs_max_delay_seconds
+        self._waits = waits
 
     def schedule(self, task: DeliveryTask, delay_seconds: float, now: datetime, deferred: bool = False) -> str:
         """Returns the path taken: `sqs` or `stepfunctions`.
@@ -91,22 +113,35 @@ class TaskScheduler:
         (two transitions). Longer deferrals (a long Retry-After) wait in Step
         Functions, so a parked task never hops more than eight times per
         wake-up.
+
+        A wait in Step Functions is noted first (hookline.core.waits): should it
+        never put the task back (stopped, failed, throttled, never started),
+        the sweeper re-queues it once the note is overdue. The waiting task
+        claims its attempt when it arrives, so a late one never sends twice.
         """
         if delay_seconds <= self._sqs_max or (deferred and delay_seconds <= DEFER_HOPS_UP_TO_SECONDS):
             wait = min(SQS_MAX_DELAY, math.ceil(delay_seconds))
-            self._sqs.send_message(QueueUrl=self._retry_url, MessageBody=task.to_message(), DelaySeconds=wait)
+            self._sqs.send_message(QueueUrl=self._retry_url, MessageBody=replace(task, wait_until=0).to_message(), DelaySeconds=wait)
             return "sqs"
         # Step Functions waits to the whole second: round up, never wake early.
-        until = datetime.fromtimestamp(math.ceil(now.timestamp() + delay_seconds), UTC)
+        due = math.ceil(now.timestamp() + delay_seconds)
+        task = waiting(task, due)
+        if self._waits is not None:
+            self._waits.open(task)  # before the wait starts: a wait that never starts is noted too
         try:
             self._sfn.start_execution(
                 stateMachineArn=self._machine,
-                name=execution_name(task),
-                input=json.dumps({"until": iso(until), "task": task.to_message()}),
+                name=execution_name(task, due if deferred else None),
+                input=json.dumps({"until": iso(datetime.fromtimestamp(due, UTC)), "task": task.to_message()}),
             )
         except self._sfn.exceptions.ExecutionAlreadyExists:
             pass  # the same wait was started before: nothing to do
         return "stepfunctions"
+
+    def arrived(self, tasks: list[DeliveryTask]) -> None:
+        """Tasks a batch received out of a wait in Step Functions are in SQS's hands again: drop their notes."""
+        if self._waits is not None and any(t.wait_until for t in tasks):
+            self._waits.close([t for t in tasks if t.wait_until])
 
     def dead_letter(self, task: DeliveryTask, reason: str, attributes: dict[str, str]) -> None:
         """Set an exhausted task aside on the DLQ, with why, for operators to inspect and redrive.
@@ -114,7 +149,7 @@ class TaskScheduler:
         The body is the task marked `dead_lettered`: moved back to any delivery
         queue, it is replayed with a fresh attempt budget.
         """
-        self._to_dlq(replace(task, dead_lettered=reason).to_message(), {"reason": reason, **attributes})
+        self._to_dlq(replace(task, dead_lettered=reason, wait_until=0).to_message(), {"reason": reason, **attributes})
 
     def set_aside(self, body: str, reason: str) -> None:
         """A poison message (not a task, or a task for a delivery that no longer exists): kept for a human, never retried."""

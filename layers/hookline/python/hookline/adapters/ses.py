@@ -2,17 +2,21 @@
 
 sesv2 rather than v1: it is the maintained API and sends a text-and-HTML message in one
 `SendEmail` call with `Content.Simple`; the IAM action is still `ses:SendEmail`, scoped to
-the sender identity's ARN.
+the sender identity's ARN. A refused send (MessageRejected for an unverified sender or a sandboxed
+account's unverified recipient, AccessDeniedException for a missing grant) raises DependencyFailed
+named by SES's error code, which the customer-email service keeps on the endpoint's health.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from hookline.adapters.failures import translate_failures
 from hookline.adapters.observability import get_logger
 from hookline.core.emails import Email
 
 
+@translate_failures
 class SesMailer:
     def __init__(self, sesv2: Any):
         self._ses = sesv2

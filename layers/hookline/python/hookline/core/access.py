@@ -7,14 +7,23 @@ tenant answers 404 exactly like an id that does not exist, so a session
 cannot even learn that it exists. Routes that only the producer may use
 (creating events, customers, sessions) answer 403 to a session, and a
 read-only session gets 403 on every route that changes something.
+
+The event-type catalog is the tenant's, but which types it sends to whom is
+each customer's own: a session sees only the types its customer's endpoints
+name and those sent to its customer (customer_event_types), never what the
+producer sends to another customer.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
+from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import Enum
 
-from hookline.core.errors import Forbidden
+from hookline.core.errors import Forbidden, InvalidCursor
+from hookline.core.validation import EVENT_TYPE
 
 
 class Access(Enum):
@@ -46,3 +55,39 @@ class Principal:
             raise Forbidden("a portal session cannot use this route; it needs the producer's API key")
         if access is Access.WRITE and self.read_only:
             raise Forbidden("this portal session is read-only")
+
+
+def customer_event_types(filters: Iterable[Iterable[str]], sent: Iterable[str]) -> frozenset[str]:
+    """The event types a customer's portal session sees: those its endpoints' filters name (what they can receive),
+    and those sent to the customer (addressed to it, or broadcast to every customer).
+
+    An endpoint that takes every type (an empty filter) names none: what it can receive is then known only by
+    what was sent. A type only another customer's endpoints name, or only sent to another customer, is never
+    among them, registered in the catalog (with a schema) or not.
+    """
+    return frozenset(t for f in filters for t in f) | frozenset(sent)
+
+
+def names_page(names: Iterable[str], limit: int, cursor: str | None) -> tuple[list[str], str | None]:
+    """A page of event-type names in name order, after the one `cursor` points past, and the cursor to the next
+    page (None at the end). A session's types are computed (a bounded set), not queried, so they are paged here."""
+    after = _after(cursor)
+    ordered = sorted(n for n in set(names) if after is None or n > after)
+    page = ordered[:limit]
+    return page, (_name_cursor(page[-1]) if len(ordered) > limit else None)
+
+
+def _name_cursor(name: str) -> str:
+    return base64.urlsafe_b64encode(name.encode()).decode().rstrip("=")
+
+
+def _after(cursor: str | None) -> str | None:
+    if not cursor:
+        return None
+    try:
+        name = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
+    except (binascii.Error, ValueError):
+        raise InvalidCursor("cursor is not valid") from None
+    if not EVENT_TYPE.fullmatch(name) or _name_cursor(name) != cursor:
+        raise InvalidCursor("cursor is not valid")
+    return name

@@ -10,6 +10,10 @@ from hookline.core.models import DeliveryTask, MalformedTask
 
 Verdict = Literal["move", "skip", "poison"]
 POISON_REASON = "poison"  # the `reason` attribute of a message hookline could not read as a task
+# The `reason` of a task the retry state machine (hookline.wiring.topology.RETRY_WAIT) could not put back on the
+# retry queue after its wait: a task like any other, moved back like any other. Its attempt claims before it sends,
+# so a letter whose retry the sweeper has re-queued meanwhile (hookline.core.waits) is dropped when it comes back.
+RETRY_WAIT_FAILED = "retry_wait_failed"
 
 
 @dataclass(frozen=True)

@@ -117,3 +117,9 @@ class DependencyFailed(Exception):
     def __init__(self, message: str, cause: str = ""):
         super().__init__(message)
         self.cause = cause or type(self).__name__
+
+
+def error_code(exc: BaseException) -> str:
+    """What a failure is known by in logs, metrics and the endpoint's health: a failed dependency's cause (its AWS
+    error code, e.g. MessageRejected), else the error's class. Never its message, which may name an address or a url."""
+    return exc.cause if isinstance(exc, DependencyFailed) else type(exc).__name__

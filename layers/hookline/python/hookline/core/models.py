@@ -21,6 +21,22 @@ REPLAYABLE_STATUSES: tuple[DeliveryStatus, ...] = ("failed", "paused")
 DEFAULT_RATE_LIMIT_PER_SECOND = 50.0  # a ceiling: the pace starts at the adaptive initial concurrency (core.adaptive)
 DEFAULT_MAX_CONCURRENCY = 50  # a ceiling: an endpoint starts at 5 in flight and earns more (core.adaptive)
 
+EmailOutcomeKind = Literal["sent", "failed"]
+
+
+@dataclass(frozen=True)
+class EmailOutcome:
+    """How the last email to an endpoint's customer went (hookline.services.delivery.emails): kept on the endpoint,
+    shown in its health, so a producer sees that its customer was not told and why. Never the address or a message."""
+
+    outcome: EmailOutcomeKind
+    at: str  # ISO-8601 UTC: when the send was tried
+    about: str  # what it told: disabled | recovered | version_sunset
+    error: str = ""  # a failed send's error code (MessageRejected, AccessDeniedException, ...); "" when sent
+
+    def public(self) -> dict[str, Any]:
+        return {"outcome": self.outcome, "at": self.at, "about": self.about, "error": self.error or None}
+
 
 @dataclass(frozen=True)
 class Endpoint:
@@ -42,6 +58,7 @@ class Endpoint:
     rotated_at: float | None = None
     customer: str | None = None  # the uid of the customer it belongs to; None: the tenant's own. Fixed at creation.
     version: str = BASE_VERSION  # the payload version it receives: the tenant's default at creation; only a PATCH changes it
+    last_email: EmailOutcome | None = None  # the last email to its customer about it; written by delivery alone
 
     def signing_secrets(self, now: float, overlap_seconds: float) -> list[str]:
         """The secrets to sign with: the current one, plus the previous one during the rotation overlap."""
@@ -265,6 +282,9 @@ class DeliveryTask:
     # of the task's identity, so a fresh and a claiming copy of one attempt are still one task.
     fresh: bool = field(default=False, compare=False)
     version: str = ""  # the payload version the delivery goes out at ("": its event's own body)
+    # Set on a task waiting in Step Functions (a delay longer than SQS's): its due time, in epoch seconds, which
+    # names its note (hookline.core.waits); the worker drops the note when the task arrives. Not part of its identity.
+    wait_until: int = field(default=0, compare=False)
 
     @classmethod
     def of(cls, d: Delivery, **changes: Any) -> DeliveryTask:
@@ -272,7 +292,7 @@ class DeliveryTask:
         return replace(cls(d.tenant, d.event_id, d.id, d.endpoint_id, d.attempts_made + 1, d.generation, version=d.version), **changes)
 
     def next_attempt(self) -> DeliveryTask:
-        return replace(self, attempt=self.attempt + 1, trigger="scheduled", fresh=True)
+        return replace(self, attempt=self.attempt + 1, trigger="scheduled", fresh=True, wait_until=0)
 
     def to_message(self) -> str:
         return json.dumps(
@@ -289,6 +309,7 @@ class DeliveryTask:
                 **({"dead_lettered": self.dead_lettered} if self.dead_lettered else {}),
                 **({"fresh": 1} if self.fresh else {}),
                 **({"version": self.version} if self.version else {}),
+                **({"wait_until": self.wait_until} if self.wait_until else {}),
             },
             separators=(",", ":"),
         )
@@ -309,6 +330,7 @@ class DeliveryTask:
                 dead_lettered=str(raw.get("dead_lettered") or ""),
                 fresh=raw.get("fresh") == 1,
                 version=str(raw.get("version") or ""),
+                wait_until=int(raw.get("wait_until") or 0),
             )
         except (ValueError, KeyError, TypeError) as exc:
             raise MalformedTask(f"not a delivery task: {exc}") from None

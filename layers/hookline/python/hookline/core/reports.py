@@ -6,6 +6,8 @@ from dataclasses import dataclass
 
 from hookline.core.models import DeliveryTask
 
+SET_ASIDE = "set_aside"  # a report's path: the task was poison, set aside on the dead-letter queue by hookline itself
+
 
 @dataclass(frozen=True)
 class DeliveryReport:
@@ -18,6 +20,6 @@ class DeliveryReport:
     duration_ms: int = 0
     reason: str = ""
     next_in_seconds: float | None = None
-    path: str = ""  # sqs | stepfunctions | dlq, where the task went next
+    path: str = ""  # sqs | stepfunctions | dlq (its attempts exhausted) | set_aside (poison), where the task went next
     first_attempt: bool = False
     breaker_event: str = ""  # opened | reopened | recovered, when this attempt moved the breaker

@@ -204,7 +204,9 @@ class Settings:
         1000,
         "The account's Lambda concurrent-executions quota in the region (Service Quotas, L-B99A9384): synth refuses reserved concurrency that leaves less than AWS's unreserved minimum of 100; `make preflight` reads the real one. Stack configuration.",
     )
-    api_throttle_rate: int = _setting("HOOKLINE_API_THROTTLE_RATE", 100, "The API stage's steady request rate limit, per second (API Gateway answers 429 above it). Stack configuration.")
+    api_throttle_rate: int = _setting(
+        "HOOKLINE_API_THROTTLE_RATE", 100, "The API stage's steady request rate limit, per second (API Gateway answers 429 above it). Stack configuration."
+    )
     api_throttle_burst: int = _setting("HOOKLINE_API_THROTTLE_BURST", 200, "The API stage's burst limit, in requests. Stack configuration.")
     alarm_email: str = _setting(
         "HOOKLINE_ALARM_EMAIL",
@@ -251,6 +253,11 @@ class Settings:
     def __post_init__(self) -> None:
         if self.retry_jitter not in ("full", "equal"):
             raise SettingsError(f"HOOKLINE_RETRY_JITTER={self.retry_jitter!r}: must be 'full' or 'equal'")
+        self._check_stack()
+        self._check_delivery()
+
+    def _check_stack(self) -> None:
+        """The settings the stack reads at synth time."""
         if not STACK_NAME.fullmatch(self.stack_name):
             raise SettingsError(
                 f"HOOKLINE_STACK_NAME={self.stack_name!r}: a letter, then up to {MAX_STACK_NAME - 1} letters, digits or hyphens (it starts every physical name, and SQS and Step Functions allow 80 characters)"
@@ -265,14 +272,17 @@ class Settings:
             raise SettingsError(f"HOOKLINE_SIZE={self.size!r}: must be one of {', '.join(SIZES)}")
         if self.deploy_strategy not in ("canary", "all_at_once"):
             raise SettingsError(f"HOOKLINE_DEPLOY_STRATEGY={self.deploy_strategy!r}: must be 'canary' or 'all_at_once'")
-        if not 1 <= self.sqs_max_delay_seconds <= 900:
-            raise SettingsError(f"HOOKLINE_SQS_MAX_DELAY_SECONDS={self.sqs_max_delay_seconds}: must be 1..900 (the SQS limit)")
-        if self.allowed_ports.strip() != "*" and not all(p.strip().isdigit() for p in self.allowed_ports.split(",")):
-            raise SettingsError(f"HOOKLINE_ALLOWED_PORTS={self.allowed_ports!r}: comma-separated port numbers, or *")
         if self.authorizer_cache_seconds > MAX_AUTHORIZER_CACHE_SECONDS:
             raise SettingsError(
                 f"HOOKLINE_AUTHORIZER_CACHE_SECONDS={self.authorizer_cache_seconds}: at most {MAX_AUTHORIZER_CACHE_SECONDS}, the bound on how long a revoked session works"
             )
+
+    def _check_delivery(self) -> None:
+        """The settings the functions read."""
+        if not 1 <= self.sqs_max_delay_seconds <= 900:
+            raise SettingsError(f"HOOKLINE_SQS_MAX_DELAY_SECONDS={self.sqs_max_delay_seconds}: must be 1..900 (the SQS limit)")
+        if self.allowed_ports.strip() != "*" and not all(p.strip().isdigit() for p in self.allowed_ports.split(",")):
+            raise SettingsError(f"HOOKLINE_ALLOWED_PORTS={self.allowed_ports!r}: comma-separated port numbers, or *")
         if self.max_attempts < 1:
             raise SettingsError("HOOKLINE_MAX_ATTEMPTS must be at least 1")
         for env, size in (("HOOKLINE_DELIVERY_BATCH_SIZE", self.delivery_batch_size), ("HOOKLINE_RETRY_BATCH_SIZE", self.retry_batch_size)):

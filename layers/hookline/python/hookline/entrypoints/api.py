@@ -98,6 +98,10 @@ def _job(who: Principal, params: dict[str, str]) -> None:
     container.access_guard().job(who, params["job_id"])
 
 
+def _event_type(who: Principal, params: dict[str, str]) -> None:
+    container.access_guard().event_type(who, params["name"])
+
+
 Route = TypeVar("Route", bound=Callable[..., Response])
 
 
@@ -219,12 +223,14 @@ def put_portal_settings() -> Response:
 @app.get("/v1/event-types")
 @allow(Access.READ)
 def list_event_types() -> Response:
+    """A portal session lists only the types its customer sees: those its endpoints name and those sent to it."""
     limit, cursor = _page_args()
-    return _json(200, container.catalog_service().list_types(_tenant(), limit, cursor))
+    only = container.access_guard().event_types(_caller())
+    return _json(200, container.catalog_service().list_types(_tenant(), limit, cursor, only))
 
 
 @app.get("/v1/event-types/<name>")
-@allow(Access.READ)
+@allow(Access.READ, _event_type)
 def get_event_type(name: str) -> Response:
     return _json(200, container.catalog_service().get_type(_tenant(), name))
 

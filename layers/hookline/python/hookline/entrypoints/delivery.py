@@ -5,8 +5,13 @@ records are delivered concurrently, so one slow receiver cannot push the batch
 past the function timeout. A record fails (and SQS redelivers it after the
 visibility timeout) only when hookline itself could not finish: a receiver's
 failure is a recorded outcome, not a failed record. A record that is not a
-delivery task fails too; after the redrive policy's receive count it rests in
-the dead-letter queue.
+delivery task, or a task whose delivery no longer exists, is poison: set aside
+on the dead-letter queue at once, never retried.
+
+Every record dead-lettered because of hookline itself (poison set aside, or a
+record failing on the last receive its queue's redrive policy allows) is counted
+in the `InternalFailures` metric, which a deploy's canary rolls back on; a task
+whose receiver exhausted its attempts is not (hookline.core.internal_failures).
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ from __future__ import annotations
 import asyncio
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
 
@@ -23,8 +28,10 @@ from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 
 from hookline.adapters import metrics
 from hookline.adapters.observability import get_logger
+from hookline.core import internal_failures
+from hookline.core.internal_failures import InternalFailure
 from hookline.core.models import DeliveryTask, MalformedTask
-from hookline.core.reports import DeliveryReport
+from hookline.core.reports import SET_ASIDE, DeliveryReport
 from hookline.services.delivery.fanout import carried
 from hookline.services.delivery.plans import Plan
 from hookline.services.delivery.worker import DeliveryWorker
@@ -74,12 +81,25 @@ def log_batch(records: int, reports: list[DeliveryReport], failed_records: int) 
     )
 
 
-def _resolve(event: dict[str, Any], worker: DeliveryWorker) -> dict[str, DeliveryTask | None]:
+@dataclass
+class Fate:
+    """What hookline itself could not do with a batch's records: those that failed (by message id, why) and the poison it set aside."""
+
+    failed: dict[str, BaseException] = field(default_factory=dict)
+    poison: list[InternalFailure] = field(default_factory=list)
+
+    def internal_failures(self, event: dict[str, Any], max_receive_count: int) -> list[InternalFailure]:
+        """The poison, and the failed records on their last receive (SQS moves them to the dead-letter queue now)."""
+        return [*self.poison, *internal_failures.last_receives(event.get("Records", []), self.failed, max_receive_count)]
+
+
+def _resolve(event: dict[str, Any], worker: DeliveryWorker, fate: Fate | None = None) -> dict[str, DeliveryTask | None]:
     """Each record's task as it should run; None for what needs no delivery (set aside, a duplicate redrive, or a repeat within the batch).
 
     A record whose resolution fails (e.g. DynamoDB is down) is left out, so it
-    fails on its own below and SQS redelivers it.
+    fails on its own below and SQS redelivers it; `fate` notes why, and the poison set aside.
     """
+    fate = fate if fate is not None else Fate()
     resolved: dict[str, DeliveryTask | None] = {}
     seen: set[DeliveryTask] = set()
     for record in event.get("Records", []):
@@ -101,8 +121,10 @@ def _resolve(event: dict[str, Any], worker: DeliveryWorker) -> dict[str, Deliver
             # Poison: logged with its reason and set aside, never retried, never failing the batch.
             worker.set_aside(body, str(exc))
             resolved[message_id] = None
-        except Exception:
+            fate.poison.append(internal_failures.poison(record, type(exc).__name__))
+        except Exception as exc:
             get_logger().exception("could not resolve a task", extra={"message_id": message_id})
+            fate.failed[message_id] = exc
     return resolved
 
 
@@ -139,16 +161,33 @@ def _deliver(worker: DeliveryWorker, task: DeliveryTask, plan: Plan | None) -> D
 
 
 def handle_batch(event: dict[str, Any], context: Any, worker: DeliveryWorker | None = None) -> dict[str, Any]:
+    """The batch's partial failures; its records dead-lettered because of hookline are counted (`InternalFailures`) however it ends."""
+    fate = Fate()
+    try:
+        return _handle_batch(event, context, worker, fate)
+    except Exception as exc:  # the invocation fails: SQS hands every record out again, or moves it on its last receive
+        for record in event.get("Records", []):
+            fate.failed.setdefault(str(record.get("messageId", "")), exc)
+        raise
+    finally:
+        try:
+            lane: container.Lane = "first" if _first_lane(event) else "retry"
+            metrics.publish_internal_failures(fate.internal_failures(event, container.max_receive_count(lane)))
+        except Exception:  # the count must not hide the batch's own answer or error
+            get_logger().exception("internal failures not counted")
+
+
+def _handle_batch(event: dict[str, Any], context: Any, worker: DeliveryWorker | None, fate: Fate) -> dict[str, Any]:
     worker = worker or container.delivery_worker()
     successes = container.log_successes()
-    resolved = _resolve(event, worker)
+    resolved = _resolve(event, worker, fate)
     plans = worker.plan((t for t in resolved.values() if t is not None), first_lane=_first_lane(event))
     processor = AsyncBatchProcessor(event_type=EventType.SQS)
     executor = _task_pool()
 
     reports: list[DeliveryReport] = []
 
-    async def record_handler(record: SQSRecord) -> None:
+    async def deliver(record: SQSRecord) -> None:
         if record.message_id not in resolved:
             raise RuntimeError("task could not be resolved; SQS will redeliver it")
         task = resolved[record.message_id]
@@ -159,6 +198,15 @@ def handle_batch(event: dict[str, Any], context: Any, worker: DeliveryWorker | N
         report = await loop.run_in_executor(executor, carried(_deliver), worker, task, plans.get(task))
         log_report(report, successes)
         reports.append(report)
+        if report.path == SET_ASIDE:  # its delivery is gone: poison
+            fate.poison.append(internal_failures.poison(record.raw_event, "DeliveryNotFound"))
+
+    async def record_handler(record: SQSRecord) -> None:
+        try:
+            await deliver(record)
+        except Exception as exc:  # the record fails (SQS redelivers it); its resolution's own error, when that failed, says more
+            fate.failed.setdefault(record.message_id, exc)
+            raise
 
     response: dict[str, Any] = {}
     try:

@@ -12,6 +12,11 @@ Direct invocations: the scheduled sweep `{"kind": "sweep"}`; the operators' DLQ 
 starts a drain job (hookline.services.drain) and answers `{"job": …}` at once; and
 `{"kind": "job", "job_id"}`, which answers the job as it stands (the CLI watches a
 drain with it).
+
+A record that fails on the last receive the job queue's redrive policy allows is
+about to be dead-lettered because of hookline itself: it is counted in the
+`InternalFailures` metric (hookline.core.internal_failures), as the delivery
+functions count theirs.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 
 from hookline.adapters import metrics
 from hookline.adapters.observability import get_logger
+from hookline.core import internal_failures
 from hookline.core.broadcast import LEGACY_BROADCAST_MESSAGE
 from hookline.core.errors import DependencyFailed, HooklineError, envelope
 from hookline.core.jobs import JOB_MESSAGE
@@ -37,37 +43,59 @@ from hookline.wiring import container
 def handle(event: Any, context: Any) -> dict[str, Any]:
     if not isinstance(event, dict) or "Records" not in event:
         return direct(event)
+    failed: dict[str, BaseException] = {}  # by message id, why its record failed
 
     def record_handler(record: SQSRecord) -> None:
-        job = json.loads(record.body)
-        if job.get("kind") == JOB_MESSAGE:
-            logger = get_logger()
-            logger.thread_safe_append_keys(tenant=job["tenant"], job_id=job["job_id"])
-            try:
-                step = job.get("step")
-                container.job_runner().step(str(job["tenant"]), str(job["job_id"]), None if step is None else int(step))
-            finally:
-                logger.thread_safe_remove_keys(["tenant", "job_id"])
-        elif job.get("kind") == DELETE_CUSTOMER_ENDPOINTS:  # the previous release's message: its job does the rest
-            tenant, uid, created_at = str(job["tenant"]), str(job["customer"]), str(job["created_at"])
-            params = {"customer": uid, "customer_created_at": created_at}
-            container.job_runner().start(tenant, DELETE_CUSTOMER_ENDPOINTS, params, job_id=deletion_job_id(tenant, uid, created_at))
-        elif job.get("kind") == LEGACY_BROADCAST_MESSAGE:  # the previous release's message: the broadcast's job does the rest
-            container.broadcast_service().fan_out(str(job["tenant"]), str(job["event_id"]))
-        elif job.get("kind") == LEGACY_REPLAY_MESSAGE:  # the previous release's step of a replay: the replay's job does the rest
-            container.replay_service().adopt(str(job["tenant"]), str(job["replay_id"]))
+        try:
+            run(record)
+        except Exception as exc:
+            failed[record.message_id] = exc
+            raise
 
-    return dict(process_partial_response(event=event, record_handler=record_handler, processor=BatchProcessor(event_type=EventType.SQS), context=context))
+    try:
+        return dict(process_partial_response(event=event, record_handler=record_handler, processor=BatchProcessor(event_type=EventType.SQS), context=context))
+    except Exception as exc:  # the invocation fails: SQS hands every record out again, or moves it on its last receive
+        for record in event.get("Records", []):
+            failed.setdefault(str(record.get("messageId", "")), exc)
+        raise
+    finally:
+        try:
+            metrics.publish_internal_failures(internal_failures.last_receives(event.get("Records", []), failed, container.max_receive_count("jobs")))
+        except Exception:  # the count must not hide the batch's own answer or error
+            get_logger().exception("internal failures not counted")
+
+
+def run(record: SQSRecord) -> None:
+    """One record of the job queue: a job's step, or a previous release's message that starts its job."""
+    job = json.loads(record.body)
+    if job.get("kind") == JOB_MESSAGE:
+        logger = get_logger()
+        logger.thread_safe_append_keys(tenant=job["tenant"], job_id=job["job_id"])
+        try:
+            step = job.get("step")
+            container.job_runner().step(str(job["tenant"]), str(job["job_id"]), None if step is None else int(step))
+        finally:
+            logger.thread_safe_remove_keys(["tenant", "job_id"])
+    elif job.get("kind") == DELETE_CUSTOMER_ENDPOINTS:  # the previous release's message: its job does the rest
+        tenant, uid, created_at = str(job["tenant"]), str(job["customer"]), str(job["created_at"])
+        params = {"customer": uid, "customer_created_at": created_at}
+        container.job_runner().start(tenant, DELETE_CUSTOMER_ENDPOINTS, params, job_id=deletion_job_id(tenant, uid, created_at))
+    elif job.get("kind") == LEGACY_BROADCAST_MESSAGE:  # the previous release's message: the broadcast's job does the rest
+        container.broadcast_service().fan_out(str(job["tenant"]), str(job["event_id"]))
+    elif job.get("kind") == LEGACY_REPLAY_MESSAGE:  # the previous release's step of a replay: the replay's job does the rest
+        container.replay_service().adopt(str(job["tenant"]), str(job["replay_id"]))
 
 
 SWEEP = "sweep"
 
 
 def sweep() -> dict[str, Any]:
-    """The scheduled sweep (hookline.services.sweeper): its report, logged, and `UnqueuedFound` as a metric (alarmed on)."""
+    """The scheduled sweep (hookline.services.sweeper): its report, logged, and `UnqueuedFound` (alarmed on) and
+    `OverdueRetriesRequeued` as metrics."""
     report = container.sweeper().sweep()
     get_logger().info("sweep", extra=report)
     metrics.publish_sweep(report["unqueued_events"])
+    metrics.publish_overdue_retries(report["overdue_retries_requeued"])
     return report
 
 

@@ -6,7 +6,11 @@ endpoints, the deliveries and replays of those endpoints, and the events
 addressed to its customer; for anything else it gets the very 404 an id that
 does not exist gets, so a session learns nothing about what is not its own.
 An endpoint's customer is fixed when it is made, so a check made before the
-route's own call still holds when that call runs.
+route's own call still holds when that call runs. Of the event-type catalog a
+session sees the types its customer's endpoints name and those sent to its
+customer (hookline.core.access.customer_event_types): its endpoints from the
+customer-endpoints index and one read of the types sent to it, nothing that
+grows with the tenant's events or its other customers.
 """
 
 from __future__ import annotations
@@ -15,13 +19,13 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from hookline.core import ids
-from hookline.core.access import Principal
+from hookline.core.access import Principal, customer_event_types
 from hookline.core.errors import NotFound, ValidationFailed
 from hookline.core.jobs import JOB, Job
 from hookline.core.models import Delivery, Event
 from hookline.core.replay import REPLAY
 from hookline.services.events import find_event
-from hookline.services.ports import EndpointReader
+from hookline.services.ports import CustomerTypes, TenantEndpoints
 
 
 class EventReader(Protocol):
@@ -40,10 +44,11 @@ class JobReader(Protocol):
 
 @dataclass(frozen=True)
 class AccessGuard:
-    endpoints: EndpointReader
+    endpoints: TenantEndpoints
     events: EventReader
     replays: ReplayReader
     jobs: JobReader
+    types: CustomerTypes
 
     def _owns_endpoint(self, who: Principal, endpoint_id: str) -> bool:
         endpoint = self.endpoints.get(who.tenant, endpoint_id) if ids.is_id(endpoint_id, ids.ENDPOINT) else None
@@ -82,6 +87,19 @@ class AccessGuard:
         job = self.jobs.get(who.tenant, job_id) if ids.is_id(job_id, JOB) else None
         if job is None or not self._owns_endpoint(who, job.params.get("endpoint_id", "")):
             raise NotFound(f"job {job_id[:64]} not found", code="job_not_found")
+
+    def event_types(self, who: Principal) -> frozenset[str] | None:
+        """The event types a session sees of the catalog; None for the producer, who sees every one."""
+        if who.customer is None:
+            return None
+        filters = (ep.event_types for ep in self.endpoints.all_of_owner(who.tenant, who.customer))
+        return customer_event_types(filters, self.types.sent_to(who.tenant, who.customer))
+
+    def event_type(self, who: Principal, name: str) -> None:
+        """A type the session does not see answers as a type the catalog does not hold."""
+        visible = self.event_types(who)
+        if visible is not None and name not in visible:
+            raise NotFound(f"event type {name[:128]} is not in the catalog", code="event_type_not_found")
 
     @staticmethod
     def endpoint_change(who: Principal, body: dict[str, Any]) -> dict[str, Any]:

@@ -47,7 +47,7 @@ from hookline.core.models import Delivery, DeliveryTask, Endpoint, Event
 from hookline.core.settings import Settings
 from hookline.core.versions import Renderings, VersionUnavailable, broadcast_pins, check_size, render
 from hookline.services.events import request_hash
-from hookline.services.ports import BroadcastEvents, CatalogReader, EndpointPages, EventRecords, JobStarter, TaskQueue, VersionPins
+from hookline.services.ports import BroadcastEvents, BroadcastTypeNotes, CatalogReader, EndpointPages, EventRecords, JobStarter, TaskQueue, VersionPins
 
 PAGE = 100  # endpoints per step: 100 conditional puts and at most 10 SQS batches
 
@@ -65,6 +65,7 @@ class BroadcastService:
     clock: Callable[[], datetime]
     catalog: CatalogReader
     pins: VersionPins
+    types: BroadcastTypeNotes | None = None  # its type is noted as sent to every customer (their portals list it)
 
     def start(self, tenant: str, body: dict[str, Any]) -> dict[str, Any]:
         data = validation.broadcast_create(body)
@@ -75,6 +76,8 @@ class BroadcastService:
             job = self.fan_out(tenant, event_id)
         except DependencyFailed as exc:
             raise Unavailable(f"the broadcast could not be queued ({exc.cause}); repeat the request with the same id") from None
+        if self.types is not None:
+            self.types.note_broadcast(tenant, [data.type])
         return {"id": event_id, "status": "fanning_out", "job": job.summary()}
 
     def fan_out(self, tenant: str, event_id: str) -> Job:

@@ -9,7 +9,7 @@ one history. A bounded number of tries keeps a hot item from stalling a batch.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Protocol, TypeVar
+from typing import Protocol
 
 SAVE_TRIES = 5
 
@@ -19,11 +19,7 @@ class Versioned(Protocol):
     def version(self) -> int: ...
 
 
-S = TypeVar("S")
-R = TypeVar("R")
-
-
-def compare_and_swap(
+def compare_and_swap[S, R](
     state: S,
     propose: Callable[[S], tuple[R, S | None]],
     save: Callable[[S, S], bool],

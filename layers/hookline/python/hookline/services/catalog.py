@@ -8,7 +8,8 @@ catalog's revision and retried on a concurrent one. `GET /v1/versions` shows,
 for the producer, each version's pinned endpoints (a bounded count and the
 first ids), its deliveries over the last seven days and the last one's time:
 what to check before turning a version off. A portal session sees the list
-without the usage, which spans every customer.
+without the usage, which spans every customer, and of the event types only
+those its customer sees (hookline.services.access.AccessGuard.event_types).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from datetime import datetime, timedelta
 from typing import Any, Protocol
 
 from hookline.core import validation
+from hookline.core.access import names_page
 from hookline.core.errors import Conflict, NotFound, ValidationFailed
 from hookline.core.versions import PayloadVersion, VersionCatalog, event_type_put, version_name, version_put
 from hookline.services.ports import CatalogStore, VersionPins, VersionUsageReader
@@ -60,12 +62,15 @@ class CatalogService:
             raise NotFound(f"event type {name[:128]} is not in the catalog", code="event_type_not_found")
         return found.public()
 
-    def list_types(self, tenant: str, limit: int, cursor: str | None) -> dict[str, Any]:
+    def list_types(self, tenant: str, limit: int, cursor: str | None, only: frozenset[str] | None = None) -> dict[str, Any]:
         """A page of the catalog, each type with its version names (its schemas: `GET /v1/event-types/{name}`).
 
         The first page also lists, in `sent`, the types the tenant has sent that the catalog does not hold:
-        the portal's pick-list offers both.
+        the portal's pick-list offers both. With `only` (a portal session's types), the catalog's types among
+        them and, in `sent`, the rest.
         """
+        if only is not None:
+            return self._list_only(tenant, limit, cursor, only)
         page, nxt = self.store.types_page(tenant, limit, cursor)
         items = [{**t.public(), "versions": sorted(t.versions)} for t in page]
         out: dict[str, Any] = {"items": items, "next": nxt}
@@ -73,6 +78,16 @@ class CatalogService:
             sent = list(self.sent.list(tenant)["items"])
             _, registered = self.store.load(tenant, sent)  # on any page, not only this one: a bounded read (the sent set holds 1,000 at most)
             out["sent"] = [t for t in sent if t not in registered]
+        return out
+
+    def _list_only(self, tenant: str, limit: int, cursor: str | None, only: frozenset[str]) -> dict[str, Any]:
+        """A page of the catalog's types among `only`, paged in name order in memory: `only` is bounded (a customer's
+        endpoint filters and the sets of types sent, at most 1,000 each) and read in one cached BatchGetItem per 100."""
+        _, registered = self.store.load(tenant, sorted(only))
+        names, nxt = names_page(registered, limit, cursor)
+        out: dict[str, Any] = {"items": [{**registered[n].public(), "versions": sorted(registered[n].versions)} for n in names], "next": nxt}
+        if cursor is None:
+            out["sent"] = sorted(only - registered.keys())
         return out
 
     # -- versions ---------------------------------------------------------------------

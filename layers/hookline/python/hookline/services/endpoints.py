@@ -188,7 +188,8 @@ class EndpointService:
         return test_id, body, {**dict(endpoint.headers), **webhook_headers(test_id, int(now.timestamp()), body, secrets)}
 
     def describe(self, tenant: str, endpoint_id: str) -> dict[str, Any]:
-        """The endpoint with its health: circuit, the last 24 hours' success rate, last error, effective rate."""
+        """The endpoint with its health: circuit, the last 24 hours' success rate, last error, effective rate, and how
+        the last email to its customer went (`last_email`: sent, or failed and why; null before any)."""
         if not ids.is_id(endpoint_id, ids.ENDPOINT):
             raise NotFound(f"endpoint {endpoint_id[:64]} not found")
         moment = self.clock()
@@ -220,6 +221,7 @@ class EndpointService:
                 "last_error_at": iso_epoch(breaker.last_failure_at),
                 "effective_rate_per_second": round(current_rate(limiter, endpoint.rate_limit_per_second, now, LimiterConfig()), 3),
                 "concurrency": self._concurrency(endpoint, breaker, limiter),
+                "last_email": endpoint.last_email.public() if endpoint.last_email is not None else None,
             },
             "backlog": {"failed": failed, "paused": paused, "more": more_failed or more_paused},
         }

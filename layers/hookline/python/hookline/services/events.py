@@ -50,8 +50,8 @@ class QueueingNotes(Protocol):
 
 
 class TypeNotes(Protocol):
-    def note(self, tenant: str, types: Iterable[str]) -> None:
-        """Remember that the tenant sent these event types (best effort: never raises)."""
+    def note(self, tenant: str, types: Iterable[str], customer: str | None = None) -> None:
+        """Remember that the tenant sent these event types, to `customer` when named (best effort: never raises)."""
         ...
 
 
@@ -140,7 +140,7 @@ class EventService:
         except DependencyFailed as exc:
             self._note_failed(tenant, [event_id], now)
             raise Unavailable(f"the event could not be queued ({exc.cause}); repeat the request with the same id") from None
-        self._note_types(tenant, [data.type])
+        self._note_types(tenant, [(data.customer, data.type)])
         return result
 
     def _note_failed(self, tenant: str, event_ids: list[str], now: datetime) -> None:
@@ -164,9 +164,15 @@ class EventService:
         self._queue.send([self._task(d) for d in unsent])
         return len(unsent)
 
-    def _note_types(self, tenant: str, types: Iterable[str]) -> None:
-        if self._types is not None:
-            self._types.note(tenant, types)
+    def _note_types(self, tenant: str, sent: Iterable[tuple[str | None, str]]) -> None:
+        """Note the types of accepted events, each with the customer it was addressed to (None: the tenant's own)."""
+        if self._types is None:
+            return
+        by_customer: dict[str | None, set[str]] = {}
+        for customer, event_type in sent:
+            by_customer.setdefault(customer, set()).add(event_type)
+        for customer, types in by_customer.items():
+            self._types.note(tenant, types, customer)
 
     def accept_batch(self, tenant: str, body: dict[str, Any]) -> list[dict[str, Any]]:
         """Up to 100 events in one request: one result per event, in order, each as the single route would answer.
@@ -214,7 +220,7 @@ class EventService:
                     for i in owners[task.delivery_id]:
                         results[i] = _unavailable(i, exc)
         self._note_failed(tenant, list(dict.fromkeys(event_ids[i] for i, r in enumerate(results) if r.get("status") == 503)), now)
-        self._note_types(tenant, {data.type for data, result in zip(inputs, results, strict=True) if result.get("status") == 202})
+        self._note_types(tenant, [(data.customer, data.type) for data, result in zip(inputs, results, strict=True) if result.get("status") == 202])
         return results
 
     def _stage(

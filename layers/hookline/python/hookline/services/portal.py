@@ -4,10 +4,14 @@ The page itself is static (hookline.entrypoints.portal serves it); what it
 needs to know about its caller comes from `whoami`, and the producer's name
 and allowed embedding origins from `page_settings`, which any link may ask for
 (they are shown to customers anyway). Event types are remembered at ingest,
-at most once per tenant and type per process (the set lives in the service,
-which the container keeps per process): a new type costs one write, a known
-one nothing. Remembering is best effort: an event is never refused because
-its type could not be noted, and the next process notes it again.
+for the tenant, for the customer an event is addressed to, and for every
+customer when broadcast, at most once per (tenant, type), (customer, type) and
+broadcast type per process (the set lives in the service, which the container
+keeps per process): a new pair costs one write, a known one nothing.
+Remembering is best effort: an event is never refused because its type could
+not be noted, and the next process notes it again. The per-customer sets are
+what a portal session lists beside its endpoints' filters
+(hookline.core.access.customer_event_types), never the tenant's.
 """
 
 from __future__ import annotations
@@ -36,29 +40,60 @@ class PortalStore(Protocol):
 
     def remember_types(self, tenant: str, types: set[str]) -> None: ...
 
+    def remember_customer_types(self, tenant: str, customer: str, types: set[str]) -> None: ...
+
+    def remember_broadcast_types(self, tenant: str, types: set[str]) -> None: ...
+
     def types(self, tenant: str) -> list[str]: ...
+
+    def types_sent_to(self, tenant: str, customer: str) -> list[str]:
+        """The types sent to the customer, and those the tenant broadcast (to every customer)."""
+        ...
+
+
+SEEN_BOUND = 100_000  # pairs a process remembers having noted; past it, it forgets them all (a repeated note changes nothing)
 
 
 @dataclass
 class SentEventTypes:
-    """The event types each tenant has sent: noted at ingest, listed for the portal's pick-list."""
+    """The event types each tenant has sent, and each customer was sent: noted at ingest, listed for the portal's pick-list."""
 
     store: PortalStore
-    _seen: set[tuple[str, str]] = field(default_factory=set)
+    _seen: set[tuple[str, ...]] = field(default_factory=set)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def note(self, tenant: str, types: Iterable[str]) -> None:
+    def note(self, tenant: str, types: Iterable[str], customer: str | None = None) -> None:
+        """The tenant sent these types, to `customer` when it names one (None: to the tenant's own endpoints)."""
+        types = set(types)
+        self._once(("tenant", tenant), types, lambda new: self.store.remember_types(tenant, new))
+        if customer is not None:
+            self._once(("customer", tenant, customer), types, lambda new: self.store.remember_customer_types(tenant, customer, new))
+
+    def note_broadcast(self, tenant: str, types: Iterable[str]) -> None:
+        """The tenant broadcast these types: sent to every customer."""
+        types = set(types)
+        self._once(("tenant", tenant), types, lambda new: self.store.remember_types(tenant, new))
+        self._once(("broadcast", tenant), types, lambda new: self.store.remember_broadcast_types(tenant, new))
+
+    def _once(self, scope: tuple[str, ...], types: set[str], remember: Callable[[set[str]], None]) -> None:
+        """Write the types this process has not noted in `scope` yet, in one write; a failed write is tried again next time."""
         with self._lock:
-            new = {t for t in types if (tenant, t) not in self._seen}
+            new = {t for t in types if (*scope, t) not in self._seen}
         if not new:
             return
         try:
-            self.store.remember_types(tenant, new)
+            remember(new)
         except DependencyFailed as exc:
-            _log.warning("event types not noted", extra={"tenant": tenant, "cause": exc.cause})
+            _log.warning("event types not noted", extra={"tenant": scope[1], "cause": exc.cause})
             return
         with self._lock:
-            self._seen.update((tenant, t) for t in new)
+            if len(self._seen) + len(new) > SEEN_BOUND:
+                self._seen.clear()
+            self._seen.update((*scope, t) for t in new)
+
+    def sent_to(self, tenant: str, customer: str) -> list[str]:
+        """The types sent to the customer: addressed to it, or broadcast."""
+        return self.store.types_sent_to(tenant, customer)
 
     def list(self, tenant: str) -> dict[str, Any]:
         return {"items": self.store.types(tenant)}

@@ -31,14 +31,17 @@ from hookline.core.versions import EventType, VersionCatalog
 
 __all__ = [
     "BroadcastEvents",
+    "BroadcastTypeNotes",
     "CatalogReader",
     "CatalogStore",
     "CustomerEndpoints",
     "CustomerReader",
     "CustomerSessions",
     "CustomerStore",
+    "CustomerTypes",
     "DeliveryCounts",
     "DeliveryIndex",
+    "DeliveryReader",
     "DeliveryRestarts",
     "EndpointDeliveries",
     "EndpointHealthStore",
@@ -52,6 +55,7 @@ __all__ = [
     "JobStarter",
     "Notify",
     "ReplayStore",
+    "RetryWaitNotes",
     "SessionStore",
     "StatsReader",
     "TaskQueue",
@@ -239,6 +243,30 @@ class EventStore(DeliveryRestarts, EventRecords, Protocol):
         ...
 
 
+class DeliveryReader(Protocol):
+    def get_delivery(self, tenant: str, event_id: str, delivery_id: str) -> Delivery | None:
+        """The delivery as it stands (one only planned on its event included); None if there is none."""
+        ...
+
+
+class RetryWaitNotes(Protocol):
+    """The notes of retries waiting in Step Functions, by the minute they are due (hookline.core.waits), as the sweeper reads them."""
+
+    def due_page(self, minute: str, shard: int, limit: int, cursor: str | None) -> tuple[list[DeliveryTask], str | None]:
+        """A page of the waiting tasks noted as due in `minute` in `shard` (each carrying `wait_until`), and the cursor to the next (None at the end)."""
+        ...
+
+    def close(self, tasks: list[DeliveryTask]) -> None:
+        """Drop the notes of these waiting tasks; one already gone is no error."""
+        ...
+
+    def checkpoint(self) -> str | None:
+        """The last due minute the sweeper finished (None before its first)."""
+        ...
+
+    def save_checkpoint(self, minute: str) -> None: ...
+
+
 # -- replays ----------------------------------------------------------------------------------
 
 
@@ -307,6 +335,18 @@ class CatalogStore(CatalogReader, Protocol):
 
     def save_versions(self, catalog: VersionCatalog) -> bool:
         """Store the versions if they are still at `catalog.revision` (stored with revision + 1); False: changed meanwhile."""
+        ...
+
+
+class CustomerTypes(Protocol):
+    def sent_to(self, tenant: str, customer: str) -> list[str]:
+        """The event types sent to the customer: addressed to it, or broadcast to every customer (noted at ingest)."""
+        ...
+
+
+class BroadcastTypeNotes(Protocol):
+    def note_broadcast(self, tenant: str, types: Iterable[str]) -> None:
+        """Remember that the tenant broadcast these event types (best effort: never raises)."""
         ...
 
 

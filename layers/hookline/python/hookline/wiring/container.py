@@ -7,6 +7,7 @@ directly with fakes or moto. Nothing connects to AWS at import time.
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Literal
 
 from hookline.adapters import aws, system
 from hookline.adapters.dlq import SqsDeadLetterQueue
@@ -22,6 +23,7 @@ from hookline.adapters.dynamo.replays import ReplayRepository
 from hookline.adapters.dynamo.sessions import SessionRepository
 from hookline.adapters.dynamo.state import EndpointStateRepository
 from hookline.adapters.dynamo.stats import StatsRepository
+from hookline.adapters.dynamo.waits import RetryWaitRepository
 from hookline.adapters.http import WebhookClient
 from hookline.adapters.notifications import Notifier
 from hookline.adapters.queues import TaskQueue, TaskScheduler
@@ -42,7 +44,7 @@ from hookline.services.jobs import JobKind, JobRunner
 from hookline.services.portal import PortalService, SentEventTypes
 from hookline.services.replay import REPLAY_WINDOW, ReplayService, WindowReplay
 from hookline.services.sessions import PortalSessionService
-from hookline.services.sweeper import Sweeper
+from hookline.services.sweeper import OverdueRetries, Sweeper
 from hookline.wiring import topology
 from hookline.wiring.emails import customer_emails
 from hookline.wiring.settings import get_settings
@@ -83,6 +85,17 @@ def catalog_service() -> CatalogService:
 def log_successes() -> bool:
     """Whether the delivery function logs a line for every successful attempt (HOOKLINE_LOG_SUCCESSES)."""
     return get_settings().log_successes
+
+
+Lane = Literal["first", "retry", "jobs"]
+# The queue each consuming lane's records come from: the delivery queue (first attempts), the retry queue, the job queue.
+_CONSUMED: dict[Lane, topology.QueueSpec] = {"first": topology.DELIVERY_QUEUE, "retry": topology.RETRY_QUEUE, "jobs": topology.REPLAY_QUEUE}
+
+
+def max_receive_count(lane: Lane) -> int:
+    """How many receives the redrive policy of the lane's queue allows: a record that fails on that receive goes to
+    the dead-letter queue (an InternalFailure, hookline.core.internal_failures)."""
+    return _CONSUMED[lane].max_receive_count
 
 
 def _webhook_client(settings: Settings) -> WebhookClient:
@@ -141,6 +154,7 @@ def delivery_worker() -> DeliveryWorker:
         dead_letter_queue_url=settings.delivery_dlq_url,
         state_machine_arn=settings.retry_state_machine_arn,
         sqs_max_delay_seconds=settings.sqs_max_delay_seconds,
+        waits=RetryWaitRepository(aws.dynamodb_table(settings.table_name), topology.TABLE.ttl_attribute),
     )
     return assemble(
         events=events,
@@ -178,7 +192,7 @@ def replay_service() -> ReplayService:
 def broadcast_service() -> BroadcastService:
     settings = get_settings()
     events, endpoints = _repos(settings)
-    return BroadcastService(events=events, jobs=job_runner(), settings=settings, clock=utcnow, catalog=_catalog(settings), pins=endpoints)
+    return BroadcastService(events=events, jobs=job_runner(), settings=settings, clock=utcnow, catalog=_catalog(settings), pins=endpoints, types=event_types())
 
 
 @lru_cache(maxsize=1)
@@ -215,14 +229,25 @@ def access_guard() -> AccessGuard:
     settings = get_settings()
     events, endpoints = _repos(settings)
     table = aws.dynamodb_table(settings.table_name)
-    return AccessGuard(endpoints, events, ReplayRepository(table, topology.TABLE.ttl_attribute), JobRepository(table, topology.TABLE.ttl_attribute))
+    return AccessGuard(
+        endpoints, events, ReplayRepository(table, topology.TABLE.ttl_attribute), JobRepository(table, topology.TABLE.ttl_attribute), event_types()
+    )
 
 
 @lru_cache(maxsize=1)
 def sweeper() -> Sweeper:
     settings = get_settings()
-    intents = IntentRepository(aws.dynamodb_table(settings.table_name), topology.TABLE.ttl_attribute)
-    return Sweeper(intents, event_service(), utcnow, settings.sweep_grace_seconds, keys.INTENT_SHARDS, job_runner())
+    table = aws.dynamodb_table(settings.table_name)
+    intents = IntentRepository(table, topology.TABLE.ttl_attribute)
+    waits = OverdueRetries(
+        notes=RetryWaitRepository(table, topology.TABLE.ttl_attribute),
+        deliveries=EventRepository(table, topology.TABLE.ttl_attribute),
+        retry_queue=TaskQueue(aws.sqs_client(), settings.retry_queue_url),
+        clock=utcnow,
+        margin_seconds=settings.sweep_wait_margin_seconds,
+        shards=keys.WAIT_SHARDS,
+    )
+    return Sweeper(intents, event_service(), utcnow, settings.sweep_grace_seconds, keys.INTENT_SHARDS, job_runner(), waits)
 
 
 @lru_cache(maxsize=1)

@@ -1,10 +1,12 @@
-"""Customer emails from the settings: SES (v2) for the send, the table for the transition markers."""
+"""Customer emails from the settings: SES (v2) for the send, the table for the transition markers and each
+email's outcome (on the endpoint item), the EmailFailed metric for a failed one."""
 
 from __future__ import annotations
 
-from hookline.adapters import aws
+from hookline.adapters import aws, metrics
 from hookline.adapters.dynamo.customers import CustomerRepository
 from hookline.adapters.dynamo.email_marks import EmailMarkRepository
+from hookline.adapters.dynamo.endpoints import EndpointRepository
 from hookline.adapters.dynamo.sessions import SessionRepository
 from hookline.adapters.ses import SesMailer
 from hookline.adapters.system import utcnow
@@ -33,4 +35,7 @@ def customer_emails(settings: Settings) -> CustomerEmails | None:
         Links(settings.portal_base),
         sessions,
         settings.email_portal_session_seconds,
+        outcomes=EndpointRepository(table),
+        clock=utcnow,
+        count_failure=metrics.email_failed,
     )

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from hookline.adapters.dynamo import keys
+from hookline.core.deadletters import RETRY_WAIT_FAILED
 
 DEFAULT_PREFIX = "hookline"
 # Every deployed function is published as a version behind this alias; every event source, the API, the authorizer
@@ -55,21 +56,34 @@ class QueueSpec:
         return f"{prefix}-{self.key}"
 
 
+# A send that fails is tried again 6 times over about 2 minutes (2, 4, ... 64 s apart); one that hangs gives up after a minute.
+SEND_RETRY: dict[str, Any] = {"ErrorEquals": ["States.ALL"], "IntervalSeconds": 2, "MaxAttempts": 6, "BackoffRate": 2.0}
+SEND_TIMEOUT_SECONDS = 60
+
+
 @dataclass(frozen=True)
 class StateMachineSpec:
     """A Step Functions Standard state machine that waits until `$.until`, then
-    sends `$.task` to `target` with a direct SQS integration (no Lambda in between)."""
+    sends `$.task` to `target` with a direct SQS integration (no Lambda in between).
+
+    A send that still fails after its retries (or times out) is caught: the task goes to `dead_letter` with the
+    `reason` attribute `retry_wait_failed` (hookline.core.deadletters), the error's name in `error` and the whole
+    error output (`Error`, `Cause`) as JSON in `detail`, beside `until` and the execution's name. The execution then
+    fails all the same (`RetryWaitFailed`), so the state machine's failed-executions alarm sees it; so does it when
+    the send to the dead-letter queue fails too. The sweeper (hookline.core.waits) re-queues the task in any case,
+    as it does for an execution that was stopped or never started."""
 
     key: str
     env: str  # environment variable that carries the state machine ARN
     target: QueueSpec
+    dead_letter: QueueSpec
 
     def physical_name(self, prefix: str) -> str:
         return f"{prefix}-{self.key}"
 
-    def definition(self, target_queue_url: str) -> dict[str, Any]:
+    def definition(self, target_queue_url: str, dead_letter_queue_url: str) -> dict[str, Any]:
         return {
-            "Comment": "hookline: wait out a long retry delay, then queue the delivery task",
+            "Comment": "hookline: wait out a long retry delay, then queue the delivery task (or dead-letter it, saying why)",
             "StartAt": "WaitUntilDue",
             "States": {
                 "WaitUntilDue": {"Type": "Wait", "TimestampPath": "$.until", "Next": "QueueTask"},
@@ -77,11 +91,46 @@ class StateMachineSpec:
                     "Type": "Task",
                     "Resource": "arn:aws:states:::sqs:sendMessage",
                     "Parameters": {"QueueUrl": target_queue_url, "MessageBody.$": "$.task"},
-                    "Retry": [{"ErrorEquals": ["States.ALL"], "IntervalSeconds": 2, "MaxAttempts": 6, "BackoffRate": 2.0}],
+                    "TimeoutSeconds": SEND_TIMEOUT_SECONDS,
+                    "Retry": [dict(SEND_RETRY)],
+                    # The error output goes beside the input ($.task and $.until stay), for the dead letter's attributes.
+                    "Catch": [{"ErrorEquals": ["States.ALL"], "ResultPath": "$.failure", "Next": "DeadLetterTask"}],
                     "End": True,
+                },
+                "DeadLetterTask": {
+                    "Type": "Task",
+                    "Resource": "arn:aws:states:::sqs:sendMessage",
+                    "Parameters": {
+                        "QueueUrl": dead_letter_queue_url,
+                        "MessageBody.$": "$.task",
+                        "MessageAttributes": {
+                            "reason": {"DataType": "String", "StringValue": RETRY_WAIT_FAILED},
+                            "error": {"DataType": "String", "StringValue.$": "$.failure.Error"},
+                            "detail": {"DataType": "String", "StringValue.$": "States.JsonToString($.failure)"},
+                            "until": {"DataType": "String", "StringValue.$": "$.until"},
+                            "execution": {"DataType": "String", "StringValue.$": "$$.Execution.Name"},
+                        },
+                    },
+                    "TimeoutSeconds": SEND_TIMEOUT_SECONDS,
+                    "Retry": [dict(SEND_RETRY)],
+                    "Next": "WaitFailed",
+                },
+                "WaitFailed": {
+                    "Type": "Fail",
+                    "Error": "RetryWaitFailed",
+                    "Cause": f"the task could not be put back on the retry queue; it is on the delivery DLQ with the reason {RETRY_WAIT_FAILED}",
                 },
             },
         }
+
+    def happy_path(self) -> list[str]:
+        """The states an execution whose send succeeds passes through, in order (each one state transition)."""
+        definition = self.definition("", "")
+        states = definition["States"]
+        path = [str(definition["StartAt"])]
+        while not states[path[-1]].get("End"):
+            path.append(str(states[path[-1]]["Next"]))
+        return path
 
 
 @dataclass(frozen=True)
@@ -225,7 +274,8 @@ RETRY_QUEUE = QueueSpec(
     dead_letter=DELIVERY_DLQ,
     max_receive_count=5,
 )
-RETRY_WAIT = StateMachineSpec(key="retry-wait", env="HOOKLINE_RETRY_STATE_MACHINE_ARN", target=RETRY_QUEUE)
+# A task whose send after the wait fails lands on the delivery DLQ, drainable like any other (core.deadletters).
+RETRY_WAIT = StateMachineSpec(key="retry-wait", env="HOOKLINE_RETRY_STATE_MACHINE_ARN", target=RETRY_QUEUE, dead_letter=DELIVERY_DLQ)
 
 REPLAY_TIMEOUT_SECONDS = 120
 # Replay jobs: a customer's time-window replay, page by page, and the operators' DLQ drain.

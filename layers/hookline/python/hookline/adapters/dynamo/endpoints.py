@@ -17,7 +17,7 @@ from boto3.dynamodb.conditions import Attr, Key
 from hookline.adapters.dynamo import keys
 from hookline.adapters.dynamo.ops import query_all, query_page, write_if
 from hookline.adapters.failures import translate_failures
-from hookline.core.models import DEFAULT_MAX_CONCURRENCY, DEFAULT_RATE_LIMIT_PER_SECOND, Endpoint
+from hookline.core.models import DEFAULT_MAX_CONCURRENCY, DEFAULT_RATE_LIMIT_PER_SECOND, EmailOutcome, Endpoint
 from hookline.core.versions import BASE_VERSION
 
 
@@ -50,6 +50,8 @@ class EndpointRepository:
             item["customer"] = ep.customer
         if ep.disabled_reason:
             item["disabled_reason"] = ep.disabled_reason
+        if ep.last_email is not None:
+            item["last_email"] = _email_item(ep.last_email)
         return item
 
     @staticmethod
@@ -73,6 +75,7 @@ class EndpointRepository:
             rotated_at=float(item["rotated_at"]) if item.get("rotated_at") is not None else None,
             customer=item.get("customer"),
             version=str(item.get("version") or BASE_VERSION),  # an endpoint stored before versions receives the first one
+            last_email=_email_outcome(item.get("last_email")),
         )
 
     def create(self, ep: Endpoint) -> None:
@@ -158,6 +161,18 @@ class EndpointRepository:
             ExpressionAttributeValues={":s": "disabled", ":r": reason, ":now": now_iso},
         )
 
+    def record_email(self, tenant: str, endpoint_id: str, outcome: EmailOutcome) -> None:
+        """Keep how the last customer email about the endpoint went (one write per email), unless the endpoint is gone.
+
+        Not `updated_at`: that names the endpoint's configuration, and a disable's email marker is keyed by it."""
+        write_if(
+            self._table.update_item,
+            Key=keys.endpoint(tenant, endpoint_id),
+            UpdateExpression="SET last_email = :e",
+            ConditionExpression=f"attribute_exists({keys.PK})",
+            ExpressionAttributeValues={":e": _email_item(outcome)},
+        )
+
     def get(self, tenant: str, endpoint_id: str) -> Endpoint | None:
         item = self._table.get_item(Key=keys.endpoint(tenant, endpoint_id)).get("Item")
         return self.from_item(item) if item else None
@@ -206,3 +221,16 @@ class EndpointRepository:
     @staticmethod
     def _of_tenant(tenant: str) -> Any:
         return Key(keys.PK).eq(keys.tenant_partition(tenant)) & Key(keys.SK).begins_with(keys.ENDPOINT_PREFIX)
+
+
+def _email_item(outcome: EmailOutcome) -> dict[str, str]:
+    item = {"outcome": outcome.outcome, "at": outcome.at, "about": outcome.about}
+    if outcome.error:
+        item["error"] = outcome.error
+    return item
+
+
+def _email_outcome(item: Any) -> EmailOutcome | None:
+    if not isinstance(item, dict) or item.get("outcome") not in ("sent", "failed"):
+        return None
+    return EmailOutcome("failed" if item["outcome"] == "failed" else "sent", str(item.get("at", "")), str(item.get("about", "")), str(item.get("error", "")))

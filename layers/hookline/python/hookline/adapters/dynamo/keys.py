@@ -8,6 +8,8 @@ every key the API reads, so no query can reach another tenant's items.
     Session     PS#<sha256(token)>      PS                      portal_session
     Portal      PORTAL#<tenant>         SETTINGS                portal_settings
     Event types TYPES#<tenant>          TYPES                   event_types
+    Sent to     TYPES#<tenant>          CUS#<uid>               customer_event_types: the types sent to one customer
+    Broadcast   TYPES#<tenant>          BROADCAST               broadcast_event_types: the types broadcast to every customer
     Versions    CAT#<tenant>            VERSIONS                versions (catalog_partition)
     Event type  CAT#<tenant>            TYPE#<name>             event_type (catalog_partition, TYPE_PREFIX)
     Version use VUSE#<tenant>#<version> D#<yyyy-mm-dd>          version_usage (version_usage_partition)
@@ -23,6 +25,8 @@ every key the API reads, so no query can reach another tenant's items.
     Running job RJOB                    <tenant>#<job_id>       running_job (RUNNING_JOBS): a job not yet done or cancelled
     Intent      UNQ#<minute>#<shard>    <tenant>#<token>        intent (intent_partition): a request's events until they are queued
     Sweep       SWEEP                   CHECKPOINT              sweep_checkpoint
+    Retry wait  WAIT#<minute>#<shard>   <tenant>#<evt_id>#<dlv_id>#g<n>#a<n>  retry_wait (wait_partition): a task waiting in Step Functions, by due minute
+    Wait sweep  SWEEP                   WAITS                   wait_checkpoint
     Statistics  STAT#<tenant>#<ep_id>   H#<yyyy-mm-ddThh>       stats (stats_partition, stats_sort)
 
 Index `endpoint-deliveries` (INDEX): GSI_PK `gsi1pk` = `EPD#<tenant>#<ep_id>`,
@@ -48,6 +52,8 @@ Access patterns (numbered as in docs/architecture.md), by key:
     api_key              1 authorize a key (GetItem); add, revoke
     portal_settings      37 read / replace a tenant's portal settings (GetItem / PutItem)
     event_types          38 remember a type the tenant sent (UpdateItem ADD), read them (GetItem)
+    customer_event_types, broadcast_event_types
+                         59 remember a type sent to a customer / broadcast (UpdateItem ADD), a session's types (BatchGetItem of both)
     portal_session       30 issue a portal session (PutItem), 31 authorize a session token (GetItem, then the customer's 25)
     customer             25 create / replace / read / delete a customer, 35 revoke its portal sessions; customer_partition: 26 list a tenant's customers (Query)
     endpoint             2 create / read / change / delete an endpoint; 7, 19 (with breaker and limiter, BatchGetItem)
@@ -62,6 +68,9 @@ Access patterns (numbered as in docs/architecture.md), by key:
     replay               23 a replay's page counted (UpdateItem conditional on its job's step), 24 replay progress
     intent               51 note a request's events before storing them (PutItem), 52 drop the note once queued (DeleteItem);
                          intent_partition: 53 the sweeper's notes of one minute and shard (Query)
+    retry_wait           56 note a retry before its wait in Step Functions starts (PutItem), 57 drop the notes of the tasks
+                         a batch received out of their waits (BatchWriteItem); wait_partition: 58 the sweeper's overdue notes
+                         of one due minute and shard (Query, a page of 100 at a time), each dropped (BatchWriteItem)
     job                  48 start a job (conditional PutItem), 49 read it (GetItem), 50 advance it (UpdateItem conditional on its step)
     running_job          54 mark a job running (PutItem) and drop the mark when it ends (DeleteItem); RUNNING_JOBS: 55 the sweeper lists them (Query)
     versions, event_type 41 the tenant's versions and the event's type, read with every accepted request (BatchGetItem); 42 change them (PutItem, versions conditional on its revision); catalog_partition: 43 list the event types (Query)
@@ -243,6 +252,16 @@ def event_types(tenant: str) -> Key:
     return _key(f"TYPES#{tenant}", "TYPES")
 
 
+def customer_event_types(tenant: str, uid: str) -> Key:
+    """The set of event types sent to one customer: the types its portal session lists beside its endpoints' filters."""
+    return _key(f"TYPES#{tenant}", f"{CUSTOMER_PREFIX}{uid}")
+
+
+def broadcast_event_types(tenant: str) -> Key:
+    """The set of event types the tenant has broadcast: sent to every customer, so every portal session lists them."""
+    return _key(f"TYPES#{tenant}", "BROADCAST")
+
+
 def catalog_partition(tenant: str) -> str:
     return f"CAT#{tenant}"
 
@@ -294,6 +313,24 @@ def intent(minute: str, shard: int, tenant: str, token: str) -> Key:
 def sweep_checkpoint() -> Key:
     """The last minute the sweeper finished."""
     return _key("SWEEP", "CHECKPOINT")
+
+
+WAIT_SHARDS = 8  # a due minute's notes are spread over this many partitions, so a burst of long retries never heats one
+
+
+def wait_partition(minute: str, shard: int) -> str:
+    """The notes of the retries due in one minute (yyyy-mm-ddThh:mm) that wait in Step Functions, in one of WAIT_SHARDS."""
+    return f"WAIT#{minute}#{shard}"
+
+
+def retry_wait(minute: str, shard: int, tenant: str, event_id: str, delivery_id: str, generation: int, attempt: int) -> Key:
+    """One waiting retry's note: one per attempt and generation of a delivery (a second wait of it in the same minute is the same note)."""
+    return _key(wait_partition(minute, shard), f"{tenant}#{event_id}#{delivery_id}#g{generation}#a{attempt}")
+
+
+def wait_checkpoint() -> Key:
+    """The last due minute whose overdue notes the sweeper finished."""
+    return _key("SWEEP", "WAITS")
 
 
 RUNNING_JOBS = "RJOB"  # one partition: jobs are few at a time (a re-enable, a deletion, a broadcast each)

@@ -270,8 +270,8 @@
 
   const enc = encodeURIComponent;
 
-  // The pick-list's event types: the producer's registered catalog (every page) and, from the first page's `sent`,
-  // the types sent but not registered. Each {name, description, deprecated}, by name.
+  // The pick-list's event types: those this customer sees (its endpoints' types and those sent to it), the registered
+  // ones (every page) and, from the first page's `sent`, the rest. Each {name, description, deprecated}, by name.
   async function loadEventTypes() {
     const byName = new Map();
     const add = (name, info) => {
@@ -925,7 +925,7 @@
         const info = new Map(known.map((t) => [t.name, t]));
         const all = [...new Set([...info.keys(), ...chosen])].sort();
         clear(list);
-        if (!all.length) list.append(h("span", { class: "muted" }, "No event types are registered or have been sent yet; type the types you expect."));
+        if (!all.length) list.append(h("span", { class: "muted" }, "No event types have been sent to you yet; type the types you expect."));
         all.forEach((type, i) => {
           const cid = `${idPrefix}-type-${i}`;
           const t = info.get(type) || { description: "", deprecated: false };
@@ -1039,6 +1039,9 @@
     ];
     if (circuit.open_until) rows.push(["Paused until", timeEl(circuit.open_until)]);
     if (health.last_error) rows.push(["Last error", h("span", {}, timeEl(health.last_error_at), " ", h("span", { class: "mono", "data-testid": "health-last-error" }, describeError(health.last_error)))]);
+    // The last email about this endpoint: shown only when it did not go out (its error is a code, e.g. MessageRejected).
+    const email = health.last_email;
+    if (email && email.outcome === "failed") rows.push(["Last email", h("span", {}, timeEl(email.at), " not sent: ", h("span", { class: "mono", "data-testid": "health-last-email" }, String(email.error || "error")))]);
     const backlog = detail.backlog;
     if (backlog) {
       rows.push(["Failed deliveries", count(backlog.failed || 0, backlog.more)]);

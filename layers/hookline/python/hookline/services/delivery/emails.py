@@ -6,16 +6,25 @@ marker and sends nothing. A crash between the marker and the send loses that ema
 and the log still carry the change); a send that fails with an error releases the marker, so a repeated
 announcement can still send. The opposite order (send, then mark) would double an email on every crash
 after the send, which a customer sees; a missed one is covered by the operators' SNS notification.
+
+An email that was tried says how it went, at the cost of one write per email (rare: one per transition):
+the endpoint keeps the outcome (`last_email`: sent, or failed with the error's code, never the address or
+a message), which its health shows, and a failure is counted (`EmailFailed`, alarmed on). Neither may fail
+the announcement: they are logged when they fail.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, replace
+from datetime import datetime
 from typing import Any, Protocol
 
+from hookline.core.clock import iso
 from hookline.core.emails import Email, Links, StatusNotice, Waiting, endpoint_email
-from hookline.core.models import Endpoint
+from hookline.core.errors import error_code
+from hookline.core.models import EmailOutcome, EmailOutcomeKind, Endpoint
 from hookline.core.sessions import SessionRequest
 from hookline.services.ports import CustomerReader
 
@@ -51,6 +60,12 @@ class SessionGrants(Protocol):
         ...
 
 
+class EmailOutcomes(Protocol):
+    def record_email(self, tenant: str, endpoint_id: str, outcome: EmailOutcome) -> None:
+        """Keep how the endpoint's last customer email went; nothing for an endpoint that is gone."""
+        ...
+
+
 @dataclass(frozen=True)
 class CustomerEmails:
     customers: CustomerReader
@@ -61,27 +76,54 @@ class CustomerEmails:
     links: Links
     sessions: SessionGrants | None = None  # with a portal configured: each email links a fresh session
     session_seconds: int = 0  # that session's lifetime; 0: no session, the bare portal address
+    outcomes: EmailOutcomes | None = None  # where each tried email's outcome is kept (the endpoint); None: nowhere
+    clock: Callable[[], datetime] | None = None  # the outcome's time; needed with `outcomes`
+    count_failure: Callable[[], None] | None = None  # counts a failed email (the EmailFailed metric)
 
     def endpoint_changed(self, endpoint: Endpoint, change: StatusNotice, transition: str) -> bool:
         """Email the endpoint's customer about `change`, once per `transition` (a key unique to that change).
 
         Returns whether an email went out. Nothing is sent without a sender, for the tenant's own
-        endpoints (no customer), or to a customer without an email address.
+        endpoints (no customer), or to a customer without an email address. An email that was due and
+        did not go out (the send refused, or what it needs unreadable) raises, after it was counted and
+        kept on the endpoint as failed; one that went out is kept as sent.
         """
         if not self.sender or endpoint.customer is None:
             return False
         customer = self.customers.get(endpoint.tenant, endpoint.customer)
         if customer is None or not customer.email:
             return False
-        if not self.marks.mark(endpoint.tenant, endpoint.id, transition):
-            return False
+        marked = False
         try:
+            marked = self.marks.mark(endpoint.tenant, endpoint.id, transition)
+            if not marked:
+                return False
             waiting = self.waiting.paused(endpoint.tenant, endpoint.id, WAITING_COUNT_BOUND) if change.kind == "disabled" else Waiting(0)
             self.mailer.send(self.sender, customer.email, endpoint_email(customer, endpoint, change, waiting, self._links(endpoint.tenant, customer.uid)))
-        except Exception:
-            self.marks.unmark(endpoint.tenant, endpoint.id, transition)
+        except Exception as exc:
+            self._failed(endpoint, change, exc)
+            if marked:
+                self.marks.unmark(endpoint.tenant, endpoint.id, transition)
             raise
+        self._keep(endpoint, change, "sent")
         return True
+
+    def _failed(self, endpoint: Endpoint, change: StatusNotice, exc: Exception) -> None:
+        if self.count_failure is not None:
+            try:
+                self.count_failure()
+            except Exception:  # a metric never fails the announcement
+                _log.exception("EmailFailed not counted")
+        self._keep(endpoint, change, "failed", error_code(exc))
+
+    def _keep(self, endpoint: Endpoint, change: StatusNotice, outcome: EmailOutcomeKind, error: str = "") -> None:
+        """The endpoint's `last_email`: one write, logged rather than raised when it fails (the email's fate stands)."""
+        if self.outcomes is None or self.clock is None:
+            return
+        try:
+            self.outcomes.record_email(endpoint.tenant, endpoint.id, EmailOutcome(outcome, iso(self.clock()), change.kind, error))
+        except Exception:
+            _log.exception("email outcome not kept", extra={"tenant": endpoint.tenant, "endpoint_id": endpoint.id, "outcome": outcome})
 
     def _links(self, tenant: str, uid: str) -> Links:
         """The email's links: with a portal, one carrying a fresh full session of the customer's (made only for an email that goes out)."""

@@ -6,16 +6,11 @@ import contextvars
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import ParamSpec, TypeVar
 
 PARALLEL_ENDPOINTS = 100  # endpoints of one batch planned, released and counted at once: a batch's endpoints, all of them
 
-_Item = TypeVar("_Item")
-_Result = TypeVar("_Result")
-_Params = ParamSpec("_Params")
 
-
-def carried(work: Callable[_Params, _Result]) -> Callable[_Params, _Result]:
+def carried[**Params, Result](work: Callable[Params, Result]) -> Callable[Params, Result]:
     """`work`, to run on a pool thread inside a copy of the caller's context variables, a fresh copy per call.
 
     A pool thread does not inherit them, and they hold what the invocation's log lines carry (the
@@ -23,7 +18,7 @@ def carried(work: Callable[_Params, _Result]) -> Callable[_Params, _Result]:
     """
     caller = contextvars.copy_context()
 
-    def run(*args: _Params.args, **kwargs: _Params.kwargs) -> _Result:
+    def run(*args: Params.args, **kwargs: Params.kwargs) -> Result:
         return caller.copy().run(work, *args, **kwargs)
 
     return run
@@ -41,7 +36,7 @@ class Fanout:
         self._pool: ThreadPoolExecutor | None = None
         self._lock = threading.Lock()
 
-    def map(self, work: Callable[[_Item], _Result], items: list[_Item]) -> list[_Result]:
+    def map[Item, Result](self, work: Callable[[Item], Result], items: list[Item]) -> list[Result]:
         if len(items) <= 1:
             return [work(i) for i in items]
         with self._lock:

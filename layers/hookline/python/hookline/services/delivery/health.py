@@ -16,6 +16,7 @@ from hookline.core import notifications
 from hookline.core.breaker import Breaker, Transition, outage_seconds
 from hookline.core.clock import iso
 from hookline.core.emails import StatusNotice
+from hookline.core.errors import error_code
 from hookline.core.health import breaker_after, endpoint_after, limiter_after, slows_down
 from hookline.core.models import Endpoint
 from hookline.core.notifications import Notify
@@ -130,5 +131,7 @@ class HealthTracker:
             return
         try:
             self.emails.endpoint_changed(endpoint, change, transition)
-        except Exception:  # a lost email must never fail a delivery; the SNS notification went out
-            _log.exception("customer email not sent", extra={"tenant": endpoint.tenant, "endpoint_id": endpoint.id, "transition": transition})
+        except Exception as exc:  # a lost email must never fail a delivery; the SNS notification went out, the endpoint's health says so
+            _log.exception(
+                "customer email not sent", extra={"tenant": endpoint.tenant, "endpoint_id": endpoint.id, "transition": transition, "error": error_code(exc)}
+            )

@@ -19,10 +19,11 @@ from hookline.core.backoff import RandomSource
 from hookline.core.claims import ClaimVerdict, claim_verdict
 from hookline.core.classify import TRANSIENT_ERRORS
 from hookline.core.clock import iso, parse_iso
+from hookline.core.errors import DependencyFailed
 from hookline.core.models import Attempt, Delivery, DeliveryTask
 from hookline.core.notifications import Notify
 from hookline.core.policy import Decision, RetryPolicy, decide
-from hookline.core.reports import DeliveryReport
+from hookline.core.reports import SET_ASIDE, DeliveryReport
 from hookline.core.responses import HttpResult
 from hookline.core.stats import attempt_counts
 from hookline.services.delivery.plans import Plan
@@ -60,6 +61,18 @@ class Recorder:
             return None
         return DeliveryTask.of(restarted, trigger="manual")
 
+    def arrived(self, tasks: list[DeliveryTask]) -> None:
+        """Tasks out of a wait in Step Functions are in SQS's hands again: their notes go (hookline.core.waits). Best
+        effort: a note left behind is dropped by the sweeper once it sees the attempt made (or re-queues a copy that
+        claims, and so sends nothing twice)."""
+        waited = [t for t in tasks if t.wait_until]
+        if not waited:
+            return
+        try:
+            self.scheduler.arrived(waited)
+        except DependencyFailed as failed:
+            _log.warning("notes of ended waits not dropped; the sweeper will", extra={"cause": failed.cause, "tasks": len(waited)})
+
     def set_aside(self, body: str, reason: str) -> None:
         """A poison message: kept on the dead-letter queue for a human, never retried."""
         _log.warning("poison message set aside", extra={"reason": reason})
@@ -96,7 +109,7 @@ class Recorder:
     def _not_claimed(self, task: DeliveryTask, verdict: ClaimVerdict, now: datetime) -> DeliveryReport:
         if verdict == "missing":
             self.set_aside(task.to_message(), "delivery not found: its event expired or never existed")
-            return DeliveryReport(task, "skipped", reason="poison: delivery not found")
+            return DeliveryReport(task, "skipped", reason="poison: delivery not found", path=SET_ASIDE)
         if verdict == "busy":
             return self.defer(task, self.config.busy_retry_seconds, "previous attempt still being recorded", now)
         return DeliveryReport(task, "skipped", reason="attempt already claimed or delivery finished")

@@ -93,7 +93,10 @@ class DeliveryWorker:
     # -- a batch ------------------------------------------------------------------
 
     def plan(self, tasks: Iterable[DeliveryTask], first_lane: bool = False) -> dict[DeliveryTask, Plan]:
-        """Each endpoint of the batch looked at once (see `Planner`); `first_lane`: the batch came from the delivery queue."""
+        """Each endpoint of the batch looked at once (see `Planner`); `first_lane`: the batch came from the delivery queue.
+        The notes of the tasks that came out of a wait in Step Functions are dropped first: they have arrived."""
+        tasks = list(tasks)
+        self.recorder.arrived(tasks)
         return self.planner.plan(tasks, first_lane)
 
     def release(self, plans: Iterable[Plan], reports: Iterable[DeliveryReport] = ()) -> None:

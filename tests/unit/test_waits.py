@@ -1,0 +1,73 @@
+"""The sweeper's rule for retries waiting in Step Functions (hookline.core.waits): which notes are overdue, and whether
+the delivery still waits for the noted attempt."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from hookline.core.models import Delivery, DeliveryTask
+from hookline.core.waits import due_minute, minutes_due, overdue, rescued, still_waiting, verdict, waiting
+
+DUE = datetime(2026, 11, 29, 12, 30, 15, tzinfo=UTC)
+MARGIN = timedelta(minutes=15)
+TASK = waiting(DeliveryTask("acme", "evt_1", "dlv_1", "ep_1", attempt=3, generation=1, fresh=True), int(DUE.timestamp()))
+
+
+def _delivery(**changes: object) -> Delivery:
+    base = Delivery("dlv_1", "acme", "evt_1", "ep_1", status="pending", attempts_made=2, generation=1, generation_first_attempt=1)
+    return replace(base, **changes)  # type: ignore[arg-type]
+
+
+def test_a_waiting_task_claims_and_carries_its_due_second_across_the_queue() -> None:
+    # Given a retry's task, fresh as the worker makes it, put into a wait in Step Functions
+    assert (TASK.fresh, TASK.wait_until) == (False, int(DUE.timestamp()))
+    # Then its message keeps the due second, and a task without one writes none (older readers see the same fields)
+    assert DeliveryTask.from_message(TASK.to_message()).wait_until == TASK.wait_until
+    assert "wait_until" not in DeliveryTask("acme", "evt_1", "dlv_1", "ep_1").to_message()
+    # And it is the same task as the one not waiting (a wait is not part of a task's identity), whose next attempt waits for nothing
+    assert replace(TASK, wait_until=0) == TASK and TASK.next_attempt().wait_until == 0
+    # And it is noted in the minute it is due
+    assert due_minute(TASK) == "2026-11-29T12:30"
+
+
+def test_the_copy_the_sweeper_queues_is_the_same_attempt_claiming_with_no_note() -> None:
+    again = rescued(TASK)
+    assert (again.attempt, again.generation, again.fresh, again.wait_until) == (3, 1, False, 0)
+    assert again == TASK
+
+
+def test_a_note_is_overdue_only_once_its_margin_has_passed() -> None:
+    assert not overdue(TASK, DUE + MARGIN - timedelta(seconds=1), MARGIN)
+    assert overdue(TASK, DUE + MARGIN, MARGIN)
+
+
+def test_the_due_minutes_swept_are_those_whose_every_note_is_overdue() -> None:
+    # Given the sweeper finished 12:29
+    # When it runs just before the 12:30 notes' margin has passed for all of them, Then it leaves 12:30 for later
+    assert minutes_due("2026-11-29T12:29", datetime(2026, 11, 29, 12, 45, 59, tzinfo=UTC), MARGIN) == []
+    # When the last second of 12:30 is overdue too, Then 12:30 is due
+    assert minutes_due("2026-11-29T12:29", datetime(2026, 11, 29, 12, 46, 0, tzinfo=UTC), MARGIN) == ["2026-11-29T12:30"]
+
+
+@pytest.mark.parametrize(
+    ("delivery", "waits"),
+    [
+        (_delivery(), True),  # pending in its generation, attempt 3 not made: re-queue
+        (_delivery(lease_attempt=2, lease_until=DUE.timestamp() - 1), True),  # an expired lease holds nothing
+        (_delivery(attempts_made=3), False),  # the retry happened
+        (_delivery(attempts_made=5), False),  # and more after it
+        (_delivery(lease_attempt=3, lease_until=(DUE + MARGIN).timestamp() + 60), False),  # a copy holds it right now (SQS brings it back if it dies)
+        (_delivery(status="succeeded"), False),
+        (_delivery(status="failed"), False),
+        (_delivery(status="paused"), False),  # its task was parked: re-enabling the endpoint requeues it
+        (_delivery(generation=2), False),  # replayed: a new generation with tasks of its own
+        (None, False),  # its event expired
+    ],
+)
+def test_whether_the_delivery_still_waits_for_the_noted_attempt(delivery: Delivery | None, waits: bool) -> None:
+    assert still_waiting(delivery, TASK, DUE.timestamp()) is waits
+    assert verdict(TASK, delivery, DUE + MARGIN, MARGIN) == ("requeue" if waits else "drop")
+    assert verdict(TASK, delivery, DUE + MARGIN - timedelta(seconds=1), MARGIN) == "wait"
