@@ -5,9 +5,10 @@
         function, `hookline-replay`, at its `live` alias) and watches it until it ends.
     python -m local.dlq --watch job_…
         watches a drain started before (e.g. after Ctrl-C stopped the watching: the job goes on).
-    python -m local.dlq --local [--aws-endpoint http://127.0.0.1:4566] …
-        the same against the running local mode (it announces its ports, see local.running;
-        else HOOKLINE_AWS_PORT's, 4566), whose job-queue poller runs the drain's steps.
+    python -m local.dlq --local [--port 8787 | --aws-endpoint http://127.0.0.1:4566] …
+        the same against the running local mode (it announces its ports, see local.running),
+        whose job-queue poller runs the drain's steps. With several running, `--port` names
+        one by its API or embedded AWS port; with none, it says so and starts nothing.
 
 `make dlq-drain` wraps it. Tasks hookline dead-lettered itself come back as manual
 replays with a fresh attempt budget; poison messages stay in the DLQ
@@ -30,6 +31,7 @@ from typing import Any
 
 import boto3
 from botocore.config import Config
+from botocore.exceptions import BotoCoreError, ClientError
 
 import local  # noqa: F401  - puts the layer on sys.path
 from hookline.core.settings import Settings
@@ -130,7 +132,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--max", type=int, default=0, help="stop after this many messages")
     parser.add_argument("--watch", default="", metavar="JOB_ID", help="watch a drain started before instead of starting one")
     parser.add_argument("--local", action="store_true", help="drain local mode's DLQ instead of the deployed stack's")
-    parser.add_argument("--aws-endpoint", default="", help="local mode's embedded AWS (default: the running local mode's, else HOOKLINE_AWS_PORT's)")
+    parser.add_argument("--port", type=int, default=0, help="with --local: the running local mode whose API or embedded AWS listens on this port")
+    parser.add_argument("--aws-endpoint", default="", help="local mode's embedded AWS (default: the running local mode's)")
     # Named after the deployed stack (HOOKLINE_STACK_NAME), as infra/functions.py names it.
     function = f"{Settings.from_env(os.environ).stack_name}-{topology.REPLAY.name}"
     parser.add_argument("--function", default=function, help=f"the deployed replay function (default {function})")
@@ -140,8 +143,16 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.local:
-        endpoint = args.aws_endpoint or running.running_aws_endpoint() or f"http://127.0.0.1:{os.environ.get('HOOKLINE_AWS_PORT', '4566')}"
-        invoke = local_invoker(endpoint)
+        try:
+            endpoint = args.aws_endpoint or running.find(args.port).aws_endpoint
+        except running.NotRunning as exc:
+            print(f"dlq-drain: {exc}", file=sys.stderr)
+            return 2
+        try:
+            invoke = local_invoker(endpoint)
+        except (BotoCoreError, ClientError) as exc:
+            print(f"dlq-drain: no hookline local mode answers at {endpoint} ({exc})", file=sys.stderr)
+            return 2
     else:
         invoke = deployed_invoker(args.function)
     try:

@@ -4,7 +4,8 @@
 
 Prints every request's headers and body and answers `--status` (200). With
 `--secret`, it verifies the Standard Webhooks signature with the official
-`standardwebhooks` package (if importable) and answers 401 when it fails.
+`standardwebhooks` package (requirements-local.txt) and answers 401 when it
+fails; without that package it refuses to start rather than accept unverified.
 `--status 500` is handy for watching failed attempts.
 
 Tests use `WebhookReceiver` directly: it runs in a thread on 127.0.0.1 and
@@ -181,7 +182,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--status", type=int, default=200, help="HTTP status to answer (default 200)")
     args = parser.parse_args(argv)
     if args.secret and make_verifier(args.secret) is None:
-        print("standardwebhooks is not installed: signatures are NOT verified", file=sys.stderr)
+        print("cannot verify signatures: standardwebhooks is not installed (pip install -r requirements-local.txt)", file=sys.stderr)
+        return 2
     receiver = WebhookReceiver(host=args.host, port=args.port, secret=args.secret, status=args.status, out=sys.stdout)
     print(f"receiving webhooks on http://{args.host}:{receiver.port}/ (answering {args.status})", flush=True)
     try:

@@ -108,7 +108,8 @@ def test_every_make_variable_it_passes_is_one_the_makefile_reads() -> None:
 
 
 def test_every_setting_it_names_is_a_setting() -> None:
-    named = set(SETTING.findall(DEPLOYING))
+    # (less the API's URL and key the first event exports for curl, as the walk-through and `make run` name them)
+    named = set(SETTING.findall(DEPLOYING)) - {"HOOKLINE_URL", "HOOKLINE_KEY"}
     known = {env for env, _, _ in Settings.documented()}
     assert {"HOOKLINE_STACK_NAME", "HOOKLINE_SIZE", "HOOKLINE_ALARM_EMAIL", "HOOKLINE_NOTIFICATION_SENDER"} <= named
     assert named <= known, named - known
@@ -185,17 +186,17 @@ def _routes() -> list[tuple[str, re.Pattern[str]]]:
 
 
 def _calls(text: str) -> list[tuple[str, str, str | None]]:
-    """(method, path, body) of each curl to the deployed API ("${API}v1/..."; ApiUrl ends with a slash)."""
+    """(method, path, body) of each curl to the deployed API ("$HOOKLINE_URL/v1/...", the ApiUrl less its slash)."""
     found = []
     for command in commands(text):
         if not command.startswith("curl "):
             continue
-        words = shlex.split(command.replace("${API}", "https://api.test/"))
+        words = shlex.split(command.replace("$HOOKLINE_URL/", "https://api.test/"))
         url = next(word for word in words if word.startswith("https://api.test/"))
         method = words[words.index("-X") + 1] if "-X" in words else "GET"
         body = words[words.index("-d") + 1] if "-d" in words else None
         found.append((method, "/" + url.removeprefix("https://api.test/"), body))
-        assert "authorization: Bearer $KEY" in command, command  # the walk-through's header, the key make api-key printed
+        assert "authorization: Bearer $HOOKLINE_KEY" in command, command  # the walk-through's header, the key make api-key printed
     return found
 
 
@@ -214,6 +215,9 @@ def test_the_first_event_calls_the_apis_routes_with_json_bodies() -> None:
 
 def test_the_first_event_names_the_stacks_real_output_and_table() -> None:
     assert "OutputKey=='ApiUrl'" in DEPLOYING
+    # The walk-through's names (as the `make run` banner exports them), the URL without the stage URL's trailing slash
+    assert "export HOOKLINE_URL=$(aws cloudformation describe-stacks" in DEPLOYING and "| sed 's:/*$::')" in DEPLOYING
+    assert "export HOOKLINE_KEY=$(make -s api-key" in DEPLOYING
     # infra/stack.py's output ids; reading the source keeps this test free of a synth.
     assert 'CfnOutput(self, "ApiUrl"' in (REPO / "infra" / "stack.py").read_text()
     assert 'TABLE="$STACK-data"' in DEPLOYING

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import io
 import json
+import subprocess
+import sys
 import threading
 import time
 from dataclasses import replace
@@ -17,8 +19,10 @@ import pytest
 from hookline.core.models import DeliveryTask
 from hookline.wiring import container, topology
 from local import running
-from local.dlq import INVOKE_CONFIG, WATCH_EVERY_SECONDS, build_parser, deployed_invoker, drain_command, local_invoker, run
+from local.dlq import INVOKE_CONFIG, WATCH_EVERY_SECONDS, build_parser, deployed_invoker, drain_command, local_invoker, main, run
 from local.run import LocalHookline
+
+REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.slow
@@ -127,13 +131,72 @@ def test_each_invocation_answers_at_once_so_the_client_waits_briefly_and_may_ret
 
 
 def test_the_local_drain_finds_the_running_local_mode(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("HOOKLINE_LOCAL_STATE_FILE", str(tmp_path / "state.json"))
-    assert running.running_aws_endpoint() is None
+    monkeypatch.setenv("HOOKLINE_LOCAL_STATE_DIR", str(tmp_path))
+    with pytest.raises(running.NotRunning):
+        running.find()
     running.announce("http://127.0.0.1:45123", "http://127.0.0.1:8080")
-    assert running.running_aws_endpoint() == "http://127.0.0.1:45123"
-    # A state file left by a process that is gone is no local mode
-    (tmp_path / "state.json").write_text(json.dumps({"pid": 2**22 + 7, "aws_endpoint": "http://127.0.0.1:1"}))
-    assert running.running_aws_endpoint() is None
-    running.announce("http://127.0.0.1:45123", "http://127.0.0.1:8080")
+    assert running.find().aws_endpoint == "http://127.0.0.1:45123"
     running.withdraw()
-    assert not (tmp_path / "state.json").exists()
+    assert not list(tmp_path.iterdir())
+    # A state file left by a process that is gone is no local mode
+    running.state_file(8080, 45123).write_text(json.dumps({"pid": 2**22 + 7, "aws_endpoint": "http://127.0.0.1:45123", "api_url": "http://127.0.0.1:8080"}))
+    assert running.running() == []
+
+
+SECOND_LOCAL_MODE = """
+import sys
+from local import running
+running.announce("http://127.0.0.1:45124", "http://127.0.0.1:8081")
+print("up", flush=True)
+sys.stdin.readline()
+running.withdraw()
+"""
+
+
+def test_a_second_local_mode_that_starts_and_stops_leaves_the_first_found(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HOOKLINE_LOCAL_STATE_DIR", str(tmp_path))
+    # Given a local mode (this process) and a second one on other ports (a process of its own), each announced
+    first = running.announce("http://127.0.0.1:45123", "http://127.0.0.1:8080")
+    second = subprocess.Popen([sys.executable, "-c", SECOND_LOCAL_MODE], cwd=REPO, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert second.stdout is not None and second.stdout.readline() == "up\n"
+        # Then each has a state file of its own, by its port pair, and either is found by either of its ports
+        assert sorted(p.name for p in tmp_path.iterdir()) == sorted([first.name, running.state_file(8081, 45124).name])
+        assert [mode.ports for mode in running.running()] == [(8080, 45123), (8081, 45124)]
+        assert running.find(8081).aws_endpoint == running.find(45124).aws_endpoint == "http://127.0.0.1:45124"
+        assert running.find(45123).api_url == "http://127.0.0.1:8080"
+        # With two running and no port, the drain does not guess: it names both and how to choose
+        with pytest.raises(running.NotRunning, match=r"2 local modes are running; name one .* PORT=") as several:
+            running.find()
+        assert "http://127.0.0.1:8080" in str(several.value) and "http://127.0.0.1:8081" in str(several.value)
+        # When the second stops, its file goes, and the first is still found
+        second.communicate("\n", timeout=30)
+        assert second.returncode == 0
+    finally:
+        if second.poll() is None:
+            second.kill()
+    assert [p.name for p in tmp_path.iterdir()] == [first.name]
+    assert running.find().aws_endpoint == "http://127.0.0.1:45123"
+    with pytest.raises(running.NotRunning, match=r"no local mode is running on port 8081; these are:\n  API http://127.0.0.1:8080"):
+        running.find(8081)
+    running.withdraw()
+    assert not list(tmp_path.iterdir())
+
+
+def test_with_no_local_mode_running_the_local_drain_says_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("HOOKLINE_LOCAL_STATE_DIR", str(tmp_path))
+    monkeypatch.setenv("HOOKLINE_AWS_PORT", "4566")
+    # `make dlq-drain LOCAL=1` with none running: one clear line, no attempt at a default port, no traceback
+    assert main(["--local"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("dlq-drain: no local mode is running") and "make run" in err, err
+    assert "4566" not in err and "Traceback" not in err
+    # `PORT=…` names a local mode that is not there
+    assert main(["--local", "--port", "8081"]) == 2
+    assert capsys.readouterr().err.startswith("dlq-drain: no local mode is running on port 8081")
+
+
+def test_make_dlq_drain_passes_port_with_local() -> None:
+    dry = subprocess.run(["make", "-n", "dlq-drain", "LOCAL=1", "PORT=8081"], cwd=REPO, capture_output=True, text=True, check=True, timeout=60)
+    [line] = [line for line in dry.stdout.splitlines() if "-m local.dlq" in line]
+    assert line.split()[-3:] == ["--local", "--port", '"8081"']

@@ -22,7 +22,7 @@ def test_local_mode_stops_cleanly(tmp_path: Path, signum: int, to_group: bool) -
         **os.environ,
         "HOOKLINE_PORT": "0",
         "HOOKLINE_AWS_PORT": "0",
-        "HOOKLINE_LOCAL_STATE_FILE": str(tmp_path / "state.json"),
+        "HOOKLINE_LOCAL_STATE_DIR": str(tmp_path),
         "PYTHONUNBUFFERED": "1",
         "HOOKLINE_RUN_STARTED": f"{time.time():.3f}",  # as `make run` exports it
     }
@@ -47,7 +47,7 @@ def test_local_mode_stops_cleanly(tmp_path: Path, signum: int, to_group: bool) -
             if "s after `make run` started" in line:  # the line right after the banner: it is up
                 break
         assert any("hookline local mode is up" in line for line in lines), "".join(lines)
-        assert (tmp_path / "state.json").exists()  # it announced itself to `make dlq-drain LOCAL=1`
+        assert len(list(tmp_path.glob("hookline-local-*.json"))) == 1  # it announced itself to `make dlq-drain LOCAL=1`
         # When the signal comes, and comes again while it stops (a terminal's Ctrl-C reaches make and python alike)
         send = (lambda: os.killpg(process.pid, signum)) if to_group else (lambda: process.send_signal(signum))
         send()
@@ -63,7 +63,7 @@ def test_local_mode_stops_cleanly(tmp_path: Path, signum: int, to_group: bool) -
     assert "stopped." in output and "Traceback" not in output, output
     # And it said how long it took to be up since `make run` started
     assert re.search(r"Up \d+ s after `make run` started", "".join(lines)), output
-    assert not (tmp_path / "state.json").exists()
+    assert not list(tmp_path.glob("hookline-local-*.json"))
 
 
 def test_the_banner_says_how_long_make_run_took() -> None:

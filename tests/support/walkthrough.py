@@ -4,24 +4,35 @@ A block is a fenced ```sh block; a command is one of its lines (joined with the 
 backslash continues), comments and `# ->` answers left out. The documented addresses are replaced by
 the running ones (the API's 8787, the embedded AWS's 4566, the receiver's 9000) and the placeholder
 `<the key make run printed>` by the key; nothing else is touched, so a typo in a command fails here.
+The result is what the `make run` banner prints for that local mode (a test holds them to it).
 
 Commands run in one bash session, in order, with no AWS configuration in its environment (a fresh
 HOME, no AWS_* variables). A command that starts the receiver ("in another terminal") runs in the
 background; the session waits until it listens, and after a command that posts an event, until the
 receiver has printed a webhook. Each command's output and exit status come back.
+
+`resend_tampered` (a command a test adds after the document's, `python -m tests.support.walkthrough
+tamper …`) sends the receiver a copy of the webhook it printed last, its signature headers unchanged
+and its body altered, and prints the status the receiver answered.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
+import sys
+import urllib.error
+import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 FENCE = re.compile(r"^\s*```sh\s*$(.*?)^\s*```\s*$", re.S | re.M)
 RECEIVER = ".venv/bin/python -m local.receiver"
+TAMPER = ".venv/bin/python -m tests.support.walkthrough tamper"
+SIGNATURE_HEADERS = ("webhook-id", "webhook-timestamp", "webhook-signature", "content-type")
 
 
 class WalkthroughFailed(AssertionError):
@@ -77,6 +88,7 @@ def localize(command: str, ports: Ports) -> str:
     return (
         command.replace("<the key make run printed>", ports.key)
         .replace("localhost:8787", f"127.0.0.1:{ports.api}")
+        .replace("127.0.0.1:8787", f"127.0.0.1:{ports.api}")
         .replace("127.0.0.1:4566", f"127.0.0.1:{ports.aws}")
         .replace("127.0.0.1:9000", f"127.0.0.1:{ports.receiver}")
         .replace("--port 9000", f"--port {ports.receiver}")
@@ -131,3 +143,42 @@ def _split(stdout: str, cmds: list[str]) -> list[Ran]:
 def receiver_output(workdir: Path) -> str:
     path = workdir / "receiver.log"
     return path.read_text() if path.exists() else ""
+
+
+def tamper_command(workdir: Path) -> str:
+    """The command that resends the last webhook the walk-through's receiver printed, its body altered."""
+    return f"{TAMPER} http://127.0.0.1:9000/webhook {workdir / 'receiver.log'}"
+
+
+def last_webhook(log: str) -> tuple[dict[str, str], object]:
+    """The headers and JSON body of the last webhook the receiver printed (local.receiver: a `--- ` line, its
+    headers as `name: value`, the body indented, a blank line)."""
+    printed = log.rsplit("\n--- ", 1)[-1].split("\n")[1:]
+    start = next(i for i, line in enumerate(printed) if line.startswith(("{", "[")))
+    headers = dict(line.split(": ", 1) for line in printed[:start])
+    end = printed.index("", start) if "" in printed[start:] else len(printed)
+    return headers, json.loads("\n".join(printed[start:end]))
+
+
+def resend_tampered(url: str, log: str) -> int:
+    """POST to `url` the last webhook in the receiver's `log` with its signature headers as they came and its body
+    changed (the amount, else one field added); the status the receiver answered."""
+    headers, body = last_webhook(log)
+    if isinstance(body, dict) and isinstance(body.get("data"), dict) and "amount" in body["data"]:
+        body["data"]["amount"] = 1
+    elif isinstance(body, dict):
+        body["tampered"] = True
+    else:
+        body = {"tampered": body}
+    request = urllib.request.Request(url, data=json.dumps(body).encode(), headers={k: headers[k] for k in SIGNATURE_HEADERS if k in headers}, method="POST")
+    try:
+        with urllib.request.urlopen(request, timeout=10) as answer:
+            return int(answer.status)
+    except urllib.error.HTTPError as refused:
+        return int(refused.code)
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] != ["tamper"] or len(sys.argv) != 4:
+        sys.exit("usage: python -m tests.support.walkthrough tamper RECEIVER_URL RECEIVER_LOG")
+    print(resend_tampered(sys.argv[2], Path(sys.argv[3]).read_text()))
