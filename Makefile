@@ -68,9 +68,10 @@ browser:
 		fi; }
 
 # HOOKLINE_RUN_STARTED: when `make run` began, so the banner can say how long the set-up took.
+# HOOKLINE_DEMO=0 (or false, no, off): without the portal demo (--no-demo); ARGS: more options of local.run, e.g. ARGS=--json-logs.
 run: export HOOKLINE_RUN_STARTED := $(shell date +%s.%N)
 run: $(LOCAL_STAMP)
-	$(PY) -m local.run
+	$(PY) -m local.run $(if $(filter 0 false no off,$(HOOKLINE_DEMO)),--no-demo,) $(ARGS)
 
 # Retries against a built-in misbehaving receiver, as a readable timeline (about 20 s; README says the same).
 demo: $(LOCAL_STAMP)
@@ -138,7 +139,7 @@ revoke-api-key: $(LOCAL_STAMP)
 # Move dead-lettered deliveries back to the retry queue, as a job it starts and watches: ENDPOINT=ep_… TENANT=… RATE=10 MAX=…,
 # LOCAL=1 for `make run`'s DLQ, JOB=job_… to watch a drain started before.
 dlq-drain: $(LOCAL_STAMP)
-	$(PY) -m local.dlq $(if $(ENDPOINT),--endpoint-id "$(ENDPOINT)",) $(if $(TENANT),--tenant "$(TENANT)",) $(if $(RATE),--rate "$(RATE)",) $(if $(MAX),--max "$(MAX)",) $(if $(JOB),--watch "$(JOB)",) $(if $(LOCAL),--local,)
+	$(PY) -m local.dlq $(if $(ENDPOINT),--endpoint-id "$(ENDPOINT)",) $(if $(TENANT),--tenant "$(TENANT)",) $(if $(RATE),--rate "$(RATE)",) $(if $(MAX),--max "$(MAX)",) $(if $(JOB),--watch "$(JOB)",) $(if $(LOCAL),--local $(if $(PORT),--port "$(PORT)",),)
 
 # Put back in service the version each function served before (docs/operations.md, "Deploys and rollback"): stops the
 # running canaries with CodeDeploy's auto-rollback, and points every other live alias at its previous version. FUNCTION=api,delivery: only those.

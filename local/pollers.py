@@ -164,8 +164,8 @@ class SqsPoller:
             except Exception as exc:
                 if self._stop.is_set():
                     break
-                if time.monotonic() - last_error > 30:
-                    log.warning("%s: polling %s failed: %s", self.name, self.queue_url, exc)
+                if time.monotonic() - last_error > 30:  # the cause once per 30 s; the poller tries again every second
+                    log.warning("%s: polling %s failed (%s: %s); trying again", self.name, self.queue_url, type(exc).__name__, exc)
                     last_error = time.monotonic()
                 self._stop.wait(1)
 

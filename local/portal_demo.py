@@ -5,6 +5,13 @@ Two receivers run on 127.0.0.1 in this process: one answers 200, the other
 failing endpoint whose failures can be replayed once it recovers. Everything
 is made through the API, as a producer would: the customer, its endpoints,
 a few events, and a portal session whose link is printed.
+
+A step that fails raises `DemoFailed` (the receivers stopped first), whose
+message is one line: the request and the API's error code and message, e.g.
+`POST /v1/endpoints answered 422 forbidden_url: 'url' is not allowed: loopback
+address`. `refusal()` says beforehand why the API's URL policy would refuse
+the receivers (plain http on 127.0.0.1), so local mode can skip the demo and
+say why instead of trying.
 """
 
 from __future__ import annotations
@@ -15,11 +22,32 @@ from typing import Any
 
 import requests
 
+from hookline.core.ssrf import UrlPolicy
 from local.receiver import WebhookReceiver
 
 DEMO_CUSTOMER = "demo-customer"
 EVENT_TYPES = ("invoice.paid", "invoice.created", "customer.updated")
 DEFAULT_RECOVERY_SECONDS = 120.0
+RECEIVER_HOST = "127.0.0.1"  # where WebhookReceiver listens
+CALL_TIMEOUT_SECONDS = 10
+
+
+class DemoFailed(Exception):
+    """A step of the demo failed; the message is one line: the request, and the API's error code and message (or why no answer came)."""
+
+
+def refusal(policy: UrlPolicy) -> str | None:
+    """Why the API would refuse the demo's receivers under `policy` (plain http, on 127.0.0.1, on ports the OS picks), or None."""
+    if not policy.allow_http:
+        return "HOOKLINE_ALLOW_HTTP is off, and the demo's receivers are plain http"
+    if policy.allowed_ports is not None:
+        ports = ",".join(str(p) for p in sorted(policy.allowed_ports))
+        return f"HOOKLINE_ALLOWED_PORTS={ports} leaves out the ports the demo's receivers get from the OS"
+    why = policy.refusal("http", RECEIVER_HOST, 0)  # any port passes here
+    if why is None:
+        return None
+    networks = ",".join(str(n) for n in policy.allowed_networks)
+    return f"HOOKLINE_ALLOW_PRIVATE_NETWORKS={networks} leaves out {RECEIVER_HOST} ({why}), where the demo's receivers listen"
 
 
 class RecoveringReceiver(WebhookReceiver):
@@ -47,27 +75,51 @@ class PortalDemo:
         self.failing.stop()
 
 
+def _one_line(text: str, limit: int = 300) -> str:
+    return " ".join(text.split())[:limit]
+
+
+def api_error(answer: requests.Response) -> str:
+    """`<code>: <message>` from the API's error envelope ({"error": {"code", "message"}}), else the start of the body."""
+    try:
+        error = answer.json()["error"]
+        return _one_line(f"{error['code']}: {error['message']}")
+    except (ValueError, KeyError, TypeError):
+        return _one_line(answer.text) or answer.reason or "no body"
+
+
 def _call(base_url: str, key: str, method: str, path: str, body: Any = None) -> Any:
-    answer = requests.request(method, base_url + path, json=body, headers={"Authorization": f"Bearer {key}"}, timeout=10)
-    answer.raise_for_status()
+    try:
+        answer = requests.request(method, base_url + path, json=body, headers={"Authorization": f"Bearer {key}"}, timeout=CALL_TIMEOUT_SECONDS)
+    except requests.RequestException as exc:
+        raise DemoFailed(f"{method} {path} got no answer: {_one_line(f'{type(exc).__name__}: {exc}')}") from exc
+    if answer.status_code >= 400:
+        raise DemoFailed(f"{method} {path} answered {answer.status_code} {api_error(answer)}")
     return answer.json() if answer.content else None
 
 
 def seed(base_url: str, api_key: str, *, events: int = 12, recover_after_seconds: float = DEFAULT_RECOVERY_SECONDS, ttl_seconds: int = 86400) -> PortalDemo:
-    """Make the demo customer, its two endpoints and `events` events for it; returns the portal link and the receivers."""
+    """Make the demo customer, its two endpoints and `events` events for it; returns the portal link and the receivers.
+
+    Raises DemoFailed (one line: the request and the API's answer) when a step fails, its receivers stopped.
+    """
     healthy = WebhookReceiver(port=0)
     failing = RecoveringReceiver(time.time() + recover_after_seconds)
-    healthy.start()
-    failing.start()
     demo = PortalDemo("", healthy, failing)
-    _call(base_url, api_key, "PUT", "/v1/portal-settings", {"producer_name": "hookline demo"})
-    _call(base_url, api_key, "PUT", f"/v1/customers/{DEMO_CUSTOMER}", {"name": "Demo Customer", "email": "ops@demo-customer.example"})
-    for name, receiver, description in (("healthy", healthy, "Billing service"), ("failing", failing, "CRM sync (failing)")):
-        created = _call(base_url, api_key, "POST", "/v1/endpoints", {"url": receiver.url, "customer": DEMO_CUSTOMER, "description": description})
-        receiver.secret = created["secret"]
-        demo.endpoints[name] = created["id"]
-    for i in range(events):
-        kind = EVENT_TYPES[i % len(EVENT_TYPES)]
-        _call(base_url, api_key, "POST", "/v1/events", {"type": kind, "customer": DEMO_CUSTOMER, "data": {"n": i, "amount": 1000 + i}})
-    demo.link = _call(base_url, api_key, "POST", f"/v1/customers/{DEMO_CUSTOMER}/portal-sessions", {"ttl_seconds": ttl_seconds})["url"]
+    try:
+        healthy.start()
+        failing.start()
+        _call(base_url, api_key, "PUT", "/v1/portal-settings", {"producer_name": "hookline demo"})
+        _call(base_url, api_key, "PUT", f"/v1/customers/{DEMO_CUSTOMER}", {"name": "Demo Customer", "email": "ops@demo-customer.example"})
+        for name, receiver, description in (("healthy", healthy, "Billing service"), ("failing", failing, "CRM sync (failing)")):
+            created = _call(base_url, api_key, "POST", "/v1/endpoints", {"url": receiver.url, "customer": DEMO_CUSTOMER, "description": description})
+            receiver.secret = created["secret"]
+            demo.endpoints[name] = created["id"]
+        for i in range(events):
+            kind = EVENT_TYPES[i % len(EVENT_TYPES)]
+            _call(base_url, api_key, "POST", "/v1/events", {"type": kind, "customer": DEMO_CUSTOMER, "data": {"n": i, "amount": 1000 + i}})
+        demo.link = _call(base_url, api_key, "POST", f"/v1/customers/{DEMO_CUSTOMER}/portal-sessions", {"ttl_seconds": ttl_seconds})["url"]
+    except BaseException:
+        demo.stop()
+        raise
     return demo
