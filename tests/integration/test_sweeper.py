@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import time
+from datetime import UTC, datetime
 from typing import Any
 
 import boto3
@@ -146,7 +147,10 @@ def test_a_retry_whose_wait_in_step_functions_was_stopped_is_queued_again_and_de
         # When it runs after the due time and the margin, Then it queues the retry again, once
         clock.tick(parse_iso(until).timestamp() - time.time() + margin + 60)
         report = _sweep(hookline)
-        assert (report["overdue_retries_requeued"], report["wait_notes"]) == (1, 1)
+        table = aws.dynamodb_table(hookline.env[topology.TABLE.env])
+        checkpoint = table.get_item(Key=keys.wait_checkpoint()).get("Item")
+        seen = f"report {report}, checkpoint {checkpoint}, notes {[n[keys.PK] for n in _notes(hookline)]}, now {datetime.now(UTC)}"
+        assert (report["overdue_retries_requeued"], report["wait_notes"]) == (1, 1), seen
         assert _sweep(hookline)["overdue_retries_requeued"] == 0 and _notes(hookline) == []
         # And the retry function delivers it: the receiver got the event twice, as one webhook, and the delivery succeeded
         assert hookline.drain(topology.RETRY_QUEUE) == 1
