@@ -99,7 +99,7 @@ bench: $(STAMP)
 # pipeline heavily, so it runs in a fresh process of its own, last.
 test: setup browser lint
 	$(PY) -m pytest -q -m "not faults" tests/unit
-	$(PY) -m pytest -q -m "not faults" --ignore=tests/unit --ignore=tests/browser --ignore=tests/scale -n 2 --durations=10
+	$(PY) -m pytest -q -m "not faults" --ignore=tests/unit --ignore=tests/browser --ignore=tests/scale -n 3 --durations=10
 	$(PY) -m pytest -q -m "not faults" tests/browser
 	$(PY) -m pytest -q -m faults --ignore=tests/scale
 

@@ -6,19 +6,54 @@ the embedded moto server without a code path of its own.
 
 from __future__ import annotations
 
+import threading
 from functools import cache
 from typing import Any
 
 import boto3
+from boto3.dynamodb.conditions import ConditionExpressionBuilder
 from botocore.config import Config
 
 # A delivery batch talks to AWS from many threads at once (one per task, one per endpoint while planning).
 _CONFIG = Config(retries={"mode": "standard", "max_attempts": 3}, connect_timeout=3, read_timeout=10, max_pool_connections=128)
 
 
+class ThreadLocalConditionBuilder:
+    """boto3's ConditionExpressionBuilder, one per thread.
+
+    boto3's resource layer turns Key(...) and Attr(...) conditions into expressions with one builder per Table,
+    whose placeholder counters every call resets: a call on another thread resetting them mid-build names two
+    attributes `#n0`, and the request then asks for the wrong thing ("Query condition missed key schema element",
+    or a conditional write that checks another attribute). hookline calls one Table from many threads at once (a
+    batch's endpoints and tasks side by side), so each thread builds its expressions with a builder of its own.
+    """
+
+    def __init__(self) -> None:
+        self._local = threading.local()
+
+    def own(self) -> ConditionExpressionBuilder:
+        builder: ConditionExpressionBuilder | None = getattr(self._local, "builder", None)
+        if builder is None:
+            builder = self._local.builder = ConditionExpressionBuilder()
+        return builder
+
+    def reset(self) -> None:
+        self.own().reset()
+
+    def build_expression(self, condition: Any, is_key_condition: bool = False) -> Any:
+        return self.own().build_expression(condition, is_key_condition=is_key_condition)
+
+
 @cache
 def dynamodb_table(name: str) -> Any:
-    return boto3.resource("dynamodb", config=_CONFIG).Table(name)
+    table = boto3.resource("dynamodb", config=_CONFIG).Table(name)
+    # The builder lives on the Table's transformation injector (boto3.dynamodb.transform): a boto3 that moved it
+    # fails here, at the first use, rather than racing (tests/integration/test_per_thread_tables.py).
+    injector = table._injector
+    if not hasattr(injector, "_condition_builder"):
+        raise RuntimeError("boto3's DynamoDB resource no longer keeps its condition builder where hookline replaces it")
+    injector._condition_builder = ThreadLocalConditionBuilder()
+    return table
 
 
 @cache
