@@ -34,9 +34,11 @@ def paths(cpu: dict[str, Any]) -> dict[str, Units]:
 def test_the_handlers_cpu_is_measured_out_of_process(cpu: dict[str, Any]) -> None:
     assert set(cpu["ms"]) == set(duration.CPU_KINDS)
     assert all(v > 0 for v in cpu["ms"].values())
-    # A batch of 100 events costs more CPU than one event; a deferral less than a send
+    # A batch of 100 events costs more CPU than one event (about 15 times); a deferral no more than two sends. Not
+    # "less than a send": since a long deferral notes its wait for the sweeper, the two measure within noise of
+    # each other on one run (31.4 against 30.2 ms in a loaded CI run)
     assert cpu["ms"]["ingest_batch"] > cpu["ms"]["ingest_single"]
-    assert cpu["ms"]["defer"] < cpu["ms"]["attempt_ok"]
+    assert cpu["ms"]["defer"] < 2 * cpu["ms"]["attempt_ok"]
 
 
 def test_every_path_is_measured_through_the_real_handlers(paths: dict[str, Units]) -> None:
