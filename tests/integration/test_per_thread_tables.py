@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import threading
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
-from boto3.dynamodb.conditions import Key
+from boto3.dynamodb.conditions import Attr, ConditionBase, ConditionExpressionBuilder, Key
 
 from hookline.adapters import aws
 from hookline.wiring import topology
@@ -31,21 +32,55 @@ def test_each_thread_builds_its_expressions_with_a_builder_of_its_own(hookline: 
     assert len(here) == 1 and len(elsewhere) == 4 and not here & elsewhere
 
 
-def test_queries_from_many_threads_at_once_each_ask_what_they_mean(hookline: Hookline) -> None:
-    # Given items under two partitions
+class _Signal(ConditionBase):
+    """A condition whose building tells `when` has happened, then waits for `then`."""
+
+    expression_operator = "="
+    expression_format = "{0} {operator} {1}"
+
+    def __init__(self, *values: Any, when: threading.Event, then: threading.Event | None = None) -> None:
+        super().__init__(*values)
+        self._when, self._then = when, then
+
+    def get_expression(self) -> dict[str, Any]:
+        self._when.set()
+        if self._then is not None:
+            assert self._then.wait(timeout=10)
+        return super().get_expression()
+
+
+def _interleaved(builder: Any) -> Any:
+    """Thread A builds `pk = 1 AND b = 2` and, between its two names, thread B starts a build of its own (which resets
+    the builder's counters first, as boto3's injector does before every call). What A built, names and all."""
+    a_halfway, b_reset, a_done = threading.Event(), threading.Event(), threading.Event()
+
+    def a() -> Any:
+        builder.reset()
+        # And builds its left side (pk: #n0), then asks its right side, which waits until B has reset the counters
+        condition = Key("pk").eq(1) & _Signal(Attr("b"), 2, when=a_halfway, then=b_reset)
+        built = builder.build_expression(condition)
+        a_done.set()
+        return built
+
+    def b() -> None:
+        assert a_halfway.wait(timeout=10)
+        builder.reset()
+        builder.build_expression(_Signal(Attr("c"), 3, when=b_reset, then=a_done))
+
+    with ThreadPoolExecutor(2) as pool:
+        first, second = pool.submit(a), pool.submit(b)
+        second.result(timeout=20)
+        return first.result(timeout=20)
+
+
+def test_a_build_on_another_thread_never_renames_this_threads_attributes(hookline: Hookline) -> None:
+    # Given boto3's own builder, shared as a Table shares it: a build on another thread mid-way names both of A's
+    # attributes #n0 (what the fix prevents; the check that this test can fail)
+    shared = _interleaved(ConditionExpressionBuilder())
+    assert len(shared.attribute_name_placeholders) == 1
+    # When the table's builder (one per thread) builds the same, interleaved the same way
     table = aws.dynamodb_table(hookline.env[topology.TABLE.env])
-    for pk in ("A", "B"):
-        for n in range(3):
-            table.put_item(Item={"pk": f"TEST#{pk}", "sk": f"{n}", "kind": pk})
-
-    # When 200 queries with two-part key conditions run on 8 threads at once (a shared resource's builder names two
-    # attributes #n0 when another thread resets it mid-build, and moto then refuses the query or answers another)
-    def query(i: int) -> set[str]:
-        pk = "A" if i % 2 else "B"
-        items = table.query(KeyConditionExpression=Key("pk").eq(f"TEST#{pk}") & Key("sk").between("0", "9"))["Items"]
-        return {str(item["kind"]) for item in items} | {pk}
-
-    with ThreadPoolExecutor(8) as pool:
-        answers = list(pool.map(query, range(200)))
-    # Then every query found its own partition's items alone
-    assert all(len(kinds) == 1 for kinds in answers)
+    built = _interleaved(table._injector._condition_builder)
+    # Then A's expression names its two attributes apart
+    assert built.attribute_name_placeholders == {"#n0": "pk", "#n1": "b"}
+    assert built.condition_expression == "(#n0 = :v0 AND #n1 = :v1)"
