@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -128,6 +128,15 @@ class Hookline:
     def pump(self) -> int:
         """Run everything now visible on the delivery, retry and replay queues."""
         return self.drain(topology.REPLAY_QUEUE) + self.drain(topology.DELIVERY_QUEUE) + self.drain(topology.RETRY_QUEUE)
+
+    def pump_until(self, done: Callable[[], bool], seconds: float = 30.0) -> None:
+        """Pump until `done()` holds, waiting (in real time, up to `seconds`) for deferred tasks to turn visible: on a
+        loaded machine a slow receiver's tasks may be deferred to the retry lane with a second of jitter."""
+        deadline = real_monotonic() + seconds
+        while not done():
+            assert real_monotonic() < deadline, f"not done after {seconds} s of pumping"
+            if not self.pump():
+                time.sleep(0.1)  # real time: freezegun leaves sleep alone
 
     def add_api_key(self, tenant: str, key: str) -> None:
         ApiKeyRepository(boto3.resource("dynamodb").Table(self.env[topology.TABLE.env])).add(tenant, key, "2026-01-01T00:00:00.000Z")

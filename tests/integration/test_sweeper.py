@@ -4,7 +4,6 @@ and so does a retry whose wait in Step Functions was stopped."""
 from __future__ import annotations
 
 import json
-import time
 from datetime import UTC, datetime
 from typing import Any
 
@@ -124,6 +123,14 @@ def long_waits(hookline: Hookline, monkeypatch: pytest.MonkeyPatch) -> Hookline:
     return hookline
 
 
+def _past_the_margin(clock: Any, task: DeliveryTask) -> None:
+    """Move the clock past the margin after the end of the minute the task's note is kept under: the sweep settles a
+    minute's notes only once all of them are overdue (a task due 10:00:59.5 waits till 10:01:00, noted under 10:01)."""
+    minute_ends = (task.wait_until // 60 + 1) * 60
+    # move_to, not tick: a ticking clock's tick() adds to the time it was frozen at, dropping the seconds it has run since
+    clock.move_to(datetime.fromtimestamp(minute_ends + container.get_settings().sweep_wait_margin_seconds + 5, UTC))
+
+
 def _sweep(hookline: Hookline) -> dict[str, Any]:
     report: dict[str, Any] = hookline.handlers["replay"]({"kind": "sweep"}, None)
     return report
@@ -142,10 +149,9 @@ def test_a_retry_whose_wait_in_step_functions_was_stopped_is_queued_again_and_de
         task, until = _stop_the_wait(hookline)
         assert (task.attempt, task.fresh, task.wait_until) == (2, False, int(parse_iso(until).timestamp()))
         # And the sweep runs before the margin past the due time has passed, Then it leaves the note alone
-        margin = container.get_settings().sweep_wait_margin_seconds
         assert _sweep(hookline)["overdue_retries_requeued"] == 0 and hookline.queued(topology.RETRY_QUEUE) == []
         # When it runs after the due time and the margin, Then it queues the retry again, once
-        clock.tick(parse_iso(until).timestamp() - time.time() + margin + 60)
+        _past_the_margin(clock, task)
         report = _sweep(hookline)
         table = aws.dynamodb_table(hookline.env[topology.TABLE.env])
         checkpoint = table.get_item(Key=keys.wait_checkpoint()).get("Item")
@@ -170,9 +176,9 @@ def test_a_retry_whose_wait_was_stopped_and_whose_attempts_then_run_out_is_dead_
         event_id = hookline.api("POST", "/v1/events", {"type": "a.b", "data": {}})[1]["id"]
         hookline.pump()
         # Given the last retry's wait stopped
-        _, until = _stop_the_wait(hookline)
+        task, _ = _stop_the_wait(hookline)
         # When the sweep queues it again once overdue, and it fails too
-        clock.tick(parse_iso(until).timestamp() - time.time() + container.get_settings().sweep_wait_margin_seconds + 60)
+        _past_the_margin(clock, task)
         assert _sweep(hookline)["overdue_retries_requeued"] == 1
         assert hookline.drain(topology.RETRY_QUEUE) == 1
         # Then the delivery failed after its two attempts, and its task rests on the DLQ saying so: never nowhere
@@ -191,7 +197,7 @@ def test_a_retry_the_state_machine_dead_lettered_and_the_sweep_queued_again_reac
         hookline.pump()
         # Given the wait ended in its Catch: the state machine put the task on the DLQ with `retry_wait_failed`, as its
         # definition does (tests/infrastructure/test_state_machine_runs.py runs that path in moto)
-        task, until = _stop_the_wait(hookline)
+        task, _ = _stop_the_wait(hookline)
         boto3.client("sqs").send_message(
             QueueUrl=hookline.env[topology.DELIVERY_DLQ.env],
             MessageBody=task.to_message(),
@@ -201,7 +207,7 @@ def test_a_retry_the_state_machine_dead_lettered_and_the_sweep_queued_again_reac
             },
         )
         # When the sweep queues the retry again once overdue, and the retry function delivers it
-        clock.tick(parse_iso(until).timestamp() - time.time() + container.get_settings().sweep_wait_margin_seconds + 60)
+        _past_the_margin(clock, task)
         assert _sweep(hookline)["overdue_retries_requeued"] == 1
         hookline.drain(topology.RETRY_QUEUE)
         # And an operator then drains the DLQ as usual
