@@ -29,8 +29,9 @@ PROBE = """
 import json, sys
 sys.path[:0] = json.loads(sys.argv[1])
 assert not [p for p in sys.path if "site-packages" in p], sys.path
-import handler
-assert callable(handler.handler), "handler.handler is not callable"
+import handler, os
+entry = os.environ["_HANDLER"].split(".", 1)[1]  # as the template names it: handler.<entry>
+assert callable(getattr(handler, entry, None)), f"handler.{entry} is not callable"
 import aws_lambda_powertools, hookline, requests
 print(json.dumps({m: sys.modules[m].__file__ for m in ("handler", "hookline", "aws_lambda_powertools", "requests", "boto3")}))
 """
@@ -77,7 +78,7 @@ def _cold_start_env(synth: Synth, spec: FunctionSpec) -> dict[str, str]:
         "AWS_LAMBDA_FUNCTION_NAME": f"hookline-{spec.name}",
         "AWS_LAMBDA_FUNCTION_MEMORY_SIZE": str(spec.memory_mb),
         "AWS_EXECUTION_ENV": "AWS_Lambda_python3.13",
-        "_HANDLER": spec.handler,
+        "_HANDLER": synth.resources[synth.function_id(spec)]["Properties"]["Handler"],
         "LANG": "C.UTF-8",
     }
 
@@ -94,6 +95,8 @@ def test_handler_imports_from_its_deployment_package(synth: Synth, spec: Functio
     assert (code_dir / "handler.py").is_file(), sorted(p.name for p in code_dir.iterdir())
     # (the asset is the spec's source folder: functions/delivery for both delivery and retry)
     assert (code_dir / "handler.py").read_bytes() == (FUNCTIONS_DIR / spec.source_dir / "handler.py").read_bytes()
+    # (and the template names each function's own entry: the retry function's tells it its lane)
+    assert function["Handler"] == spec.handler
 
     # When a clean interpreter imports the handler module, as a cold start does
     result = subprocess.run(
@@ -106,7 +109,7 @@ def test_handler_imports_from_its_deployment_package(synth: Synth, spec: Functio
         check=False,
     )
 
-    # Then it imports, handler.handler is callable, and each package comes from where Lambda puts it
+    # Then it imports, the entry its template names is callable, and each package comes from where Lambda puts it
     assert result.returncode == 0, f"{spec.name}: handler failed to import\n{result.stderr}"
     origins = json.loads(result.stdout.strip().splitlines()[-1])
     assert origins["handler"].startswith(str(code_dir))
@@ -120,9 +123,12 @@ def test_the_layer_ships_the_portal_page(synth: Synth) -> None:
     # Given the hookline layer's staged asset
     hookline_layer = synth.resources[synth.logical_id(synth.stack.functions.hookline_layer)]["Properties"]
     static = synth.asset_dir(hookline_layer["Content"]) / "python" / "hookline" / "entrypoints" / "portal_static"
-    # Then the portal's page, script and style are in it, byte for byte, as the api function serves them
+    # Then the portal's page, its script modules and style are in it, byte for byte, as the api function serves them
     source = Path(__file__).resolve().parents[2] / "layers" / "hookline" / "python" / "hookline" / "entrypoints" / "portal_static"
-    for name in ("index.html", "portal.js", "portal.css"):
+    names = sorted(p.name for p in source.iterdir() if p.is_file())
+    assert {"index.html", "portal.js", "portal.css", "api.js"} <= set(names)
+    assert sorted(p.name for p in static.iterdir() if p.is_file()) == names
+    for name in names:
         assert (static / name).read_bytes() == (source / name).read_bytes(), name
 
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
@@ -34,8 +34,9 @@ from hookline.core.models import DeliveryTask, MalformedTask
 from hookline.core.reports import SET_ASIDE, DeliveryReport
 from hookline.services.delivery.fanout import carried
 from hookline.services.delivery.plans import Plan
-from hookline.services.delivery.worker import DeliveryWorker
+from hookline.services.delivery.worker import DeliveryWorker, ReceivedTask
 from hookline.wiring import container
+from hookline.wiring.container import DeliveryLane
 
 DELIVERY_ATTEMPT = "delivery attempt"
 DELIVERY_BATCH = "delivery batch"
@@ -94,46 +95,28 @@ class Fate:
 
 
 def _resolve(event: dict[str, Any], worker: DeliveryWorker, fate: Fate | None = None) -> dict[str, DeliveryTask | None]:
-    """Each record's task as it should run; None for what needs no delivery (set aside, a duplicate redrive, or a repeat within the batch).
-
-    A record whose resolution fails (e.g. DynamoDB is down) is left out, so it
-    fails on its own below and SQS redelivers it; `fate` notes why, and the poison set aside.
-    """
+    """Each record's task as it should run (the worker decides: `DeliveryWorker.resolve_batch`); None for what needs
+    no delivery. A record whose resolution failed (e.g. DynamoDB is down) is left out, so it fails on its own below
+    and SQS redelivers it; `fate` notes why, and the poison set aside."""
     fate = fate if fate is not None else Fate()
     resolved: dict[str, DeliveryTask | None] = {}
-    seen: set[DeliveryTask] = set()
+    received: list[ReceivedTask] = []
     for record in event.get("Records", []):
         message_id, body = record.get("messageId", ""), record.get("body", "")
         try:
-            received = DeliveryTask.from_message(body)
-            if received.fresh and _received_before(record):
-                received = replace(received, fresh=False)  # its first receive may have sent: this copy claims
-            task = worker.resolve(received)
-            if task is not None and task in seen:
-                # The same attempt twice in one batch (an idempotent ingest repeat
-                # re-queued it): one copy runs, the other is done with.
-                get_logger().info("duplicate task in batch", extra={"message_id": message_id, "delivery_id": task.delivery_id, "attempt": task.attempt})
-                task = None
-            elif task is not None:
-                seen.add(task)
-            resolved[message_id] = task
+            received.append(ReceivedTask(message_id, DeliveryTask.from_message(body), _received_before(record)))
         except MalformedTask as exc:
             # Poison: logged with its reason and set aside, never retried, never failing the batch.
             worker.set_aside(body, str(exc))
             resolved[message_id] = None
             fate.poison.append(internal_failures.poison(record, type(exc).__name__))
-        except Exception as exc:
-            get_logger().exception("could not resolve a task", extra={"message_id": message_id})
-            fate.failed[message_id] = exc
+    for message_id, outcome in worker.resolve_batch(received).items():
+        if isinstance(outcome, Exception):
+            get_logger().error("could not resolve a task", extra={"message_id": message_id}, exc_info=outcome)
+            fate.failed[message_id] = outcome
+        else:
+            resolved[message_id] = outcome
     return resolved
-
-
-def _first_lane(event: dict[str, Any]) -> bool:
-    """The batch came from the delivery queue (first attempts), not the retry queue: the queue name ends both the
-    record's eventSourceARN and the retry queue's URL."""
-    retry_queue = container.get_settings().retry_queue_url.rsplit("/", 1)[-1]
-    sources = {str(r.get("eventSourceARN", "")).rsplit(":", 1)[-1] for r in event.get("Records", [])}
-    return bool(sources) and retry_queue not in sources
 
 
 def _received_before(record: dict[str, Any]) -> bool:
@@ -160,28 +143,31 @@ def _deliver(worker: DeliveryWorker, task: DeliveryTask, plan: Plan | None) -> D
         logger.thread_safe_clear_keys()
 
 
-def handle_batch(event: dict[str, Any], context: Any, worker: DeliveryWorker | None = None) -> dict[str, Any]:
-    """The batch's partial failures; its records dead-lettered because of hookline are counted (`InternalFailures`) however it ends."""
+def handle_batch(event: dict[str, Any], context: Any, worker: DeliveryWorker | None = None, lane: DeliveryLane = "first") -> dict[str, Any]:
+    """The batch's partial failures; its records dead-lettered because of hookline are counted (`InternalFailures`) however it ends.
+
+    `lane`: the queue the function drains, as its wiring says (functions/delivery/handler.py: the delivery function
+    drains the delivery queue's first attempts, the retry function, the same code, the retry queue).
+    """
     fate = Fate()
     try:
-        return _handle_batch(event, context, worker, fate)
+        return _handle_batch(event, context, worker, fate, lane)
     except Exception as exc:  # the invocation fails: SQS hands every record out again, or moves it on its last receive
         for record in event.get("Records", []):
             fate.failed.setdefault(str(record.get("messageId", "")), exc)
         raise
     finally:
         try:
-            lane: container.Lane = "first" if _first_lane(event) else "retry"
             metrics.publish_internal_failures(fate.internal_failures(event, container.max_receive_count(lane)))
         except Exception:  # the count must not hide the batch's own answer or error
             get_logger().exception("internal failures not counted")
 
 
-def _handle_batch(event: dict[str, Any], context: Any, worker: DeliveryWorker | None, fate: Fate) -> dict[str, Any]:
+def _handle_batch(event: dict[str, Any], context: Any, worker: DeliveryWorker | None, fate: Fate, lane: DeliveryLane) -> dict[str, Any]:
     worker = worker or container.delivery_worker()
     successes = container.log_successes()
     resolved = _resolve(event, worker, fate)
-    plans = worker.plan((t for t in resolved.values() if t is not None), first_lane=_first_lane(event))
+    plans = worker.plan((t for t in resolved.values() if t is not None), first_lane=lane == "first")
     processor = AsyncBatchProcessor(event_type=EventType.SQS)
     executor = _task_pool()
 

@@ -87,7 +87,8 @@ def log_successes() -> bool:
     return get_settings().log_successes
 
 
-Lane = Literal["first", "retry", "jobs"]
+DeliveryLane = Literal["first", "retry"]  # the delivery function's and the retry function's (topology.DELIVERY, topology.RETRY)
+Lane = Literal[DeliveryLane, "jobs"]
 # The queue each consuming lane's records come from: the delivery queue (first attempts), the retry queue, the job queue.
 _CONSUMED: dict[Lane, topology.QueueSpec] = {"first": topology.DELIVERY_QUEUE, "retry": topology.RETRY_QUEUE, "jobs": topology.REPLAY_QUEUE}
 

@@ -198,6 +198,8 @@ class FunctionSpec:
     extra_env: dict[str, str] = field(default_factory=dict)
     # Folder under functions/ holding the code; the same code may be deployed twice.
     code: str = ""
+    # The function in its handler.py that Lambda calls: code deployed twice tells its two uses apart by their entries.
+    entry: str = "handler"
 
     @property
     def source_dir(self) -> str:
@@ -209,7 +211,7 @@ class FunctionSpec:
 
     @property
     def handler(self) -> str:
-        return "handler.handler"
+        return f"handler.{self.entry}"
 
     @property
     def env_resources(self) -> tuple[Resource, ...]:
@@ -322,6 +324,7 @@ DELIVERY = FunctionSpec(
 RETRY = FunctionSpec(
     name="retry",
     code="delivery",
+    entry="retry",  # the retry lane (functions/delivery/handler.py)
     timeout_seconds=DELIVERY_TIMEOUT_SECONDS,
     memory_mb=512,
     grants=(*_DELIVERY_GRANTS, Grant(RETRY_QUEUE, "consume")),

@@ -23,7 +23,7 @@ import logging
 import threading
 from collections import defaultdict
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from functools import partial
 
@@ -68,6 +68,15 @@ class OncePerProcess:
 
 
 @dataclass(frozen=True)
+class ReceivedTask:
+    """A task as a queue handed it out: its message, and whether SQS had handed that message out before."""
+
+    message_id: str
+    task: DeliveryTask
+    received_before: bool = False
+
+
+@dataclass(frozen=True)
 class DeliveryWorker:
     planner: Planner
     sender: WebhookSender
@@ -80,12 +89,35 @@ class DeliveryWorker:
 
     # -- redrive: a dead-lettered task moved back by an operator ---------------------
 
-    def resolve(self, task: DeliveryTask) -> DeliveryTask | None:
-        """A task as it should run. One hookline dead-lettered comes back as a
-        manual replay with a fresh budget; a duplicate of it restarts nothing (None)."""
+    def resolve(self, task: DeliveryTask, received_before: bool = False) -> DeliveryTask | None:
+        """A task as it should run. A first attempt SQS handed out before (an invocation that crashed or timed out
+        had it) may have sent: this copy claims its attempt instead (hookline.core.claims). One hookline
+        dead-lettered comes back as a manual replay with a fresh budget; a duplicate of it restarts nothing (None)."""
+        if task.fresh and received_before:
+            task = replace(task, fresh=False)
         if not task.dead_lettered:
             return task
         return self.recorder.restart(task, self.clock())
+
+    def resolve_batch(self, received: Iterable[ReceivedTask]) -> dict[str, DeliveryTask | Exception | None]:
+        """Each received task as it should run (`resolve`), by message id; None for what needs no delivery (a
+        duplicate redrive, or the same attempt twice in the batch, which an idempotent ingest repeat may queue:
+        one copy runs), or the error its resolution raised (e.g. DynamoDB is down: that record alone fails)."""
+        resolved: dict[str, DeliveryTask | Exception | None] = {}
+        seen: set[DeliveryTask] = set()
+        for r in received:
+            try:
+                task = self.resolve(r.task, r.received_before)
+            except Exception as exc:
+                resolved[r.message_id] = exc
+                continue
+            if task is not None and task in seen:
+                _log.info("duplicate task in batch", extra={"message_id": r.message_id, "delivery_id": task.delivery_id, "attempt": task.attempt})
+                task = None
+            elif task is not None:
+                seen.add(task)
+            resolved[r.message_id] = task
+        return resolved
 
     def set_aside(self, body: str, reason: str) -> None:
         self.recorder.set_aside(body, reason)
@@ -93,7 +125,8 @@ class DeliveryWorker:
     # -- a batch ------------------------------------------------------------------
 
     def plan(self, tasks: Iterable[DeliveryTask], first_lane: bool = False) -> dict[DeliveryTask, Plan]:
-        """Each endpoint of the batch looked at once (see `Planner`); `first_lane`: the batch came from the delivery queue.
+        """Each endpoint of the batch looked at once (see `Planner`); `first_lane`: the batch came from the delivery
+        queue (the function's wiring says so: hookline.wiring.topology.DELIVERY).
         The notes of the tasks that came out of a wait in Step Functions are dropped first: they have arrived."""
         tasks = list(tasks)
         self.recorder.arrived(tasks)

@@ -1,0 +1,158 @@
+// The endpoint's delivery log tab: its failed or paused deliveries, newest first, filtered by status and time window
+// and paged; each expands to its attempts, and a failed one can be retried.
+
+import { api, enc, PAGE_SIZE, query } from "./api.js";
+import { busy, button, clear, errorBox, field, h, mutating, replaceContent, section } from "./dom.js";
+import { DAY_MS, HOUR_MS, millis, plural, timeEl, utcIso } from "./format.js";
+import { current } from "./session.js";
+
+const WINDOWS = [
+  ["1h", "Last hour", HOUR_MS],
+  ["24h", "Last 24 hours", DAY_MS],
+  ["7d", "Last 7 days", 7 * DAY_MS],
+  ["30d", "Last 30 days", 30 * DAY_MS],
+  ["all", "Any time", 0],
+];
+
+export function renderDeliveries(body, detail, seq) {
+  const statusSel = h("select", { name: "status", "data-testid": "filter-status" },
+    h("option", { value: "failed" }, "Failed"),
+    h("option", { value: "paused" }, "Paused"),
+  );
+  const windowSel = h("select", { name: "window", "data-testid": "filter-window" }, WINDOWS.map(([v, label]) => h("option", { value: v, selected: v === "7d" }, label)));
+  const list = h("ul", { class: "delivery-list", "data-testid": "delivery-list", "aria-label": "Deliveries, newest first" });
+  const status = h("div", { class: "list-status", "aria-live": "polite" });
+  const moreWrap = h("div", { class: "more-wrap" });
+  const filters = h("form", { class: "filters", "aria-label": "Filter deliveries" },
+    field("filter-status", "Status", statusSel),
+    field("filter-window", "Time window", windowSel),
+  );
+  filters.addEventListener("submit", (ev) => ev.preventDefault());
+  body.append(
+    section("Delivery log", "delivery-log",
+      h("p", { class: "muted" }, "Deliveries that failed for good, or are paused while the endpoint is disabled; newest first. Open one to see each attempt."),
+      filters,
+      status,
+      list,
+      moreWrap,
+    ),
+  );
+  // A filter change restarts the list; an answer for an earlier filter is dropped (filter.live).
+  let filter = { live: false };
+  const load = () => {
+    filter.live = false;
+    clear(list);
+    clear(moreWrap);
+    list.removeAttribute("data-loaded");
+    replaceContent(status, h("p", { class: "loading" }, "Loading deliveries…"));
+    const span = WINDOWS.find(([v]) => v === windowSel.value);
+    const since = span && span[2] ? utcIso(new Date(Date.now() - span[2])) : undefined;
+    filter = { live: true, status: statusSel.value, since };
+    loadDeliveryPage(detail, filter, list, status, moreWrap, null, seq);
+  };
+  statusSel.addEventListener("change", load);
+  windowSel.addEventListener("change", load);
+  load();
+}
+
+async function loadDeliveryPage(detail, filter, list, status, moreWrap, cursor, seq) {
+  let page;
+  try {
+    page = await api("GET", `/v1/endpoints/${enc(detail.id)}/deliveries${query({ status: filter.status, since: filter.since, order: "desc", limit: PAGE_SIZE, cursor })}`);
+  } catch (e) {
+    if (!e.expired && current(seq) && filter.live) replaceContent(status, errorBox(e.message, "deliveries-error"));
+    return;
+  }
+  if (!current(seq) || !filter.live) return;
+  clear(status);
+  const items = Array.isArray(page.items) ? page.items : [];
+  if (!cursor && !items.length) status.append(h("p", { class: "empty", "data-testid": "deliveries-empty" }, `No ${filter.status} deliveries in this window.`));
+  for (const d of items) list.append(deliveryRow(d));
+  list.setAttribute("data-loaded", "true");
+  clear(moreWrap);
+  if (page.next) {
+    const more = button("More", { class: "btn btn-secondary", "data-testid": "deliveries-more" }, () => {
+      more.remove();
+      loadDeliveryPage(detail, filter, list, status, moreWrap, page.next, seq);
+    });
+    moreWrap.append(more);
+  }
+}
+
+function deliveryStatusBadge(s) {
+  const cls = { succeeded: "badge-ok", failed: "badge-bad", paused: "badge-warn", pending: "badge-neutral" }[s] || "badge-neutral";
+  return h("span", { class: `badge ${cls}`, "data-testid": "delivery-status" }, s);
+}
+
+let deliverySeq = 0;
+
+function deliveryRow(d) {
+  deliverySeq += 1;
+  const panelId = `delivery-${deliverySeq}-attempts`;
+  const attempts = h("div", { class: "attempts", id: panelId, hidden: true, "data-testid": "attempts" });
+  const statusSlot = h("span", {}, deliveryStatusBadge(d.status));
+  const rowResult = h("span", { class: "row-result", "aria-live": "polite" });
+  const toggle = button("Attempts", { class: "btn btn-small btn-secondary", "aria-expanded": "false", "aria-controls": panelId, "data-testid": "expand-delivery" }, async () => {
+    const open = toggle.getAttribute("aria-expanded") === "true";
+    if (open) {
+      attempts.hidden = true;
+      toggle.setAttribute("aria-expanded", "false");
+      return;
+    }
+    toggle.setAttribute("aria-expanded", "true");
+    attempts.hidden = false;
+    replaceContent(attempts, h("p", { class: "loading" }, "Loading attempts…"));
+    try {
+      const full = await api("GET", `/v1/events/${enc(d.event_id)}/deliveries/${enc(d.id)}`);
+      replaceContent(attempts, attemptsTable(full));
+      replaceContent(statusSlot, deliveryStatusBadge(full.status));
+    } catch (e) {
+      if (!e.expired) replaceContent(attempts, errorBox(e.message, "attempts-error"));
+    }
+  });
+  // A paused delivery waits for its endpoint to be re-enabled: retrying it by hand is refused (409), so no button.
+  const retry = d.status === "paused" ? null : mutating(button("Retry", { class: "btn btn-small btn-primary", "data-testid": "retry-delivery" }, async () => {
+    busy(retry, true, "Retrying…");
+    clear(rowResult);
+    try {
+      const r = await api("POST", `/v1/events/${enc(d.event_id)}/deliveries/${enc(d.id)}/retry`);
+      replaceContent(statusSlot, deliveryStatusBadge(r.status || "pending"));
+      rowResult.append(h("span", { class: "ok-text", "data-testid": "retry-queued" }, "Retry queued"));
+      retry.remove();
+    } catch (e) {
+      busy(retry, false);
+      if (!e.expired) rowResult.append(h("span", { class: "error-text", role: "alert", "data-testid": "retry-error" }, e.message));
+    }
+  }));
+  return h("li", { class: "delivery", "data-testid": "delivery-row", "data-delivery-id": d.id, "data-event-id": d.event_id },
+    h("div", { class: "delivery-main" },
+      h("div", { class: "delivery-when" }, timeEl(d.created_at, { "data-testid": "delivery-created" })),
+      h("div", { class: "delivery-ids" }, h("span", { class: "mono small" }, d.event_id), h("span", { class: "mono small muted" }, d.id)),
+      statusSlot,
+      h("div", { class: "delivery-actions" }, toggle, retry, rowResult),
+    ),
+    attempts,
+  );
+}
+
+function attemptsTable(full) {
+  const attempts = Array.isArray(full.attempts) ? full.attempts : [];
+  const head = h("p", { class: "muted" }, "Event type ", h("span", { class: "mono" }, full.event_type || "—"), ` · ${plural(attempts.length, "attempt", "attempts")}`);
+  if (!attempts.length) return [head, h("p", { class: "muted" }, "No attempt has been made yet.")];
+  const table = h("table", { class: "attempt-table", "data-testid": "attempt-table" },
+    h("caption", { class: "sr-only" }, "Attempts of this delivery"),
+    h("thead", {}, h("tr", {}, ["#", "Time", "Status", "Duration", "Trigger", "Error", "Response"].map((c) => h("th", { scope: "col" }, c)))),
+    h("tbody", {}, attempts.map((a) =>
+      h("tr", { "data-testid": "attempt-row" },
+        h("td", { "data-label": "#" }, String(a.number ?? "")),
+        h("td", { "data-label": "Time" }, timeEl(a.at)),
+        h("td", { "data-label": "Status", "data-testid": "attempt-status" }, a.status_code === null || a.status_code === undefined ? "—" : String(a.status_code)),
+        h("td", { "data-label": "Duration" }, millis(a.duration_ms)),
+        h("td", { "data-label": "Trigger" }, a.trigger || "scheduled"),
+        h("td", { "data-label": "Error" }, a.error || a.reason || "—"),
+        h("td", { "data-label": "Response" }, a.response_body ? h("pre", { class: "excerpt", "data-testid": "attempt-response" }, String(a.response_body)) : "—"),
+      ),
+    )),
+  );
+  return [head, h("div", { class: "table-scroll" }, table)];
+}
