@@ -10,8 +10,8 @@ import boto3
 from hookline.adapters import aws
 from hookline.adapters.dynamo import keys
 from hookline.adapters.dynamo.customers import CustomerRepository
+from hookline.core.customers import deletion_job_id
 from hookline.services.bulk import DELETE_PAGE
-from hookline.services.customers import deletion_job_id
 from hookline.wiring import topology
 from tests.conftest import Hookline
 from tests.support.receiver import running_receiver

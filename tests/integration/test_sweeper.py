@@ -17,6 +17,7 @@ from hookline.adapters.dynamo import keys
 from hookline.core.clock import parse_iso
 from hookline.core.deadletters import RETRY_WAIT_FAILED
 from hookline.core.errors import DependencyFailed
+from hookline.core.jobs import JOB_KINDS
 from hookline.core.models import DeliveryTask
 from hookline.wiring import container, topology
 from tests.conftest import Hookline
@@ -220,3 +221,9 @@ def test_a_retry_the_state_machine_dead_lettered_and_the_sweep_queued_again_reac
         assert [a["status_code"] for a in event["deliveries"][0]["attempts"]] == [500, 200]
         assert len(receiver.requests) == 2
         assert hookline.queued(topology.DELIVERY_DLQ) == []
+
+
+def test_every_job_kind_of_the_registry_has_its_runner_and_no_other(hookline: Hookline) -> None:
+    # The one registry of job kinds (hookline.core.jobs.JOB_KINDS) is what the wiring runs: a kind added there without
+    # its JobKind, or wired without being registered, fails here
+    assert sorted(container.job_runner().kinds) == sorted(JOB_KINDS)

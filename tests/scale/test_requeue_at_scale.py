@@ -26,8 +26,7 @@ from typing import Any
 import pytest
 import requests
 
-from hookline.core.jobs import Job, StepResult
-from hookline.services.bulk import REQUEUE_PAUSED
+from hookline.core.jobs import REQUEUE_PAUSED, Job, StepResult
 from hookline.wiring import container
 from local.receiver import WebhookReceiver
 from local.run import LocalHookline

@@ -9,19 +9,18 @@ from datetime import timedelta
 import pytest
 
 from hookline.core import ids
-from hookline.core.broadcast import BROADCAST_JOB
-from hookline.core.jobs import JOB_MESSAGE
+from hookline.core.jobs import BROADCAST_JOB, DELETE_CUSTOMER_ENDPOINTS, DRAIN_DLQ, JOB_MESSAGE, REPLAY_WINDOW, REQUEUE_PAUSED
 from hookline.core.models import Endpoint
 from hookline.core.settings import Settings
 from hookline.services.broadcast import BroadcastFanout, BroadcastService
-from hookline.services.bulk import DELETE_CUSTOMER_ENDPOINTS, REQUEUE_PAUSED, CustomerEndpointsDeletion, PausedRequeue
+from hookline.services.bulk import CustomerEndpointsDeletion, PausedRequeue
 from hookline.services.catalog import CatalogService
 from hookline.services.customers import CustomerService
-from hookline.services.drain import DRAIN_DLQ, DlqDrain
+from hookline.services.drain import DlqDrain
 from hookline.services.endpoints import EndpointDeps, EndpointService
 from hookline.services.events import EventService
 from hookline.services.jobs import JobKind, JobRunner, JobStepEarly
-from hookline.services.replay import REPLAY_WINDOW, ReplayService, WindowReplay
+from hookline.services.replay import ReplayService, WindowReplay
 from hookline.services.sweeper import Sweeper
 from tests.fakes.catalog import FakeCatalog, FakeVersionUsage
 from tests.fakes.clock import FakeClock

@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from hookline.core.broadcast import BROADCAST_JOB, fanout_job_id
+from hookline.core.broadcast import fanout_job_id
 from hookline.core.errors import Conflict, DependencyFailed, Unavailable, ValidationFailed
-from hookline.core.jobs import JOB_MESSAGE, Job
+from hookline.core.jobs import BROADCAST_JOB, JOB_MESSAGE, Job
 from hookline.core.models import Endpoint
 from hookline.services.broadcast import PAGE, BroadcastFanout
 from tests.fakes.queues import Sent

@@ -13,9 +13,10 @@ import pytest
 
 from hookline.core import ids
 from hookline.core.errors import DependencyFailed, NotFound, ValidationFailed
+from hookline.core.jobs import REPLAY_WINDOW
 from hookline.core.models import DeliveryTask, Endpoint
 from hookline.core.replay import parse_window
-from hookline.services.replay import REPLAY_WINDOW, replay_job_id
+from hookline.services.replay import replay_job_id
 from tests.fakes.contracts import delivery
 from tests.unit.services.conftest import World
 

@@ -10,6 +10,7 @@ from typing import Any
 
 from hookline.adapters.failures import translate_failures
 from hookline.core.deadletters import DeadLetter
+from hookline.core.sqs import MAX_BATCH_ENTRIES
 
 
 @translate_failures
@@ -34,6 +35,6 @@ class SqsDeadLetterQueue:
         return int(attributes["ApproximateNumberOfMessages"])
 
     def delete(self, letters: list[DeadLetter]) -> None:
-        for start in range(0, len(letters), 10):
-            chunk = letters[start : start + 10]
+        for start in range(0, len(letters), MAX_BATCH_ENTRIES):
+            chunk = letters[start : start + MAX_BATCH_ENTRIES]
             self._sqs.delete_message_batch(QueueUrl=self._url, Entries=[{"Id": str(i), "ReceiptHandle": d.handle} for i, d in enumerate(chunk)])

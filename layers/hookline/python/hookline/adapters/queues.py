@@ -17,9 +17,9 @@ from hookline.adapters.failures import translate_failures
 from hookline.core.clock import iso
 from hookline.core.errors import DependencyFailed
 from hookline.core.models import DeliveryTask
+from hookline.core.sqs import MAX_BATCH_ENTRIES, MAX_DELAY_SECONDS
 from hookline.core.waits import waiting
 
-SQS_MAX_DELAY = 900  # SQS's own limit on DelaySeconds
 DEFER_HOPS_UP_TO_SECONDS = 7200  # the longest default breaker cooldown (1 h) and its jitter, with room
 SEND_TRIES = 3
 
@@ -43,9 +43,9 @@ class TaskQueue:
 
     def send_bodies(self, bodies: list[str], delays: list[int] | None = None) -> None:
         waits = delays or [0] * len(bodies)
-        for start in range(0, len(bodies), 10):
-            chunk = bodies[start : start + 10]
-            entries = [{"Id": str(i), "MessageBody": b, "DelaySeconds": min(SQS_MAX_DELAY, max(0, waits[start + i]))} for i, b in enumerate(chunk)]
+        for start in range(0, len(bodies), MAX_BATCH_ENTRIES):
+            chunk = bodies[start : start + MAX_BATCH_ENTRIES]
+            entries = [{"Id": str(i), "MessageBody": b, "DelaySeconds": min(MAX_DELAY_SECONDS, max(0, waits[start + i]))} for i, b in enumerate(chunk)]
             for attempt in range(SEND_TRIES):
                 failed = self._sqs.send_message_batch(QueueUrl=self._url, Entries=entries).get("Failed") or []
                 if not failed:
@@ -120,7 +120,7 @@ class TaskScheduler:
         claims its attempt when it arrives, so a late one never sends twice.
         """
         if delay_seconds <= self._sqs_max or (deferred and delay_seconds <= DEFER_HOPS_UP_TO_SECONDS):
-            wait = min(SQS_MAX_DELAY, math.ceil(delay_seconds))
+            wait = min(MAX_DELAY_SECONDS, math.ceil(delay_seconds))
             self._sqs.send_message(QueueUrl=self._retry_url, MessageBody=replace(task, wait_until=0).to_message(), DelaySeconds=wait)
             return "sqs"
         # Step Functions waits to the whole second: round up, never wake early.

@@ -13,9 +13,6 @@ from typing import Any, Literal
 from hookline.core import ids
 from hookline.core.jobs import JOB
 
-BROADCAST_JOB = "broadcast"  # the kind of job (hookline.services.jobs) that fans a broadcast out
-LEGACY_BROADCAST_MESSAGE = "broadcast"  # the previous release's one-page message {"kind", "tenant", "event_id"}
-
 
 def fanout_job_id(tenant: str, event_id: str) -> str:
     """The job fanning the broadcast out: derived, so a repeated request (or a previous release's message) starts no second one."""

@@ -20,10 +20,9 @@ from __future__ import annotations
 
 from typing import Literal
 
-from hookline.core.models import Delivery
+from hookline.core.models import LIVE_STATUSES, Delivery
 
 ClaimVerdict = Literal["go", "busy", "missing", "done"]
-LIVE_STATUSES = ("pending", "paused")
 
 
 def claim_verdict(d: Delivery | None, number: int, generation: int, now: float) -> ClaimVerdict:

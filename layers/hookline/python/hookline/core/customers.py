@@ -12,7 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from hookline.core import ids
 from hookline.core.errors import ValidationFailed
+from hookline.core.jobs import JOB
 from hookline.core.models import DEFAULT_MAX_CONCURRENCY, DEFAULT_RATE_LIMIT_PER_SECOND
 
 # By default a customer's endpoints may be set as high as any endpoint may (core.validation's bounds).
@@ -81,3 +83,8 @@ class Customer:
             "created_at": self.created_at,
             "updated_at": self.updated_at,
         }
+
+
+def deletion_job_id(tenant: str, uid: str, created_at: str) -> str:
+    """The job deleting the endpoints of the customer `uid` created at `created_at`: one per customer, however often asked."""
+    return ids.derived_id(JOB, tenant, "delete-customer", uid, created_at)

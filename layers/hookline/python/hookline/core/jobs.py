@@ -17,6 +17,14 @@ from typing import Any, Literal
 
 JOB = "job"  # the id prefix: job_...
 JOB_MESSAGE = "job"  # the job queue message's kind
+
+# The kinds of job: one registry. Each is run by the JobKind of its name (hookline.wiring.container.job_runner).
+REQUEUE_PAUSED = "requeue_paused"  # an endpoint enabled again: its paused deliveries back on the retry queue (services.bulk)
+DELETE_CUSTOMER_ENDPOINTS = "delete_customer_endpoints"  # a deleted customer's endpoints (services.bulk)
+BROADCAST_JOB = "broadcast"  # a broadcast event fanned out to every subscribed endpoint (services.broadcast)
+REPLAY_WINDOW = "replay_window"  # a time-window replay of one endpoint's deliveries (services.replay)
+DRAIN_DLQ = "drain_dlq"  # the operators' DLQ drain, and the direct invocation that starts one (services.drain)
+JOB_KINDS = (REQUEUE_PAUSED, DELETE_CUSTOMER_ENDPOINTS, BROADCAST_JOB, REPLAY_WINDOW, DRAIN_DLQ)
 JobStatus = Literal["running", "done", "cancelled"]
 
 

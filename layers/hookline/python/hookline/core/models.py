@@ -13,6 +13,9 @@ from hookline.core.versions import BASE_VERSION, Renderings
 EndpointStatus = Literal["active", "disabled"]
 DeliveryStatus = Literal["pending", "succeeded", "failed", "paused"]
 
+# The statuses of a delivery that may still make an attempt (a paused one, once its endpoint is enabled again).
+LIVE_STATUSES: tuple[DeliveryStatus, ...] = ("pending", "paused")
+
 # The delivery statuses a customer acts on: listed from the sparse
 # endpoint-deliveries index, and restarted by a time-window replay.
 REPLAYABLE_STATUSES: tuple[DeliveryStatus, ...] = ("failed", "paused")
@@ -240,6 +243,12 @@ class Delivery:
     # Only planned on its event so far: a new event's pending delivery has no item of its own until
     # its first attempt is recorded (or it is claimed or parked), which then creates it.
     planned_only: bool = field(default=False, compare=False)
+
+    @property
+    def unsent(self) -> bool:
+        """Pending, with no attempt made: its task may never have been queued (a request, job step or sweep that
+        stopped half-way), so whoever finishes that work queues it again; the attempt claim lets one copy deliver."""
+        return self.status == "pending" and self.attempts_made == 0
 
     def budget_attempt(self, number: int) -> int:
         """Attempt `number` counted within the current generation's budget (1-based)."""

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any
 
+from hookline.core import sqs
 from hookline.core.ssrf import Network, UrlPolicy
 
 # HOOKLINE_STACK_NAME: CloudFormation's rule for stack names, short enough that `<stack>-delivery-dlq` and every
@@ -279,8 +280,8 @@ class Settings:
 
     def _check_delivery(self) -> None:
         """The settings the functions read."""
-        if not 1 <= self.sqs_max_delay_seconds <= 900:
-            raise SettingsError(f"HOOKLINE_SQS_MAX_DELAY_SECONDS={self.sqs_max_delay_seconds}: must be 1..900 (the SQS limit)")
+        if not 1 <= self.sqs_max_delay_seconds <= sqs.MAX_DELAY_SECONDS:
+            raise SettingsError(f"HOOKLINE_SQS_MAX_DELAY_SECONDS={self.sqs_max_delay_seconds}: must be 1..{sqs.MAX_DELAY_SECONDS} (the SQS limit)")
         if self.allowed_ports.strip() != "*" and not all(p.strip().isdigit() for p in self.allowed_ports.split(",")):
             raise SettingsError(f"HOOKLINE_ALLOWED_PORTS={self.allowed_ports!r}: comma-separated port numbers, or *")
         if self.max_attempts < 1:

@@ -3,10 +3,8 @@
 A record is one step of a bulk job (hookline.services.jobs, kind "job": a
 re-enabled endpoint's re-queue, a deleted customer's endpoints, a broadcast's
 fan-out, a customer's time-window replay); a step is idempotent, so a record that
-fails is redelivered by SQS and finished then. The previous release's page of a
-deleted customer's endpoints ("delete_customer_endpoints"), of a broadcast
-("broadcast") or of a replay ("replay"), queued before this one was deployed,
-starts that customer's deletion job, that broadcast's job or that replay's job.
+fails is redelivered by SQS and finished then. A message the previous release
+queued starts the job this release runs for it (hookline.services.compat).
 Direct invocations: the scheduled sweep `{"kind": "sweep"}`; the operators' DLQ drain
 `{"kind": "drain_dlq", "rate"?, "tenant"?, "endpoint_id"?, "max_messages"?}`, which
 starts a drain job (hookline.services.drain) and answers `{"job": …}` at once; and
@@ -30,13 +28,8 @@ from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from hookline.adapters import metrics
 from hookline.adapters.observability import get_logger
 from hookline.core import internal_failures
-from hookline.core.broadcast import LEGACY_BROADCAST_MESSAGE
 from hookline.core.errors import DependencyFailed, HooklineError, envelope
-from hookline.core.jobs import JOB_MESSAGE
-from hookline.services.bulk import DELETE_CUSTOMER_ENDPOINTS
-from hookline.services.customers import deletion_job_id
-from hookline.services.drain import DRAIN_DLQ
-from hookline.services.replay import LEGACY_REPLAY_MESSAGE
+from hookline.core.jobs import DRAIN_DLQ, JOB_MESSAGE
 from hookline.wiring import container
 
 
@@ -66,7 +59,7 @@ def handle(event: Any, context: Any) -> dict[str, Any]:
 
 
 def run(record: SQSRecord) -> None:
-    """One record of the job queue: a job's step, or a previous release's message that starts its job."""
+    """One record of the job queue: a job's step, or a previous release's message that starts its job (services.compat)."""
     job = json.loads(record.body)
     if job.get("kind") == JOB_MESSAGE:
         logger = get_logger()
@@ -76,14 +69,8 @@ def run(record: SQSRecord) -> None:
             container.job_runner().step(str(job["tenant"]), str(job["job_id"]), None if step is None else int(step))
         finally:
             logger.thread_safe_remove_keys(["tenant", "job_id"])
-    elif job.get("kind") == DELETE_CUSTOMER_ENDPOINTS:  # the previous release's message: its job does the rest
-        tenant, uid, created_at = str(job["tenant"]), str(job["customer"]), str(job["created_at"])
-        params = {"customer": uid, "customer_created_at": created_at}
-        container.job_runner().start(tenant, DELETE_CUSTOMER_ENDPOINTS, params, job_id=deletion_job_id(tenant, uid, created_at))
-    elif job.get("kind") == LEGACY_BROADCAST_MESSAGE:  # the previous release's message: the broadcast's job does the rest
-        container.broadcast_service().fan_out(str(job["tenant"]), str(job["event_id"]))
-    elif job.get("kind") == LEGACY_REPLAY_MESSAGE:  # the previous release's step of a replay: the replay's job does the rest
-        container.replay_service().adopt(str(job["tenant"]), str(job["replay_id"]))
+    elif not container.previous_release_messages().handle(job):
+        get_logger().warning("job queue message of no known kind", extra={"kind": str(job.get("kind"))[:64]})
 
 
 SWEEP = "sweep"

@@ -39,14 +39,14 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from hookline.core import ids, validation
-from hookline.core.broadcast import BROADCAST_JOB, Fanout, delivery_id, fanout_job_id
+from hookline.core.broadcast import Fanout, delivery_id, fanout_job_id
 from hookline.core.clock import iso, parse_iso
 from hookline.core.errors import Conflict, DependencyFailed, Unavailable
-from hookline.core.jobs import Job, StepResult
+from hookline.core.idempotency import request_hash
+from hookline.core.jobs import BROADCAST_JOB, Job, StepResult
 from hookline.core.models import Delivery, DeliveryTask, Endpoint, Event
 from hookline.core.settings import Settings
 from hookline.core.versions import Renderings, VersionUnavailable, broadcast_pins, check_size, render
-from hookline.services.events import request_hash
 from hookline.services.ports import BroadcastEvents, BroadcastTypeNotes, CatalogReader, EndpointPages, EventRecords, JobStarter, TaskQueue, VersionPins
 
 PAGE = 100  # endpoints per step: 100 conditional puts and at most 10 SQS batches
@@ -139,7 +139,7 @@ class BroadcastFanout:
         subscribed = [ep for ep in page if ep.subscribes_to(event.type)]
         expires_at = _expires_at(event.created_at, self.retention_days)
         stored = [self.events.ensure_delivery(_delivery(event, ep), expires_at) for ep in subscribed]
-        unsent = [d for d in stored if d.status == "pending" and d.attempts_made == 0]
+        unsent = [d for d in stored if d.unsent]
         self.queue.send([DeliveryTask.of(d) for d in unsent])
         paused = sum(1 for ep in subscribed if ep.status != "active")
         advanced = state.advanced(nxt, len(page), len(subscribed), paused)

@@ -27,8 +27,6 @@ from hookline.core.jobs import Job, StepResult, paced
 from hookline.core.models import DeliveryTask
 from hookline.services.ports import DeliveryIndex, EndpointReader, EndpointStore, TaskQueue
 
-REQUEUE_PAUSED = "requeue_paused"
-DELETE_CUSTOMER_ENDPOINTS = "delete_customer_endpoints"
 REQUEUE_PAGE = 100  # paused deliveries per step: one index query, ten SQS batches
 DELETE_PAGE = 100  # endpoints deleted per step
 ACTIVATION_WAIT = timedelta(minutes=10)  # how long a requeue waits for its endpoint to be marked active

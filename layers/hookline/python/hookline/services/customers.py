@@ -15,13 +15,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from hookline.core import ids, validation
+from hookline.core import validation
 from hookline.core.clock import iso
-from hookline.core.customers import Customer
+from hookline.core.customers import Customer, deletion_job_id
 from hookline.core.errors import DependencyFailed, NotFound, Unavailable
-from hookline.core.jobs import JOB
+from hookline.core.jobs import DELETE_CUSTOMER_ENDPOINTS
 from hookline.core.stats import summary
-from hookline.services.bulk import DELETE_CUSTOMER_ENDPOINTS
 from hookline.services.ports import CustomerEndpoints, CustomerReader, CustomerStore, JobStarter, StatsReader
 
 
@@ -97,8 +96,3 @@ class CustomerService:
             totals.update(self.stats_reader.window(tenant, endpoint.id, since, until))
             endpoints += 1
         return {"customer": customer.uid, "endpoints": endpoints, **summary(dict(totals), since, until)}
-
-
-def deletion_job_id(tenant: str, uid: str, created_at: str) -> str:
-    """The job deleting the endpoints of the customer `uid` created at `created_at`: one per customer, however often asked."""
-    return ids.derived_id(JOB, tenant, "delete-customer", uid, created_at)

@@ -30,12 +30,12 @@ from typing import Any, Protocol
 from hookline.core import ids
 from hookline.core.deadletters import DeadLetter, verdict
 from hookline.core.errors import ValidationFailed
-from hookline.core.jobs import JOB, Job, StepResult, paced
+from hookline.core.jobs import DRAIN_DLQ, JOB, Job, StepResult, paced
 from hookline.core.models import DeliveryTask
+from hookline.core.sqs import MAX_DELAY_SECONDS
 from hookline.services.jobs import JobRunner
 from hookline.services.ports import TaskQueue
 
-DRAIN_DLQ = "drain_dlq"  # the job kind, and the direct invocation that starts one
 OPERATORS = ""  # the jobs' tenant for operators' work: no tenant is named "" (an API key names a non-empty one)
 DRAIN_PAGE = 100  # dead letters moved per step
 DRAIN_RECEIVES = 20  # receives per step at most (ten letters each)
@@ -45,7 +45,6 @@ EMPTY_RECEIVES = 3
 HIDE_SECONDS = 900  # how long a letter the drain leaves stays hidden from the drain's next receives
 IDLE_STEPS = 25  # steps in a row that moved nothing (up to 5,000 letters looked at, none its own) end the drain
 DEFAULT_MAX_MESSAGES = 100_000
-SQS_MAX_DELAY = 900
 RESTARTS_A_MINUTE = 20  # drains of one filter started within a minute after each other ended (then: the last one again)
 
 
@@ -71,7 +70,7 @@ class DlqDrain:
     def step(self, job: Job, now: datetime) -> StepResult:
         p = job.params
         rate, cap = float(p["rate"]), int(p["max_messages"])
-        page = max(1, min(DRAIN_PAGE, int(rate * SQS_MAX_DELAY)))  # the page's delays stay within SQS's longest
+        page = max(1, min(DRAIN_PAGE, int(rate * MAX_DELAY_SECONDS)))  # the page's delays stay within SQS's longest
         want = min(page, cap - job.counts.get("moved", 0))
         moves: list[DeliveryTask] = []
         moved: list[DeadLetter] = []

@@ -14,6 +14,7 @@ from hookline.core.breaker import Breaker
 from hookline.core.clock import iso, iso_epoch
 from hookline.core.customers import endpoint_limits
 from hookline.core.errors import DependencyFailed, FailedDependency, NotFound, Unavailable, ValidationFailed
+from hookline.core.jobs import REQUEUE_PAUSED
 from hookline.core.models import Endpoint, webhook_body
 from hookline.core.planning import retry_lane_only
 from hookline.core.ratelimit import Limiter, LimiterConfig, current_rate
@@ -21,7 +22,6 @@ from hookline.core.responses import HttpResult
 from hookline.core.settings import Settings
 from hookline.core.stats import add_up, hour_counts, success_rate, summary
 from hookline.core.webhook import webhook_headers
-from hookline.services.bulk import REQUEUE_PAUSED
 from hookline.services.customers import require_customer
 from hookline.services.delivery.fanout import Fanout
 from hookline.services.ports import (

@@ -8,8 +8,6 @@ same request (same `id`), which finishes the job without duplicating anything.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import logging
 from collections.abc import Callable, Iterable
 from dataclasses import replace
@@ -20,27 +18,15 @@ from hookline.core import ids, validation
 from hookline.core.broadcast import delivery_id as broadcast_delivery_id
 from hookline.core.clock import iso
 from hookline.core.errors import Conflict, DependencyFailed, HooklineError, NotFound, PayloadTooLarge, Unavailable, ValidationFailed
+from hookline.core.idempotency import request_hash
 from hookline.core.intents import Intent
 from hookline.core.models import REPLAYABLE_STATUSES, Delivery, DeliveryTask, Endpoint, Event, PlannedDelivery
 from hookline.core.replay import FAILURES_READ_BOUND, failure_histogram
 from hookline.core.settings import Settings
+from hookline.core.sqs import MAX_BATCH_ENTRIES
 from hookline.core.versions import EventType, VersionCatalog, check_size, render
 from hookline.services.customers import require_customer
 from hookline.services.ports import CatalogReader, CustomerReader, EventStore, TaskQueue, TenantEndpoints
-
-
-def request_hash(event_type: str, data: Any, customer: str | None = None, broadcast: bool = False, versions: dict[str, Any] | None = None) -> str:
-    """What makes two requests with one `id` the same request. A customer (and supplied renderings) count only when
-    named, so the hashes of events stored before them still match; a broadcast never matches an ordinary event."""
-    fields = {
-        "type": event_type,
-        "data": data,
-        **({"customer": customer} if customer else {}),
-        **({"broadcast": True} if broadcast else {}),
-        **({"versions": versions} if versions else {}),
-    }
-    canonical = json.dumps(fields, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(canonical.encode()).hexdigest()
 
 
 class QueueingNotes(Protocol):
@@ -160,7 +146,7 @@ class EventService:
         if event is None or event.broadcast is not None:
             return 0
         known = {d.id: d for d in stored}
-        unsent = [d for p in event.deliveries if (d := known.get(p.id) or event.delivery_of(p)).status == "pending" and d.attempts_made == 0]
+        unsent = [d for p in event.deliveries if (d := known.get(p.id) or event.delivery_of(p)).unsent]
         self._queue.send([self._task(d) for d in unsent])
         return len(unsent)
 
@@ -211,8 +197,8 @@ class EventService:
                 queued.setdefault(task.delivery_id, task)
                 owners.setdefault(task.delivery_id, []).append(i)
         pending = list(queued.values())
-        for start in range(0, len(pending), 10):
-            chunk = pending[start : start + 10]
+        for start in range(0, len(pending), MAX_BATCH_ENTRIES):
+            chunk = pending[start : start + MAX_BATCH_ENTRIES]
             try:
                 self._queue.send(chunk)
             except DependencyFailed as exc:
@@ -292,9 +278,7 @@ class EventService:
                 # A paused delivery must be stored for the index that re-enabling reads; a pending one may stay planned only.
                 d = event.delivery_of(planned)
                 self._events.ensure_delivery(d, expires_at)
-            if d.status == "pending" and d.attempts_made == 0:
-                # Its task may never have been queued. A duplicate task is
-                # harmless: the attempt claim lets only one copy deliver.
+            if d.unsent:
                 unsent.append(d)
         return {"id": event.id, "deliveries": len(event.deliveries)}, [self._task(d) for d in unsent]
 

@@ -37,13 +37,13 @@ from hookline.core import ids
 from hookline.core.clock import iso, parse_iso
 from hookline.core.errors import NotFound
 from hookline.core.jobs import JOB, Job, StepResult, step_message
+from hookline.core.sqs import MAX_DELAY_SECONDS
 from hookline.services.ports import JobQueue
 
 _log = logging.getLogger(__name__)
 
-MAX_STEP_DELAY = 900  # SQS's longest message delay
 MIN_STEP_DELAY = 1  # a step's next is queued before its advance: a second gives the advance time to land
-# A running job unchanged this long has lost its chain: longer than any step's wait (MAX_STEP_DELAY) and a redelivery.
+# A running job unchanged this long has lost its chain: longer than any step's wait (MAX_DELAY_SECONDS) and a redelivery.
 STALLED_AFTER = timedelta(minutes=20)
 # A job of a kind this release does not run is left for the release that does for this long (a deploy, its canary,
 # and that release's sweeper resuming it: STALLED_AFTER), then cancelled: that release was rolled back.
@@ -156,7 +156,7 @@ class JobRunner:
             # Queued before the advance, so no crash can leave the job advanced with no next step; a second ahead, so
             # the advance has landed when it is handed out (if not, it fails and comes again).
             wait = 0 if following.pending else result.again_in if result.again_in is not None else result.next_in
-            self.queue.send_bodies([step_message(job.tenant, job.id, following.step)], [min(MAX_STEP_DELAY, max(MIN_STEP_DELAY, wait))])
+            self.queue.send_bodies([step_message(job.tenant, job.id, following.step)], [min(MAX_DELAY_SECONDS, max(MIN_STEP_DELAY, wait))])
         # Lost to a twin run of this step: both queued step k+1, and the later copy ends.
         return following if self.store.advance(job, following) and following.status == "running" else None
 

@@ -29,15 +29,13 @@ from typing import Any
 from hookline.core import ids
 from hookline.core.clock import iso
 from hookline.core.errors import NotFound
-from hookline.core.jobs import JOB, Job, StepResult, paced
+from hookline.core.jobs import JOB, REPLAY_WINDOW, Job, StepResult, paced
 from hookline.core.models import DeliveryTask
 from hookline.core.replay import REPLAY, ReplayWindow, parse_window, public
 from hookline.core.settings import Settings
 from hookline.services.jobs import JobRunner
 from hookline.services.ports import DeliveryRestarts, EndpointReader, ReplayStore, TaskQueue
 
-REPLAY_WINDOW = "replay_window"  # the job kind
-LEGACY_REPLAY_MESSAGE = "replay"  # the previous release's job-queue message for a replay's step: {kind, tenant, replay_id}
 MAX_PAGE = 100
 PAGE_SECONDS = 600  # one page is at most ten minutes' worth at the endpoint's rate
 

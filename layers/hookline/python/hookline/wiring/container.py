@@ -28,21 +28,22 @@ from hookline.adapters.http import WebhookClient
 from hookline.adapters.notifications import Notifier
 from hookline.adapters.queues import TaskQueue, TaskScheduler
 from hookline.adapters.system import utcnow
-from hookline.core.broadcast import BROADCAST_JOB
+from hookline.core.jobs import BROADCAST_JOB, DELETE_CUSTOMER_ENDPOINTS, DRAIN_DLQ, REPLAY_WINDOW, REQUEUE_PAUSED
 from hookline.core.settings import Settings
 from hookline.services.access import AccessGuard
 from hookline.services.broadcast import BroadcastFanout, BroadcastService
-from hookline.services.bulk import DELETE_CUSTOMER_ENDPOINTS, REQUEUE_PAUSED, CustomerEndpointsDeletion, PausedRequeue
+from hookline.services.bulk import CustomerEndpointsDeletion, PausedRequeue
 from hookline.services.catalog import CatalogService
+from hookline.services.compat import PreviousReleaseMessages
 from hookline.services.customers import CustomerService
 from hookline.services.delivery.assemble import assemble
 from hookline.services.delivery.worker import DeliveryWorker
-from hookline.services.drain import DRAIN_DLQ, DlqDrain, DrainControl
+from hookline.services.drain import DlqDrain, DrainControl
 from hookline.services.endpoints import EndpointDeps, EndpointService
 from hookline.services.events import EventService
 from hookline.services.jobs import JobKind, JobRunner
 from hookline.services.portal import PortalService, SentEventTypes
-from hookline.services.replay import REPLAY_WINDOW, ReplayService, WindowReplay
+from hookline.services.replay import ReplayService, WindowReplay
 from hookline.services.sessions import PortalSessionService
 from hookline.services.sweeper import OverdueRetries, Sweeper
 from hookline.wiring import topology
@@ -272,6 +273,12 @@ def job_runner() -> JobRunner:
 
 
 @lru_cache(maxsize=1)
+def previous_release_messages() -> PreviousReleaseMessages:
+    """The previous release's job-queue messages, each starting the job this release runs for it."""
+    return PreviousReleaseMessages(job_runner(), broadcast_service(), replay_service())
+
+
+@lru_cache(maxsize=1)
 def drain_control() -> DrainControl:
     """The operators' DLQ drain: start one (a job of `job_runner`'s), read a job."""
     return DrainControl(job_runner(), get_settings().dlq_drain_rate_per_second, utcnow)
@@ -295,6 +302,7 @@ def reset() -> None:
         job_runner,
         sweeper,
         drain_control,
+        previous_release_messages,
         get_settings,
     ):
         getter.cache_clear()
