@@ -286,3 +286,32 @@ def test_a_planted_cycle_is_reported(tmp_path: Path) -> None:
     cycles = import_cycles(import_graph([tmp_path / "pkg"]))
     # Then the one cycle is a <-> b, and c, which only imports, is not part of it
     assert cycles == [["pkg.a", "pkg.b"]]
+
+
+def _protocols_outside_ports(root: Path) -> list[str]:
+    """The services' Protocol classes not in a ports module: `module.Class` each."""
+    found = []
+    for path in sorted((root / "services").rglob("*.py")):
+        if path.name == "ports.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef) and any(_names_protocol(base) for base in node.bases):
+                found.append(f"{path.relative_to(root).with_suffix('')}.{node.name}".replace("/", "."))
+    return found
+
+
+def _names_protocol(base: ast.expr) -> bool:
+    return (isinstance(base, ast.Name) and base.id == "Protocol") or (isinstance(base, ast.Attribute) and base.attr == "Protocol")
+
+
+def test_every_port_of_the_services_lives_in_a_ports_module() -> None:
+    # What a service needs from outside (a Protocol) is declared in services/ports.py or services/delivery/ports.py,
+    # one name each, so an adapter or a fake finds every contract it implements in one place
+    assert _protocols_outside_ports(HOOKLINE) == []
+
+
+def test_a_protocol_planted_outside_the_ports_is_reported(tmp_path: Path) -> None:
+    (tmp_path / "services").mkdir()
+    (tmp_path / "services" / "ports.py").write_text("from typing import Protocol\nclass Fine(Protocol): ...\n")
+    (tmp_path / "services" / "jobs.py").write_text("import typing\nclass Stray(typing.Protocol): ...\n")
+    assert _protocols_outside_ports(tmp_path) == ["services.jobs.Stray"]

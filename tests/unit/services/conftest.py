@@ -19,7 +19,8 @@ from hookline.services.customers import CustomerService
 from hookline.services.drain import DlqDrain
 from hookline.services.endpoints import EndpointDeps, EndpointService
 from hookline.services.events import EventService
-from hookline.services.jobs import JobKind, JobRunner, JobStepEarly
+from hookline.services.jobs import JobRunner, JobStepEarly
+from hookline.services.ports import JobKind
 from hookline.services.replay import ReplayService, WindowReplay
 from hookline.services.sweeper import Sweeper
 from tests.fakes.catalog import FakeCatalog, FakeVersionUsage

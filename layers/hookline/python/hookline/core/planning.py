@@ -15,7 +15,7 @@ Before any request leaves, each endpoint of a batch is looked at once:
 Two lanes: first attempts arrive on the delivery queue, everything else on the
 retry queue, each drained by its own function. An endpoint whose answers hold
 a worker for long (a streak ending in a timeout, a breaker not closed, or a
-baseline latency of a second or more) is served from the retry lane only: on the first lane its
+baseline latency of half a second or more, `AdaptiveConfig.slow_seconds`) is served from the retry lane only: on the first lane its
 tasks are deferred to the retry queue at once, using up no attempt, so a
 timing-out endpoint costs the first lane one request, not one per event until
 its breaker opens (issue 14: healthy p99 during seed 001's outage 1.54x -> 1.02x).

@@ -16,36 +16,21 @@ grows with the tenant's events or its other customers.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 from hookline.core import ids
 from hookline.core.access import Principal, customer_event_types
 from hookline.core.errors import NotFound, ValidationFailed
-from hookline.core.jobs import JOB, Job
-from hookline.core.models import Delivery, Event
+from hookline.core.jobs import JOB
 from hookline.core.replay import REPLAY
 from hookline.services.events import find_event
-from hookline.services.ports import CustomerTypes, TenantEndpoints
-
-
-class EventReader(Protocol):
-    def get_event(self, tenant: str, event_id: str, consistent: bool = False) -> Event | None: ...
-
-    def get_delivery(self, tenant: str, event_id: str, delivery_id: str) -> Delivery | None: ...
-
-
-class ReplayReader(Protocol):
-    def get(self, tenant: str, replay_id: str) -> dict[str, Any] | None: ...
-
-
-class JobReader(Protocol):
-    def get(self, tenant: str, job_id: str) -> Job | None: ...
+from hookline.services.ports import CustomerTypes, EventDeliveryReader, JobReader, ReplayReader, TenantEndpoints
 
 
 @dataclass(frozen=True)
 class AccessGuard:
     endpoints: TenantEndpoints
-    events: EventReader
+    events: EventDeliveryReader
     replays: ReplayReader
     jobs: JobReader
     types: CustomerTypes

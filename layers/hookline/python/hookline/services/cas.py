@@ -9,14 +9,8 @@ one history. A bounded number of tries keeps a hot item from stalling a batch.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Protocol
 
 SAVE_TRIES = 5
-
-
-class Versioned(Protocol):
-    @property
-    def version(self) -> int: ...
 
 
 def compare_and_swap[S, R](

@@ -17,24 +17,18 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, Protocol
+from typing import Any
 
 from hookline.core import validation
 from hookline.core.access import names_page
 from hookline.core.errors import Conflict, NotFound, ValidationFailed
 from hookline.core.versions import PayloadVersion, VersionCatalog, event_type_put, version_name, version_put
-from hookline.services.ports import CatalogStore, VersionPins, VersionUsageReader
+from hookline.services.ports import CatalogStore, SentTypes, VersionPins, VersionUsageReader
 
 PINNED_COUNT_BOUND = 1000  # endpoints counted per version, at most ("more": at least that many)
 PINNED_IDS_SHOWN = 20
 USAGE_DAYS = 7
 SAVE_TRIES = 3
-
-
-class SentTypes(Protocol):
-    def list(self, tenant: str) -> dict[str, Any]:
-        """The event types the tenant has sent (`items`), registered or not."""
-        ...
 
 
 @dataclass(frozen=True)

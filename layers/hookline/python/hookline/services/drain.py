@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Any
 
 from hookline.core import ids
 from hookline.core.deadletters import DeadLetter, verdict
@@ -34,7 +34,7 @@ from hookline.core.jobs import DRAIN_DLQ, JOB, Job, StepResult, paced
 from hookline.core.models import DeliveryTask
 from hookline.core.sqs import MAX_DELAY_SECONDS
 from hookline.services.jobs import JobRunner
-from hookline.services.ports import TaskQueue
+from hookline.services.ports import DeadLetterQueue, TaskQueue
 
 OPERATORS = ""  # the jobs' tenant for operators' work: no tenant is named "" (an API key names a non-empty one)
 DRAIN_PAGE = 100  # dead letters moved per step
@@ -46,18 +46,6 @@ HIDE_SECONDS = 900  # how long a letter the drain leaves stays hidden from the d
 IDLE_STEPS = 25  # steps in a row that moved nothing (up to 5,000 letters looked at, none its own) end the drain
 DEFAULT_MAX_MESSAGES = 100_000
 RESTARTS_A_MINUTE = 20  # drains of one filter started within a minute after each other ended (then: the last one again)
-
-
-class DeadLetterQueue(Protocol):
-    def receive(self, max_messages: int, hide_seconds: int) -> list[DeadLetter]:
-        """Up to `max_messages` (at most 10) letters, each hidden for `hide_seconds`; [] when none is visible."""
-        ...
-
-    def delete(self, letters: list[DeadLetter]) -> None: ...
-
-    def visible(self) -> int:
-        """About how many letters are visible (SQS's ApproximateNumberOfMessages): the hidden ones not counted."""
-        ...
 
 
 @dataclass(frozen=True)

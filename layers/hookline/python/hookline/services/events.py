@@ -12,43 +12,25 @@ import logging
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 from datetime import datetime, timedelta
-from typing import Any, Protocol
+from typing import Any
 
 from hookline.core import ids, validation
 from hookline.core.broadcast import delivery_id as broadcast_delivery_id
 from hookline.core.clock import iso
 from hookline.core.errors import Conflict, DependencyFailed, HooklineError, NotFound, PayloadTooLarge, Unavailable, ValidationFailed
 from hookline.core.idempotency import request_hash
-from hookline.core.intents import Intent
 from hookline.core.models import REPLAYABLE_STATUSES, Delivery, DeliveryTask, Endpoint, Event, PlannedDelivery
 from hookline.core.replay import FAILURES_READ_BOUND, failure_histogram
 from hookline.core.settings import Settings
 from hookline.core.sqs import MAX_BATCH_ENTRIES
 from hookline.core.versions import EventType, VersionCatalog, check_size, render
 from hookline.services.customers import require_customer
-from hookline.services.ports import CatalogReader, CustomerReader, EventStore, TaskQueue, TenantEndpoints
-
-
-class QueueingNotes(Protocol):
-    """Notes of requests whose events are not all queued yet (hookline.core.intents), for the sweeper."""
-
-    def open(self, tenant: str, event_ids: list[str], now: datetime) -> Intent: ...
-
-
-class TypeNotes(Protocol):
-    def note(self, tenant: str, types: Iterable[str], customer: str | None = None) -> None:
-        """Remember that the tenant sent these event types, to `customer` when named (best effort: never raises)."""
-        ...
-
+from hookline.services.ports import CatalogReader, CustomerReader, EventReader, EventStore, QueueingNotes, TaskQueue, TenantEndpoints, TypeNotes
 
 _log = logging.getLogger(__name__)
 
 # The endpoints an event is addressed to, by owner: a customer's uid, or None for the tenant's own.
 Targets = Callable[[str | None], list[Endpoint]]
-
-
-class EventReader(Protocol):
-    def get_event(self, tenant: str, event_id: str, consistent: bool = False) -> Event | None: ...
 
 
 def find_event(events: EventReader, tenant: str, named: str) -> Event | None:

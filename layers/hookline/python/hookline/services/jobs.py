@@ -31,14 +31,14 @@ import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
 from hookline.core import ids
 from hookline.core.clock import iso, parse_iso
 from hookline.core.errors import NotFound
-from hookline.core.jobs import JOB, Job, StepResult, step_message
+from hookline.core.jobs import JOB, Job, step_message
 from hookline.core.sqs import MAX_DELAY_SECONDS
-from hookline.services.ports import JobQueue
+from hookline.services.ports import JobKind, JobQueue, JobStore, PlanningJobKind
 
 _log = logging.getLogger(__name__)
 
@@ -52,40 +52,6 @@ UNKNOWN_KIND_PATIENCE = timedelta(hours=1)
 
 class JobStepEarly(Exception):
     """A step's message arrived before the step before it advanced the job: it fails, so SQS delivers it again."""
-
-
-class JobStore(Protocol):
-    def create(self, job: Job, expires_at: int) -> bool:
-        """Store a new job; False if one with its id exists."""
-        ...
-
-    def get(self, tenant: str, job_id: str) -> Job | None: ...
-
-    def advance(self, current: Job, advanced: Job) -> bool:
-        """Replace the job if it is still at `current.step` and running; False otherwise (another step got there first).
-        A job that ends (done, cancelled) loses its mark as running."""
-        ...
-
-    def running(self) -> list[tuple[str, str]]:
-        """(tenant, job id) of the jobs marked running."""
-        ...
-
-    def forget_running(self, tenant: str, job_id: str) -> None: ...
-
-
-class JobKind(Protocol):
-    def step(self, job: Job, now: datetime) -> StepResult:
-        """One bounded page of the job's work from `job.cursor`; safe to run twice for the same step. A page whose
-        effects must all happen once begun returns them as `pending` instead, and `apply` does them next step."""
-        ...
-
-
-@runtime_checkable
-class PlanningJobKind(JobKind, Protocol):
-    def apply(self, job: Job, now: datetime) -> StepResult:
-        """Do `job.pending` (the page `step` planned); safe to run twice. Its counts and `next_in` count; the rest
-        of the result is ignored."""
-        ...
 
 
 @dataclass(frozen=True)

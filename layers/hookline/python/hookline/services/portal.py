@@ -21,34 +21,16 @@ import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Any
 
 from hookline.core.access import Principal
 from hookline.core.clock import iso, iso_epoch
 from hookline.core.errors import DependencyFailed, Unavailable
 from hookline.core.portal import PortalSettings, portal_settings_put
 from hookline.services.customers import require_customer
-from hookline.services.ports import CustomerReader
+from hookline.services.ports import CustomerReader, PortalStore
 
 _log = logging.getLogger(__name__)
-
-
-class PortalStore(Protocol):
-    def settings(self, tenant: str) -> PortalSettings | None: ...
-
-    def save_settings(self, settings: PortalSettings) -> None: ...
-
-    def remember_types(self, tenant: str, types: set[str]) -> None: ...
-
-    def remember_customer_types(self, tenant: str, customer: str, types: set[str]) -> None: ...
-
-    def remember_broadcast_types(self, tenant: str, types: set[str]) -> None: ...
-
-    def types(self, tenant: str) -> list[str]: ...
-
-    def types_sent_to(self, tenant: str, customer: str) -> list[str]:
-        """The types sent to the customer, and those the tenant broadcast (to every customer)."""
-        ...
 
 
 SEEN_BOUND = 100_000  # pairs a process remembers having noted; past it, it forgets them all (a repeated note changes nothing)

@@ -15,14 +15,17 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from hookline.core.breaker import Breaker
 from hookline.core.broadcast import Fanout
 from hookline.core.customers import Customer
-from hookline.core.jobs import Job
+from hookline.core.deadletters import DeadLetter
+from hookline.core.intents import Intent
+from hookline.core.jobs import Job, StepResult
 from hookline.core.models import Delivery, DeliveryTask, Endpoint, Event
 from hookline.core.notifications import Notify
+from hookline.core.portal import PortalSettings
 from hookline.core.ratelimit import Limiter
 from hookline.core.replay import ReplayWindow
 from hookline.core.responses import HttpResult
@@ -360,3 +363,122 @@ class VersionUsageReader(Protocol):
     def usage(self, tenant: str, version: str, since_day: str) -> tuple[int, str | None]:
         """The deliveries sent at `version` on and after `since_day` (yyyy-mm-dd), and when the last one was sent (None: none kept)."""
         ...
+
+
+class EventDeliveryReader(Protocol):
+    def get_event(self, tenant: str, event_id: str, consistent: bool = False) -> Event | None: ...
+
+    def get_delivery(self, tenant: str, event_id: str, delivery_id: str) -> Delivery | None: ...
+
+
+class ReplayReader(Protocol):
+    def get(self, tenant: str, replay_id: str) -> dict[str, Any] | None: ...
+
+
+class JobReader(Protocol):
+    def get(self, tenant: str, job_id: str) -> Job | None: ...
+
+
+class JobStore(Protocol):
+    def create(self, job: Job, expires_at: int) -> bool:
+        """Store a new job; False if one with its id exists."""
+        ...
+
+    def get(self, tenant: str, job_id: str) -> Job | None: ...
+
+    def advance(self, current: Job, advanced: Job) -> bool:
+        """Replace the job if it is still at `current.step` and running; False otherwise (another step got there first).
+        A job that ends (done, cancelled) loses its mark as running."""
+        ...
+
+    def running(self) -> list[tuple[str, str]]:
+        """(tenant, job id) of the jobs marked running."""
+        ...
+
+    def forget_running(self, tenant: str, job_id: str) -> None: ...
+
+
+class JobKind(Protocol):
+    def step(self, job: Job, now: datetime) -> StepResult:
+        """One bounded page of the job's work from `job.cursor`; safe to run twice for the same step. A page whose
+        effects must all happen once begun returns them as `pending` instead, and `apply` does them next step."""
+        ...
+
+
+@runtime_checkable
+class PlanningJobKind(JobKind, Protocol):
+    def apply(self, job: Job, now: datetime) -> StepResult:
+        """Do `job.pending` (the page `step` planned); safe to run twice. Its counts and `next_in` count; the rest
+        of the result is ignored."""
+        ...
+
+
+class IntentStore(Protocol):
+    def of_minute(self, minute: str, shard: int) -> list[Intent]: ...
+
+    def close(self, intent: Intent) -> None: ...
+
+    def checkpoint(self) -> str | None: ...
+
+    def save_checkpoint(self, minute: str) -> None: ...
+
+
+class StalledJobs(Protocol):
+    def resume_stalled(self) -> int: ...
+
+
+class PortalStore(Protocol):
+    def settings(self, tenant: str) -> PortalSettings | None: ...
+
+    def save_settings(self, settings: PortalSettings) -> None: ...
+
+    def remember_types(self, tenant: str, types: set[str]) -> None: ...
+
+    def remember_customer_types(self, tenant: str, customer: str, types: set[str]) -> None: ...
+
+    def remember_broadcast_types(self, tenant: str, types: set[str]) -> None: ...
+
+    def types(self, tenant: str) -> list[str]: ...
+
+    def types_sent_to(self, tenant: str, customer: str) -> list[str]:
+        """The types sent to the customer, and those the tenant broadcast (to every customer)."""
+        ...
+
+
+class DeadLetterQueue(Protocol):
+    def receive(self, max_messages: int, hide_seconds: int) -> list[DeadLetter]:
+        """Up to `max_messages` (at most 10) letters, each hidden for `hide_seconds`; [] when none is visible."""
+        ...
+
+    def delete(self, letters: list[DeadLetter]) -> None: ...
+
+    def visible(self) -> int:
+        """About how many letters are visible (SQS's ApproximateNumberOfMessages): the hidden ones not counted."""
+        ...
+
+
+class Versioned(Protocol):
+    @property
+    def version(self) -> int: ...
+
+
+class SentTypes(Protocol):
+    def list(self, tenant: str) -> dict[str, Any]:
+        """The event types the tenant has sent (`items`), registered or not."""
+        ...
+
+
+class QueueingNotes(Protocol):
+    """Notes of requests whose events are not all queued yet (hookline.core.intents), for the sweeper."""
+
+    def open(self, tenant: str, event_ids: list[str], now: datetime) -> Intent: ...
+
+
+class TypeNotes(Protocol):
+    def note(self, tenant: str, types: Iterable[str], customer: str | None = None) -> None:
+        """Remember that the tenant sent these event types, to `customer` when named (best effort: never raises)."""
+        ...
+
+
+class EventReader(Protocol):
+    def get_event(self, tenant: str, event_id: str, consistent: bool = False) -> Event | None: ...

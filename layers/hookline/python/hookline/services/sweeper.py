@@ -23,30 +23,16 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, Protocol
+from typing import Any
 
 from hookline.core.clock import iso_epoch
-from hookline.core.intents import Intent, minutes_to_sweep
+from hookline.core.intents import minutes_to_sweep
 from hookline.core.models import DeliveryTask
 from hookline.core.waits import MAX_NOTES_PER_SWEEP, NOTES_PER_PAGE, minutes_due, overdue, rescued, verdict
 from hookline.services.events import EventService
-from hookline.services.ports import DeliveryReader, RetryWaitNotes, TaskQueue
+from hookline.services.ports import DeliveryReader, IntentStore, RetryWaitNotes, StalledJobs, TaskQueue
 
 _log = logging.getLogger(__name__)
-
-
-class IntentStore(Protocol):
-    def of_minute(self, minute: str, shard: int) -> list[Intent]: ...
-
-    def close(self, intent: Intent) -> None: ...
-
-    def checkpoint(self) -> str | None: ...
-
-    def save_checkpoint(self, minute: str) -> None: ...
-
-
-class StalledJobs(Protocol):
-    def resume_stalled(self) -> int: ...
 
 
 @dataclass(frozen=True)

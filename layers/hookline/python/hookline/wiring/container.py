@@ -41,8 +41,9 @@ from hookline.services.delivery.worker import DeliveryWorker
 from hookline.services.drain import DlqDrain, DrainControl
 from hookline.services.endpoints import EndpointDeps, EndpointService
 from hookline.services.events import EventService
-from hookline.services.jobs import JobKind, JobRunner
+from hookline.services.jobs import JobRunner
 from hookline.services.portal import PortalService, SentEventTypes
+from hookline.services.ports import JobKind
 from hookline.services.replay import ReplayService, WindowReplay
 from hookline.services.sessions import PortalSessionService
 from hookline.services.sweeper import OverdueRetries, Sweeper

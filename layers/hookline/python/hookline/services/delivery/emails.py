@@ -19,51 +19,19 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import Any, Protocol
 
 from hookline.core.clock import iso
-from hookline.core.emails import Email, Links, StatusNotice, Waiting, endpoint_email
+from hookline.core.emails import Links, StatusNotice, Waiting, endpoint_email
 from hookline.core.errors import error_code
 from hookline.core.models import EmailOutcome, EmailOutcomeKind, Endpoint
 from hookline.core.sessions import SessionRequest
+from hookline.services.delivery.ports import EmailOutcomes, Mailer, SessionGrants, TransitionMarks, WaitingCounter
 from hookline.services.ports import CustomerReader
 
 _log = logging.getLogger(__name__)
 
 # The paused deliveries counted for a disabled endpoint's email: one bounded read, "at least N" above it.
 WAITING_COUNT_BOUND = 1000
-
-
-class Mailer(Protocol):
-    def send(self, sender: str, to: str, email: Email) -> str:
-        """Send one email; returns the provider's message id. Raises if it was not accepted."""
-        ...
-
-
-class TransitionMarks(Protocol):
-    def mark(self, tenant: str, endpoint_id: str, transition: str) -> bool:
-        """Record that the transition's email goes out; False if it was already recorded."""
-        ...
-
-    def unmark(self, tenant: str, endpoint_id: str, transition: str) -> None: ...
-
-
-class WaitingCounter(Protocol):
-    def paused(self, tenant: str, endpoint_id: str, bound: int) -> Waiting:
-        """The endpoint's paused deliveries, reading at most `bound` of them."""
-        ...
-
-
-class SessionGrants(Protocol):
-    def grant(self, tenant: str, uid: str, wanted: SessionRequest, origin: str) -> dict[str, Any]:
-        """A new portal session of the customer: its `token` among the fields."""
-        ...
-
-
-class EmailOutcomes(Protocol):
-    def record_email(self, tenant: str, endpoint_id: str, outcome: EmailOutcome) -> None:
-        """Keep how the endpoint's last customer email went; nothing for an endpoint that is gone."""
-        ...
 
 
 @dataclass(frozen=True)

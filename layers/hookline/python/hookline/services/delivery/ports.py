@@ -6,11 +6,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import datetime
-from typing import Protocol
+from typing import Any, Protocol
 
 from hookline.core.breaker import Breaker
-from hookline.core.models import Attempt, Delivery, DeliveryTask, Endpoint, Event
+from hookline.core.emails import Email, Waiting
+from hookline.core.models import Attempt, Delivery, DeliveryTask, EmailOutcome, Endpoint, Event
 from hookline.core.ratelimit import Limiter
+from hookline.core.sessions import SessionRequest
 from hookline.services.ports import HttpSender
 
 __all__ = ["ClaimResult", "DeliveryLog", "EndpointControl", "EndpointStates", "HttpSender", "ReplayProgress", "Scheduler", "StatsSink"]
@@ -96,4 +98,36 @@ class StatsSink(Protocol):
 class VersionUsageSink(Protocol):
     def add(self, tenant: str, version: str, day: str, count: int, last_at: str) -> None:
         """Add `count` deliveries sent at `version` on `day` (yyyy-mm-dd); `last_at`: the latest one's time."""
+        ...
+
+
+class Mailer(Protocol):
+    def send(self, sender: str, to: str, email: Email) -> str:
+        """Send one email; returns the provider's message id. Raises if it was not accepted."""
+        ...
+
+
+class TransitionMarks(Protocol):
+    def mark(self, tenant: str, endpoint_id: str, transition: str) -> bool:
+        """Record that the transition's email goes out; False if it was already recorded."""
+        ...
+
+    def unmark(self, tenant: str, endpoint_id: str, transition: str) -> None: ...
+
+
+class WaitingCounter(Protocol):
+    def paused(self, tenant: str, endpoint_id: str, bound: int) -> Waiting:
+        """The endpoint's paused deliveries, reading at most `bound` of them."""
+        ...
+
+
+class SessionGrants(Protocol):
+    def grant(self, tenant: str, uid: str, wanted: SessionRequest, origin: str) -> dict[str, Any]:
+        """A new portal session of the customer: its `token` among the fields."""
+        ...
+
+
+class EmailOutcomes(Protocol):
+    def record_email(self, tenant: str, endpoint_id: str, outcome: EmailOutcome) -> None:
+        """Keep how the endpoint's last customer email went; nothing for an endpoint that is gone."""
         ...

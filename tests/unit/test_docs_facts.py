@@ -1,0 +1,938 @@
+"""Every constant the docs quote is the code's: README.md, docs/architecture.md, operations.md, retries.md, security.md.
+
+Each fact names a stable phrase of a doc and the text the sentence holding it must contain, computed from the
+constant it quotes: change the constant (or the doc's number) and the fact fails, naming both. A sentence is one
+sentence of a paragraph or list item, one cell of a table, or one line of a code block. Nothing runs but imports:
+no network, no AWS, no CDK (the monitoring constants of infra/monitoring.py, which imports aws_cdk, are read from
+its source). The README's settings table is checked row for row by tests/unit/test_settings.py, and the deploy
+section's numbers by tests/e2e/test_deploy_docs.py; neither is repeated here.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+import re
+from dataclasses import dataclass
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from hookline.adapters import queues as task_queues
+from hookline.adapters.dynamo import event_items, keys
+from hookline.adapters.dynamo import portal as portal_items
+from hookline.adapters.dynamo import waits as wait_notes
+from hookline.core import adaptive, apikeys, breaker, customers, models, portal, ratelimit, sessions, validation, versions, waits
+from hookline.core.backoff import BackoffPolicy
+from hookline.core.replay import FAILURES_READ_BOUND
+from hookline.core.settings import MAX_AUTHORIZER_CACHE_SECONDS, MAX_STACK_NAME, Settings
+from hookline.services import broadcast, bulk, cas, catalog, drain, jobs, replay
+from hookline.services import endpoints as endpoint_service
+from hookline.services import portal as portal_service
+from hookline.services.delivery import emails as delivery_emails
+from hookline.services.delivery import fanout
+from hookline.wiring import topology
+from infra import sizing
+
+REPO = Path(__file__).resolve().parents[2]
+PACKAGE = REPO / "layers" / "hookline" / "python" / "hookline"
+README = "README.md"
+ARCHITECTURE = "docs/architecture.md"
+OPERATIONS = "docs/operations.md"
+RETRIES = "docs/retries.md"
+SECURITY = "docs/security.md"
+DOCS = {name: (REPO / name).read_text() for name in (README, ARCHITECTURE, OPERATIONS, RETRIES, SECURITY)}
+S = Settings()
+DAY = 86_400
+WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight", 9: "nine", 10: "ten"}
+SHARES = {0.2: "a fifth", 0.25: "a quarter", 0.5: "half"}
+
+
+def _units(text: str) -> list[str]:
+    """A doc's paragraphs and list items (each joined into one line), table cells and code-block lines."""
+    units: list[str] = []
+    paragraph: list[str] = []
+
+    def flush() -> None:
+        if paragraph:
+            units.append(" ".join(paragraph))
+            paragraph.clear()
+
+    fenced = False
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped.startswith("```"):
+            flush()
+            fenced = not fenced
+        elif fenced:
+            units.append(stripped)
+        elif not stripped:
+            flush()
+        elif stripped.startswith("|"):
+            flush()
+            units.extend(cell.strip() for cell in stripped.strip("|").split(" | "))
+        else:
+            if stripped.startswith("#") or re.match(r"([*-]|\d+\.) ", stripped):
+                flush()
+            paragraph.append(stripped)
+    flush()
+    return units
+
+
+def sentences(text: str) -> list[str]:
+    return [s for unit in _units(text) for s in re.split(r"(?<!e\.g\.)(?<!i\.e\.)(?<=[.!])\s+(?=[A-Z`*(\"])", unit)]
+
+
+SENTENCES = {name: sentences(text) for name, text in DOCS.items()}
+
+
+def said(doc: str, phrase: str) -> list[str]:
+    """Every sentence of the doc that holds the phrase (at least one)."""
+    found = [s for s in SENTENCES[doc] if phrase in s]
+    assert found, f"{doc} has no sentence with {phrase!r}: the fact's phrase moved, or the statement went"
+    return found
+
+
+def section(doc: str, heading: str) -> str:
+    """The text under a heading, up to the next heading of its level or above."""
+    text = DOCS[doc]
+    level = len(heading) - len(heading.lstrip("#"))
+    start = text.index(heading + "\n") + len(heading) + 1
+    following = re.search(rf"^#{{1,{level}}} ", text[start:], flags=re.M)
+    return text[start : start + following.start()] if following else text[start:]
+
+
+def source_constant(path: Path, name: str) -> object:
+    """A module-level constant read from a module's source, for a module too costly to import (aws_cdk)."""
+    for node in ast.parse(path.read_text()).body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets):
+            value = node.value
+            if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in ("minutes", "seconds"):
+                [arg] = value.args
+                amount = ast.literal_eval(arg)
+                assert isinstance(amount, int | float)
+                return timedelta(**{value.func.attr: amount})
+            return ast.literal_eval(value)
+    raise AssertionError(f"{path} assigns no {name}")
+
+
+MONITORING = REPO / "infra" / "monitoring.py"
+API_5XX_PERCENT = source_constant(MONITORING, "API_5XX_PERCENT")
+API_5XX_LEAST = source_constant(MONITORING, "API_5XX_LEAST")
+BREAKER_SPIKE_THRESHOLD = source_constant(MONITORING, "BREAKER_SPIKE_THRESHOLD")
+NEW_LETTERS_MINUTES = source_constant(MONITORING, "NEW_LETTERS_MINUTES")
+ALARM_PERIOD = source_constant(MONITORING, "PERIOD")
+assert isinstance(ALARM_PERIOD, timedelta) and isinstance(NEW_LETTERS_MINUTES, int)
+FAULT_EVENTS = source_constant(REPO / "tests" / "integration" / "test_faults.py", "EVENTS")
+
+
+def minutes(d: timedelta | float) -> int:
+    seconds = d.total_seconds() if isinstance(d, timedelta) else d
+    assert seconds % 60 == 0, seconds
+    return int(seconds // 60)
+
+
+def hours(seconds: float) -> str:
+    return f"{seconds / 3600:g} h"
+
+
+def thousands(n: int) -> str:
+    return f"{n:,}"
+
+
+def an_hour(seconds: float) -> str:
+    assert seconds == 3600, f"the docs say 'an hour' for {seconds} s"
+    return "an hour"
+
+
+def every_minute(interval_minutes: int) -> str:
+    return "every minute" if interval_minutes == 1 else f"every {interval_minutes} minutes"
+
+
+def statuses(codes: frozenset[int]) -> str:
+    *rest, last = sorted(codes)
+    return ", ".join(str(c) for c in rest) + f" or {last}"
+
+
+RETRY_SEND = topology.SEND_RETRY
+RETRY_SEND_SECONDS = sum(RETRY_SEND["IntervalSeconds"] * RETRY_SEND["BackoffRate"] ** i for i in range(RETRY_SEND["MaxAttempts"]))
+# A deferral hops through SQS at most its longest delay at a time: HOOKLINE_SQS_MAX_DELAY_SECONDS's default is that limit.
+HOP = S.sqs_max_delay_seconds
+DEFER_HOPS = task_queues.DEFER_HOPS_UP_TO_SECONDS // HOP
+DRAIN_LOOKS = drain.IDLE_STEPS * drain.DRAIN_RECEIVES * 10  # ten letters a receive
+RESERVED = sizing.reserved_total(S)
+
+
+@dataclass(frozen=True)
+class Fact:
+    doc: str
+    phrase: str  # a stable phrase of the sentence that quotes the value
+    says: str  # what that sentence must also hold, from the code
+    source: str  # the constant, for the failure message
+
+
+FACTS = [
+    # README.md: the API
+    Fact(
+        README,
+        '"rate_limit_per_second"? (',
+        f'"rate_limit_per_second"? ({models.DEFAULT_RATE_LIMIT_PER_SECOND:g})',
+        "core.models.DEFAULT_RATE_LIMIT_PER_SECOND",
+    ),
+    Fact(README, '"max_concurrency"? (', f'"max_concurrency"? ({models.DEFAULT_MAX_CONCURRENCY})', "core.models.DEFAULT_MAX_CONCURRENCY"),
+    Fact(README, "Both limits are ceilings: a new endpoint starts at", f"starts at {S.initial_concurrency} requests in flight", "HOOKLINE_INITIAL_CONCURRENCY"),
+    Fact(README, "each counted up to", f"each counted up to {thousands(endpoint_service.BACKLOG_COUNT_BOUND)}", "services.endpoints.BACKLOG_COUNT_BOUND"),
+    Fact(
+        README, "deliveries carry both signatures", f"`HOOKLINE_SECRET_OVERLAP_SECONDS` ({hours(S.secret_overlap_seconds)})", "HOOKLINE_SECRET_OVERLAP_SECONDS"
+    ),
+    Fact(README, "re-queues the paused deliveries (a page of", f"a page of {bulk.REQUEUE_PAGE} per step", "services.bulk.REQUEUE_PAGE"),
+    Fact(README, "counted by the hour they were created in", f"reading at most {thousands(FAILURES_READ_BOUND)}", "core.replay.FAILURES_READ_BOUND"),
+    Fact(README, '`{"events": [up to', f"up to {validation.MAX_BATCH_EVENTS} events", "core.validation.MAX_BATCH_EVENTS"),
+    Fact(README, "One API Gateway request instead of", f"instead of up to {validation.MAX_BATCH_EVENTS}", "core.validation.MAX_BATCH_EVENTS"),
+    Fact(README, "the fan-out runs off the request path as a job", f"a page of {broadcast.PAGE} endpoints per step", "services.broadcast.PAGE"),
+    Fact(README, '"metadata"? (up to', f"(up to {validation.MAX_METADATA_KEYS} string pairs)", "core.validation.MAX_METADATA_KEYS"),
+    Fact(
+        README,
+        '"max_rate_per_second" (',
+        f'"max_rate_per_second" ({customers.DEFAULT_CUSTOMER_RATE_PER_SECOND:g})',
+        "core.customers.DEFAULT_CUSTOMER_RATE_PER_SECOND",
+    ),
+    Fact(README, '"max_concurrency" (', f'"max_concurrency" ({customers.DEFAULT_CUSTOMER_CONCURRENCY})', "core.customers.DEFAULT_CUSTOMER_CONCURRENCY"),
+    Fact(README, "its endpoints go by the job (", f"its endpoints go by the job ({bulk.DELETE_PAGE} per step)", "services.bulk.DELETE_PAGE"),
+    Fact(README, '"allowed_origins": [up to', f"[up to {portal.MAX_ORIGINS} `https://host[:port]`]", "core.portal.MAX_ORIGINS"),
+    Fact(
+        README,
+        '"ttl_seconds"? (',
+        f'"ttl_seconds"? ({sessions.DEFAULT_TTL_SECONDS}, at most {sessions.MAX_TTL_SECONDS})',
+        "core.sessions.DEFAULT_TTL_SECONDS, MAX_TTL_SECONDS",
+    ),
+    Fact(
+        README,
+        "every session of the customer made so far is refused",
+        f"({MAX_AUTHORIZER_CACHE_SECONDS} s at most)",
+        "core.settings.MAX_AUTHORIZER_CACHE_SECONDS",
+    ),
+    Fact(
+        README,
+        "413 body over",
+        f"413 body over {S.max_event_bytes // 1024} KB ({S.max_batch_bytes // 1024**2} MB for a batch)",
+        "HOOKLINE_MAX_EVENT_BYTES, HOOKLINE_MAX_BATCH_BYTES",
+    ),
+    Fact(README, "The job runs on the job queue", f"a page of {bulk.REQUEUE_PAGE} per step", "services.bulk.REQUEUE_PAGE"),
+    # README.md: what a receiver gets
+    Fact(README, "retries stop `HOOKLINE_MAX_AGE_SECONDS` after the event", f"{S.max_age_seconds / DAY:g} days by default", "HOOKLINE_MAX_AGE_SECONDS"),
+    Fact(README, "attempts by default; see", f"({S.max_attempts} attempts by default", "HOOKLINE_MAX_ATTEMPTS"),
+    Fact(
+        README,
+        "each has its own rate and concurrency ceiling",
+        f"({models.DEFAULT_RATE_LIMIT_PER_SECOND:g}/s and {models.DEFAULT_MAX_CONCURRENCY} at once by default)",
+        "core.models defaults",
+    ),
+    Fact(README, "A new endpoint starts at", f"starts at {S.initial_concurrency} requests at once", "HOOKLINE_INITIAL_CONCURRENCY"),
+    Fact(
+        README, "earns more while its latency holds steady", f"a timeout, {statuses(adaptive.OVERLOAD_STATUSES)} lowers it", "core.adaptive.OVERLOAD_STATUSES"
+    ),
+    Fact(
+        README,
+        "a circuit breaker stops sending after",
+        f"after {S.breaker_threshold} consecutive failures ({S.breaker_timeout_threshold} timeouts)",
+        "HOOKLINE_BREAKER_THRESHOLD, _TIMEOUT_THRESHOLD",
+    ),
+    Fact(README, "a circuit breaker stops sending after", every_minute(minutes(S.breaker_cooldown_seconds)), "HOOKLINE_BREAKER_COOLDOWN_SECONDS"),
+    Fact(
+        README,
+        "a circuit breaker stops sending after",
+        f"then every {SHARES[S.breaker_cooldown_fraction].removeprefix('a ')} of the outage",
+        "HOOKLINE_BREAKER_COOLDOWN_FRACTION",
+    ),
+    Fact(README, "An endpoint failing for", f"An endpoint failing for {S.disable_after_seconds / DAY:g} days is", "HOOKLINE_DISABLE_AFTER_SECONDS"),
+    Fact(
+        README, "of your response body is kept", f"first {S.response_body_limit_bytes // 1024} KB of your response body", "HOOKLINE_RESPONSE_BODY_LIMIT_BYTES"
+    ),
+    Fact(README, "of your response body is kept", f"({S.success_body_limit_bytes} bytes of a 2xx's)", "HOOKLINE_SUCCESS_BODY_LIMIT_BYTES"),
+    # README.md: payload versions
+    Fact(README, "Every tenant has", f"Every tenant has `{versions.BASE_VERSION}`", "core.versions.BASE_VERSION"),
+    Fact(
+        README, "the endpoints pinned to it (`count`, read up to", f"read up to {thousands(catalog.PINNED_COUNT_BOUND)}", "services.catalog.PINNED_COUNT_BOUND"
+    ),
+    Fact(README, "the endpoints pinned to it (`count`, read up to", f"the first {catalog.PINNED_IDS_SHOWN} `ids`", "services.catalog.PINNED_IDS_SHOWN"),
+    Fact(README, "the endpoints pinned to it (`count`, read up to", f"over the last {catalog.USAGE_DAYS} days", "services.catalog.USAGE_DAYS"),
+    # docs/architecture.md: the map
+    Fact(ARCHITECTURE, "authorizer λ: API key or portal session", f"(cached ≤ {MAX_AUTHORIZER_CACHE_SECONDS} s)", "core.settings.MAX_AUTHORIZER_CACHE_SECONDS"),
+    Fact(
+        ARCHITECTURE,
+        "or a deferral ≤",
+        f"a delay ≤ {S.sqs_max_delay_seconds} s, or a deferral ≤ {hours(task_queues.DEFER_HOPS_UP_TO_SECONDS)}",
+        "HOOKLINE_SQS_MAX_DELAY_SECONDS, DEFER_HOPS_UP_TO_SECONDS",
+    ),
+    Fact(
+        ARCHITECTURE,
+        "(either queue's redrive policy)",
+        f"failing {topology.DELIVERY_QUEUE.max_receive_count} receives",
+        "topology.DELIVERY_QUEUE.max_receive_count",
+    ),
+    Fact(
+        ARCHITECTURE, "(either queue's redrive policy)", f"failing {topology.RETRY_QUEUE.max_receive_count} receives", "topology.RETRY_QUEUE.max_receive_count"
+    ),
+    Fact(
+        ARCHITECTURE,
+        "one a redrive policy moved there after",
+        f"after {topology.DELIVERY_QUEUE.max_receive_count} failed receives",
+        "topology.DELIVERY_QUEUE.max_receive_count",
+    ),
+    Fact(ARCHITECTURE, "──▶ replay DLQ", f"a step failing {topology.REPLAY_QUEUE.max_receive_count} receives", "topology.REPLAY_QUEUE.max_receive_count"),
+    Fact(ARCHITECTURE, "EventBridge Scheduler, every", f"EventBridge Scheduler, {every_minute(S.sweep_interval_minutes)}", "HOOKLINE_SWEEP_INTERVAL_MINUTES"),
+    # docs/architecture.md: the stack and the data flow
+    Fact(ARCHITECTURE, "hookline is a CDK stack of managed parts", f"{WORDS[len(topology.FUNCTIONS)]} Lambda functions", "topology.FUNCTIONS"),
+    *(Fact(ARCHITECTURE, "hookline is a CDK stack of managed parts", f"`{spec.name}`", f"topology.FUNCTIONS ({spec.name})") for spec in topology.FUNCTIONS),
+    Fact(
+        ARCHITECTURE,
+        "API Gateway caches its answer per header",
+        f"`HOOKLINE_AUTHORIZER_CACHE_SECONDS` ({MAX_AUTHORIZER_CACHE_SECONDS} s at most)",
+        "core.settings.MAX_AUTHORIZER_CACHE_SECONDS",
+    ),
+    Fact(
+        ARCHITECTURE,
+        "runs the same code on the retry queue",
+        f"({S.retry_concurrency}, against the delivery function's {S.delivery_concurrency}) and batches of {S.retry_batch_size}",
+        "HOOKLINE_RETRY_CONCURRENCY, _DELIVERY_CONCURRENCY, _RETRY_BATCH_SIZE",
+    ),
+    Fact(ARCHITECTURE, "runs the same code on the retry queue", "(gathered for at most a second)", "topology.RETRY.sqs_source.max_batching_window_seconds"),
+    Fact(
+        ARCHITECTURE,
+        "a latency baseline of",
+        f"a latency baseline of {adaptive.AdaptiveConfig.slow_seconds * 1000:g} ms or more",
+        "core.adaptive.AdaptiveConfig.slow_seconds",
+    ),
+    Fact(
+        ARCHITECTURE,
+        "is longer than the source's",
+        f"({topology.DELIVERY_DLQ.retention_seconds // DAY} days) is longer than the source's ({topology.DELIVERY_QUEUE.retention_seconds // DAY} days)",
+        "topology.DELIVERY_DLQ / DELIVERY_QUEUE retention_seconds",
+    ),
+    Fact(
+        ARCHITECTURE,
+        "leaves its message invisible until the visibility timeout",
+        f"({topology.DELIVERY_QUEUE.visibility_timeout_seconds // topology.DELIVERY_TIMEOUT_SECONDS} × the function timeout)",
+        "topology.DELIVERY_QUEUE.visibility_timeout_seconds",
+    ),
+    Fact(
+        ARCHITECTURE,
+        "the claim is a lease that expires after",
+        f"expires after {topology.CLAIM_LEASE_SECONDS // topology.DELIVERY_TIMEOUT_SECONDS} × the function timeout",
+        "topology.CLAIM_LEASE_SECONDS",
+    ),
+    Fact(ARCHITECTURE, "(`HOOKLINE_SWEEP_GRACE_SECONDS`,", f"(`HOOKLINE_SWEEP_GRACE_SECONDS`, {S.sweep_grace_seconds:g} s)", "HOOKLINE_SWEEP_GRACE_SECONDS"),
+    Fact(
+        ARCHITECTURE,
+        "the retry queue, after its own retries (",
+        f"after its own retries ({RETRY_SEND['MaxAttempts']}, about {round(RETRY_SEND_SECONDS / 60)} minutes) or a {topology.SEND_TIMEOUT_SECONDS} s timeout",
+        "topology.SEND_RETRY, SEND_TIMEOUT_SECONDS",
+    ),
+    Fact(
+        ARCHITECTURE,
+        "minute's notes more than `HOOKLINE_SWEEP_WAIT_MARGIN_SECONDS`",
+        f"`HOOKLINE_SWEEP_WAIT_MARGIN_SECONDS` ({S.sweep_wait_margin_seconds:g} s)",
+        "HOOKLINE_SWEEP_WAIT_MARGIN_SECONDS",
+    ),
+    Fact(
+        ARCHITECTURE,
+        "due, since its own checkpoint, one Query page",
+        f"one Query page ({waits.NOTES_PER_PAGE}) at a time and at most {thousands(waits.MAX_NOTES_PER_SWEEP)} notes a run",
+        "core.waits.NOTES_PER_PAGE, MAX_NOTES_PER_SWEEP",
+    ),
+    Fact(
+        ARCHITECTURE,
+        "a sweeper stopped for longer than a note lives",
+        "(its TTL, a week past due)" if timedelta(days=7) == wait_notes.KEPT else "?",
+        "adapters.dynamo.waits.KEPT",
+    ),
+    # docs/architecture.md: broadcasts and bulk jobs
+    Fact(ARCHITECTURE, "one page of 100 endpoints of the tenant's", f"one page of {broadcast.PAGE} endpoints", "services.broadcast.PAGE"),
+    Fact(ARCHITECTURE, "A step is bounded:", f"{broadcast.PAGE} puts and at most {math.ceil(broadcast.PAGE / 10)} SQS batches", "services.broadcast.PAGE"),
+    Fact(
+        ARCHITECTURE,
+        "Each minute the sweeper resumes a running job unchanged for",
+        f"unchanged for {minutes(jobs.STALLED_AFTER)} minutes",
+        "services.jobs.STALLED_AFTER",
+    ),
+    Fact(
+        ARCHITECTURE,
+        "the job's first step waits (",
+        f"({bulk.ACTIVATION_POLL_SECONDS} s at a time, up to {minutes(bulk.ACTIVATION_WAIT)} minutes)",
+        "services.bulk.ACTIVATION_POLL_SECONDS, ACTIVATION_WAIT",
+    ),
+    Fact(ARCHITECTURE, "Each step takes 100 paused", f"Each step takes {bulk.REQUEUE_PAGE} paused", "services.bulk.REQUEUE_PAGE"),
+    Fact(
+        ARCHITECTURE,
+        "of its endpoints from the customer-endpoints index",
+        f"each step deletes {bulk.DELETE_PAGE} of its endpoints",
+        "services.bulk.DELETE_PAGE",
+    ),
+    Fact(
+        ARCHITECTURE, "failed (or paused) deliveries of the window from the endpoint-deliveries", f"up to {replay.MAX_PAGE} failed", "services.replay.MAX_PAGE"
+    ),
+    Fact(
+        ARCHITECTURE,
+        "(at most ten minutes' worth at the endpoint's rate)",
+        f"(at most {WORDS[minutes(replay.PAGE_SECONDS)]} minutes' worth",
+        "services.replay.PAGE_SECONDS",
+    ),
+    Fact(
+        ARCHITECTURE,
+        "Each step receives up to",
+        f"up to {drain.DRAIN_PAGE} matching dead letters (at most {drain.DRAIN_RECEIVES} receives)",
+        "services.drain.DRAIN_PAGE, DRAIN_RECEIVES",
+    ),
+    Fact(ARCHITECTURE, "receives for 15 minutes (900 s)", f"for {minutes(drain.HIDE_SECONDS)} minutes ({drain.HIDE_SECONDS} s)", "services.drain.HIDE_SECONDS"),
+    Fact(
+        ARCHITECTURE,
+        "empty receives in a row and no letter visible",
+        f"({WORDS[drain.EMPTY_RECEIVES]} empty receives in a row",
+        "services.drain.EMPTY_RECEIVES",
+    ),
+    Fact(
+        ARCHITECTURE,
+        "steps in a row that moved nothing (up to",
+        f"after {drain.IDLE_STEPS} steps in a row that moved nothing (up to {thousands(DRAIN_LOOKS)} letters looked at)",
+        "services.drain.IDLE_STEPS",
+    ),
+    Fact(ARCHITECTURE, "the job is cancelled (that release was", an_hour(jobs.UNKNOWN_KIND_PATIENCE.total_seconds()), "services.jobs.UNKNOWN_KIND_PATIENCE"),
+    Fact(ARCHITECTURE, "which each process keeps for", f"`HOOKLINE_CATALOG_CACHE_SECONDS` ({S.catalog_cache_seconds:g} s)", "HOOKLINE_CATALOG_CACHE_SECONDS"),
+    # docs/architecture.md: per-endpoint isolation
+    Fact(ARCHITECTURE, "(410 Gone, a", f"a {S.disable_after_seconds / DAY:g}-day outage", "HOOKLINE_DISABLE_AFTER_SECONDS"),
+    Fact(
+        ARCHITECTURE,
+        "a failed one reopens it for",
+        f"reopens it for {SHARES[S.breaker_cooldown_fraction]} of the outage so far (at least the {S.breaker_cooldown_seconds:g} s cooldown, at most {an_hour(S.breaker_max_cooldown_seconds)})",
+        "HOOKLINE_BREAKER_COOLDOWN_FRACTION, _COOLDOWN_SECONDS, _MAX_COOLDOWN_SECONDS",
+    ),
+    Fact(
+        ARCHITECTURE,
+        "in hops of at most",
+        f"of up to {WORDS[task_queues.DEFER_HOPS_UP_TO_SECONDS // 3600]} hours wait on the retry queue, in hops of at most {HOP // 60} minutes",
+        "adapters.queues.DEFER_HOPS_UP_TO_SECONDS, HOOKLINE_SQS_MAX_DELAY_SECONDS",
+    ),
+    Fact(
+        ARCHITECTURE,
+        "and retries after a failed attempt whose delay",
+        f"`HOOKLINE_SQS_MAX_DELAY_SECONDS` ({S.sqs_max_delay_seconds} s)",
+        "HOOKLINE_SQS_MAX_DELAY_SECONDS",
+    ),
+    Fact(
+        ARCHITECTURE,
+        "parked behind an hour-long cooldown costs",
+        f"costs {WORDS[int(S.breaker_max_cooldown_seconds // HOP)]} hops",
+        "HOOKLINE_BREAKER_MAX_COOLDOWN_SECONDS / HOOKLINE_SQS_MAX_DELAY_SECONDS",
+    ),
+    Fact(
+        ARCHITECTURE,
+        "concurrency leases (at most the endpoint's adaptive",
+        f"{topology.CLAIM_LEASE_SECONDS // topology.DELIVERY_TIMEOUT_SECONDS} × the function timeout",
+        "container.LEASE_SECONDS",
+    ),
+    Fact(ARCHITECTURE, "One conditional write grants the", "at most half of a limit of 8 or more", "core.ratelimit.batch_share (checked below)"),
+    Fact(
+        ARCHITECTURE,
+        "it then recovers by",
+        f"recovers by {ratelimit.LimiterConfig.recovery_per_second:g} requests/s every second",
+        "core.ratelimit.LimiterConfig.recovery_per_second",
+    ),
+    Fact(
+        ARCHITECTURE,
+        "A 429 halves the effective rate",
+        "halves" if ratelimit.LimiterConfig.decrease_factor == 0.5 else "?",
+        "core.ratelimit.LimiterConfig.decrease_factor",
+    ),
+    Fact(ARCHITECTURE, "an endpoint starts at", f"an endpoint starts at {S.initial_concurrency} requests in flight", "HOOKLINE_INITIAL_CONCURRENCY"),
+    Fact(
+        ARCHITECTURE,
+        "while its latency stays within",
+        f"within {adaptive.AdaptiveConfig.tolerance:g}x of its baseline (a baseline under {adaptive.AdaptiveConfig.baseline_floor_seconds * 1000:g} ms counts as {adaptive.AdaptiveConfig.baseline_floor_seconds * 1000:g} ms",
+        "core.adaptive.AdaptiveConfig.tolerance, baseline_floor_seconds",
+    ),
+    Fact(
+        ARCHITECTURE,
+        "while its latency stays within",
+        f"by about {SHARES[adaptive.AdaptiveConfig.smoothing]} of its square root",
+        "core.adaptive.AdaptiveConfig.smoothing",
+    ),
+    Fact(
+        ARCHITECTURE,
+        "while its latency stays within",
+        f"(a ceiling, default {models.DEFAULT_MAX_CONCURRENCY}; `rate_limit_per_second` is a ceiling too, default {models.DEFAULT_RATE_LIMIT_PER_SECOND:g}/s)",
+        "core.models defaults",
+    ),
+    Fact(
+        ARCHITECTURE,
+        "while its latency stays within",
+        f"a timeout, {statuses(adaptive.OVERLOAD_STATUSES)} {'halves' if adaptive.AdaptiveConfig.backoff == 0.5 else '?'} it",
+        "core.adaptive.OVERLOAD_STATUSES, AdaptiveConfig.backoff",
+    ),
+    Fact(
+        ARCHITECTURE,
+        "`HOOKLINE_BREAKER_TIMEOUT_THRESHOLD` (",
+        f"`HOOKLINE_BREAKER_TIMEOUT_THRESHOLD` ({S.breaker_timeout_threshold})",
+        "HOOKLINE_BREAKER_TIMEOUT_THRESHOLD",
+    ),
+    Fact(
+        ARCHITECTURE,
+        "consecutive timeouts, or when",
+        f"when {S.breaker_failure_rate * 100:g} % of the last {S.breaker_window} attempts failed",
+        "HOOKLINE_BREAKER_FAILURE_RATE, _WINDOW",
+    ),
+    Fact(
+        ARCHITECTURE,
+        "endpoint-deliveries` index evaluating at most",
+        f'at most {thousands(delivery_emails.WAITING_COUNT_BOUND)} items: above that the email says "at least {delivery_emails.WAITING_COUNT_BOUND}"',
+        "services.delivery.emails.WAITING_COUNT_BOUND",
+    ),
+    Fact(
+        ARCHITECTURE,
+        "`HOOKLINE_EMAIL_PORTAL_SESSION_SECONDS` (",
+        f"`HOOKLINE_EMAIL_PORTAL_SESSION_SECONDS` ({hours(S.email_portal_session_seconds)}",
+        "HOOKLINE_EMAIL_PORTAL_SESSION_SECONDS",
+    ),
+    Fact(
+        ARCHITECTURE,
+        "and starts afresh after",
+        f"afresh after {an_hour(breaker.BreakerConfig.history_seconds)} without a failure",
+        "core.breaker.BreakerConfig.history_seconds",
+    ),
+    Fact(ARCHITECTURE, "a rate limit is capped at", f"capped at {validation.MAX_RATE_PER_SECOND:g}/s", "core.validation.MAX_RATE_PER_SECOND"),
+    # docs/architecture.md: the table and its access patterns
+    Fact(ARCHITECTURE, "the tenant's payload versions (name, created", f"at most {versions.MAX_VERSIONS})", "core.versions.MAX_VERSIONS"),
+    Fact(
+        ARCHITECTURE,
+        "a string set of the event types the tenant has sent",
+        f"(at most {thousands(portal_items.MAX_TYPES)})",
+        "adapters.dynamo.portal.MAX_TYPES",
+    ),
+    Fact(ARCHITECTURE, "recorded outcomes (each failure", f"last {breaker.HISTORY} recorded outcomes", "core.breaker.HISTORY"),
+    Fact(
+        ARCHITECTURE,
+        "a body over",
+        f"a body over {event_items.COMPRESS_ABOVE_BYTES} bytes is stored zlib-compressed",
+        "adapters.dynamo.event_items.COMPRESS_ABOVE_BYTES",
+    ),
+    Fact(ARCHITECTURE, "`Select=COUNT`, `Limit`", f"`Limit` {thousands(endpoint_service.BACKLOG_COUNT_BOUND)}", "services.endpoints.BACKLOG_COUNT_BOUND"),
+    Fact(ARCHITECTURE, "newest first, pages of 1,000, at most", f"at most {thousands(FAILURES_READ_BOUND)} items", "core.replay.FAILURES_READ_BOUND"),
+    Fact(ARCHITECTURE, "Query `UNQ#<minute>#<shard>`,", f"{keys.INTENT_SHARDS} shards", "adapters.dynamo.keys.INTENT_SHARDS"),
+    Fact(
+        ARCHITECTURE,
+        "Query `WAIT#<minute>#<shard>`,",
+        f"{keys.WAIT_SHARDS} shards, pages of {waits.NOTES_PER_PAGE}, at most {thousands(waits.MAX_NOTES_PER_SWEEP)} notes a run",
+        "adapters.dynamo.keys.WAIT_SHARDS, core.waits",
+    ),
+    Fact(ARCHITECTURE, "a process remembers at most", f"at most {thousands(portal_service.SEEN_BOUND)} pairs", "services.portal.SEEN_BOUND"),
+    Fact(ARCHITECTURE, "keys only, up to", f"up to {thousands(catalog.PINNED_COUNT_BOUND + 1)} keys", "services.catalog.PINNED_COUNT_BOUND"),
+    Fact(ARCHITECTURE, "and the write is retried, up to", f"up to {WORDS[cas.SAVE_TRIES]} tries", "services.cas.SAVE_TRIES"),
+    Fact(ARCHITECTURE, "cond. on `revision` (", f"({WORDS[catalog.SAVE_TRIES]} tries)", "services.catalog.SAVE_TRIES"),
+    Fact(
+        ARCHITECTURE, "one thread per endpoint (all of a batch's, up to", f"up to {fanout.PARALLEL_ENDPOINTS})", "services.delivery.fanout.PARALLEL_ENDPOINTS"
+    ),
+    # docs/operations.md
+    Fact(
+        OPERATIONS,
+        "a queue's oldest message is older than",
+        f"`HOOKLINE_OLDEST_MESSAGE_ALARM_SECONDS` ({S.oldest_message_alarm_seconds} s;",
+        "HOOKLINE_OLDEST_MESSAGE_ALARM_SECONDS",
+    ),
+    Fact(
+        OPERATIONS,
+        "a queue's oldest message is older than",
+        f"{S.sqs_max_delay_seconds} s more, `HOOKLINE_SQS_MAX_DELAY_SECONDS`",
+        "HOOKLINE_SQS_MAX_DELAY_SECONDS (infra.monitoring)",
+    ),
+    Fact(
+        OPERATIONS,
+        "breakers opened within",
+        f"{BREAKER_SPIKE_THRESHOLD} or more endpoints' breakers opened within {minutes(ALARM_PERIOD)} minutes",
+        "infra.monitoring.BREAKER_SPIKE_THRESHOLD, PERIOD",
+    ),
+    Fact(
+        OPERATIONS,
+        "the API answered 5xx to more than",
+        f"more than {API_5XX_PERCENT} % of its requests in {minutes(ALARM_PERIOD)} minutes, {API_5XX_LEAST} or more of them",
+        "infra.monitoring.API_5XX_PERCENT, API_5XX_LEAST, PERIOD",
+    ),
+    Fact(
+        OPERATIONS,
+        "dependency failure such as DynamoDB throttling) on its",
+        f"on its {topology.DELIVERY_QUEUE.max_receive_count}th receive",
+        "topology.DELIVERY_QUEUE.max_receive_count",
+    ),
+    Fact(
+        OPERATIONS,
+        "or hookline itself failed to process a task",
+        f"a task {topology.DELIVERY_QUEUE.max_receive_count} times",
+        "topology.DELIVERY_QUEUE.max_receive_count",
+    ),
+    Fact(OPERATIONS, "a step on the job queue failed", f"failed {topology.REPLAY_QUEUE.max_receive_count} times", "topology.REPLAY_QUEUE.max_receive_count"),
+    Fact(
+        OPERATIONS,
+        "(retries more than",
+        f"(retries more than {S.sqs_max_delay_seconds // 60} minutes away, deferrals more than {WORDS[task_queues.DEFER_HOPS_UP_TO_SECONDS // 3600]} hours away)",
+        "HOOKLINE_SQS_MAX_DELAY_SECONDS, DEFER_HOPS_UP_TO_SECONDS",
+    ),
+    Fact(
+        OPERATIONS,
+        "the sweeper (every minute,",
+        f"the sweeper ({every_minute(S.sweep_interval_minutes)}, `HOOKLINE_SWEEP_INTERVAL_MINUTES`)",
+        "HOOKLINE_SWEEP_INTERVAL_MINUTES",
+    ),
+    Fact(
+        OPERATIONS,
+        "when its send of a long-waited retry to the retry queue still failed after",
+        f"after {RETRY_SEND['MaxAttempts']} tries (about {round(RETRY_SEND_SECONDS / 60)} minutes)",
+        "topology.SEND_RETRY",
+    ),
+    Fact(
+        OPERATIONS,
+        "The sweeper re-queues the retry by itself about",
+        f"`HOOKLINE_SWEEP_WAIT_MARGIN_SECONDS` ({minutes(S.sweep_wait_margin_seconds)} minutes)",
+        "HOOKLINE_SWEEP_WAIT_MARGIN_SECONDS",
+    ),
+    Fact(
+        OPERATIONS,
+        "SQS's redrive policy, after",
+        f"after {topology.DELIVERY_QUEUE.max_receive_count} failed receives",
+        "topology.DELIVERY_QUEUE.max_receive_count",
+    ),
+    Fact(OPERATIONS, "step moves up to", f"moves up to {drain.DRAIN_PAGE} matching dead letters", "services.drain.DRAIN_PAGE"),
+    Fact(OPERATIONS, "hidden from the drain's receives for", f"for {minutes(drain.HIDE_SECONDS)} minutes", "services.drain.HIDE_SECONDS"),
+    Fact(
+        OPERATIONS,
+        "steps in a row that found none of its own",
+        f"after {drain.IDLE_STEPS} steps in a row that found none of its own (up to {thousands(DRAIN_LOOKS)} letters looked at",
+        "services.drain.IDLE_STEPS",
+    ),
+    Fact(
+        OPERATIONS,
+        "`HOOKLINE_AUTHORIZER_CACHE_SECONDS` (",
+        f"`HOOKLINE_AUTHORIZER_CACHE_SECONDS` ({MAX_AUTHORIZER_CACHE_SECONDS} s at most)",
+        "core.settings.MAX_AUTHORIZER_CACHE_SECONDS",
+    ),
+    Fact(OPERATIONS, "it goes off when the visible count", f"in any of the last {WORDS[NEW_LETTERS_MINUTES]} minutes", "infra.monitoring.NEW_LETTERS_MINUTES"),
+    Fact(OPERATIONS, "(at most 32 characters", f"(at most {MAX_STACK_NAME} characters", "core.settings.MAX_STACK_NAME"),
+    Fact(
+        OPERATIONS,
+        "The delivery, retry and replay functions reserve",
+        f"`HOOKLINE_DELIVERY_CONCURRENCY` ({S.delivery_concurrency}), `HOOKLINE_RETRY_CONCURRENCY` ({S.retry_concurrency}) and `HOOKLINE_REPLAY_CONCURRENCY` ({S.replay_concurrency}): {RESERVED}",
+        "the concurrency settings, infra.sizing.reserved_total",
+    ),
+    Fact(OPERATIONS, "so the quota must be at least", f"keeps {sizing.UNRESERVED_MINIMUM} of the account's", "infra.sizing.UNRESERVED_MINIMUM"),
+    Fact(OPERATIONS, "so the quota must be at least", f"must be at least {RESERVED + sizing.UNRESERVED_MINIMUM}", "infra.sizing"),
+    Fact(
+        OPERATIONS, "reserves nothing and caps each SQS event source at", f"caps each SQS event source at {sizing.SMALL_POLLERS}", "infra.sizing.SMALL_POLLERS"
+    ),
+    Fact(OPERATIONS, "(default 1000) unreserved", f"(default {S.account_concurrency_quota})", "HOOKLINE_ACCOUNT_CONCURRENCY_QUOTA"),
+    Fact(OPERATIONS, "source takes at most its reservation less", f"its reservation less {sizing.DIRECT_HEADROOM}", "infra.sizing.DIRECT_HEADROOM"),
+    Fact(
+        OPERATIONS, "with bursts of `HOOKLINE_API_THROTTLE_BURST`", f"({S.api_throttle_rate} and {S.api_throttle_burst})", "HOOKLINE_API_THROTTLE_RATE, _BURST"
+    ),
+    Fact(OPERATIONS, "TTL after `HOOKLINE_RETENTION_DAYS` (", f"`HOOKLINE_RETENTION_DAYS` ({S.retention_days})", "HOOKLINE_RETENTION_DAYS"),
+    Fact(
+        OPERATIONS,
+        "keep messages",
+        f"keep messages {topology.DELIVERY_DLQ.retention_seconds // DAY} days, the delivery, retry and replay queues {topology.DELIVERY_QUEUE.retention_seconds // DAY} days",
+        "topology queue retention",
+    ),
+    Fact(OPERATIONS, "and the sweeper's wait notes", "wait notes a week after" if timedelta(days=7) == wait_notes.KEPT else "?", "adapters.dynamo.waits.KEPT"),
+    Fact(OPERATIONS, "The sweeper resumes such a job by itself after", f"after {minutes(jobs.STALLED_AFTER)} minutes", "services.jobs.STALLED_AFTER"),
+    Fact(OPERATIONS, "the sweeper resumes the job", f"the sweeper resumes the job {minutes(jobs.STALLED_AFTER)} minutes later", "services.jobs.STALLED_AFTER"),
+    Fact(
+        OPERATIONS,
+        "The job moves the paused backlog (a page of",
+        f"(a page of {bulk.REQUEUE_PAGE} per step, at the endpoint's rate), deletes the endpoints ({bulk.DELETE_PAGE} per step), fans the event out ({broadcast.PAGE} endpoints per step) or replays the window ({replay.MAX_PAGE} deliveries a page",
+        "services.bulk, broadcast, replay pages",
+    ),
+    Fact(
+        OPERATIONS,
+        "a count bounded at",
+        f"a count bounded at {thousands(catalog.PINNED_COUNT_BOUND)} and the first {catalog.PINNED_IDS_SHOWN} ids",
+        "services.catalog",
+    ),
+    Fact(OPERATIONS, "the deliveries sent at it over the last", f"over the last {catalog.USAGE_DAYS} days", "services.catalog.USAGE_DAYS"),
+    Fact(
+        OPERATIONS, "Endpoints stored before payload versions existed read as pinned to", f"pinned to `{versions.BASE_VERSION}`", "core.versions.BASE_VERSION"
+    ),
+    # docs/retries.md
+    Fact(RETRIES, "(never under", f"(never under {BackoffPolicy.floor_seconds:g} s)", "core.backoff.BackoffPolicy.floor_seconds"),
+    Fact(RETRIES, "Attempts are capped by `HOOKLINE_MAX_ATTEMPTS`", f"({S.max_attempts}, the first included)", "HOOKLINE_MAX_ATTEMPTS"),
+    Fact(RETRIES, "no retry is scheduled later than", f"`HOOKLINE_MAX_AGE_SECONDS` ({hours(S.max_age_seconds)})", "HOOKLINE_MAX_AGE_SECONDS"),
+    Fact(
+        RETRIES,
+        "A `Retry-After` is clamped to",
+        f"clamped to [{BackoffPolicy.floor_seconds:g} s, cap], and 0–{BackoffPolicy.retry_after_jitter_seconds:g} s of jitter",
+        "core.backoff.BackoffPolicy.retry_after_jitter_seconds",
+    ),
+    Fact(
+        RETRIES,
+        "backoff that grows",
+        f"grows ×{BackoffPolicy.rate_limited_multiplier:g} per attempt instead of ×{BackoffPolicy.multiplier:g}",
+        "core.backoff.BackoffPolicy multipliers",
+    ),
+    Fact(
+        RETRIES,
+        "`HOOKLINE_RETRY_BASE_SECONDS=",
+        f"`HOOKLINE_RETRY_BASE_SECONDS={S.retry_base_seconds:g}`, `HOOKLINE_RETRY_MAX_DELAY_SECONDS={S.retry_max_delay_seconds:g}`, `HOOKLINE_MAX_ATTEMPTS={S.max_attempts}`, {S.retry_jitter} jitter",
+        "the retry settings' defaults",
+    ),
+    Fact(
+        RETRIES,
+        "A wait of at most `HOOKLINE_SQS_MAX_DELAY_SECONDS`",
+        f"`HOOKLINE_SQS_MAX_DELAY_SECONDS` ({S.sqs_max_delay_seconds}, SQS's limit)",
+        "HOOKLINE_SQS_MAX_DELAY_SECONDS",
+    ),
+    Fact(
+        RETRIES,
+        "rate or concurrency limit spent) for up to",
+        f"for up to {WORDS[task_queues.DEFER_HOPS_UP_TO_SECONDS // 3600]} hours goes on the retry queue, for at most {HOP} s at a time",
+        "adapters.queues.DEFER_HOPS_UP_TO_SECONDS, HOOKLINE_SQS_MAX_DELAY_SECONDS",
+    ),
+    Fact(RETRIES, "passes through the retry function at most", f"at most {WORDS[DEFER_HOPS]} times per wait", "DEFER_HOPS_UP_TO_SECONDS / SQS_MAX_DELAY"),
+    Fact(RETRIES, "the breaker opens after", f"`HOOKLINE_BREAKER_THRESHOLD` ({S.breaker_threshold}) consecutive failures", "HOOKLINE_BREAKER_THRESHOLD"),
+    Fact(
+        RETRIES,
+        "or are parked when the endpoint is disabled",
+        f"`HOOKLINE_DISABLE_AFTER_SECONDS` ({S.disable_after_seconds / DAY:g} days)",
+        "HOOKLINE_DISABLE_AFTER_SECONDS",
+    ),
+    # docs/security.md
+    Fact(
+        SECURITY,
+        "For `HOOKLINE_SECRET_OVERLAP_SECONDS`",
+        f"`HOOKLINE_SECRET_OVERLAP_SECONDS` ({hours(S.secret_overlap_seconds)})",
+        "HOOKLINE_SECRET_OVERLAP_SECONDS",
+    ),
+    Fact(
+        SECURITY,
+        "per key for `HOOKLINE_AUTHORIZER_CACHE_SECONDS`",
+        f"({MAX_AUTHORIZER_CACHE_SECONDS} s, and settings refuse more)",
+        "core.settings.MAX_AUTHORIZER_CACHE_SECONDS",
+    ),
+    Fact(SECURITY, "a revoked session is refused within", f"at most {MAX_AUTHORIZER_CACHE_SECONDS} s", "core.settings.MAX_AUTHORIZER_CACHE_SECONDS"),
+    Fact(
+        SECURITY,
+        "it expires (`ttl_seconds`,",
+        f"{hours(sessions.DEFAULT_TTL_SECONDS).replace(' h', '')} h by default, at most {sessions.MAX_TTL_SECONDS // DAY} days",
+        "core.sessions.DEFAULT_TTL_SECONDS, MAX_TTL_SECONDS",
+    ),
+    Fact(
+        SECURITY,
+        "the email link is a full session",
+        f"`HOOKLINE_EMAIL_PORTAL_SESSION_SECONDS` ({hours(S.email_portal_session_seconds)})",
+        "HOOKLINE_EMAIL_PORTAL_SESSION_SECONDS",
+    ),
+    Fact(
+        SECURITY,
+        "Bodies over",
+        f"Bodies over {S.max_event_bytes // 1024} KB ({S.max_batch_bytes // 1024**2} MB for `POST /v1/events/batch`)",
+        "HOOKLINE_MAX_EVENT_BYTES, _MAX_BATCH_BYTES",
+    ),
+    Fact(SECURITY, "The HTTP API stage throttles", f"({S.api_throttle_rate} requests/s, burst {S.api_throttle_burst})", "HOOKLINE_API_THROTTLE_RATE, _BURST"),
+    Fact(
+        SECURITY,
+        "Custom headers per endpoint",
+        f"at most {validation.MAX_HEADERS} names and {validation.MAX_HEADER_BYTES // 1024} KB in all",
+        "core.validation.MAX_HEADERS, MAX_HEADER_BYTES",
+    ),
+    *(
+        Fact(SECURITY, "Custom headers per endpoint", f"`{name}`", f"core.validation.FORBIDDEN_HEADERS ({name})")
+        for name in sorted(validation.FORBIDDEN_HEADERS)
+    ),
+    Fact(SECURITY, "fire from a seeded RNG while", f"while {FAULT_EVENTS} events are accepted", "tests/integration/test_faults.py EVENTS"),
+    Fact(
+        SECURITY,
+        "the cloud allows https only, on ports",
+        f"on ports {S.allowed_ports.split(',')[0]} (and {S.allowed_ports.split(',')[1]} if http is allowed)",
+        "HOOKLINE_ALLOWED_PORTS",
+    ),
+]
+
+
+@pytest.mark.parametrize("fact", FACTS, ids=[f"{f.doc}: {f.phrase[:40]}" for f in FACTS])
+def test_the_docs_quote_the_code(fact: Fact) -> None:
+    for sentence in said(fact.doc, fact.phrase):
+        assert fact.says in sentence, f"{fact.doc}: the sentence\n  {sentence}\nshould say {fact.says!r} ({fact.source})"
+
+
+def test_the_quoted_shapes_hold() -> None:
+    """What the facts above read off a constant in words: the numbers behind those words."""
+    assert ratelimit.batch_share(8) == 4 and ratelimit.batch_share(7) == 7  # "at most half of a limit of 8 or more"
+    assert topology.RETRY.sqs_source is not None and topology.RETRY.sqs_source.max_batching_window_seconds == 1  # "at most a second"
+    assert S.breaker_cooldown_fraction in SHARES and adaptive.AdaptiveConfig.smoothing in SHARES
+    # Tokens: 256 random bits, 43 base64url characters behind the prefix (security.md)
+    assert len(sessions.generate_token()) == len(sessions.TOKEN_PREFIX) + 43
+    assert len(apikeys.generate_api_key()) == len(apikeys.KEY_PREFIX) + 43
+    # uid: "1 to 64 of `A-Za-z0-9._:-`" (README, with an en dash)
+    shape = re.fullmatch(r"\^\[(.+)\]\{(\d+),(\d+)\}\$", validation.CUSTOMER_UID.pattern)
+    assert shape is not None
+    [uid] = said(README, "`uid`: 1")
+    assert f"`uid`: {shape[2]}–{shape[3]} of `{shape[1]}`" in uid
+    # The canary: 10 % of traffic for 5 minutes (README's settings, operations.md)
+    assert "CANARY_10_PERCENT_5_MINUTES" in (REPO / "infra" / "deploys.py").read_text()
+    [canary] = said(OPERATIONS, "sends 10 % of the")
+    assert "`CodeDeployDefault.LambdaCanary10Percent5Minutes`" in canary and "for 5 minutes" in canary
+
+
+def test_the_retry_schedule_table_is_the_backoff_policy() -> None:
+    """docs/retries.md's default schedule, row for row, from BackoffPolicy and the settings' defaults."""
+    policy = BackoffPolicy(base_seconds=S.retry_base_seconds, cap_seconds=S.retry_max_delay_seconds)
+    assert policy == BackoffPolicy(), "BackoffPolicy's own defaults are the settings' (the snippet in retries.md prints those)"
+
+    def shown(seconds: float) -> str:
+        if seconds < 120:
+            return f"{seconds:.0f} s"
+        if seconds < 7200:
+            return f"{seconds / 60:.1f} min"
+        return f"{seconds / 3600:.2f} h"
+
+    rows = ["| 1 | — | — | 0 (immediate) | 0 | 0 | 0 |"]
+    expected_total = worst_total = 0.0
+    for attempt in range(2, S.max_attempts + 1):
+        ceiling = policy.ceiling(attempt - 1)
+        expected_total += ceiling / 2
+        worst_total += ceiling
+        cells = [str(attempt), str(attempt - 1), shown(ceiling), shown(ceiling / 2), shown(ceiling), shown(expected_total), shown(worst_total)]
+        rows.append("| " + " | ".join(cells) + " |")
+    table = [line for line in section(RETRIES, "### The default schedule").splitlines() if re.match(r"\| \d", line)]
+    assert table == rows, "docs/retries.md's schedule should read:\n" + "\n".join(rows)
+    [summary] = said(RETRIES, "So one delivery's retries end after about")
+    assert f"about {expected_total / 3600:.0f} hours on average and at most about {worst_total / 3600:.0f} hours" in summary
+
+
+def _job_kinds() -> list[str]:
+    """The kinds the job runner runs: the keys of `kinds` in hookline.wiring.container.job_runner, resolved."""
+    from hookline.wiring import container
+
+    tree = ast.parse((PACKAGE / "wiring" / "container.py").read_text())
+    [runner] = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "job_runner"]
+    [kinds] = [n for n in ast.walk(runner) if isinstance(n, ast.AnnAssign | ast.Assign) and "kinds" in ast.unparse(n).split("=")[0]]
+    assert isinstance(kinds.value, ast.Dict)
+    return [str(getattr(container, k.id)) for k in kinds.value.keys if isinstance(k, ast.Name)]
+
+
+def test_every_job_kind_is_documented() -> None:
+    kinds = _job_kinds()
+    assert len(kinds) >= 5 and len(set(kinds)) == len(kinds), kinds
+    [jobs_row] = [line for line in DOCS[README].splitlines() if line.startswith("| `GET /v1/jobs/{id}` |")]
+    bulk_jobs = section(ARCHITECTURE, "### Bulk jobs")
+    flows = section(ARCHITECTURE, "### The flows")
+    glossary_and_map = section(ARCHITECTURE, "## The map on one page")
+    for kind in kinds:
+        assert f"`{kind}`" in jobs_row, f"README's GET /v1/jobs/{{id}} row does not name the job kind {kind}"
+        assert f"`{kind}`" in bulk_jobs, f"architecture.md's 'Bulk jobs' does not name the job kind {kind}"
+        assert kind in flows, f"architecture.md's map does not name the job kind {kind}"
+    assert "a `replay_window` job" in glossary_and_map and "a `broadcast` job" in glossary_and_map
+
+
+def _api_routes() -> tuple[set[tuple[str, str]], set[str]]:
+    """(method, path with every parameter as {}) of every route the API serves, and the paths that need no key."""
+    from hookline.entrypoints import api
+
+    routes, public = set(), set()
+    for route in (*api.app._static_routes, *api.app._dynamic_routes):
+        path = re.sub(r"<[^>]+>", "{}", route.path)
+        routes.add((route.method.upper(), path))
+        if getattr(route.func, "access", None) is None:
+            public.add(path)
+    return routes, public
+
+
+def _readme_routes() -> set[tuple[str, str]]:
+    """The README's route table as (method, path with every parameter as {})."""
+    lines = DOCS[README].splitlines()
+    start = lines.index("| route | what it does |") + 2
+    found = set()
+    for line in lines[start:]:
+        if not line.startswith("|"):
+            break
+        methods: list[str] = []
+        for span in re.findall(r"`([^`]+)`", line.split(" | ")[0]):
+            method, _, path = span.partition(" ")
+            methods.append(method)
+            if path:
+                found |= {(m, re.sub(r"\{[^}]+\}", "{}", path.split("?")[0])) for m in methods}
+                methods = []
+    return found
+
+
+def test_the_route_table_is_the_apis() -> None:
+    routes, _ = _api_routes()
+    documented = _readme_routes()
+    assert routes - documented == set(), f"routes the API serves that README's table does not list: {sorted(routes - documented)}"
+    assert documented - routes == set(), f"routes README's table lists that the API does not serve: {sorted(documented - routes)}"
+
+
+def test_the_routes_without_a_key_are_named() -> None:
+    _, public = _api_routes()
+    assert public == {"/health", "/portal", "/portal/{}"}
+    [readme] = said(README, "needs `Authorization: Bearer <key>`")
+    assert "Every route but `GET /health`, `GET /portal` and `GET /portal/{file}`" in readme
+    [portal_page] = said(ARCHITECTURE, "the only public routes")
+    assert "`GET /portal` and `GET /portal/{file}`, the only public routes beside `GET /health`" in portal_page
+    # the stack's and local mode's front doors leave the same routes open
+    assert all(f'path="{p.replace("{}", "{name}")}"' in (REPO / "infra" / "api.py").read_text() for p in public)
+
+
+CHANGE_TABLE = "### To change X, edit Y"
+
+
+def _change_paths() -> list[str]:
+    rows = [line for line in section(ARCHITECTURE, CHANGE_TABLE).splitlines() if line.startswith("| ") and not line.startswith(("| to change", "| ---"))]
+    assert len(rows) >= 15, rows
+    spans = [span for row in rows for span in re.findall(r"`([^`]+)`", row.split(" | ", 1)[1])]
+    return [s for s in spans if "/" in s and not s.startswith(("/", "POST ", "GET "))]
+
+
+def test_every_path_in_the_change_table_exists() -> None:
+    paths = _change_paths()
+    assert "hookline/core/backoff.py" in paths and "hookline/wiring/topology.py" in paths
+    missing = [p for p in paths if not (PACKAGE.parent / p if p.startswith("hookline/") else REPO / p).exists()]
+    assert missing == [], f"architecture.md's '{CHANGE_TABLE}' names paths that do not exist: {missing}"
+
+
+GLOSSARY = (
+    "Tenant",
+    "Customer",
+    "Endpoint",
+    "Destination",
+    "Event",
+    "Delivery",
+    "Attempt",
+    "Task",
+    "Generation",
+    "Claim",
+    "Fresh",
+    "Breaker",
+    "Health failure",
+    "Limiter",
+    "Lane",
+    "Defer",
+    "Pause",
+    "Park",
+    "Disable",
+    "Job",
+    "Replay",
+    "Broadcast",
+    "Note",
+    "Wait note",
+    "Sweeper",
+    "Dead letter",
+    "Payload version",
+    "Portal session",
+)
+
+
+def test_the_map_opens_the_architecture_and_its_glossary_defines_each_word_once() -> None:
+    text = DOCS[ARCHITECTURE]
+    headings = re.findall(r"^#{1,3} .+$", text, flags=re.M)
+    assert headings[:5] == ["# Architecture", "## The map on one page", "### The flows", f"{CHANGE_TABLE}", "### Glossary"]
+    glossary = section(ARCHITECTURE, "### Glossary")
+    defined = re.findall(r"^\* \*\*([^*]+)\*\*", glossary, flags=re.M)
+    assert [t for t in GLOSSARY if t not in defined] == []
+    assert len(defined) == len(set(defined))
+    assert text.count("### Glossary") == 1
