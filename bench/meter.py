@@ -34,7 +34,7 @@ from hookline.adapters import aws, system
 from hookline.adapters.http import WebhookClient
 from hookline.core.settings import Settings
 from hookline.entrypoints import delivery as delivery_entrypoint
-from hookline.services.delivery.fanout import Fanout
+from hookline.services.delivery.endpoint_pool import EndpointPool
 from hookline.wiring import container, topology
 
 KB = 1024
@@ -228,13 +228,13 @@ class Meter:
 
     def _patch(self) -> None:
         meter = self
-        fanout_map = Fanout.map
+        pool_map = EndpointPool.map
         real_sleep = system.sleep
         post = WebhookClient.post
         task_pool = delivery_entrypoint._task_pool
 
-        def mapped(fanout: Fanout, work: Callable[[Any], Any], items: list[Any]) -> list[Any]:
-            return fanout_map(fanout, meter._carry(work), items)
+        def mapped(pool: EndpointPool, work: Callable[[Any], Any], items: list[Any]) -> list[Any]:
+            return pool_map(pool, meter._carry(work), items)
 
         class _CarryingPool:
             """The delivery handler's task pool, each task attributed to the invocation that submitted it."""
@@ -271,7 +271,7 @@ class Meter:
                     inv.sends += 1
             return post(client, url, body, headers)
 
-        self._replace(Fanout, "map", mapped)
+        self._replace(EndpointPool, "map", mapped)
         self._replace(delivery_entrypoint, "_task_pool", pool)
         self._replace(system, "sleep", slept)
         self._replace(WebhookClient, "post", posted)

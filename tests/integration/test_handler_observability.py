@@ -14,7 +14,7 @@ from aws_lambda_powertools import Logger, Metrics, Tracer
 
 from hookline.adapters.dynamo.apikeys import ApiKeyRepository
 from hookline.adapters.observability import get_logger, lambda_handler
-from hookline.services.delivery.fanout import Fanout
+from hookline.services.delivery.endpoint_pool import EndpointPool
 from hookline.services.endpoints import EndpointService
 from hookline.wiring import topology
 from local.lambda_runtime import LambdaContext
@@ -77,12 +77,12 @@ def test_functions_sharing_a_process_keep_their_own_keys_and_their_pools_carry_t
     # Given two functions in one process, as local mode runs them, each invoked on its own thread at the same time,
     # and each logging after the other has set its keys (on its own thread, and from a pool's threads)
     both_keyed = threading.Barrier(2)
-    fanout = Fanout(workers=4)
+    pool = EndpointPool(workers=4)
 
     def entry(event: dict[str, Any], context: Any) -> dict[str, Any]:
         both_keyed.wait(timeout=10)
         get_logger().info("own thread")
-        fanout.map(lambda n: get_logger().info("pool thread", extra={"n": n}), [1, 2, 3])
+        pool.map(lambda n: get_logger().info("pool thread", extra={"n": n}), [1, 2, 3])
         return {}
 
     handler = lambda_handler()(entry)

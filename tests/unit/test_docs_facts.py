@@ -31,7 +31,7 @@ from hookline.services import broadcast, bulk, cas, catalog, drain, jobs, replay
 from hookline.services import endpoints as endpoint_service
 from hookline.services import portal as portal_service
 from hookline.services.delivery import emails as delivery_emails
-from hookline.services.delivery import fanout
+from hookline.services.delivery import endpoint_pool
 from hookline.wiring import topology
 from infra import sizing
 
@@ -530,7 +530,10 @@ FACTS = [
     Fact(ARCHITECTURE, "and the write is retried, up to", f"up to {WORDS[cas.SAVE_TRIES]} tries", "services.cas.SAVE_TRIES"),
     Fact(ARCHITECTURE, "cond. on `revision` (", f"({WORDS[catalog.SAVE_TRIES]} tries)", "services.catalog.SAVE_TRIES"),
     Fact(
-        ARCHITECTURE, "one thread per endpoint (all of a batch's, up to", f"up to {fanout.PARALLEL_ENDPOINTS})", "services.delivery.fanout.PARALLEL_ENDPOINTS"
+        ARCHITECTURE,
+        "one thread per endpoint (all of a batch's, up to",
+        f"up to {endpoint_pool.PARALLEL_ENDPOINTS})",
+        "services.delivery.endpoint_pool.PARALLEL_ENDPOINTS",
     ),
     # docs/operations.md
     Fact(

@@ -72,7 +72,7 @@ def with_invocation_keys(handler: Handler, correlation_id_path: str | None = Non
     In Lambda a process serves one invocation at a time, and the two are the same. Local mode runs every
     function in one process, on threads, where process-wide keys would name whichever function set them
     last: a delivery batch logged as the authorizer, a job id on an API request. The keys live in a
-    context variable, which the delivery pools copy into their threads (`fanout.carried`), so a batch's
+    context variable, which the delivery pools copy into their threads (`endpoint_pool.carried`), so a batch's
     worker threads write its keys as the invocation's own thread does. The cold start is per function.
 
     As `inject_lambda_context` does, a warm invocation rolls POWERTOOLS_LOGGER_SAMPLE_RATE's debug sampling

@@ -32,7 +32,7 @@ from hookline.core import internal_failures
 from hookline.core.internal_failures import InternalFailure
 from hookline.core.models import DeliveryTask, MalformedTask
 from hookline.core.reports import SET_ASIDE, DeliveryReport
-from hookline.services.delivery.fanout import carried
+from hookline.services.delivery.endpoint_pool import carried
 from hookline.services.delivery.plans import Plan
 from hookline.services.delivery.worker import DeliveryWorker, ReceivedTask
 from hookline.wiring import container

@@ -23,7 +23,7 @@ from hookline.core.settings import Settings
 from hookline.core.stats import add_up, hour_counts, success_rate, summary
 from hookline.core.webhook import webhook_headers
 from hookline.services.customers import require_customer
-from hookline.services.delivery.fanout import Fanout
+from hookline.services.delivery.endpoint_pool import EndpointPool
 from hookline.services.ports import (
     CatalogReader,
     CustomerReader,
@@ -64,7 +64,7 @@ class EndpointService:
     deps: EndpointDeps
     catalog: CatalogReader
     stats_reader: StatsReader | None = None
-    reads: Fanout = field(default_factory=lambda: Fanout(4), compare=False)  # an endpoint's reads, side by side
+    reads: EndpointPool = field(default_factory=lambda: EndpointPool(4), compare=False)  # an endpoint's reads, side by side
 
     def create(self, tenant: str, body: dict[str, Any]) -> dict[str, Any]:
         """A new endpoint, pinned to the payload version it names or else the tenant's default (never one past its sunset)."""

@@ -10,7 +10,7 @@ from hookline.core.config import endpoint_rules, retry_policy
 from hookline.core.notifications import Notify
 from hookline.core.settings import Settings
 from hookline.services.delivery.emails import CustomerEmails
-from hookline.services.delivery.fanout import Fanout
+from hookline.services.delivery.endpoint_pool import EndpointPool
 from hookline.services.delivery.health import HealthTracker
 from hookline.services.delivery.planner import Planner
 from hookline.services.delivery.ports import DeliveryLog, EndpointControl, EndpointStates, HttpSender, ReplayProgress, Scheduler, StatsSink, VersionUsageSink
@@ -38,7 +38,7 @@ def assemble(
     emails: CustomerEmails | None = None,
     usage: VersionUsageSink | None = None,
 ) -> DeliveryWorker:
-    fanout = Fanout()
+    pool = EndpointPool()
     rules = endpoint_rules(settings, lease_seconds)
     health = HealthTracker(states, endpoints, notify, rules, clock, emails)
     recording = RecordingConfig(
@@ -50,11 +50,11 @@ def assemble(
         settings.success_body_limit_bytes,
     )
     return DeliveryWorker(
-        planner=Planner(events, states, health, rules, clock, rng, fanout),
+        planner=Planner(events, states, health, rules, clock, rng, pool),
         sender=WebhookSender(events, http, settings.secret_overlap_seconds, clock),
         recorder=Recorder(events, scheduler, notify, recording, rng, StatsBuffer(stats, usage), replays),
         health=health,
         clock=clock,
         sleep=sleep,
-        fanout=fanout,
+        pool=pool,
     )

@@ -26,7 +26,7 @@ from hookline.core.planning import Gate, GroupPlan, gave_up, plan_group
 from hookline.core.ratelimit import Limiter
 from hookline.core.rules import EndpointRules
 from hookline.services.cas import compare_and_swap
-from hookline.services.delivery.fanout import Fanout, carried
+from hookline.services.delivery.endpoint_pool import EndpointPool, carried
 from hookline.services.delivery.health import HealthTracker
 from hookline.services.delivery.plans import Plan
 from hookline.services.delivery.ports import DeliveryLog, EndpointStates
@@ -54,7 +54,7 @@ class Planner:
     config: EndpointRules
     clock: Callable[[], datetime]
     rng: RandomSource
-    fanout: Fanout
+    pool: EndpointPool
 
     def plan(self, tasks: Iterable[DeliveryTask], first_lane: bool = False) -> dict[DeliveryTask, Plan]:
         """`first_lane`: the tasks came from the delivery queue (first attempts), where a slow or timing-out endpoint is not served."""
@@ -67,7 +67,7 @@ class Planner:
         # after the plan only the bodies of the tasks that will send.
         early = _early_reads().submit(carried(self._read), unique) if first_lane and unique else None
         plans: dict[DeliveryTask, Plan] = {}
-        for planned in self.fanout.map(partial(self._plan_safely, first_lane=first_lane), list(groups.items())):
+        for planned in self.pool.map(partial(self._plan_safely, first_lane=first_lane), list(groups.items())):
             plans.update(planned)
         if early is not None:
             read = early.result()

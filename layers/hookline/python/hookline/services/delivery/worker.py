@@ -31,7 +31,7 @@ from hookline.core.clock import parse_iso
 from hookline.core.models import DeliveryTask
 from hookline.core.planning import Step, leases_held
 from hookline.core.reports import DeliveryReport
-from hookline.services.delivery.fanout import Fanout
+from hookline.services.delivery.endpoint_pool import EndpointPool
 from hookline.services.delivery.health import HealthTracker
 from hookline.services.delivery.planner import Planner
 from hookline.services.delivery.plans import Plan
@@ -84,7 +84,7 @@ class DeliveryWorker:
     health: HealthTracker
     clock: Callable[[], datetime]
     sleep: Callable[[float], None]
-    fanout: Fanout
+    pool: EndpointPool
     sunsets_told: OncePerProcess = field(default_factory=OncePerProcess)  # the email's marker makes it once ever; this, one try per process
 
     # -- redrive: a dead-lettered task moved back by an operator ---------------------
@@ -159,7 +159,7 @@ class DeliveryWorker:
             for (tenant, endpoint_id), steps in by_endpoint.items()
             for expiry, count in leases_held(steps).items()
         ]
-        self.fanout.map(_run, work + self.recorder.stats.writes())
+        self.pool.map(_run, work + self.recorder.stats.writes())
 
     # -- one task ---------------------------------------------------------------
 

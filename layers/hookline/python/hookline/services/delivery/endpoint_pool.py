@@ -24,7 +24,7 @@ def carried[**Params, Result](work: Callable[Params, Result]) -> Callable[Params
     return run
 
 
-class Fanout:
+class EndpointPool:
     """Runs one piece of work per endpoint concurrently, so a batch spanning many endpoints is not a queue of round trips.
 
     The pool is created on first use and kept for the life of the process (a warm
