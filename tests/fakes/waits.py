@@ -3,8 +3,8 @@ hookline.adapters.dynamo.waits.RetryWaitRepository keeps them: keyed by due minu
 
 from __future__ import annotations
 
-from hookline.core.intents import shard_of
 from hookline.core.models import DeliveryTask
+from hookline.core.sweeps import shard_of
 from hookline.core.waits import due_minute
 from tests.fakes.atomic import atomic, new_lock
 from tests.fakes.faults import Faults

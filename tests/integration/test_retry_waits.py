@@ -16,8 +16,8 @@ from botocore.exceptions import ClientError
 from hookline.adapters.dynamo.waits import RetryWaitRepository
 from hookline.adapters.queues import TaskScheduler
 from hookline.core.errors import DependencyFailed
-from hookline.core.intents import shard_of
 from hookline.core.models import DeliveryTask
+from hookline.core.sweeps import shard_of
 from hookline.core.waits import waiting
 from hookline.wiring import topology
 from local.resources import create_table

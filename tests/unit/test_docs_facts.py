@@ -518,7 +518,7 @@ FACTS = [
     ),
     Fact(ARCHITECTURE, "`Select=COUNT`, `Limit`", f"`Limit` {thousands(endpoint_service.BACKLOG_COUNT_BOUND)}", "services.endpoints.BACKLOG_COUNT_BOUND"),
     Fact(ARCHITECTURE, "newest first, pages of 1,000, at most", f"at most {thousands(FAILURES_READ_BOUND)} items", "core.replay.FAILURES_READ_BOUND"),
-    Fact(ARCHITECTURE, "Query `UNQ#<minute>#<shard>`,", f"{keys.INTENT_SHARDS} shards", "adapters.dynamo.keys.INTENT_SHARDS"),
+    Fact(ARCHITECTURE, "Query `UNQ#<minute>#<shard>`,", f"{keys.UNQUEUED_SHARDS} shards", "adapters.dynamo.keys.UNQUEUED_SHARDS"),
     Fact(
         ARCHITECTURE,
         "Query `WAIT#<minute>#<shard>`,",
@@ -921,7 +921,7 @@ GLOSSARY = (
     "Job",
     "Replay",
     "Broadcast",
-    "Note",
+    "Unqueued note",
     "Wait note",
     "Sweeper",
     "Dead letter",

@@ -29,12 +29,12 @@ from tests.fakes.customers import FakeCustomerStore
 from tests.fakes.deadletters import FakeDeadLetterQueue
 from tests.fakes.endpoints import FakeEndpointStore
 from tests.fakes.events import FakeEventStore
-from tests.fakes.intents import SHARDS, FakeIntentStore
 from tests.fakes.jobs import FakeJobStore
 from tests.fakes.outside import FakeSender, FakeStats, RecordingNotify
 from tests.fakes.queues import FakeQueue, Sent
 from tests.fakes.replays import FakeReplayStore
 from tests.fakes.state import FakeEndpointStateStore
+from tests.fakes.unqueued import SHARDS, FakeUnqueuedNotes
 
 
 class _NoSentTypes:
@@ -62,7 +62,7 @@ class World:
     catalog: FakeCatalog
     usage: FakeVersionUsage
     job_store: FakeJobStore
-    intents: FakeIntentStore
+    unqueued: FakeUnqueuedNotes
     dead_letters: FakeDeadLetterQueue
 
     def event_service(self) -> EventService:
@@ -75,11 +75,11 @@ class World:
             self.clock,
             catalog=self.catalog,
             retry_queue=self.retry_queue,
-            intents=self.intents,
+            unqueued=self.unqueued,
         )
 
     def sweeper(self) -> Sweeper:
-        return Sweeper(self.intents, self.event_service(), self.clock, self.settings.sweep_grace_seconds, SHARDS, self.job_runner())
+        return Sweeper(self.unqueued, self.event_service(), self.clock, self.settings.sweep_grace_seconds, SHARDS, self.job_runner())
 
     def endpoint_service(self) -> EndpointService:
         deps = EndpointDeps(states=self.states, events=self.events, sender=self.sender, jobs=self.job_runner(), notify=self.notify)
@@ -167,6 +167,6 @@ def world() -> World:
         catalog=FakeCatalog(),
         usage=FakeVersionUsage(),
         job_store=FakeJobStore(),
-        intents=FakeIntentStore(),
+        unqueued=FakeUnqueuedNotes(),
         dead_letters=FakeDeadLetterQueue(clock),
     )

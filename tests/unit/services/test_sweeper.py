@@ -16,7 +16,7 @@ def test_an_event_whose_queueing_failed_is_queued_by_the_sweeper_after_the_grace
     with pytest.raises(Unavailable):
         world.event_service().accept("acme", {"type": "a.b", "data": {"n": 1}})
     [stored] = list(world.events.events.values())
-    assert world.delivery_queue.sent == [] and len(world.intents.notes) == 1
+    assert world.delivery_queue.sent == [] and len(world.unqueued.notes) == 1
     # When the sweeper runs within the grace period, Then it leaves it alone (the request may still be finishing)
     assert world.sweeper().sweep()["unqueued_events"] == 0 and world.delivery_queue.sent == []
     # When it runs after the grace period, Then the delivery is queued once, and the note is gone
@@ -25,7 +25,7 @@ def test_an_event_whose_queueing_failed_is_queued_by_the_sweeper_after_the_grace
     assert (report["unqueued_events"], report["queued_deliveries"]) == (1, 1)
     [task] = world.delivery_queue.tasks()
     assert (task.event_id, task.endpoint_id, task.attempt) == (stored.id, ep.id, 1)
-    assert world.intents.notes == {}
+    assert world.unqueued.notes == {}
     # And a later run finds nothing more
     world.clock.advance(120)
     assert world.sweeper().sweep()["unqueued_events"] == 0 and len(world.delivery_queue.sent) == 1
@@ -37,7 +37,7 @@ def test_a_request_that_queued_its_events_leaves_no_note_and_a_refused_one_neith
     world.event_service().accept_batch("acme", {"events": [{"type": "a.b", "data": {"n": i}} for i in range(3)]})
     with pytest.raises(Exception, match="customer"):
         world.event_service().accept("acme", {"type": "a.b", "data": {}, "customer": "nobody"})
-    assert world.intents.notes == {}
+    assert world.unqueued.notes == {}
     world.clock.advance(600)
     assert world.sweeper().sweep()["unqueued_events"] == 0
 
@@ -57,11 +57,11 @@ def test_a_batch_with_a_failed_chunk_notes_those_events_and_the_sweeper_queues_t
 def test_an_event_with_an_id_is_noted_only_when_its_request_fails(world: World) -> None:
     world.add_endpoint()
     world.event_service().accept("acme", {"type": "a.b", "id": "order-1", "data": {}})
-    assert world.intents.notes == {}  # the happy path writes no note
+    assert world.unqueued.notes == {}  # the happy path writes no note
     world.delivery_queue.faults.fail("send", times=1)
     with pytest.raises(Unavailable):
         world.event_service().accept("acme", {"type": "a.b", "id": "order-2", "data": {}})
-    assert len(world.intents.notes) == 1  # noted on the way out, should the producer never repeat it
+    assert len(world.unqueued.notes) == 1  # noted on the way out, should the producer never repeat it
     world.clock.advance(world.settings.sweep_grace_seconds + 60)
     assert world.sweeper().sweep()["unqueued_events"] == 1
 

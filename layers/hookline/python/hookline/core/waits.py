@@ -23,8 +23,8 @@ from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import Literal
 
-from hookline.core.intents import minute_of, minutes_to_sweep
 from hookline.core.models import Delivery, DeliveryTask
+from hookline.core.sweeps import minute_of, minutes_to_sweep
 
 # One sweep's bound on the notes it looks at: a sweeper that fell behind (or a wide outage of the state machine)
 # catches up over a few runs, each within the function's timeout.

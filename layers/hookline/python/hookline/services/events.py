@@ -25,7 +25,7 @@ from hookline.core.settings import Settings
 from hookline.core.sqs import MAX_BATCH_ENTRIES
 from hookline.core.versions import EventType, VersionCatalog, check_size, render
 from hookline.services.customers import require_customer
-from hookline.services.ports import CatalogReader, CustomerReader, EventReader, EventStore, QueueingNotes, TaskQueue, TenantEndpoints, TypeNotes
+from hookline.services.ports import CatalogReader, CustomerReader, EventReader, EventStore, TaskQueue, TenantEndpoints, TypeNotes, UnqueuedNoteWriter
 
 _log = logging.getLogger(__name__)
 
@@ -54,10 +54,10 @@ class EventService:
         catalog: CatalogReader,
         retry_queue: TaskQueue | None = None,
         types: TypeNotes | None = None,
-        intents: QueueingNotes | None = None,
+        unqueued: UnqueuedNoteWriter | None = None,
     ):
         self._catalog = catalog
-        self._intents = intents
+        self._unqueued = unqueued
         self._types = types
         self._events = events
         self._endpoints = endpoints
@@ -115,10 +115,10 @@ class EventService:
         """The events of a request that failed (a 503) after it may have stored them, noted for the sweeper: an event
         without an `id` cannot be finished by repeating the request (a repeat makes a new event), and a producer may
         never repeat one with an `id`. Best effort: the note fails when DynamoDB does, and a repeat still finishes it."""
-        if self._intents is None or not event_ids:
+        if self._unqueued is None or not event_ids:
             return
         try:
-            self._intents.open(tenant, event_ids, now)
+            self._unqueued.open(tenant, event_ids, now)
         except DependencyFailed as exc:
             _log.warning("queueing note not written", extra={"tenant": tenant, "cause": exc.cause})
 

@@ -21,7 +21,6 @@ from hookline.core.breaker import Breaker
 from hookline.core.broadcast import Fanout
 from hookline.core.customers import Customer
 from hookline.core.deadletters import DeadLetter
-from hookline.core.intents import Intent
 from hookline.core.jobs import Job, StepResult
 from hookline.core.models import Delivery, DeliveryTask, Endpoint, Event
 from hookline.core.notifications import Notify
@@ -30,6 +29,7 @@ from hookline.core.ratelimit import Limiter
 from hookline.core.replay import ReplayWindow
 from hookline.core.responses import HttpResult
 from hookline.core.sessions import PortalSession
+from hookline.core.unqueued import UnqueuedNote
 from hookline.core.versions import EventType, VersionCatalog
 
 __all__ = [
@@ -413,10 +413,10 @@ class PlanningJobKind(JobKind, Protocol):
         ...
 
 
-class IntentStore(Protocol):
-    def of_minute(self, minute: str, shard: int) -> list[Intent]: ...
+class UnqueuedNotes(Protocol):
+    def of_minute(self, minute: str, shard: int) -> list[UnqueuedNote]: ...
 
-    def close(self, intent: Intent) -> None: ...
+    def close(self, note: UnqueuedNote) -> None: ...
 
     def checkpoint(self) -> str | None: ...
 
@@ -468,10 +468,10 @@ class SentTypes(Protocol):
         ...
 
 
-class QueueingNotes(Protocol):
-    """Notes of requests whose events are not all queued yet (hookline.core.intents), for the sweeper."""
+class UnqueuedNoteWriter(Protocol):
+    """Notes of requests whose events are not all queued yet (hookline.core.unqueued), for the sweeper."""
 
-    def open(self, tenant: str, event_ids: list[str], now: datetime) -> Intent: ...
+    def open(self, tenant: str, event_ids: list[str], now: datetime) -> UnqueuedNote: ...
 
 
 class TypeNotes(Protocol):

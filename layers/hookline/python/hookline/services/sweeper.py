@@ -1,4 +1,4 @@
-"""The sweeper: deliveries stored but never queued are found and queued (hookline.core.intents), and retries
+"""The sweeper: deliveries stored but never queued are found and queued (hookline.core.unqueued), and retries
 whose wait in Step Functions never ended are queued again (hookline.core.waits).
 
 A scheduled run (EventBridge Scheduler in the stack, a timer in local mode) reads
@@ -26,11 +26,11 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from hookline.core.clock import iso_epoch
-from hookline.core.intents import minutes_to_sweep
 from hookline.core.models import DeliveryTask
+from hookline.core.sweeps import minutes_to_sweep
 from hookline.core.waits import MAX_NOTES_PER_SWEEP, NOTES_PER_PAGE, minutes_due, overdue, rescued, verdict
 from hookline.services.events import EventService
-from hookline.services.ports import DeliveryReader, IntentStore, RetryWaitNotes, StalledJobs, TaskQueue
+from hookline.services.ports import DeliveryReader, RetryWaitNotes, StalledJobs, TaskQueue, UnqueuedNotes
 
 _log = logging.getLogger(__name__)
 
@@ -111,7 +111,7 @@ class OverdueRetries:
 
 @dataclass(frozen=True)
 class Sweeper:
-    intents: IntentStore
+    unqueued: UnqueuedNotes
     events: EventService
     clock: Callable[[], datetime]
     grace_seconds: float
@@ -122,20 +122,20 @@ class Sweeper:
     def sweep(self) -> dict[str, Any]:
         """One run: the minutes due since the checkpoint; what it found and queued."""
         now = self.clock()
-        minutes = minutes_to_sweep(self.intents.checkpoint(), now, timedelta(seconds=self.grace_seconds))
+        minutes = minutes_to_sweep(self.unqueued.checkpoint(), now, timedelta(seconds=self.grace_seconds))
         found = queued = notes = 0
         for minute in minutes:
             for shard in range(self.shards):
-                for intent in self.intents.of_minute(minute, shard):
+                for note in self.unqueued.of_minute(minute, shard):
                     notes += 1
-                    for event_id in intent.event_ids:
-                        n = self.events.queue_unsent(intent.tenant, event_id)
+                    for event_id in note.event_ids:
+                        n = self.events.queue_unsent(note.tenant, event_id)
                         if n:
                             found += 1
                             queued += n
-                            _log.warning("stored event found unqueued", extra={"tenant": intent.tenant, "event_id": event_id, "deliveries": n})
-                    self.intents.close(intent)
-            self.intents.save_checkpoint(minute)  # a run that dies mid-way goes on from the last minute it finished
+                            _log.warning("stored event found unqueued", extra={"tenant": note.tenant, "event_id": event_id, "deliveries": n})
+                    self.unqueued.close(note)
+            self.unqueued.save_checkpoint(minute)  # a run that dies mid-way goes on from the last minute it finished
         waits = self.waits.sweep() if self.waits is not None else {"wait_minutes": 0, "wait_notes": 0, "overdue_retries_requeued": 0}
         resumed = self.jobs.resume_stalled() if self.jobs is not None else 0
         return {

@@ -16,13 +16,13 @@ from hookline.adapters.dynamo.catalog import CatalogRepository, VersionUsageRepo
 from hookline.adapters.dynamo.customers import CustomerRepository
 from hookline.adapters.dynamo.endpoints import EndpointRepository
 from hookline.adapters.dynamo.events import EventRepository
-from hookline.adapters.dynamo.intents import IntentRepository
 from hookline.adapters.dynamo.jobs import JobRepository
 from hookline.adapters.dynamo.portal import PortalRepository
 from hookline.adapters.dynamo.replays import ReplayRepository
 from hookline.adapters.dynamo.sessions import SessionRepository
 from hookline.adapters.dynamo.state import EndpointStateRepository
 from hookline.adapters.dynamo.stats import StatsRepository
+from hookline.adapters.dynamo.unqueued import UnqueuedNoteRepository
 from hookline.adapters.dynamo.waits import RetryWaitRepository
 from hookline.adapters.http import WebhookClient
 from hookline.adapters.notifications import Notifier
@@ -142,7 +142,7 @@ def event_service() -> EventService:
         catalog=_catalog(settings),
         retry_queue=TaskQueue(aws.sqs_client(), settings.retry_queue_url),
         types=event_types(),
-        intents=IntentRepository(aws.dynamodb_table(settings.table_name), topology.TABLE.ttl_attribute),
+        unqueued=UnqueuedNoteRepository(aws.dynamodb_table(settings.table_name), topology.TABLE.ttl_attribute),
     )
 
 
@@ -241,7 +241,7 @@ def access_guard() -> AccessGuard:
 def sweeper() -> Sweeper:
     settings = get_settings()
     table = aws.dynamodb_table(settings.table_name)
-    intents = IntentRepository(table, topology.TABLE.ttl_attribute)
+    unqueued = UnqueuedNoteRepository(table, topology.TABLE.ttl_attribute)
     waits = OverdueRetries(
         notes=RetryWaitRepository(table, topology.TABLE.ttl_attribute),
         deliveries=EventRepository(table, topology.TABLE.ttl_attribute),
@@ -250,7 +250,7 @@ def sweeper() -> Sweeper:
         margin_seconds=settings.sweep_wait_margin_seconds,
         shards=keys.WAIT_SHARDS,
     )
-    return Sweeper(intents, event_service(), utcnow, settings.sweep_grace_seconds, keys.INTENT_SHARDS, job_runner(), waits)
+    return Sweeper(unqueued, event_service(), utcnow, settings.sweep_grace_seconds, keys.UNQUEUED_SHARDS, job_runner(), waits)
 
 
 @lru_cache(maxsize=1)

@@ -23,7 +23,7 @@ every key the API reads, so no query can reach another tenant's items.
     Replay      RPL#<tenant>#<rpl_id>   RPL                     replay
     Job         JOB#<tenant>#<job_id>   JOB                     job
     Running job RJOB                    <tenant>#<job_id>       running_job (RUNNING_JOBS): a job not yet done or cancelled
-    Intent      UNQ#<minute>#<shard>    <tenant>#<token>        intent (intent_partition): a request's events until they are queued
+    Unqueued    UNQ#<minute>#<shard>    <tenant>#<token>        unqueued_note (unqueued_partition): a request's events until they are queued
     Sweep       SWEEP                   CHECKPOINT              sweep_checkpoint
     Retry wait  WAIT#<minute>#<shard>   <tenant>#<evt_id>#<dlv_id>#g<n>#a<n>  retry_wait (wait_partition): a task waiting in Step Functions, by due minute
     Wait sweep  SWEEP                   WAITS                   wait_checkpoint
@@ -66,8 +66,8 @@ Access patterns (numbered as in docs/architecture.md), by key:
     breaker, limiter     7 load, 8 grant, 9 probe, 14 transition, 15 slow down, 16 release
     stats                20 add a batch's counters; stats_partition + stats_sort: 21 read a window (Query)
     replay               23 a replay's page counted (UpdateItem conditional on its job's step), 24 replay progress
-    intent               51 note a request's events before storing them (PutItem), 52 drop the note once queued (DeleteItem);
-                         intent_partition: 53 the sweeper's notes of one minute and shard (Query)
+    unqueued_note        51 note a request's events before storing them (PutItem), 52 drop the note once queued (DeleteItem);
+                         unqueued_partition: 53 the sweeper's notes of one minute and shard (Query)
     retry_wait           56 note a retry before its wait in Step Functions starts (PutItem), 57 drop the notes of the tasks
                          a batch received out of their waits (BatchWriteItem); wait_partition: 58 the sweeper's overdue notes
                          of one due minute and shard (Query, a page of 100 at a time), each dropped (BatchWriteItem)
@@ -298,16 +298,16 @@ def version_keys(tenant: str, version: str, endpoint_id: str) -> dict[str, str]:
     return {GSI3_PK: version_partition(tenant, version), GSI3_SK: endpoint_id}
 
 
-INTENT_SHARDS = 8  # a minute's notes are spread over this many partitions, so ingest never heats one
+UNQUEUED_SHARDS = 8  # a minute's notes are spread over this many partitions, so ingest never heats one
 
 
-def intent_partition(minute: str, shard: int) -> str:
-    """One minute's (yyyy-mm-ddThh:mm) notes of requests whose events were not all queued yet, in one of INTENT_SHARDS."""
+def unqueued_partition(minute: str, shard: int) -> str:
+    """One minute's (yyyy-mm-ddThh:mm) notes of requests whose events were not all queued yet, in one of UNQUEUED_SHARDS."""
     return f"UNQ#{minute}#{shard}"
 
 
-def intent(minute: str, shard: int, tenant: str, token: str) -> Key:
-    return _key(intent_partition(minute, shard), f"{tenant}#{token}")
+def unqueued_note(minute: str, shard: int, tenant: str, token: str) -> Key:
+    return _key(unqueued_partition(minute, shard), f"{tenant}#{token}")
 
 
 def sweep_checkpoint() -> Key:

@@ -16,8 +16,8 @@ from boto3.dynamodb.conditions import Key
 from hookline.adapters.dynamo import keys
 from hookline.adapters.dynamo.ops import query_page
 from hookline.adapters.failures import translate_failures
-from hookline.core.intents import shard_of
 from hookline.core.models import DeliveryTask
+from hookline.core.sweeps import shard_of
 from hookline.core.waits import due_minute
 
 KEPT = timedelta(days=7)

@@ -1,4 +1,4 @@
-"""Notes of requests whose events are not all queued yet (keys.intent), and the sweeper's checkpoint (keys.sweep_checkpoint).
+"""Notes of requests whose events are not all queued yet (keys.note), and the sweeper's checkpoint (keys.sweep_checkpoint).
 
 A note is one small item per request (its event ids), put before the events are
 stored and deleted once they are queued: 1 WRU each way for a single event, a few
@@ -16,37 +16,38 @@ from hookline.adapters.dynamo import keys
 from hookline.adapters.dynamo.ops import query_all
 from hookline.adapters.failures import translate_failures
 from hookline.core import ids
-from hookline.core.intents import Intent, minute_of, shard_of
+from hookline.core.sweeps import minute_of, shard_of
+from hookline.core.unqueued import UnqueuedNote
 
 KEPT = timedelta(days=1)
 
 
 @translate_failures
-class IntentRepository:
+class UnqueuedNoteRepository:
     def __init__(self, table: Any, ttl_attribute: str = keys.TTL):
         self._table = table
         self._ttl = ttl_attribute
 
-    def open(self, tenant: str, event_ids: list[str], now: datetime) -> Intent:
+    def open(self, tenant: str, event_ids: list[str], now: datetime) -> UnqueuedNote:
         token = ids.new_id("unq", int(now.timestamp() * 1000))
-        intent = Intent(minute_of(now), shard_of(token, keys.INTENT_SHARDS), tenant, token, tuple(event_ids))
+        note = UnqueuedNote(minute_of(now), shard_of(token, keys.UNQUEUED_SHARDS), tenant, token, tuple(event_ids))
         self._table.put_item(
             Item={
-                **keys.intent(intent.minute, intent.shard, tenant, token),
+                **keys.unqueued_note(note.minute, note.shard, tenant, token),
                 "tenant": tenant,
                 "token": token,
                 "event_ids": list(event_ids),
                 self._ttl: int((now + KEPT).timestamp()),
             }
         )
-        return intent
+        return note
 
-    def close(self, intent: Intent) -> None:
-        self._table.delete_item(Key=keys.intent(intent.minute, intent.shard, intent.tenant, intent.token))
+    def close(self, note: UnqueuedNote) -> None:
+        self._table.delete_item(Key=keys.unqueued_note(note.minute, note.shard, note.tenant, note.token))
 
-    def of_minute(self, minute: str, shard: int) -> list[Intent]:
-        items = query_all(self._table, KeyConditionExpression=Key(keys.PK).eq(keys.intent_partition(minute, shard)))
-        return [Intent(minute, shard, str(i["tenant"]), str(i["token"]), tuple(str(e) for e in i.get("event_ids", []))) for i in items]
+    def of_minute(self, minute: str, shard: int) -> list[UnqueuedNote]:
+        items = query_all(self._table, KeyConditionExpression=Key(keys.PK).eq(keys.unqueued_partition(minute, shard)))
+        return [UnqueuedNote(minute, shard, str(i["tenant"]), str(i["token"]), tuple(str(e) for e in i.get("event_ids", []))) for i in items]
 
     def checkpoint(self) -> str | None:
         item = self._table.get_item(Key=keys.sweep_checkpoint(), ConsistentRead=True).get("Item")

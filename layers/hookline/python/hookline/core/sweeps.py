@@ -1,31 +1,20 @@
-"""Notes of accepted requests whose events are not all queued yet, and the minutes the sweeper looks at. Pure.
+"""The minute buckets a sweeper reads: notes kept under the minute they are due, spread over shards. Pure.
 
-A request that fails (503) after it may have stored its events notes their ids on
-its way out. Past the grace period, the sweeper queues the noted events' deliveries
-that are still pending and unattempted (a duplicate task, should the producer have
-repeated the request meanwhile, is harmless: the attempt claim lets one copy
-deliver), then drops the note.
+Two kinds of note use them: unqueued notes (hookline.core.unqueued) and wait
+notes (hookline.core.waits). The sweeper reads each minute once all of its
+notes are past their margin, and keeps a checkpoint of the last minute it
+finished, so each run reads only the minutes since.
 """
 
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterator
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 MINUTE_FORMAT = "%Y-%m-%dT%H:%M"
 FIRST_LOOK_BACK = timedelta(hours=1)  # how far back a sweeper with no checkpoint starts
 MAX_MINUTES_PER_SWEEP = 120  # one run's bound: a sweeper that fell behind catches up over a few runs
-
-
-@dataclass(frozen=True)
-class Intent:
-    minute: str
-    shard: int
-    tenant: str
-    token: str
-    event_ids: tuple[str, ...]
 
 
 def minute_of(moment: datetime) -> str:
