@@ -9,6 +9,7 @@ from datetime import timedelta
 import pytest
 
 from hookline.core import ids
+from hookline.core.config import endpoint_rules
 from hookline.core.jobs import BROADCAST_JOB, DELETE_CUSTOMER_ENDPOINTS, DRAIN_DLQ, JOB_MESSAGE, REPLAY_WINDOW, REQUEUE_PAUSED
 from hookline.core.models import Endpoint
 from hookline.core.settings import Settings
@@ -23,6 +24,7 @@ from hookline.services.jobs import JobRunner, JobStepEarly
 from hookline.services.ports import JobKind
 from hookline.services.replay import ReplayService, WindowReplay
 from hookline.services.sweeper import Sweeper
+from hookline.wiring.topology import CLAIM_LEASE_SECONDS
 from tests.fakes.catalog import FakeCatalog, FakeVersionUsage
 from tests.fakes.clock import FakeClock
 from tests.fakes.customers import FakeCustomerStore
@@ -83,7 +85,16 @@ class World:
 
     def endpoint_service(self) -> EndpointService:
         deps = EndpointDeps(states=self.states, events=self.events, sender=self.sender, jobs=self.job_runner(), notify=self.notify)
-        return EndpointService(self.endpoints, self.customers, self.settings, self.clock, deps, self.catalog, stats_reader=self.stats)
+        return EndpointService(
+            self.endpoints,
+            self.customers,
+            self.settings,
+            self.clock,
+            deps,
+            self.catalog,
+            endpoint_rules(self.settings, CLAIM_LEASE_SECONDS),
+            stats_reader=self.stats,
+        )
 
     def catalog_service(self) -> CatalogService:
         return CatalogService(self.catalog, self.endpoints, self.usage, _NoSentTypes(), self.clock)

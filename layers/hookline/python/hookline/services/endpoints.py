@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from hookline.core import ids, notifications, signing, validation
-from hookline.core.adaptive import AdaptiveConfig, current
+from hookline.core.adaptive import current
 from hookline.core.breaker import Breaker
 from hookline.core.clock import iso, iso_epoch
 from hookline.core.customers import endpoint_limits
@@ -17,8 +17,9 @@ from hookline.core.errors import DependencyFailed, FailedDependency, NotFound, U
 from hookline.core.jobs import REQUEUE_PAUSED
 from hookline.core.models import Endpoint, webhook_body
 from hookline.core.planning import retry_lane_only
-from hookline.core.ratelimit import Limiter, LimiterConfig, current_rate
+from hookline.core.ratelimit import Limiter, current_rate
 from hookline.core.responses import HttpResult
+from hookline.core.rules import EndpointRules
 from hookline.core.settings import Settings
 from hookline.core.stats import add_up, hour_counts, success_rate, summary
 from hookline.core.webhook import webhook_headers
@@ -63,6 +64,8 @@ class EndpointService:
     clock: Callable[[], datetime]
     deps: EndpointDeps
     catalog: CatalogReader
+    # The delivery rules, built from the settings (hookline.core.config.endpoint_rules): what health shows is what delivery does.
+    rules: EndpointRules
     stats_reader: StatsReader | None = None
     reads: EndpointPool = field(default_factory=lambda: EndpointPool(4), compare=False)  # an endpoint's reads, side by side
 
@@ -219,7 +222,7 @@ class EndpointService:
                 "success_rate": success_rate(recent),
                 "last_error": breaker.last_error or None,
                 "last_error_at": iso_epoch(breaker.last_failure_at),
-                "effective_rate_per_second": round(current_rate(limiter, endpoint.rate_limit_per_second, now, LimiterConfig()), 3),
+                "effective_rate_per_second": round(current_rate(limiter, endpoint.rate_limit_per_second, now, self.rules.limiter), 3),
                 "concurrency": self._concurrency(endpoint, breaker, limiter),
                 "last_email": endpoint.last_email.public() if endpoint.last_email is not None else None,
             },
@@ -228,7 +231,7 @@ class EndpointService:
 
     def _concurrency(self, endpoint: Endpoint, breaker: Breaker, limiter: Limiter) -> dict[str, Any]:
         """The adaptive concurrency limit now, under its ceiling, with the latency it learned from and the lane the endpoint is served from."""
-        adaptive = AdaptiveConfig(initial=self.settings.initial_concurrency)
+        adaptive = self.rules.limiter.adaptive
         return {
             "limit": current(limiter.concurrency, endpoint.max_concurrency, adaptive),
             "ceiling": endpoint.max_concurrency,

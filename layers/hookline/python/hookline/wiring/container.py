@@ -28,6 +28,7 @@ from hookline.adapters.http import WebhookClient
 from hookline.adapters.notifications import Notifier
 from hookline.adapters.queues import TaskQueue, TaskScheduler
 from hookline.adapters.system import utcnow
+from hookline.core.config import endpoint_rules
 from hookline.core.jobs import BROADCAST_JOB, DELETE_CUSTOMER_ENDPOINTS, DRAIN_DLQ, REPLAY_WINDOW, REQUEUE_PAUSED
 from hookline.core.settings import Settings
 from hookline.services.access import AccessGuard
@@ -125,7 +126,9 @@ def endpoint_service() -> EndpointService:
         jobs=job_runner(),
         notify=_notifier(settings),
     )
-    return EndpointService(endpoints, _customers(settings), settings, utcnow, deps, _catalog(settings), _stats(settings))
+    return EndpointService(
+        endpoints, _customers(settings), settings, utcnow, deps, _catalog(settings), endpoint_rules(settings, LEASE_SECONDS), _stats(settings)
+    )
 
 
 @lru_cache(maxsize=1)
