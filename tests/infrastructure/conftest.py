@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, cast
 
@@ -141,3 +141,18 @@ def deps_layer() -> Iterator[Path]:
 @pytest.fixture(scope="session")
 def synth(tmp_path_factory: pytest.TempPathFactory, deps_layer: Path) -> Synth:
     return synthesize(tmp_path_factory.mktemp("cdk.out"), BASE_SETTINGS)
+
+
+# The variants' options at once: each changes resources of its own (the deploy strategy the aliases' deployment groups,
+# a sender the SES grants), so one synth with cdk-nag's checks covers both.
+SENDER = "alerts@hookline.example.com"
+CHECKED_VARIANT = replace(BASE_SETTINGS, deploy_strategy="all_at_once", notification_sender=SENDER)
+
+
+@pytest.fixture(scope="session")
+def nag_findings_of_the_variants(tmp_path_factory: pytest.TempPathFactory, deps_layer: Path) -> list[Any]:
+    """cdk-nag's findings on the app synthesized with CHECKED_VARIANT (an unacknowledged one makes synth raise first)."""
+    outdir = tmp_path_factory.mktemp("cdk.out.checked-variant")
+    synthesize(outdir, CHECKED_VARIANT, checks=True)
+    report = json.loads((outdir / "validation-report.json").read_text())
+    return [v for plugin in report["pluginReports"] for v in plugin["violations"]]

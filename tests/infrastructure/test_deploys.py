@@ -18,7 +18,7 @@ import pytest
 
 from hookline.core.settings import Settings, SettingsError
 from hookline.wiring.topology import API, AUTHORIZER, DELIVERY, DELIVERY_DLQ, FUNCTIONS, REPLAY, REPLAY_DLQ, RETRY, STATE_MACHINES, FunctionSpec, QueueSpec
-from tests.infrastructure.conftest import BASE_SETTINGS, Synth, references, synthesize
+from tests.infrastructure.conftest import BASE_SETTINGS, CHECKED_VARIANT, Synth, references, synthesize
 
 CFN_LINT = Path(sys.executable).parent / "cfn-lint"
 
@@ -45,13 +45,13 @@ ROLLBACK_EVENTS = {"DEPLOYMENT_FAILURE", "DEPLOYMENT_STOP_ON_REQUEST", "DEPLOYME
 
 
 @pytest.fixture(scope="module")
-def twins(tmp_path_factory: pytest.TempPathFactory, deps_layer: Path) -> tuple[Synth, Synth]:
-    """The stack with each strategy, canary and all_at_once, synthesized back to back from the same source tree.
+def twins(synth: Synth, tmp_path_factory: pytest.TempPathFactory, deps_layer: Path) -> tuple[Synth, Synth]:
+    """The stack with each strategy, canary (the default: the session's synth) and all_at_once, synthesized from the
+    same source tree in one run.
 
     A version's logical id hashes the function and its layers, so only twins compare version for version.
     """
-    canary = synthesize(tmp_path_factory.mktemp("cdk.out.canary"), BASE_SETTINGS)
-    return canary, synthesize(tmp_path_factory.mktemp("cdk.out.all_at_once"), replace(BASE_SETTINGS, deploy_strategy="all_at_once"))
+    return synth, synthesize(tmp_path_factory.mktemp("cdk.out.all_at_once"), replace(BASE_SETTINGS, deploy_strategy="all_at_once"))
 
 
 @pytest.fixture(scope="module")
@@ -255,16 +255,15 @@ def test_all_at_once_has_no_codedeploy_resource_but_the_same_functions(twins: tu
         assert all_at_once.resources[all_at_once.alias_id(spec)]["Properties"]["FunctionVersion"] == canary_version, spec.name
 
 
-def test_all_at_once_passes_cfn_lint_and_cdk_nag(all_at_once: Synth, tmp_path: Path) -> None:
+def test_all_at_once_passes_cfn_lint_and_cdk_nag(all_at_once: Synth, nag_findings_of_the_variants: list[Any]) -> None:
     # Given the all_at_once template (test_cfn_lint.py and test_nag.py check the canary one)
     # When cfn-lint checks it
     result = subprocess.run([str(CFN_LINT), "--", str(all_at_once.template_path)], capture_output=True, text=True, timeout=120, check=False)
     # Then it reports nothing
     assert result.returncode == 0, result.stdout + result.stderr
     # And the app with cdk-nag's checks synthesizes (an unacknowledged finding, or one acknowledged on a missing construct, would raise)
-    synthesize(tmp_path, all_at_once.stack.settings, checks=True)
-    report = json.loads((tmp_path / "validation-report.json").read_text())
-    assert [v for plugin in report["pluginReports"] for v in plugin["violations"]] == []
+    assert CHECKED_VARIANT.deploy_strategy == all_at_once.stack.settings.deploy_strategy
+    assert nag_findings_of_the_variants == []
 
 
 # --- the setting -----------------------------------------------------------------------------
