@@ -29,7 +29,7 @@ export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 export CDK_OUTDIR := cdk.out
 
-.PHONY: setup browser run demo test test-scale lint unit bench synth preflight deploy deps-layer api-key revoke-api-key dlq-drain rollback portal-screenshots clean
+.PHONY: setup browser run demo test test-scale lint unit bench synth preflight deploy deps-layer api-key revoke-api-key dlq-drain rollback portal-screenshots clean contract-fuzz
 
 setup: $(STAMP) node_modules/.installed $(DEPS_LAYER)/.built-py$(PYTHON_VERSION)
 
@@ -105,7 +105,7 @@ bench: $(STAMP)
 # busy (they run in virtual time, and on deadlines), so the two together take the longer one's time, not the sum.
 test: setup browser lint
 	$(PY) -m pytest -q -m "not faults" tests/unit
-	$(PY) -m pytest -q -m "not faults" --ignore=tests/unit --ignore=tests/browser --ignore=tests/scale -n 3 --durations=10
+	$(PY) -m pytest -q -m "not faults" --ignore=tests/unit --ignore=tests/browser --ignore=tests/scale -n 3 --dist loadfile --durations=10
 	@mkdir -p build; $(PY) -m pytest -q -m faults --ignore=tests/scale > build/faults.log 2>&1 & faults=$$!; \
 	$(PY) -m pytest -q -m "not faults" tests/browser; browser=$$?; \
 	wait $$faults; faulted=$$?; echo "fault-injection tests (beside the browser tests):"; cat build/faults.log; \
@@ -156,3 +156,9 @@ rollback: $(LOCAL_STAMP)
 
 clean:
 	rm -rf build cdk.out .pytest_cache .mypy_cache .ruff_cache
+
+# The server against docs/openapi.yaml: local mode, and schemathesis with every check, a fixed seed and at most 15
+# examples per operation (tests/contract_fuzz.py; about 5 minutes). Exits non-zero when it finds a failure.
+# ARGS: more options of the driver or schemathesis, e.g. ARGS="--seed 7 --include-path /v1/customers/{uid}".
+contract-fuzz: $(STAMP)
+	$(PY) -m tests.contract_fuzz $(ARGS)

@@ -13,8 +13,6 @@ import re
 import shlex
 import subprocess
 import sys
-import time
-from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -24,29 +22,12 @@ import pytest
 from hookline_client import Event, HooklineClient, HooklineError, cli, verify
 from local.receiver import WebhookReceiver
 from local.run import LocalHookline
-from tests.e2e.conftest import running_local_mode
+from tests.support.waiting import wait_for
 
 pytestmark = pytest.mark.slow
 
 README = (Path(__file__).resolve().parents[2] / "README.md").read_text()
 UID = "org_client"
-DEADLINE_SECONDS = 20
-
-
-@pytest.fixture(scope="module")
-def hookline() -> Iterator[LocalHookline]:
-    with running_local_mode(HOOKLINE_RETRY_BASE_SECONDS="0.5") as running:
-        yield running
-
-
-def wait_for[T](condition: Callable[[], T]) -> T:
-    deadline = time.monotonic() + DEADLINE_SECONDS
-    while True:
-        value = condition()
-        if value or time.monotonic() > deadline:
-            assert value, f"not within {DEADLINE_SECONDS} s: {value!r}"
-            return value
-        time.sleep(0.2)
 
 
 def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> str:

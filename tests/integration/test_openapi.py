@@ -168,6 +168,18 @@ def test_every_served_route_is_documented_and_vice_versa() -> None:
     assert documented - served == set(), "documented but not served"
 
 
+def test_a_method_a_path_does_not_serve_is_405_allowing_the_documented_methods(hookline: Hookline) -> None:
+    # Given every documented path, its parameters filled in (`/v1/events/broadcast` also matches `/v1/events/{event_id}`)
+    for path, item in SPEC["paths"].items():
+        documented = ", ".join(sorted(m.upper() for m in METHODS if m in item))
+        concrete = re.sub(r"\{\w+\}", "x1", path)
+        # When a method no route serves there is asked for
+        result = hookline.handlers["api"](http_event("OPTIONS", concrete, tenant="acme"), None)
+        # Then the answer is a JSON 405 whose Allow names exactly the methods the document lists for the path
+        assert (result["statusCode"], result["headers"].get("Allow")) == (405, documented), path
+        assert json.loads(result["body"])["error"]["code"] == "method_not_allowed", path
+
+
 def test_security_is_global_and_health_is_public() -> None:
     # Given the document's security settings
     # Then bearer auth applies everywhere, and only GET /health opts out
@@ -508,8 +520,12 @@ def test_live_success_responses_match_the_document(hookline: Hookline) -> None:
         status, types = api.call("GET", "/v1/event-types", query={"limit": "10"})
         assert (status, [(t["name"], t["versions"]) for t in types["items"]]) == (200, [("invoice.paid", ["2026-01-01", "2026-10-01"])])
         assert "invoice.paid" not in types["sent"] and "user.created" in types["sent"]
-        # And an endpoint is pinned to the new default by the document's example; another is upgraded to it after a test event
-        status, ledger = api.call("POST", "/v1/endpoints", {**_example("POST", "/v1/endpoints", "pinned"), "url": receiver.url})
+        # And an endpoint is pinned by the document's example (to 2026-01-01, which every tenant has), and one to the new default;
+        # another is upgraded to it after a test event
+        status, first = api.call("POST", "/v1/endpoints", _example("POST", "/v1/endpoints", "pinned"))
+        assert (status, first["version"]) == (201, "2026-01-01")
+        assert api.call("DELETE", "/v1/endpoints/{endpoint_id}", endpoint_id=first["id"])[0] == 204
+        status, ledger = api.call("POST", "/v1/endpoints", {**_example("POST", "/v1/endpoints", "pinned"), "url": receiver.url, "version": "2026-10-01"})
         assert (status, ledger["version"]) == (201, "2026-10-01")
         upgrade = _example("PATCH", "/v1/endpoints/{endpoint_id}", "upgrade")
         status, refusal = api.call("PATCH", "/v1/endpoints/{endpoint_id}", upgrade, endpoint_id=crm["id"])

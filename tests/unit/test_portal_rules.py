@@ -23,7 +23,7 @@ def test_settings_keep_the_name_and_each_origin_once() -> None:
 @pytest.mark.parametrize(
     "origin",
     ["https://app.example.com/", "https://app.example.com/x", "http://app.example.com", "https://*.example.com", "https://a b.com", "javascript:alert(1)",
-     "https://example", "'self'", "https://app.example.com; script-src *", ""],
+     "https://example", "'self'", "https://app.example.com; script-src *", "", "https://a.b:\u0661"],
 )  # fmt: skip
 def test_an_origin_that_is_not_a_bare_https_origin_is_refused(origin: str) -> None:
     with pytest.raises(ValidationFailed, match=r"allowed_origins\[0\]"):

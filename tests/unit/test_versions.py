@@ -90,6 +90,10 @@ def test_the_default_never_has_a_sunset():
         version_put({"sunset_at": "2027-01-01T00:00:00"}, None)  # no time zone
     with pytest.raises(ValidationFailed):
         version_put({"sunset": "2027-01-01T00:00:00Z"}, None)
+    # A time that has no UTC form is refused as out of range, not a 500
+    for edge in ("0001-01-01T00:00:00+01:00", "9999-12-31T23:59:59-01:00"):
+        with pytest.raises(ValidationFailed, match="out of range"):
+            version_put({"sunset_at": edge}, None)
 
 
 def test_a_put_that_leaves_out_the_sunset_keeps_it_and_null_clears_it():

@@ -19,7 +19,7 @@ MAX_ORIGINS = 10
 MAX_NAME = 100
 # An origin as a browser sends it: https, a host, an optional port; no path, query or wildcard.
 # Plain http only for the machine itself (local mode, a developer's app on localhost).
-_ORIGIN = re.compile(r"^(https://[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+|http://(localhost|127\.0\.0\.1))(:\d{1,5})?$")
+_ORIGIN = re.compile(r"^(https://[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+|http://(localhost|127\.0\.0\.1))(:[0-9]{1,5})?$")
 _TENANT = re.compile(r"^[\x21-\x7e]{1,128}$")  # what the `t` query parameter may name: printable, no spaces
 ASSET = re.compile(r"^[a-z0-9_-]+\.(js|css|svg)$")
 CONTENT_TYPES = {"js": "text/javascript; charset=utf-8", "css": "text/css; charset=utf-8", "svg": "image/svg+xml"}

@@ -188,7 +188,10 @@ def version_put(body: dict[str, Any], current: PayloadVersion | None) -> tuple[s
             raise ValidationFailed("'sunset_at' must be an ISO-8601 time such as 2027-01-01T00:00:00Z") from None
         if moment.tzinfo is None:
             raise ValidationFailed("'sunset_at' needs a time zone (e.g. Z)")
-        sunset = iso(moment)
+        try:
+            sunset = iso(moment)  # in UTC: 0001-01-01 east of it, or 9999-12-31 west of it, is out of range
+        except OverflowError:
+            raise ValidationFailed("'sunset_at' is out of range") from None
     make_default = body.get("default", False)
     if not isinstance(make_default, bool):
         raise ValidationFailed("'default' must be true or false")

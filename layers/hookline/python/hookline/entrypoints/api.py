@@ -170,7 +170,11 @@ def _domain_error(exc: HooklineError) -> Response:
 def _no_route(exc: NotFoundError) -> Response:
     """404 for a path hookline does not serve; 405 with `Allow` for one it serves with other methods."""
     path, method = app.current_event.path, app.current_event.http_method.upper()
-    allowed = sorted({r.method.upper() for r in (*app._static_routes, *app._dynamic_routes) if r.rule.fullmatch(path)})
+    matching = [r for r in (*app._static_routes, *app._dynamic_routes) if r.rule.fullmatch(path)]
+    # Only the methods of the route the path names, its most specific template: `/v1/events/broadcast` is that
+    # route (POST), not `/v1/events/<event_id>` (GET) with "broadcast" for an id.
+    fewest = min((r.path.count("<") for r in matching), default=0)
+    allowed = sorted({r.method.upper() for r in matching if r.path.count("<") == fewest})
     if not allowed:
         return error_response(NotFound("no such route"))
     refused = MethodNotAllowed(f"{method} is not served at {path[:128]}: use {', '.join(allowed)}", allow=tuple(allowed))
