@@ -178,7 +178,7 @@ class Allowed:
 ALLOWED: tuple[Allowed, ...] = (
     Allowed(
         "replace-retained:StateMachinesRetryWaitLogs472F8661",
-        "The retry-wait state machine's log group is named after the stack's own id since issue 24, so a stack created again "
+        "The retry-wait state machine's log group is named after the stack's own id since this release, so a stack created again "
         "under the same name after `cdk destroy` does not collide with the retained group. The update creates the new group "
         "and keeps the old one, with its events, outside the stack; they expire after 30 days, and the empty group can be "
         "deleted by hand.",

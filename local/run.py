@@ -132,7 +132,7 @@ GC_FULL_AFTER = 100
 # being answered in process-wide state. The api function's Powertools event handler holds it in a class attribute
 # (`BaseRouter.current_event`) and clears the route's context when any request ends, so two requests answered at
 # once read each other's: a /health probe answered while the portal demo's PUT /v1/customers/demo-customer built its
-# service gave that PUT the probe's empty body, and it answered 400 malformed_json (issue 29). The authorizer and
+# service gave that PUT the probe's empty body, and it answered 400 malformed_json. The authorizer and
 # the pollers' functions keep no request in shared state and run side by side.
 ONE_AT_A_TIME = frozenset({topology.API.name})
 

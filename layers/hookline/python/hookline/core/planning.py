@@ -18,7 +18,7 @@ a worker for long (a streak ending in a timeout, a breaker not closed, or a
 baseline latency of half a second or more, `AdaptiveConfig.slow_seconds`) is served from the retry lane only: on the first lane its
 tasks are deferred to the retry queue at once, using up no attempt, so a
 timing-out endpoint costs the first lane one request, not one per event until
-its breaker opens (issue 14: healthy p99 during seed 001's outage 1.54x -> 1.02x).
+its breaker opens (docs/benchmarks.md measures what healthy endpoints' p99 gains during an outage).
 
 Deferring uses up no attempt and sends nothing. Every deferral is spread with
 a little jitter so a waiting backlog does not return all at once.

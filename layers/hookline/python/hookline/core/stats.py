@@ -3,7 +3,7 @@
 Counters are kept per endpoint and hour; latency as a histogram of fixed
 buckets, so each percentile is reported as the upper bound of its bucket.
 
-The two health metrics of seed 000:
+The two health metrics a producer watches:
 * first-attempt delivery rate: deliveries that succeeded on their first
   scheduled attempt, out of all first attempts;
 * eventual delivery success rate: deliveries that ended succeeded, out of all

@@ -202,7 +202,7 @@ def validate_concurrency(value: Any, name: str = "max_concurrency") -> int:
 HEADER_NAME = re.compile(r"^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,256}$")  # an RFC 9110 token
 FORBIDDEN_HEADERS = frozenset({"host", "content-length", "content-type", "connection", "transfer-encoding", "user-agent"})
 MAX_HEADERS = 20
-MAX_HEADER_BYTES = 8192  # proxies commonly cap a request's headers at 8 KB (seed 003)
+MAX_HEADER_BYTES = 8192  # proxies commonly cap a request's headers at 8 KB
 
 
 def _string_map(value: Any, field: str, keys: str, max_entries: int, entries: str) -> dict[str, Any]:
