@@ -94,8 +94,10 @@ unit: $(STAMP)
 	$(PY) -m pytest tests/unit -q --durations=5
 
 # The seeds' scenarios at full scale, cost per million from the real handlers, one invocation's
-# throughput; writes bench/results.json, docs/benchmarks.md and docs/img/bench-*.png (a few minutes).
+# throughput; writes bench/results.json, docs/benchmarks.md and docs/img/bench-*.png (a few minutes). First the
+# measurements themselves at a tiny size (tests/integration/test_bench_measurements.py, outside `make test`).
 bench: $(STAMP)
+	$(PY) -m pytest -q -m bench tests/integration
 	$(PY) -m bench
 
 # Unit tests first, in a process of their own (their time is the `make unit` budget, 30 s; they block the network,
@@ -105,7 +107,7 @@ bench: $(STAMP)
 # they run in a fresh process of their own, last (all of them are in tests/integration: no CDK to import).
 test: setup browser lint
 	$(PY) -m pytest -q -m "not faults" tests/unit
-	$(PY) -m pytest -q -m "not faults" --ignore=tests/unit --ignore=tests/browser --ignore=tests/scale -n 3 --durations=10
+	$(PY) -m pytest -q -m "not faults and not bench" --ignore=tests/unit --ignore=tests/browser --ignore=tests/scale -n 4 --durations=10
 	$(PY) -m pytest -q -m "not faults" tests/browser
 	$(PY) -m pytest -q -m faults tests/integration
 

@@ -1,4 +1,10 @@
-"""The benchmark's measurements at a tiny size: the metered paths and one-invocation throughput cannot rot."""
+"""The benchmark's measurements at a tiny size: the metered paths and one-invocation throughput cannot rot.
+
+`make bench` runs these first (marker `bench`), not `make test`: they drive the real handlers against a moto
+server for about two minutes of CPU, and the adaptive limiter rightly defers tasks when a loaded machine slows
+the receiver's answers, which changes what a path costs. The benchmark's model and simulator are checked by the
+unit tests (tests/unit/test_bench_*.py) in every `make test`.
+"""
 
 from __future__ import annotations
 
@@ -14,6 +20,8 @@ import pytest
 from bench import __main__ as bench_cli
 from bench import cost, duration, localmode, report, scenarios, throughput
 from bench.meter import Units
+
+pytestmark = pytest.mark.bench
 
 
 @pytest.fixture(scope="module")
