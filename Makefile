@@ -107,7 +107,7 @@ bench: $(STAMP)
 # they run in a fresh process of their own, last (all of them are in tests/integration: no CDK to import).
 test: setup browser lint
 	$(PY) -m pytest -q -m "not faults" tests/unit
-	$(PY) -m pytest -q -m "not faults and not bench" --ignore=tests/unit --ignore=tests/browser --ignore=tests/scale -n 4 --durations=10
+	$(PY) -m pytest -q -m "not faults and not bench" --ignore=tests/unit --ignore=tests/browser --ignore=tests/scale -n 3 --durations=10
 	$(PY) -m pytest -q -m "not faults" tests/browser
 	$(PY) -m pytest -q -m faults tests/integration
 
