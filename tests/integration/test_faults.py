@@ -102,7 +102,7 @@ def _pump_like_lambda(hookline: Hookline, timeline: Timeline) -> int:
 def test_nothing_accepted_is_lost_under_faults(hookline: Hookline, monkeypatch: pytest.MonkeyPatch) -> None:
     # moto's costs that grow with the backlog are cut as local mode cuts them (the same answers, tests/e2e/test_moto_speedups.py):
     # the run keeps a few hundred messages and thousands of items, and moto's receives and queries took most of its time.
-    # They stay installed for the rest of this process (`make test` runs the fault tier last, in a process of its own).
+    # They stay installed for the rest of this process (`make test` runs the fault tier in a process of its own).
     moto_speedups.install()
     monkeypatch.setenv("HOOKLINE_RETRY_BASE_SECONDS", "2")
     monkeypatch.setenv("HOOKLINE_MAX_ATTEMPTS", "6")

@@ -77,7 +77,7 @@ def test_endpoint_settings_are_validated_and_shown(hookline: Hookline) -> None:
     }
 
 
-@pytest.mark.faults  # a 50-thread race: it runs in the quiet second process, after the main suite
+@pytest.mark.faults  # a 50-thread race: it runs in the fault tier's process of its own, not beside another test in a worker
 def test_fifty_workers_on_a_half_open_endpoint_send_exactly_one_probe(hookline: Hookline, monkeypatch: pytest.MonkeyPatch) -> None:
     # The probe's lease (2 x the request deadline) outlives the test's hold on the probe, however slow the machine.
     monkeypatch.setenv("HOOKLINE_REQUEST_TIMEOUT_SECONDS", "60")
