@@ -34,14 +34,14 @@ def breaker_config(settings: Settings) -> BreakerConfig:
     )
 
 
-def limiter_config(lease_seconds: float, initial_concurrency: float = AdaptiveConfig.initial) -> LimiterConfig:
-    return LimiterConfig(lease_seconds=lease_seconds, adaptive=AdaptiveConfig(initial=initial_concurrency))
+def limiter_config(settings: Settings, lease_seconds: float) -> LimiterConfig:
+    return LimiterConfig(lease_seconds=lease_seconds, adaptive=AdaptiveConfig(initial=settings.initial_concurrency))
 
 
 def endpoint_rules(settings: Settings, lease_seconds: float) -> EndpointRules:
     return EndpointRules(
         breaker=breaker_config(settings),
-        limiter=limiter_config(lease_seconds, settings.initial_concurrency),
+        limiter=limiter_config(settings, lease_seconds),
         disable_after_seconds=settings.disable_after_seconds,
         retry_after_jitter_seconds=retry_policy(settings).backoff.retry_after_jitter_seconds,
         busy_retry_seconds=BUSY_RETRY_SECONDS,
