@@ -92,7 +92,7 @@ def test_an_expired_session_shows_the_expiry_page(page: Page, producer: Producer
     expect(page.get_by_test_id("endpoint-list")).to_be_attached()
     # When that minute has passed (the in-process stack's API clock moved on; nothing else about the session changed)
     later = datetime.now(UTC) + timedelta(seconds=61)
-    monkeypatch.setattr("hookline.entrypoints.api.utcnow", lambda: later)
+    monkeypatch.setattr("hookline.entrypoints.api.routing.utcnow", lambda: later)
     page.reload()
     # Then the page shows the expiry page, not a broken screen, and forgets the token
     expect(page.get_by_test_id("expired-message")).to_have_text("This link has expired; ask Acme Billing for a new one.")

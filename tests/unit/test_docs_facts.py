@@ -835,12 +835,13 @@ def test_every_job_kind_is_documented() -> None:
 def _api_routes() -> tuple[set[tuple[str, str]], set[str]]:
     """(method, path with every parameter as {}) of every route the API serves, and the paths that need no key."""
     from hookline.entrypoints import api
+    from hookline.entrypoints.api.routing import declared
 
     routes, public = set(), set()
     for route in (*api.app._static_routes, *api.app._dynamic_routes):
         path = re.sub(r"<[^>]+>", "{}", route.path)
         routes.add((route.method.upper(), path))
-        if getattr(route.func, "access", None) is None:
+        if declared(route.func) is None:
             public.add(path)
     return routes, public
 

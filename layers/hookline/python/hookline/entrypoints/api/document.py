@@ -1,0 +1,81 @@
+"""The OpenAPI 3.1 document, generated from the routes and their models (`make openapi` writes docs/openapi.yaml).
+
+Powertools generates the paths and the models' schemas from the routes; this
+module adds what no route carries (hookline.entrypoints.api.front), turns
+the routes' shared refusals into references, and drops Powertools' own
+validation-error schemas, since hookline answers its own envelope.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import yaml
+from pydantic import TypeAdapter
+
+from hookline.core.contract.common import Error, GatewayError
+from hookline.entrypoints.api import app, front
+from hookline.entrypoints.api.answers import REF_KEY
+
+OPENAPI_VERSION = "3.1.0"
+_EVERY_V1_ROUTE = ("TooManyRequests", "InternalError")
+_POWERTOOLS_ONLY = ("HTTPValidationError", "ValidationError")
+
+
+def _schema_of(model: Any) -> dict[str, Any]:
+    return TypeAdapter(model).json_schema(ref_template="#/components/schemas/{model}", mode="serialization")
+
+
+def document() -> dict[str, Any]:
+    generated = json.loads(app.get_openapi_json_schema(title=front.INFO["title"], version=front.INFO["version"], openapi_version=OPENAPI_VERSION))
+    doc: dict[str, Any] = {"openapi": OPENAPI_VERSION, "info": front.INFO, "servers": front.SERVERS, "security": front.SECURITY, "tags": front.TAGS}
+    paths = generated.get("paths", {})
+    for path, item in paths.items():
+        for operation in item.values():
+            responses = operation.get("responses", {})
+            if "422" in responses and "HTTPValidationError" in json.dumps(responses["422"]):
+                del responses["422"]
+            for status, answer in list(responses.items()):
+                if REF_KEY in answer:
+                    responses[status] = {REF_KEY: answer[REF_KEY]}
+            if path.startswith("/v1"):
+                for name in _EVERY_V1_ROUTE:
+                    status = "429" if name == "TooManyRequests" else "500"
+                    responses.setdefault(status, {REF_KEY: f"#/components/responses/{name}"})
+            else:
+                operation["security"] = []
+            operation["responses"] = dict(sorted(responses.items()))
+    doc["paths"] = paths
+    schemas = {k: v for k, v in generated.get("components", {}).get("schemas", {}).items() if k not in _POWERTOOLS_ONLY}
+    for model in (Error, GatewayError):
+        found = _schema_of(model)
+        schemas.update(found.pop("$defs", {}))
+        schemas[model.__name__] = found
+    doc["components"] = {"securitySchemes": front.SECURITY_SCHEMES, "responses": front.REFUSALS, "schemas": dict(sorted(schemas.items()))}
+    return doc
+
+
+class _Dumper(yaml.SafeDumper):
+    """Multi-line text as a block (`|`), as people write it."""
+
+
+def _text(dumper: yaml.SafeDumper, value: str) -> yaml.Node:
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style="|" if "\n" in value else None)
+
+
+_Dumper.add_representer(str, _text)
+
+
+def as_yaml(doc: dict[str, Any]) -> str:
+    return yaml.dump(doc, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=120)
+
+
+def main() -> None:
+    import sys
+
+    sys.stdout.write(as_yaml(document()))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,267 @@
+"""What every route shares: who calls (the authorizer's context), what it may do (`@allow`), and how its body is read.
+
+A route declares its access with `@allow` (read, write, producer only), which
+resource of its path a portal session must own, and the largest body it
+takes. `RequestContract` runs those checks before Powertools validates the
+request against the route's models, so a caller that may not use a route
+learns nothing from its body's validation; and it reads the body by
+hookline's rules (size first, strict JSON, an object), whatever the
+request's content type says. Validation errors become hookline's error
+envelope (`contract_error`), never Powertools' default answer.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from collections.abc import Callable, Iterable, Mapping
+from contextvars import ContextVar
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from aws_lambda_powertools.event_handler import Response
+from aws_lambda_powertools.event_handler.middlewares.openapi_validation import OpenAPIRequestValidationMiddleware
+from pydantic import BaseModel
+
+from hookline.adapters.system import utcnow
+from hookline.core import validation
+from hookline.core.access import Access, Principal
+from hookline.core.errors import BadRequest, HooklineError, Unauthorized, ValidationFailed
+from hookline.core.settings import Settings
+from hookline.wiring import container
+from hookline.wiring.settings import get_settings
+
+# The resource a route's path names, which a portal session must own: checked before the route runs.
+Resource = Callable[[Principal, Mapping[str, str]], None]
+# The largest body a route takes, from the settings.
+BodyLimit = Callable[[Settings], int]
+
+_CALLER: ContextVar[Principal] = ContextVar("hookline_caller")
+_REQUEST: ContextVar[Mapping[str, Any]] = ContextVar("hookline_request")
+
+
+@dataclass(frozen=True)
+class Declared:
+    """A route's declaration (`@allow`), kept on its function for the contract middleware and the document."""
+
+    access: Access
+    resource: str | None  # the path parameter a portal session must own (its kind is the checker's)
+    check: Resource | None
+    body_limit: BodyLimit
+
+
+def _event_bytes(settings: Settings) -> int:
+    return settings.max_event_bytes
+
+
+def _endpoint(who: Principal, params: Mapping[str, str]) -> None:
+    container.access_guard().endpoint(who, params["endpoint_id"])
+
+
+def _event(who: Principal, params: Mapping[str, str]) -> None:
+    container.access_guard().event(who, params["event_id"])
+
+
+def _delivery(who: Principal, params: Mapping[str, str]) -> None:
+    container.access_guard().delivery(who, params["event_id"], params["delivery_id"])
+
+
+def _replay(who: Principal, params: Mapping[str, str]) -> None:
+    container.access_guard().replay(who, params["replay_id"])
+
+
+def _job(who: Principal, params: Mapping[str, str]) -> None:
+    container.access_guard().job(who, params["job_id"])
+
+
+def _event_type(who: Principal, params: Mapping[str, str]) -> None:
+    container.access_guard().event_type(who, params["name"])
+
+
+# What a portal session must own, by the path parameter that names it.
+OWNED: dict[str, Resource] = {
+    "endpoint": _endpoint,
+    "event": _event,
+    "delivery": _delivery,
+    "replay": _replay,
+    "job": _job,
+    "event_type": _event_type,
+}
+
+Route = TypeVar("Route", bound=Callable[..., Any])
+
+
+def allow(access: Access, owns: str | None = None, body_limit: BodyLimit = _event_bytes) -> Callable[[Route], Route]:
+    """Declare a route's access: who may call it, which resource of its path (OWNED) a portal session must own,
+    and the largest body it takes (the event limit unless it says otherwise)."""
+
+    def declare(route: Route) -> Route:
+        route.declared = Declared(access, owns, OWNED[owns] if owns else None, body_limit)  # type: ignore[attr-defined]
+        return route
+
+    return declare
+
+
+def declared(func: Callable[..., Any]) -> Declared | None:
+    found = getattr(func, "declared", None)
+    return found if isinstance(found, Declared) else None
+
+
+def _authorizer_context(raw_event: Mapping[str, Any]) -> dict[str, Any]:
+    ctx = raw_event.get("requestContext", {}).get("authorizer", {}) or {}
+    return ctx.get("lambda") or {}
+
+
+def principal_of(raw_event: Mapping[str, Any]) -> Principal:
+    """The caller, from the authorizer's context: the producer, or a portal session of one customer.
+
+    API Gateway caches the authorizer's answer, so a session's expiry is checked here, on every request.
+    """
+    ctx = _authorizer_context(raw_event)
+    tenant = ctx.get("tenant")
+    if not isinstance(tenant, str) or not tenant:
+        raise Unauthorized("missing or invalid API key")
+    if "customer" not in ctx:
+        return Principal(tenant)
+    customer = ctx["customer"]
+    if not isinstance(customer, str) or not customer:  # fail closed: never the producer by mistake
+        raise Unauthorized("invalid portal session")
+    raw_expiry = ctx.get("expires_at")
+    expires_at = float(raw_expiry) if isinstance(raw_expiry, int | float) and not isinstance(raw_expiry, bool) else 0.0
+    if utcnow().timestamp() >= expires_at:
+        raise Unauthorized("this portal session has expired; ask for a new link", code="session_expired")
+    return Principal(tenant, customer, ctx.get("read_only") in (True, "true"), expires_at)
+
+
+def caller() -> Principal:
+    """The principal of the request being served (set by RequestContract before a declared route runs)."""
+    who = _CALLER.get(None)
+    assert who is not None, "a /v1 route without @allow"
+    return who
+
+
+def read_body(raw_event: Mapping[str, Any], max_bytes: int) -> dict[str, Any]:
+    """The request's body by hookline's rules: at most `max_bytes`, valid base64 and UTF-8, strict JSON, an object.
+    An empty body reads as `{}` for a route whose body is optional (the model then says what is required)."""
+    raw = raw_event.get("body") or ""
+    try:
+        data = base64.b64decode(raw, validate=True) if raw_event.get("isBase64Encoded") else raw.encode("utf-8")
+    except (ValueError, binascii.Error, UnicodeEncodeError):
+        raise BadRequest("request body is not valid base64 or UTF-8", code="malformed_body") from None
+    return validation.parse_json_object(data, max_bytes)
+
+
+def _body_is_optional(route: Any) -> bool:
+    params = route.dependant.body_params
+    return bool(params) and all(not p.required for p in params)
+
+
+class RequestContract(OpenAPIRequestValidationMiddleware):
+    """Powertools' request validation, after hookline's own checks: the caller's access, then the body's bytes."""
+
+    def handler(self, app: Any, next_middleware: Any) -> Response:
+        route = app.context["_route"]
+        found = declared(route.func)
+        _REQUEST.set(app.current_event.raw_event)
+        if found is not None:
+            who = principal_of(app.current_event.raw_event)
+            who.require(found.access)
+            if found.check is not None:
+                found.check(who, app.context["_route_args"])
+            _CALLER.set(who)
+            app.append_context(principal=who)
+        return super().handler(app, next_middleware)
+
+    def _get_body(self, app: Any) -> dict[str, Any]:
+        route = app.context["_route"]
+        found = declared(route.func)
+        raw_event = app.current_event.raw_event
+        if not raw_event.get("body") and _body_is_optional(route):
+            return {}
+        return read_body(raw_event, found.body_limit(get_settings()) if found else get_settings().max_event_bytes)
+
+
+# -- validation errors, in hookline's envelope --------------------------------------------------------------------
+
+_JSON_TYPES = {
+    "string": "a string",
+    "int": "an integer",
+    "float": "a number",
+    "bool": "a boolean",
+    "dict": "an object",
+    "list": "an array",
+    "model": "an object",
+    "none": "null",
+}
+
+
+def _field(loc: Iterable[Any]) -> str:
+    """The field an error names, dotted from the body's top (`limits.max_concurrency`, `events[2].type`)."""
+    parts = [p for p in loc if p not in ("body", "query", "path", "header")]
+    shown = ""
+    for part in parts:
+        shown += f"[{part}]" if isinstance(part, int) else (f".{part}" if shown else str(part))
+    return shown
+
+
+def contract_error(errors: list[dict[str, Any]]) -> HooklineError:
+    """The first of a request's validation errors, as hookline answers it.
+
+    A model's own rules raise hookline's errors directly; what pydantic finds by the schema is mapped here to the
+    same codes the rules use: `missing_field`, `wrong_type`, `unknown_field`, else `validation_failed`.
+    """
+    if not errors:
+        return ValidationFailed("the request is not valid")
+    unknown = sorted({_field(e["loc"]) for e in errors if e["type"] == "extra_forbidden"})
+    first = errors[0]
+    kind, name = first["type"], _field(first["loc"])
+    where = first["loc"][0] if first["loc"] else "body"
+    if kind == "missing":
+        if where == "body" and not name:
+            return ValidationFailed("request body must be a JSON object")
+        what = "query parameter" if where == "query" else ""
+        return ValidationFailed(f"{what} '{name}' is required".strip(), code="missing_field")
+    if unknown and all(e["type"] == "extra_forbidden" for e in errors):
+        return ValidationFailed(f"unknown field(s): {', '.join(unknown)}", code="unknown_field")
+    if kind.endswith("_type") or kind in ("model_attributes_type", "is_instance_of"):
+        expected = _JSON_TYPES.get(kind.removesuffix("_type"), "of another type")
+        return ValidationFailed(f"'{name}' must be {expected}", code="wrong_type")
+    if kind == "extra_forbidden":
+        return ValidationFailed(f"unknown field(s): {', '.join(unknown)}", code="unknown_field")
+    if kind.startswith("hookline."):  # a PydanticCustomError of a model's rule: its code and message as they are
+        return ValidationFailed(str(first["msg"]), code=kind.removeprefix("hookline."))
+    message = str(first["msg"])
+    return ValidationFailed(f"'{name}': {message[:1].lower()}{message[1:]}" if name else message)
+
+
+# -- untyped access, for the routes not yet on models ---------------------------------------------------------------
+
+
+def raw_body(max_bytes: int | None = None, optional: bool = False) -> dict[str, Any]:
+    raw_event = _REQUEST.get()
+    if optional and not raw_event.get("body"):
+        return {}
+    return read_body(raw_event, max_bytes or get_settings().max_event_bytes)
+
+
+def raw_query() -> dict[str, str]:
+    return validation.query_values(_REQUEST.get().get("queryStringParameters"))
+
+
+def page_args() -> tuple[int, str | None]:
+    params = raw_query()
+    return validation.page_limit(params.get("limit"), get_settings().page_limit_max), params.get("cursor")
+
+
+def respond(status: int, body: Any) -> Response:
+    """A JSON answer: a model (serialized by its aliases, as the document shows it) or plain JSON data."""
+    if isinstance(body, BaseModel):
+        text = body.model_dump_json(by_alias=True)
+    else:
+        text = json.dumps(body, separators=(",", ":"))
+    return Response(status_code=status, content_type="application/json", body=text)
+
+
+def no_content() -> Response:
+    return Response(status_code=204, body="")
