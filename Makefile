@@ -29,7 +29,7 @@ export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 export CDK_OUTDIR := cdk.out
 
-.PHONY: setup browser run demo test test-scale lint unit bench synth preflight deploy deps-layer api-key revoke-api-key dlq-drain rollback portal-screenshots clean contract-fuzz
+.PHONY: setup browser run demo test test-scale lint unit bench synth preflight deploy deps-layer api-key revoke-api-key dlq-drain rollback portal-screenshots clean contract-fuzz openapi
 
 setup: $(STAMP) node_modules/.installed $(DEPS_LAYER)/.built-py$(PYTHON_VERSION)
 
@@ -165,3 +165,9 @@ clean:
 # ARGS: more options of the driver or schemathesis, e.g. ARGS="--seed 7 --include-path /v1/customers/{uid}".
 contract-fuzz: $(STAMP)
 	$(PY) -m tests.contract_fuzz $(ARGS)
+
+# The OpenAPI document, generated from the API's routes and models (tests/integration/test_openapi.py fails when the
+# committed docs/openapi.yaml differs from what this writes).
+openapi: $(STAMP)
+	@mkdir -p build; PYTHONPATH=layers/hookline/python $(PY) -m hookline.entrypoints.api.document > build/openapi.yaml
+	mv build/openapi.yaml docs/openapi.yaml

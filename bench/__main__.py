@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from bench import cost, duration, localmode, report, scenarios, standin, throughput
+from bench import api, cost, duration, localmode, report, scenarios, standin, throughput
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -67,6 +67,7 @@ def main(argv: list[str] | None = None) -> int:
         + len(throughput.BATCHES) * args.runs
         + len(standin.BATCHES)
         + localmode.BATCHES
+        + 2
         + 1
         + 1
     )
@@ -98,6 +99,7 @@ def main(argv: list[str] | None = None) -> int:
     results["throughput"] = throughput.measure(progress=lambda s: progress.step(f"throughput {s}"), runs=args.runs)
     results["throughput"]["stand_in"] = standin.measure(progress=lambda s: progress.step(f"throughput over stand-ins {s}"))
     results["local_mode"] = localmode.measure(progress=lambda s: progress.step(f"local mode {s}"))
+    results["api"] = api.measure(progress=lambda s: progress.step(f"api {s}"))
     results["meta"] = {
         "command": "make bench" if args.scale == 1.0 and args.out is None else "python -m bench " + " ".join(argv if argv is not None else sys.argv[1:]),
         "generated_at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),

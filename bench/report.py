@@ -178,6 +178,7 @@ def write(results: dict[str, Any], doc: Path, img: Path) -> None:
         *_cost_section(results["cost"], plots, rel, made),
         *_throughput_section(results["throughput"], plots, rel, made),
         *_local_mode_section(results.get("local_mode"), made),
+        *_api_section(results.get("api"), made),
     ]
     doc.parent.mkdir(parents=True, exist_ok=True)
     doc.write_text("\n".join(out) + "\n")
@@ -949,6 +950,45 @@ def _local_mode_section(lm: dict[str, Any] | None, made: str) -> list[str]:
         "100-250 ms each, and one that lands on a request delays it by that. `local/moto_speedups.py` answers (4) to (6)",
         "as moto would, faster (a table query 53 -> 1.5 ms; the same results in the same order, tested against moto's own",
         "path), local mode runs (7) a tenth as often, and `GET /v1/endpoints/{id}` makes its four reads side by side.",
+        "",
+        made,
+        "",
+    ]
+
+
+def _api_section(found: dict[str, Any] | None, made: str) -> list[str]:
+    """The API function: its cold start and CPU per request, with and without the request and response models."""
+    if not found:
+        return []
+    before = found.get("before") or {}
+    cold, was = found["cold_start"], before.get("cold_start", {})
+
+    def shown(then: float | None) -> str:
+        return "" if then is None else f"{then:g}"
+
+    rows = [
+        ["import of the API function (CPU ms)", shown(was.get("import_ms")), cold["import_ms"]],
+        ["its first request, `GET /health` (CPU ms)", shown(was.get("first_request_ms")), cold["first_request_ms"]],
+    ]
+    for name, ms in found["request_cpu"]["ms"].items():
+        rows.append([f"`{name}` (CPU ms)", shown(before.get("request_cpu", {}).get("ms", {}).get(name)), ms])
+    layer = found["layer"]
+    sizes = [f"{name} {v['unzipped_mb']:g} MB unzipped ({v['zipped_mb']:g} MB zipped)" for name, v in layer.items() if isinstance(v, dict)]
+    pydantic = layer.get("dependencies", {}).get("pydantic_mb")
+    return [
+        "## The API function: cold start and CPU per request",
+        "",
+        "`bench/api.py`. The cold start is a fresh interpreter importing `functions/api/handler.py` (the resolver, its",
+        f"routes and their pydantic models) and answering one request; CPU time, the fastest of {cold['runs']} runs. Each request's CPU is the",
+        f"handler's own Python against moto server in another process, the fastest of {found['request_cpu']['runs']} runs. `before` is commit",
+        f"`{before.get('commit', '?')}`, the last release whose API read raw dicts (no models, no Powertools validation).",
+        "",
+        _table(["", "before", "now"], rows),
+        "",
+        "Layers: "
+        + "; ".join(sizes)
+        + (f"; pydantic and pydantic-core are {pydantic:g} MB of it" if pydantic is not None else "")
+        + f". Lambda's limit for a function and its layers is {layer['limit_unzipped_mb']} MB unzipped.",
         "",
         made,
         "",

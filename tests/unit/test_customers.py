@@ -1,21 +1,33 @@
-"""Customers in the core: what a PUT body may hold (a 422 naming the rule otherwise), and the ceiling
-a customer's limits put on its endpoints."""
+"""Customers in the core: what a PUT body may hold (its model, hookline.core.contract.customers; a 422 naming the
+rule otherwise, as the API answers it), and the ceiling a customer's limits put on its endpoints."""
 
 from __future__ import annotations
 
 import re
 from typing import Any
 
+import pydantic
 import pytest
 
 from hookline.core import validation
+from hookline.core.contract.customers import Customer as CustomerAnswer
+from hookline.core.contract.customers import PutCustomer
 from hookline.core.customers import DEFAULT_CUSTOMER_CONCURRENCY, DEFAULT_CUSTOMER_RATE_PER_SECOND, Customer, CustomerLimits, endpoint_limits
 from hookline.core.errors import ValidationFailed
 from hookline.core.models import DEFAULT_MAX_CONCURRENCY, DEFAULT_RATE_LIMIT_PER_SECOND
+from hookline.entrypoints.api.routing import contract_error
+
+
+def _put(body: dict[str, Any]) -> Customer:
+    """The customer a PUT body makes, or the error the API answers for it."""
+    try:
+        return PutCustomer.model_validate(body).customer("acme", "acme-co", "")
+    except pydantic.ValidationError as exc:
+        raise contract_error([dict(error) for error in exc.errors()]) from None
 
 
 def test_a_minimal_body_takes_the_defaults_ten_times_an_endpoints() -> None:
-    data = validation.customer_put({"name": "Acme Corp"})
+    data = _put({"name": "Acme Corp"})
     assert (data.name, data.email, data.metadata) == ("Acme Corp", None, ())
     assert data.limits == CustomerLimits(DEFAULT_CUSTOMER_RATE_PER_SECOND, DEFAULT_CUSTOMER_CONCURRENCY)
 
@@ -27,7 +39,7 @@ def test_a_full_body_is_kept_as_given() -> None:
         "metadata": {"plan": "pro", "id": "42"},
         "limits": {"max_rate_per_second": 2.5, "max_concurrency": 3},
     }
-    data = validation.customer_put(body)
+    data = _put(body)
     assert (data.email, data.metadata, data.limits) == ("ops+hooks@acme.example.com", (("plan", "pro"), ("id", "42")), CustomerLimits(2.5, 3))
 
 
@@ -75,7 +87,7 @@ BAD_BODIES: list[tuple[dict[str, Any], str, str]] = [
 @pytest.mark.parametrize(("body", "code", "says"), BAD_BODIES)
 def test_bad_bodies_are_refused_with_a_code_and_a_message_naming_the_field(body: dict[str, Any], code: str, says: str) -> None:
     with pytest.raises(ValidationFailed) as refused:
-        validation.customer_put(body)
+        _put(body)
     assert refused.value.code == code
     assert says in refused.value.message
 
@@ -125,4 +137,4 @@ def test_same_content_ignores_the_stamps_and_the_metadata_order() -> None:
     other = Customer("acme", "c", "C", metadata=(("b", "2"), ("a", "1")), created_at="y", updated_at="z")
     assert one.same_content(other)
     assert not one.same_content(Customer("acme", "c", "C", email="a@b.co"))
-    assert one.public()["metadata"] == {"a": "1", "b": "2"}
+    assert CustomerAnswer.of(one).metadata.root == {"a": "1", "b": "2"}

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from hookline.core.access import Access, Principal
+from hookline.core.contract.portal import CreatePortalSession
 from hookline.core.customers import Customer
 from hookline.core.errors import Forbidden, ValidationFailed
 from hookline.core.sessions import (
@@ -19,7 +20,6 @@ from hookline.core.sessions import (
     hash_token,
     is_session_token,
     portal_url,
-    session_request,
 )
 
 CUSTOMER = Customer("acme", "cus-1", "Customer One", created_at="2026-11-29T12:00:00.000Z")
@@ -32,6 +32,11 @@ def test_tokens_are_prefixed_random_and_stored_only_as_their_hash() -> None:
     token = next(iter(tokens))
     assert hash_token(token) == hash_token(token) != token and token not in hash_token(token)
     assert not is_session_token("hk_producer-key")
+
+
+def session_request(body: dict[str, Any]) -> SessionRequest:
+    """A session request as the API takes it (its model's rules refuse the rest)."""
+    return CreatePortalSession.model_validate(body).request()
 
 
 @pytest.mark.parametrize(

@@ -6,7 +6,8 @@ from typing import Any
 
 import pytest
 
-from hookline.core import sessions, validation
+from hookline.core import validation
+from hookline.core.contract.portal import CreatePortalSession
 from hookline.core.errors import ValidationFailed
 
 
@@ -25,9 +26,9 @@ def test_an_integer_is_what_json_schema_counts_as_one(value: Any, number: int | 
 
 def test_integer_fields_take_integer_valued_numbers() -> None:
     assert validation.validate_concurrency(5.0) == 5 and isinstance(validation.validate_concurrency(5.0), int)
-    assert sessions.session_request({"ttl_seconds": 600.0}).ttl_seconds == 600
+    assert CreatePortalSession.model_validate({"ttl_seconds": 600.0}).ttl_seconds == 600
     for bad in (5.5, "5", True):
         with pytest.raises(ValidationFailed):
             validation.validate_concurrency(bad)
         with pytest.raises(ValidationFailed):
-            sessions.session_request({"ttl_seconds": bad})
+            CreatePortalSession.model_validate({"ttl_seconds": bad})

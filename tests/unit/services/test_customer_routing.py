@@ -3,10 +3,9 @@ subscribed endpoints and no one else's; an event without one reaches only the te
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
+from hookline.core.contract.events import CreateEvent, CreateEventBatch, EventAccepted, EventBatchResult
 from hookline.core.customers import Customer
 from hookline.core.errors import Conflict, NotFound
 from tests.unit.services.conftest import World
@@ -30,9 +29,10 @@ def receivers(world: World) -> dict[str, str]:
     return {world.add_endpoint(tenant=tenant, customer=customer, event_types=types).id: name for name, (tenant, customer, types) in owners.items()}
 
 
-def _received(world: World, receivers: dict[str, str], answer: dict[str, Any]) -> list[str]:
+def _received(world: World, receivers: dict[str, str], answer: EventAccepted | EventBatchResult) -> list[str]:
     """The names of the endpoints the event got a delivery (and a queued task) for."""
-    _, deliveries = world.events.event_with_deliveries("acme", answer["id"])
+    assert answer.id is not None
+    _, deliveries = world.events.event_with_deliveries("acme", answer.id)
     queued = {t.delivery_id for t in world.delivery_queue.tasks()}
     assert {d.id for d in deliveries} <= queued
     return sorted(receivers[d.endpoint_id] for d in deliveries)
@@ -50,11 +50,11 @@ def test_an_event_reaches_exactly_its_owners_subscribed_endpoints(world: World, 
     # Given endpoints of customers A and B, the tenant's own, and another tenant's customer A
     body = {"type": "invoice.paid", "data": {"n": 1}, **({"customer": customer} if customer else {})}
     # When an event is accepted for one owner
-    answer = world.event_service().accept("acme", body)
+    answer = world.event_service().accept("acme", CreateEvent.model_validate(body))
     # Then exactly that owner's subscribed endpoints get a delivery
     assert _received(world, receivers, answer) == expected
-    assert answer["deliveries"] == len(expected)
-    assert world.event_service().describe("acme", answer["id"])["customer"] == customer
+    assert answer.deliveries == len(expected)
+    assert world.event_service().describe("acme", answer.id).customer == customer
 
 
 def test_a_batch_routes_each_event_by_its_own_customer(world: World, receivers: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
@@ -66,11 +66,11 @@ def test_a_batch_routes_each_event_by_its_own_customer(world: World, receivers: 
     monkeypatch.setattr(world.customers, "get", lambda tenant, uid: looked_up.append(uid) or get_customer(tenant, uid))
     # Given a batch of events for A, B, nobody, an unknown customer, and A again
     events = [{"type": "invoice.paid", "data": {"n": i}, **({"customer": c} if c else {})} for i, c in enumerate(["A", "B", None, "nobody", "A", "nobody"])]
-    results = world.event_service().accept_batch("acme", {"events": events})
+    results = world.event_service().accept_batch("acme", CreateEventBatch.model_validate({"events": events})).results
     # Then each event reached its own owner's endpoints, and the unknown customer's events were refused alone
-    assert [r["status"] for r in results] == [202, 202, 202, 404, 202, 404]
-    assert results[3]["error"]["code"] == results[5]["error"]["code"] == "customer_not_found"
-    got = [_received(world, receivers, r) for r in results if r["status"] == 202]
+    assert [r.status for r in results] == [202, 202, 202, 404, 202, 404]
+    assert [r.error.code for r in (results[3], results[5]) if r.error] == ["customer_not_found"] * 2
+    got = [_received(world, receivers, r) for r in results if r.status == 202]
     assert got == [["A1", "A2"], ["B1"], ["own1", "own2"], ["A1", "A2"]]
     # And each customer was looked up, and each known owner's endpoints read, once for the whole batch
     assert looked_up == ["A", "B", "nobody"]
@@ -80,7 +80,7 @@ def test_a_batch_routes_each_event_by_its_own_customer(world: World, receivers: 
 def test_an_unknown_customer_is_a_404_and_stores_nothing(world: World, receivers: dict[str, str]) -> None:
     for uid in ("nobody", "B"):
         with pytest.raises(NotFound) as missing:
-            world.event_service().accept("other", {"type": "invoice.paid", "data": {}, "customer": uid})
+            world.event_service().accept("other", CreateEvent.model_validate({"type": "invoice.paid", "data": {}, "customer": uid}))
         assert missing.value.code == "customer_not_found"
     assert world.events.all_deliveries() == []
     assert world.delivery_queue.sent == []
@@ -88,20 +88,20 @@ def test_an_unknown_customer_is_a_404_and_stores_nothing(world: World, receivers
 
 def test_a_known_customer_without_a_matching_endpoint_keeps_the_event_with_no_delivery(world: World, receivers: dict[str, str]) -> None:
     world.customers.put(Customer("acme", "C", "Customer C"))
-    answer = world.event_service().accept("acme", {"type": "invoice.paid", "data": {}, "customer": "C"})
-    assert answer["deliveries"] == 0
-    assert world.event_service().describe("acme", answer["id"])["customer"] == "C"
+    answer = world.event_service().accept("acme", CreateEvent.model_validate({"type": "invoice.paid", "data": {}, "customer": "C"}))
+    assert answer.deliveries == 0
+    assert world.event_service().describe("acme", answer.id).customer == "C"
     assert world.delivery_queue.sent == []
 
 
 def test_an_id_names_one_request_customer_included(world: World, receivers: dict[str, str]) -> None:
     body = {"id": "inv-1", "type": "invoice.paid", "data": {}, "customer": "A"}
-    first = world.event_service().accept("acme", body)
-    assert world.event_service().accept("acme", body) == first
+    first = world.event_service().accept("acme", CreateEvent.model_validate(body))
+    assert world.event_service().accept("acme", CreateEvent.model_validate(body)) == first
     with pytest.raises(Conflict):
-        world.event_service().accept("acme", {**body, "customer": "B"})
+        world.event_service().accept("acme", CreateEvent.model_validate({**body, "customer": "B"}))
     with pytest.raises(Conflict):
-        world.event_service().accept("acme", {k: v for k, v in body.items() if k != "customer"})
+        world.event_service().accept("acme", CreateEvent.model_validate({k: v for k, v in body.items() if k != "customer"}))
     # A repeat is answered from the stored event, even after its customer is gone
     world.customers.delete("acme", "A")
-    assert world.event_service().accept("acme", body) == first
+    assert world.event_service().accept("acme", CreateEvent.model_validate(body)) == first

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from hookline.core.contract.customers import PutCustomer
+from hookline.core.contract.endpoints import CreateEndpoint, UpdateEndpoint
 from hookline.core.customers import DEFAULT_CUSTOMER_CONCURRENCY, DEFAULT_CUSTOMER_RATE_PER_SECOND, Customer, CustomerLimits
 from hookline.core.errors import NotFound, Unavailable, ValidationFailed
 from hookline.core.models import Endpoint
@@ -12,7 +14,7 @@ from hookline.core.stats import attempt_counts, hour_of
 from hookline.services.bulk import DELETE_PAGE
 from tests.unit.services.conftest import World
 
-ACME = {"name": "Acme Corp", "email": "ops@acme.example.com", "metadata": {"plan": "pro"}}
+ACME = PutCustomer.model_validate({"name": "Acme Corp", "email": "ops@acme.example.com", "metadata": {"plan": "pro"}})
 
 
 def _customer(world: World, uid: str = "acme-co", tenant: str = "acme", **limits: float) -> Customer:
@@ -30,7 +32,7 @@ def test_put_creates_then_replaces_and_a_repeat_changes_nothing(world: World) ->
     created, was_created = service.put("acme", "acme-co", ACME)
     # Then it is created with the clock's time and the default limits
     assert was_created
-    assert created == {
+    assert created.model_dump() == {
         "uid": "acme-co",
         "name": "Acme Corp",
         "email": "ops@acme.example.com",
@@ -45,14 +47,14 @@ def test_put_creates_then_replaces_and_a_repeat_changes_nothing(world: World) ->
     assert service.put("acme", "acme-co", ACME) == (created, False)
     world.customers.faults.heal()
     # When another body is put, Then the customer is replaced (not created): the email is gone, the creation time stays
-    replaced, was_created = service.put("acme", "acme-co", {"name": "Acme", "limits": {"max_concurrency": 3}})
+    replaced, was_created = service.put("acme", "acme-co", PutCustomer.model_validate({"name": "Acme", "limits": {"max_concurrency": 3}}))
     assert not was_created
-    assert (replaced["email"], replaced["metadata"], replaced["limits"]) == (
+    assert (replaced.email, replaced.metadata.root, replaced.limits.model_dump()) == (
         None,
         {},
         {"max_rate_per_second": DEFAULT_CUSTOMER_RATE_PER_SECOND, "max_concurrency": 3},
     )
-    assert (replaced["created_at"], replaced["updated_at"]) == ("2026-11-29T12:00:00.000Z", "2026-11-29T12:01:00.000Z")
+    assert (replaced.created_at, replaced.updated_at) == ("2026-11-29T12:00:00.000Z", "2026-11-29T12:01:00.000Z")
     assert service.get("acme", "acme-co") == replaced
 
 
@@ -72,9 +74,9 @@ def test_customers_are_listed_in_pages(world: World) -> None:
         _customer(world, uid)
     _customer(world, "z", tenant="other")
     first = world.customer_service().list("acme", 2, None)
-    rest = world.customer_service().list("acme", 2, first["next"])
-    assert [c["uid"] for c in first["items"] + rest["items"]] == ["a", "b", "c"]
-    assert rest["next"] is None
+    rest = world.customer_service().list("acme", 2, first.next)
+    assert [c.uid for c in first.items + rest.items] == ["a", "b", "c"]
+    assert rest.next is None
 
 
 # -- endpoints of a customer -----------------------------------------------------------------------------
@@ -83,15 +85,15 @@ def test_customers_are_listed_in_pages(world: World) -> None:
 def test_an_endpoint_is_created_for_a_known_customer_only(world: World) -> None:
     _customer(world)
     service = world.endpoint_service()
-    created = service.create("acme", {"url": "https://example.com/hook", "customer": "acme-co"})
-    assert created["customer"] == "acme-co"
-    assert world.endpoints.get("acme", created["id"]).customer == "acme-co"
-    assert service.create("acme", {"url": "https://example.com/own"})["customer"] is None
+    created = service.create("acme", CreateEndpoint(url="https://example.com/hook", customer="acme-co"))
+    assert created.customer == "acme-co"
+    assert world.endpoints.get("acme", created.id).customer == "acme-co"
+    assert service.create("acme", CreateEndpoint(url="https://example.com/own")).customer is None
     with pytest.raises(NotFound) as missing:
-        service.create("acme", {"url": "https://example.com/hook", "customer": "nobody"})
+        service.create("acme", CreateEndpoint(url="https://example.com/hook", customer="nobody"))
     assert missing.value.code == "customer_not_found"
     with pytest.raises(NotFound):
-        service.create("other", {"url": "https://example.com/hook", "customer": "acme-co"})
+        service.create("other", CreateEndpoint(url="https://example.com/hook", customer="acme-co"))
     assert len(world.endpoints.items) == 2
 
 
@@ -99,20 +101,20 @@ def test_an_endpoints_limits_stay_under_its_customers_ceiling(world: World) -> N
     _customer(world, max_rate_per_second=4.0, max_concurrency=2)
     service = world.endpoint_service()
     # Given no limits, an endpoint takes the defaults lowered to the ceiling
-    created = service.create("acme", {"url": "https://example.com/hook", "customer": "acme-co"})
-    assert (created["rate_limit_per_second"], created["max_concurrency"]) == (4.0, 2)
+    created = service.create("acme", CreateEndpoint(url="https://example.com/hook", customer="acme-co"))
+    assert (created.rate_limit_per_second, created.max_concurrency) == (4.0, 2)
     # Above the ceiling, at creation and by a change, it is refused naming the ceiling
     with pytest.raises(ValidationFailed, match=r"above the customer's ceiling of 4 \(limits.max_rate_per_second\)") as refused:
-        service.create("acme", {"url": "https://example.com/hook", "customer": "acme-co", "rate_limit_per_second": 5})
+        service.create("acme", CreateEndpoint(url="https://example.com/hook", customer="acme-co", rate_limit_per_second=5))
     assert refused.value.code == "above_customer_limit"
     with pytest.raises(ValidationFailed, match=r"'max_concurrency' 3 is above the customer's ceiling of 2"):
-        service.update("acme", created["id"], {"max_concurrency": 3})
-    assert service.update("acme", created["id"], {"rate_limit_per_second": 1.5}).rate_limit_per_second == 1.5
+        service.update("acme", created.id, UpdateEndpoint(max_concurrency=3))
+    assert service.update("acme", created.id, UpdateEndpoint(rate_limit_per_second=1.5)).rate_limit_per_second == 1.5
     # When the ceiling is lowered below the endpoint's settings, other changes still pass
     world.customers.put(Customer("acme", "acme-co", "Acme", limits=CustomerLimits(1.0, 1)))
-    assert service.update("acme", created["id"], {"description": "still mine"}).description == "still mine"
+    assert service.update("acme", created.id, UpdateEndpoint(description="still mine")).description == "still mine"
     # The tenant's own endpoints have no ceiling but the endpoint maximum
-    assert service.create("acme", {"url": "https://example.com/own", "rate_limit_per_second": 400})["rate_limit_per_second"] == 400
+    assert service.create("acme", CreateEndpoint(url="https://example.com/own", rate_limit_per_second=400)).rate_limit_per_second == 400
 
 
 def test_the_endpoint_list_filters_by_customer(world: World) -> None:
@@ -122,12 +124,12 @@ def test_the_endpoint_list_filters_by_customer(world: World) -> None:
     world.add_endpoint(customer="b")
     world.add_endpoint()
     service = world.endpoint_service()
-    first = service.list("acme", 2, None, customer="a")
-    rest = service.list("acme", 2, first["next"], customer="a")
-    assert [e["id"] for e in first["items"] + rest["items"]] == sorted(e.id for e in mine)
-    assert len(service.list("acme", 10, None)["items"]) == 5
+    first = service.list("acme", "2", None, customer="a")
+    rest = service.list("acme", "2", first.next, customer="a")
+    assert [e.id for e in first.items + rest.items] == sorted(e.id for e in mine)
+    assert len(service.list("acme", "10", None).items) == 5
     with pytest.raises(NotFound):
-        service.list("acme", 10, None, customer="c")
+        service.list("acme", "10", None, customer="c")
 
 
 # -- DELETE ------------------------------------------------------------------------------------------------
@@ -144,14 +146,14 @@ def test_deleting_a_customer_deletes_its_endpoints_and_no_others_by_a_job(world:
         world.add_endpoint(customer=owner)
     world.add_endpoint(tenant="other", customer="a")
     # When it is deleted, Then the customer is gone at once and the answer names the job deleting its endpoints
-    job = world.customer_service().delete("acme", "a")
+    job = world.customer_service().delete("acme", "a").job
     assert world.customers.get("acme", "a") is None
-    assert job["status"] == "running" and len(_endpoints_of(world, "a")) == 3
+    assert job.status == "running" and len(_endpoints_of(world, "a")) == 3
     assert world.run_jobs() == 1
     assert _endpoints_of(world, "a") == [e for e in world.endpoints.items.values() if e.tenant == "other"]
     assert len(_endpoints_of(world, "b")) == len(_endpoints_of(world, None)) == 1
-    assert world.job_runner().describe("acme", job["id"]) | {"created_at": "", "updated_at": ""} == {
-        "id": job["id"],
+    assert world.job_runner().describe("acme", job.id).model_dump() | {"created_at": "", "updated_at": ""} == {
+        "id": job.id,
         "kind": "delete_customer_endpoints",
         "status": "done",
         "steps": 1,
@@ -171,25 +173,25 @@ def test_a_customer_with_thousands_of_endpoints_is_deleted_a_page_per_step(world
         world.add_endpoint(customer="big")
     world.add_endpoint()
     # When it is deleted, Then the request deletes none of them itself: the job does, a page per step
-    job = world.customer_service().delete("acme", "big")
+    job = world.customer_service().delete("acme", "big").job
     assert len(_endpoints_of(world, "big")) == 2 * DELETE_PAGE + 5
     assert world.run_jobs() == 3
     assert _endpoints_of(world, "big") == []
     assert len(_endpoints_of(world, None)) == 1
-    progress = world.job_runner().describe("acme", job["id"])
-    assert (progress["status"], progress["steps"], progress["counts"]) == ("done", 3, {"endpoints_deleted": 2 * DELETE_PAGE + 5})
+    progress = world.job_runner().describe("acme", job.id)
+    assert (progress.status, progress.steps, progress.counts) == ("done", 3, {"endpoints_deleted": 2 * DELETE_PAGE + 5})
 
 
 def test_a_step_run_twice_is_counted_once(world: World) -> None:
     _customer(world, "big")
     for _ in range(DELETE_PAGE + 1):
         world.add_endpoint(customer="big")
-    job = world.customer_service().delete("acme", "big")
+    job = world.customer_service().delete("acme", "big").job
     # Given the first step's message delivered twice (SQS at least once)
     world.jobs.sent.append(world.jobs.sent[0])
     assert world.run_jobs() == 3  # the duplicate's advance loses, so its chain ends
-    progress = world.job_runner().describe("acme", job["id"])
-    assert (progress["status"], progress["steps"], progress["counts"]) == ("done", 2, {"endpoints_deleted": DELETE_PAGE + 1})
+    progress = world.job_runner().describe("acme", job.id)
+    assert (progress.status, progress.steps, progress.counts) == ("done", 2, {"endpoints_deleted": DELETE_PAGE + 1})
     assert _endpoints_of(world, "big") == []
 
 
@@ -200,7 +202,7 @@ def test_a_customer_created_again_under_the_uid_keeps_its_new_endpoints_and_none
     world.customer_service().delete("acme", "big")
     # Given the uid created again, with an endpoint of its own, before the job runs
     world.clock.advance(5)
-    world.customer_service().put("acme", "big", {"name": "Big again"})
+    world.customer_service().put("acme", "big", PutCustomer(name="Big again"))
     new = world.add_endpoint(customer="big")
     # When the job runs, Then every endpoint of the old customer is gone, and the new one's stays
     assert world.run_jobs() == 2
@@ -216,11 +218,11 @@ def test_a_delete_that_fails_midway_answers_503_and_a_repeat_starts_no_second_jo
         world.customer_service().delete("acme", "a")
     assert world.customers.get("acme", "a") is not None
     first = world.jobs.bodies()
-    job = world.customer_service().delete("acme", "a")
+    job = world.customer_service().delete("acme", "a").job
     assert world.customers.get("acme", "a") is None
     assert world.jobs.bodies() == first * 2  # the same job, its first step queued again (harmless)
     assert world.run_jobs() == 2 and _endpoints_of(world, "a") == []
-    assert world.job_runner().describe("acme", job["id"])["counts"] == {"endpoints_deleted": 3}
+    assert world.job_runner().describe("acme", job.id).counts == {"endpoints_deleted": 3}
 
 
 # -- statistics ------------------------------------------------------------------------------------------------
@@ -234,28 +236,28 @@ def test_customer_stats_add_up_its_endpoints_and_no_others(world: World) -> None
     hour = hour_of(world.clock())
     for endpoint, succeeded in ((one, True), (one, True), (two, False), (theirs, False), (own, False)):
         world.stats.add("acme", endpoint.id, hour, attempt_counts(succeeded, 40, first=True, ended="succeeded" if succeeded else "failed"))
-    stats = world.customer_service().stats("acme", "a", {})
-    assert (stats["customer"], stats["endpoints"], stats["attempts"], stats["succeeded"], stats["failed"]) == ("a", 2, 3, 2, 1)
-    assert stats["first_attempt_delivery_rate"] == round(2 / 3, 4)
-    assert stats["until"] == "2026-11-29T12:00:00Z"
+    stats = world.customer_service().stats("acme", "a")
+    assert (stats.customer, stats.endpoints, stats.attempts, stats.succeeded, stats.failed) == ("a", 2, 3, 2, 1)
+    assert stats.first_attempt_delivery_rate == round(2 / 3, 4)
+    assert stats.until == "2026-11-29T12:00:00Z"
     # Only its endpoints' windows were read
-    empty = world.customer_service().stats("acme", "a", {"since": "2026-11-28T00:00:00Z", "until": "2026-11-28T06:00:00Z"})
-    assert empty["attempts"] == 0
+    empty = world.customer_service().stats("acme", "a", since="2026-11-28T00:00:00Z", until="2026-11-28T06:00:00Z")
+    assert empty.attempts == 0
     with pytest.raises(NotFound):
-        world.customer_service().stats("acme", "c", {})
+        world.customer_service().stats("acme", "c")
     with pytest.raises(ValidationFailed):
-        world.customer_service().stats("acme", "a", {"since": "2026-11-29T12:00:00Z", "until": "2026-11-29T11:00:00Z"})
+        world.customer_service().stats("acme", "a", since="2026-11-29T12:00:00Z", until="2026-11-29T11:00:00Z")
 
 
 def test_a_customer_with_1000_endpoints_is_deleted_by_a_job_whose_progress_reads_on_the_way(world: World) -> None:
     _customer(world, "huge")
     for _ in range(1000):
         world.add_endpoint(customer="huge")
-    job = world.customer_service().delete("acme", "huge")
+    job = world.customer_service().delete("acme", "huge").job
     assert world.run_jobs(max_steps=4) == 4
-    progress = world.job_runner().describe("acme", job["id"])
-    assert (progress["status"], progress["counts"]) == ("running", {"endpoints_deleted": 4 * DELETE_PAGE})
+    progress = world.job_runner().describe("acme", job.id)
+    assert (progress.status, progress.counts) == ("running", {"endpoints_deleted": 4 * DELETE_PAGE})
     world.run_jobs()
-    progress = world.job_runner().describe("acme", job["id"])
-    assert (progress["status"], progress["counts"]) == ("done", {"endpoints_deleted": 1000})
+    progress = world.job_runner().describe("acme", job.id)
+    assert (progress.status, progress.counts) == ("done", {"endpoints_deleted": 1000})
     assert _endpoints_of(world, "huge") == []

@@ -9,6 +9,7 @@ import pytest
 
 from hookline.core import ids, notifications
 from hookline.core.breaker import Breaker
+from hookline.core.contract.endpoints import CreateEndpoint, Endpoint, EndpointSecret, TestAttempt, UpdateEndpoint
 from hookline.core.errors import DependencyFailed, FailedDependency, NotFound, ValidationFailed
 from hookline.core.models import EmailOutcome
 from hookline.core.ratelimit import Limiter
@@ -18,7 +19,11 @@ from tests.fakes.contracts import delivery
 from tests.fakes.outside import Request, answering, failing
 from tests.unit.services.conftest import World
 
-NEW = {"url": "https://example.com/hooks", "event_types": ["invoice.paid"], "rate_limit_per_second": 5, "max_concurrency": 2}
+NEW = CreateEndpoint.model_validate({"url": "https://example.com/hooks", "event_types": ["invoice.paid"], "rate_limit_per_second": 5, "max_concurrency": 2})
+
+
+def change(**fields: object) -> UpdateEndpoint:
+    return UpdateEndpoint.model_validate(fields)
 
 
 def signed_with(request: Request, secret: str) -> bool:
@@ -31,19 +36,19 @@ def signed_with(request: Request, secret: str) -> bool:
 def test_create_stamps_the_clocks_time_and_shows_the_secret_once(world: World) -> None:
     service = world.endpoint_service()
     created = service.create("acme", NEW)
-    assert ids.is_id(created["id"], ids.ENDPOINT)
-    assert created["secret"].startswith("whsec_")
-    assert created["created_at"] == created["updated_at"] == "2026-11-29T12:00:00.000Z"
-    assert (created["rate_limit_per_second"], created["max_concurrency"], created["status"]) == (5, 2, "active")
+    assert ids.is_id(created.id, ids.ENDPOINT)
+    assert created.secret.startswith("whsec_")
+    assert created.created_at == created.updated_at == "2026-11-29T12:00:00.000Z"
+    assert (created.rate_limit_per_second, created.max_concurrency, created.status) == (5, 2, "active")
     # The secret is stored, and never shown again
-    assert world.endpoints.get("acme", created["id"]).secret == created["secret"]
-    assert "secret" not in service.get("acme", created["id"]).public()
-    assert service.list("acme", 10, None)["items"] == [{k: v for k, v in created.items() if k != "secret"}]
+    assert world.endpoints.get("acme", created.id).secret == created.secret
+    assert "secret" not in service.get("acme", created.id).public()
+    assert service.list("acme", "10", None).items == [Endpoint.model_validate(created.model_dump(exclude={"secret"}))]
 
 
 def test_create_refuses_an_unsafe_url_and_stores_nothing(world: World) -> None:
     with pytest.raises(ValidationFailed):
-        world.endpoint_service().create("acme", {"url": "https://10.0.0.1/hook"})
+        world.endpoint_service().create("acme", CreateEndpoint(url="https://10.0.0.1/hook"))
     assert world.endpoints.items == {}
 
 
@@ -51,15 +56,15 @@ def test_patch_changes_fields_at_the_clocks_time_and_names_why_it_was_disabled(w
     service = world.endpoint_service()
     created = service.create("acme", NEW)
     world.clock.advance(90)
-    disabled = service.update("acme", created["id"], {"status": "disabled", "max_concurrency": 4})
+    disabled = service.update("acme", created.id, change(status="disabled", max_concurrency=4))
     assert (disabled.status, disabled.disabled_reason, disabled.max_concurrency) == ("disabled", "manual", 4)
     assert disabled.updated_at == "2026-11-29T12:01:30.000Z"
-    assert disabled.created_at == created["created_at"]
-    enabled = service.update("acme", created["id"], {"status": "active"})
+    assert disabled.created_at == created.created_at
+    enabled = service.update("acme", created.id, change(status="active"))
     assert (enabled.status, enabled.disabled_reason) == ("active", None)
-    assert world.endpoints.get("acme", created["id"]) == enabled
+    assert Endpoint.of(world.endpoints.get("acme", created.id)) == enabled
     with pytest.raises(ValidationFailed):
-        service.update("acme", created["id"], {"max_concurrency": 0})
+        service.update("acme", created.id, change(max_concurrency=0))
 
 
 def test_patch_of_an_endpoint_deleted_meanwhile_is_not_found(world: World) -> None:
@@ -69,65 +74,66 @@ def test_patch_of_an_endpoint_deleted_meanwhile_is_not_found(world: World) -> No
     read = world.endpoints.get
     world.endpoints.get = lambda t, e: (read(t, e), world.endpoints.delete(t, e))[0]  # type: ignore[method-assign]
     with pytest.raises(NotFound):
-        service.update("acme", created["id"], {"description": "late"})
+        service.update("acme", created.id, change(description="late"))
     assert world.endpoints.items == {}
 
 
 def test_patch_delete_and_get_stay_within_the_tenant(world: World) -> None:
     service = world.endpoint_service()
     created = service.create("acme", NEW)
-    for call in (lambda: service.get("other", created["id"]), lambda: service.update("other", created["id"], {"description": "x"})):
+    for call in (lambda: service.get("other", created.id), lambda: service.update("other", created.id, change(description="x"))):
         with pytest.raises(NotFound):
             call()
     with pytest.raises(NotFound):
-        service.delete("other", created["id"])
-    service.delete("acme", created["id"])
+        service.delete("other", created.id)
+    service.delete("acme", created.id)
     with pytest.raises(NotFound):
-        service.delete("acme", created["id"])
+        service.delete("acme", created.id)
 
 
 def test_rotation_signs_with_both_secrets_for_the_overlap_then_only_the_new_one(world: World) -> None:
     service = world.endpoint_service()
     created = service.create("acme", NEW)
-    old = created["secret"]
+    old = created.secret
     # When the secret is rotated
-    rotated = service.rotate_secret("acme", created["id"])
-    new = rotated["secret"]
+    rotated = service.rotate_secret("acme", created.id)
+    new = rotated.secret
     # Then the old one stays valid for the overlap (a day by default), by the clock
     assert new != old
-    assert rotated["previous_secret_valid_until"] == "2026-11-30T12:00:00.000Z"
-    stored = world.endpoints.get("acme", created["id"])
+    assert rotated.previous_secret_valid_until == "2026-11-30T12:00:00.000Z"
+    stored = world.endpoints.get("acme", created.id)
     overlap = world.settings.secret_overlap_seconds
     assert stored.signing_secrets(world.clock.timestamp() + overlap - 1, overlap) == [new, old]
     assert stored.signing_secrets(world.clock.timestamp() + overlap, overlap) == [new]
     # And a test event sent during the overlap carries both signatures; one sent after it, only the new one
-    world.endpoints.disable("acme", created["id"], "manual", "t")
+    world.endpoints.disable("acme", created.id, "manual", "t")
     world.clock.advance(overlap - 1)
-    service.enable("acme", created["id"])
+    service.enable("acme", created.id)
     during = world.sender.requests[-1]
     assert signed_with(during, new) and signed_with(during, old)
     world.clock.advance(2)
-    service.enable("acme", created["id"])
+    service.enable("acme", created.id)
     after = world.sender.requests[-1]
     assert signed_with(after, new) and not signed_with(after, old)
     with pytest.raises(NotFound):
-        service.rotate_secret("other", created["id"])
+        service.rotate_secret("other", created.id)
 
 
 def test_the_secret_is_revealed_with_the_previous_one_only_during_the_overlap(world: World) -> None:
     service = world.endpoint_service()
     ep = world.add_endpoint()
-    assert service.secret("acme", ep.id) == {"secret": ep.secret}
+    assert service.secret("acme", ep.id) == EndpointSecret(secret=ep.secret)
+    assert service.secret("acme", ep.id).model_dump(exclude_none=True) == {"secret": ep.secret}
     # When the secret is rotated
     world.clock.advance(30)
-    new = service.rotate_secret("acme", ep.id)["secret"]
+    new = service.rotate_secret("acme", ep.id).secret
     overlap = world.settings.secret_overlap_seconds
     # Then until the overlap ends both are shown, with when the previous one stops signing
     world.clock.advance(overlap - 1)
-    assert service.secret("acme", ep.id) == {"secret": new, "previous_secret": ep.secret, "previous_expires_at": "2026-11-30T12:00:30.000Z"}
+    assert service.secret("acme", ep.id) == EndpointSecret(secret=new, previous_secret=ep.secret, previous_expires_at="2026-11-30T12:00:30.000Z")
     # And from then on only the new one
     world.clock.advance(1)
-    assert service.secret("acme", ep.id) == {"secret": new}
+    assert service.secret("acme", ep.id) == EndpointSecret(secret=new)
     for tenant, endpoint_id in (("other", ep.id), ("acme", "ep_nope")):
         with pytest.raises(NotFound):
             service.secret(tenant, endpoint_id)
@@ -144,14 +150,14 @@ def test_a_test_send_answers_with_the_attempt_and_stores_nothing(world: World, s
     assert json.loads(request.body)["type"] == "hookline.test"
     assert signed_with(request, ep.secret)
     # And the answer is the attempt, its body truncated like an attempt's
-    assert out == {
-        "webhook_id": request.headers["webhook-id"],
-        "status_code": 200,
-        "error": None,
-        "duration_ms": 40,
-        "succeeded": True,
-        "response_body": "x" * world.settings.response_body_limit_bytes,
-    }
+    assert out == TestAttempt(
+        webhook_id=request.headers["webhook-id"],
+        status_code=200,
+        error=None,
+        duration_ms=40,
+        succeeded=True,
+        response_body="x" * world.settings.response_body_limit_bytes,
+    )
     # And nothing was stored, queued or announced; the endpoint is as it was
     assert world.endpoints.get("acme", ep.id) == ep
     assert world.events.events == {} and world.events.rows == {}
@@ -167,7 +173,7 @@ def test_a_failed_test_send_is_an_answer_not_an_error(world: World, answer: obje
     world.sender.answer = answer  # type: ignore[assignment]
     ep = world.add_endpoint()
     out = world.endpoint_service().test("acme", ep.id)
-    assert (out["status_code"], out["error"], out["succeeded"]) == (status_code, error, False)
+    assert (out.status_code, out.error, out.succeeded) == (status_code, error, False)
     assert world.endpoints.get("acme", ep.id) == ep and world.states.writes == []
 
 
@@ -194,21 +200,21 @@ def test_enable_sends_a_signed_test_event_then_reactivates_and_requeues_the_paus
     assert request.url == ep.url and request.headers["x-team"] == "billing"
     assert json.loads(request.body)["type"] == "hookline.test"
     assert signed_with(request, ep.secret)
-    assert out["test"]["webhook_id"] == request.headers["webhook-id"]
+    assert out.test.webhook_id == request.headers["webhook-id"]
     # And the endpoint is active, its breaker fresh (the trips kept), and the answer names the job re-queueing its backlog
-    assert (out["status"], out["requeue"]["status"]) == ("active", "running")
-    assert "disabled_reason" not in out
+    assert (out.status, out.requeue.status) == ("active", "running")
+    assert "disabled_reason" not in out.model_dump(exclude_none=True)
     assert world.endpoints.get("acme", ep.id).updated_at == "2026-11-29T12:00:05.000Z"
     assert world.states.breaker("acme", ep.id) == Breaker(trips=4, version=8)
     assert world.retry_queue.sent == []  # nothing of the backlog moved inside the request
-    assert world.notify.sent == [(notifications.RECOVERED, {"tenant": "acme", "endpoint_id": ep.id, "requeue_job": out["requeue"]["id"]})]
+    assert world.notify.sent == [(notifications.RECOVERED, {"tenant": "acme", "endpoint_id": ep.id, "requeue_job": out.requeue.id})]
     # When the job runs, Then every paused delivery is queued once on the retry queue, a page per step, spread at the endpoint's rate
     assert world.run_jobs() == 2
     assert sorted(t.delivery_id for t in world.retry_queue.tasks()) == [d.id for d in paused]
     assert max(s.delay for s in world.retry_queue.sent) == int(99 / ep.rate_limit_per_second)
     assert world.delivery_queue.sent == []
-    progress = world.job_runner().describe("acme", out["requeue"]["id"])
-    assert (progress["kind"], progress["status"], progress["counts"], progress["endpoint_id"]) == ("requeue_paused", "done", {"requeued": 150}, ep.id)
+    progress = world.job_runner().describe("acme", out.requeue.id)
+    assert (progress.kind, progress.status, progress.counts, progress.endpoint_id) == ("requeue_paused", "done", {"requeued": 150}, ep.id)
 
 
 @pytest.mark.parametrize("answer", [answering(500), answering(301), failing("timeout")], ids=["500", "301", "timeout"])
@@ -226,7 +232,7 @@ def test_enable_fails_with_424_and_changes_nothing_while_the_receiver_fails(worl
 
 def test_enabling_an_active_endpoint_announces_no_recovery(world: World) -> None:
     ep = world.add_endpoint()
-    assert world.endpoint_service().enable("acme", ep.id)["requeue"]["status"] == "running"
+    assert world.endpoint_service().enable("acme", ep.id).requeue.status == "running"
     assert world.notify.sent == []
     assert world.run_jobs() == 1 and world.retry_queue.sent == []
 
@@ -255,7 +261,7 @@ def test_describe_reports_health_by_the_clock(world: World) -> None:
     world.stats.add("acme", ep.id, hour_of(world.clock()), {"attempts": 12, "succeeded": 3, "failed": 9})
     world.stats.add("acme", ep.id, hour_of(world.clock() - timedelta(hours=25)), {"attempts": 50, "succeeded": 50})
     service = world.endpoint_service()
-    health = service.describe("acme", ep.id)["health"]
+    health = service.describe("acme", ep.id).health.model_dump()
     assert health == {
         "circuit": {"state": "open", "consecutive_failures": 10, "open_until": "2026-11-29T12:01:00.000Z", "trips": 1},
         "success_rate": 0.25,
@@ -268,9 +274,9 @@ def test_describe_reports_health_by_the_clock(world: World) -> None:
     }
     # When 20 s pass, the rate has recovered by 0.05/s each second; after 10 minutes it is back to the configured 10
     world.clock.advance(20)
-    assert service.describe("acme", ep.id)["health"]["effective_rate_per_second"] == 6.0
+    assert service.describe("acme", ep.id).health.effective_rate_per_second == 6.0
     world.clock.advance(600)
-    assert service.describe("acme", ep.id)["health"]["effective_rate_per_second"] == 10.0
+    assert service.describe("acme", ep.id).health.effective_rate_per_second == 10.0
     for tenant, endpoint_id in (("other", ep.id), ("acme", "ep_nope")):
         with pytest.raises(NotFound):
             service.describe(tenant, endpoint_id)
@@ -282,13 +288,13 @@ def test_describe_says_how_the_last_email_to_the_customer_went(world: World) -> 
     sent = world.add_endpoint(customer="cus-1", url="https://example.com/other", last_email=EmailOutcome("sent", "2026-11-29T11:30:00.000Z", "recovered"))
     service = world.endpoint_service()
     # Then each one's health says so: when, about what, and (failed) the error's code
-    assert service.describe("acme", refused.id)["health"]["last_email"] == {
+    assert service.describe("acme", refused.id).health.model_dump()["last_email"] == {
         "outcome": "failed",
         "at": "2026-11-29T11:00:00.000Z",
         "about": "disabled",
         "error": "MessageRejected",
     }
-    assert service.describe("acme", sent.id)["health"]["last_email"] == {
+    assert service.describe("acme", sent.id).health.model_dump()["last_email"] == {
         "outcome": "sent",
         "at": "2026-11-29T11:30:00.000Z",
         "about": "recovered",
@@ -306,13 +312,13 @@ def test_stats_add_up_the_last_day_by_default(world: World) -> None:
         world.stats.add("acme", ep.id, hour_of(now - timedelta(hours=2)), counts)
     world.stats.add("acme", ep.id, hour_of(now - timedelta(days=2)), attempt_counts(True, 5, True, "succeeded"))
     service = world.endpoint_service()
-    out = service.stats("acme", ep.id, {})
-    assert (out["since"], out["until"]) == ("2026-11-28T12:00:00Z", "2026-11-29T12:00:00Z")
-    assert (out["attempts"], out["succeeded"], out["failed"]) == (2, 1, 1)
-    assert (out["first_attempt_delivery_rate"], out["eventual_delivery_success_rate"]) == (0.5, 1.0)
-    assert service.stats("acme", ep.id, {"since": "2026-11-27T00:00:00Z"})["attempts"] == 3
+    out = service.stats("acme", ep.id)
+    assert (out.since, out.until) == ("2026-11-28T12:00:00Z", "2026-11-29T12:00:00Z")
+    assert (out.attempts, out.succeeded, out.failed) == (2, 1, 1)
+    assert (out.first_attempt_delivery_rate, out.eventual_delivery_success_rate) == (0.5, 1.0)
+    assert service.stats("acme", ep.id, since="2026-11-27T00:00:00Z").attempts == 3
     with pytest.raises(ValidationFailed):
-        service.stats("acme", ep.id, {"since": "2026-11-29T12:00:00Z", "until": "2026-11-29T11:00:00Z"})
+        service.stats("acme", ep.id, since="2026-11-29T12:00:00Z", until="2026-11-29T11:00:00Z")
 
 
 def test_a_crash_between_the_job_and_the_activation_leaves_the_endpoint_disabled_with_its_backlog_paused(world: World) -> None:
@@ -341,7 +347,7 @@ def test_a_requeue_killed_mid_way_is_finished_by_its_redelivered_step(world: Wor
     ep = world.add_endpoint(status="disabled", disabled_reason="failing")
     paused = [delivery(f"dlv_{i:03d}", f"evt_{i:03d}", ep.id, status="paused") for i in range(250)]
     world.events.create_deliveries(paused, 0)
-    job = world.endpoint_service().enable("acme", ep.id)["requeue"]
+    job = world.endpoint_service().enable("acme", ep.id).requeue
     assert world.run_jobs(max_steps=1) == 1  # the first page
     # Given the second step dies after queueing its page but before the job's advance (the job item's write fails)
     world.job_store.faults.fail("advance", times=1)
@@ -352,5 +358,5 @@ def test_a_requeue_killed_mid_way_is_finished_by_its_redelivered_step(world: Wor
     world.jobs.sent.insert(0, step)
     world.run_jobs()
     assert sorted({t.delivery_id for t in world.retry_queue.tasks()}) == [d.id for d in paused]
-    progress = world.job_runner().describe("acme", job["id"])
-    assert (progress["status"], progress["counts"]) == ("done", {"requeued": 250})
+    progress = world.job_runner().describe("acme", job.id)
+    assert (progress.status, progress.counts) == ("done", {"requeued": 250})

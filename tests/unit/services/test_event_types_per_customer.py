@@ -4,11 +4,12 @@ and those sent to its customer (addressed to it, or broadcast), never another cu
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Any
 
 import pytest
 
 from hookline.core.access import Principal, customer_event_types, names_page
+from hookline.core.contract.catalog import PutEventType
+from hookline.core.contract.events import CreateBroadcast, CreateEvent, CreateEventBatch
 from hookline.core.errors import InvalidCursor, NotFound
 from hookline.core.portal import PortalSettings
 from hookline.services.access import AccessGuard
@@ -71,13 +72,14 @@ class Tenant:
     def listed(self, who: Principal, limit: int = 100) -> tuple[list[str], list[str]]:
         """Every page's registered names, and the first page's `sent`."""
         only = self.guard.event_types(who)
-        first: dict[str, Any] = self.catalog.list_types("acme", limit, None, only)
-        pages, names = [first], [t["name"] for t in first["items"]]
-        while pages[-1]["next"]:
-            pages.append(self.catalog.list_types("acme", limit, pages[-1]["next"], only))
-            names += [t["name"] for t in pages[-1]["items"]]
-        assert all("sent" not in p for p in pages[1:])
-        return names, first["sent"]
+        first = self.catalog.list_types("acme", limit, None, only)
+        pages, names = [first], [t.name for t in first.items]
+        while pages[-1].next:
+            pages.append(self.catalog.list_types("acme", limit, pages[-1].next, only))
+            names += [t.name for t in pages[-1].items]
+        assert all(p.sent is None for p in pages[1:])
+        assert first.sent is not None
+        return names, first.sent
 
 
 @pytest.fixture
@@ -94,12 +96,17 @@ def tenant(world: World) -> Tenant:
     world.add_endpoint(customer="b")
     # registered types: invoice.created (with a schema) and order.shipped, and tenant.audit no customer ever got
     for name, body in (("invoice.created", SCHEMA), ("order.shipped", {}), ("tenant.audit", {})):
-        t.catalog.put_type("acme", name, {"description": name, **body})
+        t.catalog.put_type("acme", name, PutEventType.model_validate({"description": name, **body}))
     # sent: invoice.created and payment.failed to b only, welcome.sent to a, tenant.audit to the tenant's own, news.posted to all
-    t.events.accept("acme", {"type": "invoice.created", "data": {"invoice": "in_1"}, "customer": "b"})
-    t.events.accept_batch("acme", {"events": [{"type": "payment.failed", "data": {}, "customer": "b"}, {"type": "welcome.sent", "data": {}, "customer": "a"}]})
-    t.events.accept("acme", {"type": "tenant.audit", "data": {}})
-    t.broadcasts.start("acme", {"type": "news.posted", "data": {}})
+    t.events.accept("acme", CreateEvent.model_validate({"type": "invoice.created", "data": {"invoice": "in_1"}, "customer": "b"}))
+    t.events.accept_batch(
+        "acme",
+        CreateEventBatch.model_validate(
+            {"events": [{"type": "payment.failed", "data": {}, "customer": "b"}, {"type": "welcome.sent", "data": {}, "customer": "a"}]}
+        ),
+    )
+    t.events.accept("acme", CreateEvent.model_validate({"type": "tenant.audit", "data": {}}))
+    t.broadcasts.start("acme", CreateBroadcast.model_validate({"type": "news.posted", "data": {}}))
     return t
 
 
@@ -143,10 +150,10 @@ def test_a_customer_subscribing_to_a_type_sees_it_and_no_other_customers_filter_
 def test_each_new_customer_and_type_pair_costs_one_write_and_a_known_one_none(tenant: Tenant) -> None:
     before = tenant.store.writes
     for _ in range(3):
-        tenant.events.accept("acme", {"type": "welcome.sent", "data": {}, "customer": "a"})
-        tenant.broadcasts.start("acme", {"type": "news.posted", "data": {}})
+        tenant.events.accept("acme", CreateEvent.model_validate({"type": "welcome.sent", "data": {}, "customer": "a"}))
+        tenant.broadcasts.start("acme", CreateBroadcast.model_validate({"type": "news.posted", "data": {}}))
     assert tenant.store.writes == before
-    tenant.events.accept("acme", {"type": "welcome.sent", "data": {}, "customer": "b"})  # known to the tenant, new to b
+    tenant.events.accept("acme", CreateEvent.model_validate({"type": "welcome.sent", "data": {}, "customer": "b"}))  # known to the tenant, new to b
     assert tenant.store.writes == before + 1
 
 

@@ -51,11 +51,11 @@ def test_a_job_pages_through_its_work_a_step_a_message_and_shows_its_progress() 
     kind = Pages(25)
     runner, _, queue = _runner(kind)
     job = runner.start("acme", "pages", {"what": "items"})
-    assert runner.describe("acme", job.id)["status"] == "running" and len(queue.sent) == 1
+    assert runner.describe("acme", job.id).status == "running" and len(queue.sent) == 1
     assert _run(runner, queue) == 3
     assert kind.asked == [0, 10, 20]
     shown = runner.describe("acme", job.id)
-    assert (shown["status"], shown["steps"], shown["counts"], shown["what"]) == ("done", 3, {"done": 25}, "items")
+    assert (shown.status, shown.steps, shown.counts, runner.find("acme", job.id).params["what"]) == ("done", 3, {"done": 25}, "items")
 
 
 def test_the_next_step_waits_as_its_kind_asks() -> None:
@@ -72,7 +72,7 @@ def test_a_duplicate_step_message_takes_no_page_twice() -> None:
     job = runner.start("acme", "pages", {})
     queue.sent.append(queue.sent[0])  # SQS hands the first step out twice
     _run(runner, queue)
-    assert kind.asked == [0, 10] and runner.describe("acme", job.id)["counts"] == {"done": 15}
+    assert kind.asked == [0, 10] and runner.describe("acme", job.id).counts == {"done": 15}
 
 
 def test_two_runs_of_one_step_at_once_count_its_page_once() -> None:
@@ -89,7 +89,7 @@ def test_two_runs_of_one_step_at_once_count_its_page_once() -> None:
     # Then this run's advance lost: its page is not counted again, and of the two step-1 messages the later one ends
     assert store.get("acme", job.id).counts == {"done": 10}
     _run(runner, queue)
-    assert kind.asked == [0, 10] and runner.describe("acme", job.id)["counts"] == {"done": 15}
+    assert kind.asked == [0, 10] and runner.describe("acme", job.id).counts == {"done": 15}
 
 
 def test_a_step_that_fails_changes_nothing_and_its_redelivery_finishes() -> None:
@@ -103,7 +103,7 @@ def test_a_step_that_fails_changes_nothing_and_its_redelivery_finishes() -> None
     assert store.get("acme", job.id).step == 0  # its next step is queued already, and comes early
     queue.sent.append(message)  # SQS delivers the failed one again
     _run(runner, queue)
-    assert runner.describe("acme", job.id)["counts"] == {"done": 15} and runner.describe("acme", job.id)["status"] == "done"
+    assert runner.describe("acme", job.id).counts == {"done": 15} and runner.describe("acme", job.id).status == "done"
 
 
 def test_a_step_whose_next_cannot_be_queued_fails_unadvanced_and_its_redelivery_finishes() -> None:
@@ -117,7 +117,7 @@ def test_a_step_whose_next_cannot_be_queued_fails_unadvanced_and_its_redelivery_
     assert store.get("acme", job.id).step == 0  # not advanced, so the redelivered step takes the page again
     queue.sent.append(first)  # SQS hands the failed step out again
     _run(runner, queue)
-    assert kind.asked[-3:] == [0, 10, 20] and runner.describe("acme", job.id)["counts"] == {"done": 25}
+    assert kind.asked[-3:] == [0, 10, 20] and runner.describe("acme", job.id).counts == {"done": 25}
 
 
 def test_a_resumed_job_runs_one_chain_though_the_old_one_was_alive() -> None:
@@ -128,16 +128,16 @@ def test_a_resumed_job_runs_one_chain_though_the_old_one_was_alive() -> None:
     assert len(queue.sent) == 2
     _run(runner, queue)
     assert kind.asked == [0, 10, 20, 30, 40, 50]  # each page once, and never two chains at once
-    assert runner.describe("acme", job.id)["counts"] == {"done": 60}
+    assert runner.describe("acme", job.id).counts == {"done": 60}
 
 
 def test_resume_queues_a_running_job_again_and_leaves_a_finished_one() -> None:
     runner, _, queue = _runner(Pages(15))
     job = runner.start("acme", "pages", {})
     queue.sent.clear()  # its chain lost (the message dead-lettered)
-    assert runner.resume("acme", job.id)["status"] == "running" and len(queue.sent) == 1
+    assert runner.resume("acme", job.id).status == "running" and len(queue.sent) == 1
     _run(runner, queue)
-    assert runner.resume("acme", job.id)["status"] == "done" and queue.sent == []
+    assert runner.resume("acme", job.id).status == "done" and queue.sent == []
     with pytest.raises(NotFound):
         runner.resume("acme", "job_nope")
     with pytest.raises(NotFound):

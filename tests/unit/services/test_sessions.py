@@ -5,6 +5,8 @@ from __future__ import annotations
 import pytest
 
 from hookline.core.access import Principal
+from hookline.core.contract.events import CreateEvent
+from hookline.core.contract.portal import CreatePortalSession
 from hookline.core.errors import NotFound
 from hookline.core.models import Delivery, Event
 from hookline.core.sessions import hash_token
@@ -29,11 +31,11 @@ def test_a_session_is_stored_by_hash_and_authenticates_as_its_customer(world: Wo
     # Given a customer and a read-only session of it
     world.customers.put(customer("cus-1"))
     service, store = _service(world)
-    issued = service.issue("acme", "cus-1", {"ttl_seconds": 120, "read_only": True}, "https://api.example.com")
+    issued = service.issue("acme", "cus-1", CreatePortalSession(ttl_seconds=120, read_only=True), "https://api.example.com")
     # Then the token is shown once, in the link's fragment, and stored only as its hash
-    token = issued["token"]
-    assert issued["url"] == f"https://api.example.com/portal?t=acme#token={token}"
-    assert issued["expires_at"] == "2026-11-29T12:02:00.000Z" and issued["read_only"] is True
+    token = issued.token
+    assert issued.url == f"https://api.example.com/portal?t=acme#token={token}"
+    assert issued.expires_at == "2026-11-29T12:02:00.000Z" and issued.read_only is True
     assert list(store.items) == [hash_token(token)] and token not in repr(store.items)
     # And it authenticates as that customer, read-only, until it expires
     assert service.authenticate(token) == Principal("acme", "cus-1", True, world.clock.timestamp() + 120)
@@ -46,11 +48,11 @@ def test_revoking_refuses_every_earlier_session_and_none_issued_after(world: Wor
     world.customers.put(customer("cus-1"))
     world.customers.put(customer("cus-2"))
     service, _ = _service(world)
-    first, second = (service.issue("acme", "cus-1", {}, "o")["token"] for _ in range(2))
-    other = service.issue("acme", "cus-2", {}, "o")["token"]
+    first, second = (service.issue("acme", "cus-1", CreatePortalSession(), "o").token for _ in range(2))
+    other = service.issue("acme", "cus-2", CreatePortalSession(), "o").token
     # When cus-1's sessions are revoked and a new one is issued
     service.revoke("acme", "cus-1")
-    after = service.issue("acme", "cus-1", {}, "o")["token"]
+    after = service.issue("acme", "cus-1", CreatePortalSession(), "o").token
     # Then both earlier ones are refused, the new one and the other customer's work
     assert service.authenticate(first) is None and service.authenticate(second) is None
     assert service.authenticate(after) is not None and service.authenticate(other) is not None
@@ -59,7 +61,7 @@ def test_revoking_refuses_every_earlier_session_and_none_issued_after(world: Wor
 def test_a_deleted_customer_made_again_does_not_inherit_old_sessions(world: World) -> None:
     world.customers.put(customer("cus-1"))
     service, _ = _service(world)
-    token = service.issue("acme", "cus-1", {}, "o")["token"]
+    token = service.issue("acme", "cus-1", CreatePortalSession(), "o").token
     world.customers.delete("acme", "cus-1")
     assert service.authenticate(token) is None
     world.customers.put(customer("cus-1", created_at="2026-11-30T00:00:00.000Z"))
@@ -69,7 +71,7 @@ def test_a_deleted_customer_made_again_does_not_inherit_old_sessions(world: Worl
 @pytest.mark.parametrize("uid", ["nobody", "bad uid!"])
 def test_sessions_of_an_unknown_customer_are_404_and_store_nothing(world: World, uid: str) -> None:
     service, store = _service(world)
-    for call in (lambda: service.issue("acme", uid, {}, "o"), lambda: service.revoke("acme", uid)):
+    for call in (lambda: service.issue("acme", uid, CreatePortalSession(), "o"), lambda: service.revoke("acme", uid)):
         with pytest.raises(NotFound) as raised:
             call()
         assert raised.value.code == "customer_not_found"
@@ -111,7 +113,7 @@ def test_the_guard_finds_an_event_by_the_producers_key_as_the_read_does(world: W
     for key, owner in (("order-7", "a"), ("order-8", "b")):
         world.add_endpoint(customer=owner)
         world.customers.put(customer(owner))
-        world.event_service().accept("acme", {"id": key, "type": "t", "data": {}, "customer": owner})
+        world.event_service().accept("acme", CreateEvent.model_validate({"id": key, "type": "t", "data": {}, "customer": owner}))
     guard = AccessGuard(world.endpoints, world.events, world.replays, world.job_store, NothingSent())
     # Then a's session passes for its own event named by its key, and not for b's
     guard.event(Principal("acme", "a"), "order-7")

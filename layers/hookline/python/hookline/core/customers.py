@@ -10,7 +10,6 @@ rate and concurrency may be set to.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from hookline.core import ids
 from hookline.core.errors import ValidationFailed
@@ -28,9 +27,6 @@ class CustomerLimits:
 
     max_rate_per_second: float = DEFAULT_CUSTOMER_RATE_PER_SECOND
     max_concurrency: int = DEFAULT_CUSTOMER_CONCURRENCY
-
-    def public(self) -> dict[str, Any]:
-        return {"max_rate_per_second": self.max_rate_per_second, "max_concurrency": self.max_concurrency}
 
     def ensure_within(self, rate_limit_per_second: float | None = None, max_concurrency: int | None = None) -> None:
         """Raise ValidationFailed (422 above_customer_limit, naming the ceiling) if an endpoint setting given exceeds it."""
@@ -72,17 +68,6 @@ class Customer:
     def same_content(self, other: Customer) -> bool:
         """Equal in everything a PUT sets: a repeated PUT of it changes nothing."""
         return (self.name, self.email, dict(self.metadata), self.limits) == (other.name, other.email, dict(other.metadata), other.limits)
-
-    def public(self) -> dict[str, Any]:
-        return {
-            "uid": self.uid,
-            "name": self.name,
-            "email": self.email,
-            "metadata": dict(self.metadata),
-            "limits": self.limits.public(),
-            "created_at": self.created_at,
-            "updated_at": self.updated_at,
-        }
 
 
 def deletion_job_id(tenant: str, uid: str, created_at: str) -> str:

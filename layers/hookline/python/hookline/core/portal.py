@@ -19,7 +19,8 @@ MAX_ORIGINS = 10
 MAX_NAME = 100
 # An origin as a browser sends it: https, a host, an optional port; no path, query or wildcard.
 # Plain http only for the machine itself (local mode, a developer's app on localhost).
-_ORIGIN = re.compile(r"^(https://[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+|http://(localhost|127\.0\.0\.1))(:[0-9]{1,5})?$")
+ORIGIN_PATTERN = r"^(https://[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+|http://(localhost|127\.0\.0\.1))(:[0-9]{1,5})?$"
+_ORIGIN = re.compile(ORIGIN_PATTERN)
 _TENANT = re.compile(r"^[\x21-\x7e]{1,128}$")  # what the `t` query parameter may name: printable, no spaces
 ASSET = re.compile(r"^[a-z0-9_-]+\.(js|css|svg)$")
 CONTENT_TYPES = {"js": "text/javascript; charset=utf-8", "css": "text/css; charset=utf-8", "svg": "image/svg+xml"}
@@ -32,25 +33,32 @@ class PortalSettings:
     allowed_origins: tuple[str, ...] = ()
     updated_at: str = ""
 
-    def public(self) -> dict[str, Any]:
-        return {"producer_name": self.producer_name, "allowed_origins": list(self.allowed_origins), "updated_at": self.updated_at or None}
+
+SETTINGS_FIELDS = ("producer_name", "allowed_origins")
 
 
-def portal_settings_put(body: dict[str, Any]) -> tuple[str, tuple[str, ...]]:
-    """`{"producer_name"?: str, "allowed_origins"?: [origin, ...]}` as (name, origins); 422 naming the field otherwise."""
-    unknown = sorted(set(body) - {"producer_name", "allowed_origins"})
+def settings_fields(body: dict[str, Any]) -> None:
+    """Portal settings take `producer_name` and `allowed_origins` only; 422 naming the first other field."""
+    unknown = sorted(set(body) - set(SETTINGS_FIELDS))
     if unknown:
         raise ValidationFailed(f"unknown field {unknown[0]!r}; portal settings take 'producer_name' and 'allowed_origins'", code="unknown_field")
-    name = body.get("producer_name", "")
-    if not isinstance(name, str) or len(name) > MAX_NAME or any(ord(c) < 32 or ord(c) == 127 for c in name):
+
+
+def producer_name(value: Any) -> str:
+    """The producer's name as customers read it: text of at most MAX_NAME characters, no control characters."""
+    if not isinstance(value, str) or len(value) > MAX_NAME or any(ord(c) < 32 or ord(c) == 127 for c in value):
         raise ValidationFailed(f"'producer_name' must be text of at most {MAX_NAME} characters, without control characters")
-    origins = body.get("allowed_origins", [])
-    if not isinstance(origins, list) or len(origins) > MAX_ORIGINS:
+    return value
+
+
+def allowed_origins(value: Any) -> list[str]:
+    """The origins that may embed the portal: at most MAX_ORIGINS, each a bare https origin (http for localhost only)."""
+    if not isinstance(value, list) or len(value) > MAX_ORIGINS:
         raise ValidationFailed(f"'allowed_origins' must be a list of at most {MAX_ORIGINS} origins")
-    for i, origin in enumerate(origins):
+    for i, origin in enumerate(value):
         if not isinstance(origin, str) or not _ORIGIN.fullmatch(origin):
             raise ValidationFailed(f"'allowed_origins[{i}]' must be an origin such as https://app.example.com (https, no path; http only for localhost)")
-    return name.strip(), tuple(dict.fromkeys(origins))
+    return value
 
 
 def tenant_param(value: str | None) -> str | None:

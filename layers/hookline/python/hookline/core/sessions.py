@@ -48,18 +48,28 @@ class SessionRequest:
     read_only: bool = False
 
 
-def session_request(body: dict[str, Any]) -> SessionRequest:
-    """`{"ttl_seconds"?: 60..604800 (3600), "read_only"?: bool (false)}`; 422 on anything else."""
-    unknown = sorted(set(body) - {"ttl_seconds", "read_only"})
+SESSION_FIELDS = ("ttl_seconds", "read_only")
+
+
+def session_fields(body: dict[str, Any]) -> None:
+    """A session request takes `ttl_seconds` and `read_only` only; 422 naming the first other field."""
+    unknown = sorted(set(body) - set(SESSION_FIELDS))
     if unknown:
         raise ValidationFailed(f"unknown field {unknown[0]!r}; a portal session takes 'ttl_seconds' and 'read_only'")
-    ttl = as_integer(body.get("ttl_seconds", DEFAULT_TTL_SECONDS))
+
+
+def ttl_seconds(value: Any) -> int:
+    """How long a session works: a whole number of seconds (600.0 is 600) from MIN_TTL_SECONDS to MAX_TTL_SECONDS."""
+    ttl = as_integer(value)
     if ttl is None or not MIN_TTL_SECONDS <= ttl <= MAX_TTL_SECONDS:
         raise ValidationFailed(f"'ttl_seconds' must be a whole number of seconds from {MIN_TTL_SECONDS} to {MAX_TTL_SECONDS}")
-    read_only = body.get("read_only", False)
-    if not isinstance(read_only, bool):
+    return ttl
+
+
+def read_only(value: Any) -> bool:
+    if not isinstance(value, bool):
         raise ValidationFailed("'read_only' must be true or false")
-    return SessionRequest(ttl, read_only)
+    return value
 
 
 @dataclass(frozen=True)

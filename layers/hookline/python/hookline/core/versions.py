@@ -178,24 +178,33 @@ def version_put(body: dict[str, Any], current: PayloadVersion | None) -> tuple[s
     unknown = set(body) - {"sunset_at", "default"}
     if unknown:
         raise ValidationFailed(f"unknown field(s): {', '.join(sorted(unknown))}", code="unknown_field")
-    sunset = body.get("sunset_at", current.sunset_at if current is not None else None)
-    if "sunset_at" in body and sunset is not None:
-        if not isinstance(sunset, str):
-            raise ValidationFailed("'sunset_at' must be an ISO-8601 time such as 2027-01-01T00:00:00Z")
-        try:
-            moment = parse_iso(sunset)
-        except ValueError:
-            raise ValidationFailed("'sunset_at' must be an ISO-8601 time such as 2027-01-01T00:00:00Z") from None
-        if moment.tzinfo is None:
-            raise ValidationFailed("'sunset_at' needs a time zone (e.g. Z)")
-        try:
-            sunset = iso(moment)  # in UTC: 0001-01-01 east of it, or 9999-12-31 west of it, is out of range
-        except OverflowError:
-            raise ValidationFailed("'sunset_at' is out of range") from None
-    make_default = body.get("default", False)
-    if not isinstance(make_default, bool):
+    sunset = version_sunset(body["sunset_at"]) if "sunset_at" in body else (current.sunset_at if current is not None else None)
+    return sunset, version_default(body.get("default", False))
+
+
+def version_sunset(value: Any) -> str | None:
+    """A version's `sunset_at` as given: an ISO-8601 time with a zone (in UTC, as stored), or None (no sunset)."""
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise ValidationFailed("'sunset_at' must be an ISO-8601 time such as 2027-01-01T00:00:00Z")
+    try:
+        moment = parse_iso(value)
+    except ValueError:
+        raise ValidationFailed("'sunset_at' must be an ISO-8601 time such as 2027-01-01T00:00:00Z") from None
+    if moment.tzinfo is None:
+        raise ValidationFailed("'sunset_at' needs a time zone (e.g. Z)")
+    try:
+        return iso(moment)  # in UTC: 0001-01-01 east of it, or 9999-12-31 west of it, is out of range
+    except OverflowError:
+        raise ValidationFailed("'sunset_at' is out of range") from None
+
+
+def version_default(value: Any) -> bool:
+    """A version's `default` as given: true makes it the tenant's default."""
+    if not isinstance(value, bool):
         raise ValidationFailed("'default' must be true or false")
-    return sunset, make_default
+    return value
 
 
 # -- the event-type catalog ------------------------------------------------------------
@@ -250,18 +259,15 @@ def event_type_put(tenant: str, name: str, body: dict[str, Any], now: datetime, 
     unknown = set(body) - {"description", "versions", "deprecated"}
     if unknown:
         raise ValidationFailed(f"unknown field(s): {', '.join(sorted(unknown))}", code="unknown_field")
-    description = body.get("description", "")
-    if not isinstance(description, str) or len(description) > MAX_DESCRIPTION:
-        raise ValidationFailed(f"'description' must be a string of at most {MAX_DESCRIPTION} characters")
-    deprecated = body.get("deprecated", False)
-    if not isinstance(deprecated, bool):
-        raise ValidationFailed("'deprecated' must be true or false")
-    raw = body.get("versions", {})
-    if not isinstance(raw, dict):
-        raise ValidationFailed("'versions' must be an object: version name to {schema, transform}")
-    if len(raw) > MAX_TYPE_VERSIONS:
-        raise ValidationFailed(f"an event type registers at most {MAX_TYPE_VERSIONS} versions")
-    versions = {version_name(v, f"versions.{v}"): _type_version(v, spec) for v, spec in raw.items()}
+    description = type_description(body.get("description", ""))
+    deprecated = type_deprecated(body.get("deprecated", False))
+    return event_type_of(tenant, name, description, deprecated, type_versions(body.get("versions", {})), now, existing)
+
+
+def event_type_of(
+    tenant: str, name: str, description: str, deprecated: bool, versions: Mapping[str, TypeVersion], now: datetime, existing: EventType | None
+) -> EventType:
+    """An event type registered (or replaced: its creation time kept) now, its versions in order."""
     stamp = iso(now)
     return EventType(
         tenant=tenant,
@@ -272,6 +278,30 @@ def event_type_put(tenant: str, name: str, body: dict[str, Any], now: datetime, 
         created_at=existing.created_at if existing is not None else stamp,
         updated_at=stamp,
     )
+
+
+def type_description(value: Any) -> str:
+    """An event type's `description`: a string of at most MAX_DESCRIPTION characters."""
+    if not isinstance(value, str) or len(value) > MAX_DESCRIPTION:
+        raise ValidationFailed(f"'description' must be a string of at most {MAX_DESCRIPTION} characters")
+    return value
+
+
+def type_deprecated(value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise ValidationFailed("'deprecated' must be true or false")
+    return value
+
+
+def type_versions(raw: Any) -> dict[str, TypeVersion]:
+    """An event type's `versions`, by version name in order: each name a date, each schema valid JSON Schema 2020-12,
+    each transform a JSON Patch."""
+    if not isinstance(raw, dict):
+        raise ValidationFailed("'versions' must be an object: version name to {schema, transform}")
+    if len(raw) > MAX_TYPE_VERSIONS:
+        raise ValidationFailed(f"an event type registers at most {MAX_TYPE_VERSIONS} versions")
+    versions = {version_name(v, f"versions.{v}"): _type_version(v, spec) for v, spec in raw.items()}
+    return dict(sorted(versions.items()))
 
 
 def _type_version(version: str, spec: Any) -> TypeVersion:

@@ -16,10 +16,10 @@ grows with the tenant's events or its other customers.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from hookline.core import ids
 from hookline.core.access import Principal, customer_event_types
+from hookline.core.contract.endpoints import UpdateEndpoint
 from hookline.core.errors import NotFound, ValidationFailed
 from hookline.core.jobs import JOB
 from hookline.core.replay import REPLAY
@@ -87,17 +87,17 @@ class AccessGuard:
             raise NotFound(f"event type {name[:128]} is not in the catalog", code="event_type_not_found")
 
     @staticmethod
-    def endpoint_change(who: Principal, body: dict[str, Any]) -> dict[str, Any]:
+    def endpoint_change(who: Principal, body: UpdateEndpoint) -> UpdateEndpoint:
         """A session may disable its endpoint but not mark it active by a PATCH: re-enabling is `POST …/enable`,
         which sends a test event first and queues the paused deliveries (a PATCH would leave them paused)."""
-        if not who.is_producer and body.get("status") == "active":
+        if not who.is_producer and body.status == "active":
             raise ValidationFailed(
                 "a portal session re-enables an endpoint with POST /v1/endpoints/{id}/enable (it sends a test event first)", code="use_enable"
             )
         return body
 
     @staticmethod
-    def owner(who: Principal, named: Any) -> Any:
+    def owner(who: Principal, named: str | None) -> str | None:
         """The customer a request names (an endpoint's, a list filter): a session's own, whatever it names or not.
 
         A session naming another customer gets the 404 of an unknown customer.
@@ -105,5 +105,5 @@ class AccessGuard:
         if who.is_producer:
             return named
         if named is not None and named != who.customer:
-            raise NotFound(f"customer {str(named)[:64]} not found", code="customer_not_found")
+            raise NotFound(f"customer {named[:64]} not found", code="customer_not_found")
         return who.customer

@@ -36,11 +36,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
 
 from hookline.core import ids, validation
 from hookline.core.broadcast import Fanout, delivery_id, fanout_job_id
 from hookline.core.clock import iso, parse_iso
+from hookline.core.contract.events import BroadcastAccepted, CreateBroadcast
+from hookline.core.contract.jobs import JobSummary
 from hookline.core.errors import Conflict, DependencyFailed, Unavailable
 from hookline.core.idempotency import request_hash
 from hookline.core.jobs import BROADCAST_JOB, Job, StepResult
@@ -67,8 +68,8 @@ class BroadcastService:
     pins: VersionPins
     types: BroadcastTypeNotes | None = None  # its type is noted as sent to every customer (their portals list it)
 
-    def start(self, tenant: str, body: dict[str, Any]) -> dict[str, Any]:
-        data = validation.broadcast_create(body)
+    def start(self, tenant: str, request: CreateBroadcast) -> BroadcastAccepted:
+        data = request.input()
         now = self.clock()
         event_id = ids.event_id(tenant, data.idempotency_key, int(now.timestamp() * 1000))
         try:
@@ -78,7 +79,7 @@ class BroadcastService:
             raise Unavailable(f"the broadcast could not be queued ({exc.cause}); repeat the request with the same id") from None
         if self.types is not None:
             self.types.note_broadcast(tenant, [data.type])
-        return {"id": event_id, "status": "fanning_out", "job": job.summary()}
+        return BroadcastAccepted(id=event_id, status="fanning_out", job=JobSummary.of(job))
 
     def fan_out(self, tenant: str, event_id: str) -> Job:
         """Start the stored broadcast's job; a repeat starts none (and queues its first step again while it has not run)."""

@@ -13,10 +13,11 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
 from hookline.core import validation
 from hookline.core.clock import iso
+from hookline.core.contract import customers as contract
+from hookline.core.contract.jobs import JobSummary
 from hookline.core.customers import Customer, deletion_job_id
 from hookline.core.errors import DependencyFailed, NotFound, Unavailable
 from hookline.core.jobs import DELETE_CUSTOMER_ENDPOINTS
@@ -40,29 +41,27 @@ class CustomerService:
     jobs: JobStarter
     clock: Callable[[], datetime]
 
-    def put(self, tenant: str, uid: str, body: dict[str, Any]) -> tuple[dict[str, Any], bool]:
+    def put(self, tenant: str, uid: str, body: contract.PutCustomer) -> tuple[contract.Customer, bool]:
         """Create or replace the customer: its view, and True if it was created (201) rather than replaced (200).
 
         Idempotent: a PUT of what is stored already writes nothing and leaves updated_at alone.
         """
         uid = validation.customer_uid(uid)
-        data = validation.customer_put(body)
-        now = iso(self.clock())
-        wanted = Customer(tenant, uid, data.name, data.email, data.metadata, data.limits, created_at=now, updated_at=now)
+        wanted = body.customer(tenant, uid, iso(self.clock()))
         current = self.customers.get(tenant, uid)
         if current is not None and current.same_content(wanted):
-            return current.public(), False
+            return contract.Customer.of(current), False
         stored, created = self.customers.put(wanted)
-        return stored.public(), created
+        return contract.Customer.of(stored), created
 
-    def get(self, tenant: str, uid: str) -> dict[str, Any]:
-        return require_customer(self.customers, tenant, uid).public()
+    def get(self, tenant: str, uid: str) -> contract.Customer:
+        return contract.Customer.of(require_customer(self.customers, tenant, uid))
 
-    def list(self, tenant: str, limit: int, cursor: str | None) -> dict[str, Any]:
+    def list(self, tenant: str, limit: int, cursor: str | None) -> contract.CustomerPage:
         items, nxt = self.customers.page(tenant, limit, cursor)
-        return {"items": [c.public() for c in items], "next": nxt}
+        return contract.CustomerPage(items=[contract.Customer.of(c) for c in items], next=nxt)
 
-    def delete(self, tenant: str, uid: str) -> dict[str, Any]:
+    def delete(self, tenant: str, uid: str) -> contract.CustomerDeleted:
         """Delete the customer; its endpoints go by a job, started first. Its answer: the job (`{"id", "status"}`).
 
         The job is started before the customer is deleted, with an id derived from the customer (its uid and
@@ -80,19 +79,20 @@ class CustomerService:
             self.customers.delete(tenant, customer.uid)
         except DependencyFailed as exc:
             raise Unavailable(f"the customer could not be deleted ({exc.cause}); repeat the request") from None
-        return job.summary()
+        return contract.CustomerDeleted(job=JobSummary.of(job))
 
-    def stats(self, tenant: str, uid: str, query: dict[str, str]) -> dict[str, Any]:
+    def stats(self, tenant: str, uid: str, since: str | None = None, until: str | None = None) -> contract.CustomerStats:
         """The customer-wide statistics over [since, until] (default: the last 24 h): its endpoints' counters added up.
 
         Reads the customer's endpoints from the customer-endpoints index and,
         for each, only its hourly items in the window.
         """
         customer = require_customer(self.customers, tenant, uid)
-        since, until = validation.stats_window(query, self.clock())
+        window = {name: value for name, value in (("since", since), ("until", until)) if value is not None}
+        start, end = validation.stats_window(window, self.clock())
         totals: Counter[str] = Counter()
         endpoints = 0
         for endpoint in self.endpoints.all_of_owner(tenant, customer.uid):
-            totals.update(self.stats_reader.window(tenant, endpoint.id, since, until))
+            totals.update(self.stats_reader.window(tenant, endpoint.id, start, end))
             endpoints += 1
-        return {"customer": customer.uid, "endpoints": endpoints, **summary(dict(totals), since, until)}
+        return contract.CustomerStats.model_validate({"customer": customer.uid, "endpoints": endpoints, **summary(dict(totals), start, end)})

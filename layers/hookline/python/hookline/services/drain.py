@@ -108,7 +108,7 @@ class DrainControl:
         return {"job": self.jobs.start(OPERATORS, DRAIN_DLQ, params, job_id=job_id).public()}
 
     def describe(self, command: dict[str, Any]) -> dict[str, Any]:
-        return {"job": self.jobs.describe(str(command.get("tenant", OPERATORS)), str(command.get("job_id", "")))}
+        return {"job": self.jobs.find(str(command.get("tenant", OPERATORS)), str(command.get("job_id", ""))).public()}
 
 
 def drain_params(command: dict[str, Any], default_rate: float) -> dict[str, str]:

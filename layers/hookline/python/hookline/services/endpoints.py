@@ -12,6 +12,20 @@ from hookline.core import ids, notifications, signing, validation
 from hookline.core.adaptive import current
 from hookline.core.breaker import Breaker
 from hookline.core.clock import iso, iso_epoch
+from hookline.core.contract.endpoints import (
+    CreateEndpoint,
+    EndpointCreated,
+    EndpointEnabled,
+    EndpointPage,
+    EndpointSecret,
+    EndpointWithHealth,
+    SecretRotated,
+    TestAttempt,
+    TestOutcome,
+    UpdateEndpoint,
+)
+from hookline.core.contract.endpoints import Endpoint as EndpointAnswer
+from hookline.core.contract.stats import Stats
 from hookline.core.customers import endpoint_limits
 from hookline.core.errors import DependencyFailed, FailedDependency, NotFound, Unavailable, ValidationFailed
 from hookline.core.jobs import REQUEUE_PAUSED
@@ -69,9 +83,10 @@ class EndpointService:
     stats_reader: StatsReader | None = None
     reads: EndpointPool = field(default_factory=lambda: EndpointPool(4), compare=False)  # an endpoint's reads, side by side
 
-    def create(self, tenant: str, body: dict[str, Any]) -> dict[str, Any]:
-        """A new endpoint, pinned to the payload version it names or else the tenant's default (never one past its sunset)."""
-        data = validation.endpoint_create(body, self.settings.url_policy)
+    def create(self, tenant: str, data: CreateEndpoint) -> EndpointCreated:
+        """A new endpoint, pinned to the payload version it names or else the tenant's default (never one past its sunset).
+        Its URL must be one the stack may send to (the settings' policy; the request's model checked its form)."""
+        validation.validate_url(data.url, self.settings.url_policy)
         ceiling = require_customer(self.customers, tenant, data.customer).limits if data.customer else None
         rate, concurrency = endpoint_limits(ceiling, data.rate_limit_per_second, data.max_concurrency)
         versions, _ = self.catalog.load(tenant, ())
@@ -86,7 +101,7 @@ class EndpointService:
             description=data.description,
             rate_limit_per_second=rate,
             max_concurrency=concurrency,
-            headers=data.headers,
+            headers=tuple(data.headers.items()),
             created_at=now,
             updated_at=now,
             customer=data.customer,
@@ -94,7 +109,7 @@ class EndpointService:
         )
         self.repo.create(ep)
         # The API shows the secret here, on rotation and on `GET …/secret`: never in the endpoint itself.
-        return {**ep.public(), "secret": ep.secret}
+        return EndpointCreated.of(ep, secret=ep.secret)
 
     def get(self, tenant: str, endpoint_id: str) -> Endpoint:
         ep = self.repo.get(tenant, endpoint_id) if ids.is_id(endpoint_id, ids.ENDPOINT) else None
@@ -102,20 +117,24 @@ class EndpointService:
             raise NotFound(f"endpoint {endpoint_id[:64]} not found")
         return ep
 
-    def list(self, tenant: str, limit: int, cursor: str | None, customer: str | None = None) -> dict[str, Any]:
-        """A page of the tenant's endpoints, or only of one customer's (404 customer_not_found if it has none such)."""
+    def list(self, tenant: str, limit: str | None = None, cursor: str | None = None, customer: str | None = None) -> EndpointPage:
+        """A page of the tenant's endpoints, or only of one customer's (404 customer_not_found if it has none such):
+        `limit` (the query's text) at most the settings' page limit."""
+        size = validation.page_limit(limit, self.settings.page_limit_max)
         if customer is None:
-            items, nxt = self.repo.page(tenant, limit, cursor)
+            items, nxt = self.repo.page(tenant, size, cursor)
         else:
             uid = require_customer(self.customers, tenant, customer).uid
-            items, nxt = self.repo.page_of_owner(tenant, uid, limit, cursor)
-        return {"items": [e.public() for e in items], "next": nxt}
+            items, nxt = self.repo.page_of_owner(tenant, uid, size, cursor)
+        return EndpointPage(items=[EndpointAnswer.of(e) for e in items], next=nxt)
 
-    def update(self, tenant: str, endpoint_id: str, body: dict[str, Any]) -> Endpoint:
-        """Change the endpoint. A new payload version must be pinnable, and the endpoint must first accept
+    def update(self, tenant: str, endpoint_id: str, body: UpdateEndpoint) -> EndpointAnswer:
+        """Change the endpoint (the fields the body gives). A new payload version must be pinnable, and the endpoint must first accept
         a test event at that version (424 with the attempt otherwise, and nothing changes)."""
         current = self.get(tenant, endpoint_id)
-        changes = validation.endpoint_patch(body, self.settings.url_policy)
+        changes = body.changes()
+        if "url" in changes:
+            validation.validate_url(changes["url"], self.settings.url_policy)
         self._ensure_within_ceiling(current, changes)
         if changes.get("version", current.version) != current.version:
             versions, _ = self.catalog.load(tenant, ())
@@ -129,7 +148,7 @@ class EndpointService:
         updated = replace(current, **changes, updated_at=iso(self.clock()))
         if not self.repo.save(updated):
             raise NotFound(f"endpoint {endpoint_id} not found")  # deleted meanwhile
-        return updated
+        return EndpointAnswer.of(updated)
 
     def _ensure_within_ceiling(self, current: Endpoint, changes: dict[str, Any]) -> None:
         """A customer's endpoint may be set no higher than the customer's limits (a 422 naming the ceiling)."""
@@ -144,7 +163,7 @@ class EndpointService:
         if not ids.is_id(endpoint_id, ids.ENDPOINT) or not self.repo.delete(tenant, endpoint_id):
             raise NotFound(f"endpoint {endpoint_id[:64]} not found")
 
-    def rotate_secret(self, tenant: str, endpoint_id: str) -> dict[str, Any]:
+    def rotate_secret(self, tenant: str, endpoint_id: str) -> SecretRotated:
         """A new signing secret, shown in the answer; the old one keeps signing during the overlap."""
         self.get(tenant, endpoint_id)
         now = self.clock()
@@ -152,19 +171,19 @@ class EndpointService:
         if not self.repo.rotate_secret(tenant, endpoint_id, secret, now.timestamp(), iso(now)):
             raise NotFound(f"endpoint {endpoint_id[:64]} not found")
         overlap_until = iso(datetime.fromtimestamp(now.timestamp() + self.settings.secret_overlap_seconds, UTC))
-        return {"secret": secret, "previous_secret_valid_until": overlap_until}
+        return SecretRotated(secret=secret, previous_secret_valid_until=overlap_until)
 
-    def secret(self, tenant: str, endpoint_id: str) -> dict[str, Any]:
+    def secret(self, tenant: str, endpoint_id: str) -> EndpointSecret:
         """The current signing secret, plus the previous one and when it stops signing while a rotation's overlap lasts."""
         endpoint = self.get(tenant, endpoint_id)
         overlap = self.settings.secret_overlap_seconds
-        out: dict[str, Any] = {"secret": endpoint.secret}
         if len(endpoint.signing_secrets(self.clock().timestamp(), overlap)) > 1 and endpoint.rotated_at is not None:
-            out["previous_secret"] = endpoint.previous_secret
-            out["previous_expires_at"] = iso_epoch(endpoint.rotated_at + overlap)
-        return out
+            return EndpointSecret(
+                secret=endpoint.secret, previous_secret=endpoint.previous_secret, previous_expires_at=iso_epoch(endpoint.rotated_at + overlap)
+            )
+        return EndpointSecret(secret=endpoint.secret)
 
-    def test(self, tenant: str, endpoint_id: str) -> dict[str, Any]:
+    def test(self, tenant: str, endpoint_id: str) -> TestAttempt:
         """Send a signed `hookline.test` event to the endpoint now, whatever its status, and answer with the attempt.
 
         Nothing is stored: no event, no delivery, no change to the endpoint or its health.
@@ -172,14 +191,14 @@ class EndpointService:
         endpoint = self.get(tenant, endpoint_id)
         test_id, body, headers = self._test_request(endpoint)
         result = self.deps.sender.post(endpoint.url, body, headers)  # the guarded sender's timeouts bound it
-        return {
-            "webhook_id": test_id,
-            "status_code": result.status_code,
-            "error": result.error,
-            "duration_ms": result.duration_ms,
-            "succeeded": _accepted(result),
-            "response_body": result.body[: self.settings.response_body_limit_bytes],
-        }
+        return TestAttempt(
+            webhook_id=test_id,
+            status_code=result.status_code,
+            error=result.error,
+            duration_ms=result.duration_ms,
+            succeeded=_accepted(result),
+            response_body=result.body[: self.settings.response_body_limit_bytes],
+        )
 
     def _test_request(self, endpoint: Endpoint) -> tuple[str, bytes, dict[str, str]]:
         """One `hookline.test` webhook for the endpoint at its payload version: its id, body and signed headers (the endpoint's own included)."""
@@ -190,7 +209,7 @@ class EndpointService:
         secrets = endpoint.signing_secrets(now.timestamp(), self.settings.secret_overlap_seconds)
         return test_id, body, {**dict(endpoint.headers), **webhook_headers(test_id, int(now.timestamp()), body, secrets)}
 
-    def describe(self, tenant: str, endpoint_id: str) -> dict[str, Any]:
+    def describe(self, tenant: str, endpoint_id: str) -> EndpointWithHealth:
         """The endpoint with its health: circuit, the last 24 hours' success rate, last error, effective rate, and how
         the last email to its customer went (`last_email`: sent, or failed and why; null before any)."""
         if not ids.is_id(endpoint_id, ids.ENDPOINT):
@@ -210,9 +229,9 @@ class EndpointService:
         (endpoint, breaker, limiter), recent, (failed, more_failed), (paused, more_paused) = self.reads.map(read, ["state", "stats", "failed", "paused"])
         if endpoint is None:
             raise NotFound(f"endpoint {endpoint_id[:64]} not found")
-        return {
-            **endpoint.public(),
-            "health": {
+        return EndpointWithHealth.of(
+            endpoint,
+            health={
                 "circuit": {
                     "state": breaker.state,
                     "consecutive_failures": breaker.consecutive_failures,
@@ -226,8 +245,8 @@ class EndpointService:
                 "concurrency": self._concurrency(endpoint, breaker, limiter),
                 "last_email": endpoint.last_email.public() if endpoint.last_email is not None else None,
             },
-            "backlog": {"failed": failed, "paused": paused, "more": more_failed or more_paused},
-        }
+            backlog={"failed": failed, "paused": paused, "more": more_failed or more_paused},
+        )
 
     def _concurrency(self, endpoint: Endpoint, breaker: Breaker, limiter: Limiter) -> dict[str, Any]:
         """The adaptive concurrency limit now, under its ceiling, with the latency it learned from and the lane the endpoint is served from."""
@@ -239,7 +258,7 @@ class EndpointService:
             "lane": "retry" if retry_lane_only(breaker, limiter, adaptive) else "first",
         }
 
-    def enable(self, tenant: str, endpoint_id: str) -> dict[str, Any]:
+    def enable(self, tenant: str, endpoint_id: str) -> EndpointEnabled:
         """Send a test event; on 2xx start the job that re-queues the paused backlog, then mark the endpoint active.
 
         The answer comes in bounded time whatever the backlog: the job (`requeue`, its id and status; progress at
@@ -262,33 +281,29 @@ class EndpointService:
         self.deps.states.reset_breaker(tenant, endpoint_id)
         if endpoint.status != "active":
             self.deps.notify(notifications.RECOVERED, tenant=tenant, endpoint_id=endpoint_id, requeue_job=job.id)
-        return {**active.public(), "test": outcome, "requeue": job.summary()}
+        return EndpointEnabled.of(active, test=outcome, requeue=job.summary())
 
-    def _require_test(self, endpoint: Endpoint, otherwise: str) -> dict[str, object]:
+    def _require_test(self, endpoint: Endpoint, otherwise: str) -> TestOutcome:
         """Send a test event; its outcome if the endpoint accepted it, else FailedDependency (424) saying what stays as it is."""
         test_id, body, headers = self._test_request(endpoint)
         result = self.deps.sender.post(endpoint.url, body, headers)
-        outcome: dict[str, object] = {
-            "webhook_id": test_id,
-            "status_code": result.status_code,
-            "error": result.error,
-            "duration_ms": result.duration_ms,
-            "detail": result.detail[:300],
-        }
+        outcome = TestOutcome(
+            webhook_id=test_id, status_code=result.status_code, error=result.error, duration_ms=result.duration_ms, detail=result.detail[:300]
+        )
         if not _accepted(result):
-            raise FailedDependency(f"the endpoint did not accept the test event; {otherwise}", outcome)
+            raise FailedDependency(f"the endpoint did not accept the test event; {otherwise}", outcome.model_dump())
         return outcome
 
-    def stats(self, tenant: str, endpoint_id: str, query: dict[str, str]) -> dict[str, Any]:
-        """Attempts, outcomes, latency percentiles and the two health rates over [since, until] (default: the last 24 h)."""
+    def stats(self, tenant: str, endpoint_id: str, since: str | None = None, until: str | None = None, series: str | None = None) -> Stats:
+        """Attempts, outcomes, latency percentiles and the two health rates over [since, until] (default: the last 24 h);
+        with `series` `hour`, also the counters of each hour."""
         self.get(tenant, endpoint_id)
-        since, until = validation.stats_window(query, self.clock())
-        series = query.get("series")
+        start, end = validation.stats_window({k: v for k, v in (("since", since), ("until", until)) if v is not None}, self.clock())
         if series not in (None, "", "hour"):
             raise ValidationFailed("'series' must be 'hour' (the counters of each hour in the window)")
         if self.stats_reader is None:
-            return summary({}, since, until)
+            return Stats.model_validate(summary({}, start, end))
         if not series:
-            return summary(self.stats_reader.window(tenant, endpoint_id, since, until), since, until)
-        hours = self.stats_reader.hours(tenant, endpoint_id, since, until)
-        return {**summary(add_up(c for _, c in hours), since, until), "series": [hour_counts(hour, counts) for hour, counts in hours]}
+            return Stats.model_validate(summary(self.stats_reader.window(tenant, endpoint_id, start, end), start, end))
+        hours = self.stats_reader.hours(tenant, endpoint_id, start, end)
+        return Stats.model_validate({**summary(add_up(c for _, c in hours), start, end), "series": [hour_counts(hour, counts) for hour, counts in hours]})

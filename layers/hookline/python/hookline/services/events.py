@@ -8,18 +8,20 @@ same request (same `id`), which finishes the job without duplicating anything.
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 from datetime import datetime, timedelta
-from typing import Any
 
 from hookline.core import ids, validation
 from hookline.core.broadcast import delivery_id as broadcast_delivery_id
 from hookline.core.clock import iso
+from hookline.core.contract import events as contract
+from hookline.core.contract.events import IndexedStatus
 from hookline.core.errors import Conflict, DependencyFailed, HooklineError, NotFound, PayloadTooLarge, Unavailable, ValidationFailed
 from hookline.core.idempotency import request_hash
-from hookline.core.models import REPLAYABLE_STATUSES, Delivery, DeliveryTask, Endpoint, Event, PlannedDelivery
+from hookline.core.models import Delivery, DeliveryTask, Endpoint, Event, PlannedDelivery
 from hookline.core.replay import FAILURES_READ_BOUND, failure_histogram
 from hookline.core.settings import Settings
 from hookline.core.sqs import MAX_BATCH_ENTRIES
@@ -94,12 +96,12 @@ class EventService:
 
         return of
 
-    def accept(self, tenant: str, body: dict[str, Any]) -> dict[str, Any]:
+    def accept(self, tenant: str, request: contract.CreateEvent) -> contract.EventAccepted:
         """Store the event and fan it out to the endpoints it is addressed to: the named customer's, else the tenant's own.
 
         A known customer with no subscribed endpoint still gets its event stored (202, deliveries 0).
         """
-        data = validation.event_create(body)
+        data = request.input()
         now = self._clock()
         event_id = ids.event_id(tenant, data.idempotency_key, int(now.timestamp() * 1000))
         try:
@@ -142,7 +144,7 @@ class EventService:
         for customer, types in by_customer.items():
             self._types.note(tenant, types, customer)
 
-    def accept_batch(self, tenant: str, body: dict[str, Any]) -> list[dict[str, Any]]:
+    def accept_batch(self, tenant: str, batch: contract.CreateEventBatch) -> contract.EventBatchAccepted:
         """Up to 100 events in one request: one result per event, in order, each as the single route would answer.
 
         The batch is validated as a whole first (a bad event stores nothing).
@@ -152,12 +154,13 @@ class EventService:
         or queueing failed gets a 503 result, and repeating it (same `id`)
         finishes the job. An event whose data breaks its type's schema, or
         that an endpoint's payload version cannot be rendered for, gets a 422
-        result, as the single route would answer it.
+        result, as the single route would answer it. When none got through (DynamoDB or SQS down), the whole request
+        is a 503, as on the single route, so clients repeat it.
         """
-        inputs = validation.event_batch(body, self._settings.max_event_bytes)
+        inputs = self._batch_inputs(batch)
         now = self._clock()
         event_ids = [ids.event_id(tenant, data.idempotency_key, int(now.timestamp() * 1000)) for data in inputs]
-        results: list[dict[str, Any]] = [{} for _ in inputs]
+        results: list[contract.EventBatchResult | None] = [None for _ in inputs]
         targets = self._targets(tenant)
         try:
             catalog = self._catalog.load(tenant, {data.type for data in inputs})
@@ -174,7 +177,7 @@ class EventService:
             except DependencyFailed as exc:
                 results[i] = _unavailable(i, exc)
                 continue
-            results[i] = {"index": i, "status": 202, **accepted}
+            results[i] = contract.EventBatchResult.accepted(i, accepted)
             for task in tasks:
                 queued.setdefault(task.delivery_id, task)
                 owners.setdefault(task.delivery_id, []).append(i)
@@ -187,9 +190,21 @@ class EventService:
                 for task in chunk:
                     for i in owners[task.delivery_id]:
                         results[i] = _unavailable(i, exc)
-        self._note_failed(tenant, list(dict.fromkeys(event_ids[i] for i, r in enumerate(results) if r.get("status") == 503)), now)
-        self._note_types(tenant, [(data.customer, data.type) for data, result in zip(inputs, results, strict=True) if result.get("status") == 202])
-        return results
+        done = [r for r in results if r is not None]
+        self._note_failed(tenant, list(dict.fromkeys(event_ids[r.index] for r in done if r.status == 503)), now)
+        self._note_types(tenant, [(inputs[r.index].customer, inputs[r.index].type) for r in done if r.status == 202])
+        if all(r.status == 503 for r in done):
+            raise Unavailable("no event of the batch could be stored and queued; repeat the request (events with an id are idempotent)")
+        return contract.EventBatchAccepted.of(done)
+
+    def _batch_inputs(self, batch: contract.CreateEventBatch) -> list[validation.EventInput]:
+        """The batch's events, each at most the event limit (the settings'): one too large refuses the batch."""
+        limit = self._settings.max_event_bytes
+        for i, event in enumerate(batch.events):
+            size = len(json.dumps(event.model_dump(exclude_unset=True), ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
+            if size > limit:
+                raise PayloadTooLarge(f"events[{i}] is {size} bytes; the limit for one event is {limit}")
+        return [event.input() for event in batch.events]
 
     def _stage(
         self,
@@ -199,7 +214,7 @@ class EventService:
         targets: Targets,
         catalog: tuple[VersionCatalog, dict[str, EventType]],
         event_id: str,
-    ) -> tuple[dict[str, Any], list[DeliveryTask]]:
+    ) -> tuple[contract.EventAccepted, list[DeliveryTask]]:
         """Store an event and its deliveries (or find them, for a repeated id); returns the answer and the tasks to queue.
 
         Its data is checked against its type's schema, and rendered once for each payload version its
@@ -245,9 +260,9 @@ class EventService:
         if paused:
             self._events.create_deliveries(paused, expires_at)
         # The only task of each new delivery: fresh, so its first attempt writes no claim (hookline.core.claims).
-        return {"id": event.id, "deliveries": len(event.deliveries)}, [replace(self._task(d), fresh=True) for d in deliveries if d.status == "pending"]
+        return _accepted(event), [replace(self._task(d), fresh=True) for d in deliveries if d.status == "pending"]
 
-    def _finish_existing(self, event: Event, digest: str, expires_at: int) -> tuple[dict[str, Any], list[DeliveryTask]]:
+    def _finish_existing(self, event: Event, digest: str, expires_at: int) -> tuple[contract.EventAccepted, list[DeliveryTask]]:
         """Idempotent replay: same body answers as before, after finishing any interrupted step."""
         if event.request_hash != digest:
             raise Conflict("an event with this id exists with a different body", code="idempotency_conflict")
@@ -262,13 +277,13 @@ class EventService:
                 self._events.ensure_delivery(d, expires_at)
             if d.unsent:
                 unsent.append(d)
-        return {"id": event.id, "deliveries": len(event.deliveries)}, [self._task(d) for d in unsent]
+        return _accepted(event), [self._task(d) for d in unsent]
 
     @staticmethod
     def _task(d: Delivery) -> DeliveryTask:
         return DeliveryTask.of(d)
 
-    def describe(self, tenant: str, event_id: str, limit: int = 50, cursor: str | None = None, viewer: str | None = None) -> dict[str, Any]:
+    def describe(self, tenant: str, event_id: str, limit: int | None = None, cursor: str | None = None, viewer: str | None = None) -> contract.Event:
         """The event with its deliveries and their attempts; `event_id` is its `evt_` id or the producer's idempotency key.
 
         A broadcast has thousands of deliveries: it shows its fan-out's
@@ -278,23 +293,23 @@ class EventService:
         deliveries of a broadcast: each found by its derived id, one read per
         endpoint of the customer, never a page of everyone's.
         """
+        page_size = validation.page_limit(None if limit is None else str(limit), self._settings.page_limit_max)
         event = find_event(self._events, tenant, event_id)
         if event is None:
             raise NotFound(f"event {event_id[:64]} not found")
-        view = {"id": event.id, "type": event.type, "customer": event.customer, "version": event.version, "data": event.data, "created_at": event.created_at}
         if event.broadcast is not None and viewer is not None:
             ids_ = (broadcast_delivery_id(tenant, event.id, ep.id) for ep in self._endpoints.all_of_owner(tenant, viewer))
             own = [d for d in (self._events.delivery_with_attempts(tenant, event.id, i) for i in ids_) if d is not None]
             # Only the status: the fan-out's counters span every customer, which a customer must not learn.
-            progress = {"status": event.broadcast.public()["status"]}
-            return {**view, "broadcast": progress, "deliveries": [d.public() for d in sorted(own, key=lambda d: d.id)], "deliveries_next": None}
+            progress = contract.BroadcastStatus(status=contract.BroadcastProgress.of(event.broadcast).status)
+            return contract.Event.of(event, sorted(own, key=lambda d: d.id), broadcast=progress, deliveries_next=None)
         if event.broadcast is not None:
-            page, nxt = self._events.deliveries_page(tenant, event.id, limit, cursor)
-            return {**view, "broadcast": event.broadcast.public(), "deliveries": [d.public() for d in page], "deliveries_next": nxt}
+            page, nxt = self._events.deliveries_page(tenant, event.id, page_size, cursor)
+            return contract.Event.of(event, page, broadcast=contract.BroadcastProgress.of(event.broadcast), deliveries_next=nxt)
         _, deliveries = self._events.event_with_deliveries(tenant, event.id)
-        return {**view, "deliveries": [d.public() for d in deliveries]}
+        return contract.Event.of(event, deliveries)
 
-    def delivery(self, tenant: str, event_id: str, delivery_id: str) -> dict[str, Any]:
+    def delivery(self, tenant: str, event_id: str, delivery_id: str) -> contract.DeliveryDetail:
         """One delivery with its attempts, and its event's type (what the portal's delivery log expands to)."""
         found = None
         if ids.is_id(event_id, ids.EVENT) and ids.is_id(delivery_id, ids.DELIVERY):
@@ -302,9 +317,9 @@ class EventService:
         event = self._events.get_event(tenant, event_id) if found is not None else None
         if found is None or event is None:
             raise NotFound(f"delivery {delivery_id[:64]} of event {event_id[:64]} not found")
-        return {**found.public(), "event_id": event_id, "event_type": event.type}
+        return contract.DeliveryDetail.of(found, event_id=event_id, event_type=event.type)
 
-    def retry(self, tenant: str, event_id: str, delivery_id: str) -> dict[str, Any]:
+    def retry(self, tenant: str, event_id: str, delivery_id: str) -> contract.RetryAccepted:
         """Retry one delivery now, as a manual attempt with a fresh budget (a failed or a succeeded one)."""
         delivery = self._events.get_delivery(tenant, event_id, delivery_id) if ids.is_id(event_id, ids.EVENT) and ids.is_id(delivery_id, ids.DELIVERY) else None
         if delivery is None:
@@ -319,24 +334,24 @@ class EventService:
             self._retry_queue.send([task])
         except DependencyFailed:
             raise Unavailable("the retry could not be queued; repeat the request") from None
-        return {"id": delivery_id, "event_id": event_id, "status": "pending", "generation": restarted.generation}
+        return contract.RetryAccepted(id=delivery_id, event_id=event_id, status="pending", generation=restarted.generation)
 
-    def _indexed_status(self, tenant: str, endpoint_id: str, query: dict[str, str]) -> str:
-        """The status a query of the sparse index asks for (`failed` by default, or `paused`), once the endpoint is known to exist."""
-        status = query.get("status") or "failed"
-        if status not in REPLAYABLE_STATUSES:
-            raise ValidationFailed(f"'status' must be {' or '.join(repr(s) for s in REPLAYABLE_STATUSES)}")
+    def _require_endpoint(self, tenant: str, endpoint_id: str) -> None:
         if self._endpoints.get(tenant, endpoint_id) is None if ids.is_id(endpoint_id, ids.ENDPOINT) else True:
             raise NotFound(f"endpoint {endpoint_id[:64]} not found")
-        return status
 
-    def failures(self, tenant: str, endpoint_id: str, query: dict[str, str]) -> dict[str, Any]:
+    def failures(
+        self, tenant: str, endpoint_id: str, status: IndexedStatus = "failed", since: datetime | None = None, until: datetime | None = None
+    ) -> contract.FailureHistogram:
         """The endpoint's failed (or paused) deliveries in [since, until] (default: the last 7 days) counted by creation hour.
 
         Bounded: at most FAILURES_READ_BOUND deliveries are read, newest first, in pages of 1,000 from the sparse index.
         """
-        status = self._indexed_status(tenant, endpoint_id, query)
-        since, until = validation.stats_window(query, self._clock(), default=timedelta(days=7))
+        self._require_endpoint(tenant, endpoint_id)
+        until = until or self._clock()
+        since = since or until - timedelta(days=7)
+        if since >= until:
+            raise ValidationFailed("'since' must be before 'until'")
         created: list[str] = []
         cursor: str | None = None
         while len(created) < FAILURES_READ_BOUND:
@@ -346,29 +361,37 @@ class EventService:
             created += [d.created_at for d in page]
             if not cursor:
                 break
-        return {"since": iso(since), "until": iso(until), "status": status, **failure_histogram(created, truncated=cursor is not None)}
+        counted = failure_histogram(created, truncated=cursor is not None)
+        return contract.FailureHistogram.model_validate({"since": iso(since), "until": iso(until), "status": status, **counted})
 
-    def deliveries_of(self, tenant: str, endpoint_id: str, query: dict[str, str], limit: int) -> dict[str, Any]:
+    def deliveries_of(
+        self,
+        tenant: str,
+        endpoint_id: str,
+        status: IndexedStatus = "failed",
+        since: datetime | None = None,
+        until: datetime | None = None,
+        limit: int | None = None,
+        cursor: str | None = None,
+        newest_first: bool = False,
+    ) -> contract.DeliveryPage:
         """An endpoint's failed (or paused) deliveries in a time window, paged, from the sparse index."""
-        status = self._indexed_status(tenant, endpoint_id, query)
-        since = _iso_param(query, "since") or ""
-        until = _iso_param(query, "until") or "~"
-        order = query.get("order") or "asc"
-        if order not in ("asc", "desc"):
-            raise ValidationFailed("'order' must be 'asc' (oldest first) or 'desc' (newest first)")
-        upper = until if until == "~" else until + "~"
-        items, nxt = self._events.deliveries_by_status(tenant, endpoint_id, status, since, upper, limit, query.get("cursor"), newest_first=order == "desc")
-        return {"items": [{**d.public(), "event_id": d.event_id} for d in items], "next": nxt}
+        page_size = validation.page_limit(None if limit is None else str(limit), self._settings.page_limit_max)
+        self._require_endpoint(tenant, endpoint_id)
+        upper = iso(until) + "~" if until else "~"
+        items, nxt = self._events.deliveries_by_status(
+            tenant, endpoint_id, status, iso(since) if since else "", upper, page_size, cursor, newest_first=newest_first
+        )
+        return contract.DeliveryPage(items=[contract.EndpointDelivery.of(d, event_id=d.event_id) for d in items], next=nxt)
 
 
-def _failure(index: int, exc: HooklineError) -> dict[str, Any]:
-    return {"index": index, "status": exc.status, **exc.envelope()}
+def _accepted(event: Event) -> contract.EventAccepted:
+    return contract.EventAccepted(id=event.id, deliveries=len(event.deliveries))
 
 
-def _unavailable(index: int, exc: DependencyFailed) -> dict[str, Any]:
+def _failure(index: int, exc: HooklineError) -> contract.EventBatchResult:
+    return contract.EventBatchResult.refused(index, exc)
+
+
+def _unavailable(index: int, exc: DependencyFailed) -> contract.EventBatchResult:
     return _failure(index, Unavailable(f"the event could not be stored or queued ({exc.cause}); repeat it with the same id"))
-
-
-def _iso_param(query: dict[str, str], name: str) -> str | None:
-    raw = query.get(name)
-    return iso(validation.time_param(raw, name)) if raw else None

@@ -31,10 +31,10 @@ import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
 
 from hookline.core import ids
 from hookline.core.clock import iso, parse_iso
+from hookline.core.contract import jobs as contract
 from hookline.core.errors import NotFound
 from hookline.core.jobs import JOB, Job, step_message
 from hookline.core.sqs import MAX_DELAY_SECONDS
@@ -129,11 +129,15 @@ class JobRunner:
     def get(self, tenant: str, job_id: str) -> Job | None:
         return self.store.get(tenant, job_id) if ids.is_id(job_id, JOB) else None
 
-    def describe(self, tenant: str, job_id: str) -> dict[str, Any]:
-        job = self.store.get(tenant, job_id) if ids.is_id(job_id, JOB) else None
+    def find(self, tenant: str, job_id: str) -> Job:
+        """The job, or NotFound (`job_not_found`) for an unknown or malformed id."""
+        job = self.get(tenant, job_id)
         if job is None:
             raise NotFound(f"job {job_id[:64]} not found", code="job_not_found")
-        return job.public()
+        return job
+
+    def describe(self, tenant: str, job_id: str) -> contract.Job:
+        return contract.Job.of(self.find(tenant, job_id))
 
     def resume_stalled(self, stalled_after: timedelta = STALLED_AFTER) -> int:
         """Resume every running job that has not moved for `stalled_after` (its chain of steps was lost: a step
@@ -164,11 +168,9 @@ class JobRunner:
         _log.error("job of an unknown kind cancelled", extra={"tenant": job.tenant, "job_id": job.id, "kind": job.kind})
         self.store.advance(job, job.cancelled(f"unknown kind {job.kind}: the release that runs it is not in service", iso(now)))
 
-    def resume(self, tenant: str, job_id: str) -> dict[str, Any]:
+    def resume(self, tenant: str, job_id: str) -> contract.Job:
         """Queue a step of a running job again; a finished or cancelled one is answered as it is."""
-        job = self.store.get(tenant, job_id) if ids.is_id(job_id, JOB) else None
-        if job is None:
-            raise NotFound(f"job {job_id[:64]} not found", code="job_not_found")
+        job = self.find(tenant, job_id)
         if job.status == "running":
             self.queue.send_bodies([step_message(tenant, job_id, job.step)])
-        return job.public()
+        return contract.Job.of(job)

@@ -24,9 +24,10 @@ from datetime import datetime
 from typing import Any
 
 from hookline.core.access import Principal
-from hookline.core.clock import iso, iso_epoch
+from hookline.core.clock import iso
+from hookline.core.contract import portal as contract
 from hookline.core.errors import DependencyFailed, Unavailable
-from hookline.core.portal import PortalSettings, portal_settings_put
+from hookline.core.portal import PortalSettings
 from hookline.services.customers import require_customer
 from hookline.services.ports import CustomerReader, PortalStore
 
@@ -96,29 +97,19 @@ class PortalService:
         except DependencyFailed:
             return PortalSettings(tenant)  # the page still works; only embedding falls back to 'self'
 
-    def settings(self, tenant: str) -> dict[str, Any]:
-        return self.page_settings(tenant).public()
+    def settings(self, tenant: str) -> contract.PortalSettings:
+        return contract.PortalSettings.of(self.page_settings(tenant))
 
-    def put_settings(self, tenant: str, body: dict[str, Any]) -> dict[str, Any]:
-        name, origins = portal_settings_put(body)
-        stored = PortalSettings(tenant, name, origins, iso(self.clock()))
+    def put_settings(self, tenant: str, body: contract.PutPortalSettings) -> contract.PortalSettings:
+        stored = body.settings(tenant, iso(self.clock()))
         try:
             self.store.save_settings(stored)
         except DependencyFailed:
             raise Unavailable("the portal settings could not be saved; repeat the request") from None
-        return stored.public()
+        return contract.PortalSettings.of(stored)
 
-    def whoami(self, who: Principal) -> dict[str, Any]:
+    def whoami(self, who: Principal) -> contract.SessionInfo:
         """The caller as the portal needs it: a session's customer (its name and ceiling) and whether it may change anything."""
         producer_name = self.page_settings(who.tenant).producer_name
-        if who.is_producer:
-            return {"kind": "api_key", "tenant": who.tenant, "customer": None, "read_only": False, "expires_at": None, "producer_name": producer_name}
-        customer = require_customer(self.customers, who.tenant, who.customer or "")
-        return {
-            "kind": "portal_session",
-            "tenant": who.tenant,
-            "customer": {"uid": customer.uid, "name": customer.name, "limits": customer.limits.public()},
-            "read_only": who.read_only,
-            "expires_at": iso_epoch(who.expires_at),
-            "producer_name": producer_name,
-        }
+        customer = None if who.is_producer else require_customer(self.customers, who.tenant, who.customer or "")
+        return contract.SessionInfo.of(who, customer, producer_name)

@@ -24,14 +24,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
 
 from hookline.core import ids
 from hookline.core.clock import iso
+from hookline.core.contract.jobs import JobSummary, Replay, ReplayAccepted, ReplayRequest
 from hookline.core.errors import NotFound
 from hookline.core.jobs import JOB, REPLAY_WINDOW, Job, StepResult, paced
 from hookline.core.models import DeliveryTask
-from hookline.core.replay import REPLAY, ReplayWindow, parse_window, public
+from hookline.core.replay import REPLAY, ReplayWindow
 from hookline.core.settings import Settings
 from hookline.services.jobs import JobRunner
 from hookline.services.ports import DeliveryRestarts, EndpointReader, ReplayStore, TaskQueue
@@ -93,12 +93,12 @@ class ReplayService:
     settings: Settings
     clock: Callable[[], datetime]
 
-    def start(self, tenant: str, endpoint_id: str, body: dict[str, Any]) -> dict[str, Any]:
+    def start(self, tenant: str, endpoint_id: str, request: ReplayRequest) -> ReplayAccepted:
         """Idempotent for a minute: the same request names the same replay (and its job)."""
         endpoint = self.endpoints.get(tenant, endpoint_id) if ids.is_id(endpoint_id, ids.ENDPOINT) else None
         if endpoint is None:
             raise NotFound(f"endpoint {endpoint_id[:64]} not found")
-        window = parse_window(body)
+        window = ReplayWindow(request.since, request.until, request.status)
         now = self.clock()
         minute = now.strftime("%Y-%m-%dT%H:%M")
         replay_id = ids.derived_id(REPLAY, tenant, endpoint_id, window.since, window.until, window.status, minute)
@@ -106,13 +106,13 @@ class ReplayService:
         expires_at = int((now + timedelta(days=self.settings.retention_days)).timestamp())
         self.replays.create(tenant, replay_id, endpoint_id, window, iso(now), expires_at, job_id)
         job = self.jobs.start(tenant, REPLAY_WINDOW, _params(replay_id, endpoint_id, window), job_id=job_id)
-        return {"id": replay_id, "status": "running", "job": job.summary()}
+        return ReplayAccepted(id=replay_id, status="running", job=JobSummary.of(job))
 
-    def describe(self, tenant: str, replay_id: str) -> dict[str, Any]:
+    def describe(self, tenant: str, replay_id: str) -> Replay:
         item = self.replays.get(tenant, replay_id) if ids.is_id(replay_id, REPLAY) else None
         if item is None:
             raise NotFound(f"replay {replay_id[:64]} not found")
-        return public(item)
+        return Replay.of(item)
 
     def adopt(self, tenant: str, replay_id: str) -> None:
         """The previous release's step message for a replay it started: this replay's job takes over from its record

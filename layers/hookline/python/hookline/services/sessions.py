@@ -13,13 +13,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
-from typing import Any
+from datetime import UTC, datetime
 
 from hookline.core.access import Principal
-from hookline.core.clock import iso, iso_epoch
+from hookline.core.clock import iso
+from hookline.core.contract import portal as contract
 from hookline.core.errors import NotFound
-from hookline.core.sessions import PortalSession, SessionRequest, check, generate_token, hash_token, is_session_token, portal_url, session_request
+from hookline.core.sessions import PortalSession, SessionRequest, check, generate_token, hash_token, is_session_token, portal_url
 from hookline.services.customers import require_customer
 from hookline.services.ports import CustomerSessions, SessionStore
 
@@ -30,11 +30,11 @@ class PortalSessionService:
     customers: CustomerSessions
     clock: Callable[[], datetime]
 
-    def issue(self, tenant: str, uid: str, body: dict[str, Any], origin: str) -> dict[str, Any]:
+    def issue(self, tenant: str, uid: str, body: contract.CreatePortalSession, origin: str) -> contract.PortalSession:
         """A new session for the customer: the token (shown only here), the portal link carrying it, and its expiry."""
-        return self.grant(tenant, uid, session_request(body), origin)
+        return self.grant(tenant, uid, body.request(), origin)
 
-    def grant(self, tenant: str, uid: str, wanted: SessionRequest, origin: str) -> dict[str, Any]:
+    def grant(self, tenant: str, uid: str, wanted: SessionRequest, origin: str) -> contract.PortalSession:
         customer = require_customer(self.customers, tenant, uid)
         now = self.clock()
         token = generate_token()
@@ -51,13 +51,13 @@ class PortalSessionService:
                 expires_at=expires_at,
             )
         )
-        return {
-            "token": token,
-            "url": portal_url(origin, token, tenant),
-            "customer": customer.uid,
-            "read_only": wanted.read_only,
-            "expires_at": iso_epoch(expires_at),
-        }
+        return contract.PortalSession(
+            token=token,
+            url=portal_url(origin, token, tenant),
+            customer=customer.uid,
+            read_only=wanted.read_only,
+            expires_at=iso(datetime.fromtimestamp(expires_at, UTC)),
+        )
 
     def revoke(self, tenant: str, uid: str) -> None:
         """Revoke every session of the customer made so far; sessions issued afterwards work."""

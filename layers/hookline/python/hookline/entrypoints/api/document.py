@@ -20,7 +20,9 @@ from hookline.entrypoints.api.answers import REF_KEY
 
 OPENAPI_VERSION = "3.1.0"
 _EVERY_V1_ROUTE = ("TooManyRequests", "InternalError")
-_POWERTOOLS_ONLY = ("HTTPValidationError", "ValidationError")
+_POWERTOOLS_ONLY = ("HTTPValidationError", "ValidationError", "ResponseValidationError")
+# Bounds Powertools writes as floats (`1.0`) that are whole numbers in the models.
+_BOUNDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf")
 
 
 def _schema_of(model: Any) -> dict[str, Any]:
@@ -39,6 +41,10 @@ def document() -> dict[str, Any]:
             for status, answer in list(responses.items()):
                 if REF_KEY in answer:
                     responses[status] = {REF_KEY: answer[REF_KEY]}
+                elif status == "204":  # no body: Powertools gives every answer the route's return schema
+                    answer.pop("content", None)
+                elif "ResponseValidationError" in json.dumps(answer):
+                    del responses[status]
             if path.startswith("/v1"):
                 for name in _EVERY_V1_ROUTE:
                     status = "429" if name == "TooManyRequests" else "500"
@@ -53,6 +59,7 @@ def document() -> dict[str, Any]:
         schemas.update(found.pop("$defs", {}))
         schemas[model.__name__] = found
     doc["components"] = {"securitySchemes": front.SECURITY_SCHEMES, "responses": front.REFUSALS, "schemas": dict(sorted(schemas.items()))}
+    _whole_bounds(doc)
     return doc
 
 
@@ -65,6 +72,19 @@ def _text(dumper: yaml.SafeDumper, value: str) -> yaml.Node:
 
 
 _Dumper.add_representer(str, _text)
+
+
+def _whole_bounds(node: Any) -> None:
+    """Write whole-number bounds as integers, as the models declare them."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key in _BOUNDS and isinstance(value, float) and value.is_integer():
+                node[key] = int(value)
+            else:
+                _whole_bounds(value)
+    elif isinstance(node, list):
+        for item in node:
+            _whole_bounds(item)
 
 
 def as_yaml(doc: dict[str, Any]) -> str:

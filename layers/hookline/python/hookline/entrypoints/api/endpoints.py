@@ -1,81 +1,555 @@
-"""Routes of endpoints: where webhooks go, how fast, how healthy each receiver is, and its deliveries and replays."""
+"""Routes of endpoints: where webhooks go, how fast, how healthy each receiver is, its secret, a test event and re-enabling.
+
+(An endpoint's deliveries, failures and replays are routes of hookline.entrypoints.api.events and .jobs.)
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from aws_lambda_powertools.event_handler import Response
+from aws_lambda_powertools.event_handler.openapi.params import Body, Path, Query
 from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
+from pydantic import WithJsonSchema
 
 from hookline.core.access import Access
-from hookline.entrypoints.api.routing import allow, caller, no_content, page_args, raw_body, raw_query, respond
+from hookline.core.contract.common import Error
+from hookline.core.contract.endpoints import (
+    CURSOR_SCHEMA,
+    CUSTOMER_UID_SCHEMA,
+    ENDPOINT_EXAMPLE,
+    LIMIT_SCHEMA,
+    CreateEndpoint,
+    Endpoint,
+    EndpointCreated,
+    EndpointEnabled,
+    EndpointPage,
+    EndpointSecret,
+    EndpointWithHealth,
+    SecretRotated,
+    TestAttempt,
+    TestEventFailed,
+    UpdateEndpoint,
+    given,
+)
+from hookline.core.contract.stats import SINCE_DESCRIPTION, UNTIL_DESCRIPTION, WINDOW_TIME, Stats
+from hookline.core.errors import envelope
+from hookline.entrypoints.api.answers import answers, ok, refusal
+from hookline.entrypoints.api.routing import allow, caller, no_content
 from hookline.wiring import container
 
 router = APIGatewayHttpRouter()
+TAGS = ["endpoints"]
+JSON = "application/json"
+
+# -- parameters --------------------------------------------------------------------------------------------------
+
+# Not checked beyond being a string: a malformed id is 404 like an unknown one.
+EndpointId = Annotated[
+    str,
+    Path(
+        description="An endpoint id (`ep_…`). Anything else, or another tenant's id, is 404.",
+        openapi_examples={"endpoint": {"value": "ep_01kkntq2cnt8b8hz3pj95wjvcc"}},
+    ),
+]
+# Query parameters arrive as text; `given` refuses an empty one, the service reads the rest by its rules (and settings).
+Limit = Annotated[
+    str | None,
+    given("limit"),
+    WithJsonSchema(LIMIT_SCHEMA),
+    # (the default shown, not Python's: an absent limit is the service's default)
+    Query(description="Page size; the maximum is `HOOKLINE_PAGE_LIMIT_MAX` (100 by default).", json_schema_extra={"default": LIMIT_SCHEMA["default"]}),
+]
+Cursor = Annotated[
+    str | None,
+    given("cursor"),
+    WithJsonSchema(CURSOR_SCHEMA),
+    Query(
+        description=(
+            "The `next` of the previous page. Opaque: anything but a `next` this list handed out (another\n"
+            "list's or tenant's cursor, or a made-up one) is 422 `invalid_cursor`. Like every query parameter,\n"
+            "it is given with a value or left out (`?cursor=` is 422).\n"
+        ),
+    ),
+]
+CustomerFilter = Annotated[
+    str | None,
+    given("customer"),
+    WithJsonSchema(CUSTOMER_UID_SCHEMA),
+    Query(
+        description="Only this customer's endpoints; an unknown customer is 404 `customer_not_found`.",
+        openapi_examples={"customer": {"value": "org_4711"}},
+    ),
+]
+Since = Annotated[
+    str | None,
+    given("since"),
+    WithJsonSchema(WINDOW_TIME),
+    Query(description=SINCE_DESCRIPTION, openapi_examples={"since": {"value": "2026-03-14T00:00:00Z"}}),
+]
+Until = Annotated[
+    str | None,
+    given("until"),
+    WithJsonSchema(WINDOW_TIME),
+    Query(description=UNTIL_DESCRIPTION, openapi_examples={"until": {"value": "2026-03-15T00:00:00Z"}}),
+]
+Series = Annotated[
+    str | None, given("series"), WithJsonSchema({"type": "string", "enum": ["hour"]}), Query(description="`hour`: add the hour-by-hour counters.")
+]
+
+# -- examples ----------------------------------------------------------------------------------------------------
+
+_ATTEMPT = {"webhook_id": "evt_01kkntq2cnv3p8ds366nbgx561", "status_code": 200, "error": None, "duration_ms": 87}
+_CREATE_EXAMPLES: dict[str, Any] = {
+    "minimal": {"summary": "Every event type, default limits", "value": {"url": "https://example.com/webhooks/hookline"}},
+    "full": {
+        "summary": "Filtered, rate-limited, with custom headers",
+        "value": {
+            "url": "https://billing.example.com/webhooks",
+            "event_types": ["invoice.paid", "invoice.voided"],
+            "description": "Billing service",
+            "rate_limit_per_second": 5,
+            "max_concurrency": 2,
+            "headers": {"X-Api-Key": "b1llIng-rcv-7f3a", "X-Environment": "production"},
+        },
+    },
+    "for_customer": {
+        "summary": "One of a customer's endpoints",
+        "value": {"url": "https://hooks.customer.example.net/hookline", "customer": "org_4711", "event_types": ["invoice.paid"]},
+    },
+    "pinned": {
+        "summary": "Pinned to a named version (`2026-01-01`, which every tenant has), whatever the default is then",
+        "value": {"url": "https://ledger.example.com/webhooks", "event_types": ["invoice.paid"], "version": "2026-01-01"},
+    },
+}
+_UPDATE_EXAMPLES: dict[str, Any] = {
+    "retarget": {"summary": "New URL and event types", "value": {"url": "https://billing.example.com/webhooks/v2", "event_types": ["invoice.paid"]}},
+    "disable": {"summary": "Stop delivering for now", "value": {"status": "disabled"}},
+    "upgrade": {"summary": "Move to a newer payload version (after a test event at it)", "value": {"version": "2026-10-01"}},
+}
+_CRM = {
+    **ENDPOINT_EXAMPLE,
+    "id": "ep_01kkntq2cnnx6b2cektj3mapxa",
+    "url": "https://crm.example.com/hooks/hookline",
+    "event_types": [],
+    "description": "",
+    "rate_limit_per_second": 10.0,
+    "max_concurrency": 5,
+    "headers": {},
+}
+_ONE_HEADER = {"X-Environment": "production"}
+_HEALTHY_CIRCUIT = {"state": "closed", "consecutive_failures": 0, "open_until": None, "trips": 0}
+_CONCURRENCY = {"limit": 5, "ceiling": 5, "latency_ms": 84.2, "lane": "first"}
+_WITH_HEALTH_EXAMPLES: dict[str, Any] = {
+    "healthy": {
+        "summary": "A healthy endpoint",
+        "value": {
+            **ENDPOINT_EXAMPLE,
+            "headers": _ONE_HEADER,
+            "health": {
+                "circuit": _HEALTHY_CIRCUIT,
+                "success_rate": 1.0,
+                "last_error": None,
+                "last_error_at": None,
+                "effective_rate_per_second": 5.0,
+                "concurrency": _CONCURRENCY,
+                "last_email": None,
+            },
+            "backlog": {"failed": 0, "paused": 0, "more": False},
+        },
+    },
+    "struggling": {
+        "summary": "Open circuit, paused by a receiver's Retry-After",
+        "value": {
+            **_CRM,
+            "paused_until": "2026-03-15T10:05:00Z",
+            "health": {
+                "circuit": {"state": "open", "consecutive_failures": 10, "open_until": "2026-03-15T10:06:00.000Z", "trips": 1},
+                "success_rate": 0.62,
+                "last_error": "503",
+                "last_error_at": "2026-03-15T10:05:00.000Z",
+                "effective_rate_per_second": 5.0,
+                "concurrency": _CONCURRENCY,
+                "last_email": None,
+            },
+            "backlog": {"failed": 47, "paused": 0, "more": False},
+        },
+    },
+    "disabled_email_failed": {
+        "summary": "Disabled (410 Gone), and its customer's email refused by SES",
+        "value": {
+            **_CRM,
+            "id": "ep_01kkntq2cpa0r4e1v6hbm1zq7d",
+            "customer": "org_4711",
+            "url": "https://shop.example.net/hooks",
+            "description": "Orders",
+            "status": "disabled",
+            "disabled_reason": "gone",
+            "updated_at": "2026-03-16T08:00:00.120Z",
+            "health": {
+                "circuit": {**_HEALTHY_CIRCUIT, "consecutive_failures": 1},
+                "success_rate": 0.97,
+                "last_error": "410",
+                "last_error_at": "2026-03-16T08:00:00.120Z",
+                "effective_rate_per_second": 10.0,
+                "concurrency": {**_CONCURRENCY, "latency_ms": 61.0},
+                "last_email": {"outcome": "failed", "at": "2026-03-16T08:00:00.214Z", "about": "disabled", "error": "MessageRejected"},
+            },
+            "backlog": {"failed": 0, "paused": 3, "more": False},
+        },
+    },
+}
 
 
-@router.post("/v1/endpoints")
+def _test_failed(message: str, status_code: int, duration_ms: int) -> dict[str, Any]:
+    return envelope("test_event_failed", message, attempt={**_ATTEMPT, "status_code": status_code, "duration_ms": duration_ms, "detail": ""})
+
+
+# -- routes ------------------------------------------------------------------------------------------------------
+
+
+@router.post(
+    "/v1/endpoints",
+    operation_id="createEndpoint",
+    tags=TAGS,
+    summary="Register an endpoint",
+    description=(
+        "Creates an active endpoint and returns its signing secret (`whsec_…`). The\n"
+        "secret is shown here, on rotation and by `GET …/secret`. No or empty\n"
+        "`event_types` subscribes the endpoint to every event type. With\n"
+        "`customer`, the endpoint belongs to that customer for life: it receives\n"
+        "only the events sent for that customer, and its rate and concurrency may\n"
+        "not exceed the customer's `limits` (422 `above_customer_limit`, naming the\n"
+        "ceiling; left out, they default to the endpoint defaults or the ceiling,\n"
+        "whichever is lower). An unknown customer is 404 `customer_not_found`.\n"
+        "\n"
+        "The endpoint is pinned to a payload `version`: the one it names, else\n"
+        "the tenant's default at this moment (a later change of the default\n"
+        "does not move it). An unknown version is 422 `unknown_version`; one\n"
+        "past its `sunset_at` is 422 `version_sunset`.\n"
+    ),
+    responses=answers(
+        ok(
+            201,
+            EndpointCreated,
+            "Created. The response carries the signing secret.",
+            example={**ENDPOINT_EXAMPLE, "secret": "whsec_F6olegGyEf36/vms9m44a0nOwYo8ufdX"},
+        ),
+        "BadRequest",
+        "Unauthorized",
+        "Forbidden",
+        "CustomerNotFound",
+        "PayloadTooLarge",
+        "ValidationFailed",
+    ),
+)
 @allow(Access.WRITE)
-def create_endpoint() -> Response[Any]:
-    who, body = caller(), raw_body()
-    if not who.is_producer:
-        body = {**body, "customer": container.access_guard().owner(who, body.get("customer"))}
-    return respond(201, container.endpoint_service().create(who.tenant, body))
+def create_endpoint(body: Annotated[CreateEndpoint, Body(openapi_examples=_CREATE_EXAMPLES)]) -> Response[EndpointCreated]:
+    who = caller()
+    # A portal session's endpoint is its customer's, whatever the body names (another customer's: 404).
+    owned = body.model_copy(update={"customer": container.access_guard().owner(who, body.customer)})
+    return Response(201, JSON, container.endpoint_service().create(who.tenant, owned))
 
 
-@router.get("/v1/endpoints")
+@router.get(
+    "/v1/endpoints",
+    operation_id="listEndpoints",
+    tags=TAGS,
+    summary="List endpoints",
+    description=("The tenant's endpoints, paged (by `customer`: only that customer's, from\nan index of endpoints by owner). Secrets are never shown.\n"),
+    responses=answers(
+        ok(
+            200,
+            EndpointPage,
+            "One page of endpoints.",
+            example={
+                "items": [
+                    {**ENDPOINT_EXAMPLE, "customer": "org_4711", "headers": _ONE_HEADER},
+                    {**_CRM, "status": "disabled", "updated_at": "2026-03-19T14:02:11.204Z", "disabled_reason": "failing"},
+                ],
+                "next": "eyJwayI6ICJUI2FjbWUiLCAic2siOiAiRVAjZXBfMDFra250cTJjbm54NmIyY2VrdGozbWFweGEifQ",
+            },
+        ),
+        "Unauthorized",
+        "Forbidden",
+        "CustomerNotFound",
+        "InvalidQuery",
+    ),
+)
 @allow(Access.READ)
-def list_endpoints() -> Response[Any]:
-    limit, cursor = page_args()
-    customer = container.access_guard().owner(caller(), raw_query().get("customer"))
-    return respond(200, container.endpoint_service().list(caller().tenant, limit, cursor, customer))
+def list_endpoints(limit: Limit = None, cursor: Cursor = None, customer: CustomerFilter = None) -> Response[EndpointPage]:
+    who = caller()
+    owner = container.access_guard().owner(who, customer)
+    return Response(200, JSON, container.endpoint_service().list(who.tenant, limit, cursor, owner))
 
 
-@router.get("/v1/endpoints/<endpoint_id>")
+@router.get(
+    "/v1/endpoints/<endpoint_id>",
+    operation_id="getEndpoint",
+    tags=TAGS,
+    summary="Read an endpoint and its health",
+    description=(
+        "The endpoint (without its secret) and its `health`: the circuit breaker,\n"
+        "the success rate of the last 24 hours' attempts, the last error, the\n"
+        "effective rate (lowered for a while after a 429), and how the last email\n"
+        "to the endpoint's customer went (`last_email`: a failed one says why).\n"
+    ),
+    responses=answers(ok(200, EndpointWithHealth, "The endpoint with its health.", examples=_WITH_HEALTH_EXAMPLES), "Unauthorized", "Forbidden", "NotFound"),
+)
 @allow(Access.READ, "endpoint")
-def get_endpoint(endpoint_id: str) -> Response[Any]:
-    return respond(200, container.endpoint_service().describe(caller().tenant, endpoint_id))
+def get_endpoint(endpoint_id: EndpointId) -> Response[EndpointWithHealth]:
+    return Response(200, JSON, container.endpoint_service().describe(caller().tenant, endpoint_id))
 
 
-@router.get("/v1/endpoints/<endpoint_id>/secret")
-@allow(Access.READ, "endpoint")
-def get_secret(endpoint_id: str) -> Response[Any]:
-    return respond(200, container.endpoint_service().secret(caller().tenant, endpoint_id))
-
-
-@router.post("/v1/endpoints/<endpoint_id>/secret/rotate")
+@router.patch(
+    "/v1/endpoints/<endpoint_id>",
+    operation_id="updateEndpoint",
+    tags=TAGS,
+    summary="Change an endpoint",
+    description=(
+        "Changes only the fields given. `status: disabled` pauses new deliveries\n"
+        "(`disabled_reason: manual`); `status: active` resumes them without a test\n"
+        "event (use `POST …/enable` to test the receiver and queue the paused backlog).\n"
+        "\n"
+        "A new `version` (a pin to another payload version, usually an upgrade)\n"
+        "is taken only after the endpoint accepts a signed `hookline.test` event\n"
+        'rendered at that version (`{"id", "type", "timestamp", "version",\n'
+        '"data"}`): on any answer but a 2xx nothing changes and the answer is 424\n'
+        "with the attempt. Deliveries of events accepted before the change keep\n"
+        "the version they were rendered at. An unknown version is 422\n"
+        "`unknown_version`; one past its `sunset_at` is 422 `version_sunset`.\n"
+    ),
+    responses=answers(
+        ok(
+            200,
+            Endpoint,
+            "The endpoint as changed.",
+            example={
+                **ENDPOINT_EXAMPLE,
+                "url": "https://billing.example.com/webhooks/v2",
+                "event_types": ["invoice.paid"],
+                "status": "disabled",
+                "headers": _ONE_HEADER,
+                "updated_at": "2026-03-16T08:00:12.031Z",
+                "disabled_reason": "manual",
+            },
+        ),
+        "BadRequest",
+        "Unauthorized",
+        "Forbidden",
+        "NotFound",
+        "PayloadTooLarge",
+        "ValidationFailed",
+        refusal(
+            424,
+            "A new `version` was asked for and the receiver did not accept the test event at it; the endpoint is unchanged.",
+            _test_failed("the endpoint did not accept the test event; it stays pinned to 2026-01-01", 500, 97),
+            model=TestEventFailed,
+        ),
+    ),
+)
 @allow(Access.WRITE, "endpoint")
-def rotate_secret(endpoint_id: str) -> Response[Any]:
-    return respond(200, container.endpoint_service().rotate_secret(caller().tenant, endpoint_id))
+def patch_endpoint(endpoint_id: EndpointId, body: Annotated[UpdateEndpoint, Body(openapi_examples=_UPDATE_EXAMPLES)]) -> Response[Endpoint]:
+    change = container.access_guard().endpoint_change(caller(), body)
+    return Response(200, JSON, container.endpoint_service().update(caller().tenant, endpoint_id, change))
 
 
-@router.post("/v1/endpoints/<endpoint_id>/test")
+@router.delete(
+    "/v1/endpoints/<endpoint_id>",
+    operation_id="deleteEndpoint",
+    tags=TAGS,
+    summary="Delete an endpoint",
+    description="Deliveries still queued for it end with a failed `endpoint_deleted` attempt.",
+    responses=answers(ok(204, None, "Deleted (no body)."), "Unauthorized", "Forbidden", "NotFound"),
+)
 @allow(Access.WRITE, "endpoint")
-def test_endpoint(endpoint_id: str) -> Response[Any]:
-    return respond(200, container.endpoint_service().test(caller().tenant, endpoint_id))
-
-
-@router.post("/v1/endpoints/<endpoint_id>/enable")
-@allow(Access.WRITE, "endpoint")
-def enable_endpoint(endpoint_id: str) -> Response[Any]:
-    return respond(200, container.endpoint_service().enable(caller().tenant, endpoint_id))
-
-
-@router.patch("/v1/endpoints/<endpoint_id>")
-@allow(Access.WRITE, "endpoint")
-def patch_endpoint(endpoint_id: str) -> Response[Any]:
-    body = container.access_guard().endpoint_change(caller(), raw_body())
-    return respond(200, container.endpoint_service().update(caller().tenant, endpoint_id, body).public())
-
-
-@router.delete("/v1/endpoints/<endpoint_id>")
-@allow(Access.WRITE, "endpoint")
-def delete_endpoint(endpoint_id: str) -> Response[Any]:
+def delete_endpoint(endpoint_id: EndpointId) -> Response[None]:
     container.endpoint_service().delete(caller().tenant, endpoint_id)
     return no_content()
 
 
-@router.get("/v1/endpoints/<endpoint_id>/stats")
+@router.get(
+    "/v1/endpoints/<endpoint_id>/secret",
+    operation_id="getEndpointSecret",
+    tags=TAGS,
+    summary="Reveal the signing secret",
+    description=(
+        "The endpoint's current signing secret. During a rotation's overlap\n"
+        "(`HOOKLINE_SECRET_OVERLAP_SECONDS` after `POST …/secret/rotate`) also the\n"
+        "previous secret, which still signs every delivery until `previous_expires_at`;\n"
+        "after the overlap both fields are absent. The secret is never logged.\n"
+    ),
+    responses=answers(
+        ok(
+            200,
+            EndpointSecret,
+            "The secret, and the previous one while it still signs.",
+            example={
+                "secret": "whsec_TxQUo8Q3+Cq9ftr+aF1C8EY0LU5tK8Ko",
+                "previous_secret": "whsec_F6olegGyEf36/vms9m44a0nOwYo8ufdX",
+                "previous_expires_at": "2026-03-15T09:26:53.589Z",
+            },
+        ),
+        "Unauthorized",
+        "Forbidden",
+        "NotFound",
+    ),
+)
 @allow(Access.READ, "endpoint")
-def endpoint_stats(endpoint_id: str) -> Response[Any]:
-    return respond(200, container.endpoint_service().stats(caller().tenant, endpoint_id, raw_query()))
+def get_secret(endpoint_id: EndpointId) -> Response[EndpointSecret]:
+    return Response(200, JSON, container.endpoint_service().secret(caller().tenant, endpoint_id))
+
+
+@router.post(
+    "/v1/endpoints/<endpoint_id>/secret/rotate",
+    operation_id="rotateEndpointSecret",
+    tags=TAGS,
+    summary="Rotate the signing secret",
+    description=(
+        "A new secret (`GET …/secret` shows it again). Until `previous_secret_valid_until`\n"
+        "(`HOOKLINE_SECRET_OVERLAP_SECONDS`, 24 h by default) every delivery carries\n"
+        "both signatures, space-separated, so receivers can switch without a gap.\n"
+        "No request body.\n"
+    ),
+    responses=answers(
+        ok(
+            200,
+            SecretRotated,
+            "The new secret.",
+            example={"secret": "whsec_TxQUo8Q3+Cq9ftr+aF1C8EY0LU5tK8Ko", "previous_secret_valid_until": "2026-03-15T09:26:53.589Z"},
+        ),
+        "Unauthorized",
+        "Forbidden",
+        "NotFound",
+    ),
+)
+@allow(Access.WRITE, "endpoint")
+def rotate_secret(endpoint_id: EndpointId) -> Response[SecretRotated]:
+    return Response(200, JSON, container.endpoint_service().rotate_secret(caller().tenant, endpoint_id))
+
+
+@router.post(
+    "/v1/endpoints/<endpoint_id>/test",
+    operation_id="testEndpoint",
+    tags=TAGS,
+    summary="Send a test event",
+    description=(
+        "Sends a signed test event (type `hookline.test`, at the endpoint's\n"
+        "payload `version`) to the endpoint now, synchronously, through the\n"
+        "same SSRF-guarded client as every delivery and\n"
+        "bounded by its request timeout (`HOOKLINE_REQUEST_TIMEOUT_SECONDS`). A disabled\n"
+        "endpoint can be tested too. Whatever the receiver answers, the answer is 200\n"
+        "with the attempt (`succeeded` says whether it was a 2xx). The test send creates\n"
+        "no stored event and no delivery, and changes neither the endpoint nor its\n"
+        "health; use `POST …/enable` to re-enable after a successful test.\n"
+        "No request body.\n"
+    ),
+    responses=answers(
+        ok(200, TestAttempt, "The test attempt, successful or not.", example={**_ATTEMPT, "succeeded": True, "response_body": "ok"}),
+        "Unauthorized",
+        "Forbidden",
+        "NotFound",
+    ),
+)
+@allow(Access.WRITE, "endpoint")
+def test_endpoint(endpoint_id: EndpointId) -> Response[TestAttempt]:
+    return Response(200, JSON, container.endpoint_service().test(caller().tenant, endpoint_id))
+
+
+@router.post(
+    "/v1/endpoints/<endpoint_id>/enable",
+    operation_id="enableEndpoint",
+    tags=TAGS,
+    summary="Test and (re-)enable an endpoint",
+    description=(
+        "Sends a signed test event (type `hookline.test`, at the endpoint's payload\n"
+        "`version`) to the endpoint, synchronously. On a 2xx it starts the job that\n"
+        "re-queues the endpoint's paused deliveries, then marks the endpoint\n"
+        "`active` and resets its circuit breaker. The answer names the job\n"
+        "(`requeue`: its `id` and `status`) and comes at once, however large the\n"
+        "backlog: the job moves it a page of 100 per step at the endpoint's rate\n"
+        "(`GET /v1/jobs/{job_id}` shows how far it got, `counts.requeued`). The\n"
+        "job starts before the endpoint is marked active and waits for it, so a\n"
+        "failure in between leaves the endpoint disabled with its backlog paused.\n"
+        "If the test event is not accepted, nothing changes and the answer is 424\n"
+        "with the test attempt's outcome; if the job cannot be started, 503 and the\n"
+        "endpoint stays disabled (repeat the request). No request body.\n"
+    ),
+    responses=answers(
+        ok(
+            200,
+            EndpointEnabled,
+            "The receiver accepted the test event; the re-queue job is started and the endpoint is active.",
+            example={
+                **_CRM,
+                "updated_at": "2026-03-20T07:45:09.118Z",
+                "test": {**_ATTEMPT, "detail": ""},
+                "requeue": {"id": "job_01km5392zyx2x3fnt8zam6tbwc", "status": "running"},
+            },
+        ),
+        "Unauthorized",
+        "Forbidden",
+        "NotFound",
+        refusal(
+            424,
+            "The receiver did not accept the test event; the endpoint is unchanged.",
+            _test_failed("the endpoint did not accept the test event; it stays disabled", 503, 212),
+            model=TestEventFailed,
+        ),
+        refusal(
+            503,
+            "The re-queue job could not be started (`unavailable`); the endpoint stays disabled. Repeat the request.",
+            envelope(
+                "unavailable", "the re-queue of the paused deliveries could not be started (ClientError); the endpoint stays disabled: repeat the request"
+            ),
+            model=Error,
+        ),
+    ),
+)
+@allow(Access.WRITE, "endpoint")
+def enable_endpoint(endpoint_id: EndpointId) -> Response[EndpointEnabled]:
+    return Response(200, JSON, container.endpoint_service().enable(caller().tenant, endpoint_id))
+
+
+@router.get(
+    "/v1/endpoints/<endpoint_id>/stats",
+    operation_id="getEndpointStats",
+    tags=TAGS,
+    summary="Delivery statistics of an endpoint",
+    description=(
+        "Attempts and their outcomes, latency percentiles and the two health rates\n"
+        "over `[since, until]` (default: the 24 hours up to now), from hourly\n"
+        "counters: the window is widened to whole hours. A percentile is the upper\n"
+        "bound of its latency bucket (30001 for the open-ended one); rates and\n"
+        "percentiles are null without data. With `series=hour` the answer also\n"
+        "lists the counters of each hour of the window that has any (the portal's\n"
+        "failure chart: `ended_failed` counts the deliveries that failed for good\n"
+        "in that hour).\n"
+    ),
+    responses=answers(
+        ok(
+            200,
+            Stats,
+            "The statistics.",
+            example={
+                "since": "2026-03-13T09:26:53.589000Z",
+                "until": "2026-03-14T09:26:53.589000Z",
+                "granularity": "hour",
+                "series": [{"hour": "2026-03-14T08:00:00Z", "attempts": 1280, "succeeded": 1262, "failed": 18, "ended_succeeded": 1262, "ended_failed": 1}],
+                "attempts": 1280,
+                "succeeded": 1262,
+                "failed": 18,
+                "latency_ms": {"p50": 100, "p95": 250, "p99": 1000},
+                "first_attempt_delivery_rate": 0.9871,
+                "eventual_delivery_success_rate": 0.9992,
+            },
+        ),
+        "Unauthorized",
+        "Forbidden",
+        "NotFound",
+        "InvalidQuery",
+    ),
+)
+@allow(Access.READ, "endpoint")
+def endpoint_stats(endpoint_id: EndpointId, since: Since = None, until: Until = None, series: Series = None) -> Response[Stats]:
+    return Response(200, JSON, container.endpoint_service().stats(caller().tenant, endpoint_id, since, until, series))

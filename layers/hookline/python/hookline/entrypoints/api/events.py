@@ -1,18 +1,44 @@
-"""Routes of events: one in, a batch in, a broadcast to every customer, and an event's deliveries and their retry."""
+"""Routes of events: one in, a batch in, a broadcast to every customer, an event's deliveries and their retry, and an
+endpoint's failed or paused deliveries (listed, and counted by hour)."""
 
 from __future__ import annotations
 
-from typing import Any
+from datetime import datetime
+from typing import Annotated, Any, Literal
 
 from aws_lambda_powertools.event_handler import Response
+from aws_lambda_powertools.event_handler.openapi.params import Body, Path, Query
 from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
+from pydantic.json_schema import SkipJsonSchema
 
 from hookline.core.access import Access
-from hookline.core.errors import Unavailable
+from hookline.core.contract.common import rule
+from hookline.core.contract.events import (
+    WINDOW_TIME,
+    BroadcastAccepted,
+    CreateBroadcast,
+    CreateEvent,
+    CreateEventBatch,
+    DeliveryDetail,
+    DeliveryPage,
+    Event,
+    EventAccepted,
+    EventBatchAccepted,
+    FailureHistogram,
+    IndexedStatus,
+    RetryAccepted,
+    cursor_value,
+    limit_value,
+    order_value,
+    since_value,
+    status_value,
+    until_value,
+)
+from hookline.core.errors import envelope
 from hookline.core.settings import Settings
-from hookline.entrypoints.api.routing import allow, caller, page_args, raw_body, raw_query, respond
+from hookline.entrypoints.api.answers import answers, ok, refusal
+from hookline.entrypoints.api.routing import allow, caller
 from hookline.wiring import container
-from hookline.wiring.settings import get_settings
 
 router = APIGatewayHttpRouter()
 
@@ -21,57 +47,537 @@ def _batch_bytes(settings: Settings) -> int:
     return settings.max_batch_bytes
 
 
-@router.post("/v1/events")
+def _json(status: int, body: Any) -> Response[Any]:
+    return Response(status_code=status, content_type="application/json", body=body)
+
+
+# -- parameters -----------------------------------------------------------------------------------------------------
+
+CREATE_DOC = """Stores the event durably and creates one delivery per subscribed endpoint
+(a disabled endpoint's delivery is stored `paused`), then queues the active
+ones. `deliveries` counts them all. With an `id`, the request is idempotent:
+the same `id` and body answer the first response and create nothing; the
+same `id` with another body is 409. On a 503, repeat the request with the
+same `id`: it finishes the job without duplicating anything.
+
+**Routing.** With `customer`, the event reaches only that customer's
+subscribed endpoints; without it, only the tenant's own endpoints (those
+with no customer). No event reaches another customer's endpoint. An
+unknown customer is 404 `customer_not_found`; a customer with no
+subscribed endpoint gets 202 with `deliveries: 0`, and the event is kept
+for the log.
+
+**Versions.** `data` is as of the tenant's default payload version. Each
+subscribed endpoint receives the event at the version it is pinned to:
+the rendering given in `versions` for that version, else one derived
+from `data` by the type's downgrades (the transform registered on each
+version between the two, newest first). If the catalog holds a schema
+for the type, `data` and every rendering must match it as of its
+version (422 `schema_violation`, with `pointer` into the data, the
+failed `rule` and the `version`). An endpoint whose version can be
+neither found nor derived refuses the event (422 `version_unavailable`,
+with the `version` and the `endpoint_id`); a rendering for a version
+the tenant does not have is 422 `unknown_version`. The refused event
+is not stored. A type the catalog does not hold is accepted as it
+comes, at every version. The bodies are fixed now: every attempt of a
+delivery sends the same bytes. The renderings together may take at
+most 300,000 bytes (413).
+"""
+BATCH_DOC = """Each event is handled as `POST /v1/events` would handle it (fan-out,
+paused deliveries, idempotency by `id`), and gets its own result, in
+request order. The batch is validated first: one bad event refuses the
+whole request (422 or 413, naming `events[i]`) and stores nothing.
+Endpoints are read once and the tasks of all events share SQS requests,
+so a batch costs one API Gateway request instead of up to 100. The answer
+is 202 when every event was accepted, 207 when some were not: look at
+each result's `status`, and repeat the failed ones (a 503 result) with
+the same `id`. When none got through it is 503, as for the single route.
+Only events with an `id` can be repeated safely: one without an `id`
+that got a 503 result may have been stored without being queued, and a
+repeat makes a new event. Each event may carry `versions` and is
+checked and rendered as on the single route: one whose data breaks its
+type's schema, or that an endpoint's version cannot be rendered for,
+gets a 422 result (413 when its renderings are too large), and the
+others go on. The catalog is read once for the batch.
+"""
+BROADCAST_DOC = """Stores the event and answers 202 at once; the fan-out runs off the
+request path: a job on the replay queue takes the tenant's endpoints a
+page of 100 at a time and creates one delivery per subscribed endpoint
+(a disabled endpoint's is stored `paused`), queueing the active ones.
+`GET /v1/events/{event_id}` shows its progress (`broadcast`) and its
+deliveries, a page at a time.
+
+The body is that of `POST /v1/events` without `customer` (a broadcast
+is addressed to everyone: naming one is 422 `unknown_field`). With an
+`id`, the request is idempotent: the same `id` and body answer the same
+and create nothing; the same `id` with another body, or the `id` of an
+ordinary event, is 409. On a 503, repeat the request with the same `id`.
+Each subscribed endpoint gets the event once, however often a step of
+the fan-out runs.
+
+**Versions.** A broadcast goes to every endpoint, so it is rendered at
+acceptance for every version of the tenant it can be: the default
+(`data`), those in `versions`, and those its type's downgrades derive.
+If an endpoint is pinned to a version it cannot be rendered at, it is
+refused (422 `version_unavailable`, naming one such endpoint). The
+schema checks are those of `POST /v1/events`. An endpoint pinned after
+acceptance to a version the broadcast was not rendered at gets the
+default version's body.
+"""
+GET_EVENT_DOC = """`event_id` is the event's `evt_` id or the `id` the producer sent with it
+(its idempotency key, scoped to the tenant): either reads the event back.
+An ordinary event shows all of its deliveries. A broadcast has one per
+subscribed endpoint of the tenant, thousands of them: it shows its
+fan-out's progress (`broadcast`) and one page of `limit` deliveries;
+pass `deliveries_next` back as `cursor` for the next page. `limit` and
+`cursor` apply to broadcasts only.
+
+`version` is the payload version `data` is shown at (the tenant's
+default when the event was accepted; null for an event accepted
+before payload versions existed). Each delivery's `version` is the
+one its body was rendered at, fixed at acceptance.
+"""
+GET_DELIVERY_DOC = "One Query of the delivery's items, whatever the size of its event (a broadcast's included)."
+RETRY_DOC = """Queues a manual attempt of a `failed` or `succeeded` delivery with a fresh
+attempt budget (a new `generation`). A `pending` or `paused` delivery is
+409: it will be attempted anyway. No request body.
+"""
+DELIVERIES_DOC = """The endpoint's deliveries in one status (`failed` by default, or `paused`)
+created in `[since, until]`, oldest first (`order=desc`: newest first), paged,
+from an index that holds no attempts: each is listed with `attempts` empty
+(`GET /v1/events/{event_id}/deliveries/{delivery_id}` reads them, one read each).
+Succeeded and pending deliveries are not listed here; read them through
+their event.
+"""
+FAILURES_DOC = """The endpoint's deliveries now `failed` (or `paused`) that were created in
+`[since, until]` (default: the 7 days up to now), counted by the hour they
+were created in: what a replay of each window (`POST …/replay`) restarts,
+however late each failed for good. Reads at most 5,000, newest first;
+`truncated` says there are more (the oldest hours then count at least
+what they show).
+"""
+ENDPOINTID_DOC = "An endpoint id (`ep_…`). Anything else, or another tenant's id, is 404."
+EVENTID_DOC = "An event id (`evt_…`)."
+DELIVERYID_DOC = "A delivery id (`dlv_…`) of that event."
+LIMIT_DOC = "Page size; the maximum is `HOOKLINE_PAGE_LIMIT_MAX` (100 by default)."
+CURSOR_DOC = """The `next` of the previous page. Opaque: anything but a `next` this list handed out (another
+list's or tenant's cursor, or a made-up one) is 422 `invalid_cursor`. Like every query parameter,
+it is given with a value or left out (`?cursor=` is 422).
+"""
+DELIVERYSTATUSFILTER_DOC = "Which deliveries to list."
+SINCE_DOC = "Start of the window, ISO 8601 with a time zone (e.g. `2026-03-14T00:00:00Z`); must be before `until`."
+UNTIL_DOC = "End of the window, ISO 8601 with a time zone; must be after `since` (422 otherwise)."
+
+
+EventIdParam = Annotated[str, Path(description=EVENTID_DOC, examples=["evt_01kkntq2cne6s1c99tvp6dvkt6"])]
+DeliveryIdParam = Annotated[str, Path(description=DELIVERYID_DOC, examples=["dlv_01kkntq2cnerx003w04ypt75j4"])]
+EndpointIdParam = Annotated[str, Path(description=ENDPOINTID_DOC, examples=["ep_01kkntq2cnt8b8hz3pj95wjvcc"])]
+
+
+def _page_size(schema: dict[str, Any]) -> None:
+    schema.update(minimum=1, maximum=100, default=50)
+
+
+Limit = Annotated[
+    int | SkipJsonSchema[None],
+    rule(limit_value),
+    Query(description=LIMIT_DOC, json_schema_extra=_page_size),
+]
+Cursor = Annotated[str | SkipJsonSchema[None], rule(cursor_value), Query(description=CURSOR_DOC, json_schema_extra={"minLength": 1})]
+Status = Annotated[IndexedStatus, rule(status_value), Query(description=DELIVERYSTATUSFILTER_DOC)]
+_WINDOW = {"format": "date-time", "pattern": WINDOW_TIME}
+Since = Annotated[
+    datetime | SkipJsonSchema[None], rule(since_value), Query(description=SINCE_DOC, examples=["2026-03-14T00:00:00Z"], json_schema_extra=_WINDOW)
+]
+Until = Annotated[
+    datetime | SkipJsonSchema[None], rule(until_value), Query(description=UNTIL_DOC, examples=["2026-03-15T00:00:00Z"], json_schema_extra=_WINDOW)
+]
+Order = Annotated[
+    Literal["asc", "desc"], rule(order_value), Query(description="`asc` (oldest first, the default) or `desc` (newest first, as the portal shows them).")
+]
+
+# -- examples -------------------------------------------------------------------------------------------------------
+
+CREATE_EXAMPLES = {
+    "idempotent": {
+        "summary": "With an idempotency key (`data` as of the default version, 2026-10-01 in these examples)",
+        "value": {"type": "invoice.paid", "data": {"invoice": "in_123", "amount_cents": 4200, "currency": "eur"}, "id": "invoice-in_123-paid"},
+    },
+    "for_customer": {
+        "summary": "For one customer's endpoints only",
+        "value": {"type": "invoice.paid", "customer": "org_4711", "data": {"invoice": "in_124", "amount_cents": 990, "currency": "eur"}},
+    },
+    "anonymous": {"summary": "Without one (every request is a new event)", "value": {"type": "user.created", "data": {"user": "usr_981"}}},
+    "versioned": {
+        "summary": "As of the default version (2026-10-01); older pins get it derived by the type's downgrade",
+        "value": {"type": "invoice.paid", "data": {"invoice": "in_125", "amount_cents": 4200, "currency": "eur"}, "id": "invoice-in_125-paid"},
+    },
+    "with_rendering": {
+        "summary": "With the producer's own rendering for an older version",
+        "value": {
+            "type": "invoice.paid",
+            "data": {"invoice": "in_126", "amount_cents": 1250, "currency": "eur"},
+            "versions": {"2026-01-01": {"invoice": "in_126", "amount": 1250, "currency": "eur", "note": "rendered by the producer"}},
+        },
+    },
+}
+BATCH_EXAMPLE = {
+    "events": [
+        {"type": "invoice.paid", "data": {"invoice": "in_124", "amount_cents": 1900}, "id": "invoice-in_124-paid"},
+        {"type": "user.created", "data": {"user": "usr_982"}},
+    ]
+}
+BROADCAST_EXAMPLE = {"type": "terms.updated", "data": {"version": "2026-04", "effective": "2026-05-01"}, "id": "terms-2026-04"}
+IDEMPOTENCY_CONFLICT = envelope("idempotency_conflict", "an event with this id exists with a different body")
+EVENT_EXAMPLES = {
+    "broadcast": {
+        "summary": "A broadcast, fanning out (one page of its deliveries)",
+        "value": {
+            "id": "evt_0b168k9ac3ryg25mhv5ncfztgy",
+            "type": "terms.updated",
+            "customer": None,
+            "version": "2026-01-01",
+            "data": {"version": "2026-04"},
+            "created_at": "2026-03-14T09:26:53.589Z",
+            "broadcast": {"status": "fanning_out", "pages": 12, "endpoints_scanned": 1200, "deliveries": 1187, "paused": 3},
+            "deliveries": [
+                {
+                    "id": "dlv_5k2v9q7c1x0m8r3t6w4z2y1a0b",
+                    "endpoint_id": "ep_01kkntq2cnt8b8hz3pj95wjvcc",
+                    "status": "succeeded",
+                    "version": "2026-01-01",
+                    "generation": 0,
+                    "created_at": "2026-03-14T09:26:53.589Z",
+                    "updated_at": "2026-03-14T09:26:54.102Z",
+                    "attempts": [
+                        {
+                            "number": 1,
+                            "at": "2026-03-14T09:26:54.102Z",
+                            "status_code": 200,
+                            "error": None,
+                            "duration_ms": 48,
+                            "outcome": "succeeded",
+                            "reason": "2xx",
+                            "response_body": "ok",
+                            "trigger": "scheduled",
+                        }
+                    ],
+                }
+            ],
+            "deliveries_next": "eyJwayI6ICJFI2FjbWUjZXZ0XzBiMTY4azlhYzNyeWcyNW1odjVuY2Z6dGd5IiwgInNrIjogIkRMViNkbHZfNWsydjlxN2MxeDBtOHIzdDZ3NHoyeTFhMGIjQSMwMDAxIn0",
+        },
+    },
+    "ordinary": {
+        "summary": "An event for the tenant's own endpoints",
+        "value": {
+            "id": "evt_0b168k9ac3ryg25mhv5ncfztgy",
+            "type": "invoice.paid",
+            "customer": None,
+            "version": "2026-01-01",
+            "data": {"invoice": "in_123", "amount": 4200, "currency": "eur"},
+            "created_at": "2026-03-14T09:26:53.589Z",
+            "deliveries": [
+                {
+                    "id": "dlv_01kkntq2cnvhbqhg2e278b2dva",
+                    "endpoint_id": "ep_01kkntq2cnt8b8hz3pj95wjvcc",
+                    "status": "succeeded",
+                    "version": "2026-01-01",
+                    "generation": 0,
+                    "created_at": "2026-03-14T09:26:53.589Z",
+                    "updated_at": "2026-03-14T09:27:31.902Z",
+                    "attempts": [
+                        {
+                            "number": 1,
+                            "at": "2026-03-14T09:26:53.871Z",
+                            "status_code": 503,
+                            "error": None,
+                            "duration_ms": 212,
+                            "outcome": "retrying",
+                            "reason": "503 is retryable",
+                            "response_body": "upstream unavailable",
+                            "trigger": "scheduled",
+                        },
+                        {
+                            "number": 2,
+                            "at": "2026-03-14T09:27:31.902Z",
+                            "status_code": 200,
+                            "error": None,
+                            "duration_ms": 64,
+                            "outcome": "succeeded",
+                            "reason": "2xx",
+                            "response_body": "ok",
+                            "trigger": "scheduled",
+                        },
+                    ],
+                },
+                {
+                    "id": "dlv_01kkntq2cns0xcj0swc66twxkj",
+                    "endpoint_id": "ep_01kkntq2cnnx6b2cektj3mapxa",
+                    "status": "pending",
+                    "version": "2026-01-01",
+                    "generation": 0,
+                    "created_at": "2026-03-14T09:26:53.589Z",
+                    "updated_at": "2026-03-14T09:26:55.010Z",
+                    "attempts": [
+                        {
+                            "number": 1,
+                            "at": "2026-03-14T09:26:55.010Z",
+                            "status_code": None,
+                            "error": "timeout",
+                            "duration_ms": 10001,
+                            "outcome": "retrying",
+                            "reason": "timeout: read timed out",
+                            "response_body": "",
+                            "trigger": "scheduled",
+                        }
+                    ],
+                },
+            ],
+        },
+    },
+}
+DELIVERY_EXAMPLE = {
+    "id": "dlv_01kkntq2cnerx003w04ypt75j4",
+    "event_id": "evt_01kkntq2cne6s1c99tvp6dvkt6",
+    "event_type": "invoice.paid",
+    "endpoint_id": "ep_01kkntq2cnt8b8hz3pj95wjvcc",
+    "status": "failed",
+    "version": "2026-01-01",
+    "generation": 0,
+    "created_at": "2026-03-14T09:26:53.589Z",
+    "updated_at": "2026-03-14T09:26:53.712Z",
+    "attempts": [
+        {
+            "number": 1,
+            "at": "2026-03-14T09:26:53.690Z",
+            "status_code": 400,
+            "error": None,
+            "duration_ms": 21,
+            "outcome": "failed",
+            "reason": "400 client error: not retried",
+            "response_body": '{"error":"unknown customer"}',
+            "trigger": "scheduled",
+        }
+    ],
+}
+RETRY_EXAMPLE = {"id": "dlv_01kkntq2cnerx003w04ypt75j4", "event_id": "evt_01kkntq2cne6s1c99tvp6dvkt6", "status": "pending", "generation": 1}
+RETRY_REFUSED = {
+    "in_progress": {"value": envelope("delivery_in_progress", "delivery is pending: it will be attempted without a manual retry")},
+    "changed": {"value": envelope("delivery_changed", "the delivery changed meanwhile; read it again")},
+}
+PAGE_EXAMPLE = {
+    "items": [
+        {
+            "id": "dlv_01kkntq2cnerx003w04ypt75j4",
+            "endpoint_id": "ep_01kkntq2cnt8b8hz3pj95wjvcc",
+            "event_id": "evt_01kkntq2cne6s1c99tvp6dvkt6",
+            "status": "failed",
+            "version": "2026-01-01",
+            "generation": 0,
+            "created_at": "2026-03-14T09:26:53.589Z",
+            "updated_at": "2026-03-14T09:27:31.902Z",
+            "attempts": [],
+        }
+    ],
+    "next": None,
+}
+FAILURES_EXAMPLE = {
+    "since": "2026-03-07T09:26:53.589Z",
+    "until": "2026-03-14T09:26:53.589Z",
+    "status": "failed",
+    "hours": [{"hour": "2026-03-12T14:00:00Z", "count": 19}, {"hour": "2026-03-12T15:00:00Z", "count": 28}],
+    "total": 47,
+    "truncated": False,
+}
+
+# -- routes ---------------------------------------------------------------------------------------------------------
+
+
+@router.post(
+    "/v1/events",
+    operation_id="createEvent",
+    tags=["events"],
+    summary="Send an event",
+    description=CREATE_DOC,
+    responses=answers(
+        ok(
+            202,
+            EventAccepted,
+            "Accepted; the event is stored and its deliveries are queued.",
+            example={"id": "evt_0b168k9ac3ryg25mhv5ncfztgy", "deliveries": 2},
+        ),
+        "BadRequest",
+        "Unauthorized",
+        "Forbidden",
+        "CustomerNotFound",
+        refusal(409, "An event with this `id` exists with a different body (`idempotency_conflict`).", IDEMPOTENCY_CONFLICT),
+        "PayloadTooLarge",
+        "EventRefused",
+        "Unavailable",
+    ),
+)
 @allow(Access.PRODUCER)
-def create_event() -> Response[Any]:
-    return respond(202, container.event_service().accept(caller().tenant, raw_body()))
+def create_event(body: Annotated[CreateEvent, Body(openapi_examples=CREATE_EXAMPLES)]) -> Response[EventAccepted]:
+    return _json(202, container.event_service().accept(caller().tenant, body))
 
 
-@router.post("/v1/events/batch")
+@router.post(
+    "/v1/events/batch",
+    operation_id="createEvents",
+    tags=["events"],
+    summary="Send up to 100 events in one request",
+    description=BATCH_DOC,
+    responses=answers(
+        ok(
+            202,
+            EventBatchAccepted,
+            "Every event was accepted.",
+            example={
+                "accepted": 2,
+                "failed": 0,
+                "results": [
+                    {"index": 0, "status": 202, "id": "evt_0b168k9ac3ryg25mhv5ncfztgy", "deliveries": 2},
+                    {"index": 1, "status": 202, "id": "evt_01kkntq2cne6s1c99tvp6dvkt6", "deliveries": 1},
+                ],
+            },
+        ),
+        ok(
+            207,
+            EventBatchAccepted,
+            "Some events were not accepted; each result says why.",
+            example={
+                "accepted": 1,
+                "failed": 1,
+                "results": [
+                    {"index": 0, "status": 409, **IDEMPOTENCY_CONFLICT},
+                    {"index": 1, "status": 202, "id": "evt_01kkntq2cne6s1c99tvp6dvkt6", "deliveries": 1},
+                ],
+            },
+        ),
+        "BadRequest",
+        "Unauthorized",
+        "Forbidden",
+        "PayloadTooLarge",
+        "ValidationFailed",
+        "Unavailable",
+    ),
+)
 @allow(Access.PRODUCER, body_limit=_batch_bytes)
-def create_events() -> Response[Any]:
-    results = container.event_service().accept_batch(caller().tenant, raw_body(get_settings().max_batch_bytes))
-    accepted = sum(1 for r in results if r["status"] == 202)
-    if all(r["status"] == 503 for r in results):
-        # Nothing got through (DynamoDB or SQS down): the same answer as the single route, so clients retry.
-        raise Unavailable("no event of the batch could be stored and queued; repeat the request (events with an id are idempotent)")
+def create_events(body: Annotated[CreateEventBatch, Body(openapi_examples={"batch": {"value": BATCH_EXAMPLE}})]) -> Response[EventBatchAccepted]:
+    answer = container.event_service().accept_batch(caller().tenant, body)
     # 202 when every event was accepted; 207 (look at each result) when some were not.
-    return respond(202 if accepted == len(results) else 207, {"accepted": accepted, "failed": len(results) - accepted, "results": results})
+    return _json(202 if answer.failed == 0 else 207, answer)
 
 
-@router.post("/v1/events/broadcast")
+@router.post(
+    "/v1/events/broadcast",
+    operation_id="broadcastEvent",
+    tags=["events"],
+    summary="Send one event to every customer's subscribed endpoints and the tenant's own",
+    description=BROADCAST_DOC,
+    responses=answers(
+        ok(
+            202,
+            BroadcastAccepted,
+            "Accepted; the event is stored and its fan-out is queued.",
+            example={"id": "evt_0b168k9ac3ryg25mhv5ncfztgy", "status": "fanning_out", "job": {"id": "job_0b168k9ac3ryg25mhv5ncfztgy", "status": "running"}},
+        ),
+        "BadRequest",
+        "Unauthorized",
+        "Forbidden",
+        refusal(409, "An event with this `id` exists with a different body, or is not a broadcast (`idempotency_conflict`).", IDEMPOTENCY_CONFLICT),
+        "PayloadTooLarge",
+        "EventRefused",
+        "Unavailable",
+    ),
+)
 @allow(Access.PRODUCER)
-def broadcast_event() -> Response[Any]:
-    return respond(202, container.broadcast_service().start(caller().tenant, raw_body()))
+def broadcast_event(body: Annotated[CreateBroadcast, Body(openapi_examples={"broadcast": {"value": BROADCAST_EXAMPLE}})]) -> Response[BroadcastAccepted]:
+    return _json(202, container.broadcast_service().start(caller().tenant, body))
 
 
-@router.get("/v1/events/<event_id>")
+@router.get(
+    "/v1/events/<event_id>",
+    operation_id="getEvent",
+    tags=["events"],
+    summary="Read an event, its deliveries and every attempt",
+    description=GET_EVENT_DOC,
+    responses=answers(ok(200, Event, "The event.", examples=EVENT_EXAMPLES), "Unauthorized", "Forbidden", "NotFound", "InvalidQuery"),
+)
 @allow(Access.READ, "event")
-def get_event(event_id: str) -> Response[Any]:
-    limit, cursor = page_args()  # a broadcast's page of deliveries
-    return respond(200, container.event_service().describe(caller().tenant, event_id, limit, cursor, viewer=caller().customer))
+def get_event(event_id: EventIdParam, limit: Limit = None, cursor: Cursor = None) -> Response[Event]:
+    return _json(200, container.event_service().describe(caller().tenant, event_id, limit, cursor, viewer=caller().customer))
 
 
-@router.get("/v1/events/<event_id>/deliveries/<delivery_id>")
+@router.get(
+    "/v1/events/<event_id>/deliveries/<delivery_id>",
+    operation_id="getDelivery",
+    tags=["events"],
+    summary="One delivery with its attempts",
+    description=GET_DELIVERY_DOC,
+    responses=answers(ok(200, DeliveryDetail, "The delivery.", example=DELIVERY_EXAMPLE), "Unauthorized", "Forbidden", "NotFound"),
+)
 @allow(Access.READ, "delivery")
-def get_delivery(event_id: str, delivery_id: str) -> Response[Any]:
-    return respond(200, container.event_service().delivery(caller().tenant, event_id, delivery_id))
+def get_delivery(event_id: EventIdParam, delivery_id: DeliveryIdParam) -> Response[DeliveryDetail]:
+    return _json(200, container.event_service().delivery(caller().tenant, event_id, delivery_id))
 
 
-@router.post("/v1/events/<event_id>/deliveries/<delivery_id>/retry")
+@router.post(
+    "/v1/events/<event_id>/deliveries/<delivery_id>/retry",
+    operation_id="retryDelivery",
+    tags=["events"],
+    summary="Retry one delivery now",
+    description=RETRY_DOC,
+    responses=answers(
+        ok(202, RetryAccepted, "The retry is queued.", example=RETRY_EXAMPLE),
+        "Unauthorized",
+        "Forbidden",
+        "NotFound",
+        refusal(
+            409,
+            "The delivery is `pending` or `paused` (`delivery_in_progress`), or it\nchanged while the retry was being set up (`delivery_changed`: read it again).\n",
+            examples=RETRY_REFUSED,
+        ),
+        "Unavailable",
+    ),
+)
 @allow(Access.WRITE, "delivery")
-def retry_delivery(event_id: str, delivery_id: str) -> Response[Any]:
-    return respond(202, container.event_service().retry(caller().tenant, event_id, delivery_id))
+def retry_delivery(event_id: EventIdParam, delivery_id: DeliveryIdParam) -> Response[RetryAccepted]:
+    return _json(202, container.event_service().retry(caller().tenant, event_id, delivery_id))
 
 
-@router.get("/v1/endpoints/<endpoint_id>/deliveries")
+@router.get(
+    "/v1/endpoints/<endpoint_id>/deliveries",
+    operation_id="listEndpointDeliveries",
+    tags=["endpoints"],
+    summary="An endpoint's failed or paused deliveries",
+    description=DELIVERIES_DOC,
+    responses=answers(ok(200, DeliveryPage, "One page of deliveries.", example=PAGE_EXAMPLE), "Unauthorized", "Forbidden", "NotFound", "InvalidQuery"),
+)
 @allow(Access.READ, "endpoint")
-def list_endpoint_deliveries(endpoint_id: str) -> Response[Any]:
-    limit, _ = page_args()
-    return respond(200, container.event_service().deliveries_of(caller().tenant, endpoint_id, raw_query(), limit))
+def list_endpoint_deliveries(
+    endpoint_id: EndpointIdParam,
+    status: Status = "failed",
+    since: Since = None,
+    until: Until = None,
+    limit: Limit = None,
+    cursor: Cursor = None,
+    order: Order = "asc",
+) -> Response[DeliveryPage]:
+    page = container.event_service().deliveries_of(
+        caller().tenant, endpoint_id, status=status, since=since, until=until, limit=limit, cursor=cursor, newest_first=order == "desc"
+    )
+    return _json(200, page)
 
 
-@router.get("/v1/endpoints/<endpoint_id>/failures")
+@router.get(
+    "/v1/endpoints/<endpoint_id>/failures",
+    operation_id="getEndpointFailures",
+    tags=["endpoints"],
+    summary="An endpoint's failed deliveries, counted by creation hour",
+    description=FAILURES_DOC,
+    responses=answers(ok(200, FailureHistogram, "The counts.", example=FAILURES_EXAMPLE), "Unauthorized", "Forbidden", "NotFound", "InvalidQuery"),
+)
 @allow(Access.READ, "endpoint")
-def endpoint_failures(endpoint_id: str) -> Response[Any]:
-    return respond(200, container.event_service().failures(caller().tenant, endpoint_id, raw_query()))
+def endpoint_failures(endpoint_id: EndpointIdParam, status: Status = "failed", since: Since = None, until: Until = None) -> Response[FailureHistogram]:
+    return _json(200, container.event_service().failures(caller().tenant, endpoint_id, status=status, since=since, until=until))

@@ -164,6 +164,8 @@ class RequestContract(OpenAPIRequestValidationMiddleware):
         route = app.context["_route"]
         found = declared(route.func)
         _REQUEST.set(app.current_event.raw_event)
+        # A query parameter given with no value (`?since=`) is refused, whether the route reads it or not.
+        validation.query_values(app.current_event.query_string_parameters)
         if found is not None:
             who = principal_of(app.current_event.raw_event)
             who.require(found.access)
@@ -255,12 +257,10 @@ def page_args() -> tuple[int, str | None]:
 
 
 def respond(status: int, body: Any) -> Response:
-    """A JSON answer: a model (serialized by its aliases, as the document shows it) or plain JSON data."""
+    """A JSON answer: a model (Powertools checks it against the route's answer model and serializes it) or JSON data."""
     if isinstance(body, BaseModel):
-        text = body.model_dump_json(by_alias=True)
-    else:
-        text = json.dumps(body, separators=(",", ":"))
-    return Response(status_code=status, content_type="application/json", body=text)
+        return Response(status_code=status, content_type="application/json", body=body)
+    return Response(status_code=status, content_type="application/json", body=json.dumps(body, separators=(",", ":")))
 
 
 def no_content() -> Response:

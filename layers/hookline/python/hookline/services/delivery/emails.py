@@ -98,4 +98,4 @@ class CustomerEmails:
         if not self.links.portal_base or self.sessions is None or self.session_seconds <= 0:
             return self.links
         granted = self.sessions.grant(tenant, uid, SessionRequest(self.session_seconds, read_only=False), self.links.portal_base)
-        return replace(self.links, session_token=str(granted["token"]), tenant=tenant)
+        return replace(self.links, session_token=granted.token, tenant=tenant)

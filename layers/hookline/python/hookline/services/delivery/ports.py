@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Protocol
 
 from hookline.core.breaker import Breaker
+from hookline.core.contract.portal import PortalSession
 from hookline.core.emails import Email, Waiting
 from hookline.core.models import Attempt, Delivery, DeliveryTask, EmailOutcome, Endpoint, Event
 from hookline.core.ratelimit import Limiter
@@ -122,7 +123,7 @@ class WaitingCounter(Protocol):
 
 
 class SessionGrants(Protocol):
-    def grant(self, tenant: str, uid: str, wanted: SessionRequest, origin: str) -> dict[str, Any]:
+    def grant(self, tenant: str, uid: str, wanted: SessionRequest, origin: str) -> PortalSession:
         """A new portal session of the customer: its `token` among the fields."""
         ...
 

@@ -1,0 +1,368 @@
+"""The catalog: the bodies of `/v1/event-types` (the tenant's event types, their schemas and downgrades per version)
+and `/v1/versions` (its payload versions).
+
+A request is checked by the rules it had before the models (hookline.core.versions), in their order and with their
+messages: unknown fields first (all of them named), then each field. An event type's `versions` are checked as a
+whole (each name a date, each schema valid JSON Schema 2020-12, each transform a JSON Patch), since their messages
+name the version (`'versions.2026-10-01.transform' is not a JSON Patch …`). The JSON Schemas and JSON Patch
+operations an event type holds are JSON as the producer gave them.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import ConfigDict, Field, WithJsonSchema, model_validator
+from pydantic.json_schema import SkipJsonSchema
+
+from hookline.core import jsonpatch
+from hookline.core import versions as domain
+from hookline.core.contract.common import Answer, NextCursor, RequestBody, Timestamp, rule
+from hookline.core.errors import ValidationFailed
+from hookline.core.validation import EVENT_TYPE, reject_unknown
+
+# -- the values' schemas, as the document shows them ------------------------------------------------------------
+
+EVENT_TYPE_SCHEMA: dict[str, Any] = {
+    "type": "string",
+    "pattern": EVENT_TYPE.pattern,
+    "description": "Letters, digits and `_.:/-`, up to 128 characters, starting with a letter or digit.",
+    "examples": ["invoice.paid"],
+}
+# A calendar date YYYY-MM-DD in the years 0001 to 9999 (hookline.core.versions.version_name: a date that parses).
+VERSION_NAME_PATTERN = "^([0-9]{3}[1-9]|[0-9]{2}[1-9][0-9]|[0-9][1-9][0-9]{2}|[1-9][0-9]{3})-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$"
+VERSION_NAME_SCHEMA: dict[str, Any] = {
+    "type": "string",
+    "format": "date",
+    "pattern": VERSION_NAME_PATTERN,
+    "description": "A payload version's name, a calendar date `YYYY-MM-DD` (years 0001 to 9999). Versions sort by it.",
+    "examples": ["2026-10-01"],
+}
+TIMESTAMP_SCHEMA: dict[str, Any] = {"type": "string", "format": "date-time", "description": "UTC, ISO 8601 (RFC 3339), e.g. `2026-03-14T09:26:53.589Z`."}
+# RFC 3339 (upper-case `T`, a zone) in 0001..9999, the range's first and last day left out (no offset takes it outside).
+TIME_INPUT_PATTERN = (
+    "^(0001-(0[2-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])|0001-01-(0[2-9]|[12][0-9]|3[01])"
+    "|(000[2-9]|00[1-9][0-9]|0[1-9][0-9]{2}|[1-8][0-9]{3}|9[0-8][0-9]{2}|99[0-8][0-9]|999[0-8])-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])"
+    "|9999-(0[1-9]|1[01])-(0[1-9]|[12][0-9]|3[01])|9999-12-(0[1-9]|[12][0-9]|30))"
+    "T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]+)?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$"
+)
+TIME_INPUT_SCHEMA: dict[str, Any] = {
+    "type": "string",
+    "format": "date-time",
+    "pattern": TIME_INPUT_PATTERN,
+    "description": (
+        "RFC 3339 with an upper-case `T` and a time zone (`Z` or `±hh:mm`), e.g. `2027-01-01T00:00:00Z`, in the\n"
+        "years 0001 to 9999 (the first and the last day of that range left out, so that no offset takes it outside).\n"
+    ),
+    "examples": ["2027-04-01T00:00:00Z"],
+}
+ENDPOINT_ID_SCHEMA: dict[str, Any] = {"type": "string", "pattern": "^ep_[0-9a-hjkmnp-tv-z]{26}$", "examples": ["ep_01kkntq2cnt8b8hz3pj95wjvcc"]}
+JSON_POINTER_SCHEMA: dict[str, Any] = {
+    "type": "string",
+    "pattern": "^(/([^~]|~[01])*)*$",
+    "description": 'An RFC 6901 JSON Pointer into the data; "" is the whole of it, and every `~` is followed by `0` or `1`.',
+    "examples": ["/amount_cents"],
+}
+
+EventTypeName = Annotated[str, WithJsonSchema(EVENT_TYPE_SCHEMA)]
+VersionName = Annotated[str, WithJsonSchema(VERSION_NAME_SCHEMA)]
+NullableTimestamp = Annotated[str | None, WithJsonSchema({"oneOf": [{"type": "null"}, TIMESTAMP_SCHEMA]})]
+
+
+def _given(name: str, raw: Any) -> str:
+    """A query parameter given with no value (`?cursor=`) is refused rather than taken as absent."""
+    if raw == "":
+        raise ValidationFailed(f"query parameter '{name}' has no value: give one, or leave the parameter out")
+    return str(raw)
+
+
+def limit_value(raw: Any) -> int | None:
+    """`limit`: an integer; its range is the settings' (the service checks it)."""
+    if raw is None or isinstance(raw, int):
+        return raw
+    try:
+        return int(_given("limit", raw))
+    except ValueError:
+        raise ValidationFailed("'limit' must be an integer") from None
+
+
+def cursor_value(raw: Any) -> str | None:
+    return None if raw is None else _given("cursor", raw)
+
+
+def _no_default(schema: dict[str, Any]) -> None:
+    """A field whose default the document does not show (it is "left out", not a value)."""
+    schema.pop("default", None)
+
+
+def _or_null(schema: dict[str, Any]) -> None:
+    """`X | None` with no default; a free-form object as `type: object` alone. (The document writes `type: [X, 'null']`,
+    which Powertools' OpenAPI model does not take: `anyOf` says the same.)"""
+    _no_default(schema)
+    for option in schema.get("anyOf", []):
+        if option.get("additionalProperties") is True:
+            del option["additionalProperties"]
+
+
+# -- event types: the request ------------------------------------------------------------------------------------
+
+_PATCH_DESCRIPTION = (
+    "One RFC 6902 operation. `path` (and, for `move` and `copy`, `from`) are JSON Pointers (RFC 6901) into\n"
+    "the data; `add`, `replace` and `test` need a `value`. Other members are ignored, as RFC 6902 says.\n"
+)
+
+
+def _patch_schema(schema: dict[str, Any]) -> None:
+    """The members each operation needs, which hookline.core.jsonpatch.validate_ops checks."""
+    schema.pop("additionalProperties", None)
+    schema["description"] = _PATCH_DESCRIPTION
+    schema["allOf"] = [
+        {
+            "if": {"required": ["op"], "properties": {"op": {"enum": ["move", "copy"]}}},
+            "then": {"required": ["from"], "properties": {"from": JSON_POINTER_SCHEMA}},
+        },
+        {"if": {"required": ["op"], "properties": {"op": {"enum": ["add", "replace", "test"]}}}, "then": {"required": ["value"]}},
+    ]
+
+
+class JsonPatchOperation(RequestBody):
+    # One operation of a transform, its members as the producer gave them (extra ones kept: RFC 6902 ignores them).
+    model_config = ConfigDict(extra="allow", json_schema_extra=_patch_schema)
+
+    op: Literal["add", "remove", "replace", "move", "copy", "test"]
+    path: Annotated[str, WithJsonSchema(JSON_POINTER_SCHEMA)]
+    from_: Any = Field(
+        default=None, alias="from", description="For `move` and `copy`, a JSON Pointer (ignored by the other operations).", json_schema_extra=_no_default
+    )
+    value: Any = Field(default=None, description="For `add`, `replace` and `test`; any JSON value.", json_schema_extra=_no_default)
+
+    def member(self) -> dict[str, Any]:
+        """The operation as JSON, with the members it was given (a `value` of null included)."""
+        return self.model_dump(by_alias=True, exclude_unset=True)
+
+
+class TypeVersionSpec(RequestBody):
+    """An event type's shape as of one version."""
+
+    schema_: dict[str, Any] | None = Field(
+        default=None,
+        alias="schema",
+        description=(
+            "The JSON Schema (2020-12) `data` must match as of this version (at most 64 KB). Self-contained:\n"
+            "every `$ref` is a fragment of this document, and nothing is fetched. `format` is not asserted.\n"
+            "One that is not a valid 2020-12 schema is 422 `invalid_schema`. Null is the same as none.\n"
+        ),
+        json_schema_extra=_or_null,
+    )
+    transform: list[JsonPatchOperation] | None = Field(
+        default=None,
+        max_length=jsonpatch.MAX_OPERATIONS,
+        description=(
+            "The JSON Patch (RFC 6902) that turns this version's shape of `data` into the shape of the\n"
+            "previous version registered for the type (a downgrade). Without it, no older version can be\n"
+            "derived past this one: the producer must send those in `versions`. Null is the same as none.\n"
+        ),
+        json_schema_extra=_or_null,
+    )
+
+    def type_version(self) -> domain.TypeVersion:
+        ops = tuple(op.member() for op in self.transform) if self.transform is not None else None
+        return domain.TypeVersion(schema=self.schema_, transform=ops)
+
+
+def _by_version_name(schema: dict[str, Any]) -> None:
+    """Every name a version name (`propertyNames`) and every value a TypeVersionSpec, as the document says: pydantic
+    would write `patternProperties`, which leaves a name that does not match unchecked."""
+    for value in schema.pop("patternProperties", {}).values():
+        schema["additionalProperties"] = value
+    schema["propertyNames"] = VERSION_NAME_SCHEMA
+    _no_default(schema)
+
+
+def _checked_versions(raw: Any) -> Any:
+    """`versions` by hookline.core.versions.type_versions' rules (names, schemas, transforms), as given."""
+    domain.type_versions(raw)
+    return raw
+
+
+class PutEventType(RequestBody):
+    @model_validator(mode="before")
+    @classmethod
+    def _known_fields(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            reject_unknown(data, {"description", "versions", "deprecated"})
+        return data
+
+    description: Annotated[str, rule(domain.type_description)] = Field(default="", max_length=domain.MAX_DESCRIPTION)
+    deprecated: Annotated[bool, rule(domain.type_deprecated)] = Field(
+        default=False, description="Shown to the producer and the portal; events of the type are still accepted."
+    )
+    versions: Annotated[dict[VersionName, TypeVersionSpec], rule(_checked_versions)] = Field(
+        default_factory=dict,
+        max_length=domain.MAX_TYPE_VERSIONS,
+        description="By version name, the type's shape as of that version (at most 20).",
+        json_schema_extra=_by_version_name,
+    )
+
+    def type_versions(self) -> dict[str, domain.TypeVersion]:
+        return {name: spec.type_version() for name, spec in self.versions.items()}
+
+
+# -- event types: the answers ------------------------------------------------------------------------------------
+
+_ENTRY_VERSIONS: dict[str, Any] = {
+    "type": "object",
+    "additionalProperties": {
+        "type": "object",
+        "properties": {
+            "schema": {"type": "object"},
+            "transform": {"type": "array", "items": {"$ref": "#/components/schemas/JsonPatchOperation"}},
+        },
+    },
+}
+
+
+class EventTypeEntry(Answer):
+    # One event type with its schema and transform per version (GET and PUT /v1/event-types/{name}).
+    name: EventTypeName
+    description: str
+    deprecated: bool
+    versions: Annotated[dict[str, dict[str, Any]], WithJsonSchema(_ENTRY_VERSIONS)] = Field(
+        description="By version name, oldest first, the schema and transform registered (each present only if registered)."
+    )
+    created_at: Timestamp
+    updated_at: Timestamp
+
+    @classmethod
+    def of(cls, event_type: domain.EventType) -> EventTypeEntry:
+        return cls(
+            name=event_type.name,
+            description=event_type.description,
+            deprecated=event_type.deprecated,
+            versions={v: event_type.versions[v].public() for v in sorted(event_type.versions)},
+            created_at=event_type.created_at,
+            updated_at=event_type.updated_at,
+        )
+
+
+class EventTypeSummary(Answer):
+    """A registered event type in a list, with the names of its versions only."""
+
+    name: EventTypeName
+    description: str
+    deprecated: bool
+    versions: list[VersionName] = Field(description="The versions it registers a shape for, oldest first.")
+    created_at: Timestamp
+    updated_at: Timestamp
+
+    @classmethod
+    def of(cls, event_type: domain.EventType) -> EventTypeSummary:
+        return cls(
+            name=event_type.name,
+            description=event_type.description,
+            deprecated=event_type.deprecated,
+            versions=sorted(event_type.versions),
+            created_at=event_type.created_at,
+            updated_at=event_type.updated_at,
+        )
+
+
+class EventTypePage(Answer):
+    # A page of the catalog; the first page also names, in `sent`, the types sent that the catalog does not hold.
+    items: list[EventTypeSummary]
+    next: NextCursor
+    sent: list[EventTypeName] | SkipJsonSchema[None] = Field(
+        default=None,
+        exclude_if=lambda value: value is None,
+        description=(
+            "First page only: the event types the tenant has sent (at most 1,000, in name order) that are not\n"
+            "among this page's `items`. For a portal session: the types its customer sees (its endpoints'\n"
+            "`event_types` and the types sent to it) that the catalog does not hold.\n"
+        ),
+        json_schema_extra=_no_default,
+    )
+
+
+# -- payload versions ----------------------------------------------------------------------------------------------
+
+
+class PutVersion(RequestBody):
+    @model_validator(mode="before")
+    @classmethod
+    def _known_fields(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            reject_unknown(data, {"sunset_at", "default"})
+        return data
+
+    sunset_at: Annotated[str | None, rule(domain.version_sunset), WithJsonSchema({"anyOf": [TIME_INPUT_SCHEMA, {"type": "null"}]})] = Field(
+        default=None,
+        description=(
+            "ISO 8601 with a time zone. Set, the version is deprecated and cannot be pinned from then on;\n"
+            "null clears its sunset; left out, the version keeps the one it has.\n"
+        ),
+        json_schema_extra=_no_default,
+    )
+    default: Annotated[bool, rule(domain.version_default)] = Field(
+        default=False, description="`true`: make it the tenant's default. `false` leaves the default as it is."
+    )
+
+    def sunset(self, current: domain.PayloadVersion | None) -> str | None:
+        """The version's sunset after this change: the one given (null clears it), else the one it has."""
+        if "sunset_at" in self.model_fields_set:
+            return self.sunset_at
+        return current.sunset_at if current is not None else None
+
+
+_PINNED: dict[str, Any] = {
+    "type": "object",
+    "required": ["count", "more", "ids"],
+    "properties": {
+        "count": {"type": "integer", "minimum": 0, "maximum": 1000, "description": "Endpoints pinned to it, counted up to 1,000."},
+        "more": {"type": "boolean", "description": "There are more than `count`."},
+        "ids": {"type": "array", "maxItems": 20, "description": "The first 20 of them, in id order.", "items": ENDPOINT_ID_SCHEMA},
+    },
+}
+
+
+class VersionUsage(Answer):
+    """Who still uses a version (the producer only)."""
+
+    endpoints: Annotated[dict[str, Any], WithJsonSchema(_PINNED)]  # built by `of`: inline in the document, as it shows it
+    deliveries_7d: int = Field(
+        json_schema_extra={"minimum": 0},
+        description="Webhooks sent at this version on the last 7 days (today included, UTC), every attempt that reached out counted.",
+    )
+    last_delivery_at: NullableTimestamp = Field(description="When the last one was sent (within the retention period); null if none.")
+
+    @classmethod
+    def of(cls, pinned: list[str], more: bool, shown: int, deliveries: int, last_at: str | None) -> VersionUsage:
+        """The usage of a version: the endpoints pinned to it (counted up to a bound, `more`: at least that many; the
+        first `shown` ids), its deliveries over the last days and when the last was sent."""
+        return cls(endpoints={"count": len(pinned), "more": more, "ids": pinned[:shown]}, deliveries_7d=deliveries, last_delivery_at=last_at)
+
+
+class PayloadVersion(Answer):
+    # One of the tenant's payload versions; `usage` for the producer only.
+    version: VersionName
+    default: bool = Field(description="The tenant's default: what new endpoints are pinned to and what `data` is sent as.")
+    deprecated: bool = Field(description="It has a `sunset_at`.")
+    sunset_at: NullableTimestamp = Field(description="From then on it cannot be pinned; endpoints pinned to it keep receiving it. Null for none.")
+    created_at: NullableTimestamp = Field(description="When it was added; null for `2026-01-01` until it is first changed.")
+    usage: VersionUsage | SkipJsonSchema[None] = Field(default=None, exclude_if=lambda value: value is None, json_schema_extra=_no_default)
+
+    @classmethod
+    def of(cls, version: domain.PayloadVersion, default: str, usage: VersionUsage | None = None) -> PayloadVersion:
+        return cls(
+            version=version.name,
+            default=version.name == default,
+            deprecated=version.deprecated,
+            sunset_at=version.sunset_at,
+            created_at=version.created_at or None,
+            usage=usage,
+        )
+
+
+class VersionList(Answer):
+    # The tenant's payload versions, oldest first, and its default.
+    default: VersionName
+    items: list[PayloadVersion] = Field(description="Every version, oldest first; `usage` on each for the producer only.")

@@ -1,0 +1,469 @@
+"""Endpoints: the bodies of `/v1/endpoints` and `/v1/endpoints/{endpoint_id}` (and its secret, test, enable and stats).
+
+A request's fields are checked by hookline.core.validation's rules, in the order
+and with the messages they had before the models: unknown fields first (all of
+them named), then a missing `url`, then each field. The URL's form is checked
+here; whether the stack may send to it (the SSRF policy, from the settings) is
+the service's check.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from typing import Annotated, Any, Literal, Self
+
+from pydantic import AfterValidator, ConfigDict, Field, WithJsonSchema, model_validator
+
+from hookline.core import models, ssrf, validation
+from hookline.core.contract.common import Answer, NextCursor, RequestBody, Timestamp, rule
+from hookline.core.contract.jobs import JobSummary
+from hookline.core.errors import ValidationFailed
+from hookline.core.versions import version_name
+
+# -- the values' schemas, as the document shows them ------------------------------------------------------------
+
+ID_PATTERN = "^ep_[0-9a-hjkmnp-tv-z]{26}$"
+EVENT_ID_PATTERN = "^evt_[0-9a-hjkmnp-tv-z]{26}$"
+CUSTOMER_UID_SCHEMA: dict[str, Any] = {
+    "type": "string",
+    "pattern": "^[A-Za-z0-9._:-]{1,64}$",
+    "description": "A customer's uid, chosen by the tenant.",
+    "examples": ["org_4711"],
+}
+VERSION_NAME_SCHEMA: dict[str, Any] = {
+    "type": "string",
+    "format": "date",
+    "pattern": "^([0-9]{3}[1-9]|[0-9]{2}[1-9][0-9]|[0-9][1-9][0-9]{2}|[1-9][0-9]{3})-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$",
+    "description": "A payload version's name, a calendar date `YYYY-MM-DD` (years 0001 to 9999). Versions sort by it.",
+    "examples": ["2026-10-01"],
+}
+EVENT_TYPE_SCHEMA: dict[str, Any] = {
+    "type": "string",
+    "pattern": "^[A-Za-z0-9][A-Za-z0-9_.:/-]{0,127}$",
+    "description": "Letters, digits and `_.:/-`, up to 128 characters, starting with a letter or digit.",
+    "examples": ["invoice.paid"],
+}
+SECRET_SCHEMA: dict[str, Any] = {
+    "type": "string",
+    "pattern": "^whsec_[A-Za-z0-9+/]{32}$",
+    "description": "A Standard Webhooks signing secret (`whsec_` + base64 of 24 random bytes).",
+    "examples": ["whsec_F6olegGyEf36/vms9m44a0nOwYo8ufdX"],
+}
+TIMESTAMP_SCHEMA: dict[str, Any] = {"type": "string", "format": "date-time", "description": "UTC, ISO 8601 (RFC 3339), e.g. `2026-03-14T09:26:53.589Z`."}
+URL_SCHEMA: dict[str, Any] = {
+    "type": "string",
+    "format": "uri",
+    "maxLength": validation.MAX_URL_LENGTH,
+    "pattern": "^[Hh][Tt][Tt][Pp][Ss]?://",
+    "description": (
+        "Where deliveries are POSTed. https only in the cloud (`HOOKLINE_ALLOW_HTTP`),\n"
+        "on an allowed port (`HOOKLINE_ALLOWED_PORTS`, 443/80 by default), without\n"
+        "credentials, whitespace or control characters. A literal private, loopback,\n"
+        "link-local or otherwise internal address is refused (422 `forbidden_url`);\n"
+        "a host name is checked again after DNS resolution on every delivery.\n"
+    ),
+    "examples": ["https://example.com/webhooks/hookline"],
+}
+RATE_SCHEMA: dict[str, Any] = {
+    "type": "number",
+    "minimum": 0.1,
+    "maximum": validation.MAX_RATE_PER_SECOND,
+    "description": "Deliveries per second to this endpoint, at most (hookline halves it for a while after a 429).",
+}
+CONCURRENCY_SCHEMA: dict[str, Any] = {
+    "type": "integer",
+    "minimum": 1,
+    "maximum": validation.MAX_CONCURRENCY,
+    "description": "Deliveries in flight to this endpoint at once, at most.",
+}
+_HOOKLINE_HEADERS = "|".join(
+    "".join(f"[{c.upper()}{c}]" if c.isalpha() else c for c in name)
+    for name in ("host", "content-length", "content-type", "connection", "transfer-encoding", "user-agent")
+)
+HEADERS_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "description": (
+        "Extra HTTP headers sent with every delivery (and the test event): up to 20,\n"
+        "names and values adding up to at most 8192 bytes. Names are RFC 9110 tokens,\n"
+        "unique regardless of case; `host`, `content-length`, `content-type`,\n"
+        "`connection`, `transfer-encoding`, `user-agent` and any `webhook-*` are set\n"
+        "by hookline and refused (422 `forbidden_header`). Values are single-line: no\n"
+        "control characters other than tab.\n"
+    ),
+    "maxProperties": validation.MAX_HEADERS,
+    "propertyNames": {
+        "pattern": "^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,256}$",
+        "not": {"pattern": f"^({_HOOKLINE_HEADERS}|[Ww][Ee][Bb][Hh][Oo][Oo][Kk]-.*)$"},
+    },
+    "additionalProperties": {"type": "string", "pattern": "^[^\\x00-\\x08\\x0A-\\x1F]*$"},
+    "examples": [{"X-Api-Key": "b1llIng-rcv-7f3a", "X-Environment": "production"}],
+}
+
+
+def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
+    return {"anyOf": [schema, {"type": "null"}]}
+
+
+def _shown(schema: dict[str, Any]) -> WithJsonSchema:
+    """The schema the document shows for a field whose rule (not its Python type) says what it takes."""
+    return WithJsonSchema(schema)
+
+
+def _untitled(schema: Any) -> Any:
+    if isinstance(schema, dict):
+        return {k: _untitled(v) for k, v in schema.items() if k != "title"}
+    return [_untitled(v) for v in schema] if isinstance(schema, list) else schema
+
+
+def _inline(model: type[Answer], nullable: bool = False) -> WithJsonSchema:
+    """A nested object shown inline, as the document has it (no component of its own)."""
+    schema = _untitled(model.model_json_schema(mode="serialization", ref_template="#/components/schemas/{model}"))
+    schema.pop("$defs", None)
+    return WithJsonSchema(_nullable(schema) if nullable else schema)
+
+
+# Wraps a nested model's field so that its shown schema replaces the model's (else the model also becomes an unused component).
+_AS_SHOWN = AfterValidator(lambda value: value)
+
+
+def _no_default(schema: dict[str, Any]) -> None:
+    """A field whose default is what not giving it means, not a value to send: the document shows none."""
+    schema.pop("default", None)
+
+
+def _is_none(value: Any) -> bool:
+    return value is None
+
+
+def _absent_unless_set(description: str) -> Any:
+    """An answer's field that is left out (not null) when it has no value."""
+    return Field(default=None, exclude_if=_is_none, description=description, json_schema_extra=_no_default)
+
+
+# -- the rules of a request's fields (hookline.core.validation's, with their codes and messages) ---------------
+
+# The URL's form, whatever the stack's policy: the service checks the policy (HOOKLINE_ALLOW_HTTP, ports, addresses).
+_ANY_DESTINATION = ssrf.UrlPolicy(allowed_networks=(ipaddress.ip_network("0.0.0.0/0"), ipaddress.ip_network("::/0")), allow_http=True, allowed_ports=None)
+
+
+def url_form(value: Any) -> str:
+    return validation.validate_url(value, _ANY_DESTINATION)
+
+
+def _headers(value: Any) -> dict[str, str]:
+    return dict(validation.validate_headers(value))
+
+
+def _customer(value: Any) -> str | None:
+    return None if value is None else validation.customer_uid(value)
+
+
+def _pin(value: Any) -> str | None:
+    return None if value is None else version_name(value)
+
+
+def _status(value: Any) -> str:
+    if value not in ("active", "disabled"):
+        raise ValidationFailed("'status' must be 'active' or 'disabled'")
+    return str(value)
+
+
+class _Checked(RequestBody):
+    """A body checked as before the models: every unknown field named at once, then the required ones, then each field."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _known_and_complete(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            validation.reject_unknown(data, set(cls.model_fields))
+            for name, field in cls.model_fields.items():
+                if field.is_required() and name not in data:
+                    raise ValidationFailed(f"'{name}' is required", code="missing_field")
+        return data
+
+
+# -- query parameters ------------------------------------------------------------------------------------------
+
+
+def given(name: str) -> Any:
+    """A query parameter is given with a value or left out: `?name=` is refused, not taken as absent."""
+
+    def check(value: Any) -> Any:
+        if isinstance(value, str):
+            validation.query_values({name: value})
+        return value
+
+    return rule(check)
+
+
+LIMIT_SCHEMA: dict[str, Any] = {"type": "integer", "minimum": 1, "maximum": 100, "default": 50}
+CURSOR_SCHEMA: dict[str, Any] = {"type": "string", "minLength": 1}
+
+
+# -- requests ----------------------------------------------------------------------------------------------------
+
+# (`type: [array, 'null']` as anyOf: Powertools' OpenAPI model takes one type per schema.)
+_EVENT_TYPES_SCHEMA = _nullable({"type": "array", "maxItems": validation.MAX_EVENT_TYPES, "items": EVENT_TYPE_SCHEMA})
+_DESCRIPTION_SCHEMA = _nullable({"type": "string", "maxLength": validation.MAX_DESCRIPTION})
+
+Url = Annotated[str, rule(url_form), _shown(URL_SCHEMA)]
+# Null is every type, empty, none: the rule makes it so, the field's value is never None.
+EventTypes = Annotated[tuple[str, ...], rule(validation.validate_event_types), _shown(_EVENT_TYPES_SCHEMA)]
+Description = Annotated[str, rule(validation.validate_description), _shown(_DESCRIPTION_SCHEMA)]
+Headers = Annotated[dict[str, str], rule(_headers), _shown(_nullable(HEADERS_SCHEMA))]
+# Refused when null (the rule says so): None only when the field is not given.
+GivenUrl = Annotated[str | None, rule(url_form), _shown(URL_SCHEMA)]
+Rate = Annotated[float | None, rule(validation.validate_rate), _shown(RATE_SCHEMA)]
+ConcurrencyLimit = Annotated[int | None, rule(validation.validate_concurrency), _shown(CONCURRENCY_SCHEMA)]
+
+
+def _optional(description: str | None = None, default: Any = None) -> Any:
+    return Field(default=default, description=description, json_schema_extra=_no_default)
+
+
+class CreateEndpoint(_Checked):
+    # A new endpoint. Its fields are checked in this order (the first refusal is the answer).
+
+    url: Url
+    event_types: EventTypes = _optional("The event types to deliver; absent, null or empty means every type. Duplicates are dropped.", ())
+    description: Description = _optional("Free text for humans; null is the same as empty.", "")
+    # None: not given (the default, or the customer's ceiling if that is lower).
+    rate_limit_per_second: Rate = Field(default=None, json_schema_extra={"default": 50})
+    max_concurrency: ConcurrencyLimit = Field(default=None, json_schema_extra={"default": 50})
+    headers: Headers = Field(
+        default_factory=dict, description="Custom headers sent with every delivery; null is the same as none.", json_schema_extra=_no_default
+    )
+    customer: Annotated[str | None, rule(_customer), _shown(_nullable(CUSTOMER_UID_SCHEMA))] = _optional(
+        "The customer it belongs to, for life (it cannot be changed); absent or null, the tenant's own."
+    )
+    version: Annotated[str | None, rule(_pin), _shown(_nullable(VERSION_NAME_SCHEMA))] = _optional(
+        "The payload version to pin it to; absent or null, the tenant's default. Unknown: 422\n`unknown_version`; past its sunset: 422 `version_sunset`.\n"
+    )
+
+
+class UpdateEndpoint(_Checked):
+    """Only the fields given change. A null `event_types`, `description` or `headers` resets it to its default (every type, empty, none)."""
+
+    # The fields are checked in this order (the first refusal is the answer); `changes()` are the ones given.
+
+    rate_limit_per_second: Rate = _optional()
+    max_concurrency: ConcurrencyLimit = _optional()
+    headers: Headers = _optional("Replaces the custom headers as a whole (`{}` or null removes them all).", {})
+    url: GivenUrl = _optional()
+    event_types: EventTypes = _optional(default=())
+    description: Description = _optional(default="")
+    version: Annotated[str | None, rule(version_name), _shown(VERSION_NAME_SCHEMA)] = _optional(
+        "Pin it to another payload version: taken only after the endpoint answers 2xx to a test event\n"
+        "at that version (else 424, and nothing changes). Unknown: 422 `unknown_version`; past its\n"
+        "sunset: 422 `version_sunset`.\n"
+    )
+    status: Annotated[Literal["active", "disabled"] | None, rule(_status), _shown({"type": "string", "enum": ["active", "disabled"]})] = _optional(
+        "`disabled` pauses new deliveries (reason `manual`); `active` resumes them."
+    )
+
+    def changes(self) -> dict[str, Any]:
+        """The fields given, as the endpoint keeps them (headers as pairs)."""
+        given = {name: getattr(self, name) for name in self.model_fields_set}
+        if "headers" in given:
+            given["headers"] = tuple(given["headers"].items())
+        return given
+
+
+# -- answers -----------------------------------------------------------------------------------------------------
+
+ENDPOINT_EXAMPLE: dict[str, Any] = {
+    "id": "ep_01kkntq2cnt8b8hz3pj95wjvcc",
+    "customer": None,
+    "url": "https://billing.example.com/webhooks",
+    "event_types": ["invoice.paid", "invoice.voided"],
+    "description": "Billing service",
+    "status": "active",
+    "rate_limit_per_second": 5.0,
+    "max_concurrency": 2,
+    "headers": {"X-Api-Key": "b1llIng-rcv-7f3a", "X-Environment": "production"},
+    "version": "2026-01-01",
+    "created_at": "2026-03-14T09:26:53.589Z",
+    "updated_at": "2026-03-14T09:26:53.589Z",
+}
+
+
+class Endpoint(Answer):
+    """An endpoint as the API shows it, never with its secret."""
+
+    id: str = Field(json_schema_extra={"pattern": ID_PATTERN, "examples": ["ep_01kkntq2cnt8b8hz3pj95wjvcc"]})
+    customer: str | None = Field(description="The uid of the customer it belongs to; null for the tenant's own.")
+    url: str = Field(json_schema_extra={"format": "uri"})
+    event_types: list[str] = Field(description="Subscribed event types; empty means every type.")
+    description: str
+    status: Literal["active", "disabled"] = Field(description="A disabled endpoint's new deliveries are stored `paused` until it is re-enabled.")
+    rate_limit_per_second: float
+    max_concurrency: int
+    headers: dict[str, str] = Field(description="Custom headers sent with every delivery.")
+    version: str = Field(
+        description=(
+            "The payload version it is pinned to: what shape of `data` its webhooks carry (each body's\n"
+            "`version` names it). An endpoint created before versions existed shows `2026-01-01`.\n"
+        ),
+        json_schema_extra={k: v for k, v in VERSION_NAME_SCHEMA.items() if k != "description"},
+    )
+    created_at: Timestamp
+    updated_at: Timestamp
+    disabled_reason: Annotated[str | None, _shown({"type": "string", "examples": ["manual"]})] = _absent_unless_set(
+        "Present while disabled: `manual` (PATCH), `failing` (its circuit stayed open for `HOOKLINE_DISABLE_AFTER_SECONDS`) or `gone` (the receiver answered 410).",
+    )
+    paused_until: Annotated[str | None, _shown({"type": "string", "format": "date-time"})] = _absent_unless_set(
+        "Present while a receiver's `Retry-After` pauses every delivery to the endpoint."
+    )
+
+    @classmethod
+    def of(cls, endpoint: models.Endpoint, **more: Any) -> Self:
+        """The answer for a stored endpoint (hookline.core.models.Endpoint.public: never its secret), with `more` fields."""
+        return cls.model_validate({**endpoint.public(), **more})
+
+
+class EndpointCreated(Endpoint):
+    """The new endpoint, with its signing secret (shown here, on rotation and by `GET …/secret`)."""
+
+    secret: Annotated[str, _shown(SECRET_SCHEMA)]
+
+
+class Circuit(Answer):
+    state: Literal["closed", "open", "half_open"] = Field(description="`open`: nothing is sent until `open_until`; `half_open`: one probe at a time.")
+    consecutive_failures: int = Field(ge=0)
+    open_until: str | None = Field(description="End of the current cooldown; null while closed.", json_schema_extra={"format": "date-time"})
+    trips: int = Field(ge=0, description="How often the breaker has opened.")
+
+
+class AdaptiveConcurrency(Answer):
+    # (Its description is one paragraph: a docstring's line breaks would be the description's.)
+    model_config = ConfigDict(
+        json_schema_extra={
+            "description": (
+                "Adaptive concurrency. An endpoint starts at `HOOKLINE_INITIAL_CONCURRENCY` requests in flight; while its "
+                "latency holds steady and it is kept busy, each batch raises the limit, up to `max_concurrency` (the ceiling); "
+                "rising latency, a timeout, 429, 502, 503 or 504 lowers it."
+            )
+        }
+    )
+
+    limit: int = Field(ge=1, description="Requests it may have in flight now.")
+    ceiling: int = Field(ge=1, description="The endpoint's `max_concurrency`.")
+    latency_ms: float | None = Field(description="The latency baseline the limit is measured against (a slow moving average); null before any answer.")
+    lane: Literal["first", "retry"] = Field(
+        description=(
+            "`retry`: the endpoint is slow (a baseline of 500 ms or more) or timing out, and is served from the retry "
+            "function only, so it never holds the workers that send other endpoints' first attempts."
+        )
+    )
+
+
+class LastEmail(Answer):
+    outcome: Literal["sent", "failed"]
+    at: str = Field(description="When the send was tried.", json_schema_extra={"format": "date-time"})
+    about: Literal["disabled", "recovered", "version_sunset"] = Field(description="What the email told the customer.")
+    error: str | None = Field(description="A failed send's error code (`MessageRejected`, `AccessDeniedException`, ...); null when sent.")
+
+
+class EndpointHealth(Answer):
+    circuit: Annotated[Circuit, _AS_SHOWN, _inline(Circuit)]
+    success_rate: float = Field(
+        ge=0,
+        le=1,
+        description="Share of the endpoint's attempts in the last 24 hours that succeeded, from its hourly statistics (1 when there were none).",
+    )
+    last_error: str | None = Field(description='The last failure, a status code (`"503"`) or an error class (`timeout`, `connection_refused`, …).')
+    last_error_at: str | None = Field(json_schema_extra={"format": "date-time"})
+    effective_rate_per_second: float = Field(description="The rate hookline sends at now (below the limit for a while after a 429).")
+    concurrency: Annotated[AdaptiveConcurrency, _AS_SHOWN, _inline(AdaptiveConcurrency)]
+    last_email: Annotated[LastEmail | None, _inline(LastEmail, nullable=True)] = Field(
+        description=(
+            "How the last email to the endpoint's customer went (one is sent when the endpoint is disabled, recovers, or "
+            "receives a payload version past its sunset, to a customer with an email address, when the stack has a "
+            "sender); null before any. A failed one stays until a later email goes out. The error is an error code, never "
+            "an address or a message; `MessageRejected` usually means the sender identity is not verified in SES, or the "
+            "account is in the SES sandbox and the recipient is not verified; `AccessDeniedException`, that the functions "
+            "may not send from that identity."
+        )
+    )
+
+
+class EndpointBacklog(Answer):
+    """The endpoint's failed and paused deliveries, each counted by one read of at most 1,000 (`more`, at least)."""
+
+    failed: int = Field(ge=0)
+    paused: int = Field(ge=0)
+    more: bool
+
+
+class EndpointWithHealth(Endpoint):
+    health: EndpointHealth
+    backlog: Annotated[EndpointBacklog, _AS_SHOWN, _inline(EndpointBacklog)]
+
+
+class TestOutcome(Answer):
+    """The outcome of the synchronous test event sent by `POST …/enable`."""
+
+    __test__ = False  # not a test class (pytest collects names starting with Test)
+
+    webhook_id: str = Field(json_schema_extra={"pattern": EVENT_ID_PATTERN, "examples": ["evt_01kkntq2cne6s1c99tvp6dvkt6"]})
+    status_code: int | None = Field(description="The receiver's status; null when no response came.")
+    error: str | None = Field(description="Why no response came (`timeout`, `connection_refused`, `ssrf_blocked`, …).")
+    duration_ms: int = Field(ge=0)
+    detail: str = Field(description="More about a failure, up to 300 characters.")
+
+
+class TestAttempt(Answer):
+    """The outcome of `POST …/test`; nothing of it is stored."""
+
+    __test__ = False
+
+    webhook_id: str = Field(
+        description="The test webhook's `webhook-id`; no event is stored under it.",
+        json_schema_extra={"pattern": EVENT_ID_PATTERN, "examples": ["evt_01kkntq2cne6s1c99tvp6dvkt6"]},
+    )
+    status_code: int | None = Field(description="The receiver's status; null when no response came.")
+    error: str | None = Field(description="Why no response came (`timeout`, `connection_refused`, `ssrf_blocked`, …).")
+    duration_ms: int = Field(ge=0)
+    succeeded: bool = Field(description="The receiver answered 2xx.")
+    response_body: str = Field(description="The receiver's response body, truncated to `HOOKLINE_RESPONSE_BODY_LIMIT_BYTES` as on attempts.")
+
+
+class EndpointEnabled(Endpoint):
+    test: TestOutcome
+    requeue: JobSummary = Field(description="The job re-queueing the endpoint's paused deliveries (`GET /v1/jobs/{job_id}`).")
+
+
+class EndpointPage(Answer):
+    items: list[Endpoint]
+    next: NextCursor
+
+
+class EndpointSecret(Answer):
+    secret: Annotated[str, _shown(SECRET_SCHEMA)]
+    previous_secret: Annotated[str | None, _shown(SECRET_SCHEMA)] = _absent_unless_set(
+        "Present only during a rotation's overlap; deliveries are still signed with it too."
+    )
+    previous_expires_at: Annotated[str | None, _shown(TIMESTAMP_SCHEMA)] = _absent_unless_set(
+        "When the previous secret stops signing; present with `previous_secret` only."
+    )
+
+
+class SecretRotated(Answer):
+    secret: Annotated[str, _shown(SECRET_SCHEMA)]
+    previous_secret_valid_until: Timestamp = Field(description="Until then deliveries are signed with both the new and the previous secret.")
+
+
+class TestEventFailedDetail(Answer):
+    __test__ = False
+
+    code: Literal["test_event_failed"]
+    message: str
+    attempt: TestOutcome
+
+
+class TestEventFailed(Answer):
+    # The 424 of a test event the receiver did not accept (the envelope of hookline.core.errors.FailedDependency).
+
+    __test__ = False
+
+    error: Annotated[TestEventFailedDetail, _AS_SHOWN, _inline(TestEventFailedDetail)]

@@ -1,0 +1,456 @@
+"""Events and deliveries: what `POST /v1/events` (one, a batch, a broadcast) takes and answers, and how an event, its
+deliveries and their attempts read back.
+
+A request's rules are hookline.core.validation's, run on the body as it came (so their order and messages are those
+of the API before the models); the fields describe the same rules for the document. The per-event size of a batch
+needs the settings, so the service checks it.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any, Literal, Self
+
+from pydantic import MISSING, Field, GetJsonSchemaHandler, SerializerFunctionWrapHandler, field_serializer, model_validator
+from pydantic.json_schema import JsonSchemaValue, SkipJsonSchema, WithJsonSchema
+from pydantic_core import CoreSchema
+
+from hookline.core import models, validation
+from hookline.core.broadcast import Fanout
+from hookline.core.contract.common import Answer, ErrorDetail, NextCursor, RequestBody, Timestamp
+from hookline.core.contract.jobs import JobSummary
+from hookline.core.errors import HooklineError, ValidationFailed
+
+# -- named values ---------------------------------------------------------------------------------------------------
+
+_ULID = "[0-9a-hjkmnp-tv-z]{26}"
+EventId = Annotated[str, Field(pattern=f"^evt_{_ULID}$", examples=["evt_01kkntq2cne6s1c99tvp6dvkt6"])]
+DeliveryId = Annotated[str, Field(pattern=f"^dlv_{_ULID}$", examples=["dlv_01kkntq2cnerx003w04ypt75j4"])]
+EndpointId = Annotated[str, Field(pattern=f"^ep_{_ULID}$", examples=["ep_01kkntq2cnt8b8hz3pj95wjvcc"])]
+EventType = Annotated[
+    str,
+    Field(
+        pattern=validation.EVENT_TYPE.pattern,
+        description="Letters, digits and `_.:/-`, up to 128 characters, starting with a letter or digit.",
+        examples=["invoice.paid"],
+    ),
+]
+CustomerUid = Annotated[str, Field(pattern=validation.CUSTOMER_UID.pattern, description="A customer's uid, chosen by the tenant.", examples=["org_4711"])]
+VERSION_NAME = "^([0-9]{3}[1-9]|[0-9]{2}[1-9][0-9]|[0-9][1-9][0-9]{2}|[1-9][0-9]{3})-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$"
+WINDOW_TIME = (
+    "^(1970-(0[2-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])|1970-01-(0[2-9]|[12][0-9]|3[01])|(197[1-9]|19[89][0-9]|[2-8][0-9]{3})-"
+    "(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])|9000-(0[1-9]|1[01])-(0[1-9]|[12][0-9]|3[01])|9000-12-(0[1-9]|[12][0-9]|30))"
+    "T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]+)?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$"
+)
+DeliveryStatus = Literal["pending", "succeeded", "failed", "paused"]
+IndexedStatus = Literal["failed", "paused"]  # the statuses an endpoint's deliveries are listed (and replayed) by
+
+
+def _no_default(schema: dict[str, Any]) -> None:
+    """An optional field: the document shows its type alone (no `null` default)."""
+    schema.pop("default", None)
+
+
+def _idempotency_key(schema: dict[str, Any]) -> None:
+    _no_default(schema)
+    schema["pattern"] = validation.IDEMPOTENCY_ID.pattern
+
+
+def _any_object(schema: dict[str, Any]) -> None:
+    """Any JSON object: `type: object` says it all."""
+    schema.pop("additionalProperties", None)
+
+
+# -- query values: today's rules and messages ---------------------------------------------------------------------
+
+
+def _given(name: str, raw: Any) -> str:
+    if raw == "":
+        raise ValidationFailed(f"query parameter '{name}' has no value: give one, or leave the parameter out")
+    return str(raw)
+
+
+def limit_value(raw: Any) -> int | None:
+    """`limit`: an integer; its range is the settings' (the service checks it)."""
+    if raw is None or isinstance(raw, int):
+        return raw
+    try:
+        return int(_given("limit", raw))
+    except ValueError:
+        raise ValidationFailed("'limit' must be an integer") from None
+
+
+def cursor_value(raw: Any) -> str | None:
+    return None if raw is None else _given("cursor", raw)
+
+
+def status_value(raw: Any) -> str | None:
+    if raw is None:
+        return None
+    if _given("status", raw) not in ("failed", "paused"):
+        raise ValidationFailed("'status' must be 'failed' or 'paused'")
+    return str(raw)
+
+
+def order_value(raw: Any) -> str | None:
+    if raw is None:
+        return None
+    if _given("order", raw) not in ("asc", "desc"):
+        raise ValidationFailed("'order' must be 'asc' (oldest first) or 'desc' (newest first)")
+    return str(raw)
+
+
+def _time_value(name: str) -> Any:
+    def check(raw: Any) -> datetime | None:
+        if raw is None or isinstance(raw, datetime):
+            return raw
+        return validation.time_param(_given(name, raw), name)
+
+    return check
+
+
+since_value = _time_value("since")
+until_value = _time_value("until")
+
+
+# -- requests -------------------------------------------------------------------------------------------------------
+
+_DATA = """The payload as of the tenant's default payload version, any JSON object (nesting up to 32
+levels); delivered as the webhook body's `data` to the endpoints pinned to that version,
+and rendered for the others (`versions`).
+"""
+_VERSIONS = """The producer's own renderings of `data` for other payload versions, by version name (up to
+20): an endpoint pinned to one of them receives it as its `data`, instead of a rendering
+derived by the type's downgrades. Each must be a version of the tenant (422
+`unknown_version`) and match the type's schema at it. Null is the same as none. Part of
+the request an `id` names.
+"""
+IdempotencyKey = Annotated[str | SkipJsonSchema[None], Field(json_schema_extra=_idempotency_key)]
+_RENDERINGS_SCHEMA = {
+    "type": "object",
+    "maxProperties": validation.MAX_SUPPLIED_VERSIONS,
+    "propertyNames": {
+        "type": "string",
+        "format": "date",
+        "pattern": VERSION_NAME,
+        "description": "A payload version's name, a calendar date `YYYY-MM-DD` (years 0001 to 9999). Versions sort by it.",
+        "examples": ["2026-10-01"],
+    },
+    "additionalProperties": {"type": "object"},
+}
+Renderings = Annotated[
+    Annotated[dict[str, dict[str, Any]], WithJsonSchema(_RENDERINGS_SCHEMA)] | None,
+    Field(description=_VERSIONS, json_schema_extra=_no_default),
+]
+
+
+def _body_rules(check: Any, body: Any) -> Any:
+    if isinstance(body, dict):
+        check(body)
+    return body
+
+
+class _EventFields(RequestBody):
+    type: EventType
+    data: dict[str, Any] = Field(description=_DATA, json_schema_extra=_any_object)
+    id: IdempotencyKey = Field(
+        default=None,
+        description="The tenant's idempotency key: letters, digits and `_.:-`, up to 128\ncharacters. The event's id (`evt_…`) is derived from it.\n",
+    )
+    versions: Renderings = None
+
+    def input(self) -> validation.EventInput:
+        """The event as the services stage it."""
+        return validation.EventInput(
+            type=self.type, data=self.data, idempotency_key=self.id, customer=getattr(self, "customer", None), versions=self.versions or {}
+        )
+
+
+class CreateEvent(_EventFields):
+    customer: CustomerUid | None = Field(
+        default=None,
+        description=(
+            "The customer it is for: only that customer's subscribed endpoints\nreceive it. Absent or null, only the tenant's own endpoints do. "
+            "It is\npart of the request an `id` names.\n"
+        ),
+        json_schema_extra=_no_default,
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _rules(cls, body: Any) -> Any:
+        return _body_rules(validation.event_create, body)
+
+
+class CreateBroadcast(_EventFields):
+    """The body of `POST /v1/events`, without `customer`."""
+
+    data: dict[str, Any] = Field(
+        description="The payload, any JSON object (nesting up to 32 levels); delivered as the webhook body's `data`.", json_schema_extra=_any_object
+    )
+    id: IdempotencyKey = Field(
+        default=None,
+        description=(
+            "The tenant's idempotency key, as on `POST /v1/events` (the same keys:\nan ordinary event's `id` is 409 here). The event's id is derived from it.\n"
+        ),
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _rules(cls, body: Any) -> Any:
+        return _body_rules(validation.broadcast_create, body)
+
+
+def _batch_rules(body: dict[str, Any]) -> None:
+    """The batch's own rules, then each event's, naming it (`events[2]: 'data' is required`): one bad event refuses it."""
+    validation.reject_unknown(body, {"events"})
+    if "events" not in body:
+        raise ValidationFailed("'events' is required", code="missing_field")
+    events = body["events"]
+    if not isinstance(events, list):
+        raise ValidationFailed("'events' must be a JSON array", code="wrong_type")
+    if not 1 <= len(events) <= validation.MAX_BATCH_EVENTS:
+        raise ValidationFailed(f"'events' must hold 1 to {validation.MAX_BATCH_EVENTS} events; it holds {len(events)}")
+    for i, item in enumerate(events):
+        if not isinstance(item, dict):
+            raise ValidationFailed(f"events[{i}] must be a JSON object", code="wrong_type")
+        try:
+            validation.event_create(item)
+        except ValidationFailed as exc:
+            raise ValidationFailed(f"events[{i}]: {exc.message}", code=exc.code) from None
+
+
+class CreateEventBatch(RequestBody):
+    events: list[CreateEvent] = Field(
+        min_length=1,
+        max_length=validation.MAX_BATCH_EVENTS,
+        description="Each as the body of `POST /v1/events`; at most `HOOKLINE_MAX_BATCH_BYTES` in all.",
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _rules(cls, body: Any) -> Any:
+        return _body_rules(_batch_rules, body)
+
+
+# -- answers --------------------------------------------------------------------------------------------------------
+
+
+class EventAccepted(Answer):
+    id: EventId
+    deliveries: int = Field(ge=0, description="Deliveries created (one per subscribed endpoint, paused ones included).")
+
+
+_REFUSED_STATUS = """404 `customer_not_found`; 409 `idempotency_conflict`; 413 `payload_too_large` (its renderings
+add up to more than 300,000 bytes); 422 `schema_violation`, `version_unavailable`,
+`unknown_version` or `invalid_schema` (as `POST /v1/events` answers them); 503 `unavailable`
+(repeat it with the same `id`).
+"""
+
+
+class EventBatchResult(Answer):
+    """One event's result, in request order: accepted (202, its `id` and `deliveries`), or refused (its `error`)."""
+
+    index: int = Field(ge=0)
+    status: int
+    id: EventId | None = Field(default=None, exclude_if=lambda v: v is None)
+    deliveries: int | None = Field(default=None, ge=0, exclude_if=lambda v: v is None)
+    error: ErrorDetail | None = Field(default=None, exclude_if=lambda v: v is None)
+
+    @field_serializer("error", mode="wrap")
+    def _error_as_given(self, error: ErrorDetail | None, handler: SerializerFunctionWrapHandler) -> Any:
+        """The error as the envelope has it: only the details it carries (a schema violation's pointer, …)."""
+        shown = handler(error)
+        return {k: v for k, v in shown.items() if v is not None} if isinstance(shown, dict) else shown
+
+    @classmethod
+    def accepted(cls, index: int, answer: EventAccepted) -> Self:
+        return cls(index=index, status=202, id=answer.id, deliveries=answer.deliveries)
+
+    @classmethod
+    def refused(cls, index: int, error: HooklineError) -> Self:
+        return cls(index=index, status=error.status, error=ErrorDetail(code=error.code, message=error.message, **_details(error)))
+
+    @classmethod
+    def __get_pydantic_json_schema__(cls, core_schema: CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
+        """The two shapes a result has, as the document names them (one of)."""
+        fields = handler.resolve_ref_schema(handler(core_schema))["properties"]
+        index, event_id, deliveries = fields["index"], fields["id"]["anyOf"][0], fields["deliveries"]["anyOf"][0]
+        error = handler(ErrorDetail.__pydantic_core_schema__)
+        return {
+            "description": "One event's result, in request order.",
+            "oneOf": [
+                {
+                    "type": "object",
+                    "required": ["index", "status", "id", "deliveries"],
+                    "properties": {"index": index, "status": {"const": 202}, "id": event_id, "deliveries": deliveries},
+                },
+                {
+                    "type": "object",
+                    "required": ["index", "status", "error"],
+                    "properties": {
+                        "index": index,
+                        "status": {"type": "integer", "enum": [404, 409, 413, 422, 503], "description": _REFUSED_STATUS},
+                        "error": error,
+                    },
+                },
+            ],
+        }
+
+
+def _details(error: HooklineError) -> dict[str, Any]:
+    """The fields an error adds beside its code and message (a schema violation's pointer, …)."""
+    detail = error.envelope()["error"]
+    return {k: v for k, v in detail.items() if k not in ("code", "message")}
+
+
+class EventBatchAccepted(Answer):
+    accepted: int = Field(ge=0)
+    failed: int = Field(ge=0)
+    results: list[EventBatchResult]
+
+    @classmethod
+    def of(cls, results: list[EventBatchResult]) -> Self:
+        accepted = sum(1 for r in results if r.status == 202)
+        return cls(accepted=accepted, failed=len(results) - accepted, results=results)
+
+
+class BroadcastAccepted(Answer):
+    id: EventId
+    status: Literal["fanning_out"] = Field(description="Always `fanning_out`, on a repeat too; `GET /v1/events/{event_id}` shows the progress.")
+    job: JobSummary = Field(description="The fan-out's job (one per broadcast, a repeat names the same); `GET /v1/jobs/{job_id}` shows its steps and counts.")
+
+
+class BroadcastProgress(Answer):
+    status: Literal["fanning_out", "done"] = Field(description="`done` once every page of endpoints has its deliveries created and queued.")
+    pages: int = Field(ge=0, description="Pages of (up to 100) endpoints fanned out so far.")
+    endpoints_scanned: int = Field(ge=0, description="The tenant's endpoints looked at so far, subscribed or not.")
+    deliveries: int = Field(ge=0, description="Deliveries created so far, one per subscribed endpoint (paused ones included).")
+    paused: int = Field(ge=0, description="Of those, stored `paused` because their endpoint was disabled.")
+
+    @classmethod
+    def of(cls, fanout: Fanout) -> Self:
+        return cls(status=fanout.status, pages=fanout.step, endpoints_scanned=fanout.endpoints_scanned, deliveries=fanout.deliveries, paused=fanout.paused)
+
+
+class BroadcastStatus(Answer):
+    """What a portal session sees of a broadcast's progress: its status alone (the counters span every customer)."""
+
+    status: Literal["fanning_out", "done"] = Field(description="`done` once every page of endpoints has its deliveries created and queued.")
+
+
+class Attempt(Answer):
+    number: int = Field(ge=1, description="Counts up across the delivery's whole history (retries and replays included).")
+    at: Timestamp
+    status_code: int | None = Field(description="The receiver's status; null when no response came.")
+    error: str | None = Field(
+        description=(
+            "Why no response came: `timeout`, `connection_refused`, `connection_reset`,\n`connection_error`, `dns_failure`, `tls_error`, "
+            "`ssrf_blocked`,\n`invalid_url`, `endpoint_deleted`, `event_deleted`.\n"
+        )
+    )
+    duration_ms: int = Field(ge=0)
+    outcome: Literal["succeeded", "failed", "retrying"] = Field(
+        description="`retrying`: another attempt is scheduled; `failed`: the delivery gave up (or the failure is permanent)."
+    )
+    reason: str = Field(description="Why the attempt ended so, for humans (e.g. `503 is retryable`).")
+    response_body: str = Field(description="The start of the receiver's response body (`HOOKLINE_RESPONSE_BODY_LIMIT_BYTES`, 4 KB by default).")
+    trigger: Literal["scheduled", "manual"] = Field(description="`manual`: a replay, a redrive or a one-off retry.")
+
+    @classmethod
+    def of(cls, attempt: models.Attempt) -> Self:
+        return cls.model_validate(attempt.public())
+
+
+class Delivery(Answer):
+    """One event to one endpoint."""
+
+    id: DeliveryId
+    endpoint_id: EndpointId
+    status: DeliveryStatus = Field(description="`paused`: its endpoint is disabled; it is queued when the endpoint is re-enabled.")
+    version: str | None = Field(
+        description=(
+            "The payload version its body was rendered at, fixed when the event was accepted (its endpoint's\npin then); every attempt "
+            "sends those bytes. Null for a delivery of an event accepted before\npayload versions existed.\n"
+        )
+    )
+    generation: int = Field(ge=0, description="Bumped by every manual retry or replay, each with a fresh attempt budget.")
+    created_at: Timestamp
+    updated_at: Timestamp
+    attempts: list[Attempt]
+
+    @classmethod
+    def of(cls, delivery: models.Delivery, **more: Any) -> Self:
+        return cls.model_validate({**delivery.public(), **more})
+
+
+class EndpointDelivery(Delivery):
+    """A delivery listed under its endpoint, with its event's id."""
+
+    event_id: EventId
+
+
+class DeliveryDetail(Delivery):
+    """A delivery with its event's id and type."""
+
+    event_id: EventId
+    event_type: EventType
+
+
+class DeliveryPage(Answer):
+    items: list[EndpointDelivery]
+    next: NextCursor
+
+
+class HourCount(Answer):
+    hour: Timestamp
+    count: int = Field(ge=1)
+
+
+class FailureHistogram(Answer):
+    since: Timestamp
+    until: Timestamp
+    status: IndexedStatus
+    hours: list[HourCount] = Field(description="Oldest first; hours without any are left out.")
+    total: int = Field(ge=0)
+    truncated: bool
+
+
+class Event(Answer):
+    id: EventId
+    type: str
+    customer: str | None = Field(description="The customer it was sent for; null when it was for the tenant's own endpoints.")
+    version: str | None = Field(
+        description="The payload version `data` is at (the tenant's default at acceptance); null for an event accepted before payload versions existed."
+    )
+    data: dict[str, Any] = Field(description="The payload as accepted (at `version`).", json_schema_extra=_any_object)
+    created_at: Timestamp
+    deliveries: list[Delivery] = Field(description="Every delivery of an ordinary event; one page of a broadcast's.")
+    broadcast: BroadcastProgress | BroadcastStatus | MISSING = Field(
+        default=MISSING,
+        description="Only on a broadcast (`POST /v1/events/broadcast`); a portal session sees its `status` alone.",
+    )
+    deliveries_next: str | MISSING | None = Field(
+        default=MISSING, description="Only on a broadcast; the cursor of its next page of deliveries, null on the last one."
+    )
+
+    @classmethod
+    def of(cls, event: models.Event, deliveries: list[models.Delivery], **broadcast: Any) -> Self:
+        """The event and the deliveries shown with it; a broadcast's progress and next page as `broadcast`, `deliveries_next`."""
+        return cls(
+            id=event.id,
+            type=event.type,
+            customer=event.customer,
+            version=event.version,
+            data=event.data,
+            created_at=event.created_at,
+            deliveries=[Delivery.of(d) for d in deliveries],
+            **broadcast,
+        )
+
+
+class RetryAccepted(Answer):
+    id: DeliveryId
+    event_id: EventId
+    status: Literal["pending"]
+    generation: int = Field(ge=1, description="The delivery's new generation.")

@@ -1,0 +1,140 @@
+"""The portal resource: liveness, who the caller is, the tenant's portal settings, and the portal sessions a producer
+makes for a customer."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import Field, model_validator
+
+from hookline.core import portal as settings_rules
+from hookline.core import sessions as session_rules
+from hookline.core.access import Principal
+from hookline.core.clock import iso_epoch
+from hookline.core.contract.common import Answer, RequestBody, Timestamp, rule
+from hookline.core.contract.customers import AppliedCustomerLimits, CustomerUid
+from hookline.core.customers import Customer
+from hookline.core.portal import PortalSettings as Settings
+from hookline.core.sessions import SessionRequest
+
+TOKEN_PATTERN = r"^hps_[A-Za-z0-9_-]{43}$"  # noqa: S105  - the shape of a session token, not one
+
+
+class Health(Answer):
+    # GET /health's answer, a constant.
+    status: Literal["ok"]
+
+
+class SessionCustomer(Answer):
+    # A portal session's customer, as the portal shows it.
+    uid: CustomerUid
+    name: str
+    limits: AppliedCustomerLimits
+
+
+class SessionInfo(Answer):
+    # Who the caller is: a portal session (its customer, whether it is read-only, its expiry) or the producer's key.
+    kind: Literal["portal_session", "api_key"]
+    tenant: str
+    customer: SessionCustomer | None
+    read_only: bool
+    expires_at: Timestamp | None
+    producer_name: str
+
+    @classmethod
+    def of(cls, who: Principal, customer: Customer | None, producer_name: str) -> SessionInfo:
+        """The caller as the portal needs it; `customer` is a session's (None for the producer's key)."""
+        if customer is None:
+            return cls(kind="api_key", tenant=who.tenant, customer=None, read_only=False, expires_at=None, producer_name=producer_name)
+        return cls(
+            kind="portal_session",
+            tenant=who.tenant,
+            customer=SessionCustomer(uid=customer.uid, name=customer.name, limits=AppliedCustomerLimits.of(customer.limits)),
+            read_only=who.read_only,
+            expires_at=iso_epoch(who.expires_at),
+            producer_name=producer_name,
+        )
+
+
+class PortalSettings(Answer):
+    # The tenant's portal settings (the defaults until set).
+    producer_name: str
+    allowed_origins: list[str]
+    updated_at: Timestamp | None
+
+    @classmethod
+    def of(cls, settings: Settings) -> PortalSettings:
+        return cls(producer_name=settings.producer_name, allowed_origins=list(settings.allowed_origins), updated_at=settings.updated_at or None)
+
+
+Origin = Annotated[
+    str,
+    Field(
+        description=("An origin as a browser sends it, `https://host[:port]` (a dotted, lower-case host name), or `http://localhost` / `http://127.0.0.1`."),
+        json_schema_extra={"pattern": settings_rules.ORIGIN_PATTERN},
+    ),
+]
+
+
+def _pattern(pattern: str) -> Any:
+    """The document's pattern for a field the rules check (and no default shown: a field left out is empty)."""
+
+    def extra(schema: dict[str, Any]) -> None:
+        schema.pop("default", None)
+        schema["pattern"] = pattern
+
+    return extra
+
+
+class PutPortalSettings(RequestBody):
+    # The producer's name and who may embed the portal; replaces both (a field left out is empty).
+    producer_name: Annotated[str, rule(settings_rules.producer_name)] = Field(
+        default="",
+        max_length=settings_rules.MAX_NAME,
+        description="What customers read; no control characters. Leading and trailing spaces are dropped.",
+        json_schema_extra=_pattern(r"^[^\x00-\x1F\x7F]*$"),
+    )
+    allowed_origins: Annotated[list[Origin], rule(settings_rules.allowed_origins)] = Field(default_factory=list, max_length=settings_rules.MAX_ORIGINS)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _known_fields(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            settings_rules.settings_fields(data)
+        return data
+
+    def settings(self, tenant: str, now: str) -> Settings:
+        """The settings this body sets, `now`: the name without surrounding spaces, each origin once."""
+        return Settings(tenant, self.producer_name.strip(), tuple(dict.fromkeys(self.allowed_origins)), now)
+
+
+class CreatePortalSession(RequestBody):
+    # How long a new portal session works, and whether it may change anything.
+    ttl_seconds: Annotated[int, rule(session_rules.ttl_seconds)] = Field(
+        default=session_rules.DEFAULT_TTL_SECONDS,
+        ge=session_rules.MIN_TTL_SECONDS,
+        le=session_rules.MAX_TTL_SECONDS,
+        description="How long the session works.",
+    )
+    read_only: Annotated[bool, rule(session_rules.read_only)] = Field(
+        default=False, description="A read-only session can read everything a session can; every mutating route answers 403."
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _known_fields(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            session_rules.session_fields(data)
+        return data
+
+    def request(self) -> SessionRequest:
+        return SessionRequest(self.ttl_seconds, self.read_only)
+
+
+class PortalSession(Answer):
+    # A new portal session: its token (shown only here) and the portal link carrying it.
+    token: Annotated[str, Field(description="The bearer token; shown only in this answer.", json_schema_extra={"pattern": TOKEN_PATTERN})]
+    url: Annotated[str, Field(description="The portal page, the token in its fragment.")]
+    customer: CustomerUid
+    read_only: bool
+    expires_at: Timestamp
