@@ -35,9 +35,9 @@ from bench.prices import MILLION, US_EAST_1, Prices
 from bench.receiver import BenchReceiver
 from hookline.adapters import aws
 from hookline.adapters.dynamo.state import EndpointStateRepository
-from hookline.core.breaker import Breaker, BreakerConfig, health, record
+from hookline.core.breaker import Breaker, health, record
 from hookline.core.classify import Outcome
-from hookline.core.config import retry_policy
+from hookline.core.config import breaker_config, retry_policy
 from hookline.core.policy import decide
 from hookline.core.ratelimit import Limiter
 from hookline.core.settings import Settings
@@ -304,7 +304,7 @@ def after_failure_share(success_rate: float, outcomes: int = 200_000, seed: int 
     Only the success that ends a failure streak writes it, so at 98.5 % about one success in 66 does.
     """
     rng = random.Random(seed)
-    cfg = BreakerConfig()
+    cfg = breaker_config(Settings())  # the stack's defaults
     b = Breaker()
     successes = writes = 0
     for i in range(outcomes):

@@ -14,8 +14,8 @@ import pytest
 from freezegun import freeze_time
 from moto import mock_aws
 
-from hookline.core.backoff import BackoffPolicy
 from hookline.core.clock import parse_iso
+from hookline.core.config import retry_policy
 from hookline.core.models import DeliveryTask
 from hookline.wiring import container, topology
 from tests.conftest import Hookline
@@ -157,7 +157,7 @@ def test_hostile_receiver_pauses_the_whole_endpoint(hookline: Hookline) -> None:
 
 def test_whole_schedule_to_exhaustion_ends_in_the_dlq(hookline: Hookline) -> None:
     settings = container.get_settings()
-    backoff = BackoffPolicy(base_seconds=settings.retry_base_seconds, cap_seconds=settings.retry_max_delay_seconds)
+    backoff = retry_policy(settings).backoff
     with freeze_time(START) as frozen, running_receiver(lambda _r: Answer(status=503)) as receiver:
         timeline = Timeline(hookline, frozen)
         ep = _endpoint(hookline, receiver.url)

@@ -7,7 +7,7 @@ import pytest
 from hookline.core.adaptive import AdaptiveConfig, Concurrency, Sample, current, observe, overload, sample_of, slow
 from hookline.core.ratelimit import Limiter, LimiterConfig, acquire, give_back, release
 
-CFG = AdaptiveConfig()  # initial 5, tolerance 1.5, smoothing 0.2
+CFG = AdaptiveConfig(initial=5)  # tolerance 1.5, smoothing 0.2
 
 
 def steady(in_flight: int, rtt: float = 0.1) -> Sample:
@@ -108,7 +108,7 @@ def test_slow_means_a_baseline_of_half_a_second() -> None:
 
 
 def test_the_limiter_grants_only_the_adaptive_limit_and_learns_on_give_back() -> None:
-    cfg = LimiterConfig(pacing_margin=0.0)
+    cfg = LimiterConfig(lease_seconds=120, adaptive=CFG, pacing_margin=0.0)
     # Given a new endpoint with a ceiling of 50: it may have 5 in flight, not 50
     grant = acquire(Limiter(), 20, 1000.0, 50, 0.0, cfg)
     assert len(grant.send_at) == 5
@@ -127,7 +127,7 @@ def test_the_limiter_grants_only_the_adaptive_limit_and_learns_on_give_back() ->
 
 def test_give_back_dates_the_batch_from_its_grant_and_counts_its_leases_in_flight() -> None:
     # Given a grant of 5 at t=100 (leases expire at 100 + lease_seconds)
-    cfg = LimiterConfig(pacing_margin=0.0)
+    cfg = LimiterConfig(lease_seconds=120, adaptive=CFG, pacing_margin=0.0)
     grant = acquire(Limiter(), 5, 1000.0, 50, 100.0, cfg)
     # When the batch gives them back at t=100.1 with five 100 ms answers
     back = give_back(grant.state, grant.lease_expiry, 5, 100.1, [(0.1, 200, None)] * 5, 50, cfg)

@@ -25,19 +25,19 @@ class Fixed:
 
 
 def test_ceiling_doubles_from_the_base_and_stops_at_the_cap() -> None:
-    policy = BackoffPolicy(base_seconds=30, cap_seconds=21_600)
+    policy = BackoffPolicy(base_seconds=30, cap_seconds=21_600, jitter="full")
     assert [policy.ceiling(n) for n in range(1, 12)] == [60, 120, 240, 480, 960, 1920, 3840, 7680, 15360, 21600, 21600]
     assert policy.ceiling(10_000) == 21_600  # no overflow for absurd attempt numbers
 
 
 def test_rate_limited_growth_is_steeper() -> None:
-    policy = BackoffPolicy(base_seconds=30, cap_seconds=21_600)
+    policy = BackoffPolicy(base_seconds=30, cap_seconds=21_600, jitter="full")
     assert [policy.ceiling(n, rate_limited=True) for n in range(1, 5)] == [90, 270, 810, 2430]
     assert all(policy.ceiling(n, rate_limited=True) >= policy.ceiling(n) for n in range(1, 12))
 
 
 def test_full_jitter_bounds() -> None:
-    policy = BackoffPolicy(base_seconds=30, cap_seconds=21_600)
+    policy = BackoffPolicy(base_seconds=30, cap_seconds=21_600, jitter="full")
     assert policy.delay(3, Fixed(1.0)) == 240
     assert policy.delay(3, Fixed(0.0)) == policy.floor_seconds
     assert policy.delay(20, Fixed(1.0)) == 21_600
@@ -50,7 +50,7 @@ def test_equal_jitter_keeps_half_the_ceiling_as_a_floor() -> None:
 
 
 def test_full_jitter_spread_over_10000_samples() -> None:
-    policy = BackoffPolicy(base_seconds=30, cap_seconds=21_600, floor_seconds=0)
+    policy = BackoffPolicy(base_seconds=30, cap_seconds=21_600, jitter="full", floor_seconds=0)
     rng = random.Random(7)
     for attempt in (1, 4, 9, 12):
         top = policy.ceiling(attempt)
@@ -86,7 +86,7 @@ def test_parse_retry_after(header: str | None, expected: float | None) -> None:
 
 
 def test_retry_after_is_clamped_and_jittered() -> None:
-    policy = BackoffPolicy(cap_seconds=21_600, retry_after_jitter_seconds=3)
+    policy = BackoffPolicy(base_seconds=30, cap_seconds=21_600, jitter="full", retry_after_jitter_seconds=3)
     assert policy.honour_retry_after(5, Fixed(0.0)) == 5
     assert policy.honour_retry_after(5, Fixed(1.0)) == 8
     assert policy.honour_retry_after(0, Fixed(0.0)) == 1  # floor of 1 s

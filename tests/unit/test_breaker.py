@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
-from hookline.core.breaker import Breaker, BreakerConfig, admit, health, outage_seconds, record
+from hookline.core.breaker import Breaker, admit, health, outage_seconds, record
 from hookline.core.classify import Outcome
+from hookline.core.config import breaker_config
+from hookline.core.settings import Settings
 
-CFG = BreakerConfig(threshold=3, cooldown_seconds=60, max_cooldown_seconds=300, window=10, failure_rate=0.9, probe_lease_seconds=30)
+DEFAULTS = breaker_config(Settings())
+CFG = replace(DEFAULTS, threshold=3, cooldown_seconds=60, max_cooldown_seconds=300, window=10, failure_rate=0.9, probe_lease_seconds=30)
 
 
 @pytest.mark.parametrize(
@@ -53,7 +58,7 @@ def test_a_success_resets_the_consecutive_count() -> None:
 
 
 def test_failure_rate_over_the_window_opens_it() -> None:
-    cfg = BreakerConfig(threshold=100, window=10, failure_rate=0.9)
+    cfg = replace(DEFAULTS, threshold=100, window=10, failure_rate=0.9)
     b = Breaker()
     pattern = ["failure"] * 4 + ["success"] + ["failure"] * 5  # 9 of 10 failed, never 100 in a row
     events = []
@@ -84,7 +89,7 @@ def test_a_failure_long_after_the_last_one_starts_a_fresh_history() -> None:
 
 def test_a_failure_rate_counts_a_run_of_successes_once() -> None:
     """Nine failures between single successes trip it (90 %), however long each success run was."""
-    cfg = BreakerConfig(threshold=100, window=10, failure_rate=0.9)
+    cfg = replace(DEFAULTS, threshold=100, window=10, failure_rate=0.9)
     b, events = Breaker(), []
     for i, v in enumerate(["failure"] * 4 + ["success"] * 30 + ["failure"] * 5):
         t = record(b, v, i, cfg)  # type: ignore[arg-type]
@@ -159,7 +164,7 @@ def test_last_error_is_kept_for_the_endpoints_health() -> None:
 
 
 def test_timeouts_open_the_breaker_sooner_than_other_failures() -> None:
-    cfg = BreakerConfig(threshold=10, timeout_threshold=3, window=50)
+    cfg = replace(DEFAULTS, threshold=10, timeout_threshold=3, window=50)
     b = Breaker()
     for i in range(2):
         t = record(b, "failure", 100 + i, cfg, error="timeout")

@@ -2,23 +2,26 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
 
-from hookline.core.breaker import Breaker, BreakerConfig
+from hookline.core.breaker import Breaker
 from hookline.core.classify import Classification, Outcome, Verdict
+from hookline.core.config import breaker_config, limiter_config
 from hookline.core.health import EndpointChange, breaker_after, endpoint_after, limiter_after, should_disable
 from hookline.core.planning import LIMIT_SPREAD, MAX_OPEN_SPREAD, PROBING_SPREAD, TO_RETRY_LANE, Gate, GroupPlan, Step, gave_up, leases_held, plan_group
 from hookline.core.policy import Decision
-from hookline.core.ratelimit import Limiter, LimiterConfig
+from hookline.core.ratelimit import Limiter
 from hookline.core.rules import EndpointRules
+from hookline.core.settings import Settings
 from tests.fakes.randomness import FixedRandom
 
 NOW = 1_795_953_600.0
 CFG = EndpointRules(
-    breaker=BreakerConfig(threshold=3, cooldown_seconds=60, probe_lease_seconds=60),
-    limiter=LimiterConfig(lease_seconds=120),
+    breaker=replace(breaker_config(Settings()), threshold=3, cooldown_seconds=60, probe_lease_seconds=60),
+    limiter=limiter_config(Settings(), lease_seconds=120),
     disable_after_seconds=3600,
     retry_after_jitter_seconds=3.0,
     busy_retry_seconds=5.0,

@@ -12,7 +12,7 @@ from hookline.core.policy import RetryPolicy, decide
 from tests.unit.test_backoff import Fixed
 
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
-POLICY = RetryPolicy(backoff=BackoffPolicy(base_seconds=30, cap_seconds=21_600), max_attempts=12, max_age_seconds=259_200)
+POLICY = RetryPolicy(backoff=BackoffPolicy(base_seconds=30, cap_seconds=21_600, jitter="full"), max_attempts=12, max_age_seconds=259_200)
 
 
 @pytest.mark.parametrize(

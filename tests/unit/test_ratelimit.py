@@ -59,5 +59,5 @@ def test_nothing_granted_means_nothing_to_write() -> None:
 
 
 def test_pacing_margin_keeps_sends_under_the_rate() -> None:
-    g = acquire(Limiter(), 10, 10, 100, 0.0, LimiterConfig(pacing_margin=0.10))
+    g = acquire(Limiter(), 10, 10, 100, 0.0, LimiterConfig(lease_seconds=120, adaptive=AdaptiveConfig(initial=5), pacing_margin=0.10))
     assert g.send_at[:3] == (0.0, 0.11, 0.22)

@@ -17,17 +17,19 @@ import pytest
 from bench import sim
 from hookline.core.breaker import Breaker
 from hookline.core.classify import TIMEOUT
+from hookline.core.config import limiter_config
 from hookline.core.models import Delivery, DeliveryTask, Endpoint, Event
 from hookline.core.planning import leases_held
 from hookline.core.policy import decide
-from hookline.core.ratelimit import Limiter, LimiterConfig, current_rate, release
+from hookline.core.ratelimit import Limiter, current_rate, release
 from hookline.core.responses import HttpResult
+from hookline.core.settings import Settings
 from tests.fakes.delivery import DeliveryRig, delivery_rig
 from tests.fakes.outside import FakeSender
 
 NOW = sim.EPOCH + 1_000.0
 SEED = 11
-LIMITER = LimiterConfig()
+LIMITER = limiter_config(Settings(), lease_seconds=120)
 
 
 @dataclass(frozen=True)

@@ -47,7 +47,7 @@ OVERLOAD_STATUSES = frozenset({429, 502, 503, 504})
 
 @dataclass(frozen=True)
 class AdaptiveConfig:
-    initial: float = 5.0  # where an endpoint starts: the conservative pace
+    initial: float  # where an endpoint starts: the conservative pace (HOOKLINE_INITIAL_CONCURRENCY)
     minimum: float = 1.0
     tolerance: float = 1.5  # a short-term latency this many times the baseline means the receiver is queueing
     smoothing: float = 0.2  # how far one change moves the limit toward its target

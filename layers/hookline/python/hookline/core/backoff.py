@@ -22,9 +22,12 @@ class RandomSource(Protocol):
 
 @dataclass(frozen=True)
 class BackoffPolicy:
-    base_seconds: float = 30.0
-    cap_seconds: float = 21_600.0
-    jitter: Jitter = "full"
+    """The retry schedule. Its base, cap and jitter come from `Settings` (hookline.core.config.retry_policy) and have
+    no default here; the multipliers and margins are the core's own constants."""
+
+    base_seconds: float
+    cap_seconds: float
+    jitter: Jitter
     multiplier: float = 2.0
     rate_limited_multiplier: float = 3.0
     # Added on top of a Retry-After, so the receiver's limiter has surely reset.

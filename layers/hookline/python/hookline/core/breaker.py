@@ -32,18 +32,21 @@ HISTORY = 100  # recorded outcomes kept; the trip rule looks at the last `window
 
 @dataclass(frozen=True)
 class BreakerConfig:
-    threshold: int = 10
-    cooldown_seconds: float = 60.0
-    max_cooldown_seconds: float = 3600.0
-    window: int = 50
-    failure_rate: float = 0.9
-    probe_lease_seconds: float = 120.0
-    history_seconds: float = 3600.0  # a failure this long after the previous one starts a fresh history
+    """The breaker's rules. Every knob a deployment sets comes from `Settings` (hookline.core.config.breaker_config)
+    and has no default here, so the two can never disagree."""
+
+    threshold: int
+    cooldown_seconds: float
+    max_cooldown_seconds: float
+    window: int
+    failure_rate: float
+    probe_lease_seconds: float
     # A failed probe reopens the breaker for this share of the outage so far (at least `cooldown_seconds`,
     # at most `max_cooldown_seconds`): recovery is noticed within a fifth of the outage's length, with
     # probes growing sparser as it lasts (about 30 in a 5-day outage).
-    cooldown_fraction: float = 0.2
-    timeout_threshold: int = 5  # consecutive timeouts that open it: each one held a worker for the whole deadline
+    cooldown_fraction: float
+    timeout_threshold: int  # consecutive timeouts that open it: each one held a worker for the whole deadline
+    history_seconds: float = 3600.0  # a failure this long after the previous one starts a fresh history
 
 
 @dataclass(frozen=True)

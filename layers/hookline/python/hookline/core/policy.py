@@ -8,7 +8,7 @@ request and without using up an attempt).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 
 from hookline.core.backoff import BackoffPolicy, RandomSource, parse_retry_after
@@ -17,9 +17,9 @@ from hookline.core.classify import Classification, Outcome, Verdict, classify
 
 @dataclass(frozen=True)
 class RetryPolicy:
-    backoff: BackoffPolicy = field(default_factory=BackoffPolicy)
-    max_attempts: int = 12  # every attempt counts, the first included
-    max_age_seconds: float = 259_200.0  # no attempt is scheduled later than this after the event
+    backoff: BackoffPolicy
+    max_attempts: int  # every attempt counts, the first included
+    max_age_seconds: float  # no attempt is scheduled later than this after the event
 
 
 @dataclass(frozen=True)

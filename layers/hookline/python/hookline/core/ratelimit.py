@@ -22,15 +22,19 @@ its leases back.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 from hookline.core.adaptive import AdaptiveConfig, Concurrency, Sample, current, observe, sample_of
 
 
 @dataclass(frozen=True)
 class LimiterConfig:
+    """The limiter's rules: the lease and the adaptive start come from `Settings` (hookline.core.config.limiter_config),
+    the rest are the core's own constants."""
+
+    lease_seconds: float  # a crash-safety bound: leases are normally released when the batch ends
+    adaptive: AdaptiveConfig
     horizon_seconds: float = 1.0  # how far ahead a grant may schedule a send
-    lease_seconds: float = 120.0  # a crash-safety bound: leases are normally released when the batch ends
     busy_retry_seconds: float = 1.0  # come back after this when every concurrency slot is taken
     # Pace a little under the rate: requests leave exactly on time, but network
     # jitter on the way must not squeeze rate + 1 of them into one second at the receiver.
@@ -38,7 +42,6 @@ class LimiterConfig:
     min_rate: float = 0.1
     decrease_factor: float = 0.5
     recovery_per_second: float = 0.05  # requests/s regained per second after a decrease
-    adaptive: AdaptiveConfig = field(default_factory=AdaptiveConfig)
 
 
 @dataclass(frozen=True)
@@ -126,7 +129,9 @@ def release(lim: Limiter, expiry: float, count: int, now: float, seen: Sample | 
             leases.remove(expiry)
     adapted = lim.concurrency
     if seen is not None and ceiling > 0:
-        adapted = observe(adapted, seen, ceiling, (cfg or LimiterConfig()).adaptive)
+        if cfg is None:
+            raise ValueError("adapting the concurrency limit needs the limiter's config")
+        adapted = observe(adapted, seen, ceiling, cfg.adaptive)
     return replace(
         lim,
         leases=tuple(leases),
