@@ -54,7 +54,7 @@ def test_an_event_reaches_exactly_its_owners_subscribed_endpoints(world: World, 
     # Then exactly that owner's subscribed endpoints get a delivery
     assert _received(world, receivers, answer) == expected
     assert answer.deliveries == len(expected)
-    assert world.event_service().describe("acme", answer.id).customer == customer
+    assert world.event_service().describe("acme", answer.id, 50).customer == customer
 
 
 def test_a_batch_routes_each_event_by_its_own_customer(world: World, receivers: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
@@ -90,7 +90,7 @@ def test_a_known_customer_without_a_matching_endpoint_keeps_the_event_with_no_de
     world.customers.put(Customer("acme", "C", "Customer C"))
     answer = world.event_service().accept("acme", CreateEvent.model_validate({"type": "invoice.paid", "data": {}, "customer": "C"}))
     assert answer.deliveries == 0
-    assert world.event_service().describe("acme", answer.id).customer == "C"
+    assert world.event_service().describe("acme", answer.id, 50).customer == "C"
     assert world.delivery_queue.sent == []
 
 

@@ -124,12 +124,12 @@ def test_the_endpoint_list_filters_by_customer(world: World) -> None:
     world.add_endpoint(customer="b")
     world.add_endpoint()
     service = world.endpoint_service()
-    first = service.list("acme", "2", None, customer="a")
-    rest = service.list("acme", "2", first.next, customer="a")
+    first = service.list("acme", 2, None, customer="a")
+    rest = service.list("acme", 2, first.next, customer="a")
     assert [e.id for e in first.items + rest.items] == sorted(e.id for e in mine)
-    assert len(service.list("acme", "10", None).items) == 5
+    assert len(service.list("acme", 10, None).items) == 5
     with pytest.raises(NotFound):
-        service.list("acme", "10", None, customer="c")
+        service.list("acme", 10, None, customer="c")
 
 
 # -- DELETE ------------------------------------------------------------------------------------------------

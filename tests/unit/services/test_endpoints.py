@@ -43,7 +43,7 @@ def test_create_stamps_the_clocks_time_and_shows_the_secret_once(world: World) -
     # The secret is stored, and never shown again
     assert world.endpoints.get("acme", created.id).secret == created.secret
     assert "secret" not in service.get("acme", created.id).public()
-    assert service.list("acme", "10", None).items == [Endpoint.model_validate(created.model_dump(exclude={"secret"}))]
+    assert service.list("acme", 10, None).items == [Endpoint.model_validate(created.model_dump(exclude={"secret"}))]
 
 
 def test_create_refuses_an_unsafe_url_and_stores_nothing(world: World) -> None:

@@ -231,12 +231,12 @@ def test_describe_shows_deliveries_and_attempts_and_hides_other_tenants(world: W
     world.add_endpoint()
     service = world.event_service()
     answer = service.accept("acme", EVENT)
-    shown = service.describe("acme", answer.id)
+    shown = service.describe("acme", answer.id, 50)
     assert (shown.id, shown.type, shown.data) == (answer.id, "invoice.paid", {"amount": 42})
     assert [d.status for d in shown.deliveries] == ["pending"]
     for tenant, event_id in (("other", answer.id), ("acme", "evt_nope"), ("acme", "not an id")):
         with pytest.raises(NotFound):
-            service.describe(tenant, event_id)
+            service.describe(tenant, event_id, 50)
 
 
 def test_an_endpoints_failed_deliveries_are_listed_in_pages(world: World) -> None:
@@ -263,11 +263,11 @@ def test_an_event_reads_back_by_its_id_or_by_the_producers_idempotency_key(world
     service = world.event_service()
     answer = service.accept("acme", EVENT)
     # The id the producer sent (its idempotency key) names the same event as the evt_ id hookline answered
-    assert service.describe("acme", "order-1001") == service.describe("acme", answer.id)
+    assert service.describe("acme", "order-1001", 50) == service.describe("acme", answer.id, 50)
     # Scoped to the tenant, and only a key that was sent names an event
     for tenant, named in (("other", "order-1001"), ("acme", "order-1002"), ("acme", "not a key!")):
         with pytest.raises(NotFound):
-            service.describe(tenant, named)
+            service.describe(tenant, named, 50)
 
 
 def test_a_key_that_looks_like_an_event_id_still_names_its_event(world: World) -> None:
@@ -276,4 +276,4 @@ def test_a_key_that_looks_like_an_event_id_still_names_its_event(world: World) -
     lookalike = "evt_01kkntq2cne6s1c99tvp6dvkt6"
     answer = service.accept("acme", _event(id=lookalike))
     assert answer.id != lookalike
-    assert service.describe("acme", lookalike).id == answer.id
+    assert service.describe("acme", lookalike, 50).id == answer.id

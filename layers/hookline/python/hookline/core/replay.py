@@ -9,11 +9,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from hookline.core.clock import iso
-from hookline.core.errors import ValidationFailed
-from hookline.core.models import REPLAYABLE_STATUSES
-from hookline.core.validation import reject_unknown, time_param
-
 REPLAY = "rpl"  # the replay id's prefix
 
 
@@ -22,21 +17,6 @@ class ReplayWindow:
     since: str
     until: str
     status: str
-
-
-def parse_window(body: dict[str, Any]) -> ReplayWindow:
-    """The request body of `POST .../replays`; ValidationFailed (422) names what is wrong."""
-    reject_unknown(body, {"since", "until", "status"})
-    for name in ("since", "until"):
-        if name not in body:
-            raise ValidationFailed(f"'{name}' is required, as an ISO 8601 time", code="missing_field")
-    values = {name: iso(time_param(body[name], name)) for name in ("since", "until")}
-    if values["since"] >= values["until"]:
-        raise ValidationFailed("'since' must be before 'until'")
-    status = body.get("status", "failed")
-    if status not in REPLAYABLE_STATUSES:
-        raise ValidationFailed(f"'status' must be one of {', '.join(REPLAYABLE_STATUSES)}")
-    return ReplayWindow(values["since"], values["until"], status)
 
 
 def public(item: dict[str, Any]) -> dict[str, Any]:

@@ -241,62 +241,6 @@ def validate_headers(value: Any) -> tuple[tuple[str, str], ...]:
 
 
 @dataclass(frozen=True)
-class EndpointInput:
-    url: str
-    event_types: tuple[str, ...]
-    description: str
-    rate_limit_per_second: float | None = None  # None: not given (the default, or a customer's ceiling if lower)
-    max_concurrency: int | None = None
-    headers: tuple[tuple[str, str], ...] = ()
-    customer: str | None = None  # the uid of the customer it is for; None: the tenant's own
-    version: str | None = None  # the payload version to pin; None: the tenant's default
-
-
-ENDPOINT_FIELDS = {"url", "event_types", "description", "rate_limit_per_second", "max_concurrency", "headers", "version"}
-
-
-def endpoint_create(body: dict[str, Any], policy: ssrf.UrlPolicy) -> EndpointInput:
-    """A new endpoint; only here may it name its customer, which it keeps for life."""
-    reject_unknown(body, ENDPOINT_FIELDS | {"customer"})
-    if "url" not in body:
-        raise ValidationFailed("'url' is required", code="missing_field")
-    return EndpointInput(
-        url=validate_url(body["url"], policy),
-        event_types=validate_event_types(body.get("event_types")),
-        description=validate_description(body.get("description")),
-        rate_limit_per_second=validate_rate(body["rate_limit_per_second"]) if "rate_limit_per_second" in body else None,
-        max_concurrency=validate_concurrency(body["max_concurrency"]) if "max_concurrency" in body else None,
-        headers=validate_headers(body.get("headers")),
-        customer=customer_uid(body["customer"]) if body.get("customer") is not None else None,
-        version=version_name(body["version"]) if body.get("version") is not None else None,
-    )
-
-
-def endpoint_patch(body: dict[str, Any], policy: ssrf.UrlPolicy) -> dict[str, Any]:
-    reject_unknown(body, ENDPOINT_FIELDS | {"status"})
-    changes: dict[str, Any] = {}
-    if "rate_limit_per_second" in body:
-        changes["rate_limit_per_second"] = validate_rate(body["rate_limit_per_second"])
-    if "max_concurrency" in body:
-        changes["max_concurrency"] = validate_concurrency(body["max_concurrency"])
-    if "headers" in body:
-        changes["headers"] = validate_headers(body["headers"])
-    if "url" in body:
-        changes["url"] = validate_url(body["url"], policy)
-    if "event_types" in body:
-        changes["event_types"] = validate_event_types(body["event_types"])
-    if "description" in body:
-        changes["description"] = validate_description(body["description"])
-    if "version" in body:
-        changes["version"] = version_name(body["version"])
-    if "status" in body:
-        if body["status"] not in ("active", "disabled"):
-            raise ValidationFailed("'status' must be 'active' or 'disabled'")
-        changes["status"] = body["status"]
-    return changes
-
-
-@dataclass(frozen=True)
 class EventInput:
     type: str
     data: dict[str, Any]
@@ -475,25 +419,4 @@ def validate_customer_limits(value: Any) -> CustomerLimits:
     return CustomerLimits(
         max_rate_per_second=validate_rate(value.get("max_rate_per_second", defaults.max_rate_per_second), "limits.max_rate_per_second"),
         max_concurrency=validate_concurrency(value.get("max_concurrency", defaults.max_concurrency), "limits.max_concurrency"),
-    )
-
-
-@dataclass(frozen=True)
-class CustomerInput:
-    name: str
-    email: str | None
-    metadata: tuple[tuple[str, str], ...]
-    limits: CustomerLimits
-
-
-def customer_put(body: dict[str, Any]) -> CustomerInput:
-    """The whole customer, as PUT replaces it: a field left out takes its default."""
-    reject_unknown(body, {"name", "email", "metadata", "limits"})
-    if "name" not in body:
-        raise ValidationFailed("'name' is required", code="missing_field")
-    return CustomerInput(
-        name=validate_customer_name(body["name"]),
-        email=validate_email(body.get("email")),
-        metadata=validate_metadata(body.get("metadata")),
-        limits=validate_customer_limits(body.get("limits")),
     )

@@ -39,7 +39,6 @@ PINNED_COUNT_BOUND = 1000  # endpoints counted per version, at most ("more": at 
 PINNED_IDS_SHOWN = 20
 USAGE_DAYS = 7
 SAVE_TRIES = 3
-DEFAULT_PAGE = 50
 
 
 @dataclass(frozen=True)
@@ -67,17 +66,16 @@ class CatalogService:
             raise NotFound(f"event type {name[:128]} is not in the catalog", code="event_type_not_found")
         return EventTypeEntry.of(found)
 
-    def list_types(self, tenant: str, limit: int | None, cursor: str | None, only: frozenset[str] | None = None, limit_max: int = 100) -> EventTypePage:
-        """A page of the catalog, each type with its version names (its schemas: `GET /v1/event-types/{name}`).
+    def list_types(self, tenant: str, limit: int, cursor: str | None, only: frozenset[str] | None = None) -> EventTypePage:
+        """A page of `limit` of the catalog, each type with its version names (its schemas: `GET /v1/event-types/{name}`).
 
-        `limit` (default 50) is at most `limit_max` (the settings' page limit). The first page also lists, in `sent`,
-        the types the tenant has sent that the catalog does not hold: the portal's pick-list offers both. With `only`
-        (a portal session's types), the catalog's types among them and, in `sent`, the rest.
+        The first page also lists, in `sent`, the types the tenant has sent that the catalog does not hold: the
+        portal's pick-list offers both. With `only` (a portal session's types), the catalog's types among them and,
+        in `sent`, the rest.
         """
-        size = validation.page_limit(None if limit is None else str(limit), limit_max, DEFAULT_PAGE)
         if only is not None:
-            return self._list_only(tenant, size, cursor, only)
-        page, nxt = self.store.types_page(tenant, size, cursor)
+            return self._list_only(tenant, limit, cursor, only)
+        page, nxt = self.store.types_page(tenant, limit, cursor)
         sent: list[str] | None = None
         if cursor is None:
             noted = list(self.sent.list(tenant)["items"])

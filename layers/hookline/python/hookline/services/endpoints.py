@@ -117,15 +117,13 @@ class EndpointService:
             raise NotFound(f"endpoint {endpoint_id[:64]} not found")
         return ep
 
-    def list(self, tenant: str, limit: str | None = None, cursor: str | None = None, customer: str | None = None) -> EndpointPage:
-        """A page of the tenant's endpoints, or only of one customer's (404 customer_not_found if it has none such):
-        `limit` (the query's text) at most the settings' page limit."""
-        size = validation.page_limit(limit, self.settings.page_limit_max)
+    def list(self, tenant: str, limit: int, cursor: str | None = None, customer: str | None = None) -> EndpointPage:
+        """A page of `limit` of the tenant's endpoints, or only of one customer's (404 customer_not_found if it has none such)."""
         if customer is None:
-            items, nxt = self.repo.page(tenant, size, cursor)
+            items, nxt = self.repo.page(tenant, limit, cursor)
         else:
             uid = require_customer(self.customers, tenant, customer).uid
-            items, nxt = self.repo.page_of_owner(tenant, uid, size, cursor)
+            items, nxt = self.repo.page_of_owner(tenant, uid, limit, cursor)
         return EndpointPage(items=[EndpointAnswer.of(e) for e in items], next=nxt)
 
     def update(self, tenant: str, endpoint_id: str, body: UpdateEndpoint) -> EndpointAnswer:

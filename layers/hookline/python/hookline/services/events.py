@@ -283,7 +283,7 @@ class EventService:
     def _task(d: Delivery) -> DeliveryTask:
         return DeliveryTask.of(d)
 
-    def describe(self, tenant: str, event_id: str, limit: int | None = None, cursor: str | None = None, viewer: str | None = None) -> contract.Event:
+    def describe(self, tenant: str, event_id: str, limit: int, cursor: str | None = None, viewer: str | None = None) -> contract.Event:
         """The event with its deliveries and their attempts; `event_id` is its `evt_` id or the producer's idempotency key.
 
         A broadcast has thousands of deliveries: it shows its fan-out's
@@ -293,7 +293,6 @@ class EventService:
         deliveries of a broadcast: each found by its derived id, one read per
         endpoint of the customer, never a page of everyone's.
         """
-        page_size = validation.page_limit(None if limit is None else str(limit), self._settings.page_limit_max)
         event = find_event(self._events, tenant, event_id)
         if event is None:
             raise NotFound(f"event {event_id[:64]} not found")
@@ -304,7 +303,7 @@ class EventService:
             progress = contract.BroadcastStatus(status=contract.BroadcastProgress.of(event.broadcast).status)
             return contract.Event.of(event, sorted(own, key=lambda d: d.id), broadcast=progress, deliveries_next=None)
         if event.broadcast is not None:
-            page, nxt = self._events.deliveries_page(tenant, event.id, page_size, cursor)
+            page, nxt = self._events.deliveries_page(tenant, event.id, limit, cursor)
             return contract.Event.of(event, page, broadcast=contract.BroadcastProgress.of(event.broadcast), deliveries_next=nxt)
         _, deliveries = self._events.event_with_deliveries(tenant, event.id)
         return contract.Event.of(event, deliveries)
@@ -368,19 +367,18 @@ class EventService:
         self,
         tenant: str,
         endpoint_id: str,
+        limit: int,
         status: IndexedStatus = "failed",
         since: datetime | None = None,
         until: datetime | None = None,
-        limit: int | None = None,
         cursor: str | None = None,
         newest_first: bool = False,
     ) -> contract.DeliveryPage:
-        """An endpoint's failed (or paused) deliveries in a time window, paged, from the sparse index."""
-        page_size = validation.page_limit(None if limit is None else str(limit), self._settings.page_limit_max)
+        """An endpoint's failed (or paused) deliveries in a time window, a page of `limit` from `cursor`, from the sparse index."""
         self._require_endpoint(tenant, endpoint_id)
         upper = iso(until) + "~" if until else "~"
         items, nxt = self._events.deliveries_by_status(
-            tenant, endpoint_id, status, iso(since) if since else "", upper, page_size, cursor, newest_first=newest_first
+            tenant, endpoint_id, status, iso(since) if since else "", upper, limit, cursor, newest_first=newest_first
         )
         return contract.DeliveryPage(items=[contract.EndpointDelivery.of(d, event_id=d.event_id) for d in items], next=nxt)
 

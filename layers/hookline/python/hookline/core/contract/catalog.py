@@ -12,33 +12,28 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import ConfigDict, Field, WithJsonSchema, model_validator
+from pydantic import ConfigDict, Field, WithJsonSchema
 from pydantic.json_schema import SkipJsonSchema
 
 from hookline.core import jsonpatch
 from hookline.core import versions as domain
-from hookline.core.contract.common import Answer, NextCursor, RequestBody, Timestamp, rule
-from hookline.core.errors import ValidationFailed
-from hookline.core.validation import EVENT_TYPE, reject_unknown
+from hookline.core.contract.common import (
+    ENDPOINT_ID_SCHEMA,
+    EVENT_TYPE_SCHEMA,
+    TIMESTAMP_SCHEMA,
+    VERSION_NAME_SCHEMA,
+    Answer,
+    CheckedBody,
+    NextCursor,
+    RequestBody,
+    Timestamp,
+    absent_unless_set,
+    no_default,
+    rule,
+)
 
 # -- the values' schemas, as the document shows them ------------------------------------------------------------
 
-EVENT_TYPE_SCHEMA: dict[str, Any] = {
-    "type": "string",
-    "pattern": EVENT_TYPE.pattern,
-    "description": "Letters, digits and `_.:/-`, up to 128 characters, starting with a letter or digit.",
-    "examples": ["invoice.paid"],
-}
-# A calendar date YYYY-MM-DD in the years 0001 to 9999 (hookline.core.versions.version_name: a date that parses).
-VERSION_NAME_PATTERN = "^([0-9]{3}[1-9]|[0-9]{2}[1-9][0-9]|[0-9][1-9][0-9]{2}|[1-9][0-9]{3})-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$"
-VERSION_NAME_SCHEMA: dict[str, Any] = {
-    "type": "string",
-    "format": "date",
-    "pattern": VERSION_NAME_PATTERN,
-    "description": "A payload version's name, a calendar date `YYYY-MM-DD` (years 0001 to 9999). Versions sort by it.",
-    "examples": ["2026-10-01"],
-}
-TIMESTAMP_SCHEMA: dict[str, Any] = {"type": "string", "format": "date-time", "description": "UTC, ISO 8601 (RFC 3339), e.g. `2026-03-14T09:26:53.589Z`."}
 # RFC 3339 (upper-case `T`, a zone) in 0001..9999, the range's first and last day left out (no offset takes it outside).
 TIME_INPUT_PATTERN = (
     "^(0001-(0[2-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])|0001-01-(0[2-9]|[12][0-9]|3[01])"
@@ -56,7 +51,6 @@ TIME_INPUT_SCHEMA: dict[str, Any] = {
     ),
     "examples": ["2027-04-01T00:00:00Z"],
 }
-ENDPOINT_ID_SCHEMA: dict[str, Any] = {"type": "string", "pattern": "^ep_[0-9a-hjkmnp-tv-z]{26}$", "examples": ["ep_01kkntq2cnt8b8hz3pj95wjvcc"]}
 JSON_POINTER_SCHEMA: dict[str, Any] = {
     "type": "string",
     "pattern": "^(/([^~]|~[01])*)*$",
@@ -69,36 +63,10 @@ VersionName = Annotated[str, WithJsonSchema(VERSION_NAME_SCHEMA)]
 NullableTimestamp = Annotated[str | None, WithJsonSchema({"oneOf": [{"type": "null"}, TIMESTAMP_SCHEMA]})]
 
 
-def _given(name: str, raw: Any) -> str:
-    """A query parameter given with no value (`?cursor=`) is refused rather than taken as absent."""
-    if raw == "":
-        raise ValidationFailed(f"query parameter '{name}' has no value: give one, or leave the parameter out")
-    return str(raw)
-
-
-def limit_value(raw: Any) -> int | None:
-    """`limit`: an integer; its range is the settings' (the service checks it)."""
-    if raw is None or isinstance(raw, int):
-        return raw
-    try:
-        return int(_given("limit", raw))
-    except ValueError:
-        raise ValidationFailed("'limit' must be an integer") from None
-
-
-def cursor_value(raw: Any) -> str | None:
-    return None if raw is None else _given("cursor", raw)
-
-
-def _no_default(schema: dict[str, Any]) -> None:
-    """A field whose default the document does not show (it is "left out", not a value)."""
-    schema.pop("default", None)
-
-
 def _or_null(schema: dict[str, Any]) -> None:
     """`X | None` with no default; a free-form object as `type: object` alone. (The document writes `type: [X, 'null']`,
     which Powertools' OpenAPI model does not take: `anyOf` says the same.)"""
-    _no_default(schema)
+    no_default(schema)
     for option in schema.get("anyOf", []):
         if option.get("additionalProperties") is True:
             del option["additionalProperties"]
@@ -132,9 +100,9 @@ class JsonPatchOperation(RequestBody):
     op: Literal["add", "remove", "replace", "move", "copy", "test"]
     path: Annotated[str, WithJsonSchema(JSON_POINTER_SCHEMA)]
     from_: Any = Field(
-        default=None, alias="from", description="For `move` and `copy`, a JSON Pointer (ignored by the other operations).", json_schema_extra=_no_default
+        default=None, alias="from", description="For `move` and `copy`, a JSON Pointer (ignored by the other operations).", json_schema_extra=no_default
     )
-    value: Any = Field(default=None, description="For `add`, `replace` and `test`; any JSON value.", json_schema_extra=_no_default)
+    value: Any = Field(default=None, description="For `add`, `replace` and `test`; any JSON value.", json_schema_extra=no_default)
 
     def member(self) -> dict[str, Any]:
         """The operation as JSON, with the members it was given (a `value` of null included)."""
@@ -176,7 +144,7 @@ def _by_version_name(schema: dict[str, Any]) -> None:
     for value in schema.pop("patternProperties", {}).values():
         schema["additionalProperties"] = value
     schema["propertyNames"] = VERSION_NAME_SCHEMA
-    _no_default(schema)
+    no_default(schema)
 
 
 def _checked_versions(raw: Any) -> Any:
@@ -185,14 +153,7 @@ def _checked_versions(raw: Any) -> Any:
     return raw
 
 
-class PutEventType(RequestBody):
-    @model_validator(mode="before")
-    @classmethod
-    def _known_fields(cls, data: Any) -> Any:
-        if isinstance(data, dict):
-            reject_unknown(data, {"description", "versions", "deprecated"})
-        return data
-
+class PutEventType(CheckedBody):
     description: Annotated[str, rule(domain.type_description)] = Field(default="", max_length=domain.MAX_DESCRIPTION)
     deprecated: Annotated[bool, rule(domain.type_deprecated)] = Field(
         default=False, description="Shown to the producer and the portal; events of the type are still accepted."
@@ -222,6 +183,17 @@ _ENTRY_VERSIONS: dict[str, Any] = {
 }
 
 
+def _type_fields(event_type: domain.EventType) -> dict[str, Any]:
+    """What an event type's answers show of it besides its versions."""
+    return {
+        "name": event_type.name,
+        "description": event_type.description,
+        "deprecated": event_type.deprecated,
+        "created_at": event_type.created_at,
+        "updated_at": event_type.updated_at,
+    }
+
+
 class EventTypeEntry(Answer):
     # One event type with its schema and transform per version (GET and PUT /v1/event-types/{name}).
     name: EventTypeName
@@ -235,14 +207,7 @@ class EventTypeEntry(Answer):
 
     @classmethod
     def of(cls, event_type: domain.EventType) -> EventTypeEntry:
-        return cls(
-            name=event_type.name,
-            description=event_type.description,
-            deprecated=event_type.deprecated,
-            versions={v: event_type.versions[v].public() for v in sorted(event_type.versions)},
-            created_at=event_type.created_at,
-            updated_at=event_type.updated_at,
-        )
+        return cls.model_validate({**_type_fields(event_type), "versions": {v: event_type.versions[v].public() for v in sorted(event_type.versions)}})
 
 
 class EventTypeSummary(Answer):
@@ -257,50 +222,31 @@ class EventTypeSummary(Answer):
 
     @classmethod
     def of(cls, event_type: domain.EventType) -> EventTypeSummary:
-        return cls(
-            name=event_type.name,
-            description=event_type.description,
-            deprecated=event_type.deprecated,
-            versions=sorted(event_type.versions),
-            created_at=event_type.created_at,
-            updated_at=event_type.updated_at,
-        )
+        return cls.model_validate({**_type_fields(event_type), "versions": sorted(event_type.versions)})
 
 
 class EventTypePage(Answer):
     # A page of the catalog; the first page also names, in `sent`, the types sent that the catalog does not hold.
     items: list[EventTypeSummary]
     next: NextCursor
-    sent: list[EventTypeName] | SkipJsonSchema[None] = Field(
-        default=None,
-        exclude_if=lambda value: value is None,
-        description=(
-            "First page only: the event types the tenant has sent (at most 1,000, in name order) that are not\n"
-            "among this page's `items`. For a portal session: the types its customer sees (its endpoints'\n"
-            "`event_types` and the types sent to it) that the catalog does not hold.\n"
-        ),
-        json_schema_extra=_no_default,
+    sent: list[EventTypeName] | SkipJsonSchema[None] = absent_unless_set(
+        "First page only: the event types the tenant has sent (at most 1,000, in name order) that are not\n"
+        "among this page's `items`. For a portal session: the types its customer sees (its endpoints'\n"
+        "`event_types` and the types sent to it) that the catalog does not hold.\n"
     )
 
 
 # -- payload versions ----------------------------------------------------------------------------------------------
 
 
-class PutVersion(RequestBody):
-    @model_validator(mode="before")
-    @classmethod
-    def _known_fields(cls, data: Any) -> Any:
-        if isinstance(data, dict):
-            reject_unknown(data, {"sunset_at", "default"})
-        return data
-
+class PutVersion(CheckedBody):
     sunset_at: Annotated[str | None, rule(domain.version_sunset), WithJsonSchema({"anyOf": [TIME_INPUT_SCHEMA, {"type": "null"}]})] = Field(
         default=None,
         description=(
             "ISO 8601 with a time zone. Set, the version is deprecated and cannot be pinned from then on;\n"
             "null clears its sunset; left out, the version keeps the one it has.\n"
         ),
-        json_schema_extra=_no_default,
+        json_schema_extra=no_default,
     )
     default: Annotated[bool, rule(domain.version_default)] = Field(
         default=False, description="`true`: make it the tenant's default. `false` leaves the default as it is."
@@ -348,7 +294,7 @@ class PayloadVersion(Answer):
     deprecated: bool = Field(description="It has a `sunset_at`.")
     sunset_at: NullableTimestamp = Field(description="From then on it cannot be pinned; endpoints pinned to it keep receiving it. Null for none.")
     created_at: NullableTimestamp = Field(description="When it was added; null for `2026-01-01` until it is first changed.")
-    usage: VersionUsage | SkipJsonSchema[None] = Field(default=None, exclude_if=lambda value: value is None, json_schema_extra=_no_default)
+    usage: VersionUsage | SkipJsonSchema[None] = absent_unless_set()
 
     @classmethod
     def of(cls, version: domain.PayloadVersion, default: str, usage: VersionUsage | None = None) -> PayloadVersion:

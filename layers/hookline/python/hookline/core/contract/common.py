@@ -1,11 +1,16 @@
-"""What every resource's models share: the base classes, the error envelope, and named values used across resources."""
+"""What every resource's models share: the base classes and their rules, how the document shows a field, the named
+values used across resources, and the error envelope."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Annotated, Any
+from typing import Annotated, Any, ClassVar
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema, model_validator
+from pydantic.json_schema import SkipJsonSchema
+
+from hookline.core import validation
+from hookline.core.errors import ValidationFailed
 
 
 class RequestBody(BaseModel):
@@ -27,19 +32,195 @@ def rule(check: Callable[[Any], Any]) -> BeforeValidator:
     return BeforeValidator(check)
 
 
+class CheckedBody(RequestBody):
+    """A body checked as before the models: every unknown field named at once, then the required ones (in their order),
+    then each field."""
+
+    # What a missing field's message adds after "'name' is required" (e.g. ", as an ISO 8601 time").
+    REQUIRED_HINT: ClassVar[str] = ""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _known_and_complete(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            validation.reject_unknown(data, set(cls.model_fields))
+            for name, field in cls.model_fields.items():
+                if field.is_required() and name not in data:
+                    raise ValidationFailed(f"'{name}' is required{cls.REQUIRED_HINT}", code="missing_field")
+        return data
+
+
+def body_rule(check: Callable[[dict[str, Any]], Any]) -> Any:
+    """A model's check of its body as it came (a JSON object), before any field is read: one of hookline's rules,
+    whose own refusal (its code and message) is the answer, as before the models."""
+
+    def run(cls: type[BaseModel], data: Any) -> Any:
+        if isinstance(data, dict):
+            check(data)
+        return data
+
+    return model_validator(mode="before")(run)  # a class method, by its first parameter's name
+
+
+def given(name: str, read: Callable[[Any], Any] | None = None) -> BeforeValidator:
+    """A query parameter's rule: given with a value or left out (`?name=` is 422, not taken as absent), then read by
+    `read` (one of hookline.core.validation's rules, with its own messages) if there is one."""
+
+    def check(value: Any) -> Any:
+        if isinstance(value, list):  # given more than once: read as API Gateway passes it, the values comma-joined
+            value = ",".join(str(v) for v in value)
+        if isinstance(value, str):
+            validation.query_values({name: value})
+        return value if read is None else read(value)
+
+    return rule(check)
+
+
+# -- how the document shows a field --------------------------------------------------------------------------------
+
+
+def no_default(schema: dict[str, Any]) -> None:
+    """A field whose default is what not giving it means, not a value to send: the document shows none."""
+    schema.pop("default", None)
+
+
+def nullable(schema: dict[str, Any]) -> dict[str, Any]:
+    """The schema or null. (`type: [X, 'null']` as anyOf: Powertools' OpenAPI model takes one type per schema.)"""
+    return {"anyOf": [schema, {"type": "null"}]}
+
+
+def shown(schema: dict[str, Any]) -> WithJsonSchema:
+    """The schema the document shows for a field whose rule (not its Python type) says what it takes."""
+    return WithJsonSchema(schema)
+
+
+def untitled(schema: Any) -> Any:
+    """The schema without pydantic's `title`s (the document has none)."""
+    if isinstance(schema, dict):
+        return {k: untitled(v) for k, v in schema.items() if k != "title"}
+    return [untitled(v) for v in schema] if isinstance(schema, list) else schema
+
+
+def inline(model: type[BaseModel], or_null: bool = False) -> WithJsonSchema:
+    """A nested object shown inline, as the document has it (no component of its own): with `AS_SHOWN` on its field,
+    unless it may be null."""
+    schema = untitled(model.model_json_schema(mode="serialization", ref_template="#/components/schemas/{model}"))
+    schema.pop("$defs", None)
+    return WithJsonSchema(nullable(schema) if or_null else schema)
+
+
+# Wraps a nested model's field so that its shown schema replaces the model's (else the model also becomes an unused component).
+AS_SHOWN = AfterValidator(lambda value: value)
+
+
+def with_pattern(pattern: str) -> Callable[[dict[str, Any]], None]:
+    """The document's pattern for a field whose rule checks it (and no default shown: left out, it is empty)."""
+
+    def extra(schema: dict[str, Any]) -> None:
+        no_default(schema)
+        schema["pattern"] = pattern
+
+    return extra
+
+
+def _is_none(value: Any) -> bool:
+    return value is None
+
+
+def absent_unless_set(description: str | None = None, **constraints: Any) -> Any:
+    """An answer's field that is left out (not null) when it has no value."""
+    return Field(default=None, exclude_if=_is_none, description=description, json_schema_extra=no_default, **constraints)
+
+
+# -- the values named across resources, as the document shows them ---------------------------------------------------
+
+_ULID = "[0-9a-hjkmnp-tv-z]{26}"
+
+
+def id_schema(prefix: str, example: str) -> dict[str, Any]:
+    """An id the API hands out: its prefix (`ep`, `evt`, …) and a ULID."""
+    return {"type": "string", "pattern": f"^{prefix}_{_ULID}$", "examples": [example]}
+
+
+ENDPOINT_ID_SCHEMA = id_schema("ep", "ep_01kkntq2cnt8b8hz3pj95wjvcc")
+EVENT_ID_SCHEMA = id_schema("evt", "evt_01kkntq2cne6s1c99tvp6dvkt6")
+DELIVERY_ID_SCHEMA = id_schema("dlv", "dlv_01kkntq2cnerx003w04ypt75j4")
+JOB_ID_SCHEMA = id_schema("job", "job_01km5392zyx2x3fnt8zam6tbwc")
+REPLAY_ID_SCHEMA = id_schema("rpl", "rpl_bh2s1be9ng8g0p4z59zep35xe8")
+TIMESTAMP_SCHEMA: dict[str, Any] = {"type": "string", "format": "date-time", "description": "UTC, ISO 8601 (RFC 3339), e.g. `2026-03-14T09:26:53.589Z`."}
+CUSTOMER_UID_SCHEMA: dict[str, Any] = {
+    "type": "string",
+    "pattern": validation.CUSTOMER_UID.pattern,
+    "description": "A customer's uid, chosen by the tenant.",
+    "examples": ["org_4711"],
+}
+EVENT_TYPE_SCHEMA: dict[str, Any] = {
+    "type": "string",
+    "pattern": validation.EVENT_TYPE.pattern,
+    "description": "Letters, digits and `_.:/-`, up to 128 characters, starting with a letter or digit.",
+    "examples": ["invoice.paid"],
+}
+# A calendar date YYYY-MM-DD in the years 0001 to 9999 (hookline.core.versions.version_name: a date that parses).
+VERSION_NAME_SCHEMA: dict[str, Any] = {
+    "type": "string",
+    "format": "date",
+    "pattern": "^([0-9]{3}[1-9]|[0-9]{2}[1-9][0-9]|[0-9][1-9][0-9]{2}|[1-9][0-9]{3})-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$",
+    "description": "A payload version's name, a calendar date `YYYY-MM-DD` (years 0001 to 9999). Versions sort by it.",
+    "examples": ["2026-10-01"],
+}
+# A time the API reads (a window's `since` or `until`): RFC 3339 (upper-case `T`, a zone) in 1970..9000, the range's
+# first and last day left out.
+WINDOW_TIME_PATTERN = (
+    "^(1970-(0[2-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])|1970-01-(0[2-9]|[12][0-9]|3[01])"
+    "|(197[1-9]|19[89][0-9]|[2-8][0-9]{3})-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])"
+    "|9000-(0[1-9]|1[01])-(0[1-9]|[12][0-9]|3[01])|9000-12-(0[1-9]|[12][0-9]|30))"
+    "T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]+)?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$"
+)
+WINDOW_TIME_SCHEMA: dict[str, Any] = {
+    "type": "string",
+    "format": "date-time",
+    "pattern": WINDOW_TIME_PATTERN,
+    "description": (
+        "A time the API reads (a window's `since` or `until`): RFC 3339 with an upper-case `T` and a time\n"
+        "zone (`Z` or `±hh:mm`), in the years 1970 to 9000 (UTC; the first and the last day of that\n"
+        "range are left out, so that no offset takes it outside). Anything else is 422.\n"
+    ),
+}
+# A page of a list: its size (the range is the settings'; the document shows the default maximum) and where it starts.
+LIMIT_SCHEMA: dict[str, Any] = {"type": "integer", "minimum": 1, "maximum": 100, "default": 50}
+CURSOR_SCHEMA: dict[str, Any] = {"type": "string", "minLength": 1}
+
+
+ERROR_CODES = (
+    "Stable, machine-readable: `malformed_json`, `malformed_body` (400), `unauthorized`,\n"
+    "`session_expired` (401), `forbidden` (403), `not_found`, `customer_not_found`, `job_not_found`\n"
+    "(404), `method_not_allowed` (405, with `Allow`), `idempotency_conflict`, `delivery_in_progress`,\n"
+    "`delivery_changed` (409), `payload_too_large` (413),\n"
+    "`validation_failed`, `missing_field`, `wrong_type`, `unknown_field`,\n"
+    "`invalid_url`, `forbidden_url`, `forbidden_header`, `invalid_cursor`,\n"
+    "`invalid_customer_uid`, `invalid_email`, `above_customer_limit`\n"
+    "(422), `test_event_failed` (424), `internal_error` (500),\n"
+    "`unavailable` (503). Payload versions and the catalog:\n"
+    "`event_type_not_found` (404), `versions_changed` (409),\n"
+    "`schema_violation`, `version_unavailable`, `unknown_version`,\n"
+    "`version_sunset`, `default_sunset`, `too_many_versions`,\n"
+    "`invalid_schema`, `invalid_transform` (422).\n"
+)
+
+
 class ErrorDetail(Answer):
     """What went wrong (the `error` of the envelope, and of a refused event's batch result)."""
 
-    code: str = Field(description="Stable and machine-readable; clients branch on it.")
+    code: str = Field(description=ERROR_CODES)
     message: str = Field(description="For humans; may change.")
-    pointer: str | None = Field(
-        default=None, description='`schema_violation` only: the JSON Pointer (RFC 6901) into the data that failed; "" for the data itself.'
+    pointer: str | SkipJsonSchema[None] = absent_unless_set(
+        '`schema_violation` only: the JSON Pointer (RFC 6901) into the data that failed; "" for the data itself.'
     )
-    rule: str | None = Field(default=None, description="`schema_violation` only: the JSON Schema keyword that failed (`minimum`, `required`, `type`, …).")
-    version: str | None = Field(
-        default=None, description="`schema_violation`: the version whose schema failed; `version_unavailable`: the version that cannot be rendered."
+    rule: str | SkipJsonSchema[None] = absent_unless_set("`schema_violation` only: the JSON Schema keyword that failed (`minimum`, `required`, `type`, …).")
+    version: str | SkipJsonSchema[None] = absent_unless_set(
+        "`schema_violation`: the version whose schema failed; `version_unavailable`: the version that cannot be rendered."
     )
-    endpoint_id: str | None = Field(default=None, description="`version_unavailable` only: an endpoint pinned to that version.")
+    endpoint_id: str | SkipJsonSchema[None] = absent_unless_set("`version_unavailable` only: an endpoint pinned to that version.")
 
 
 class Error(Answer):
@@ -54,5 +235,8 @@ class GatewayError(Answer):
     message: str
 
 
-Timestamp = Annotated[str, Field(json_schema_extra={"format": "date-time"}, description="UTC, ISO 8601 (RFC 3339), e.g. `2026-03-14T09:26:53.589Z`.")]
+Timestamp = Annotated[str, shown(TIMESTAMP_SCHEMA)]
+Count = Annotated[int, Field(ge=0)]
 NextCursor = Annotated[str | None, Field(description="Cursor of the next page; null on the last one.")]
+# An answer's patterns are the document's only: what the API stores is checked when it is taken in.
+CustomerUid = Annotated[str, shown(CUSTOMER_UID_SCHEMA)]

@@ -5,30 +5,13 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import ConfigDict, Field, RootModel, WithJsonSchema, model_validator
+from pydantic import ConfigDict, Field, RootModel, WithJsonSchema
 
 from hookline.core import customers as domain
 from hookline.core import validation
-from hookline.core.contract.common import Answer, NextCursor, RequestBody, Timestamp, rule
+from hookline.core.contract.common import Answer, CheckedBody, CustomerUid, NextCursor, RequestBody, Timestamp, rule
 from hookline.core.contract.jobs import JobSummary
 from hookline.core.contract.stats import Stats
-from hookline.core.errors import ValidationFailed
-
-CUSTOMER_UID_PATTERN = r"^[A-Za-z0-9._:-]{1,64}$"
-# An answer's patterns are the document's only: what the API stores is checked when it is taken in.
-CustomerUid = Annotated[
-    str, Field(description="A customer's uid, chosen by the tenant.", examples=["org_4711"], json_schema_extra={"pattern": CUSTOMER_UID_PATTERN})
-]
-
-# What the document says of a customer's uid as a path parameter (`/v1/customers/{uid}`): the routes take any text
-# there (an unknown or malformed uid is 404 `customer_not_found`), so the pattern is the document's only.
-CUSTOMER_UID_PARAM = (
-    "The customer's uid, chosen by the tenant: 1 to 64 characters of letters,\n"
-    "digits and `._:-`. An unknown uid, a malformed one, or another tenant's\n"
-    "customer is 404 `customer_not_found` (except on PUT, which creates it:\n"
-    "a malformed uid there is 422 `invalid_customer_uid`, or 404 `not_found`\n"
-    "when the path itself is not one the API serves).\n"
-)
 
 # The pattern of a customer's name as the document gives it (hookline.core.validation.validate_customer_name is the rule).
 _NAME_PATTERN = r"^[^\x00-\x1F\x7F]*[^\x00-\x20\x7F\x85\xA0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000][^\x00-\x1F\x7F]*$"
@@ -104,7 +87,7 @@ class CustomerLimits(RequestBody):
         return domain.CustomerLimits(self.max_rate_per_second, self.max_concurrency)
 
 
-class PutCustomer(RequestBody):
+class PutCustomer(CheckedBody):
     # The whole customer, as PUT replaces it: a field left out takes its default. (No docstring: a model's docstring
     # is its schema's description, and the document gives this one none.)
 
@@ -126,16 +109,6 @@ class PutCustomer(RequestBody):
         default=None,
         description="Absent or null, ten times an endpoint's defaults (100 per second, 50 in flight); a limit left out takes its default.",
     )
-
-    @model_validator(mode="before")
-    @classmethod
-    def _shape_first(cls, data: Any) -> Any:
-        """An unknown field, then a missing name, are named before any value's fault (as before the models)."""
-        if isinstance(data, dict):
-            validation.reject_unknown(data, set(cls.model_fields))
-            if "name" not in data:
-                raise ValidationFailed("'name' is required", code="missing_field")
-        return data
 
     def customer(self, tenant: str, uid: str, now: str) -> domain.Customer:
         """The customer this body makes (or replaces it with), stamped `now`."""

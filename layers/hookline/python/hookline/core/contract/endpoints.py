@@ -12,44 +12,40 @@ from __future__ import annotations
 import ipaddress
 from typing import Annotated, Any, Literal, Self
 
-from pydantic import AfterValidator, ConfigDict, Field, WithJsonSchema, model_validator
+from pydantic import ConfigDict, Field
 
 from hookline.core import models, ssrf, validation
-from hookline.core.contract.common import Answer, NextCursor, RequestBody, Timestamp, rule
+from hookline.core.contract.common import (
+    AS_SHOWN,
+    CUSTOMER_UID_SCHEMA,
+    ENDPOINT_ID_SCHEMA,
+    EVENT_ID_SCHEMA,
+    EVENT_TYPE_SCHEMA,
+    TIMESTAMP_SCHEMA,
+    VERSION_NAME_SCHEMA,
+    Answer,
+    CheckedBody,
+    NextCursor,
+    Timestamp,
+    absent_unless_set,
+    inline,
+    no_default,
+    nullable,
+    rule,
+    shown,
+)
 from hookline.core.contract.jobs import JobSummary
 from hookline.core.errors import ValidationFailed
 from hookline.core.versions import version_name
 
 # -- the values' schemas, as the document shows them ------------------------------------------------------------
 
-ID_PATTERN = "^ep_[0-9a-hjkmnp-tv-z]{26}$"
-EVENT_ID_PATTERN = "^evt_[0-9a-hjkmnp-tv-z]{26}$"
-CUSTOMER_UID_SCHEMA: dict[str, Any] = {
-    "type": "string",
-    "pattern": "^[A-Za-z0-9._:-]{1,64}$",
-    "description": "A customer's uid, chosen by the tenant.",
-    "examples": ["org_4711"],
-}
-VERSION_NAME_SCHEMA: dict[str, Any] = {
-    "type": "string",
-    "format": "date",
-    "pattern": "^([0-9]{3}[1-9]|[0-9]{2}[1-9][0-9]|[0-9][1-9][0-9]{2}|[1-9][0-9]{3})-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$",
-    "description": "A payload version's name, a calendar date `YYYY-MM-DD` (years 0001 to 9999). Versions sort by it.",
-    "examples": ["2026-10-01"],
-}
-EVENT_TYPE_SCHEMA: dict[str, Any] = {
-    "type": "string",
-    "pattern": "^[A-Za-z0-9][A-Za-z0-9_.:/-]{0,127}$",
-    "description": "Letters, digits and `_.:/-`, up to 128 characters, starting with a letter or digit.",
-    "examples": ["invoice.paid"],
-}
 SECRET_SCHEMA: dict[str, Any] = {
     "type": "string",
     "pattern": "^whsec_[A-Za-z0-9+/]{32}$",
     "description": "A Standard Webhooks signing secret (`whsec_` + base64 of 24 random bytes).",
     "examples": ["whsec_F6olegGyEf36/vms9m44a0nOwYo8ufdX"],
 }
-TIMESTAMP_SCHEMA: dict[str, Any] = {"type": "string", "format": "date-time", "description": "UTC, ISO 8601 (RFC 3339), e.g. `2026-03-14T09:26:53.589Z`."}
 URL_SCHEMA: dict[str, Any] = {
     "type": "string",
     "format": "uri",
@@ -100,46 +96,6 @@ HEADERS_SCHEMA: dict[str, Any] = {
 }
 
 
-def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
-    return {"anyOf": [schema, {"type": "null"}]}
-
-
-def _shown(schema: dict[str, Any]) -> WithJsonSchema:
-    """The schema the document shows for a field whose rule (not its Python type) says what it takes."""
-    return WithJsonSchema(schema)
-
-
-def _untitled(schema: Any) -> Any:
-    if isinstance(schema, dict):
-        return {k: _untitled(v) for k, v in schema.items() if k != "title"}
-    return [_untitled(v) for v in schema] if isinstance(schema, list) else schema
-
-
-def _inline(model: type[Answer], nullable: bool = False) -> WithJsonSchema:
-    """A nested object shown inline, as the document has it (no component of its own)."""
-    schema = _untitled(model.model_json_schema(mode="serialization", ref_template="#/components/schemas/{model}"))
-    schema.pop("$defs", None)
-    return WithJsonSchema(_nullable(schema) if nullable else schema)
-
-
-# Wraps a nested model's field so that its shown schema replaces the model's (else the model also becomes an unused component).
-_AS_SHOWN = AfterValidator(lambda value: value)
-
-
-def _no_default(schema: dict[str, Any]) -> None:
-    """A field whose default is what not giving it means, not a value to send: the document shows none."""
-    schema.pop("default", None)
-
-
-def _is_none(value: Any) -> bool:
-    return value is None
-
-
-def _absent_unless_set(description: str) -> Any:
-    """An answer's field that is left out (not null) when it has no value."""
-    return Field(default=None, exclude_if=_is_none, description=description, json_schema_extra=_no_default)
-
-
 # -- the rules of a request's fields (hookline.core.validation's, with their codes and messages) ---------------
 
 # The URL's form, whatever the stack's policy: the service checks the policy (HOOKLINE_ALLOW_HTTP, ports, addresses).
@@ -168,60 +124,27 @@ def _status(value: Any) -> str:
     return str(value)
 
 
-class _Checked(RequestBody):
-    """A body checked as before the models: every unknown field named at once, then the required ones, then each field."""
-
-    @model_validator(mode="before")
-    @classmethod
-    def _known_and_complete(cls, data: Any) -> Any:
-        if isinstance(data, dict):
-            validation.reject_unknown(data, set(cls.model_fields))
-            for name, field in cls.model_fields.items():
-                if field.is_required() and name not in data:
-                    raise ValidationFailed(f"'{name}' is required", code="missing_field")
-        return data
-
-
-# -- query parameters ------------------------------------------------------------------------------------------
-
-
-def given(name: str) -> Any:
-    """A query parameter is given with a value or left out: `?name=` is refused, not taken as absent."""
-
-    def check(value: Any) -> Any:
-        if isinstance(value, str):
-            validation.query_values({name: value})
-        return value
-
-    return rule(check)
-
-
-LIMIT_SCHEMA: dict[str, Any] = {"type": "integer", "minimum": 1, "maximum": 100, "default": 50}
-CURSOR_SCHEMA: dict[str, Any] = {"type": "string", "minLength": 1}
-
-
 # -- requests ----------------------------------------------------------------------------------------------------
 
-# (`type: [array, 'null']` as anyOf: Powertools' OpenAPI model takes one type per schema.)
-_EVENT_TYPES_SCHEMA = _nullable({"type": "array", "maxItems": validation.MAX_EVENT_TYPES, "items": EVENT_TYPE_SCHEMA})
-_DESCRIPTION_SCHEMA = _nullable({"type": "string", "maxLength": validation.MAX_DESCRIPTION})
+_EVENT_TYPES_SCHEMA = nullable({"type": "array", "maxItems": validation.MAX_EVENT_TYPES, "items": EVENT_TYPE_SCHEMA})
+_DESCRIPTION_SCHEMA = nullable({"type": "string", "maxLength": validation.MAX_DESCRIPTION})
 
-Url = Annotated[str, rule(url_form), _shown(URL_SCHEMA)]
+Url = Annotated[str, rule(url_form), shown(URL_SCHEMA)]
 # Null is every type, empty, none: the rule makes it so, the field's value is never None.
-EventTypes = Annotated[tuple[str, ...], rule(validation.validate_event_types), _shown(_EVENT_TYPES_SCHEMA)]
-Description = Annotated[str, rule(validation.validate_description), _shown(_DESCRIPTION_SCHEMA)]
-Headers = Annotated[dict[str, str], rule(_headers), _shown(_nullable(HEADERS_SCHEMA))]
+EventTypes = Annotated[tuple[str, ...], rule(validation.validate_event_types), shown(_EVENT_TYPES_SCHEMA)]
+Description = Annotated[str, rule(validation.validate_description), shown(_DESCRIPTION_SCHEMA)]
+Headers = Annotated[dict[str, str], rule(_headers), shown(nullable(HEADERS_SCHEMA))]
 # Refused when null (the rule says so): None only when the field is not given.
-GivenUrl = Annotated[str | None, rule(url_form), _shown(URL_SCHEMA)]
-Rate = Annotated[float | None, rule(validation.validate_rate), _shown(RATE_SCHEMA)]
-ConcurrencyLimit = Annotated[int | None, rule(validation.validate_concurrency), _shown(CONCURRENCY_SCHEMA)]
+GivenUrl = Annotated[str | None, rule(url_form), shown(URL_SCHEMA)]
+Rate = Annotated[float | None, rule(validation.validate_rate), shown(RATE_SCHEMA)]
+ConcurrencyLimit = Annotated[int | None, rule(validation.validate_concurrency), shown(CONCURRENCY_SCHEMA)]
 
 
 def _optional(description: str | None = None, default: Any = None) -> Any:
-    return Field(default=default, description=description, json_schema_extra=_no_default)
+    return Field(default=default, description=description, json_schema_extra=no_default)
 
 
-class CreateEndpoint(_Checked):
+class CreateEndpoint(CheckedBody):
     # A new endpoint. Its fields are checked in this order (the first refusal is the answer).
 
     url: Url
@@ -231,17 +154,17 @@ class CreateEndpoint(_Checked):
     rate_limit_per_second: Rate = Field(default=None, json_schema_extra={"default": 50})
     max_concurrency: ConcurrencyLimit = Field(default=None, json_schema_extra={"default": 50})
     headers: Headers = Field(
-        default_factory=dict, description="Custom headers sent with every delivery; null is the same as none.", json_schema_extra=_no_default
+        default_factory=dict, description="Custom headers sent with every delivery; null is the same as none.", json_schema_extra=no_default
     )
-    customer: Annotated[str | None, rule(_customer), _shown(_nullable(CUSTOMER_UID_SCHEMA))] = _optional(
+    customer: Annotated[str | None, rule(_customer), shown(nullable(CUSTOMER_UID_SCHEMA))] = _optional(
         "The customer it belongs to, for life (it cannot be changed); absent or null, the tenant's own."
     )
-    version: Annotated[str | None, rule(_pin), _shown(_nullable(VERSION_NAME_SCHEMA))] = _optional(
+    version: Annotated[str | None, rule(_pin), shown(nullable(VERSION_NAME_SCHEMA))] = _optional(
         "The payload version to pin it to; absent or null, the tenant's default. Unknown: 422\n`unknown_version`; past its sunset: 422 `version_sunset`.\n"
     )
 
 
-class UpdateEndpoint(_Checked):
+class UpdateEndpoint(CheckedBody):
     """Only the fields given change. A null `event_types`, `description` or `headers` resets it to its default (every type, empty, none)."""
 
     # The fields are checked in this order (the first refusal is the answer); `changes()` are the ones given.
@@ -252,12 +175,12 @@ class UpdateEndpoint(_Checked):
     url: GivenUrl = _optional()
     event_types: EventTypes = _optional(default=())
     description: Description = _optional(default="")
-    version: Annotated[str | None, rule(version_name), _shown(VERSION_NAME_SCHEMA)] = _optional(
+    version: Annotated[str | None, rule(version_name), shown(VERSION_NAME_SCHEMA)] = _optional(
         "Pin it to another payload version: taken only after the endpoint answers 2xx to a test event\n"
         "at that version (else 424, and nothing changes). Unknown: 422 `unknown_version`; past its\n"
         "sunset: 422 `version_sunset`.\n"
     )
-    status: Annotated[Literal["active", "disabled"] | None, rule(_status), _shown({"type": "string", "enum": ["active", "disabled"]})] = _optional(
+    status: Annotated[Literal["active", "disabled"] | None, rule(_status), shown({"type": "string", "enum": ["active", "disabled"]})] = _optional(
         "`disabled` pauses new deliveries (reason `manual`); `active` resumes them."
     )
 
@@ -290,7 +213,7 @@ ENDPOINT_EXAMPLE: dict[str, Any] = {
 class Endpoint(Answer):
     """An endpoint as the API shows it, never with its secret."""
 
-    id: str = Field(json_schema_extra={"pattern": ID_PATTERN, "examples": ["ep_01kkntq2cnt8b8hz3pj95wjvcc"]})
+    id: Annotated[str, shown(ENDPOINT_ID_SCHEMA)]
     customer: str | None = Field(description="The uid of the customer it belongs to; null for the tenant's own.")
     url: str = Field(json_schema_extra={"format": "uri"})
     event_types: list[str] = Field(description="Subscribed event types; empty means every type.")
@@ -308,10 +231,10 @@ class Endpoint(Answer):
     )
     created_at: Timestamp
     updated_at: Timestamp
-    disabled_reason: Annotated[str | None, _shown({"type": "string", "examples": ["manual"]})] = _absent_unless_set(
+    disabled_reason: Annotated[str | None, shown({"type": "string", "examples": ["manual"]})] = absent_unless_set(
         "Present while disabled: `manual` (PATCH), `failing` (its circuit stayed open for `HOOKLINE_DISABLE_AFTER_SECONDS`) or `gone` (the receiver answered 410).",
     )
-    paused_until: Annotated[str | None, _shown({"type": "string", "format": "date-time"})] = _absent_unless_set(
+    paused_until: Annotated[str | None, shown({"type": "string", "format": "date-time"})] = absent_unless_set(
         "Present while a receiver's `Retry-After` pauses every delivery to the endpoint."
     )
 
@@ -324,7 +247,7 @@ class Endpoint(Answer):
 class EndpointCreated(Endpoint):
     """The new endpoint, with its signing secret (shown here, on rotation and by `GET …/secret`)."""
 
-    secret: Annotated[str, _shown(SECRET_SCHEMA)]
+    secret: Annotated[str, shown(SECRET_SCHEMA)]
 
 
 class Circuit(Answer):
@@ -365,7 +288,7 @@ class LastEmail(Answer):
 
 
 class EndpointHealth(Answer):
-    circuit: Annotated[Circuit, _AS_SHOWN, _inline(Circuit)]
+    circuit: Annotated[Circuit, AS_SHOWN, inline(Circuit)]
     success_rate: float = Field(
         ge=0,
         le=1,
@@ -374,8 +297,8 @@ class EndpointHealth(Answer):
     last_error: str | None = Field(description='The last failure, a status code (`"503"`) or an error class (`timeout`, `connection_refused`, …).')
     last_error_at: str | None = Field(json_schema_extra={"format": "date-time"})
     effective_rate_per_second: float = Field(description="The rate hookline sends at now (below the limit for a while after a 429).")
-    concurrency: Annotated[AdaptiveConcurrency, _AS_SHOWN, _inline(AdaptiveConcurrency)]
-    last_email: Annotated[LastEmail | None, _inline(LastEmail, nullable=True)] = Field(
+    concurrency: Annotated[AdaptiveConcurrency, AS_SHOWN, inline(AdaptiveConcurrency)]
+    last_email: Annotated[LastEmail | None, inline(LastEmail, or_null=True)] = Field(
         description=(
             "How the last email to the endpoint's customer went (one is sent when the endpoint is disabled, recovers, or "
             "receives a payload version past its sunset, to a customer with an email address, when the stack has a "
@@ -397,7 +320,7 @@ class EndpointBacklog(Answer):
 
 class EndpointWithHealth(Endpoint):
     health: EndpointHealth
-    backlog: Annotated[EndpointBacklog, _AS_SHOWN, _inline(EndpointBacklog)]
+    backlog: Annotated[EndpointBacklog, AS_SHOWN, inline(EndpointBacklog)]
 
 
 class TestOutcome(Answer):
@@ -405,7 +328,7 @@ class TestOutcome(Answer):
 
     __test__ = False  # not a test class (pytest collects names starting with Test)
 
-    webhook_id: str = Field(json_schema_extra={"pattern": EVENT_ID_PATTERN, "examples": ["evt_01kkntq2cne6s1c99tvp6dvkt6"]})
+    webhook_id: Annotated[str, shown(EVENT_ID_SCHEMA)]
     status_code: int | None = Field(description="The receiver's status; null when no response came.")
     error: str | None = Field(description="Why no response came (`timeout`, `connection_refused`, `ssrf_blocked`, …).")
     duration_ms: int = Field(ge=0)
@@ -417,10 +340,7 @@ class TestAttempt(Answer):
 
     __test__ = False
 
-    webhook_id: str = Field(
-        description="The test webhook's `webhook-id`; no event is stored under it.",
-        json_schema_extra={"pattern": EVENT_ID_PATTERN, "examples": ["evt_01kkntq2cne6s1c99tvp6dvkt6"]},
-    )
+    webhook_id: Annotated[str, shown(EVENT_ID_SCHEMA)] = Field(description="The test webhook's `webhook-id`; no event is stored under it.")
     status_code: int | None = Field(description="The receiver's status; null when no response came.")
     error: str | None = Field(description="Why no response came (`timeout`, `connection_refused`, `ssrf_blocked`, …).")
     duration_ms: int = Field(ge=0)
@@ -439,17 +359,17 @@ class EndpointPage(Answer):
 
 
 class EndpointSecret(Answer):
-    secret: Annotated[str, _shown(SECRET_SCHEMA)]
-    previous_secret: Annotated[str | None, _shown(SECRET_SCHEMA)] = _absent_unless_set(
+    secret: Annotated[str, shown(SECRET_SCHEMA)]
+    previous_secret: Annotated[str | None, shown(SECRET_SCHEMA)] = absent_unless_set(
         "Present only during a rotation's overlap; deliveries are still signed with it too."
     )
-    previous_expires_at: Annotated[str | None, _shown(TIMESTAMP_SCHEMA)] = _absent_unless_set(
+    previous_expires_at: Annotated[str | None, shown(TIMESTAMP_SCHEMA)] = absent_unless_set(
         "When the previous secret stops signing; present with `previous_secret` only."
     )
 
 
 class SecretRotated(Answer):
-    secret: Annotated[str, _shown(SECRET_SCHEMA)]
+    secret: Annotated[str, shown(SECRET_SCHEMA)]
     previous_secret_valid_until: Timestamp = Field(description="Until then deliveries are signed with both the new and the previous secret.")
 
 
@@ -466,4 +386,4 @@ class TestEventFailed(Answer):
 
     __test__ = False
 
-    error: Annotated[TestEventFailedDetail, _AS_SHOWN, _inline(TestEventFailedDetail)]
+    error: Annotated[TestEventFailedDetail, AS_SHOWN, inline(TestEventFailedDetail)]

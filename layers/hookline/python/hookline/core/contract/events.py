@@ -8,52 +8,43 @@ needs the settings, so the service checks it.
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Annotated, Any, Literal, Self
 
-from pydantic import MISSING, Field, GetJsonSchemaHandler, SerializerFunctionWrapHandler, field_serializer, model_validator
+from pydantic import MISSING, Field, GetJsonSchemaHandler
 from pydantic.json_schema import JsonSchemaValue, SkipJsonSchema, WithJsonSchema
 from pydantic_core import CoreSchema
 
 from hookline.core import models, validation
 from hookline.core.broadcast import Fanout
-from hookline.core.contract.common import Answer, ErrorDetail, NextCursor, RequestBody, Timestamp
+from hookline.core.contract.common import (
+    DELIVERY_ID_SCHEMA,
+    ENDPOINT_ID_SCHEMA,
+    EVENT_ID_SCHEMA,
+    EVENT_TYPE_SCHEMA,
+    VERSION_NAME_SCHEMA,
+    Answer,
+    CustomerUid,
+    ErrorDetail,
+    NextCursor,
+    RequestBody,
+    Timestamp,
+    absent_unless_set,
+    body_rule,
+    no_default,
+    shown,
+    with_pattern,
+)
 from hookline.core.contract.jobs import JobSummary
 from hookline.core.errors import HooklineError, ValidationFailed
 
 # -- named values ---------------------------------------------------------------------------------------------------
 
-_ULID = "[0-9a-hjkmnp-tv-z]{26}"
-EventId = Annotated[str, Field(pattern=f"^evt_{_ULID}$", examples=["evt_01kkntq2cne6s1c99tvp6dvkt6"])]
-DeliveryId = Annotated[str, Field(pattern=f"^dlv_{_ULID}$", examples=["dlv_01kkntq2cnerx003w04ypt75j4"])]
-EndpointId = Annotated[str, Field(pattern=f"^ep_{_ULID}$", examples=["ep_01kkntq2cnt8b8hz3pj95wjvcc"])]
-EventType = Annotated[
-    str,
-    Field(
-        pattern=validation.EVENT_TYPE.pattern,
-        description="Letters, digits and `_.:/-`, up to 128 characters, starting with a letter or digit.",
-        examples=["invoice.paid"],
-    ),
-]
-CustomerUid = Annotated[str, Field(pattern=validation.CUSTOMER_UID.pattern, description="A customer's uid, chosen by the tenant.", examples=["org_4711"])]
-VERSION_NAME = "^([0-9]{3}[1-9]|[0-9]{2}[1-9][0-9]|[0-9][1-9][0-9]{2}|[1-9][0-9]{3})-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$"
-WINDOW_TIME = (
-    "^(1970-(0[2-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])|1970-01-(0[2-9]|[12][0-9]|3[01])|(197[1-9]|19[89][0-9]|[2-8][0-9]{3})-"
-    "(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])|9000-(0[1-9]|1[01])-(0[1-9]|[12][0-9]|3[01])|9000-12-(0[1-9]|[12][0-9]|30))"
-    "T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]+)?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$"
-)
+EventId = Annotated[str, shown(EVENT_ID_SCHEMA)]
+DeliveryId = Annotated[str, shown(DELIVERY_ID_SCHEMA)]
+EndpointId = Annotated[str, shown(ENDPOINT_ID_SCHEMA)]
+EventType = Annotated[str, shown(EVENT_TYPE_SCHEMA)]
 DeliveryStatus = Literal["pending", "succeeded", "failed", "paused"]
 IndexedStatus = Literal["failed", "paused"]  # the statuses an endpoint's deliveries are listed (and replayed) by
-
-
-def _no_default(schema: dict[str, Any]) -> None:
-    """An optional field: the document shows its type alone (no `null` default)."""
-    schema.pop("default", None)
-
-
-def _idempotency_key(schema: dict[str, Any]) -> None:
-    _no_default(schema)
-    schema["pattern"] = validation.IDEMPOTENCY_ID.pattern
 
 
 def _any_object(schema: dict[str, Any]) -> None:
@@ -61,56 +52,19 @@ def _any_object(schema: dict[str, Any]) -> None:
     schema.pop("additionalProperties", None)
 
 
-# -- query values: today's rules and messages ---------------------------------------------------------------------
-
-
-def _given(name: str, raw: Any) -> str:
-    if raw == "":
-        raise ValidationFailed(f"query parameter '{name}' has no value: give one, or leave the parameter out")
-    return str(raw)
-
-
-def limit_value(raw: Any) -> int | None:
-    """`limit`: an integer; its range is the settings' (the service checks it)."""
-    if raw is None or isinstance(raw, int):
-        return raw
-    try:
-        return int(_given("limit", raw))
-    except ValueError:
-        raise ValidationFailed("'limit' must be an integer") from None
-
-
-def cursor_value(raw: Any) -> str | None:
-    return None if raw is None else _given("cursor", raw)
+# -- query values: today's rules and messages (after hookline.core.contract.common.given) ------------------------
 
 
 def status_value(raw: Any) -> str | None:
-    if raw is None:
-        return None
-    if _given("status", raw) not in ("failed", "paused"):
+    if raw is not None and raw not in ("failed", "paused"):
         raise ValidationFailed("'status' must be 'failed' or 'paused'")
-    return str(raw)
+    return raw
 
 
 def order_value(raw: Any) -> str | None:
-    if raw is None:
-        return None
-    if _given("order", raw) not in ("asc", "desc"):
+    if raw is not None and raw not in ("asc", "desc"):
         raise ValidationFailed("'order' must be 'asc' (oldest first) or 'desc' (newest first)")
-    return str(raw)
-
-
-def _time_value(name: str) -> Any:
-    def check(raw: Any) -> datetime | None:
-        if raw is None or isinstance(raw, datetime):
-            return raw
-        return validation.time_param(_given(name, raw), name)
-
-    return check
-
-
-since_value = _time_value("since")
-until_value = _time_value("until")
+    return raw
 
 
 # -- requests -------------------------------------------------------------------------------------------------------
@@ -125,29 +79,17 @@ derived by the type's downgrades. Each must be a version of the tenant (422
 `unknown_version`) and match the type's schema at it. Null is the same as none. Part of
 the request an `id` names.
 """
-IdempotencyKey = Annotated[str | SkipJsonSchema[None], Field(json_schema_extra=_idempotency_key)]
+IdempotencyKey = Annotated[str | SkipJsonSchema[None], Field(json_schema_extra=with_pattern(validation.IDEMPOTENCY_ID.pattern))]
 _RENDERINGS_SCHEMA = {
     "type": "object",
     "maxProperties": validation.MAX_SUPPLIED_VERSIONS,
-    "propertyNames": {
-        "type": "string",
-        "format": "date",
-        "pattern": VERSION_NAME,
-        "description": "A payload version's name, a calendar date `YYYY-MM-DD` (years 0001 to 9999). Versions sort by it.",
-        "examples": ["2026-10-01"],
-    },
+    "propertyNames": VERSION_NAME_SCHEMA,
     "additionalProperties": {"type": "object"},
 }
 Renderings = Annotated[
     Annotated[dict[str, dict[str, Any]], WithJsonSchema(_RENDERINGS_SCHEMA)] | None,
-    Field(description=_VERSIONS, json_schema_extra=_no_default),
+    Field(description=_VERSIONS, json_schema_extra=no_default),
 ]
-
-
-def _body_rules(check: Any, body: Any) -> Any:
-    if isinstance(body, dict):
-        check(body)
-    return body
 
 
 class _EventFields(RequestBody):
@@ -173,13 +115,10 @@ class CreateEvent(_EventFields):
             "The customer it is for: only that customer's subscribed endpoints\nreceive it. Absent or null, only the tenant's own endpoints do. "
             "It is\npart of the request an `id` names.\n"
         ),
-        json_schema_extra=_no_default,
+        json_schema_extra=no_default,
     )
 
-    @model_validator(mode="before")
-    @classmethod
-    def _rules(cls, body: Any) -> Any:
-        return _body_rules(validation.event_create, body)
+    _rules = body_rule(validation.event_create)
 
 
 class CreateBroadcast(_EventFields):
@@ -195,10 +134,7 @@ class CreateBroadcast(_EventFields):
         ),
     )
 
-    @model_validator(mode="before")
-    @classmethod
-    def _rules(cls, body: Any) -> Any:
-        return _body_rules(validation.broadcast_create, body)
+    _rules = body_rule(validation.broadcast_create)
 
 
 def _batch_rules(body: dict[str, Any]) -> None:
@@ -227,10 +163,7 @@ class CreateEventBatch(RequestBody):
         description="Each as the body of `POST /v1/events`; at most `HOOKLINE_MAX_BATCH_BYTES` in all.",
     )
 
-    @model_validator(mode="before")
-    @classmethod
-    def _rules(cls, body: Any) -> Any:
-        return _body_rules(_batch_rules, body)
+    _rules = body_rule(_batch_rules)
 
 
 # -- answers --------------------------------------------------------------------------------------------------------
@@ -253,15 +186,9 @@ class EventBatchResult(Answer):
 
     index: int = Field(ge=0)
     status: int
-    id: EventId | None = Field(default=None, exclude_if=lambda v: v is None)
-    deliveries: int | None = Field(default=None, ge=0, exclude_if=lambda v: v is None)
-    error: ErrorDetail | None = Field(default=None, exclude_if=lambda v: v is None)
-
-    @field_serializer("error", mode="wrap")
-    def _error_as_given(self, error: ErrorDetail | None, handler: SerializerFunctionWrapHandler) -> Any:
-        """The error as the envelope has it: only the details it carries (a schema violation's pointer, …)."""
-        shown = handler(error)
-        return {k: v for k, v in shown.items() if v is not None} if isinstance(shown, dict) else shown
+    id: EventId | None = absent_unless_set()
+    deliveries: int | None = absent_unless_set(ge=0)
+    error: ErrorDetail | None = absent_unless_set()
 
     @classmethod
     def accepted(cls, index: int, answer: EventAccepted) -> Self:
@@ -276,7 +203,7 @@ class EventBatchResult(Answer):
         """The two shapes a result has, as the document names them (one of)."""
         fields = handler.resolve_ref_schema(handler(core_schema))["properties"]
         index, event_id, deliveries = fields["index"], fields["id"]["anyOf"][0], fields["deliveries"]["anyOf"][0]
-        error = handler(ErrorDetail.__pydantic_core_schema__)
+        error = {"$ref": "#/components/schemas/ErrorDetail"}  # the envelope's, one component
         return {
             "description": "One event's result, in request order.",
             "oneOf": [

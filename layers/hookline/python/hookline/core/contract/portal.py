@@ -3,16 +3,16 @@ makes for a customer."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field
 
 from hookline.core import portal as settings_rules
 from hookline.core import sessions as session_rules
 from hookline.core.access import Principal
 from hookline.core.clock import iso_epoch
-from hookline.core.contract.common import Answer, RequestBody, Timestamp, rule
-from hookline.core.contract.customers import AppliedCustomerLimits, CustomerUid
+from hookline.core.contract.common import Answer, CustomerUid, RequestBody, Timestamp, body_rule, rule, with_pattern
+from hookline.core.contract.customers import AppliedCustomerLimits
 from hookline.core.customers import Customer
 from hookline.core.portal import PortalSettings as Settings
 from hookline.core.sessions import SessionRequest
@@ -76,32 +76,17 @@ Origin = Annotated[
 ]
 
 
-def _pattern(pattern: str) -> Any:
-    """The document's pattern for a field the rules check (and no default shown: a field left out is empty)."""
-
-    def extra(schema: dict[str, Any]) -> None:
-        schema.pop("default", None)
-        schema["pattern"] = pattern
-
-    return extra
-
-
 class PutPortalSettings(RequestBody):
     # The producer's name and who may embed the portal; replaces both (a field left out is empty).
     producer_name: Annotated[str, rule(settings_rules.producer_name)] = Field(
         default="",
         max_length=settings_rules.MAX_NAME,
         description="What customers read; no control characters. Leading and trailing spaces are dropped.",
-        json_schema_extra=_pattern(r"^[^\x00-\x1F\x7F]*$"),
+        json_schema_extra=with_pattern(r"^[^\x00-\x1F\x7F]*$"),
     )
     allowed_origins: Annotated[list[Origin], rule(settings_rules.allowed_origins)] = Field(default_factory=list, max_length=settings_rules.MAX_ORIGINS)
 
-    @model_validator(mode="before")
-    @classmethod
-    def _known_fields(cls, data: Any) -> Any:
-        if isinstance(data, dict):
-            settings_rules.settings_fields(data)
-        return data
+    _known_fields = body_rule(settings_rules.settings_fields)
 
     def settings(self, tenant: str, now: str) -> Settings:
         """The settings this body sets, `now`: the name without surrounding spaces, each origin once."""
@@ -120,12 +105,7 @@ class CreatePortalSession(RequestBody):
         default=False, description="A read-only session can read everything a session can; every mutating route answers 403."
     )
 
-    @model_validator(mode="before")
-    @classmethod
-    def _known_fields(cls, data: Any) -> Any:
-        if isinstance(data, dict):
-            session_rules.session_fields(data)
-        return data
+    _known_fields = body_rule(session_rules.session_fields)
 
     def request(self) -> SessionRequest:
         return SessionRequest(self.ttl_seconds, self.read_only)

@@ -1,23 +1,27 @@
-"""How a route declares its answers for the document: what it answers on success, and which shared refusals apply.
+"""How a route declares its answers for the document: what it answers on success, and which shared refusals apply
+(and `stored`, a PUT's answer).
 
     @router.put("/v1/customers/<uid>", operation_id="putCustomer", tags=["customers"], summary="…",
                 responses=answers(ok(200, Customer, "Replaced.", example={...}), ok(201, Customer, "Created."),
-                                  "BadRequest", "Unauthorized", "Forbidden", "PayloadTooLarge", "ValidationFailed"))
+                                  "BadRequest", "PayloadTooLarge", "ValidationFailed"))
 
 A refusal is either a name of hookline.entrypoints.api.front.REFUSALS (the
 document references it) or a `refusal(status, description, example)` of
-the route's own. Every /v1 route also answers 429 and 500 (the document adds
-them).
+the route's own. Every /v1 route also answers 401, 403, 429 and 500 (the
+document adds them).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from aws_lambda_powertools.event_handler import Response
 from pydantic import BaseModel
 
 from hookline.core.contract.common import Error
+from hookline.core.errors import envelope
 from hookline.entrypoints.api.front import REFUSALS
+from hookline.entrypoints.api.routing import respond
 
 # The status of each shared refusal.
 REFUSAL_STATUS = {
@@ -57,6 +61,13 @@ def refusal(
     return ok(status, model, description, example, examples)
 
 
+def no_route(param: str) -> tuple[int, dict[str, Any]]:
+    """The 404 of a path whose `param` holds a character no route takes: API Gateway's routing, not the route, refuses it."""
+    return refusal(
+        404, f"The path is not one the API serves (`not_found`): the {param} holds a character no route takes.", envelope("not_found", "no such route")
+    )
+
+
 def answers(*declared: tuple[int, dict[str, Any]] | str) -> dict[int, Any]:
     """The `responses` of a route: its own answers, and the shared refusals by name."""
     found: dict[int, Any] = {}
@@ -69,3 +80,9 @@ def answers(*declared: tuple[int, dict[str, Any]] | str) -> dict[int, Any]:
         assert status not in found, f"two answers for {status}"
         found[status] = answer
     return found
+
+
+def stored[Model: BaseModel](result: tuple[Model, bool]) -> Response[Model]:
+    """A PUT's answer, from what the service stored and whether it was new: 201 with what it created, else 200."""
+    model, created = result
+    return respond(201 if created else 200, model)

@@ -5,39 +5,23 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from aws_lambda_powertools.event_handler import Response
-from aws_lambda_powertools.event_handler.openapi.params import Body, Path, Query
+from aws_lambda_powertools.event_handler.openapi.params import Body, Path
 from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 from pydantic.json_schema import SkipJsonSchema
 
 from hookline.core.access import Access
-from hookline.core.contract.catalog import (
-    EVENT_TYPE_SCHEMA,
-    VERSION_NAME_SCHEMA,
-    EventTypeEntry,
-    EventTypePage,
-    PayloadVersion,
-    PutEventType,
-    PutVersion,
-    VersionList,
-    cursor_value,
-    limit_value,
-)
-from hookline.core.contract.common import Answer, rule
+from hookline.core.contract.catalog import EventTypeEntry, EventTypePage, PayloadVersion, PutEventType, PutVersion, VersionList
+from hookline.core.contract.common import EVENT_TYPE_SCHEMA, VERSION_NAME_SCHEMA
 from hookline.core.errors import envelope
-from hookline.entrypoints.api.answers import answers, ok, refusal
-from hookline.entrypoints.api.routing import allow, caller
+from hookline.entrypoints.api.answers import answers, no_route, ok, refusal, stored
+from hookline.entrypoints.api.params import DEFAULT_LIMIT, Cursor, Limit
+from hookline.entrypoints.api.routing import allow, caller, respond
 from hookline.wiring import container
-from hookline.wiring.settings import get_settings
 
 router = APIGatewayHttpRouter()
 
 # -- parameters -------------------------------------------------------------------------------------------------------
 
-LIMIT_DOC = "Page size; the maximum is `HOOKLINE_PAGE_LIMIT_MAX` (100 by default)."
-CURSOR_DOC = """The `next` of the previous page. Opaque: anything but a `next` this list handed out (another
-list's or tenant's cursor, or a made-up one) is 422 `invalid_cursor`. Like every query parameter,
-it is given with a value or left out (`?cursor=` is 422).
-"""
 NAME_DOC = "An event type's name (letters, digits and `_.:/-`, up to 128 characters, starting with a letter or digit)."
 VERSION_DOC = "A payload version's name, a calendar date `YYYY-MM-DD`; anything else is 422."
 VERSION_PARAM_EXAMPLES: Any = {
@@ -46,72 +30,39 @@ VERSION_PARAM_EXAMPLES: Any = {
     "another": {"summary": "One more version", "value": "2026-12-01"},
 }
 
-# The range of `limit` is the settings' (the service checks it); a malformed name or version is the service's to refuse.
-Limit = Annotated[int | SkipJsonSchema[None], rule(limit_value), Query(description=LIMIT_DOC, json_schema_extra={"minimum": 1, "maximum": 100, "default": 50})]
-Cursor = Annotated[str | SkipJsonSchema[None], rule(cursor_value), Query(description=CURSOR_DOC, json_schema_extra={"minLength": 1})]
+# A malformed name or version is the service's to refuse.
 EventTypeNameParam = Annotated[str, Path(description=NAME_DOC, examples=["invoice.paid"], json_schema_extra=EVENT_TYPE_SCHEMA)]
 VersionNameParam = Annotated[str, Path(description=VERSION_DOC, openapi_examples=VERSION_PARAM_EXAMPLES, json_schema_extra=VERSION_NAME_SCHEMA)]
 
 # -- descriptions and examples ------------------------------------------------------------------------------------------
 
+_INVOICE_PAID = {"name": "invoice.paid", "description": "An invoice was paid", "deprecated": False}
+_STAMPS = {"created_at": "2026-03-14T09:26:53.589Z", "updated_at": "2026-09-20T11:02:40.117Z"}
 LIST_EXAMPLE: Any = {
-    "items": [
-        {
-            "name": "invoice.paid",
-            "description": "An invoice was paid",
-            "deprecated": False,
-            "versions": ["2026-01-01", "2026-10-01"],
-            "created_at": "2026-03-14T09:26:53.589Z",
-            "updated_at": "2026-09-20T11:02:40.117Z",
-        }
-    ],
+    "items": [{**_INVOICE_PAID, "versions": ["2026-01-01", "2026-10-01"], **_STAMPS}],
     "next": None,
     "sent": ["invoice.created", "user.created"],
 }
-ENTRY_EXAMPLE: Any = {
-    "name": "invoice.paid",
-    "description": "An invoice was paid",
-    "deprecated": False,
-    "versions": {
-        "2026-01-01": {
-            "schema": {
-                "type": "object",
-                "required": ["invoice", "amount"],
-                "properties": {"invoice": {"type": "string"}, "amount": {"type": "integer"}, "currency": {"type": "string"}},
-            }
-        },
-        "2026-10-01": {
-            "schema": {
-                "type": "object",
-                "required": ["invoice", "amount_cents"],
-                "properties": {"invoice": {"type": "string"}, "amount_cents": {"type": "integer", "minimum": 0}, "currency": {"type": "string"}},
-            },
-            "transform": [{"op": "move", "from": "/amount_cents", "path": "/amount"}],
-        },
+# invoice.paid's shape per version: `amount` became `amount_cents` in 2026-10-01 (its transform moves it back).
+_INVOICE_PAID_VERSIONS: Any = {
+    "2026-01-01": {
+        "schema": {
+            "type": "object",
+            "required": ["invoice", "amount"],
+            "properties": {"invoice": {"type": "string"}, "amount": {"type": "integer"}, "currency": {"type": "string"}},
+        }
     },
-    "created_at": "2026-03-14T09:26:53.589Z",
-    "updated_at": "2026-09-20T11:02:40.117Z",
-}
-PUT_TYPE_BODY: Any = {
-    "description": "An invoice was paid",
-    "versions": {
-        "2026-01-01": {
-            "schema": {
-                "type": "object",
-                "required": ["invoice", "amount"],
-                "properties": {"invoice": {"type": "string"}, "amount": {"type": "integer"}, "currency": {"type": "string"}},
-            }
+    "2026-10-01": {
+        "schema": {
+            "type": "object",
+            "required": ["invoice", "amount_cents"],
+            "properties": {"invoice": {"type": "string"}, "amount_cents": {"type": "integer", "minimum": 0}, "currency": {"type": "string"}},
         },
-        "2026-10-01": {
-            "schema": {
-                "type": "object",
-                "required": ["invoice", "amount_cents"],
-                "properties": {"invoice": {"type": "string"}, "amount_cents": {"type": "integer", "minimum": 0}, "currency": {"type": "string"}},
-            },
-            "transform": [{"op": "move", "from": "/amount_cents", "path": "/amount"}],
-        },
+        "transform": [{"op": "move", "from": "/amount_cents", "path": "/amount"}],
     },
 }
+ENTRY_EXAMPLE: Any = {**_INVOICE_PAID, "versions": _INVOICE_PAID_VERSIONS, **_STAMPS}
+PUT_TYPE_BODY: Any = {"description": _INVOICE_PAID["description"], "versions": _INVOICE_PAID_VERSIONS}
 REGISTERED_EXAMPLE: Any = {
     "name": "invoice.paid",
     "description": "An invoice was paid",
@@ -140,6 +91,15 @@ PUT_TYPE_REFUSED: Any = {
         "value": envelope("invalid_transform", "'versions.2026-10-01.transform' is not a JSON Patch (RFC 6902): operation 0: move needs a 'from' member")
     },
 }
+# The tenant's two versions: 2026-01-01 past its sunset, 2026-10-01 the default.
+CHANGED_EXAMPLE: Any = {
+    "version": "2026-01-01",
+    "default": False,
+    "deprecated": True,
+    "sunset_at": "2027-04-01T00:00:00.000Z",
+    "created_at": "2026-11-02T08:15:00.000Z",
+}
+ADDED_EXAMPLE: Any = {"version": "2026-10-01", "default": True, "deprecated": False, "sunset_at": None, "created_at": "2026-09-20T11:02:40.117Z"}
 VERSIONS_EXAMPLES: Any = {
     "producer": {
         "summary": "The producer (with usage)",
@@ -147,11 +107,7 @@ VERSIONS_EXAMPLES: Any = {
             "default": "2026-10-01",
             "items": [
                 {
-                    "version": "2026-01-01",
-                    "default": False,
-                    "deprecated": True,
-                    "sunset_at": "2027-04-01T00:00:00.000Z",
-                    "created_at": "2026-11-02T08:15:00.000Z",
+                    **CHANGED_EXAMPLE,
                     "usage": {
                         "endpoints": {"count": 2, "more": False, "ids": ["ep_01kkntq2cnt8b8hz3pj95wjvcc", "ep_01kkntq2cnnx6b2cektj3mapxa"]},
                         "deliveries_7d": 1284,
@@ -159,11 +115,7 @@ VERSIONS_EXAMPLES: Any = {
                     },
                 },
                 {
-                    "version": "2026-10-01",
-                    "default": True,
-                    "deprecated": False,
-                    "sunset_at": None,
-                    "created_at": "2026-09-20T11:02:40.117Z",
+                    **ADDED_EXAMPLE,
                     "usage": {
                         "endpoints": {"count": 1, "more": False, "ids": ["ep_01kkntq2cn0f3k8x1d2mwz5ahq"]},
                         "deliveries_7d": 310,
@@ -173,35 +125,12 @@ VERSIONS_EXAMPLES: Any = {
             ],
         },
     },
-    "portal_session": {
-        "summary": "A portal session (no usage)",
-        "value": {
-            "default": "2026-10-01",
-            "items": [
-                {
-                    "version": "2026-01-01",
-                    "default": False,
-                    "deprecated": True,
-                    "sunset_at": "2027-04-01T00:00:00.000Z",
-                    "created_at": "2026-11-02T08:15:00.000Z",
-                },
-                {"version": "2026-10-01", "default": True, "deprecated": False, "sunset_at": None, "created_at": "2026-09-20T11:02:40.117Z"},
-            ],
-        },
-    },
+    "portal_session": {"summary": "A portal session (no usage)", "value": {"default": "2026-10-01", "items": [CHANGED_EXAMPLE, ADDED_EXAMPLE]}},
 }
 PUT_VERSION_BODIES: Any = {
     "make_default": {"summary": "Add a version and make it the default", "value": {"default": True}},
     "sunset": {"summary": "Deprecate a version, unpinnable from a date on", "value": {"sunset_at": "2027-04-01T00:00:00Z"}},
     "add": {"summary": "Add a version, nothing else", "value": {}},
-}
-ADDED_EXAMPLE: Any = {"version": "2026-10-01", "default": True, "deprecated": False, "sunset_at": None, "created_at": "2026-09-20T11:02:40.117Z"}
-CHANGED_EXAMPLE: Any = {
-    "version": "2026-01-01",
-    "default": False,
-    "deprecated": True,
-    "sunset_at": "2027-04-01T00:00:00.000Z",
-    "created_at": "2026-11-02T08:15:00.000Z",
 }
 PUT_VERSION_REFUSED: Any = {
     "default_sunset": {"value": envelope("default_sunset", "the default version cannot have a sunset: make another version the default first (2026-10-01)")},
@@ -274,12 +203,6 @@ on the versions read; after three concurrent changes in a row it is
 409 `versions_changed` (repeat it). The body may be left out. Producer
 only.
 """
-NO_ROUTE = envelope("not_found", "no such route")
-
-
-def _answer(status: int, model: Answer) -> Response[Any]:
-    """A model's answer, which Powertools checks against the route's return type and serializes (by alias)."""
-    return Response(status_code=status, content_type="application/json", body=model)
 
 
 # -- routes -----------------------------------------------------------------------------------------------------------
@@ -291,15 +214,15 @@ def _answer(status: int, model: Answer) -> Response[Any]:
     tags=["catalog", "portal"],
     summary="The event-type catalog, and the types sent that it does not hold",
     description=LIST_DOC,
-    responses=answers(ok(200, EventTypePage, "One page of the catalog.", example=LIST_EXAMPLE), "Unauthorized", "Forbidden", "InvalidQuery"),
+    responses=answers(ok(200, EventTypePage, "One page of the catalog.", example=LIST_EXAMPLE), "InvalidQuery"),
 )
 @allow(Access.READ)
-def list_event_types(limit: Limit = None, cursor: Cursor = None) -> Response[EventTypePage]:
+def list_event_types(limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> Response[EventTypePage]:
     """A portal session lists only the types its customer sees: those its endpoints name and those sent to it."""
     who = caller()
     only = container.access_guard().event_types(who)
-    page = container.catalog_service().list_types(who.tenant, limit, cursor, only, get_settings().page_limit_max)
-    return _answer(200, page)
+    page = container.catalog_service().list_types(who.tenant, limit, cursor, only)
+    return respond(200, page)
 
 
 @router.get(
@@ -310,8 +233,6 @@ def list_event_types(limit: Limit = None, cursor: Cursor = None) -> Response[Eve
     description=GET_DOC,
     responses=answers(
         ok(200, EventTypeEntry, "The event type.", example=ENTRY_EXAMPLE),
-        "Unauthorized",
-        "Forbidden",
         refusal(
             404,
             "The catalog holds no such type (`event_type_not_found`).",
@@ -321,7 +242,7 @@ def list_event_types(limit: Limit = None, cursor: Cursor = None) -> Response[Eve
 )
 @allow(Access.READ, "event_type")
 def get_event_type(name: EventTypeNameParam) -> Response[EventTypeEntry]:
-    return _answer(200, container.catalog_service().get_type(caller().tenant, name))
+    return respond(200, container.catalog_service().get_type(caller().tenant, name))
 
 
 @router.put(
@@ -334,9 +255,7 @@ def get_event_type(name: EventTypeNameParam) -> Response[EventTypeEntry]:
         ok(201, EventTypeEntry, "Registered.", example=REGISTERED_EXAMPLE),
         ok(200, EventTypeEntry, "Replaced.", example=REPLACED_EXAMPLE),
         "BadRequest",
-        "Unauthorized",
-        "Forbidden",
-        refusal(404, "The path is not one the API serves (`not_found`): the name holds a character no route takes.", NO_ROUTE),
+        no_route("name"),
         "PayloadTooLarge",
         refusal(
             422,
@@ -354,8 +273,7 @@ def get_event_type(name: EventTypeNameParam) -> Response[EventTypeEntry]:
 def put_event_type(
     name: EventTypeNameParam, body: Annotated[PutEventType, Body(openapi_examples={"invoice_paid": {"value": PUT_TYPE_BODY}})]
 ) -> Response[EventTypeEntry]:
-    event_type, created = container.catalog_service().put_type(caller().tenant, name, body)
-    return _answer(201 if created else 200, event_type)
+    return stored(container.catalog_service().put_type(caller().tenant, name, body))
 
 
 @router.get(
@@ -364,12 +282,12 @@ def put_event_type(
     tags=["catalog"],
     summary="The tenant's payload versions, and who still uses each",
     description=VERSIONS_DOC,
-    responses=answers(ok(200, VersionList, "The versions.", examples=VERSIONS_EXAMPLES), "Unauthorized", "Forbidden"),
+    responses=answers(ok(200, VersionList, "The versions.", examples=VERSIONS_EXAMPLES)),
 )
 @allow(Access.READ)
 def list_versions() -> Response[VersionList]:
     """A portal session sees the versions; the producer also sees who still uses each (it spans every customer)."""
-    return _answer(200, container.catalog_service().versions(caller().tenant, with_usage=caller().is_producer))
+    return respond(200, container.catalog_service().versions(caller().tenant, with_usage=caller().is_producer))
 
 
 @router.put(
@@ -382,14 +300,12 @@ def list_versions() -> Response[VersionList]:
         ok(201, PayloadVersion, "Added.", example=ADDED_EXAMPLE),
         ok(200, PayloadVersion, "Changed.", example=CHANGED_EXAMPLE),
         "BadRequest",
-        "Unauthorized",
-        "Forbidden",
         refusal(
             409,
             "The versions changed concurrently, three times in a row (`versions_changed`); repeat the request.",
             envelope("versions_changed", "the versions changed meanwhile, repeatedly; repeat the request"),
         ),
-        refusal(404, "The path is not one the API serves (`not_found`): the version holds a character no route takes.", NO_ROUTE),
+        no_route("version"),
         "PayloadTooLarge",
         refusal(
             422,
@@ -405,5 +321,4 @@ def list_versions() -> Response[VersionList]:
 def put_version(
     version: VersionNameParam, body: Annotated[PutVersion | SkipJsonSchema[None], Body(openapi_examples=PUT_VERSION_BODIES)] = None
 ) -> Response[PayloadVersion]:
-    stored, created = container.catalog_service().put_version(caller().tenant, version, body)
-    return _answer(201 if created else 200, stored)
+    return stored(container.catalog_service().put_version(caller().tenant, version, body))

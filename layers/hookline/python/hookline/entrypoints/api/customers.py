@@ -2,87 +2,20 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Annotated, Any
 
 from aws_lambda_powertools.event_handler import Response
-from aws_lambda_powertools.event_handler.openapi.params import Body, Path, Query
+from aws_lambda_powertools.event_handler.openapi.params import Body
 from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
-from pydantic import WithJsonSchema
 
-from hookline.core import validation
 from hookline.core.access import Access
-from hookline.core.contract.common import rule
-from hookline.core.contract.customers import CUSTOMER_UID_PARAM, CUSTOMER_UID_PATTERN, Customer, CustomerDeleted, CustomerPage, CustomerStats, PutCustomer
-from hookline.core.contract.stats import SINCE_DESCRIPTION, UNTIL_DESCRIPTION, WINDOW_TIME
-from hookline.core.errors import envelope
-from hookline.entrypoints.api.answers import answers, ok, refusal
-from hookline.entrypoints.api.routing import allow, caller
+from hookline.core.contract.customers import Customer, CustomerDeleted, CustomerPage, CustomerStats, PutCustomer
+from hookline.entrypoints.api.answers import answers, no_route, ok, stored
+from hookline.entrypoints.api.params import DEFAULT_LIMIT, Cursor, CustomerUid, Limit, Since, Until
+from hookline.entrypoints.api.routing import allow, caller, respond
 from hookline.wiring import container
-from hookline.wiring.settings import get_settings
 
 router = APIGatewayHttpRouter()
-# A route answers its model; Powertools checks it against the route's return annotation and writes it as JSON.
-JSON = "application/json"
-
-
-# -- parameters ------------------------------------------------------------------------------------------------------
-
-
-def given(name: str, read: Callable[[Any], Any] = lambda value: value) -> Any:
-    """A query parameter's rule: given with a value or left out (`?name=` is 422, as for every query parameter), then
-    read by `read` (one of hookline.core.validation's rules, with its own messages)."""
-
-    def check(value: Any) -> Any:
-        validation.query_values({name: value})
-        return read(value)
-
-    return rule(check)
-
-
-def _page_limit(value: Any) -> int:
-    return validation.page_limit(value, get_settings().page_limit_max)
-
-
-Uid = Annotated[
-    str,
-    Path(
-        description=CUSTOMER_UID_PARAM,
-        json_schema_extra={"pattern": CUSTOMER_UID_PATTERN, "description": "A customer's uid, chosen by the tenant.", "examples": ["org_4711"]},
-    ),
-]
-Limit = Annotated[
-    int,
-    Query(description="Page size; the maximum is `HOOKLINE_PAGE_LIMIT_MAX` (100 by default)."),
-    given("limit", _page_limit),
-    WithJsonSchema({"type": "integer", "minimum": 1, "maximum": 100, "default": 50}),
-]
-Cursor = Annotated[
-    str | None,
-    Query(
-        description=(
-            "The `next` of the previous page. Opaque: anything but a `next` this list handed out (another\n"
-            "list's or tenant's cursor, or a made-up one) is 422 `invalid_cursor`. Like every query parameter,\n"
-            "it is given with a value or left out (`?cursor=` is 422).\n"
-        )
-    ),
-    given("cursor"),
-    WithJsonSchema({"type": "string", "minLength": 1}),
-]
-# A window's times are read by the service (hookline.core.validation.stats_window), after the customer is found: an
-# unknown customer is 404 whatever its window.
-Since = Annotated[
-    str | None,
-    Query(description=SINCE_DESCRIPTION),
-    given("since"),
-    WithJsonSchema({**WINDOW_TIME, "examples": ["2026-03-14T00:00:00Z"]}),
-]
-Until = Annotated[
-    str | None,
-    Query(description=UNTIL_DESCRIPTION),
-    given("until"),
-    WithJsonSchema({**WINDOW_TIME, "examples": ["2026-03-15T00:00:00Z"]}),
-]
 
 
 # -- examples --------------------------------------------------------------------------------------------------------
@@ -151,21 +84,14 @@ _STATS = {
         ok(200, Customer, "Replaced (or unchanged, for a repeated body).", example=_REPLACED),
         ok(201, Customer, "Created.", example=_CREATED),
         "BadRequest",
-        "Unauthorized",
-        "Forbidden",
-        refusal(
-            404,
-            "The path is not one the API serves (`not_found`): the uid holds a character no route takes.",
-            example=envelope("not_found", "no such route"),
-        ),
+        no_route("uid"),
         "PayloadTooLarge",
         "ValidationFailed",
     ),
 )
 @allow(Access.PRODUCER)
-def put_customer(uid: Uid, body: Annotated[PutCustomer, Body(openapi_examples=_PUT_EXAMPLES)]) -> Response[Customer]:
-    customer, created = container.customer_service().put(caller().tenant, uid, body)
-    return Response(201 if created else 200, JSON, customer)
+def put_customer(uid: CustomerUid, body: Annotated[PutCustomer, Body(openapi_examples=_PUT_EXAMPLES)]) -> Response[Customer]:
+    return stored(container.customer_service().put(caller().tenant, uid, body))
 
 
 @router.get(
@@ -174,13 +100,11 @@ def put_customer(uid: Uid, body: Annotated[PutCustomer, Body(openapi_examples=_P
     tags=["customers"],
     summary="List customers",
     description="The tenant's customers, paged, in uid order.",
-    responses=answers(
-        ok(200, CustomerPage, "One page of customers.", example={"items": [_CUSTOMER], "next": None}), "Unauthorized", "Forbidden", "InvalidQuery"
-    ),
+    responses=answers(ok(200, CustomerPage, "One page of customers.", example={"items": [_CUSTOMER], "next": None}), "InvalidQuery"),
 )
 @allow(Access.PRODUCER)
-def list_customers(limit: Limit = 50, cursor: Cursor = None) -> Response[CustomerPage]:
-    return Response(200, JSON, container.customer_service().list(caller().tenant, limit, cursor))
+def list_customers(limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> Response[CustomerPage]:
+    return respond(200, container.customer_service().list(caller().tenant, limit, cursor))
 
 
 @router.get(
@@ -188,11 +112,11 @@ def list_customers(limit: Limit = 50, cursor: Cursor = None) -> Response[Custome
     operation_id="getCustomer",
     tags=["customers"],
     summary="Read a customer",
-    responses=answers(ok(200, Customer, "The customer.", example=_CUSTOMER), "Unauthorized", "Forbidden", "CustomerNotFound"),
+    responses=answers(ok(200, Customer, "The customer.", example=_CUSTOMER), "CustomerNotFound"),
 )
 @allow(Access.PRODUCER)
-def get_customer(uid: Uid) -> Response[Customer]:
-    return Response(200, JSON, container.customer_service().get(caller().tenant, uid))
+def get_customer(uid: CustomerUid) -> Response[Customer]:
+    return respond(200, container.customer_service().get(caller().tenant, uid))
 
 
 @router.delete(
@@ -219,15 +143,13 @@ def get_customer(uid: Uid) -> Response[Customer]:
             "The customer is deleted; its endpoints are being deleted by the job the answer names.",
             example={"job": {"id": "job_exq5fb5rbqe9fn7bmsqm8830am", "status": "running"}},
         ),
-        "Unauthorized",
-        "Forbidden",
         "CustomerNotFound",
         "Unavailable",
     ),
 )
 @allow(Access.PRODUCER)
-def delete_customer(uid: Uid) -> Response[CustomerDeleted]:
-    return Response(202, JSON, container.customer_service().delete(caller().tenant, uid))
+def delete_customer(uid: CustomerUid) -> Response[CustomerDeleted]:
+    return respond(202, container.customer_service().delete(caller().tenant, uid))
 
 
 @router.get(
@@ -242,8 +164,8 @@ def delete_customer(uid: Uid) -> Response[CustomerDeleted]:
         "customer's endpoints and, for each, only its hourly counters in the\n"
         "window.\n"
     ),
-    responses=answers(ok(200, CustomerStats, "The statistics.", example=_STATS), "Unauthorized", "Forbidden", "CustomerNotFound", "InvalidQuery"),
+    responses=answers(ok(200, CustomerStats, "The statistics.", example=_STATS), "CustomerNotFound", "InvalidQuery"),
 )
 @allow(Access.PRODUCER)
-def customer_stats(uid: Uid, since: Since = None, until: Until = None) -> Response[CustomerStats]:
-    return Response(200, JSON, container.customer_service().stats(caller().tenant, uid, since, until))
+def customer_stats(uid: CustomerUid, since: Since = None, until: Until = None) -> Response[CustomerStats]:
+    return respond(200, container.customer_service().stats(caller().tenant, uid, since, until))

@@ -19,7 +19,8 @@ from hookline.entrypoints.api import app, front
 from hookline.entrypoints.api.answers import REF_KEY
 
 OPENAPI_VERSION = "3.1.0"
-_EVERY_V1_ROUTE = ("TooManyRequests", "InternalError")
+# What every /v1 route may answer, whatever it does: no key, a key or session refused, throttled, an internal error.
+_EVERY_V1_ROUTE = {"401": "Unauthorized", "403": "Forbidden", "429": "TooManyRequests", "500": "InternalError"}
 _POWERTOOLS_ONLY = ("HTTPValidationError", "ValidationError", "ResponseValidationError")
 # Bounds Powertools writes as floats (`1.0`) that are whole numbers in the models.
 _BOUNDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf")
@@ -45,9 +46,9 @@ def document() -> dict[str, Any]:
                     answer.pop("content", None)
                 elif "ResponseValidationError" in json.dumps(answer):
                     del responses[status]
+            operation["tags"] = sorted(operation.get("tags", []))  # Powertools keeps them in a set
             if path.startswith("/v1"):
-                for name in _EVERY_V1_ROUTE:
-                    status = "429" if name == "TooManyRequests" else "500"
+                for status, name in _EVERY_V1_ROUTE.items():
                     responses.setdefault(status, {REF_KEY: f"#/components/responses/{name}"})
             else:
                 operation["security"] = []

@@ -8,17 +8,13 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from aws_lambda_powertools.event_handler import Response
-from aws_lambda_powertools.event_handler.openapi.params import Body, Path, Query
+from aws_lambda_powertools.event_handler.openapi.params import Body, Query
 from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
-from pydantic import WithJsonSchema
 
 from hookline.core.access import Access
-from hookline.core.contract.common import Error
+from hookline.core.contract.common import CUSTOMER_UID_SCHEMA, Error, given, shown
 from hookline.core.contract.endpoints import (
-    CURSOR_SCHEMA,
-    CUSTOMER_UID_SCHEMA,
     ENDPOINT_EXAMPLE,
-    LIMIT_SCHEMA,
     CreateEndpoint,
     Endpoint,
     EndpointCreated,
@@ -30,72 +26,29 @@ from hookline.core.contract.endpoints import (
     TestAttempt,
     TestEventFailed,
     UpdateEndpoint,
-    given,
 )
-from hookline.core.contract.stats import SINCE_DESCRIPTION, UNTIL_DESCRIPTION, WINDOW_TIME, Stats
+from hookline.core.contract.stats import Stats
 from hookline.core.errors import envelope
 from hookline.entrypoints.api.answers import answers, ok, refusal
-from hookline.entrypoints.api.routing import allow, caller, no_content
+from hookline.entrypoints.api.params import DEFAULT_LIMIT, Cursor, EndpointId, Limit, Since, Until
+from hookline.entrypoints.api.routing import allow, caller, no_content, respond
 from hookline.wiring import container
 
 router = APIGatewayHttpRouter()
 TAGS = ["endpoints"]
-JSON = "application/json"
 
 # -- parameters --------------------------------------------------------------------------------------------------
 
-# Not checked beyond being a string: a malformed id is 404 like an unknown one.
-EndpointId = Annotated[
-    str,
-    Path(
-        description="An endpoint id (`ep_…`). Anything else, or another tenant's id, is 404.",
-        openapi_examples={"endpoint": {"value": "ep_01kkntq2cnt8b8hz3pj95wjvcc"}},
-    ),
-]
-# Query parameters arrive as text; `given` refuses an empty one, the service reads the rest by its rules (and settings).
-Limit = Annotated[
-    str | None,
-    given("limit"),
-    WithJsonSchema(LIMIT_SCHEMA),
-    # (the default shown, not Python's: an absent limit is the service's default)
-    Query(description="Page size; the maximum is `HOOKLINE_PAGE_LIMIT_MAX` (100 by default).", json_schema_extra={"default": LIMIT_SCHEMA["default"]}),
-]
-Cursor = Annotated[
-    str | None,
-    given("cursor"),
-    WithJsonSchema(CURSOR_SCHEMA),
-    Query(
-        description=(
-            "The `next` of the previous page. Opaque: anything but a `next` this list handed out (another\n"
-            "list's or tenant's cursor, or a made-up one) is 422 `invalid_cursor`. Like every query parameter,\n"
-            "it is given with a value or left out (`?cursor=` is 422).\n"
-        ),
-    ),
-]
 CustomerFilter = Annotated[
     str | None,
     given("customer"),
-    WithJsonSchema(CUSTOMER_UID_SCHEMA),
+    shown(CUSTOMER_UID_SCHEMA),
     Query(
         description="Only this customer's endpoints; an unknown customer is 404 `customer_not_found`.",
         openapi_examples={"customer": {"value": "org_4711"}},
     ),
 ]
-Since = Annotated[
-    str | None,
-    given("since"),
-    WithJsonSchema(WINDOW_TIME),
-    Query(description=SINCE_DESCRIPTION, openapi_examples={"since": {"value": "2026-03-14T00:00:00Z"}}),
-]
-Until = Annotated[
-    str | None,
-    given("until"),
-    WithJsonSchema(WINDOW_TIME),
-    Query(description=UNTIL_DESCRIPTION, openapi_examples={"until": {"value": "2026-03-15T00:00:00Z"}}),
-]
-Series = Annotated[
-    str | None, given("series"), WithJsonSchema({"type": "string", "enum": ["hour"]}), Query(description="`hour`: add the hour-by-hour counters.")
-]
+Series = Annotated[str | None, given("series"), shown({"type": "string", "enum": ["hour"]}), Query(description="`hour`: add the hour-by-hour counters.")]
 
 # -- examples ----------------------------------------------------------------------------------------------------
 
@@ -236,8 +189,6 @@ def _test_failed(message: str, status_code: int, duration_ms: int) -> dict[str, 
             example={**ENDPOINT_EXAMPLE, "secret": "whsec_F6olegGyEf36/vms9m44a0nOwYo8ufdX"},
         ),
         "BadRequest",
-        "Unauthorized",
-        "Forbidden",
         "CustomerNotFound",
         "PayloadTooLarge",
         "ValidationFailed",
@@ -248,7 +199,7 @@ def create_endpoint(body: Annotated[CreateEndpoint, Body(openapi_examples=_CREAT
     who = caller()
     # A portal session's endpoint is its customer's, whatever the body names (another customer's: 404).
     owned = body.model_copy(update={"customer": container.access_guard().owner(who, body.customer)})
-    return Response(201, JSON, container.endpoint_service().create(who.tenant, owned))
+    return respond(201, container.endpoint_service().create(who.tenant, owned))
 
 
 @router.get(
@@ -270,17 +221,15 @@ def create_endpoint(body: Annotated[CreateEndpoint, Body(openapi_examples=_CREAT
                 "next": "eyJwayI6ICJUI2FjbWUiLCAic2siOiAiRVAjZXBfMDFra250cTJjbm54NmIyY2VrdGozbWFweGEifQ",
             },
         ),
-        "Unauthorized",
-        "Forbidden",
         "CustomerNotFound",
         "InvalidQuery",
     ),
 )
 @allow(Access.READ)
-def list_endpoints(limit: Limit = None, cursor: Cursor = None, customer: CustomerFilter = None) -> Response[EndpointPage]:
+def list_endpoints(limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None, customer: CustomerFilter = None) -> Response[EndpointPage]:
     who = caller()
     owner = container.access_guard().owner(who, customer)
-    return Response(200, JSON, container.endpoint_service().list(who.tenant, limit, cursor, owner))
+    return respond(200, container.endpoint_service().list(who.tenant, limit, cursor, owner))
 
 
 @router.get(
@@ -294,11 +243,11 @@ def list_endpoints(limit: Limit = None, cursor: Cursor = None, customer: Custome
         "effective rate (lowered for a while after a 429), and how the last email\n"
         "to the endpoint's customer went (`last_email`: a failed one says why).\n"
     ),
-    responses=answers(ok(200, EndpointWithHealth, "The endpoint with its health.", examples=_WITH_HEALTH_EXAMPLES), "Unauthorized", "Forbidden", "NotFound"),
+    responses=answers(ok(200, EndpointWithHealth, "The endpoint with its health.", examples=_WITH_HEALTH_EXAMPLES), "NotFound"),
 )
 @allow(Access.READ, "endpoint")
 def get_endpoint(endpoint_id: EndpointId) -> Response[EndpointWithHealth]:
-    return Response(200, JSON, container.endpoint_service().describe(caller().tenant, endpoint_id))
+    return respond(200, container.endpoint_service().describe(caller().tenant, endpoint_id))
 
 
 @router.patch(
@@ -335,8 +284,6 @@ def get_endpoint(endpoint_id: EndpointId) -> Response[EndpointWithHealth]:
             },
         ),
         "BadRequest",
-        "Unauthorized",
-        "Forbidden",
         "NotFound",
         "PayloadTooLarge",
         "ValidationFailed",
@@ -351,7 +298,7 @@ def get_endpoint(endpoint_id: EndpointId) -> Response[EndpointWithHealth]:
 @allow(Access.WRITE, "endpoint")
 def patch_endpoint(endpoint_id: EndpointId, body: Annotated[UpdateEndpoint, Body(openapi_examples=_UPDATE_EXAMPLES)]) -> Response[Endpoint]:
     change = container.access_guard().endpoint_change(caller(), body)
-    return Response(200, JSON, container.endpoint_service().update(caller().tenant, endpoint_id, change))
+    return respond(200, container.endpoint_service().update(caller().tenant, endpoint_id, change))
 
 
 @router.delete(
@@ -360,7 +307,7 @@ def patch_endpoint(endpoint_id: EndpointId, body: Annotated[UpdateEndpoint, Body
     tags=TAGS,
     summary="Delete an endpoint",
     description="Deliveries still queued for it end with a failed `endpoint_deleted` attempt.",
-    responses=answers(ok(204, None, "Deleted (no body)."), "Unauthorized", "Forbidden", "NotFound"),
+    responses=answers(ok(204, None, "Deleted (no body)."), "NotFound"),
 )
 @allow(Access.WRITE, "endpoint")
 def delete_endpoint(endpoint_id: EndpointId) -> Response[None]:
@@ -390,14 +337,12 @@ def delete_endpoint(endpoint_id: EndpointId) -> Response[None]:
                 "previous_expires_at": "2026-03-15T09:26:53.589Z",
             },
         ),
-        "Unauthorized",
-        "Forbidden",
         "NotFound",
     ),
 )
 @allow(Access.READ, "endpoint")
 def get_secret(endpoint_id: EndpointId) -> Response[EndpointSecret]:
-    return Response(200, JSON, container.endpoint_service().secret(caller().tenant, endpoint_id))
+    return respond(200, container.endpoint_service().secret(caller().tenant, endpoint_id))
 
 
 @router.post(
@@ -418,14 +363,12 @@ def get_secret(endpoint_id: EndpointId) -> Response[EndpointSecret]:
             "The new secret.",
             example={"secret": "whsec_TxQUo8Q3+Cq9ftr+aF1C8EY0LU5tK8Ko", "previous_secret_valid_until": "2026-03-15T09:26:53.589Z"},
         ),
-        "Unauthorized",
-        "Forbidden",
         "NotFound",
     ),
 )
 @allow(Access.WRITE, "endpoint")
 def rotate_secret(endpoint_id: EndpointId) -> Response[SecretRotated]:
-    return Response(200, JSON, container.endpoint_service().rotate_secret(caller().tenant, endpoint_id))
+    return respond(200, container.endpoint_service().rotate_secret(caller().tenant, endpoint_id))
 
 
 @router.post(
@@ -446,14 +389,12 @@ def rotate_secret(endpoint_id: EndpointId) -> Response[SecretRotated]:
     ),
     responses=answers(
         ok(200, TestAttempt, "The test attempt, successful or not.", example={**_ATTEMPT, "succeeded": True, "response_body": "ok"}),
-        "Unauthorized",
-        "Forbidden",
         "NotFound",
     ),
 )
 @allow(Access.WRITE, "endpoint")
 def test_endpoint(endpoint_id: EndpointId) -> Response[TestAttempt]:
-    return Response(200, JSON, container.endpoint_service().test(caller().tenant, endpoint_id))
+    return respond(200, container.endpoint_service().test(caller().tenant, endpoint_id))
 
 
 @router.post(
@@ -487,8 +428,6 @@ def test_endpoint(endpoint_id: EndpointId) -> Response[TestAttempt]:
                 "requeue": {"id": "job_01km5392zyx2x3fnt8zam6tbwc", "status": "running"},
             },
         ),
-        "Unauthorized",
-        "Forbidden",
         "NotFound",
         refusal(
             424,
@@ -508,7 +447,7 @@ def test_endpoint(endpoint_id: EndpointId) -> Response[TestAttempt]:
 )
 @allow(Access.WRITE, "endpoint")
 def enable_endpoint(endpoint_id: EndpointId) -> Response[EndpointEnabled]:
-    return Response(200, JSON, container.endpoint_service().enable(caller().tenant, endpoint_id))
+    return respond(200, container.endpoint_service().enable(caller().tenant, endpoint_id))
 
 
 @router.get(
@@ -544,12 +483,10 @@ def enable_endpoint(endpoint_id: EndpointId) -> Response[EndpointEnabled]:
                 "eventual_delivery_success_rate": 0.9992,
             },
         ),
-        "Unauthorized",
-        "Forbidden",
         "NotFound",
         "InvalidQuery",
     ),
 )
 @allow(Access.READ, "endpoint")
 def endpoint_stats(endpoint_id: EndpointId, since: Since = None, until: Until = None, series: Series = None) -> Response[Stats]:
-    return Response(200, JSON, container.endpoint_service().stats(caller().tenant, endpoint_id, since, until, series))
+    return respond(200, container.endpoint_service().stats(caller().tenant, endpoint_id, since, until, series))

@@ -3,18 +3,15 @@ endpoint's failed or paused deliveries (listed, and counted by hour)."""
 
 from __future__ import annotations
 
-from datetime import datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from aws_lambda_powertools.event_handler import Response
-from aws_lambda_powertools.event_handler.openapi.params import Body, Path, Query
+from aws_lambda_powertools.event_handler.openapi.params import Body, Query
 from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
-from pydantic.json_schema import SkipJsonSchema
 
 from hookline.core.access import Access
-from hookline.core.contract.common import rule
+from hookline.core.contract.common import given
 from hookline.core.contract.events import (
-    WINDOW_TIME,
     BroadcastAccepted,
     CreateBroadcast,
     CreateEvent,
@@ -27,17 +24,14 @@ from hookline.core.contract.events import (
     FailureHistogram,
     IndexedStatus,
     RetryAccepted,
-    cursor_value,
-    limit_value,
     order_value,
-    since_value,
     status_value,
-    until_value,
 )
 from hookline.core.errors import envelope
 from hookline.core.settings import Settings
 from hookline.entrypoints.api.answers import answers, ok, refusal
-from hookline.entrypoints.api.routing import allow, caller
+from hookline.entrypoints.api.params import DEFAULT_LIMIT, Cursor, DeliveryId, EndpointId, EventId, Limit, SinceTime, UntilTime
+from hookline.entrypoints.api.routing import allow, caller, respond
 from hookline.wiring import container
 
 router = APIGatewayHttpRouter()
@@ -45,10 +39,6 @@ router = APIGatewayHttpRouter()
 
 def _batch_bytes(settings: Settings) -> int:
     return settings.max_batch_bytes
-
-
-def _json(status: int, body: Any) -> Response[Any]:
-    return Response(status_code=status, content_type="application/json", body=body)
 
 
 # -- parameters -----------------------------------------------------------------------------------------------------
@@ -156,44 +146,13 @@ however late each failed for good. Reads at most 5,000, newest first;
 `truncated` says there are more (the oldest hours then count at least
 what they show).
 """
-ENDPOINTID_DOC = "An endpoint id (`ep_…`). Anything else, or another tenant's id, is 404."
-EVENTID_DOC = "An event id (`evt_…`)."
-DELIVERYID_DOC = "A delivery id (`dlv_…`) of that event."
-LIMIT_DOC = "Page size; the maximum is `HOOKLINE_PAGE_LIMIT_MAX` (100 by default)."
-CURSOR_DOC = """The `next` of the previous page. Opaque: anything but a `next` this list handed out (another
-list's or tenant's cursor, or a made-up one) is 422 `invalid_cursor`. Like every query parameter,
-it is given with a value or left out (`?cursor=` is 422).
-"""
 DELIVERYSTATUSFILTER_DOC = "Which deliveries to list."
-SINCE_DOC = "Start of the window, ISO 8601 with a time zone (e.g. `2026-03-14T00:00:00Z`); must be before `until`."
-UNTIL_DOC = "End of the window, ISO 8601 with a time zone; must be after `since` (422 otherwise)."
 
-
-EventIdParam = Annotated[str, Path(description=EVENTID_DOC, examples=["evt_01kkntq2cne6s1c99tvp6dvkt6"])]
-DeliveryIdParam = Annotated[str, Path(description=DELIVERYID_DOC, examples=["dlv_01kkntq2cnerx003w04ypt75j4"])]
-EndpointIdParam = Annotated[str, Path(description=ENDPOINTID_DOC, examples=["ep_01kkntq2cnt8b8hz3pj95wjvcc"])]
-
-
-def _page_size(schema: dict[str, Any]) -> None:
-    schema.update(minimum=1, maximum=100, default=50)
-
-
-Limit = Annotated[
-    int | SkipJsonSchema[None],
-    rule(limit_value),
-    Query(description=LIMIT_DOC, json_schema_extra=_page_size),
-]
-Cursor = Annotated[str | SkipJsonSchema[None], rule(cursor_value), Query(description=CURSOR_DOC, json_schema_extra={"minLength": 1})]
-Status = Annotated[IndexedStatus, rule(status_value), Query(description=DELIVERYSTATUSFILTER_DOC)]
-_WINDOW = {"format": "date-time", "pattern": WINDOW_TIME}
-Since = Annotated[
-    datetime | SkipJsonSchema[None], rule(since_value), Query(description=SINCE_DOC, examples=["2026-03-14T00:00:00Z"], json_schema_extra=_WINDOW)
-]
-Until = Annotated[
-    datetime | SkipJsonSchema[None], rule(until_value), Query(description=UNTIL_DOC, examples=["2026-03-15T00:00:00Z"], json_schema_extra=_WINDOW)
-]
+Status = Annotated[IndexedStatus, given("status", status_value), Query(description=DELIVERYSTATUSFILTER_DOC)]
 Order = Annotated[
-    Literal["asc", "desc"], rule(order_value), Query(description="`asc` (oldest first, the default) or `desc` (newest first, as the portal shows them).")
+    Literal["asc", "desc"],
+    given("order", order_value),
+    Query(description="`asc` (oldest first, the default) or `desc` (newest first, as the portal shows them)."),
 ]
 
 # -- examples -------------------------------------------------------------------------------------------------------
@@ -407,8 +366,6 @@ FAILURES_EXAMPLE = {
             example={"id": "evt_0b168k9ac3ryg25mhv5ncfztgy", "deliveries": 2},
         ),
         "BadRequest",
-        "Unauthorized",
-        "Forbidden",
         "CustomerNotFound",
         refusal(409, "An event with this `id` exists with a different body (`idempotency_conflict`).", IDEMPOTENCY_CONFLICT),
         "PayloadTooLarge",
@@ -418,7 +375,7 @@ FAILURES_EXAMPLE = {
 )
 @allow(Access.PRODUCER)
 def create_event(body: Annotated[CreateEvent, Body(openapi_examples=CREATE_EXAMPLES)]) -> Response[EventAccepted]:
-    return _json(202, container.event_service().accept(caller().tenant, body))
+    return respond(202, container.event_service().accept(caller().tenant, body))
 
 
 @router.post(
@@ -455,8 +412,6 @@ def create_event(body: Annotated[CreateEvent, Body(openapi_examples=CREATE_EXAMP
             },
         ),
         "BadRequest",
-        "Unauthorized",
-        "Forbidden",
         "PayloadTooLarge",
         "ValidationFailed",
         "Unavailable",
@@ -466,7 +421,7 @@ def create_event(body: Annotated[CreateEvent, Body(openapi_examples=CREATE_EXAMP
 def create_events(body: Annotated[CreateEventBatch, Body(openapi_examples={"batch": {"value": BATCH_EXAMPLE}})]) -> Response[EventBatchAccepted]:
     answer = container.event_service().accept_batch(caller().tenant, body)
     # 202 when every event was accepted; 207 (look at each result) when some were not.
-    return _json(202 if answer.failed == 0 else 207, answer)
+    return respond(202 if answer.failed == 0 else 207, answer)
 
 
 @router.post(
@@ -483,8 +438,6 @@ def create_events(body: Annotated[CreateEventBatch, Body(openapi_examples={"batc
             example={"id": "evt_0b168k9ac3ryg25mhv5ncfztgy", "status": "fanning_out", "job": {"id": "job_0b168k9ac3ryg25mhv5ncfztgy", "status": "running"}},
         ),
         "BadRequest",
-        "Unauthorized",
-        "Forbidden",
         refusal(409, "An event with this `id` exists with a different body, or is not a broadcast (`idempotency_conflict`).", IDEMPOTENCY_CONFLICT),
         "PayloadTooLarge",
         "EventRefused",
@@ -493,7 +446,7 @@ def create_events(body: Annotated[CreateEventBatch, Body(openapi_examples={"batc
 )
 @allow(Access.PRODUCER)
 def broadcast_event(body: Annotated[CreateBroadcast, Body(openapi_examples={"broadcast": {"value": BROADCAST_EXAMPLE}})]) -> Response[BroadcastAccepted]:
-    return _json(202, container.broadcast_service().start(caller().tenant, body))
+    return respond(202, container.broadcast_service().start(caller().tenant, body))
 
 
 @router.get(
@@ -502,11 +455,11 @@ def broadcast_event(body: Annotated[CreateBroadcast, Body(openapi_examples={"bro
     tags=["events"],
     summary="Read an event, its deliveries and every attempt",
     description=GET_EVENT_DOC,
-    responses=answers(ok(200, Event, "The event.", examples=EVENT_EXAMPLES), "Unauthorized", "Forbidden", "NotFound", "InvalidQuery"),
+    responses=answers(ok(200, Event, "The event.", examples=EVENT_EXAMPLES), "NotFound", "InvalidQuery"),
 )
 @allow(Access.READ, "event")
-def get_event(event_id: EventIdParam, limit: Limit = None, cursor: Cursor = None) -> Response[Event]:
-    return _json(200, container.event_service().describe(caller().tenant, event_id, limit, cursor, viewer=caller().customer))
+def get_event(event_id: EventId, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> Response[Event]:
+    return respond(200, container.event_service().describe(caller().tenant, event_id, limit, cursor, viewer=caller().customer))
 
 
 @router.get(
@@ -515,11 +468,11 @@ def get_event(event_id: EventIdParam, limit: Limit = None, cursor: Cursor = None
     tags=["events"],
     summary="One delivery with its attempts",
     description=GET_DELIVERY_DOC,
-    responses=answers(ok(200, DeliveryDetail, "The delivery.", example=DELIVERY_EXAMPLE), "Unauthorized", "Forbidden", "NotFound"),
+    responses=answers(ok(200, DeliveryDetail, "The delivery.", example=DELIVERY_EXAMPLE), "NotFound"),
 )
 @allow(Access.READ, "delivery")
-def get_delivery(event_id: EventIdParam, delivery_id: DeliveryIdParam) -> Response[DeliveryDetail]:
-    return _json(200, container.event_service().delivery(caller().tenant, event_id, delivery_id))
+def get_delivery(event_id: EventId, delivery_id: DeliveryId) -> Response[DeliveryDetail]:
+    return respond(200, container.event_service().delivery(caller().tenant, event_id, delivery_id))
 
 
 @router.post(
@@ -530,8 +483,6 @@ def get_delivery(event_id: EventIdParam, delivery_id: DeliveryIdParam) -> Respon
     description=RETRY_DOC,
     responses=answers(
         ok(202, RetryAccepted, "The retry is queued.", example=RETRY_EXAMPLE),
-        "Unauthorized",
-        "Forbidden",
         "NotFound",
         refusal(
             409,
@@ -542,8 +493,8 @@ def get_delivery(event_id: EventIdParam, delivery_id: DeliveryIdParam) -> Respon
     ),
 )
 @allow(Access.WRITE, "delivery")
-def retry_delivery(event_id: EventIdParam, delivery_id: DeliveryIdParam) -> Response[RetryAccepted]:
-    return _json(202, container.event_service().retry(caller().tenant, event_id, delivery_id))
+def retry_delivery(event_id: EventId, delivery_id: DeliveryId) -> Response[RetryAccepted]:
+    return respond(202, container.event_service().retry(caller().tenant, event_id, delivery_id))
 
 
 @router.get(
@@ -552,22 +503,22 @@ def retry_delivery(event_id: EventIdParam, delivery_id: DeliveryIdParam) -> Resp
     tags=["endpoints"],
     summary="An endpoint's failed or paused deliveries",
     description=DELIVERIES_DOC,
-    responses=answers(ok(200, DeliveryPage, "One page of deliveries.", example=PAGE_EXAMPLE), "Unauthorized", "Forbidden", "NotFound", "InvalidQuery"),
+    responses=answers(ok(200, DeliveryPage, "One page of deliveries.", example=PAGE_EXAMPLE), "NotFound", "InvalidQuery"),
 )
 @allow(Access.READ, "endpoint")
 def list_endpoint_deliveries(
-    endpoint_id: EndpointIdParam,
+    endpoint_id: EndpointId,
     status: Status = "failed",
-    since: Since = None,
-    until: Until = None,
-    limit: Limit = None,
+    since: SinceTime = None,
+    until: UntilTime = None,
+    limit: Limit = DEFAULT_LIMIT,
     cursor: Cursor = None,
     order: Order = "asc",
 ) -> Response[DeliveryPage]:
     page = container.event_service().deliveries_of(
         caller().tenant, endpoint_id, status=status, since=since, until=until, limit=limit, cursor=cursor, newest_first=order == "desc"
     )
-    return _json(200, page)
+    return respond(200, page)
 
 
 @router.get(
@@ -576,8 +527,8 @@ def list_endpoint_deliveries(
     tags=["endpoints"],
     summary="An endpoint's failed deliveries, counted by creation hour",
     description=FAILURES_DOC,
-    responses=answers(ok(200, FailureHistogram, "The counts.", example=FAILURES_EXAMPLE), "Unauthorized", "Forbidden", "NotFound", "InvalidQuery"),
+    responses=answers(ok(200, FailureHistogram, "The counts.", example=FAILURES_EXAMPLE), "NotFound", "InvalidQuery"),
 )
 @allow(Access.READ, "endpoint")
-def endpoint_failures(endpoint_id: EndpointIdParam, status: Status = "failed", since: Since = None, until: Until = None) -> Response[FailureHistogram]:
-    return _json(200, container.event_service().failures(caller().tenant, endpoint_id, status=status, since=since, until=until))
+def endpoint_failures(endpoint_id: EndpointId, status: Status = "failed", since: SinceTime = None, until: UntilTime = None) -> Response[FailureHistogram]:
+    return respond(200, container.event_service().failures(caller().tenant, endpoint_id, status=status, since=since, until=until))

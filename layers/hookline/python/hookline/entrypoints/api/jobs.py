@@ -5,30 +5,17 @@ from __future__ import annotations
 from typing import Annotated
 
 from aws_lambda_powertools.event_handler import Response
-from aws_lambda_powertools.event_handler.openapi.params import Body, Path
+from aws_lambda_powertools.event_handler.openapi.params import Body
 from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
-from pydantic import BaseModel
 
 from hookline.core.access import Access
 from hookline.core.contract.jobs import Job, Replay, ReplayAccepted, ReplayRequest
 from hookline.entrypoints.api.answers import answers, ok
-from hookline.entrypoints.api.routing import allow, caller
+from hookline.entrypoints.api.params import EndpointId, JobId, ReplayId
+from hookline.entrypoints.api.routing import allow, caller, respond
 from hookline.wiring import container
 
 router = APIGatewayHttpRouter()
-
-
-def _answer[Model: BaseModel](status: int, model: Model) -> Response[Model]:
-    """The model as the answer's body: Powertools checks it against the route's return type and serializes it
-    (`routing.respond` gives it JSON text, which that check refuses)."""
-    return Response(status_code=status, content_type="application/json", body=model)
-
-
-JobId = Annotated[str, Path(description="A job id (`job_…`), from the answer that started the job.", examples=["job_01km5392zyx2x3fnt8zam6tbwc"])]
-ReplayId = Annotated[str, Path(description="A replay id (`rpl_…`).", examples=["rpl_bh2s1be9ng8g0p4z59zep35xe8"])]
-EndpointId = Annotated[
-    str, Path(description="An endpoint id (`ep_…`). Anything else, or another tenant's id, is 404.", examples=["ep_01kkntq2cnt8b8hz3pj95wjvcc"])
-]
 
 _JOB = {
     "id": "job_01km5392zyx2x3fnt8zam6tbwc",
@@ -103,11 +90,11 @@ _ACCEPTED = {"id": "rpl_bh2s1be9ng8g0p4z59zep35xe8", "status": "running", "job":
         "its own endpoints and no other (404). A job is kept for the retention\n"
         "period (`HOOKLINE_RETENTION_DAYS`).\n"
     ),
-    responses=answers(ok(200, Job, "The job.", examples=_JOB_EXAMPLES), "Unauthorized", "Forbidden", "JobNotFound"),
+    responses=answers(ok(200, Job, "The job.", examples=_JOB_EXAMPLES), "JobNotFound"),
 )
 @allow(Access.READ, "job")
 def get_job(job_id: JobId) -> Response[Job]:
-    return _answer(200, container.job_runner().describe(caller().tenant, job_id))
+    return respond(200, container.job_runner().describe(caller().tenant, job_id))
 
 
 @router.post(
@@ -124,11 +111,11 @@ def get_job(job_id: JobId) -> Response[Job]:
         "and nothing is queued. Producer only (a portal session: 403). No request\n"
         "body.\n"
     ),
-    responses=answers(ok(202, Job, "The job as it is now; a step is queued if it is running.", example=_JOB), "Unauthorized", "Forbidden", "JobNotFound"),
+    responses=answers(ok(202, Job, "The job as it is now; a step is queued if it is running.", example=_JOB), "JobNotFound"),
 )
 @allow(Access.PRODUCER)
 def resume_job(job_id: JobId) -> Response[Job]:
-    return _answer(202, container.job_runner().resume(caller().tenant, job_id))
+    return respond(202, container.job_runner().resume(caller().tenant, job_id))
 
 
 @router.get(
@@ -136,11 +123,11 @@ def resume_job(job_id: JobId) -> Response[Job]:
     operation_id="getReplay",
     tags=["replays"],
     summary="A replay's progress",
-    responses=answers(ok(200, Replay, "The replay.", example=_REPLAY), "Unauthorized", "Forbidden", "NotFound"),
+    responses=answers(ok(200, Replay, "The replay.", example=_REPLAY), "NotFound"),
 )
 @allow(Access.READ, "replay")
 def get_replay(replay_id: ReplayId) -> Response[Replay]:
-    return _answer(200, container.replay_service().describe(caller().tenant, replay_id))
+    return respond(200, container.replay_service().describe(caller().tenant, replay_id))
 
 
 @router.post(
@@ -159,8 +146,6 @@ def get_replay(replay_id: ReplayId) -> Response[Replay]:
     responses=answers(
         ok(202, ReplayAccepted, "The replay is running.", example=_ACCEPTED),
         "BadRequest",
-        "Unauthorized",
-        "Forbidden",
         "NotFound",
         "PayloadTooLarge",
         "ValidationFailed",
@@ -168,4 +153,4 @@ def get_replay(replay_id: ReplayId) -> Response[Replay]:
 )
 @allow(Access.WRITE, "endpoint")
 def replay_endpoint(endpoint_id: EndpointId, body: Annotated[ReplayRequest, Body(openapi_examples={"window": {"value": _WINDOW}})]) -> Response[ReplayAccepted]:
-    return _answer(202, container.replay_service().start(caller().tenant, endpoint_id, body))
+    return respond(202, container.replay_service().start(caller().tenant, endpoint_id, body))

@@ -8,22 +8,20 @@ from typing import Annotated, Any
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Body, Path, Query
 from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
-from pydantic import WithJsonSchema
 from pydantic.json_schema import SkipJsonSchema
 
 from hookline.core.access import Access
+from hookline.core.contract.common import given, shown
 from hookline.core.contract.portal import CreatePortalSession, Health, PortalSession, PortalSettings, PutPortalSettings, SessionInfo
 from hookline.core.portal import ASSET, tenant_param
 from hookline.entrypoints import portal as portal_files
 from hookline.entrypoints.api.answers import answers, ok
-from hookline.entrypoints.api.customers import Uid, given
-from hookline.entrypoints.api.routing import allow, caller, no_content
+from hookline.entrypoints.api.params import CustomerUid
+from hookline.entrypoints.api.routing import allow, caller, no_content, respond
 from hookline.wiring import container
 from hookline.wiring.settings import get_settings
 
 router = APIGatewayHttpRouter()
-# A route answers its model; Powertools checks it against the route's return annotation and writes it as JSON.
-JSON = "application/json"
 
 
 def _origin() -> str:
@@ -46,7 +44,7 @@ Tenant = Annotated[
         )
     ),
     given("t"),
-    WithJsonSchema({"type": "string", "minLength": 1}),
+    shown({"type": "string", "minLength": 1}),
 ]
 Asset = Annotated[str, Path(json_schema_extra={"pattern": ASSET.pattern})]
 
@@ -94,7 +92,7 @@ _FILE = (
     responses=answers(ok(200, Health, "The API is up.", example={"status": "ok"})),
 )
 def health() -> Response[Health]:
-    return Response(200, JSON, Health(status="ok"))
+    return respond(200, Health(status="ok"))
 
 
 @router.get(
@@ -151,13 +149,11 @@ def portal_asset(name: Asset) -> Response[str]:
                 "producer_name": "Acme Inc",
             },
         ),
-        "Unauthorized",
-        "Forbidden",
     ),
 )
 @allow(Access.READ)
 def get_session() -> Response[SessionInfo]:
-    return Response(200, JSON, container.portal_service().whoami(caller()))
+    return respond(200, container.portal_service().whoami(caller()))
 
 
 @router.get(
@@ -165,11 +161,11 @@ def get_session() -> Response[SessionInfo]:
     operation_id="getPortalSettings",
     tags=["portal"],
     summary="The tenant's portal settings",
-    responses=answers(ok(200, PortalSettings, "The settings (defaults until set).", example=_SETTINGS), "Unauthorized", "Forbidden"),
+    responses=answers(ok(200, PortalSettings, "The settings (defaults until set).", example=_SETTINGS)),
 )
 @allow(Access.PRODUCER)
 def get_portal_settings() -> Response[PortalSettings]:
-    return Response(200, JSON, container.portal_service().settings(caller().tenant))
+    return respond(200, container.portal_service().settings(caller().tenant))
 
 
 @router.put(
@@ -186,8 +182,6 @@ def get_portal_settings() -> Response[PortalSettings]:
     responses=answers(
         ok(200, PortalSettings, "Saved.", example=_SETTINGS),
         "BadRequest",
-        "Unauthorized",
-        "Forbidden",
         "PayloadTooLarge",
         "ValidationFailed",
         "Unavailable",
@@ -197,7 +191,7 @@ def get_portal_settings() -> Response[PortalSettings]:
 def put_portal_settings(
     body: Annotated[PutPortalSettings, Body(openapi_examples={"settings": {"value": {key: _SETTINGS[key] for key in ("producer_name", "allowed_origins")}}})],
 ) -> Response[PortalSettings]:
-    return Response(200, JSON, container.portal_service().put_settings(caller().tenant, body))
+    return respond(200, container.portal_service().put_settings(caller().tenant, body))
 
 
 @router.post(
@@ -227,8 +221,6 @@ def put_portal_settings(
             },
         ),
         "BadRequest",
-        "Unauthorized",
-        "Forbidden",
         "CustomerNotFound",
         "PayloadTooLarge",
         "ValidationFailed",
@@ -236,10 +228,10 @@ def put_portal_settings(
 )
 @allow(Access.PRODUCER)
 def create_portal_session(
-    uid: Uid, body: Annotated[CreatePortalSession | SkipJsonSchema[None], Body(openapi_examples=_SESSION_EXAMPLES)] = None
+    uid: CustomerUid, body: Annotated[CreatePortalSession | SkipJsonSchema[None], Body(openapi_examples=_SESSION_EXAMPLES)] = None
 ) -> Response[PortalSession]:
     session = container.session_service().issue(caller().tenant, uid, body or _NO_SESSION_BODY, _origin())
-    return Response(201, JSON, session)
+    return respond(201, session)
 
 
 @router.delete(
@@ -252,9 +244,9 @@ def create_portal_session(
         "before is refused within `HOOKLINE_AUTHORIZER_CACHE_SECONDS` (60 s at\n"
         "most). Sessions made afterwards work. Producer only.\n"
     ),
-    responses=answers(ok(204, None, "Revoked."), "Unauthorized", "Forbidden", "CustomerNotFound"),
+    responses=answers(ok(204, None, "Revoked."), "CustomerNotFound"),
 )
 @allow(Access.PRODUCER)
-def revoke_portal_sessions(uid: Uid) -> Response[None]:
+def revoke_portal_sessions(uid: CustomerUid) -> Response[None]:
     container.session_service().revoke(caller().tenant, uid)
     return no_content()
