@@ -6,7 +6,9 @@ from datetime import UTC, datetime
 
 
 def iso(moment: datetime) -> str:
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+    """UTC, RFC 3339, to the millisecond. The year has four digits even before 1000 (strftime's `%Y` writes `324`)."""
+    m = moment.astimezone(UTC)
+    return f"{m.year:04d}-{m.month:02d}-{m.day:02d}T{m.hour:02d}:{m.minute:02d}:{m.second:02d}.{m.microsecond // 1000:03d}Z"
 
 
 def iso_epoch(value: float | None) -> str | None:
