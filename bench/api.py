@@ -12,7 +12,8 @@
   against Lambda's limit for a function and its layers (250 MB unzipped).
 
 `before` is the same measurement of the release before the API's models (commit `BEFORE_COMMIT`), kept in
-`bench/api_before.json` by `python -m bench.api --before PATH-TO-THAT-CHECKOUT`.
+`bench/api_before.json`: copy this file into a checkout of that commit and run, there,
+`python -m bench.api --as-before /path/to/this/bench/api_before.json` (on a quiet machine, like `make bench`).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import sys
 import time
 import zipfile
 from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -128,7 +130,7 @@ def layer_size(root: Path = REPO) -> dict[str, Any]:
 
 
 def measure(runs: int = 7, progress: Callable[[str], None] = lambda _s: None) -> dict[str, Any]:
-    found: dict[str, Any] = {"cold_start": cold_start(runs=runs)}
+    found: dict[str, Any] = {"generated_at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"), "cold_start": cold_start(runs=runs)}
     progress("cold start")
     found["request_cpu"] = request_cpu(runs=runs)
     progress("cpu per request")
@@ -139,13 +141,18 @@ def measure(runs: int = 7, progress: Callable[[str], None] = lambda _s: None) ->
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.api", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--before", type=Path, help="measure the cold start of another checkout and write bench/api_before.json")
+    parser.add_argument("--as-before", type=Path, help="measure this checkout as the release before and write the figures there")
+    parser.add_argument("--into", type=Path, help="put the figures into this results.json (then: python -m bench --report-only)")
     args = parser.parse_args(argv)
-    if args.before:
-        found = {"commit": BEFORE_COMMIT, "cold_start": cold_start(args.before)}
-        BEFORE_PATH.write_text(json.dumps(found, indent=1) + "\n")
+    if args.as_before:
+        found = {"commit": BEFORE_COMMIT, "cold_start": cold_start(), "request_cpu": request_cpu()}
+        args.as_before.write_text(json.dumps(found, indent=1) + "\n")
     else:
         found = measure()
+        if args.into:  # the API's figures alone, into an earlier `make bench`'s results (its docs rendered again)
+            results = json.loads(args.into.read_text())
+            results["api"] = found
+            args.into.write_text(json.dumps(results, indent=1) + "\n")
     print(json.dumps(found, indent=1))
     return 0
 

@@ -990,7 +990,7 @@ def _api_section(found: dict[str, Any] | None, made: str) -> list[str]:
         + (f"; pydantic and pydantic-core are {pydantic:g} MB of it" if pydantic is not None else "")
         + f". Lambda's limit for a function and its layers is {layer['limit_unzipped_mb']} MB unzipped.",
         "",
-        made,
+        f"Measured on {found['generated_at']} by `python -m bench.api`." if "generated_at" in found else made,
         "",
     ]
 
