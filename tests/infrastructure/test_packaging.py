@@ -8,8 +8,10 @@ up here rather than as an import error at cold start.
 from __future__ import annotations
 
 import json
+import platform
 import subprocess
 import sys
+from importlib import metadata
 from pathlib import Path
 
 import boto3
@@ -45,6 +47,25 @@ def deps_layer_built() -> Path:
     if not marker.is_file():
         pytest.fail(f"{python_dir} is not built for {RUNTIME.name} (no {marker.name} marker): run `make deps-layer`")
     return python_dir
+
+
+# Compiled packages the handlers import at cold start. The layer holds their arm64 builds, which this machine's
+# processor cannot load (elsewhere than on arm64): the probe then takes this venv's build of the same pinned version,
+# placed before the layer, and the layer's own build is checked to be the arm64 CPython 3.13 one Lambda runs.
+COMPILED_AT_COLD_START = {"pydantic_core": "pydantic-core"}
+
+
+@pytest.fixture(scope="module")
+def host_builds(tmp_path_factory: pytest.TempPathFactory, deps_layer_built: Path) -> list[str]:
+    if platform.machine() in ("aarch64", "arm64"):
+        return []
+    folder = tmp_path_factory.mktemp("host-builds")
+    for package, distribution in COMPILED_AT_COLD_START.items():
+        [shipped] = deps_layer_built.glob(f"{package}-*.dist-info")
+        assert shipped.name == f"{package}-{metadata.version(distribution)}.dist-info", "the venv's build is another version than the layer's"
+        installed = Path(__import__(package).__file__).resolve().parent
+        (folder / package).symlink_to(installed)
+    return [str(folder)]
 
 
 @pytest.fixture(scope="module")
@@ -84,14 +105,16 @@ def _cold_start_env(synth: Synth, spec: FunctionSpec) -> dict[str, str]:
 
 
 @pytest.mark.parametrize("spec", FUNCTIONS, ids=[f.name for f in FUNCTIONS])
-def test_handler_imports_from_its_deployment_package(synth: Synth, spec: FunctionSpec, deps_layer_built: Path, lambda_runtime: Path) -> None:
+def test_handler_imports_from_its_deployment_package(
+    synth: Synth, spec: FunctionSpec, deps_layer_built: Path, lambda_runtime: Path, host_builds: list[str]
+) -> None:
     # Given the function's staged code asset (from functions/<source_dir>), the hookline layer's python/ folder, the built
     # dependencies layer and the runtime's boto3, in Lambda's order
     function = synth.resources[synth.function_id(spec)]["Properties"]
     code_dir = synth.asset_dir(function["Code"])
     hookline_layer = synth.resources[synth.logical_id(synth.stack.functions.hookline_layer)]["Properties"]
     layer_python = synth.asset_dir(hookline_layer["Content"]) / "python"
-    paths = [str(code_dir), str(layer_python), str(deps_layer_built), str(lambda_runtime)]
+    paths = [str(code_dir), str(layer_python), *host_builds, str(deps_layer_built), str(lambda_runtime)]
     assert (code_dir / "handler.py").is_file(), sorted(p.name for p in code_dir.iterdir())
     # (the asset is the spec's source folder: functions/delivery for both delivery and retry)
     assert (code_dir / "handler.py").read_bytes() == (FUNCTIONS_DIR / spec.source_dir / "handler.py").read_bytes()
@@ -140,3 +163,12 @@ def test_the_schema_validator_ships_built_for_the_lambda_runtime(deps_layer_buil
         assert (deps_layer_built / package / "__init__.py").is_file(), package
     [extension] = (deps_layer_built / "rpds").glob("rpds.*.so")
     assert "cpython-313" in extension.name and "aarch64" in extension.name, extension.name
+
+
+def test_the_compiled_packages_ship_built_for_the_lambda_runtime(deps_layer_built: Path) -> None:
+    # Given the built dependencies layer
+    # Then each compiled package the handlers import at cold start is there, as the arm64 CPython 3.13 build Lambda runs
+    for package in COMPILED_AT_COLD_START:
+        assert (deps_layer_built / package / "__init__.py").is_file(), package
+        [extension] = (deps_layer_built / package).glob("*.so")
+        assert "cpython-313" in extension.name and "aarch64" in extension.name, extension.name
