@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 from typing import Any, Literal
 
 from hookline.core.broadcast import Fanout
+from hookline.core.filters import EventFilter, matches
 from hookline.core.versions import BASE_VERSION, Renderings
 
 EndpointStatus = Literal["active", "disabled"]
@@ -62,6 +63,7 @@ class Endpoint:
     customer: str | None = None  # the uid of the customer it belongs to; None: the tenant's own. Fixed at creation.
     version: str = BASE_VERSION  # the payload version it receives: the tenant's default at creation; only a PATCH changes it
     last_email: EmailOutcome | None = None  # the last email to its customer about it; written by delivery alone
+    filter: EventFilter | None = None  # a content filter (an EventBridge event pattern); None: every event of its types
 
     def signing_secrets(self, now: float, overlap_seconds: float) -> list[str]:
         """The secrets to sign with: the current one, plus the previous one during the rotation overlap."""
@@ -71,6 +73,10 @@ class Endpoint:
 
     def subscribes_to(self, event_type: str) -> bool:
         return not self.event_types or event_type in self.event_types
+
+    def receives(self, event_type: str, customer: str | None, data: Any) -> bool:
+        """Whether an event gets a delivery to it: of a type it subscribes to, and passing its filter if it has one."""
+        return self.subscribes_to(event_type) and (self.filter is None or matches(self.filter, event_type, customer, data))
 
     def public(self) -> dict[str, Any]:
         """What the API shows: everything but the secret."""
@@ -85,6 +91,7 @@ class Endpoint:
             "max_concurrency": self.max_concurrency,
             "headers": dict(self.headers),
             "version": self.version,
+            "filter": self.filter.to_json() if self.filter is not None else None,
             "created_at": self.created_at,
             "updated_at": self.updated_at,
         }

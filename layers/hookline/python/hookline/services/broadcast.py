@@ -33,6 +33,7 @@ counted once):
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -137,7 +138,8 @@ class BroadcastFanout:
         if state.status == "done" or state.cursor != job.cursor:
             return _following(job, state)  # the state is ahead: this page was taken
         page, nxt = self.endpoints.page(job.tenant, PAGE, job.cursor or None)
-        subscribed = [ep for ep in page if ep.subscribes_to(event.type)]
+        data = json.loads(event.body).get("data")  # what the endpoints' content filters read (the default version's)
+        subscribed = [ep for ep in page if ep.receives(event.type, event.customer, data)]
         expires_at = _expires_at(event.created_at, self.retention_days)
         stored = [self.events.ensure_delivery(_delivery(event, ep), expires_at) for ep in subscribed]
         unsent = [d for d in stored if d.unsent]

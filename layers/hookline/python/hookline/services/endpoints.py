@@ -106,6 +106,7 @@ class EndpointService:
             updated_at=now,
             customer=data.customer,
             version=version,
+            filter=data.filter,
         )
         self.repo.create(ep)
         # The API shows the secret here, on rotation and on `GET …/secret`: never in the endpoint itself.

@@ -227,7 +227,7 @@ class EventService:
         if existing is not None:
             return self._finish_existing(existing, digest, expires_at)
         # A disabled endpoint's deliveries are stored paused, so nothing is dropped: re-enabling it queues them.
-        subscribed = [ep for ep in targets(data.customer) if ep.subscribes_to(data.type)]
+        subscribed = [ep for ep in targets(data.customer) if ep.receives(data.type, data.customer, data.data)]
         versions, types = catalog
         renderings = render(versions, types.get(data.type), data.data, data.versions, {ep.id: ep.version for ep in subscribed})
         created_at = iso(now)

@@ -8,6 +8,7 @@ and `disable` do nothing.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any
@@ -17,6 +18,7 @@ from boto3.dynamodb.conditions import Attr, Key
 from hookline.adapters.dynamo import keys
 from hookline.adapters.dynamo.ops import query_all, query_page, write_if
 from hookline.adapters.failures import translate_failures
+from hookline.core.filters import parse_filter
 from hookline.core.models import DEFAULT_MAX_CONCURRENCY, DEFAULT_RATE_LIMIT_PER_SECOND, EmailOutcome, Endpoint
 from hookline.core.versions import BASE_VERSION
 
@@ -52,6 +54,8 @@ class EndpointRepository:
             item["disabled_reason"] = ep.disabled_reason
         if ep.last_email is not None:
             item["last_email"] = _email_item(ep.last_email)
+        if ep.filter is not None:
+            item["filter"] = ep.filter.source
         return item
 
     @staticmethod
@@ -76,6 +80,7 @@ class EndpointRepository:
             customer=item.get("customer"),
             version=str(item.get("version") or BASE_VERSION),  # an endpoint stored before versions receives the first one
             last_email=_email_outcome(item.get("last_email")),
+            filter=parse_filter(json.loads(item["filter"])) if item.get("filter") else None,
         )
 
     def create(self, ep: Endpoint) -> None:
@@ -103,6 +108,7 @@ class EndpointRepository:
             "#v": "version",
             "#vp": keys.GSI3_PK,
             "#vi": keys.GSI3_SK,
+            "#f": "filter",
         }
         values = {
             ":u": ep.url,
@@ -118,11 +124,12 @@ class EndpointRepository:
             ":oi": ep.id,
             ":v": ep.version,
             ":vp": keys.version_partition(ep.tenant, ep.version),
+            ":f": ep.filter.source if ep.filter is not None else "",  # "": none
         }
         saved = write_if(
             self._table.update_item,
             Key=keys.endpoint(ep.tenant, ep.id),
-            UpdateExpression="SET #u = :u, #t = :t, #d = :d, #s = :s, #r = :r, #at = :at, #rl = :rl, #mc = :mc, #h = :h, #op = if_not_exists(#op, :op), #oi = if_not_exists(#oi, :oi), #v = :v, #vp = :vp, #vi = :oi",
+            UpdateExpression="SET #u = :u, #t = :t, #d = :d, #s = :s, #r = :r, #at = :at, #rl = :rl, #mc = :mc, #h = :h, #op = if_not_exists(#op, :op), #oi = if_not_exists(#oi, :oi), #v = :v, #vp = :vp, #vi = :oi, #f = :f",
             ConditionExpression=Attr(keys.PK).exists(),
             ExpressionAttributeNames=names,
             ExpressionAttributeValues=values,

@@ -36,6 +36,7 @@ from hookline.core.contract.common import (
 )
 from hookline.core.contract.jobs import JobSummary
 from hookline.core.errors import ValidationFailed
+from hookline.core.filters import MAX_DEPTH, MAX_FILTER_BYTES, MAX_MATCH_VALUES, EventFilter, parse_filter
 from hookline.core.versions import version_name
 
 # -- the values' schemas, as the document shows them ------------------------------------------------------------
@@ -144,6 +145,24 @@ def _optional(description: str | None = None, default: Any = None) -> Any:
     return Field(default=default, description=description, json_schema_extra=no_default)
 
 
+def _filter(value: Any) -> EventFilter | None:
+    return None if value is None else parse_filter(value)
+
+
+FILTER_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "maxProperties": 4,
+    "description": (
+        'A content filter: an EventBridge event pattern over `{"type", "customer", "data"}` (exact values,\n'
+        "`prefix`, `suffix`, `equals-ignore-case`, `anything-but`, `numeric`, `exists`, `$or`; no `wildcard`,\n"
+        f"no regular expressions; at most {MAX_FILTER_BYTES} bytes, {MAX_DEPTH} levels, {MAX_MATCH_VALUES} values). An event\n"
+        "of a subscribed type gets a delivery only if it matches. Anything else is 422 `invalid_filter`.\n"
+    ),
+    "examples": [{"data": {"amount": [{"numeric": [">=", 100]}]}}],
+}
+Filter = Annotated[EventFilter | None, rule(_filter), shown(nullable(FILTER_SCHEMA))]
+
+
 class CreateEndpoint(CheckedBody):
     # A new endpoint. Its fields are checked in this order (the first refusal is the answer).
 
@@ -162,6 +181,7 @@ class CreateEndpoint(CheckedBody):
     version: Annotated[str | None, rule(_pin), shown(nullable(VERSION_NAME_SCHEMA))] = _optional(
         "The payload version to pin it to; absent or null, the tenant's default. Unknown: 422\n`unknown_version`; past its sunset: 422 `version_sunset`.\n"
     )
+    filter: Filter = _optional("Absent or null: every event of its types.")
 
 
 class UpdateEndpoint(CheckedBody):
@@ -183,6 +203,7 @@ class UpdateEndpoint(CheckedBody):
     status: Annotated[Literal["active", "disabled"] | None, rule(_status), shown({"type": "string", "enum": ["active", "disabled"]})] = _optional(
         "`disabled` pauses new deliveries (reason `manual`); `active` resumes them."
     )
+    filter: Filter = _optional("Replaces the content filter; null removes it (every event of its types).")
 
     def changes(self) -> dict[str, Any]:
         """The fields given, as the endpoint keeps them (headers as pairs)."""
@@ -228,6 +249,9 @@ class Endpoint(Answer):
             "`version` names it). An endpoint created before versions existed shows `2026-01-01`.\n"
         ),
         json_schema_extra={k: v for k, v in VERSION_NAME_SCHEMA.items() if k != "description"},
+    )
+    filter: dict[str, Any] | None = Field(
+        default=None, description="Its content filter (an EventBridge event pattern), or null: every event of its types.", json_schema_extra=no_default
     )
     created_at: Timestamp
     updated_at: Timestamp
