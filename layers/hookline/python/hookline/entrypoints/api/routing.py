@@ -38,7 +38,6 @@ Resource = Callable[[Principal, Mapping[str, str]], None]
 BodyLimit = Callable[[Settings], int]
 
 _CALLER: ContextVar[Principal] = ContextVar("hookline_caller")
-_REQUEST: ContextVar[Mapping[str, Any]] = ContextVar("hookline_request")
 
 
 @dataclass(frozen=True)
@@ -163,7 +162,6 @@ class RequestContract(OpenAPIRequestValidationMiddleware):
     def handler(self, app: Any, next_middleware: Any) -> Response:
         route = app.context["_route"]
         found = declared(route.func)
-        _REQUEST.set(app.current_event.raw_event)
         # A query parameter given with no value (`?since=`) is refused, whether the route reads it or not.
         validation.query_values(app.current_event.query_string_parameters)
         if found is not None:
@@ -172,7 +170,6 @@ class RequestContract(OpenAPIRequestValidationMiddleware):
             if found.check is not None:
                 found.check(who, app.context["_route_args"])
             _CALLER.set(who)
-            app.append_context(principal=who)
         return super().handler(app, next_middleware)
 
     def _get_body(self, app: Any) -> dict[str, Any]:
@@ -235,25 +232,6 @@ def contract_error(errors: list[dict[str, Any]]) -> HooklineError:
         return ValidationFailed(str(first["msg"]), code=kind.removeprefix("hookline."))
     message = str(first["msg"])
     return ValidationFailed(f"'{name}': {message[:1].lower()}{message[1:]}" if name else message)
-
-
-# -- untyped access, for the routes not yet on models ---------------------------------------------------------------
-
-
-def raw_body(max_bytes: int | None = None, optional: bool = False) -> dict[str, Any]:
-    raw_event = _REQUEST.get()
-    if optional and not raw_event.get("body"):
-        return {}
-    return read_body(raw_event, max_bytes or get_settings().max_event_bytes)
-
-
-def raw_query() -> dict[str, str]:
-    return validation.query_values(_REQUEST.get().get("queryStringParameters"))
-
-
-def page_args() -> tuple[int, str | None]:
-    params = raw_query()
-    return validation.page_limit(params.get("limit"), get_settings().page_limit_max), params.get("cursor")
 
 
 def respond(status: int, body: Any) -> Response:
