@@ -88,7 +88,7 @@ class StandIn:
             events=wrap(self.events),
             endpoints=wrap(self.endpoint_store),
             states=wrap(states),
-            http=FakeSender(_receiver),
+            sender=FakeSender(_receiver),
             scheduler=wrap(FakeScheduler()),
             notify=wrap(RecordingNotify()),
             settings=settings,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import fields
 from typing import TYPE_CHECKING, Any
 
-from aws_cdk import CfnResource, Duration, RemovalPolicy, Stack, Tags
+from aws_cdk import Aws, CfnResource, Duration, RemovalPolicy, Stack, Tags
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_lambda_event_sources as event_sources
@@ -13,7 +13,18 @@ from aws_cdk import aws_logs as logs
 from constructs import Construct
 
 from hookline.core.settings import Settings
-from hookline.wiring.topology import FUNCTIONS, REPLAY, EmailIdentitySpec, FunctionSpec, Grant, QueueSpec, StateMachineSpec, TableSpec, TopicSpec
+from hookline.wiring.topology import (
+    FUNCTIONS,
+    REPLAY,
+    CustomerDestinationsSpec,
+    EmailIdentitySpec,
+    FunctionSpec,
+    Grant,
+    QueueSpec,
+    StateMachineSpec,
+    TableSpec,
+    TopicSpec,
+)
 from infra import DEPS_LAYER_DIR, FUNCTIONS_DIR, HOOKLINE_LAYER_DIR, construct_name, sizing
 from infra.constants import KEEP, LOG_RETENTION
 from infra.deploy_names import FUNCTION_TAG, LIVE_ALIAS, STACK_TAG
@@ -63,7 +74,8 @@ STACK_SETTINGS = frozenset(
 # Local mode only: the local runner's ports and seeded API keys mean nothing in the cloud.
 LOCAL_ONLY_SETTINGS = frozenset({"api_keys", "port", "aws_port"})
 # The SSRF guard is never relaxed in the cloud, whatever the synth machine's environment says.
-CLOUD_FORCED_SETTINGS: dict[str, str] = {"allow_private_networks": ""}
+# No destination may be in the stack's own account: the functions are told which that is.
+CLOUD_FORCED_SETTINGS: dict[str, str] = {"allow_private_networks": "", "own_account_id": Aws.ACCOUNT_ID}
 
 
 def _is_resource_setting(name: str) -> bool:
@@ -270,6 +282,9 @@ class Functions(Construct):
         elif isinstance(resource, TopicSpec) and access == "publish":
             # sns:Publish on this topic only, plus kms:GenerateDataKey*/kms:Decrypt on its key (SSE).
             self._topics.topic(resource).grant_publish(fn)
+        elif isinstance(resource, CustomerDestinationsSpec) and access == "deliver":
+            for statement in destination_statements(resource, Stack.of(self)):
+                fn.add_to_role_policy(statement)
         elif isinstance(resource, EmailIdentitySpec) and access == "send_email":
             # ses:SendEmail (what SES v2's SendEmail checks) on the sender's identities; no sender set, no SES permission at all.
             arns = email_identity_arns(self._settings, resource, Stack.of(self))
@@ -290,6 +305,39 @@ class Functions(Construct):
         # The table is encrypted with the stack's key: reads decrypt with it, writes encrypt (the actions CDK's own
         # table grants give the key).
         self._storage.key.grant(fn, *(KEY_READ_ACTIONS + (KEY_WRITE_ACTIONS if writes else ())))
+
+
+# What one delivery to each non-HTTP destination type calls (hookline.adapters.destinations), and on which resources.
+DESTINATION_ACTIONS: dict[str, tuple[str, str]] = {
+    "sqs": ("sqs:SendMessage", "arn:{partition}:sqs:*:*:*"),
+    "sns": ("sns:Publish", "arn:{partition}:sns:*:*:*"),
+    "eventbridge": ("events:PutEvents", "arn:{partition}:events:*:*:event-bus/*"),
+    "kinesis": ("kinesis:PutRecord", "arn:{partition}:kinesis:*:*:stream/*"),
+    "s3": ("s3:PutObject", "arn:{partition}:s3:::*/*"),
+}
+
+
+def destination_statements(spec: CustomerDestinationsSpec, stack: Stack) -> list[iam.PolicyStatement]:
+    """A customer's destination is in the customer's account, named only at run time: the resources are every one of
+    their kind, outside the stack's own account (`aws:ResourceAccount`), so no endpoint can reach hookline's own
+    queues, topic or buckets whatever it names. Two ways in: assume the customer's role (named with the prefix, and
+    trusting this role with the endpoint's external id), or call as this role where the destination's resource
+    policy grants it (both policies are needed across accounts, so that policy decides)."""
+    elsewhere = {"StringNotEquals": {"aws:ResourceAccount": stack.account}}
+    return [
+        iam.PolicyStatement(
+            sid="AssumeCustomerDestinationRoles",
+            actions=["sts:AssumeRole"],
+            resources=[f"arn:{stack.partition}:iam::*:role/{spec.role_name_prefix}*"],
+            conditions=elsewhere,
+        ),
+        iam.PolicyStatement(
+            sid="DeliverToCustomerDestinations",
+            actions=sorted(action for action, _ in DESTINATION_ACTIONS.values()),
+            resources=sorted(arn.format(partition=stack.partition) for _, arn in DESTINATION_ACTIONS.values()),
+            conditions=elsewhere,
+        ),
+    ]
 
 
 def email_identity_arns(settings: Settings, spec: EmailIdentitySpec, stack: Stack) -> list[str]:

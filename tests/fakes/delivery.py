@@ -101,7 +101,7 @@ def delivery_rig(
         events=events,
         endpoints=endpoints,
         states=states,
-        http=http,
+        sender=http,
         scheduler=scheduler,
         notify=notify,
         settings=settings or Settings(),

@@ -8,8 +8,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from hookline.core.models import Endpoint
 from hookline.core.responses import HttpResult
 from hookline.core.stats import hour_of
+from hookline.core.webhook import Outbound
 from tests.fakes.atomic import atomic, new_lock
 from tests.fakes.faults import Faults
 
@@ -33,7 +35,8 @@ def failing(error: str = "connection_refused", detail: str = "") -> Answer:
 
 
 class FakeSender:
-    """HttpSender: records each request and answers it with `answer` (200 "ok" by default).
+    """Sender: records each delivery as a request (to the endpoint's URL, or its destination's address) and answers
+    it with `answer` (200 "ok" by default).
 
     Contract, as the adapter's: every failure is an HttpResult, never an exception.
     """
@@ -42,8 +45,8 @@ class FakeSender:
         self.answer: Answer = answer or answering(200)
         self.requests: list[Request] = []
 
-    def post(self, url: str, body: bytes, headers: dict[str, str]) -> HttpResult:
-        request = Request(url, body, dict(headers))
+    def send(self, endpoint: Endpoint, message: Outbound) -> HttpResult:
+        request = Request(endpoint.destination.address if endpoint.destination is not None else endpoint.url, message.body, dict(message.headers))
         self.requests.append(request)
         return self.answer(request)
 

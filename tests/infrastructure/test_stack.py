@@ -8,9 +8,10 @@ from pathlib import Path
 from typing import Any, cast
 
 import pytest
-from aws_cdk import CfnElement, assertions
+from aws_cdk import Aws, CfnElement, assertions
 
 from hookline.core.deadletters import RETRY_WAIT_FAILED
+from hookline.core.destinations import ROLE_NAME_PREFIX
 from hookline.core.settings import Settings, SettingsError
 from hookline.wiring import topology
 from hookline.wiring.topology import (
@@ -68,9 +69,15 @@ def _statement_resources(statement: dict[str, Any]) -> list[Any]:
     return list(resource) if isinstance(resource, list) else [resource]
 
 
+CUSTOMER_STATEMENTS = ("AssumeCustomerDestinationRoles", "DeliverToCustomerDestinations")
+
+
 def _resources_allowed(statements: list[dict[str, Any]], action: str) -> list[Any]:
-    """Every resource the statements allow `action` on (policies are minimized: one statement may list several)."""
-    return [r for s in statements if s["Effect"] == "Allow" and action in _actions(s) for r in _statement_resources(s)]
+    """Every resource of the stack's own the statements allow `action` on (policies are minimized: one statement may
+    list several); the customers' destinations, outside the stack's account, are tested on their own."""
+    return [
+        r for s in statements if s["Effect"] == "Allow" and action in _actions(s) and s.get("Sid") not in CUSTOMER_STATEMENTS for r in _statement_resources(s)
+    ]
 
 
 def _sort(items: list[Any]) -> list[Any]:
@@ -566,9 +573,11 @@ def test_settings_env_round_trips_and_never_relaxes_the_ssrf_guard() -> None:
     parsed = Settings.from_env(settings_env(settings))
     # Then every behaviour setting survives the trip, but the cloud never exempts private networks
     for name in behaviour_settings():
-        if name != "allow_private_networks":
+        if name not in ("allow_private_networks", "own_account_id"):
             assert getattr(parsed, name) == getattr(settings, name), name
     assert parsed.allow_private_networks == ()
+    # And the functions are told the stack's own account (a token CloudFormation resolves), whatever the synth machine says
+    assert settings_env(settings)["HOOKLINE_OWN_ACCOUNT_ID"] == Aws.ACCOUNT_ID
 
 
 def test_functions_get_behaviour_settings_but_not_stack_or_local_ones() -> None:
@@ -1034,3 +1043,23 @@ def test_the_data_only_stack_holds_exactly_what_outlives_the_stack(synth: Synth,
     }
     assert all(r["DeletionPolicy"] == "RetainExceptOnCreate" for r in resources.values())
     assert "Outputs" not in template
+
+
+@pytest.mark.parametrize("spec", FUNCTIONS, ids=[s.name for s in FUNCTIONS])
+def test_only_the_senders_reach_customer_destinations_and_never_in_the_stacks_own_account(synth: Synth, spec: topology.FunctionSpec) -> None:
+    # Given a function's role
+    statements = {s.get("Sid"): s for s in synth.policy_statements(synth.role_id(spec))}
+    delivers = any(g.access == "deliver" for g in spec.grants)
+    # Then only the functions that send deliveries or test events (delivery, retry, api) may reach customers' destinations
+    assert delivers == (spec.name in ("api", "delivery", "retry"))
+    if not delivers:
+        assert not set(CUSTOMER_STATEMENTS) & set(statements)
+        return
+    assume, deliver = (statements[sid] for sid in CUSTOMER_STATEMENTS)
+    # And each statement allows exactly one put per destination type, or assuming a role named with the documented prefix
+    assert _actions(assume) == ["sts:AssumeRole"]
+    assert sorted(_actions(deliver)) == ["events:PutEvents", "kinesis:PutRecord", "s3:PutObject", "sns:Publish", "sqs:SendMessage"]
+    assert json.dumps(_statement_resources(assume)).endswith(f':iam::*:role/{ROLE_NAME_PREFIX}*"]]}}]')
+    # And neither reaches anything in the stack's own account
+    for statement in (assume, deliver):
+        assert statement["Condition"] == {"StringNotEquals": {"aws:ResourceAccount": {"Ref": "AWS::AccountId"}}}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from hookline.core.classify import Outcome, Verdict, classify
+from hookline.core.classify import Outcome, Verdict, aws_error, classify
 
 
 @pytest.mark.parametrize(
@@ -44,5 +44,36 @@ from hookline.core.classify import Outcome, Verdict, classify
 def test_matrix(outcome: Outcome, verdict: Verdict, disable: bool) -> None:
     result = classify(outcome)
     assert result.verdict is verdict
-    assert result.disable_endpoint is disable
+    assert bool(result.disable_endpoint) is disable
     assert result.reason
+
+
+@pytest.mark.parametrize(
+    ("code", "verdict", "disable"),
+    [
+        ("ThrottlingException", Verdict.RETRY, ""),
+        ("ProvisionedThroughputExceededException", Verdict.RETRY, ""),
+        ("SlowDown", Verdict.RETRY, ""),
+        ("InternalFailure", Verdict.RETRY, ""),
+        ("ServiceUnavailable", Verdict.RETRY, ""),
+        ("KMSThrottlingException", Verdict.RETRY, ""),
+        ("AccessDenied", Verdict.RETRY, "access_denied"),
+        ("AccessDeniedException", Verdict.RETRY, "access_denied"),
+        ("AuthorizationError", Verdict.RETRY, "access_denied"),
+        ("NotAuthorizedForSourceException", Verdict.RETRY, "access_denied"),
+        ("NoSuchBucket", Verdict.RETRY, "destination_missing"),
+        ("AWS.SimpleQueueService.NonExistentQueue", Verdict.RETRY, "destination_missing"),
+        ("ResourceNotFoundException", Verdict.RETRY, "destination_missing"),
+        ("KMS.DisabledException", Verdict.RETRY, "kms_refused"),
+        ("KMSAccessDeniedException", Verdict.RETRY, "kms_refused"),
+        ("InvalidParameterValue", Verdict.PERMANENT, ""),
+        ("MalformedDetail", Verdict.PERMANENT, ""),
+        ("SomethingNew", Verdict.RETRY, ""),
+    ],
+)
+def test_aws_error_codes(code: str, verdict: Verdict, disable: str) -> None:
+    """A non-HTTP destination's AWS error code: throttling and server faults retry; access, a missing resource and KMS
+    refusals retry but disable the endpoint (so the delivery is parked, not failed); other client errors are permanent."""
+    result = classify(Outcome(error=aws_error(code)))
+    assert (result.verdict, result.disable_endpoint) == (verdict, disable)
+    assert code in result.reason

@@ -168,7 +168,14 @@ def test_a_reopening_past_the_disable_threshold_disables() -> None:
 
 def _decision(pause: float | None = None, gone: bool = False) -> Decision:
     verdict = Verdict.PERMANENT if gone else Verdict.RETRY
-    return Decision("failed" if gone else "pending", Classification(verdict, "x", gone), "failed" if gone else "retrying", None if gone else 10.0, pause, gone)
+    return Decision(
+        "failed" if gone else "pending",
+        Classification(verdict, "x", "gone" if gone else ""),
+        "failed" if gone else "retrying",
+        None if gone else 10.0,
+        pause,
+        "gone" if gone else "",
+    )
 
 
 # name: (decision, transition) -> what changes on the endpoint

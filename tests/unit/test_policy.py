@@ -36,7 +36,7 @@ POLICY = RetryPolicy(backoff=BackoffPolicy(base_seconds=30, cap_seconds=21_600, 
 )
 def test_decision_table(outcome: Outcome, status: str, attempt_outcome: str, retries: bool, disable: bool) -> None:
     d = decide(1, NOW, outcome, NOW, POLICY, Fixed(0.5))
-    assert (d.status, d.attempt_outcome, d.retry_in_seconds is not None, d.disable_endpoint) == (status, attempt_outcome, retries, disable)
+    assert (d.status, d.attempt_outcome, d.retry_in_seconds is not None, bool(d.disable_endpoint)) == (status, attempt_outcome, retries, disable)
 
 
 def test_retry_delay_follows_the_backoff() -> None:
@@ -74,3 +74,14 @@ def test_exhaustion_by_age() -> None:
     assert decide(4, created, Outcome(500), NOW, POLICY, Fixed(0.0)).status == "pending"  # 1 s < 100 s left
     late = decide(4, created, Outcome(500), NOW, POLICY, Fixed(1.0))  # 480 s would overshoot
     assert (late.status, late.exhausted) == ("failed", "max_age")
+
+
+def test_an_answer_that_disables_its_endpoint_keeps_the_delivery_whatever_its_budget() -> None:
+    """Access denied at a destination: the delivery is retried (and so parked on the disabled endpoint), even on its
+    last attempt and past its age, so fixing the access and enabling the endpoint loses nothing."""
+    denied = Outcome(error="aws.AccessDenied")
+    last = decide(POLICY.max_attempts, NOW - timedelta(days=30), denied, NOW, POLICY, Fixed(0.5))
+    assert (last.status, last.attempt_outcome, last.exhausted, last.disable_endpoint) == ("pending", "retrying", None, "access_denied")
+    assert last.retry_in_seconds is not None
+    gone = decide(1, NOW, Outcome(410), NOW, POLICY, Fixed(0.5))
+    assert (gone.status, gone.disable_endpoint) == ("failed", "gone")

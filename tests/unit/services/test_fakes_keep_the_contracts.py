@@ -50,7 +50,7 @@ PORTS = [
     (delivery_ports.StatsSink, FakeStats),
     (ports.TaskQueue, FakeQueue),
     (ports.JobQueue, FakeQueue),
-    (ports.HttpSender, FakeSender),
+    (ports.Sender, FakeSender),
     (ports.DeliveryReader, FakeEventStore),
     (ports.RetryWaitNotes, FakeWaitNotes),
     (delivery_ports.Scheduler, FakeScheduler),

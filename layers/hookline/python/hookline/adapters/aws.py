@@ -61,6 +61,11 @@ def _client(service: str) -> Any:
     return boto3.client(service, config=_CONFIG)
 
 
+def region() -> str:
+    """The region the functions run in (boto3's default: AWS_REGION in Lambda, AWS_DEFAULT_REGION elsewhere)."""
+    return boto3.Session().region_name or "us-east-1"
+
+
 def sqs_client() -> Any:
     return _client("sqs")
 

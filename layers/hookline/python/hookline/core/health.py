@@ -29,7 +29,7 @@ class EndpointChange:
     """What an answer changes on the endpoint itself."""
 
     pause_until: float | None = None  # epoch seconds: a Retry-After pauses the whole endpoint
-    disable: str = ""  # why it is disabled now: "gone" (410) or "failing" (an outage past the threshold); "" to leave it
+    disable: str = ""  # why it is disabled now: the answer's reason (hookline.core.classify: "gone", "access_denied", ...) or "failing"; "" to leave it
 
 
 def error_label(outcome: Outcome) -> str:
@@ -65,7 +65,7 @@ def endpoint_after(decision: Decision, transition: Transition | None, now: float
     """The endpoint-wide side of an answer: a Retry-After pause, disabling a gone (410) endpoint, or one failing too long."""
     pause_until = None if decision.pause_endpoint_seconds is None else now + decision.pause_endpoint_seconds
     if decision.disable_endpoint:
-        return EndpointChange(pause_until, "gone")
+        return EndpointChange(pause_until, decision.disable_endpoint)
     if transition is not None and should_disable(transition, now, cfg):
         return EndpointChange(pause_until, "failing")
     return EndpointChange(pause_until)

@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 from typing import Any, Literal
 
 from hookline.core.broadcast import Fanout
+from hookline.core.destinations import Destination
 from hookline.core.filters import EventFilter, matches
 from hookline.core.versions import BASE_VERSION, Renderings
 
@@ -64,6 +65,8 @@ class Endpoint:
     version: str = BASE_VERSION  # the payload version it receives: the tenant's default at creation; only a PATCH changes it
     last_email: EmailOutcome | None = None  # the last email to its customer about it; written by delivery alone
     filter: EventFilter | None = None  # a content filter (an EventBridge event pattern); None: every event of its types
+    destination: Destination | None = None  # a queue, topic, bus, stream or bucket in the customer's account; None: HTTP to `url` ("" then)
+    external_id: str = ""  # what hookline passes when it assumes the destination's role (per endpoint, fixed once made)
 
     def signing_secrets(self, now: float, overlap_seconds: float) -> list[str]:
         """The secrets to sign with: the current one, plus the previous one during the rotation overlap."""
@@ -78,12 +81,19 @@ class Endpoint:
         """Whether an event gets a delivery to it: of a type it subscribes to, and passing its filter if it has one."""
         return self.subscribes_to(event_type) and (self.filter is None or matches(self.filter, event_type, customer, data))
 
+    def shown_destination(self) -> dict[str, Any]:
+        """Where it delivers, as the API shows it: `{"type": "http", "url": …}`, or the destination with the external id to trust."""
+        if self.destination is None:
+            return {"type": "http", "url": self.url}
+        return {**self.destination.to_json(), "external_id": self.external_id}
+
     def public(self) -> dict[str, Any]:
         """What the API shows: everything but the secret."""
         out: dict[str, Any] = {
             "id": self.id,
             "customer": self.customer,
-            "url": self.url,
+            "url": self.url or None,
+            "destination": self.shown_destination(),
             "event_types": list(self.event_types),
             "description": self.description,
             "status": self.status,

@@ -29,7 +29,7 @@ class Decision:
     attempt_outcome: str  # what the attempt record says: succeeded | failed | retrying
     retry_in_seconds: float | None = None
     pause_endpoint_seconds: float | None = None
-    disable_endpoint: bool = False
+    disable_endpoint: str = ""  # why the answer disables the endpoint (hookline.core.classify); "": it does not
     exhausted: str | None = None  # max_attempts | max_age, when retries ran out
 
 
@@ -46,6 +46,11 @@ def decide(
         return Decision("succeeded", c, "succeeded")
     if c.verdict is Verdict.PERMANENT:
         return Decision("failed", c, "failed", disable_endpoint=c.disable_endpoint)
+    if c.disable_endpoint:
+        # The endpoint is disabled by this answer: the retry finds it disabled and parks the delivery until it is
+        # enabled again, whatever is left of its budget, so fixing the access loses nothing.
+        delay = policy.backoff.delay(attempt_number, rng)
+        return Decision("pending", c, "retrying", retry_in_seconds=delay, disable_endpoint=c.disable_endpoint)
     asked = parse_retry_after(outcome.retry_after, now)
     if asked is not None:
         delay = policy.backoff.honour_retry_after(asked, rng)

@@ -126,6 +126,11 @@ class Settings:
     secret_overlap_seconds: float = _setting(
         "HOOKLINE_SECRET_OVERLAP_SECONDS", 86400.0, "After a secret rotation, deliveries are signed with both secrets for this long."
     )
+    own_account_id: str = _setting(
+        "HOOKLINE_OWN_ACCOUNT_ID",
+        "",
+        "The AWS account the stack runs in (the stack sets it): no endpoint destination, nor its role, may be in it. Empty: not checked (local mode).",
+    )
     allow_http: bool = _setting("HOOKLINE_ALLOW_HTTP", False, "Allow plain-http endpoint URLs. Off in the cloud (https only); local mode turns it on.")
     allowed_ports: str = _setting(
         "HOOKLINE_ALLOWED_PORTS", "443,80", "Ports endpoint URLs may use, comma-separated, or `*` for any (local mode). 80 applies only where http is allowed."

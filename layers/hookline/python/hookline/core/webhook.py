@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass
+
 from hookline.core.signing import signature_header
 from hookline.core.version import __version__
 
@@ -15,3 +18,18 @@ def webhook_headers(event_id: str, timestamp: int, body: bytes, secrets_in_use: 
         "content-type": "application/json",
         "user-agent": f"hookline/{__version__}",
     }
+
+
+@dataclass(frozen=True)
+class Outbound:
+    """One delivery as it leaves: the exact signed body and its headers, and what a non-HTTP destination files it
+    under (hookline.core.destinations)."""
+
+    body: bytes
+    headers: Mapping[str, str]
+    event_id: str
+    event_type: str
+    created_at: str  # the event's acceptance time (ISO 8601 UTC)
+    customer: str | None
+    endpoint_id: str
+    delivery_id: str  # "" for a test event: it has no delivery

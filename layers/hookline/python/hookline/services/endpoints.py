@@ -8,7 +8,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from hookline.core import ids, notifications, signing, validation
+from hookline.core import destinations, ids, notifications, signing, validation
 from hookline.core.adaptive import current
 from hookline.core.breaker import Breaker
 from hookline.core.clock import iso, iso_epoch
@@ -27,6 +27,7 @@ from hookline.core.contract.endpoints import (
 from hookline.core.contract.endpoints import Endpoint as EndpointAnswer
 from hookline.core.contract.stats import Stats
 from hookline.core.customers import endpoint_limits
+from hookline.core.destinations import Destination
 from hookline.core.errors import DependencyFailed, FailedDependency, NotFound, Unavailable, ValidationFailed
 from hookline.core.jobs import REQUEUE_PAUSED
 from hookline.core.models import Endpoint, webhook_body
@@ -36,7 +37,7 @@ from hookline.core.responses import HttpResult
 from hookline.core.rules import EndpointRules
 from hookline.core.settings import Settings
 from hookline.core.stats import add_up, hour_counts, success_rate, summary
-from hookline.core.webhook import webhook_headers
+from hookline.core.webhook import Outbound, webhook_headers
 from hookline.services.customers import require_customer
 from hookline.services.delivery.endpoint_pool import EndpointPool
 from hookline.services.ports import (
@@ -45,9 +46,9 @@ from hookline.services.ports import (
     EndpointDeliveries,
     EndpointHealthStore,
     EndpointStore,
-    HttpSender,
     JobStarter,
     Notify,
+    Sender,
     StatsReader,
 )
 
@@ -61,7 +62,7 @@ class EndpointDeps:
 
     states: EndpointHealthStore
     events: EndpointDeliveries
-    sender: HttpSender
+    sender: Sender
     jobs: JobStarter  # re-enabling's re-queue of the paused backlog
     notify: Notify
 
@@ -86,7 +87,8 @@ class EndpointService:
     def create(self, tenant: str, data: CreateEndpoint) -> EndpointCreated:
         """A new endpoint, pinned to the payload version it names or else the tenant's default (never one past its sunset).
         Its URL must be one the stack may send to (the settings' policy; the request's model checked its form)."""
-        validation.validate_url(data.url, self.settings.url_policy)
+        url, destination = data.place()
+        self._check_place(url, destination, data.headers)
         ceiling = require_customer(self.customers, tenant, data.customer).limits if data.customer else None
         rate, concurrency = endpoint_limits(ceiling, data.rate_limit_per_second, data.max_concurrency)
         versions, _ = self.catalog.load(tenant, ())
@@ -95,7 +97,9 @@ class EndpointService:
         ep = Endpoint(
             id=ids.new_id(ids.ENDPOINT, int(self.clock().timestamp() * 1000)),
             tenant=tenant,
-            url=data.url,
+            url=url,
+            destination=destination,
+            external_id=destinations.generate_external_id() if destination is not None else "",
             secret=signing.generate_secret(),
             event_types=data.event_types,
             description=data.description,
@@ -133,12 +137,16 @@ class EndpointService:
         current = self.get(tenant, endpoint_id)
         changes = body.changes()
         if "url" in changes:
-            validation.validate_url(changes["url"], self.settings.url_policy)
+            self._check_place(changes["url"], changes["destination"], dict(changes.get("headers", current.headers)))
+            if changes["destination"] is not None and not current.external_id:
+                changes["external_id"] = destinations.generate_external_id()
+        elif "headers" in changes:
+            self._check_place(current.url, current.destination, dict(changes["headers"]))
         self._ensure_within_ceiling(current, changes)
         if changes.get("version", current.version) != current.version:
             versions, _ = self.catalog.load(tenant, ())
             versions.pinnable(changes["version"], self.clock())
-            tested = replace(current, **{k: v for k, v in changes.items() if k in ("url", "headers", "version")})
+            tested = replace(current, **{k: v for k, v in changes.items() if k in ("url", "destination", "external_id", "headers", "version")})
             self._require_test(tested, "it stays pinned to " + current.version)
         if changes.get("status") == "active":
             changes["disabled_reason"] = None
@@ -148,6 +156,18 @@ class EndpointService:
         if not self.repo.save(updated):
             raise NotFound(f"endpoint {endpoint_id} not found")  # deleted meanwhile
         return EndpointAnswer.of(updated)
+
+    def _check_place(self, url: str, destination: Destination | None, headers: dict[str, str]) -> None:
+        """An HTTP URL the stack may send to (the settings' policy; the model checked its form), or a destination outside
+        the stack's own account. Custom headers go with HTTP requests only: a destination has nowhere to put them."""
+        if destination is None:
+            validation.validate_url(url, self.settings.url_policy)
+            return
+        why = destinations.refusal(destination, self.settings.own_account_id)
+        if why:
+            raise ValidationFailed(why, code="forbidden_destination")
+        if headers:
+            raise ValidationFailed(f"custom 'headers' are sent to http destinations only, not to {destination.type}", code=destinations.CODE)
 
     def _ensure_within_ceiling(self, current: Endpoint, changes: dict[str, Any]) -> None:
         """A customer's endpoint may be set no higher than the customer's limits (a 422 naming the ceiling)."""
@@ -188,8 +208,8 @@ class EndpointService:
         Nothing is stored: no event, no delivery, no change to the endpoint or its health.
         """
         endpoint = self.get(tenant, endpoint_id)
-        test_id, body, headers = self._test_request(endpoint)
-        result = self.deps.sender.post(endpoint.url, body, headers)  # the guarded sender's timeouts bound it
+        test_id, message = self._test_request(endpoint)
+        result = self.deps.sender.send(endpoint, message)  # the guarded sender's timeouts bound it
         return TestAttempt(
             webhook_id=test_id,
             status_code=result.status_code,
@@ -199,14 +219,15 @@ class EndpointService:
             response_body=result.body[: self.settings.response_body_limit_bytes],
         )
 
-    def _test_request(self, endpoint: Endpoint) -> tuple[str, bytes, dict[str, str]]:
-        """One `hookline.test` webhook for the endpoint at its payload version: its id, body and signed headers (the endpoint's own included)."""
+    def _test_request(self, endpoint: Endpoint) -> tuple[str, Outbound]:
+        """One `hookline.test` webhook for the endpoint at its payload version: its id, and its body with the signed headers (the endpoint's own included)."""
         now = self.clock()
         test_id = ids.new_id(ids.EVENT, int(now.timestamp() * 1000))
         data = {"endpoint_id": endpoint.id, "message": "hookline test event"}
         body = webhook_body(test_id, TEST_EVENT_TYPE, iso(now), data, endpoint.version).encode()
         secrets = endpoint.signing_secrets(now.timestamp(), self.settings.secret_overlap_seconds)
-        return test_id, body, {**dict(endpoint.headers), **webhook_headers(test_id, int(now.timestamp()), body, secrets)}
+        headers = {**dict(endpoint.headers), **webhook_headers(test_id, int(now.timestamp()), body, secrets)}
+        return test_id, Outbound(body, headers, test_id, TEST_EVENT_TYPE, iso(now), endpoint.customer, endpoint.id, "")
 
     def describe(self, tenant: str, endpoint_id: str) -> EndpointWithHealth:
         """The endpoint with its health: circuit, the last 24 hours' success rate, last error, effective rate, and how
@@ -284,8 +305,8 @@ class EndpointService:
 
     def _require_test(self, endpoint: Endpoint, otherwise: str) -> TestOutcome:
         """Send a test event; its outcome if the endpoint accepted it, else FailedDependency (424) saying what stays as it is."""
-        test_id, body, headers = self._test_request(endpoint)
-        result = self.deps.sender.post(endpoint.url, body, headers)
+        test_id, message = self._test_request(endpoint)
+        result = self.deps.sender.send(endpoint, message)
         outcome = TestOutcome(
             webhook_id=test_id, status_code=result.status_code, error=result.error, duration_ms=result.duration_ms, detail=result.detail[:300]
         )

@@ -31,6 +31,7 @@ from hookline.core.responses import HttpResult
 from hookline.core.sessions import PortalSession
 from hookline.core.unqueued import UnqueuedNote
 from hookline.core.versions import EventType, VersionCatalog
+from hookline.core.webhook import Outbound
 
 __all__ = [
     "BroadcastEvents",
@@ -53,12 +54,12 @@ __all__ = [
     "EndpointStore",
     "EventRecords",
     "EventStore",
-    "HttpSender",
     "JobQueue",
     "JobStarter",
     "Notify",
     "ReplayStore",
     "RetryWaitNotes",
+    "Sender",
     "SessionStore",
     "StatsReader",
     "TaskQueue",
@@ -307,9 +308,10 @@ class JobStarter(Protocol):
         ...
 
 
-class HttpSender(Protocol):
-    def post(self, url: str, body: bytes, headers: dict[str, str]) -> HttpResult:
-        """One request; every failure is an HttpResult (status or error), never an exception."""
+class Sender(Protocol):
+    def send(self, endpoint: Endpoint, message: Outbound) -> HttpResult:
+        """One delivery to the endpoint's destination (an HTTP POST, or a message, event, record or object in the
+        customer's AWS account); every failure is an HttpResult (a status or an error), never an exception."""
         ...
 
 

@@ -10,6 +10,7 @@ from functools import lru_cache
 from typing import Literal
 
 from hookline.adapters import aws, system
+from hookline.adapters.destinations import AwsDestinations, DestinationSender
 from hookline.adapters.dlq import SqsDeadLetterQueue
 from hookline.adapters.dynamo import keys
 from hookline.adapters.dynamo.catalog import CatalogRepository, VersionUsageRepository
@@ -102,13 +103,15 @@ def max_receive_count(lane: Lane) -> int:
     return _CONSUMED[lane].max_receive_count
 
 
-def _webhook_client(settings: Settings) -> WebhookClient:
-    return WebhookClient(
+def _sender(settings: Settings) -> DestinationSender:
+    """HTTP endpoints through the SSRF-guarded client; queues, topics, buses, streams and buckets through their AWS adapter."""
+    http = WebhookClient(
         connect_timeout=settings.connect_timeout_seconds,
         request_timeout=settings.request_timeout_seconds,
         body_limit=settings.response_body_limit_bytes,
         policy=settings.url_policy,
     )
+    return DestinationSender(http, AwsDestinations(aws.region(), settings.own_account_id))
 
 
 def _notifier(settings: Settings) -> Notifier:
@@ -122,7 +125,7 @@ def endpoint_service() -> EndpointService:
     deps = EndpointDeps(
         states=EndpointStateRepository(aws.dynamodb_table(settings.table_name)),
         events=events,
-        sender=_webhook_client(settings),
+        sender=_sender(settings),
         jobs=job_runner(),
         notify=_notifier(settings),
     )
@@ -166,7 +169,7 @@ def delivery_worker() -> DeliveryWorker:
         events=events,
         endpoints=endpoints,
         states=EndpointStateRepository(aws.dynamodb_table(settings.table_name)),
-        http=_webhook_client(settings),
+        sender=_sender(settings),
         scheduler=scheduler,
         notify=_notifier(settings),
         settings=settings,

@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 from hookline.adapters.dynamo import keys
 from hookline.core.deadletters import RETRY_WAIT_FAILED
+from hookline.core.destinations import ROLE_NAME_PREFIX
 
 DEFAULT_PREFIX = "hookline"
 # Every deployed function is published as a version behind this alias; every event source, the API, the authorizer
@@ -167,10 +168,21 @@ class EmailIdentitySpec:
     setting: str  # the Settings field naming it; empty: no grant at all
 
 
-Resource = TableSpec | QueueSpec | StateMachineSpec | TopicSpec | EmailIdentitySpec
+@dataclass(frozen=True)
+class CustomerDestinationsSpec:
+    """The customers' own queues, topics, event buses, streams and buckets (hookline.core.destinations), in their
+    accounts: never the stack's own. Reached through a role of theirs whose name starts with `role_name_prefix`, or
+    as the function's own role where the destination's resource policy grants it."""
+
+    key: str
+    role_name_prefix: str
+
+
+Resource = TableSpec | QueueSpec | StateMachineSpec | TopicSpec | EmailIdentitySpec | CustomerDestinationsSpec
 # receive: take messages off a queue by hand (ReceiveMessage, DeleteMessage, …), as the DLQ drain does.
 # send_email: ses:SendEmail from that identity alone.
-Access = Literal["read", "read_write", "send", "consume", "receive", "start", "publish", "send_email"]
+# deliver: put one delivery into a customer's destination (and assume the customer's role for it).
+Access = Literal["read", "read_write", "send", "consume", "receive", "start", "publish", "send_email", "deliver"]
 
 
 @dataclass(frozen=True)
@@ -217,8 +229,8 @@ class FunctionSpec:
     def env_resources(self) -> tuple[Resource, ...]:
         seen: dict[str, Resource] = {}
         for g in self.grants:
-            if isinstance(g.resource, EmailIdentitySpec):
-                continue  # a setting, not a resource: it comes with the behaviour settings
+            if isinstance(g.resource, EmailIdentitySpec | CustomerDestinationsSpec):
+                continue  # a setting, or the customers' resources named by each endpoint: no resource of the stack's
             seen.setdefault(g.resource.env, g.resource)
             if isinstance(g.resource, QueueSpec) and g.resource.dead_letter and g.access == "consume":
                 seen.setdefault(g.resource.dead_letter.env, g.resource.dead_letter)
@@ -247,6 +259,7 @@ TABLE = TableSpec(
 NOTIFICATIONS = TopicSpec(key="notifications", env="HOOKLINE_NOTIFICATIONS_TOPIC_ARN")
 # The customer emails about a disabled or recovered endpoint go out from the delivery and retry functions.
 NOTIFICATION_SENDER = EmailIdentitySpec(key="notification-sender", env="HOOKLINE_NOTIFICATION_SENDER", setting="notification_sender")
+CUSTOMER_DESTINATIONS = CustomerDestinationsSpec(key="customer-destinations", role_name_prefix=ROLE_NAME_PREFIX)
 
 DELIVERY_TIMEOUT_SECONDS = 60
 # A claim outlives the longest possible invocation, and expires well before the
@@ -296,12 +309,14 @@ API = FunctionSpec(
     timeout_seconds=15,
     memory_mb=512,
     # The job queue and the topic: re-enabling an endpoint sends its test event and starts the job that requeues its paused backlog.
+    # The customers' destinations: the test event (on request, on enable, on a version change) goes where deliveries go.
     grants=(
         Grant(TABLE, "read_write"),
         Grant(DELIVERY_QUEUE, "send"),
         Grant(RETRY_QUEUE, "send"),
         Grant(REPLAY_QUEUE, "send"),
         Grant(NOTIFICATIONS, "publish"),
+        Grant(CUSTOMER_DESTINATIONS, "deliver"),
     ),
 )
 AUTHORIZER = FunctionSpec(name="authorizer", timeout_seconds=5, memory_mb=256, grants=(Grant(TABLE, "read"),))
@@ -312,6 +327,7 @@ _DELIVERY_GRANTS = (
     Grant(RETRY_WAIT, "start"),
     Grant(NOTIFICATIONS, "publish"),
     Grant(NOTIFICATION_SENDER, "send_email"),
+    Grant(CUSTOMER_DESTINATIONS, "deliver"),
 )
 DELIVERY = FunctionSpec(
     name="delivery",

@@ -18,6 +18,7 @@ from boto3.dynamodb.conditions import Attr, Key
 from hookline.adapters.dynamo import keys
 from hookline.adapters.dynamo.ops import query_all, query_page, write_if
 from hookline.adapters.failures import translate_failures
+from hookline.core.destinations import Destination, parse_destination
 from hookline.core.filters import parse_filter
 from hookline.core.models import DEFAULT_MAX_CONCURRENCY, DEFAULT_RATE_LIMIT_PER_SECOND, EmailOutcome, Endpoint
 from hookline.core.versions import BASE_VERSION
@@ -56,6 +57,10 @@ class EndpointRepository:
             item["last_email"] = _email_item(ep.last_email)
         if ep.filter is not None:
             item["filter"] = ep.filter.source
+        if ep.destination is not None:
+            item["destination"] = json.dumps(ep.destination.to_json(), separators=(",", ":"))
+        if ep.external_id:
+            item["external_id"] = ep.external_id
         return item
 
     @staticmethod
@@ -81,6 +86,8 @@ class EndpointRepository:
             version=str(item.get("version") or BASE_VERSION),  # an endpoint stored before versions receives the first one
             last_email=_email_outcome(item.get("last_email")),
             filter=parse_filter(json.loads(item["filter"])) if item.get("filter") else None,
+            destination=_destination(item.get("destination")),
+            external_id=item.get("external_id", ""),
         )
 
     def create(self, ep: Endpoint) -> None:
@@ -109,6 +116,8 @@ class EndpointRepository:
             "#vp": keys.GSI3_PK,
             "#vi": keys.GSI3_SK,
             "#f": "filter",
+            "#dn": "destination",
+            "#x": "external_id",
         }
         values = {
             ":u": ep.url,
@@ -125,11 +134,13 @@ class EndpointRepository:
             ":v": ep.version,
             ":vp": keys.version_partition(ep.tenant, ep.version),
             ":f": ep.filter.source if ep.filter is not None else "",  # "": none
+            ":dn": json.dumps(ep.destination.to_json(), separators=(",", ":")) if ep.destination is not None else "",  # "": HTTP to the url
+            ":x": ep.external_id,
         }
         saved = write_if(
             self._table.update_item,
             Key=keys.endpoint(ep.tenant, ep.id),
-            UpdateExpression="SET #u = :u, #t = :t, #d = :d, #s = :s, #r = :r, #at = :at, #rl = :rl, #mc = :mc, #h = :h, #op = if_not_exists(#op, :op), #oi = if_not_exists(#oi, :oi), #v = :v, #vp = :vp, #vi = :oi, #f = :f",
+            UpdateExpression="SET #u = :u, #t = :t, #d = :d, #s = :s, #r = :r, #at = :at, #rl = :rl, #mc = :mc, #h = :h, #op = if_not_exists(#op, :op), #oi = if_not_exists(#oi, :oi), #v = :v, #vp = :vp, #vi = :oi, #f = :f, #dn = :dn, #x = :x",
             ConditionExpression=Attr(keys.PK).exists(),
             ExpressionAttributeNames=names,
             ExpressionAttributeValues=values,
@@ -228,6 +239,14 @@ class EndpointRepository:
     @staticmethod
     def _of_tenant(tenant: str) -> Any:
         return Key(keys.PK).eq(keys.tenant_partition(tenant)) & Key(keys.SK).begins_with(keys.ENDPOINT_PREFIX)
+
+
+def _destination(stored: str | None) -> Destination | None:
+    """The stored destination (JSON as the API shows it), checked by the rules it was accepted by; none for an HTTP endpoint."""
+    if not stored:
+        return None
+    parsed = parse_destination({k: v for k, v in json.loads(stored).items() if v is not None})
+    return parsed if isinstance(parsed, Destination) else None
 
 
 def _email_item(outcome: EmailOutcome) -> dict[str, str]:

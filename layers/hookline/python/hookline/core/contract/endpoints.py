@@ -14,7 +14,7 @@ from typing import Annotated, Any, Literal, Self
 
 from pydantic import ConfigDict, Field
 
-from hookline.core import models, ssrf, validation
+from hookline.core import destinations, models, ssrf, validation
 from hookline.core.contract.common import (
     AS_SHOWN,
     CUSTOMER_UID_SCHEMA,
@@ -28,6 +28,7 @@ from hookline.core.contract.common import (
     NextCursor,
     Timestamp,
     absent_unless_set,
+    body_rule,
     inline,
     no_default,
     nullable,
@@ -163,10 +164,126 @@ FILTER_SCHEMA: dict[str, Any] = {
 Filter = Annotated[EventFilter | None, rule(_filter), shown(nullable(FILTER_SCHEMA))]
 
 
+def _aws_destination(kind: str, address: dict[str, Any], description: str, **more: dict[str, Any]) -> dict[str, Any]:
+    address_field = destinations.ADDRESS_FIELD[kind]  # type: ignore[index]
+    return {
+        "type": "object",
+        "title": kind,
+        "description": description,
+        "required": ["type", address_field],
+        "additionalProperties": False,
+        "properties": {
+            "type": {"type": "string", "enum": [kind]},
+            address_field: address,
+            **more,
+            "role_arn": {
+                "anyOf": [{"type": "string", "pattern": f"^arn:aws[a-z-]*:iam::[0-9]{{12}}:role/{destinations.ROLE_NAME_PREFIX}"}, {"type": "null"}],
+                "description": (
+                    f"A role in the customer's account, named `{destinations.ROLE_NAME_PREFIX}…`, that hookline assumes with the\n"
+                    "endpoint's `external_id` (`GET /v1/destinations/role-template` makes one). Absent: the\n"
+                    "destination's resource policy grants hookline's delivery role.\n"
+                ),
+            },
+        },
+    }
+
+
+DESTINATION_SCHEMA: dict[str, Any] = {
+    "description": (
+        "Where deliveries go, instead of `url`: `http` (the same as `url`), or a queue, topic, event bus,\n"
+        "stream or bucket in the customer's AWS account, which gets the exact signed body with the\n"
+        "Standard Webhooks headers as attributes or metadata. Give `url` or `destination`, not both;\n"
+        "anything malformed is 422 `invalid_destination`, one in the stack's own account 422\n"
+        "`forbidden_destination`.\n"
+    ),
+    "oneOf": [
+        {
+            "type": "object",
+            "title": "http",
+            "required": ["type", "url"],
+            "additionalProperties": False,
+            "properties": {"type": {"type": "string", "enum": ["http"]}, "url": URL_SCHEMA},
+        },
+        _aws_destination(
+            "sqs",
+            {"type": "string", "pattern": "^https://sqs\\.[a-z0-9-]+\\.amazonaws\\.com(\\.cn)?/[0-9]{12}/[A-Za-z0-9_-]{1,80}(\\.fifo)?$"},
+            "One message per delivery, with attributes `webhook-id`, `webhook-timestamp`, `webhook-signature`; a FIFO queue gets the endpoint as message group and the delivery as deduplication id.",
+        ),
+        _aws_destination(
+            "sns",
+            {"type": "string", "pattern": "^arn:aws[a-z-]*:sns:[a-z0-9-]+:[0-9]{12}:[A-Za-z0-9_-]{1,256}(\\.fifo)?$"},
+            "One published message per delivery, with the same attributes as SQS.",
+        ),
+        _aws_destination(
+            "eventbridge",
+            {"type": "string", "pattern": "^arn:aws[a-z-]*:events:[a-z0-9-]+:[0-9]{12}:event-bus/[A-Za-z0-9._/-]{1,256}$"},
+            "One event per delivery: `DetailType` the event type; `detail` holds `payload` (the webhook), `body` (its exact signed text) and `metadata` (the signature headers).",
+            source={
+                "type": "string",
+                "maxLength": destinations.MAX_SOURCE_LENGTH,
+                "pattern": "^[A-Za-z0-9._/-]+$",
+                "default": destinations.DEFAULT_EVENT_SOURCE,
+                "description": "The events' `Source` (not `aws.…`).",
+            },
+        ),
+        _aws_destination(
+            "kinesis",
+            {"type": "string", "pattern": "^arn:aws[a-z-]*:kinesis:[a-z0-9-]+:[0-9]{12}:stream/[A-Za-z0-9_.-]{1,128}$"},
+            'One record per delivery: `{"metadata": {signature headers}, "body": "<exact signed text>"}`; the partition key is the event\'s customer, or its id.',
+        ),
+        _aws_destination(
+            "s3",
+            {"type": "string", "minLength": 3, "maxLength": 63, "pattern": "^[a-z0-9][a-z0-9.-]+[a-z0-9]$"},
+            "One object per event, `prefix/yyyy/mm/dd/<event id>.json` (the acceptance day, UTC), the signature headers as its metadata.",
+            prefix={"type": "string", "maxLength": destinations.MAX_PREFIX_LENGTH, "description": "The objects' key prefix."},
+        ),
+    ],
+    "examples": [
+        {
+            "type": "sqs",
+            "queue_url": "https://sqs.eu-west-1.amazonaws.com/111122223333/orders",
+            "role_arn": "arn:aws:iam::111122223333:role/hookline-delivery-orders",
+        }
+    ],
+}
+
+
+def _destination(value: Any) -> destinations.Destination | str:
+    if value is None:
+        raise ValidationFailed("'destination' must be an object with a 'type'", code=destinations.CODE)
+    return destinations.parse_destination(value, url_form)
+
+
+Where = Annotated[destinations.Destination | str | None, rule(_destination), shown(DESTINATION_SCHEMA)]
+
+
+def _one_place(body: dict[str, Any]) -> None:
+    validation.reject_unknown(body, set(UpdateEndpoint.model_fields))  # unknown fields are named first
+    if "url" in body and "destination" in body:
+        raise ValidationFailed("give 'url' or 'destination', not both", code=destinations.CODE)
+
+
+def _a_place(body: dict[str, Any]) -> None:
+    validation.reject_unknown(body, set(CreateEndpoint.model_fields))  # unknown fields are named first
+    if "url" in body and "destination" in body:
+        raise ValidationFailed("give 'url' or 'destination', not both", code=destinations.CODE)
+    if "url" not in body and "destination" not in body:
+        raise ValidationFailed("'url' is required (or a 'destination')", code="missing_field")
+
+
+def place(url: str | None, destination: destinations.Destination | str | None) -> tuple[str, destinations.Destination | None]:
+    """Where a body says deliveries go: (the HTTP URL, "" for another destination; the other destination, or None)."""
+    if isinstance(destination, destinations.Destination):
+        return "", destination
+    return (destination if isinstance(destination, str) else url or ""), None
+
+
 class CreateEndpoint(CheckedBody):
     # A new endpoint. Its fields are checked in this order (the first refusal is the answer).
 
-    url: Url
+    _place = body_rule(_a_place)
+    url: GivenUrl = _optional('Where deliveries are POSTed: the same as `destination` `{"type": "http", "url": …}`.')
+    destination: Where = _optional()
     event_types: EventTypes = _optional("The event types to deliver; absent, null or empty means every type. Duplicates are dropped.", ())
     description: Description = _optional("Free text for humans; null is the same as empty.", "")
     # None: not given (the default, or the customer's ceiling if that is lower).
@@ -183,6 +300,9 @@ class CreateEndpoint(CheckedBody):
     )
     filter: Filter = _optional("Absent or null: every event of its types.")
 
+    def place(self) -> tuple[str, destinations.Destination | None]:
+        return place(self.url, self.destination)
+
 
 class UpdateEndpoint(CheckedBody):
     """Only the fields given change. A null `event_types`, `description` or `headers` resets it to its default (every type, empty, none)."""
@@ -192,7 +312,9 @@ class UpdateEndpoint(CheckedBody):
     rate_limit_per_second: Rate = _optional()
     max_concurrency: ConcurrencyLimit = _optional()
     headers: Headers = _optional("Replaces the custom headers as a whole (`{}` or null removes them all).", {})
-    url: GivenUrl = _optional()
+    _place = body_rule(_one_place)
+    url: GivenUrl = _optional("A new URL (the endpoint becomes an HTTP one).")
+    destination: Where = _optional("A new destination (its external id stays the endpoint's).")
     event_types: EventTypes = _optional(default=())
     description: Description = _optional(default="")
     version: Annotated[str | None, rule(version_name), shown(VERSION_NAME_SCHEMA)] = _optional(
@@ -208,6 +330,8 @@ class UpdateEndpoint(CheckedBody):
     def changes(self) -> dict[str, Any]:
         """The fields given, as the endpoint keeps them (headers as pairs)."""
         given = {name: getattr(self, name) for name in self.model_fields_set}
+        if "url" in given or "destination" in given:
+            given["url"], given["destination"] = place(given.get("url"), given.get("destination"))
         if "headers" in given:
             given["headers"] = tuple(given["headers"].items())
         return given
@@ -215,10 +339,32 @@ class UpdateEndpoint(CheckedBody):
 
 # -- answers -----------------------------------------------------------------------------------------------------
 
+SHOWN_DESTINATION_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "required": ["type"],
+    "description": (
+        'Where deliveries go, as given (an HTTP endpoint\'s is `{"type": "http", "url": …}`). A non-HTTP one also\n'
+        "shows `external_id`: what the customer's role must require (`sts:ExternalId`) when hookline assumes it.\n"
+    ),
+    "properties": {
+        "type": {"type": "string", "enum": list(destinations.TYPES)},
+        "external_id": {"type": "string", "description": "Generated per endpoint; the same for its life."},
+    },
+    "examples": [
+        {
+            "type": "sqs",
+            "queue_url": "https://sqs.eu-west-1.amazonaws.com/111122223333/orders",
+            "role_arn": "arn:aws:iam::111122223333:role/hookline-delivery-orders",
+            "external_id": "hookline-5f0c9e2a4b7d4c1e8a3f6b2d9e0c7a14",
+        }
+    ],
+}
+
 ENDPOINT_EXAMPLE: dict[str, Any] = {
     "id": "ep_01kkntq2cnt8b8hz3pj95wjvcc",
     "customer": None,
     "url": "https://billing.example.com/webhooks",
+    "destination": {"type": "http", "url": "https://billing.example.com/webhooks"},
     "event_types": ["invoice.paid", "invoice.voided"],
     "description": "Billing service",
     "status": "active",
@@ -236,7 +382,8 @@ class Endpoint(Answer):
 
     id: Annotated[str, shown(ENDPOINT_ID_SCHEMA)]
     customer: str | None = Field(description="The uid of the customer it belongs to; null for the tenant's own.")
-    url: str = Field(json_schema_extra={"format": "uri"})
+    url: str | None = Field(description="Where deliveries are POSTed; null for a non-HTTP destination.", json_schema_extra={"format": "uri"})
+    destination: Annotated[dict[str, Any], shown(SHOWN_DESTINATION_SCHEMA)]
     event_types: list[str] = Field(description="Subscribed event types; empty means every type.")
     description: str
     status: Literal["active", "disabled"] = Field(description="A disabled endpoint's new deliveries are stored `paused` until it is re-enabled.")
@@ -256,7 +403,9 @@ class Endpoint(Answer):
     created_at: Timestamp
     updated_at: Timestamp
     disabled_reason: Annotated[str | None, shown({"type": "string", "examples": ["manual"]})] = absent_unless_set(
-        "Present while disabled: `manual` (PATCH), `failing` (its circuit stayed open for `HOOKLINE_DISABLE_AFTER_SECONDS`) or `gone` (the receiver answered 410).",
+        "Present while disabled: `manual` (PATCH), `failing` (its circuit stayed open for `HOOKLINE_DISABLE_AFTER_SECONDS`), `gone` (the receiver answered 410), "
+        "or, for a non-HTTP destination, `access_denied` (it or its role refused hookline), `destination_missing` (it or its role does not exist) or "
+        "`kms_refused` (its KMS key refused). Its deliveries are paused until it is enabled again.",
     )
     paused_until: Annotated[str | None, shown({"type": "string", "format": "date-time"})] = absent_unless_set(
         "Present while a receiver's `Retry-After` pauses every delivery to the endpoint."

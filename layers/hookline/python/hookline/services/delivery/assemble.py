@@ -13,7 +13,7 @@ from hookline.services.delivery.emails import CustomerEmails
 from hookline.services.delivery.endpoint_pool import EndpointPool
 from hookline.services.delivery.health import HealthTracker
 from hookline.services.delivery.planner import Planner
-from hookline.services.delivery.ports import DeliveryLog, EndpointControl, EndpointStates, HttpSender, ReplayProgress, Scheduler, StatsSink, VersionUsageSink
+from hookline.services.delivery.ports import DeliveryLog, EndpointControl, EndpointStates, ReplayProgress, Scheduler, Sender, StatsSink, VersionUsageSink
 from hookline.services.delivery.recorder import Recorder, RecordingConfig
 from hookline.services.delivery.sender import WebhookSender
 from hookline.services.delivery.stats_buffer import StatsBuffer
@@ -25,7 +25,7 @@ def assemble(
     events: DeliveryLog,
     endpoints: EndpointControl,
     states: EndpointStates,
-    http: HttpSender,
+    sender: Sender,
     scheduler: Scheduler,
     notify: Notify,
     settings: Settings,
@@ -51,7 +51,7 @@ def assemble(
     )
     return DeliveryWorker(
         planner=Planner(events, states, health, rules, clock, rng, pool),
-        sender=WebhookSender(events, http, settings.secret_overlap_seconds, clock),
+        sender=WebhookSender(events, sender, settings.secret_overlap_seconds, clock),
         recorder=Recorder(events, scheduler, notify, recording, rng, StatsBuffer(stats, usage), replays),
         health=health,
         clock=clock,

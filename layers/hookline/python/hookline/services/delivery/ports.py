@@ -14,9 +14,9 @@ from hookline.core.emails import Email, Waiting
 from hookline.core.models import Attempt, Delivery, DeliveryTask, EmailOutcome, Endpoint, Event
 from hookline.core.ratelimit import Limiter
 from hookline.core.sessions import SessionRequest
-from hookline.services.ports import HttpSender
+from hookline.services.ports import Sender
 
-__all__ = ["ClaimResult", "DeliveryLog", "EndpointControl", "EndpointStates", "HttpSender", "ReplayProgress", "Scheduler", "StatsSink"]
+__all__ = ["ClaimResult", "DeliveryLog", "EndpointControl", "EndpointStates", "ReplayProgress", "Scheduler", "Sender", "StatsSink"]
 
 
 class EndpointStates(Protocol):

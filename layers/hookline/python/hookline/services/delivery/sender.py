@@ -1,5 +1,7 @@
-"""Sending one webhook: the body at the delivery's payload version, the signed Standard Webhooks headers, one POST
-through the SSRF-guarded client. A version past its sunset is still sent, with a deprecation warning in the log."""
+"""Sending one webhook: the body at the delivery's payload version, the signed Standard Webhooks headers, and one
+send to the endpoint's destination (a POST through the SSRF-guarded client, or a message, event, record or object
+in the customer's AWS account: the `Sender` port does not tell this service which). A version past its sunset is
+still sent, with a deprecation warning in the log."""
 
 from __future__ import annotations
 
@@ -11,9 +13,9 @@ from datetime import datetime
 from hookline.core.clock import parse_iso
 from hookline.core.models import DeliveryTask
 from hookline.core.responses import HttpResult
-from hookline.core.webhook import webhook_headers
+from hookline.core.webhook import Outbound, webhook_headers
 from hookline.services.delivery.plans import Plan
-from hookline.services.delivery.ports import DeliveryLog, HttpSender
+from hookline.services.delivery.ports import DeliveryLog, Sender
 
 _log = logging.getLogger(__name__)
 
@@ -21,7 +23,7 @@ _log = logging.getLogger(__name__)
 @dataclass(frozen=True)
 class WebhookSender:
     events: DeliveryLog
-    http: HttpSender
+    sender: Sender
     secret_overlap_seconds: float
     clock: Callable[[], datetime]
 
@@ -43,4 +45,5 @@ class WebhookSender:
             )
         now = moment.timestamp()
         headers = {**dict(endpoint.headers), **webhook_headers(event.id, int(now), body, endpoint.signing_secrets(now, self.secret_overlap_seconds))}
-        return self.http.post(endpoint.url, body, headers)
+        message = Outbound(body, headers, event.id, event.type, event.created_at, event.customer, endpoint.id, task.delivery_id)
+        return self.sender.send(endpoint, message)

@@ -1,0 +1,218 @@
+"""Where an endpoint's deliveries go: an HTTP URL, or a queue, topic, event bus, stream or bucket in the
+customer's own AWS account. Pure: the shapes, their validation, and how a delivery is laid out in each.
+
+Every destination gets the exact bytes an HTTP receiver would (the event's webhook body at the endpoint's
+payload version) with the same Standard Webhooks signature, so one verification routine serves them all:
+
+| type          | one delivery is                     | the signature headers are                    |
+|---------------|-------------------------------------|----------------------------------------------|
+| `http`        | a POST of the body                  | HTTP headers                                 |
+| `sqs`         | a message whose body is the body    | message attributes                           |
+| `sns`         | a published message, the body       | message attributes                           |
+| `eventbridge` | an event: `DetailType` the type     | `detail.metadata`, beside `detail.body`      |
+| `kinesis`     | a record: the envelope as JSON      | the envelope's `metadata`, beside `body`     |
+| `s3`          | an object `prefix/yyyy/mm/dd/<event id>.json` | the object's metadata              |
+
+A FIFO queue or topic (a name ending `.fifo`) gets the endpoint as message group and the delivery as
+deduplication id. A Kinesis record's partition key is the event's customer, or its id when it has none.
+
+Access: with a `role_arn` (a role in the customer's account whose name starts with ROLE_NAME_PREFIX),
+hookline assumes the role with the endpoint's external id. Without one, the destination's resource policy
+must grant hookline's delivery role. Either way no destination may be in the stack's own account
+(`refusal`): a customer must never be able to address hookline's own queues.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import secrets
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from hookline.core.errors import ValidationFailed
+
+DestinationType = Literal["http", "sqs", "sns", "eventbridge", "kinesis", "s3"]
+HTTP: DestinationType = "http"
+TYPES: tuple[DestinationType, ...] = ("http", "sqs", "sns", "eventbridge", "kinesis", "s3")
+# Where each type's address is given: the field of the `destination` object.
+ADDRESS_FIELD: dict[DestinationType, str] = {
+    "http": "url",
+    "sqs": "queue_url",
+    "sns": "topic_arn",
+    "eventbridge": "event_bus_arn",
+    "kinesis": "stream_arn",
+    "s3": "bucket",
+}
+# The optional fields of each type besides `role_arn` (which every type but http takes).
+OPTIONAL_FIELDS: dict[DestinationType, tuple[str, ...]] = {"eventbridge": ("source",), "s3": ("prefix",)}
+
+CODE = "invalid_destination"
+# The delivery role may assume only roles whose name starts with this (infra grants sts:AssumeRole on it).
+ROLE_NAME_PREFIX = "hookline-delivery-"
+DEFAULT_EVENT_SOURCE = "hookline"
+# The Standard Webhooks headers a non-HTTP delivery carries (as attributes, metadata or in its envelope).
+SIGNATURE_HEADERS = ("webhook-id", "webhook-timestamp", "webhook-signature")
+MAX_PREFIX_LENGTH = 512
+MAX_SOURCE_LENGTH = 256
+
+_PARTITION = r"aws(?:-cn|-us-gov)?"
+_REGION = r"[a-z]{2}(?:-[a-z]+)+-\d"
+_ACCOUNT = r"\d{12}"
+_PATTERNS: dict[DestinationType, re.Pattern[str]] = {
+    "sqs": re.compile(rf"^https://sqs\.(?P<region>{_REGION})\.amazonaws\.com(?:\.cn)?/(?P<account>{_ACCOUNT})/(?P<name>[A-Za-z0-9_-]{{1,80}}(?:\.fifo)?)$"),
+    "sns": re.compile(rf"^arn:{_PARTITION}:sns:(?P<region>{_REGION}):(?P<account>{_ACCOUNT}):(?P<name>[A-Za-z0-9_-]{{1,256}}(?:\.fifo)?)$"),
+    "eventbridge": re.compile(rf"^arn:{_PARTITION}:events:(?P<region>{_REGION}):(?P<account>{_ACCOUNT}):event-bus/(?P<name>[A-Za-z0-9._/-]{{1,256}})$"),
+    "kinesis": re.compile(rf"^arn:{_PARTITION}:kinesis:(?P<region>{_REGION}):(?P<account>{_ACCOUNT}):stream/(?P<name>[A-Za-z0-9_.-]{{1,128}})$"),
+}
+_EXAMPLES: dict[DestinationType, str] = {
+    "http": "https://example.com/webhooks",
+    "sqs": "https://sqs.eu-west-1.amazonaws.com/111122223333/orders",
+    "sns": "arn:aws:sns:eu-west-1:111122223333:orders",
+    "eventbridge": "arn:aws:events:eu-west-1:111122223333:event-bus/orders",
+    "kinesis": "arn:aws:kinesis:eu-west-1:111122223333:stream/orders",
+    "s3": "my-webhook-archive",
+}
+_ROLE = re.compile(rf"^arn:{_PARTITION}:iam::(?P<account>{_ACCOUNT}):role/(?P<name>{re.escape(ROLE_NAME_PREFIX)}[A-Za-z0-9+=,.@_-]{{1,46}})$")
+_BUCKET = re.compile(r"^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$")
+_PREFIX = re.compile(r"^[A-Za-z0-9!_.*'()/=-]*$")
+_SOURCE = re.compile(r"^[A-Za-z0-9._/-]+$")
+
+
+@dataclass(frozen=True)
+class Destination:
+    """A non-HTTP destination (an HTTP one is the endpoint's `url`): its type, its address, and how to reach it."""
+
+    type: DestinationType
+    address: str  # queue_url | topic_arn | event_bus_arn | stream_arn | bucket
+    role_arn: str = ""  # a role in the customer's account to assume; "": its resource policy grants hookline's delivery role
+    source: str = ""  # eventbridge: the events' `Source` ("" means DEFAULT_EVENT_SOURCE)
+    prefix: str = ""  # s3: the objects' key prefix, without a trailing slash
+
+    @property
+    def region(self) -> str | None:
+        """The region its address names (a bucket's is not in its name: None)."""
+        pattern = _PATTERNS.get(self.type)
+        found = pattern.match(self.address) if pattern else None
+        return found["region"] if found else None
+
+    @property
+    def account(self) -> str | None:
+        """The account its address names, else the role's (a bucket's name names no account)."""
+        pattern = _PATTERNS.get(self.type)
+        found = pattern.match(self.address) if pattern else None
+        if found:
+            return found["account"]
+        return role_account(self.role_arn)
+
+    @property
+    def fifo(self) -> bool:
+        return self.type in ("sqs", "sns") and self.address.endswith(".fifo")
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"type": self.type, ADDRESS_FIELD[self.type]: self.address}
+        if self.type == "eventbridge":
+            out["source"] = self.source or DEFAULT_EVENT_SOURCE
+        if self.type == "s3" and self.prefix:
+            out["prefix"] = self.prefix
+        out["role_arn"] = self.role_arn or None
+        return out
+
+
+def generate_external_id() -> str:
+    """A new endpoint's external id: unguessable, so no other hookline customer can name it to reach this role."""
+    return "hookline-" + secrets.token_hex(16)
+
+
+def role_account(role_arn: str) -> str | None:
+    found = _ROLE.match(role_arn) if role_arn else None
+    return found["account"] if found else None
+
+
+def _string(body: Mapping[str, Any], name: str, *, required: bool) -> str:
+    value = body.get(name)
+    if value is None:
+        if required:
+            raise ValidationFailed(f"'destination.{name}' is required", code=CODE)
+        return ""
+    if not isinstance(value, str):
+        raise ValidationFailed(f"'destination.{name}' must be a string", code=CODE)
+    return value
+
+
+def parse_destination(value: Any, check_url: Any = None) -> Destination | str:
+    """The `destination` object of an endpoint: a Destination, or for `{"type": "http", "url": …}` the URL
+    (checked by `check_url`, the URL rule, when given). Anything malformed is 422 `invalid_destination`,
+    naming the field."""
+    if not isinstance(value, dict):
+        raise ValidationFailed("'destination' must be an object with a 'type'", code=CODE)
+    kind = value.get("type")
+    if kind not in TYPES:
+        raise ValidationFailed(f"'destination.type' must be one of {', '.join(TYPES)}", code=CODE)
+    address_field = ADDRESS_FIELD[kind]
+    allowed = {"type", address_field, *OPTIONAL_FIELDS.get(kind, ())} | ({"role_arn"} if kind != "http" else set())
+    unknown = sorted(set(value) - allowed)
+    if unknown:
+        raise ValidationFailed(f"'destination' of type {kind} does not take {', '.join(repr(u) for u in unknown)}", code=CODE)
+    address = _string(value, address_field, required=True)
+    if kind == "http":
+        return check_url(address) if check_url is not None else address
+    if kind == "s3":
+        if not _BUCKET.match(address) or ".." in address or re.fullmatch(r"\d+\.\d+\.\d+\.\d+", address):
+            raise ValidationFailed("'destination.bucket' must be an S3 bucket name: 3 to 63 lowercase letters, digits, dots and hyphens", code=CODE)
+    elif not _PATTERNS[kind].match(address):
+        raise ValidationFailed(f"'destination.{address_field}' must look like {_EXAMPLES[kind]}", code=CODE)
+    role_arn = _string(value, "role_arn", required=False)
+    if role_arn and not _ROLE.match(role_arn):
+        raise ValidationFailed(
+            f"'destination.role_arn' must be an IAM role ARN (no path) whose name starts with {ROLE_NAME_PREFIX}, "
+            f"e.g. arn:aws:iam::111122223333:role/{ROLE_NAME_PREFIX}orders",
+            code=CODE,
+        )
+    source = _string(value, "source", required=False)
+    if source and (len(source) > MAX_SOURCE_LENGTH or not _SOURCE.match(source) or source.startswith("aws.")):
+        raise ValidationFailed(
+            f"'destination.source' must be up to {MAX_SOURCE_LENGTH} letters, digits, '.', '_', '/' or '-', not starting with 'aws.'", code=CODE
+        )
+    prefix = _string(value, "prefix", required=False).strip("/")
+    if len(prefix) > MAX_PREFIX_LENGTH or not _PREFIX.match(prefix) or ".." in prefix or "//" in prefix:
+        raise ValidationFailed(f"'destination.prefix' must be up to {MAX_PREFIX_LENGTH} letters, digits, '/' and !_.*'()=- (no '..' or '//')", code=CODE)
+    return Destination(kind, address, role_arn, source, prefix)
+
+
+def refusal(destination: Destination, own_account: str) -> str | None:
+    """Why the stack may not deliver there, or None: nothing in the stack's own account (the queues hookline runs on)."""
+    if not own_account:
+        return None
+    if destination.account == own_account or role_account(destination.role_arn) == own_account:
+        return "a destination (and its role) must be in another AWS account than the one hookline runs in"
+    return None
+
+
+# -- how one delivery is laid out ------------------------------------------------------------------------------
+
+
+def signature_of(headers: Mapping[str, str]) -> dict[str, str]:
+    """The Standard Webhooks headers of a delivery, for a destination that has no HTTP headers."""
+    return {name: headers[name] for name in SIGNATURE_HEADERS if name in headers}
+
+
+def envelope(headers: Mapping[str, str], body: bytes) -> dict[str, Any]:
+    """A delivery as one JSON document: `body` the exact signed text, `metadata` its signature headers."""
+    return {"metadata": signature_of(headers), "body": body.decode()}
+
+
+def event_detail(headers: Mapping[str, str], body: bytes) -> dict[str, Any]:
+    """An EventBridge event's detail: the envelope, plus the webhook as `payload` so rules can match on its data."""
+    return {**envelope(headers, body), "payload": json.loads(body)}
+
+
+def object_key(prefix: str, created_at: str, event_id: str) -> str:
+    """`prefix/yyyy/mm/dd/<event id>.json` (UTC, the event's acceptance day): every delivery of an event writes one key."""
+    day = created_at[:10].replace("-", "/")
+    return f"{prefix}/{day}/{event_id}.json" if prefix else f"{day}/{event_id}.json"
+
+
+def partition_key(customer: str | None, event_id: str) -> str:
+    return customer or event_id
