@@ -5,13 +5,14 @@ from __future__ import annotations
 from dataclasses import fields
 from typing import TYPE_CHECKING, Any
 
-from aws_cdk import Aws, CfnResource, Duration, RemovalPolicy, Stack, Tags
+from aws_cdk import Aws, CfnResource, Duration, Fn, RemovalPolicy, Stack, Tags
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_lambda_event_sources as event_sources
 from aws_cdk import aws_logs as logs
 from constructs import Construct
 
+from hookline.core.destinations import ACTIONS
 from hookline.core.settings import Settings
 from hookline.wiring.topology import (
     FUNCTIONS,
@@ -79,8 +80,8 @@ CLOUD_FORCED_SETTINGS: dict[str, str] = {"allow_private_networks": "", "own_acco
 
 
 def _is_resource_setting(name: str) -> bool:
-    """Physical names, URLs and ARNs: each function gets these from the topology, per its grants."""
-    return name == "table_name" or name.endswith(("_url", "_arn"))
+    """Physical names, URLs and ARNs: each function gets these from the topology, per its grants (the delivery roles' ARNs, from the stack)."""
+    return name == "table_name" or name.endswith(("_url", "_arn", "_arns"))
 
 
 def _stack_settings() -> frozenset[str]:
@@ -163,6 +164,11 @@ class Functions(Construct):
         self.log_groups: dict[str, logs.LogGroup] = {}
         for spec in FUNCTIONS:
             self.functions[spec.name] = self._function(spec)
+        # The roles that deliver into customers' destinations: what the role template the API serves trusts.
+        senders = [spec for spec in FUNCTIONS if any(g.access == "deliver" for g in spec.grants)]
+        delivery_roles = Fn.join(",", [self.roles[spec.name].role_arn for spec in senders])
+        for spec in senders:
+            self.functions[spec.name].add_environment("HOOKLINE_DELIVERY_ROLE_ARNS", delivery_roles)
 
     def function(self, spec: FunctionSpec) -> lambda_.Function:
         return self.functions[spec.name]
@@ -307,14 +313,15 @@ class Functions(Construct):
         self._storage.key.grant(fn, *(KEY_READ_ACTIONS + (KEY_WRITE_ACTIONS if writes else ())))
 
 
-# What one delivery to each non-HTTP destination type calls (hookline.adapters.destinations), and on which resources.
-DESTINATION_ACTIONS: dict[str, tuple[str, str]] = {
-    "sqs": ("sqs:SendMessage", "arn:{partition}:sqs:*:*:*"),
-    "sns": ("sns:Publish", "arn:{partition}:sns:*:*:*"),
-    "eventbridge": ("events:PutEvents", "arn:{partition}:events:*:*:event-bus/*"),
-    "kinesis": ("kinesis:PutRecord", "arn:{partition}:kinesis:*:*:stream/*"),
-    "s3": ("s3:PutObject", "arn:{partition}:s3:::*/*"),
+# What one delivery to each non-HTTP destination type calls (hookline.core.destinations.ACTIONS), and on which resources.
+_DESTINATION_RESOURCES: dict[str, str] = {
+    "sqs": "arn:{partition}:sqs:*:*:*",
+    "sns": "arn:{partition}:sns:*:*:*",
+    "eventbridge": "arn:{partition}:events:*:*:event-bus/*",
+    "kinesis": "arn:{partition}:kinesis:*:*:stream/*",
+    "s3": "arn:{partition}:s3:::*/*",
 }
+DESTINATION_ACTIONS: dict[str, tuple[str, str]] = {kind: (action, _DESTINATION_RESOURCES[kind]) for kind, action in ACTIONS.items()}
 
 
 def destination_statements(spec: CustomerDestinationsSpec, stack: Stack) -> list[iam.PolicyStatement]:

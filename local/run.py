@@ -119,6 +119,9 @@ def ensure_port_free(port: int, what: str) -> None:
             raise OSError(f"{what} port {HOST}:{port} is in use ({exc.strerror}); pick another with the env var") from None
 
 
+LOCAL_DELIVERY_ROLE_ARN = "arn:aws:iam::123456789012:role/hookline-local-delivery"
+
+
 def silence_werkzeug() -> None:
     werkzeug = logging.getLogger("werkzeug")
     werkzeug.setLevel(logging.ERROR)
@@ -279,6 +282,9 @@ class LocalHookline:
         self._setdefault("HOOKLINE_LOG_SUCCESSES", "true")  # a terminal shows every attempt
         self._setdefault("HOOKLINE_ALLOWED_PORTS", "*")
         self._setdefault("HOOKLINE_NOTIFICATION_SENDER", LOCAL_SENDER)
+        # The customers' queues, topics, buses, streams and buckets live on the same embedded AWS (any account): the role
+        # template names this stand-in delivery role, which nothing checks here (moto enforces no trust policies).
+        self._setdefault("HOOKLINE_DELIVERY_ROLE_ARNS", LOCAL_DELIVERY_ROLE_ARN)
         networks = self._setdefault("HOOKLINE_ALLOW_PRIVATE_NETWORKS", DEFAULT_PRIVATE_NETWORKS)
         log.warning(SSRF_WARNING.format(networks=networks))
         self._setenv("POWERTOOLS_SERVICE_NAME", "hookline")

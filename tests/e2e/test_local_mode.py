@@ -197,3 +197,29 @@ def test_a_failed_attempt_is_retried_through_the_retry_queue(local_hookline: Loc
         assert all(w.verified for w in receiver.received)
         # And both attempts carried the same webhook-id, so the receiver can deduplicate
         assert {w.headers["webhook-id"] for w in receiver.received} == {event_id}
+
+
+def test_an_sqs_destination_created_with_the_aws_cli_receives_signed_messages(local_hookline: LocalHookline) -> None:
+    # Given a queue a customer made on local mode's embedded AWS (as `aws --endpoint-url … sqs create-queue` would)
+    sqs = boto3.client("sqs", endpoint_url=local_hookline.aws_endpoint, region_name=local_hookline.region)
+    queue_url = sqs.create_queue(QueueName="customer-orders")["QueueUrl"]
+    account = queue_url.rstrip("/").split("/")[-2]
+    destination = {"type": "sqs", "queue_url": f"https://sqs.{local_hookline.region}.amazonaws.com/{account}/customer-orders"}
+    created = requests.post(
+        f"{local_hookline.base_url}/v1/endpoints",
+        json={"destination": destination, "event_types": ["order.shipped"]},
+        headers=auth(),
+        timeout=10,
+    )
+    assert created.status_code == 201, created.text
+    # When an event is sent
+    sent = requests.post(f"{local_hookline.base_url}/v1/events", json={"type": "order.shipped", "data": {"n": 1}}, headers=auth(), timeout=10)
+    assert sent.status_code == 202, sent.text
+
+    def received() -> list[dict[str, Any]]:
+        return sqs.receive_message(QueueUrl=queue_url, MessageAttributeNames=["All"], WaitTimeSeconds=1).get("Messages", [])
+
+    # Then the queue gets it once, and the official library verifies it with the endpoint's secret
+    [message] = wait_for(received)
+    headers = {k: v["StringValue"] for k, v in message["MessageAttributes"].items()}
+    assert Webhook(created.json()["secret"]).verify(message["Body"], headers)["id"] == sent.json()["id"]

@@ -267,3 +267,31 @@ def test_a_malformed_destination_is_a_422_naming_the_part(hookline: Hookline, de
     assert (status, body["error"]["code"]) == (422, "invalid_destination"), body
     assert names in body["error"]["message"]
     assert hookline.api("GET", "/v1/endpoints")[1]["items"] == []
+
+
+def test_the_role_template_trusts_hookline_only_with_the_endpoints_external_id(hookline: Hookline, monkeypatch: pytest.MonkeyPatch) -> None:
+    delivery_role = "arn:aws:iam::123456789012:role/hookline-DeliveryFunctionRole"
+    monkeypatch.setenv("HOOKLINE_DELIVERY_ROLE_ARNS", delivery_role)
+    container.reset()
+    queue_url = f"https://sqs.{REGION}.amazonaws.com/{CUSTOMER_ACCOUNT}/orders"
+    endpoint = make_endpoint(hookline, {"type": "sqs", "queue_url": queue_url})
+    status, template = hookline.api("GET", f"/v1/endpoints/{endpoint['id']}/role-template")
+    assert status == 200, template
+    role = template["Resources"]["HooklineDeliveryRole"]["Properties"]
+    # The role the endpoint names, trusting the delivery role only with this endpoint's external id
+    assert role["RoleName"] == ROLE_ARN.rsplit("/", 1)[1]
+    [trust] = role["AssumeRolePolicyDocument"]["Statement"]
+    assert trust["Principal"] == {"AWS": [delivery_role]}
+    assert trust["Condition"] == {"StringEquals": {"sts:ExternalId": endpoint["destination"]["external_id"]}}
+    # And allowing the one put on the one queue
+    allowed = role["Policies"][0]["PolicyDocument"]["Statement"][0]
+    assert allowed == {"Effect": "Allow", "Action": "sqs:SendMessage", "Resource": f"arn:aws:sqs:{REGION}:{CUSTOMER_ACCOUNT}:orders"}
+    # And CloudFormation takes it: moto's CloudFormation creates the role from it
+    cfn = customer().client("cloudformation")
+    cfn.create_stack(StackName="hookline-role", TemplateBody=json.dumps(template), Capabilities=["CAPABILITY_NAMED_IAM"])
+    outputs = cfn.describe_stacks(StackName="hookline-role")["Stacks"][0]["Outputs"]
+    assert outputs == [{"OutputKey": "RoleArn", "OutputValue": ROLE_ARN, "Description": "Give this as the destination's role_arn."}]
+    # An HTTP endpoint needs none
+    status, http = hookline.api("POST", "/v1/endpoints", {"url": "https://receiver.example.com/x"})
+    status, body = hookline.api("GET", f"/v1/endpoints/{http['id']}/role-template")
+    assert (status, body["error"]["code"]) == (409, "not_an_aws_destination")

@@ -32,7 +32,6 @@ _CONFIG = Config(retries={"mode": "standard", "max_attempts": 2}, connect_timeou
 SERVICES: dict[str, str] = {"sqs": "sqs", "sns": "sns", "eventbridge": "events", "kinesis": "kinesis", "s3": "s3"}
 ROLE_SESSION_NAME = "hookline-delivery"
 REFRESH_BEFORE_EXPIRY_SECONDS = 300  # assumed-role credentials are renewed this long before they expire
-ROLE_SESSION_SECONDS = 3600
 
 
 @dataclass(frozen=True)
@@ -114,7 +113,7 @@ class AwsDestinations:
         if cached is not None and cached.expires_at - REFRESH_BEFORE_EXPIRY_SECONDS > now:
             return cached
         sts = self._session.client("sts", region_name=self._region, config=_CONFIG)
-        answer = sts.assume_role(RoleArn=role_arn, RoleSessionName=ROLE_SESSION_NAME, ExternalId=external_id, DurationSeconds=ROLE_SESSION_SECONDS)
+        answer = sts.assume_role(RoleArn=role_arn, RoleSessionName=ROLE_SESSION_NAME, ExternalId=external_id, DurationSeconds=destinations.ROLE_SESSION_SECONDS)
         c = answer["Credentials"]
         fresh = _Credentials(c["AccessKeyId"], c["SecretAccessKey"], c["SessionToken"], c["Expiration"].timestamp())
         with self._lock:

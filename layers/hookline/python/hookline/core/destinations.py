@@ -216,3 +216,87 @@ def object_key(prefix: str, created_at: str, event_id: str) -> str:
 
 def partition_key(customer: str | None, event_id: str) -> str:
     return customer or event_id
+
+
+# -- the customer's role, as a CloudFormation template ---------------------------------------------------------------
+
+# What one delivery calls on each type of destination (the customer's role allows exactly this).
+ACTIONS: dict[DestinationType, str] = {
+    "sqs": "sqs:SendMessage",
+    "sns": "sns:Publish",
+    "eventbridge": "events:PutEvents",
+    "kinesis": "kinesis:PutRecord",
+    "s3": "s3:PutObject",
+}
+ROLE_SESSION_SECONDS = 3600  # how long assumed credentials last (the role's MaxSessionDuration allows it)
+
+
+def resource_arn(destination: Destination) -> str:
+    """The ARN a delivery acts on: the queue's (from its URL), the topic's, bus's or stream's, or the bucket's objects under the prefix."""
+    if destination.type == "sqs":
+        found = _PATTERNS["sqs"].match(destination.address)
+        if not found:
+            raise ValueError(f"not a queue URL: {destination.address}")
+        partition = "aws-cn" if ".amazonaws.com.cn/" in destination.address else "aws"
+        return f"arn:{partition}:sqs:{found['region']}:{found['account']}:{found['name']}"
+    if destination.type == "s3":
+        partition = destination.role_arn.split(":")[1] if destination.role_arn else "aws"
+        return f"arn:{partition}:s3:::{destination.address}/{destination.prefix + '/' if destination.prefix else ''}*"
+    return destination.address
+
+
+def role_name(destination: Destination, endpoint_id: str) -> str:
+    """The role's name: the one `role_arn` names, else one made of the prefix and the endpoint's id."""
+    found = _ROLE.match(destination.role_arn) if destination.role_arn else None
+    return found["name"] if found else f"{ROLE_NAME_PREFIX}{endpoint_id}"[:64]
+
+
+def role_template(destination: Destination, external_id: str, endpoint_id: str, trusted: tuple[str, ...]) -> dict[str, Any]:
+    """A CloudFormation template, for the customer's account, of the role hookline assumes for this endpoint: trusting
+    hookline's delivery roles (`trusted`) only with the endpoint's external id, allowing the one put on the one resource,
+    and, with the KmsKeyArn parameter set, the key's use for an encrypted queue, topic, stream or bucket."""
+    statement = {"Effect": "Allow", "Action": ACTIONS[destination.type], "Resource": resource_arn(destination)}
+    kms = {"Effect": "Allow", "Action": ["kms:GenerateDataKey", "kms:Decrypt"], "Resource": {"Ref": "KmsKeyArn"}}
+    return {
+        "AWSTemplateFormatVersion": "2010-09-09",
+        "Description": f"The role hookline assumes to deliver endpoint {endpoint_id}'s webhooks to {destination.type} {destination.address}",
+        "Parameters": {
+            "KmsKeyArn": {
+                "Type": "String",
+                "Default": "",
+                "Description": "The KMS key that encrypts the destination, if it is a customer-managed one; empty: none.",
+            }
+        },
+        "Conditions": {"Encrypted": {"Fn::Not": [{"Fn::Equals": [{"Ref": "KmsKeyArn"}, ""]}]}},
+        "Resources": {
+            "HooklineDeliveryRole": {
+                "Type": "AWS::IAM::Role",
+                "Properties": {
+                    "RoleName": role_name(destination, endpoint_id),
+                    "Description": f"hookline delivers endpoint {endpoint_id}'s webhooks with this role",
+                    "MaxSessionDuration": ROLE_SESSION_SECONDS,
+                    "AssumeRolePolicyDocument": {
+                        "Version": "2012-10-17",
+                        "Statement": [
+                            {
+                                "Effect": "Allow",
+                                "Principal": {"AWS": list(trusted)},
+                                "Action": "sts:AssumeRole",
+                                "Condition": {"StringEquals": {"sts:ExternalId": external_id}},
+                            }
+                        ],
+                    },
+                    "Policies": [
+                        {
+                            "PolicyName": "deliver-webhooks",
+                            "PolicyDocument": {
+                                "Version": "2012-10-17",
+                                "Statement": [statement, {"Fn::If": ["Encrypted", kms, {"Ref": "AWS::NoValue"}]}],
+                            },
+                        }
+                    ],
+                },
+            }
+        },
+        "Outputs": {"RoleArn": {"Description": "Give this as the destination's role_arn.", "Value": {"Fn::GetAtt": ["HooklineDeliveryRole", "Arn"]}}},
+    }

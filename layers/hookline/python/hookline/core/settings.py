@@ -131,6 +131,11 @@ class Settings:
         "",
         "The AWS account the stack runs in (the stack sets it): no endpoint destination, nor its role, may be in it. Empty: not checked (local mode).",
     )
+    delivery_role_arns: str = _setting(
+        "HOOKLINE_DELIVERY_ROLE_ARNS",
+        "",
+        "The roles that deliver (comma-separated; the stack sets them): what a customer's destination role trusts, in the template `GET /v1/endpoints/{id}/role-template` serves.",
+    )
     allow_http: bool = _setting("HOOKLINE_ALLOW_HTTP", False, "Allow plain-http endpoint URLs. Off in the cloud (https only); local mode turns it on.")
     allowed_ports: str = _setting(
         "HOOKLINE_ALLOWED_PORTS", "443,80", "Ports endpoint URLs may use, comma-separated, or `*` for any (local mode). 80 applies only where http is allowed."

@@ -19,6 +19,7 @@ from hookline.core.contract.endpoints import (
     EndpointPage,
     EndpointSecret,
     EndpointWithHealth,
+    RoleTemplate,
     SecretRotated,
     TestAttempt,
     TestOutcome,
@@ -28,7 +29,7 @@ from hookline.core.contract.endpoints import Endpoint as EndpointAnswer
 from hookline.core.contract.stats import Stats
 from hookline.core.customers import endpoint_limits
 from hookline.core.destinations import Destination
-from hookline.core.errors import DependencyFailed, FailedDependency, NotFound, Unavailable, ValidationFailed
+from hookline.core.errors import Conflict, DependencyFailed, FailedDependency, NotFound, Unavailable, ValidationFailed
 from hookline.core.jobs import REQUEUE_PAUSED
 from hookline.core.models import Endpoint, webhook_body
 from hookline.core.planning import retry_lane_only
@@ -201,6 +202,17 @@ class EndpointService:
                 secret=endpoint.secret, previous_secret=endpoint.previous_secret, previous_expires_at=iso_epoch(endpoint.rotated_at + overlap)
             )
         return EndpointSecret(secret=endpoint.secret)
+
+    def role_template(self, tenant: str, endpoint_id: str) -> RoleTemplate:
+        """The CloudFormation template of the role to create in the customer's account for the endpoint's destination
+        (hookline.core.destinations.role_template): 409 for an HTTP endpoint, which needs none."""
+        endpoint = self.get(tenant, endpoint_id)
+        if endpoint.destination is None:
+            raise Conflict("an http endpoint needs no role: only a queue, topic, event bus, stream or bucket does", code="not_an_aws_destination")
+        trusted = tuple(arn for arn in self.settings.delivery_role_arns.split(",") if arn)
+        if not trusted:
+            raise Unavailable("this stack does not know its delivery roles (HOOKLINE_DELIVERY_ROLE_ARNS is empty)")
+        return RoleTemplate.model_validate(destinations.role_template(endpoint.destination, endpoint.external_id, endpoint.id, trusted))
 
     def test(self, tenant: str, endpoint_id: str) -> TestAttempt:
         """Send a signed `hookline.test` event to the endpoint now, whatever its status, and answer with the attempt.

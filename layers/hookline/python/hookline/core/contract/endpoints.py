@@ -560,3 +560,18 @@ class TestEventFailed(Answer):
     __test__ = False
 
     error: Annotated[TestEventFailedDetail, AS_SHOWN, inline(TestEventFailedDetail)]
+
+
+class RoleTemplate(Answer):
+    """A CloudFormation template for the customer's account: the role hookline assumes to deliver to the endpoint's
+    destination. It trusts hookline's delivery roles only with the endpoint's `external_id`, and allows the one put
+    (`sqs:SendMessage`, `sns:Publish`, `events:PutEvents`, `kinesis:PutRecord` or `s3:PutObject`) on the one resource;
+    its `KmsKeyArn` parameter adds the key's use for an encrypted destination. Its output `RoleArn` is the
+    destination's `role_arn`."""
+
+    AWSTemplateFormatVersion: Literal["2010-09-09"]
+    Description: str
+    Parameters: dict[str, Any]
+    Conditions: dict[str, Any]
+    Resources: dict[str, Any]
+    Outputs: dict[str, Any]

@@ -22,6 +22,7 @@ from hookline.core.contract.endpoints import (
     EndpointPage,
     EndpointSecret,
     EndpointWithHealth,
+    RoleTemplate,
     SecretRotated,
     TestAttempt,
     TestEventFailed,
@@ -343,6 +344,30 @@ def delete_endpoint(endpoint_id: EndpointId) -> Response[None]:
 @allow(Access.READ, "endpoint")
 def get_secret(endpoint_id: EndpointId) -> Response[EndpointSecret]:
     return respond(200, container.endpoint_service().secret(caller().tenant, endpoint_id))
+
+
+@router.get(
+    "/v1/endpoints/<endpoint_id>/role-template",
+    operation_id="getEndpointRoleTemplate",
+    tags=TAGS,
+    summary="The CloudFormation template of a destination's role",
+    description=(
+        "For an endpoint that delivers into the customer's AWS account (a queue, topic, event bus,\n"
+        "stream or bucket): a CloudFormation template of the role hookline assumes to do so, to deploy\n"
+        "in that account (`aws cloudformation deploy --template-file role.json --stack-name …\n"
+        "--capabilities CAPABILITY_NAMED_IAM`). The role trusts hookline's delivery roles only with the\n"
+        "endpoint's `external_id` and allows the one put on the one resource. An HTTP endpoint needs\n"
+        "none: 409 `not_an_aws_destination`.\n"
+    ),
+    responses=answers(
+        ok(200, RoleTemplate, "The template, as JSON."),
+        "NotFound",
+        refusal(409, "An HTTP endpoint needs no role.", envelope("not_an_aws_destination", "an http endpoint needs no role")),
+    ),
+)
+@allow(Access.READ, "endpoint")
+def get_role_template(endpoint_id: EndpointId) -> Response[RoleTemplate]:
+    return respond(200, container.endpoint_service().role_template(caller().tenant, endpoint_id))
 
 
 @router.post(
