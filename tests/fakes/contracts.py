@@ -18,6 +18,7 @@ import pytest
 from hookline.core.breaker import Breaker
 from hookline.core.broadcast import Fanout
 from hookline.core.customers import Customer, CustomerLimits
+from hookline.core.destinations import Destination
 from hookline.core.errors import DependencyFailed, InvalidCursor
 from hookline.core.models import Attempt, Delivery, Endpoint, Event, PlannedDelivery
 from hookline.core.ratelimit import Limiter
@@ -82,6 +83,22 @@ def endpoint_create_is_once_and_reads_back(s: Stores) -> None:
     assert s.endpoints.get("acme", "ep_01") == ep
     # And another tenant cannot see it
     assert s.endpoints.get("other", "ep_01") is None
+
+
+def endpoint_destination_reads_back_and_a_save_moves_it(s: Stores) -> None:
+    # Given an endpoint that delivers into a customer's FIFO queue through a role
+    queue = Destination("sqs", "https://sqs.eu-west-1.amazonaws.com/111122223333/orders.fifo", "arn:aws:iam::111122223333:role/hookline-delivery-o")
+    ep = endpoint(url="", destination=queue, external_id="hookline-0123")
+    s.endpoints.create(ep)
+    # Then it reads back as written, external id included
+    assert s.endpoints.get("acme", "ep_01") == ep
+    # And a save moves it to another destination, then back to HTTP
+    bucket = Destination("s3", "acme-archive", prefix="hooks/in")
+    assert s.endpoints.save(replace(ep, destination=bucket))
+    assert s.endpoints.get("acme", "ep_01") == replace(ep, destination=bucket)
+    assert s.endpoints.save(replace(ep, destination=None, url="https://example.com/back"))
+    back = s.endpoints.get("acme", "ep_01")
+    assert (back.destination, back.url, back.external_id) == (None, "https://example.com/back", "hookline-0123")
 
 
 def endpoint_save_keeps_what_others_own(s: Stores) -> None:
@@ -573,6 +590,7 @@ def replay_outcomes_are_counted(s: Stores) -> None:
 
 CHECKS: list[Callable[[Stores], None]] = [
     endpoint_create_is_once_and_reads_back,
+    endpoint_destination_reads_back_and_a_save_moves_it,
     endpoint_save_keeps_what_others_own,
     endpoint_writes_answer_false_when_it_is_gone,
     endpoint_pause_keeps_the_later_one,

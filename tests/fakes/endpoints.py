@@ -15,6 +15,8 @@ from tests.fakes.faults import Faults
 # Retry-After pause belong to other writers and survive a save, as the adapter's update does.
 SAVED_FIELDS = (
     "url",
+    "destination",
+    "external_id",
     "event_types",
     "description",
     "status",
@@ -24,6 +26,7 @@ SAVED_FIELDS = (
     "max_concurrency",
     "headers",
     "version",
+    "filter",
 )
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+import pytest
 import yaml
 from jsonschema import Draft202012Validator
 from openapi_spec_validator import validate as validate_openapi
@@ -23,7 +24,7 @@ from referencing.jsonschema import DRAFT202012
 
 from hookline.core.contract.endpoints import CreateEndpoint, UpdateEndpoint
 from hookline.entrypoints.api import app
-from hookline.wiring import topology
+from hookline.wiring import container, topology
 from tests.conftest import Hookline
 from tests.support.events import http_event
 from tests.support.receiver import Answer, Received, running_receiver
@@ -251,9 +252,10 @@ def test_request_bodies_are_closed_and_name_the_fields_the_api_accepts() -> None
         "PutPortalSettings",
         "PutEventType",
         "PutVersion",
+        "FilterTest",
     }
-    # Then each rejects unknown fields, as the API does (422 unknown_field)
-    for name in bodies:
+    # Then each rejects unknown fields, as the API does (422 unknown_field), and so does the filter tester's sample event
+    for name in (*bodies, "SampleEvent"):
         assert schemas[name].get("additionalProperties") is False, name
     # And the endpoint bodies name exactly the fields their models accept
     assert set(schemas["CreateEndpoint"]["properties"]) == set(CreateEndpoint.model_fields)
@@ -340,7 +342,9 @@ def _iso(moment: datetime) -> str:
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def test_live_success_responses_match_the_document(hookline: Hookline) -> None:
+def test_live_success_responses_match_the_document(hookline: Hookline, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HOOKLINE_DELIVERY_ROLE_ARNS", "arn:aws:iam::123456789012:role/hookline-DeliveryFunctionRole")
+    container.reset()
     api = LiveApi(hookline)
     with running_receiver(_answer) as receiver:
         # Given the service is up
@@ -447,6 +451,13 @@ def test_live_success_responses_match_the_document(hookline: Hookline) -> None:
         assert status == 200
         assert progress["matched"] == 1
 
+        # When an endpoint delivers into a customer's queue (the document's example), its role's template is served
+        status, queue = api.call("POST", "/v1/endpoints", _example("POST", "/v1/endpoints", "aws_queue"))
+        assert (status, queue["url"], queue["destination"]["type"]) == (201, None, "sqs")
+        status, template = api.call("GET", "/v1/endpoints/{endpoint_id}/role-template", endpoint_id=queue["id"])
+        assert (status, template["Outputs"]["RoleArn"]["Value"]) == (200, {"Fn::GetAtt": ["HooklineDeliveryRole", "Arn"]})
+        assert api.call("DELETE", "/v1/endpoints/{endpoint_id}", endpoint_id=queue["id"])[0] == 204
+
         # When the secret is rotated and the endpoints are tested
         assert api.call("POST", "/v1/endpoints/{endpoint_id}/secret/rotate", endpoint_id=billing["id"])[0] == 200
         status, secrets = api.call("GET", "/v1/endpoints/{endpoint_id}/secret", endpoint_id=billing["id"])
@@ -507,6 +518,10 @@ def test_live_success_responses_match_the_document(hookline: Hookline) -> None:
         assert api.call("PUT", "/v1/portal-settings", _example("PUT", "/v1/portal-settings")) == api.call("GET", "/v1/portal-settings")
         status, one = api.call("GET", "/v1/events/{event_id}/deliveries/{delivery_id}", event_id=refused["id"], delivery_id=failed["id"])
         assert (status, one["event_type"]) == (200, _example("POST", "/v1/events", "anonymous")["type"])
+        # And the filter tester answers the document's examples: an order of 150 passes the filter for 100 or more, one of 50
+        # does not, nor does a broadcast (no customer) a filter on the customer's uid
+        for name, passes in (("matching", True), ("not_matching", False), ("customer_prefix", False)):
+            assert api.call("POST", "/v1/filters/test", _example("POST", "/v1/filters/test", name)) == (200, {"matches": passes})
 
         # When the document's versions are set up: a new default, a sunset on the first version, one more version
         status, added = api.call("PUT", "/v1/versions/{version}", _example("PUT", "/v1/versions/{version}", "make_default"), version="2026-10-01")
@@ -665,6 +680,7 @@ def test_live_error_responses_match_the_document(hookline: Hookline) -> None:
         ("POST", "/v1/events/batch", {"events": [{"type": "a.b", "data": {}}], "priority": 1}),
         ("POST", "/v1/events/broadcast", {"type": "a.b", "data": {}, "customer": "org_1"}),
         ("POST", "/v1/endpoints/{endpoint_id}/replay", {"since": "2026-01-01T00:00:00Z", "until": "2026-01-02T00:00:00Z", "force": True}),
+        ("POST", "/v1/filters/test", {"filter": {"type": ["a.b"]}, "event": {"type": "a.b", "data": {}}, "endpoint_id": ep}),
     ):
         status, got = api.call(method, template, body, endpoint_id=ep)
         assert (status, got["error"]["code"]) == (422, "unknown_field"), (method, template)
@@ -709,6 +725,7 @@ def test_live_error_responses_match_the_document(hookline: Hookline) -> None:
         ("POST", "/v1/events", {"type": "a.b", "data": {}, "versions": {"2031-01-01": {}}}, {}, "unknown_version"),
         ("POST", "/v1/events", {"type": "no.downgrade", "data": {}}, {}, "version_unavailable"),  # ep is pinned to 2026-01-01
         ("POST", "/v1/events/broadcast", {"type": "no.downgrade", "data": {}}, {}, "version_unavailable"),
+        ("POST", "/v1/filters/test", {"filter": {"type": [{"wildcard": "a.*"}]}, "event": {"type": "a.b", "data": {}}}, {}, "invalid_filter"),
     ]
     for method, template, body, params, code in refusals:
         status, got = api.call(method, template, body, **params)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from hookline.core.destinations import Destination
 from hookline.core.emails import Links, StatusNotice, Waiting, endpoint_email
 from tests.fakes.contracts import SECRET, customer, endpoint
 
@@ -38,3 +39,12 @@ def test_an_endpoint_without_description_is_named_by_its_url() -> None:
     email = endpoint_email(CUSTOMER, endpoint(), StatusNotice("recovered", "recovered", "t"), Waiting(0), Links())
     assert email.subject == "Webhook endpoint recovered: https://example.com/hook"
     assert "Description" not in email.text and "deliveries to it have resumed" in email.text
+
+
+def test_an_aws_destination_refusal_is_told_in_words_with_the_destination() -> None:
+    queue = Destination("sqs", "https://sqs.eu-west-1.amazonaws.com/111122223333/orders")
+    email = endpoint_email(CUSTOMER, endpoint(url="", destination=queue), StatusNotice("disabled", "access_denied", "t"), Waiting(2), Links())
+    assert email.subject == "Webhook endpoint disabled: sqs https://sqs.eu-west-1.amazonaws.com/111122223333/orders"
+    assert "refused hookline access" in email.text
+    assert "Destination: sqs https://sqs.eu-west-1.amazonaws.com/111122223333/orders" in email.text and "URL:" not in email.text
+    assert "2 deliveries are paused" in email.text

@@ -22,6 +22,9 @@ ChangeKind = Literal["disabled", "recovered", "version_sunset"]
 _REASONS = {
     "gone": "it answered 410 Gone, which asks senders to stop",
     "failing": "its deliveries kept failing for longer than the outage limit",
+    "access_denied": "its AWS destination (or the role hookline assumes for it) refused hookline access",
+    "destination_missing": "its AWS destination (or the role hookline assumes for it) does not exist",
+    "kms_refused": "the KMS key that encrypts its AWS destination refused hookline",
 }
 
 
@@ -30,7 +33,7 @@ class StatusNotice:
     """One state change of an endpoint, as the customer is told about it."""
 
     kind: ChangeKind
-    reason: str  # disabled: "gone" or "failing"; recovered: "recovered"; version_sunset: the payload version
+    reason: str  # disabled: "gone", "failing" or a destination's refusal (hookline.core.classify); recovered: "recovered"; version_sunset: the payload version
     since: str  # ISO-8601 UTC: when the outage began (failing) or the change happened (version_sunset: the sunset)
     outage_seconds: float | None = None
 
@@ -79,9 +82,9 @@ def _duration(seconds: float) -> str:
 
 
 def _lines(customer: Customer, endpoint: Endpoint, change: StatusNotice, waiting: Waiting, links: Links) -> tuple[str, list[str]]:
-    label = endpoint.description or endpoint.url
+    label = endpoint.description or endpoint.where()
     intro = [f"Hello {customer.name},", ""]
-    facts = [f"Endpoint: {endpoint.id}", f"URL: {endpoint.url}"]
+    facts = [f"Endpoint: {endpoint.id}", f"URL: {endpoint.url}" if endpoint.destination is None else f"Destination: {endpoint.where()}"]
     if endpoint.description:
         facts.append(f"Description: {endpoint.description}")
     if change.kind == "disabled":

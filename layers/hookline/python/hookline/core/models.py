@@ -81,6 +81,10 @@ class Endpoint:
         """Whether an event gets a delivery to it: of a type it subscribes to, and passing its filter if it has one."""
         return self.subscribes_to(event_type) and (self.filter is None or matches(self.filter, event_type, customer, data))
 
+    def where(self) -> str:
+        """Where it delivers, for people: its URL, or the destination's type and address."""
+        return self.url if self.destination is None else f"{self.destination.type} {self.destination.address}"
+
     def shown_destination(self) -> dict[str, Any]:
         """Where it delivers, as the API shows it: `{"type": "http", "url": …}`, or the destination with the external id to trust."""
         if self.destination is None:

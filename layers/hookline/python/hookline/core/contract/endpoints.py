@@ -346,8 +346,13 @@ SHOWN_DESTINATION_SCHEMA: dict[str, Any] = {
         'Where deliveries go, as given (an HTTP endpoint\'s is `{"type": "http", "url": …}`). A non-HTTP one also\n'
         "shows `external_id`: what the customer's role must require (`sts:ExternalId`) when hookline assumes it.\n"
     ),
+    "additionalProperties": False,
     "properties": {
         "type": {"type": "string", "enum": list(destinations.TYPES)},
+        **{name: {"type": "string"} for name in destinations.ADDRESS_FIELD.values()},
+        "source": {"type": "string"},
+        "prefix": {"type": "string"},
+        "role_arn": {"anyOf": [{"type": "string"}, {"type": "null"}]},
         "external_id": {"type": "string", "description": "Generated per endpoint; the same for its life."},
     },
     "examples": [

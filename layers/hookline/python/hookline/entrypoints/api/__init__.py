@@ -22,10 +22,10 @@ from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValida
 
 from hookline.adapters.observability import get_logger
 from hookline.core.errors import HooklineError, MethodNotAllowed, NotFound
-from hookline.entrypoints.api import catalog, customers, endpoints, events, jobs, portal
+from hookline.entrypoints.api import catalog, customers, endpoints, events, filters, jobs, portal
 from hookline.entrypoints.api.routing import RequestContract, contract_error, respond
 
-ROUTERS = (portal.router, catalog.router, endpoints.router, events.router, customers.router, jobs.router)
+ROUTERS = (portal.router, catalog.router, endpoints.router, filters.router, events.router, customers.router, jobs.router)
 
 
 def build() -> APIGatewayHttpResolver:

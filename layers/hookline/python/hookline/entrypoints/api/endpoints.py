@@ -29,6 +29,7 @@ from hookline.core.contract.endpoints import (
     UpdateEndpoint,
 )
 from hookline.core.contract.stats import Stats
+from hookline.core.destinations import Destination, role_template
 from hookline.core.errors import envelope
 from hookline.entrypoints.api.answers import answers, ok, refusal
 from hookline.entrypoints.api.params import DEFAULT_LIMIT, Cursor, EndpointId, Limit, Since, Until
@@ -37,6 +38,13 @@ from hookline.wiring import container
 
 router = APIGatewayHttpRouter()
 TAGS = ["endpoints"]
+
+ROLE_TEMPLATE_EXAMPLE = role_template(
+    Destination("sqs", "https://sqs.eu-west-1.amazonaws.com/111122223333/orders", "arn:aws:iam::111122223333:role/hookline-delivery-orders"),
+    "hookline-5f0c9e2a4b7d4c1e8a3f6b2d9e0c7a14",
+    "ep_01kkntq2cnt8b8hz3pj95wjvcc",
+    ("arn:aws:iam::444455556666:role/hookline-DeliveryFunctionRole", "arn:aws:iam::444455556666:role/hookline-RetryFunctionRole"),
+)
 
 # -- parameters --------------------------------------------------------------------------------------------------
 
@@ -70,6 +78,17 @@ _CREATE_EXAMPLES: dict[str, Any] = {
     "for_customer": {
         "summary": "One of a customer's endpoints",
         "value": {"url": "https://hooks.customer.example.net/hookline", "customer": "org_4711", "event_types": ["invoice.paid"]},
+    },
+    "aws_queue": {
+        "summary": "Into the customer's own SQS queue, through a role of theirs hookline assumes",
+        "value": {
+            "destination": {
+                "type": "sqs",
+                "queue_url": "https://sqs.eu-west-1.amazonaws.com/111122223333/orders",
+                "role_arn": "arn:aws:iam::111122223333:role/hookline-delivery-orders",
+            },
+            "event_types": ["order.paid"],
+        },
     },
     "pinned": {
         "summary": "Pinned to a named version (`2026-01-01`, which every tenant has), whatever the default is then",
@@ -360,7 +379,7 @@ def get_secret(endpoint_id: EndpointId) -> Response[EndpointSecret]:
         "none: 409 `not_an_aws_destination`.\n"
     ),
     responses=answers(
-        ok(200, RoleTemplate, "The template, as JSON."),
+        ok(200, RoleTemplate, "The template, as JSON.", example=ROLE_TEMPLATE_EXAMPLE),
         "NotFound",
         refusal(409, "An HTTP endpoint needs no role.", envelope("not_an_aws_destination", "an http endpoint needs no role")),
     ),

@@ -1,8 +1,9 @@
 // The endpoint's settings tab: re-enable (following the re-queue job), payload version (versions.js), configuration
-// with the measured pace, health, signing secret, test event and delete.
+// with the measured pace, content filter (filter.js), health, signing secret, test event and delete.
 
 import { api, enc } from "./api.js";
 import { append, busy, button, clear, confirmDialog, errorBox, field, h, metric, mutating, notice, okBox, replaceContent, section } from "./dom.js";
+import { filterSection } from "./filter.js";
 import { attemptSummary, circuitBadge, count, describeError, disabledReason, millis, percent, plural, timeEl } from "./format.js";
 import { eventTypePicker, numberValue } from "./forms.js";
 import { navigate } from "./nav.js";
@@ -19,6 +20,7 @@ export function renderSettings(body, detail, seq) {
     statusSection(detail),
     versionSection(detail, seq),
     configSection(detail, measured),
+    filterSection(detail),
     healthSection(detail),
     secretSection(detail),
     state.readOnly ? null : testSection(detail),
