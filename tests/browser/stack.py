@@ -25,6 +25,8 @@ CHROMIUM_CANDIDATES = ("/usr/bin/chromium", "/usr/bin/chromium-browser")
 # Retries about a second apart, two attempts per delivery, no authorizer cache
 # (a revoked session is refused at once), and a breaker that stays closed for
 # the handful of failures a test makes (an open breaker would hold replays back).
+# The delivery role is what a destination's role template trusts (GET /v1/endpoints/{id}/role-template).
+DELIVERY_ROLE_ARN = "arn:aws:iam::123456789012:role/hookline-local-delivery"
 BROWSER_ENV = {
     "HOOKLINE_RETRY_BASE_SECONDS": "0.2",
     "HOOKLINE_MAX_ATTEMPTS": "2",
@@ -32,6 +34,7 @@ BROWSER_ENV = {
     "HOOKLINE_BREAKER_THRESHOLD": "50",
     "HOOKLINE_BREAKER_WINDOW": "100",
     "HOOKLINE_BREAKER_FAILURE_RATE": "1.0",
+    "HOOKLINE_DELIVERY_ROLE_ARNS": DELIVERY_ROLE_ARN,
 }
 
 
@@ -88,6 +91,11 @@ class Producer:
 
     def endpoint(self, customer: str, url: str, **fields: Any) -> dict[str, Any]:
         created: dict[str, Any] = self.call("POST", "/v1/endpoints", {"url": url, "customer": customer, **fields})
+        return created
+
+    def destination_endpoint(self, customer: str, destination: dict[str, Any], **fields: Any) -> dict[str, Any]:
+        """An endpoint that delivers into the customer's AWS account (a queue, topic, bus, stream or bucket) instead of a URL."""
+        created: dict[str, Any] = self.call("POST", "/v1/endpoints", {"destination": destination, "customer": customer, **fields})
         return created
 
     def get_endpoint(self, endpoint_id: str) -> dict[str, Any]:

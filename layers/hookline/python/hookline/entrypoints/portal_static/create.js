@@ -2,6 +2,7 @@
 
 import { api } from "./api.js";
 import { busy, clear, errorBox, field, focusHeading, h, heading, replaceContent } from "./dom.js";
+import { where } from "./format.js";
 import { eventTypePicker, numberValue } from "./forms.js";
 import { link } from "./nav.js";
 import { ceiling, producerName } from "./session.js";
@@ -70,7 +71,7 @@ function showCreated(root, created) {
     h("p", { class: "back" }, link("← All endpoints", {}, { "data-testid": "back-link" })),
     heading(1, "Endpoint created", { "data-testid": "created-title" }),
     h("section", { class: "panel", "data-testid": "created" },
-      h("p", {}, "Webhooks for ", h("span", { class: "mono", "data-testid": "created-url" }, created.url), " are signed with this secret. Copy it now; you can reveal it again from the endpoint's settings."),
+      h("p", {}, "Webhooks for ", h("span", { class: "mono", "data-testid": "created-url" }, where(created)), " are signed with this secret. Copy it now; you can reveal it again from the endpoint's settings."),
       h("code", { class: "secret", "data-testid": "created-secret" }, created.secret || ""),
       h("div", { class: "actions" }, go),
     ),

@@ -81,7 +81,64 @@ const DISABLED_REASONS = {
   gone: "the endpoint answered 410 Gone",
   failing: "it kept failing for too long",
   manual: "it was disabled by request",
+  access_denied: "its AWS destination (or the role assumed for it) refused access",
+  destination_missing: "its AWS destination (or the role assumed for it) does not exist",
+  kms_refused: "the KMS key that encrypts its AWS destination refused to be used",
 };
+
+// ---------------------------------------------------------------- where an endpoint delivers
+
+// The non-HTTP destinations: how each is named for people, and the field of `destination` holding its address.
+export const DESTINATION_KINDS = {
+  sqs: { label: "SQS queue", field: "queue_url" },
+  sns: { label: "SNS topic", field: "topic_arn" },
+  eventbridge: { label: "EventBridge bus", field: "event_bus_arn" },
+  kinesis: { label: "Kinesis stream", field: "stream_arn" },
+  s3: { label: "S3 bucket", field: "bucket" },
+};
+
+const NOT_ADDRESSES = new Set(["type", "role_arn", "external_id", "source", "prefix"]);
+
+function text(value) {
+  return typeof value === "string" && value ? value : "";
+}
+
+// An endpoint's non-HTTP destination, or null when it delivers to a URL (its `destination` is {type: "http", url}, or
+// absent in an answer from before destinations).
+export function awsDestination(endpoint) {
+  const d = endpoint && endpoint.destination;
+  return d && typeof d === "object" && text(d.type) && d.type !== "http" ? d : null;
+}
+
+// A destination's address as people read it: the URL, ARN or bucket (an S3 bucket with its key prefix).
+export function destinationAddress(d) {
+  const kind = DESTINATION_KINDS[d.type];
+  if (kind) {
+    const address = text(d[kind.field]);
+    return d.type === "s3" && text(d.prefix) ? `${address}/${d.prefix}` : address;
+  }
+  // A type this page does not know yet: the first address-like string it carries.
+  const found = Object.entries(d).find(([k, v]) => !NOT_ADDRESSES.has(k) && text(v));
+  return found ? found[1] : "";
+}
+
+export function destinationLabel(d) {
+  return (DESTINATION_KINDS[d.type] && DESTINATION_KINDS[d.type].label) || `${d.type} destination`;
+}
+
+// The condition a test event must meet to count as accepted, for a sentence starting "If ".
+export function acceptedPhrase(endpoint) {
+  return awsDestination(endpoint) ? "the destination accepts it" : "your endpoint answers with a 2xx status";
+}
+
+// Where an endpoint delivers, in one line: its URL, or e.g. "SQS queue https://sqs…/orders", "S3 bucket archive/prefix".
+// Never "null": an endpoint without an address reads as such.
+export function where(endpoint) {
+  const d = awsDestination(endpoint);
+  if (d) return `${destinationLabel(d)} ${destinationAddress(d) || "(no address)"}`;
+  const http = endpoint && endpoint.destination && typeof endpoint.destination === "object" ? text(endpoint.destination.url) : "";
+  return http || text(endpoint && endpoint.url) || "(no address)";
+}
 
 // The health's last_error is a status code ("503") or an error name ("timeout").
 export function describeError(error) {

@@ -3,7 +3,7 @@
 
 import { api, enc, PAGE_SIZE, query } from "./api.js";
 import { button, clear, errorBox, focusHeading, h, heading, metric, mutating, replaceContent } from "./dom.js";
-import { circuitBadge, count, describeError, disabledReason, millis, percent, statusBadge, timeEl } from "./format.js";
+import { circuitBadge, count, describeError, disabledReason, millis, percent, statusBadge, timeEl, where } from "./format.js";
 import { link } from "./nav.js";
 import { current, producerName, state } from "./session.js";
 
@@ -77,7 +77,7 @@ function endpointCard(endpoint, seq) {
   const lastError = h("p", { class: "last-error", "data-testid": "last-error", hidden: true });
   const card = h("li", { class: "endpoint-card", "data-testid": "endpoint-card", "data-endpoint-id": endpoint.id },
     h("div", { class: "card-head" },
-      h("h2", { class: "card-title" }, link(endpoint.url, { view: "endpoint", id: endpoint.id }, { class: "endpoint-url", "data-testid": "endpoint-link" })),
+      h("h2", { class: "card-title" }, link(where(endpoint), { view: "endpoint", id: endpoint.id }, { class: "endpoint-url", "data-testid": "endpoint-link" })),
       badges,
     ),
     endpoint.description ? h("p", { class: "description", "data-testid": "endpoint-description" }, endpoint.description) : null,

@@ -1,10 +1,12 @@
-// The endpoint's settings tab: re-enable (following the re-queue job), payload version (versions.js), configuration
-// with the measured pace, content filter (filter.js), health, signing secret, test event and delete.
+// The endpoint's settings tab: re-enable (following the re-queue job), an AWS destination and its role (destination.js),
+// payload version (versions.js), configuration with the measured pace, content filter (filter.js), health, signing
+// secret, test event and delete.
 
 import { api, enc } from "./api.js";
+import { destinationSection } from "./destination.js";
 import { append, busy, button, clear, confirmDialog, errorBox, field, h, metric, mutating, notice, okBox, replaceContent, section } from "./dom.js";
 import { filterSection } from "./filter.js";
-import { attemptSummary, circuitBadge, count, describeError, disabledReason, millis, percent, plural, timeEl } from "./format.js";
+import { acceptedPhrase, attemptSummary, awsDestination, circuitBadge, count, describeError, disabledReason, millis, percent, plural, timeEl, where } from "./format.js";
 import { eventTypePicker, numberValue } from "./forms.js";
 import { navigate } from "./nav.js";
 import { ceiling, current, later, state } from "./session.js";
@@ -18,6 +20,7 @@ export function renderSettings(body, detail, seq) {
   const measured = h("div", { class: "measured", "data-testid": "measured", "aria-live": "polite" }, h("span", { class: "muted" }, "Measuring…"));
   append(body, [
     statusSection(detail),
+    destinationSection(detail),
     versionSection(detail, seq),
     configSection(detail, measured),
     filterSection(detail),
@@ -66,7 +69,7 @@ function statusSection(detail) {
   return h("section", { class: "panel panel-alert", "data-testid": "disabled-panel", "aria-labelledby": "disabled-title" },
     h("h2", { id: "disabled-title" }, "This endpoint is disabled"),
     h("p", { "data-testid": "disabled-reason" }, `It was disabled because ${disabledReason(detail)}. Events for it are kept as paused deliveries.`),
-    state.readOnly ? null : h("p", { class: "muted" }, "Re-enabling sends a test event first. If your endpoint answers with a 2xx status it becomes active again and its paused deliveries are sent at its rate limit."),
+    state.readOnly ? null : h("p", { class: "muted" }, `${awsDestination(detail) ? "Fix its access first (see Destination below). " : ""}Re-enabling sends a test event first. If ${acceptedPhrase(detail)}, it becomes active again and its paused deliveries are sent at its rate limit.`),
     enableBtn,
     result,
   );
@@ -110,7 +113,7 @@ function configSection(detail, measured) {
   if (state.readOnly) {
     return section("Configuration", "config",
       h("dl", { class: "kv" },
-        h("dt", {}, "URL"), h("dd", { class: "mono" }, detail.url),
+        h("dt", {}, awsDestination(detail) ? "Destination" : "URL"), h("dd", { class: "mono", "data-testid": "config-where" }, where(detail)),
         h("dt", {}, "Description"), h("dd", {}, detail.description || "—"),
         h("dt", {}, "Event types"), h("dd", { class: "mono" }, types),
         h("dt", {}, "Rate limit"), h("dd", { "data-testid": "rate-limit-value" }, `${detail.rate_limit_per_second} per second`),
@@ -119,7 +122,8 @@ function configSection(detail, measured) {
       measured,
     );
   }
-  const url = h("input", { type: "url", name: "url", value: detail.url, required: true, autocomplete: "off", spellcheck: "false" });
+  // An AWS destination is shown (and changed) as a whole in its own panel: the form edits only an HTTP endpoint's URL.
+  const url = awsDestination(detail) ? null : h("input", { type: "url", name: "url", value: detail.url || "", required: true, autocomplete: "off", spellcheck: "false" });
   const description = h("input", { type: "text", name: "description", value: detail.description || "", maxlength: "500" });
   const picker = eventTypePicker("edit", detail.event_types);
   const rate = h("input", { type: "number", name: "rate_limit_per_second", value: detail.rate_limit_per_second, min: "0.1", step: "any", inputmode: "decimal" });
@@ -128,7 +132,7 @@ function configSection(detail, measured) {
   const save = h("button", { type: "submit", class: "btn btn-primary", id: "save-settings", "data-testid": "save-settings" }, "Save changes");
   mutating(save);
   const form = h("form", { class: "form", id: "settings-form", novalidate: true, "data-mutating": "" },
-    field("edit-url", "URL", url, "Where webhooks are sent (HTTPS)."),
+    url ? field("edit-url", "URL", url, "Where webhooks are sent (HTTPS).") : h("p", { class: "hint", "data-testid": "config-where" }, `Webhooks go to the ${where(detail)} shown under Destination.`),
     field("edit-description", "Description", description),
     picker.node,
     h("div", { class: "pace" },
@@ -145,7 +149,7 @@ function configSection(detail, measured) {
     ev.preventDefault();
     clear(result);
     const changes = {};
-    if (url.value.trim() !== detail.url) changes.url = url.value.trim();
+    if (url && url.value.trim() !== detail.url) changes.url = url.value.trim();
     if (description.value !== (detail.description || "")) changes.description = description.value;
     const newTypes = picker.value();
     const oldTypes = detail.event_types || [];
@@ -249,7 +253,9 @@ function secretSection(detail) {
     }
   }));
   return section("Signing secret", "secret",
-    h("p", { class: "muted" }, "Verify each webhook's webhook-signature header with this secret (Standard Webhooks)."),
+    h("p", { class: "muted" }, awsDestination(detail)
+      ? "Verify each delivery's webhook-signature (a message attribute, or in its metadata, beside the body) with this secret (Standard Webhooks)."
+      : "Verify each webhook's webhook-signature header with this secret (Standard Webhooks)."),
     h("div", { class: "actions" }, reveal, rotate),
     shown,
     rotated,
@@ -291,12 +297,12 @@ function testSection(detail) {
 function deleteSection(detail) {
   const result = h("div", { class: "result", "aria-live": "polite" });
   const del = mutating(button("Delete endpoint", { class: "btn btn-danger", id: "delete-endpoint", "data-testid": "delete-endpoint" }, async () => {
-    const ok = await confirmDialog("Delete this endpoint?", `${detail.url} stops receiving webhooks at once. This cannot be undone.`, "Delete endpoint");
+    const ok = await confirmDialog("Delete this endpoint?", `${where(detail)} stops receiving webhooks at once. This cannot be undone.`, "Delete endpoint");
     if (!ok) return;
     busy(del, true, "Deleting…");
     try {
       await api("DELETE", `/v1/endpoints/${enc(detail.id)}`);
-      navigate({}, { replace: true, notice: `Deleted ${detail.url}.` });
+      navigate({}, { replace: true, notice: `Deleted ${where(detail)}.` });
     } catch (e) {
       busy(del, false);
       if (!e.expired) replaceContent(result, errorBox(e.message, "delete-error"));

@@ -3,7 +3,7 @@
 
 import { api, enc } from "./api.js";
 import { busy, button, clear, confirmDialog, errorBox, h, mutating, replaceContent, section } from "./dom.js";
-import { attemptSummary, dateEl } from "./format.js";
+import { acceptedPhrase, attemptSummary, dateEl, where } from "./format.js";
 import { navigate } from "./nav.js";
 import { current } from "./session.js";
 
@@ -76,7 +76,7 @@ function upgradeOffer(detail, pinned, target, result) {
   const upgrade = mutating(button(`Upgrade to ${target}`, { class: "btn btn-primary", id: "upgrade-version", "data-testid": "upgrade-version", "data-version": target }, async () => {
     const ok = await confirmDialog(
       `Upgrade to version ${target}?`,
-      `A signed hookline.test event rendered at version ${target} is sent to ${detail.url} first. If your endpoint answers with a 2xx status, it is pinned to ${target} and its webhooks carry that version's payloads from then on; otherwise it stays on ${pinned}.`,
+      `A signed hookline.test event rendered at version ${target} is sent to ${where(detail)} first. If ${acceptedPhrase(detail)}, it is pinned to ${target} and its webhooks carry that version's payloads from then on; otherwise it stays on ${pinned}.`,
       "Send test and upgrade",
     );
     if (!ok) return;
