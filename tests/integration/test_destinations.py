@@ -67,6 +67,12 @@ def receive_all(sqs: Any, queue_url: str, want: int) -> list[dict[str, Any]]:
     return got
 
 
+def queue_of(sqs: Any, name: str) -> tuple[str, str]:
+    """A new queue of the customer's, where a subscription or a rule sends: its URL and ARN."""
+    url = sqs.create_queue(QueueName=name)["QueueUrl"]
+    return url, sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+
+
 def attributes(message: dict[str, Any]) -> dict[str, str]:
     return {k: v["StringValue"] for k, v in message.get("MessageAttributes", {}).items()}
 
@@ -114,8 +120,7 @@ def test_an_sns_destination_reaches_a_subscribed_queue_with_verifiable_attribute
     account = customer()
     sns, sqs = account.client("sns"), account.client("sqs")
     topic_arn = sns.create_topic(Name="orders")["TopicArn"]
-    queue_url = sqs.create_queue(QueueName="orders-from-sns")["QueueUrl"]
-    queue_arn = sqs.get_queue_attributes(QueueUrl=queue_url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+    queue_url, queue_arn = queue_of(sqs, "orders-from-sns")
     sns.subscribe(TopicArn=topic_arn, Protocol="sqs", Endpoint=queue_arn, Attributes={"RawMessageDelivery": "true"})
     endpoint = make_endpoint(hookline, {"type": "sns", "topic_arn": topic_arn})
     event_id = send_order(hookline, 150)
@@ -128,8 +133,7 @@ def test_an_eventbridge_destination_reaches_a_rule_target_with_the_signature_in_
     account = customer()
     events, sqs = account.client("events"), account.client("sqs")
     bus_arn = events.create_event_bus(Name="orders")["EventBusArn"]
-    queue_url = sqs.create_queue(QueueName="orders-from-events")["QueueUrl"]
-    queue_arn = sqs.get_queue_attributes(QueueUrl=queue_url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+    queue_url, queue_arn = queue_of(sqs, "orders-from-events")
     # The customer's rule matches on the webhook itself: the payload is in the detail
     events.put_rule(
         Name="big-orders",
