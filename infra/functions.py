@@ -85,7 +85,9 @@ def _is_resource_setting(name: str) -> bool:
 
 
 def _stack_settings() -> frozenset[str]:
-    named = {spec.reserved_concurrency_setting for spec in FUNCTIONS} | {spec.sqs_source.batch_size_setting for spec in FUNCTIONS if spec.sqs_source}
+    named = {spec.reserved_concurrency_setting for spec in FUNCTIONS} | {
+        name for spec in FUNCTIONS if spec.sqs_source for name in (spec.sqs_source.batch_size_setting, spec.sqs_source.max_pollers_setting)
+    }
     return STACK_SETTINGS | {name for name in named if name}
 
 

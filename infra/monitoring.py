@@ -24,7 +24,7 @@ from aws_cdk import aws_sns as sns
 from constructs import Construct
 
 from hookline.core.settings import Settings
-from hookline.wiring.topology import DELAYED_QUEUES, FUNCTIONS, QUEUES, STATE_MACHINES, Grant, QueueSpec
+from hookline.wiring.topology import DELAYED_QUEUES, FUNCTIONS, HELD_QUEUES, QUEUES, STATE_MACHINES, Grant, QueueSpec
 from infra import construct_name
 from infra.api import Api
 from infra.functions import METRICS_NAMESPACE, SERVICE_NAME, Functions
@@ -158,7 +158,7 @@ class Monitoring(Construct):
         self.alarms = AlarmSet(
             dead_letters={q.key: self._dead_letter_alarm(q) for q in dead_letter_queues()},
             new_dead_letters={q.key: self._new_dead_letters_alarm(q) for q in internal_dead_letter_queues()},
-            oldest_message={q.key: self._oldest_message_alarm(q) for q in source_queues()},
+            oldest_message={q.key: self._oldest_message_alarm(q) for q in source_queues() if q not in HELD_QUEUES},
             errors={spec.name: self._function_alarm(spec.name, "errors") for spec in FUNCTIONS},
             throttles={spec.name: self._function_alarm(spec.name, "throttles") for spec in FUNCTIONS},
             breaker_spike=self._breaker_spike_alarm(),
@@ -178,7 +178,7 @@ class Monitoring(Construct):
                 name="internal-failures",
                 metric=INTERNAL_FAILURES,
                 description="A task is being dead-lettered because of hookline itself, not a receiver: a poison message, or a task whose "
-                "processing failed (an exception, a dependency failure) on its last receive. The delivery, retry and replay functions' "
+                "processing failed (an exception, a dependency failure) on its last receive. The delivery, retry, ordered and replay functions' "
                 "ERROR lines say which; a canary deployment in progress rolls back on it.",
             ),
             email_failed=self._count_alarm(

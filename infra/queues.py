@@ -28,9 +28,10 @@ def check_consumer(queue: QueueSpec, consumer: FunctionSpec) -> None:
 
 
 def check_dead_letter(queue: QueueSpec) -> None:
-    """A standard queue's retention counts from the first enqueue, so the DLQ must keep messages longer."""
+    """A standard queue's retention counts from the first enqueue, so the DLQ must keep messages longer. (A FIFO
+    queue's message starts its retention again when it moves to the dead-letter queue.)"""
     dlq = queue.dead_letter
-    if dlq is not None and dlq.retention_seconds <= queue.retention_seconds:
+    if dlq is not None and not queue.fifo and dlq.retention_seconds <= queue.retention_seconds:
         raise TopologyError(
             f"queue {queue.key!r}: dead-letter queue {dlq.key!r} retention {dlq.retention_seconds}s must exceed the source retention {queue.retention_seconds}s"
         )
@@ -65,6 +66,12 @@ class Queues(Construct):
             dead_letter_queue=dead_letter,
             encryption=sqs.QueueEncryption.SQS_MANAGED,
             enforce_ssl=True,
+            # FIFO (the ordered lane): high throughput, where SQS's quotas apply per message group (per endpoint)
+            # rather than to the queue as a whole; deduplication by the id each send gives.
+            fifo=spec.fifo or None,
+            content_based_deduplication=False if spec.fifo else None,
+            deduplication_scope=sqs.DeduplicationScope.MESSAGE_GROUP if spec.fifo else None,
+            fifo_throughput_limit=sqs.FifoThroughputLimit.PER_MESSAGE_GROUP_ID if spec.fifo else None,
         )
         self.queues[spec.key] = queue
         return queue

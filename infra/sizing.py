@@ -20,7 +20,8 @@ UNRESERVED_MINIMUM = 100
 MIN_POLLERS = 2
 MAX_POLLERS = 1000
 # `small`: no reservation; each event source is capped so the queues' consumers leave most of a quota of 10 to
-# the api and authorizer functions (3 x 2 = 6 of 10 at most, while a backlog drains).
+# the api and authorizer functions (4 x 2 = 8 of 10 at most, while every lane drains a backlog at once; the ordered
+# lane is idle unless an endpoint is ordered).
 SMALL_POLLERS = 2
 # Concurrency a directly invoked function keeps beyond its event source: the sweeper's schedule and the operators'
 # `make dlq-drain` invoke the replay function while its job-queue source may run at its maximum; without the
@@ -48,6 +49,9 @@ def concurrency(spec: FunctionSpec, settings: Settings) -> Concurrency:
     if settings.size == "small":
         return Concurrency(reserved=None, pollers=SMALL_POLLERS if spec.sqs_source is not None else None)
     reserved = None if spec.reserved_concurrency_setting is None else int(getattr(settings, spec.reserved_concurrency_setting))
+    if spec.sqs_source is not None and reserved is None and spec.sqs_source.max_pollers_setting is not None:
+        # Nothing reserved, its source capped (the ordered lane): within SQS's bounds on a source's maximum concurrency.
+        return Concurrency(reserved=None, pollers=min(max(int(getattr(settings, spec.sqs_source.max_pollers_setting)), MIN_POLLERS), MAX_POLLERS))
     if spec.sqs_source is None or reserved is None:
         return Concurrency(reserved=reserved, pollers=None)
     # Capped at the reservation: pollers beyond it are throttled, and a throttled batch returns to the queue

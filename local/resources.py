@@ -76,6 +76,14 @@ def queue_attributes(spec: topology.QueueSpec, dead_letter_arn: str | None) -> d
         "VisibilityTimeout": str(spec.visibility_timeout_seconds),
         "MessageRetentionPeriod": str(spec.retention_seconds),
     }
+    if spec.fifo:
+        # As the stack makes it (infra/queues.py): high throughput, quotas per message group.
+        attributes |= {
+            "FifoQueue": "true",
+            "ContentBasedDeduplication": "false",
+            "DeduplicationScope": "messageGroup",
+            "FifoThroughputLimit": "perMessageGroupId",
+        }
     if spec.dead_letter is not None:
         if dead_letter_arn is None:
             raise ValueError(f"queue {spec.key!r}: its dead-letter queue {spec.dead_letter.key!r} must be created first")

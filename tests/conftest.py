@@ -24,6 +24,7 @@ from hookline.adapters.dynamo.apikeys import ApiKeyRepository
 from hookline.wiring import container, topology
 from local.atomic import atomic_dynamodb_writes
 from local.lambda_runtime import load_handler
+from local.pollers import SqsPoller
 from local.resources import provision, queue_arn
 from tests.support.events import http_event, sqs_event
 
@@ -90,6 +91,8 @@ class Hookline:
         its next step at least a second ahead (hookline.services.jobs), so a job runs to its end here.
         """
         [consumer] = [f.name for f in topology.FUNCTIONS if f.sqs_source and f.sqs_source.queue == queue]
+        if queue.fifo:
+            return self._drain_in_order(queue, consumer)
         total = 0
         arn = self.queue_arn(queue)
         deadline = real_monotonic() + JOB_STEP_WAIT
@@ -102,6 +105,26 @@ class Hookline:
             if queue != topology.REPLAY_QUEUE or real_monotonic() > deadline or not self._waiting(queue) or not self._jobs_running():
                 return total
             time.sleep(0.2)  # real time: freezegun leaves sleep alone
+
+    def _drain_in_order(self, queue: topology.QueueSpec, consumer: str) -> int:
+        """A FIFO queue as Lambda's event source drains it, through local mode's poller: a message stays on the queue
+        (its visibility as the handler left it) unless the handler's answer lets it go, so its message group waits."""
+        poller = SqsPoller(
+            name=consumer,
+            sqs=boto3.client("sqs"),
+            queue_url=self.env[queue.env],
+            queue_arn=self.queue_arn(queue),
+            invoke=lambda event: self.handlers[consumer](event, None),
+            batch_size=10,
+            region=TEST_ENV["AWS_DEFAULT_REGION"],
+            wait_seconds=0,
+        )
+        total = 0
+        while True:
+            deleted, kept = poller.poll_once()
+            total += deleted + kept
+            if not deleted + kept:
+                return total
 
     def drain_dlq(self, **command: Any) -> dict[str, Any]:
         """The operators' DLQ drain (`make dlq-drain`): start its job through the replay function, run its steps to
@@ -131,7 +154,7 @@ class Hookline:
 
     def pump(self) -> int:
         """Run everything now visible on the delivery, retry and replay queues."""
-        return self.drain(topology.REPLAY_QUEUE) + self.drain(topology.DELIVERY_QUEUE) + self.drain(topology.RETRY_QUEUE)
+        return self.drain(topology.REPLAY_QUEUE) + self.drain(topology.DELIVERY_QUEUE) + self.drain(topology.RETRY_QUEUE) + self.drain(topology.ORDERED_QUEUE)
 
     def pump_until(self, done: Callable[[], bool], seconds: float = 30.0) -> None:
         """Pump until `done()` holds, waiting (in real time, up to `seconds`) for deferred tasks to turn visible: on a

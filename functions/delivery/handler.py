@@ -1,8 +1,8 @@
 """Delivery Lambda (and the retry function, which deploys this code again): drains its queue, reporting batch item failures.
 
 Each function names its own entry (hookline.wiring.topology: `handler.handler` for the delivery function, which
-drains the delivery queue's first attempts, `handler.retry` for the retry function), so the code knows its lane
-from its wiring.
+drains the delivery queue's first attempts, `handler.retry` for the retry function, `handler.ordered` for the
+ordered function, which drains the ordered endpoints' FIFO queue), so the code knows its lane from its wiring.
 
 A record is retried by SQS only when hookline could not finish it; a failed
 webhook is a recorded outcome. See hookline.entrypoints.delivery and
@@ -15,7 +15,7 @@ from typing import Any
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from hookline.adapters.observability import lambda_handler
-from hookline.entrypoints.delivery import handle_batch
+from hookline.entrypoints.delivery import handle_batch, handle_ordered_batch
 
 
 @lambda_handler()
@@ -26,3 +26,8 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
 @lambda_handler()
 def retry(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     return handle_batch(event, context, lane="retry")
+
+
+@lambda_handler()
+def ordered(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    return handle_ordered_batch(event, context)

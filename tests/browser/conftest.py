@@ -63,7 +63,7 @@ def browser(chromium_path: str) -> Iterator[Browser]:
     except ImportError:
         _missing("the playwright package is not installed")
     # Auto-waiting assertions get twice Playwright's default: `make test` runs this tier beside others on 2 cores.
-    expect.set_options(timeout=10_000)
+    expect.set_options(timeout=20_000)  # a deadline, not a wait: the tests run beside the moto tiers (Makefile)
 
     with sync_playwright() as p:
         chromium = p.chromium.launch(executable_path=chromium_path, headless=True)
@@ -106,7 +106,7 @@ def page_log() -> PageLog:
 @pytest.fixture
 def page(browser: Browser, page_log: PageLog) -> Iterator[Page]:
     context = browser.new_context(viewport=VIEWPORT, locale="en-US", timezone_id=TIMEZONE)
-    context.set_default_timeout(10_000)
+    context.set_default_timeout(20_000)
     tab = context.new_page()
     tab.on("request", lambda r: page_log.requests.append(r.url))
     tab.on("pageerror", lambda e: page_log.errors.append(str(e)))

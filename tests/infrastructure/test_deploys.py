@@ -17,7 +17,20 @@ from typing import Any
 import pytest
 
 from hookline.core.settings import Settings, SettingsError
-from hookline.wiring.topology import API, AUTHORIZER, DELIVERY, DELIVERY_DLQ, FUNCTIONS, REPLAY, REPLAY_DLQ, RETRY, STATE_MACHINES, FunctionSpec, QueueSpec
+from hookline.wiring.topology import (
+    API,
+    AUTHORIZER,
+    DELIVERY,
+    DELIVERY_DLQ,
+    FUNCTIONS,
+    ORDERED,
+    REPLAY,
+    REPLAY_DLQ,
+    RETRY,
+    STATE_MACHINES,
+    FunctionSpec,
+    QueueSpec,
+)
 from tests.infrastructure.conftest import BASE_SETTINGS, CHECKED_VARIANT, Synth, references, synthesize
 
 CFN_LINT = Path(sys.executable).parent / "cfn-lint"
@@ -31,6 +44,7 @@ ROLLBACK_DLQS: dict[str, tuple[QueueSpec, ...]] = {
     AUTHORIZER.name: (),
     DELIVERY.name: (),
     RETRY.name: (),
+    ORDERED.name: (),  # its DLQ takes the given-up deliveries of customers' receivers, as the delivery DLQ does
     REPLAY.name: (REPLAY_DLQ,),
 }
 # Beside each function's Errors alarm: the EMF and API metrics that say hookline itself failed.
@@ -39,6 +53,7 @@ ROLLBACK_METRICS: dict[str, tuple[str, ...]] = {
     AUTHORIZER.name: (),
     DELIVERY.name: ("InternalFailures",),
     RETRY.name: ("InternalFailures",),
+    ORDERED.name: ("InternalFailures",),
     REPLAY.name: ("InternalFailures",),
 }
 ROLLBACK_EVENTS = {"DEPLOYMENT_FAILURE", "DEPLOYMENT_STOP_ON_REQUEST", "DEPLOYMENT_STOP_ON_ALARM"}

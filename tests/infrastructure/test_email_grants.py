@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from hookline.wiring import topology
-from hookline.wiring.topology import DELIVERY, FUNCTIONS, NOTIFICATION_SENDER, RETRY
+from hookline.wiring.topology import DELIVERY, FUNCTIONS, NOTIFICATION_SENDER, ORDERED, RETRY
 from tests.infrastructure.conftest import BASE_SETTINGS, CHECKED_VARIANT, SENDER, Synth, synthesize
 from tests.infrastructure.test_cfn_lint import CFN_LINT
 
@@ -30,8 +30,8 @@ def _listed(value: Any) -> list[Any]:
     return value if isinstance(value, list) else [value]
 
 
-def test_the_delivery_and_retry_functions_are_the_senders() -> None:
-    assert {spec.name for spec in SENDERS} == {DELIVERY.name, RETRY.name}
+def test_the_delivery_retry_and_ordered_functions_are_the_senders() -> None:
+    assert {spec.name for spec in SENDERS} == {DELIVERY.name, RETRY.name, ORDERED.name}
 
 
 def _identity_arn(identity: str) -> dict[str, Any]:

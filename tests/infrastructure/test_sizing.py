@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from hookline.core.settings import Settings, SettingsError
-from hookline.wiring.topology import API, AUTHORIZER, DELIVERY, FUNCTIONS, REPLAY, RETRY
+from hookline.wiring.topology import API, AUTHORIZER, DELIVERY, FUNCTIONS, ORDERED, REPLAY, RETRY
 from infra import sizing
 from infra.synth import build_app
 from tests.infrastructure.conftest import BASE_SETTINGS, Synth, synthesize
@@ -17,9 +17,11 @@ SMALL = Settings.from_env({"HOOKLINE_SIZE": "small"})
 
 def test_the_default_size_reserves_the_concurrency_settings() -> None:
     # Given the default settings
-    # Then the queue consumers reserve their settings, the api and authorizer nothing
+    # Then the queue consumers reserve their settings, the api and authorizer nothing, nor the ordered lane (its
+    # event source is capped at HOOKLINE_ORDERED_CONCURRENCY instead)
     reserved = {spec.name: sizing.concurrency(spec, BASE_SETTINGS).reserved for spec in FUNCTIONS}
-    assert reserved == {API.name: None, AUTHORIZER.name: None, DELIVERY.name: 30, RETRY.name: 20, REPLAY.name: 4}
+    assert reserved == {API.name: None, AUTHORIZER.name: None, DELIVERY.name: 30, RETRY.name: 20, ORDERED.name: None, REPLAY.name: 4}
+    assert sizing.concurrency(ORDERED, BASE_SETTINGS).pollers == BASE_SETTINGS.ordered_concurrency == 10
     assert sizing.reserved_total(BASE_SETTINGS) == 54
     # And the replay function's event source leaves 2 of its 4 to the schedule and the DLQ drain
     assert sizing.concurrency(REPLAY, BASE_SETTINGS).pollers == 2

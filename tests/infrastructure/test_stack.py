@@ -25,6 +25,9 @@ from hookline.wiring.topology import (
     ENDPOINT_VERSIONS_INDEX,
     FUNCTIONS,
     NOTIFICATIONS,
+    ORDERED,
+    ORDERED_DLQ,
+    ORDERED_QUEUE,
     QUEUES,
     REPLAY,
     REPLAY_DLQ,
@@ -145,6 +148,8 @@ def test_outputs(synth: Synth) -> None:
         "RetryQueueUrl": RETRY_QUEUE,
         "ReplayQueueUrl": REPLAY_QUEUE,
         "ReplayDlqUrl": REPLAY_DLQ,
+        "OrderedQueueUrl": ORDERED_QUEUE,
+        "OrderedDlqUrl": ORDERED_DLQ,
     }
     assert {"ApiUrl", "TableName", *queue_outputs, "RetryStateMachineArn", "NotificationsTopicArn", "ReplayFunctionName", "DashboardName"} <= set(outputs)
     assert len(queue_outputs) == len(QUEUES)
@@ -213,15 +218,16 @@ def test_replay_concurrency_and_batch_size_follow_the_environment(tuned: Synth) 
 
 
 def test_event_source_mappings_report_batch_item_failures(synth: Synth) -> None:
-    # Given the delivery function's sqs_source on the delivery queue, the retry function's on the retry queue
-    # and the replay function's on the replay queue
-    assert SQS_CONSUMERS == (DELIVERY, RETRY, REPLAY)
+    # Given the delivery function's sqs_source on the delivery queue, the retry function's on the retry queue, the
+    # ordered function's on the ordered lane's FIFO queue and the replay function's on the replay queue
+    assert SQS_CONSUMERS == (DELIVERY, RETRY, ORDERED, REPLAY)
     # When the stack is synthesized
     # Then each has exactly one mapping, from its own queue, batch size from settings, partial batch failures on
     synth.template.resource_count_is("AWS::Lambda::EventSourceMapping", len(SQS_CONSUMERS))
     for spec, queue, batch_size in (
         (DELIVERY, DELIVERY_QUEUE, BASE_SETTINGS.delivery_batch_size),
         (RETRY, RETRY_QUEUE, BASE_SETTINGS.retry_batch_size),
+        (ORDERED, ORDERED_QUEUE, BASE_SETTINGS.ordered_batch_size),
         (REPLAY, REPLAY_QUEUE, BASE_SETTINGS.replay_batch_size),
     ):
         assert spec.sqs_source is not None and spec.sqs_source.queue == queue
@@ -229,8 +235,15 @@ def test_event_source_mappings_report_batch_item_failures(synth: Synth) -> None:
         assert mapping["EventSourceArn"] == _queue_arn(synth, queue)
         assert mapping["BatchSize"] == batch_size
         assert mapping["FunctionResponseTypes"] == ["ReportBatchItemFailures"]
-    # And the retry function's batch of 20 (above SQS's 10) is gathered for at most a second
+    # And the retry function's batch of 20 (above SQS's 10) is gathered for at most a second; a FIFO source takes no window
     assert _mapping_of(synth, RETRY)["MaximumBatchingWindowInSeconds"] == 1
+    assert "MaximumBatchingWindowInSeconds" not in _mapping_of(synth, ORDERED)
+    # And the ordered lane's queue and its dead-letter queue are FIFO, quotas per message group (per endpoint)
+    for queue in (ORDERED_QUEUE, ORDERED_DLQ):
+        props = synth.resources[_queue_id(synth, queue)]["Properties"]
+        assert (props["FifoQueue"], props["QueueName"].endswith(".fifo")) == (True, True)
+    props = synth.resources[_queue_id(synth, ORDERED_QUEUE)]["Properties"]
+    assert (props["DeduplicationScope"], props["FifoThroughputLimit"]) == ("messageGroup", "perMessageGroupId")
 
 
 def test_sqs_pollers_never_outrun_the_reserved_concurrency(synth: Synth, tuned: Synth) -> None:
@@ -504,7 +517,7 @@ def test_functions_run_python313_on_arm64_with_both_layers(synth: Synth) -> None
         props = synth.resources[synth.function_id(spec)]["Properties"]
         assert props["Runtime"] == "python3.13"
         assert props["Architectures"] == ["arm64"]
-        assert props["Handler"] == spec.handler == ("handler.retry" if spec == RETRY else "handler.handler")
+        assert props["Handler"] == spec.handler == {RETRY.name: "handler.retry", ORDERED.name: "handler.ordered"}.get(spec.name, "handler.handler")
         assert props["Timeout"] == spec.timeout_seconds
         assert props["MemorySize"] == spec.memory_mb
         assert sorted(props["Layers"], key=str) == sorted(layers, key=str)
@@ -655,14 +668,16 @@ def test_authorizer_role_cannot_write_the_table_or_send_messages(synth: Synth) -
     assert not {a for a in actions if a.startswith("kms:") and a not in {"kms:Decrypt", "kms:DescribeKey"}}
 
 
-def test_api_role_sends_to_the_delivery_retry_and_replay_queues_but_not_the_dlqs(synth: Synth) -> None:
-    # Given the API enqueues delivery tasks, requeues a re-enabled endpoint's paused backlog on the retry queue,
-    # and queues customers' replay jobs on the replay queue
+def test_api_role_sends_to_the_delivery_retry_ordered_and_replay_queues_but_not_the_dlqs(synth: Synth) -> None:
+    # Given the API enqueues delivery tasks (an ordered endpoint's on the ordered lane), requeues a re-enabled
+    # endpoint's paused backlog on the retry queue, and queues customers' replay jobs on the replay queue
     # When its role's policies are collected
     statements = synth.policy_statements(synth.role_id(API))
-    # Then sqs:SendMessage is allowed on those three queues and nothing else (no DLQ)
+    # Then sqs:SendMessage is allowed on those four queues and nothing else (no DLQ)
     sends = _resources_allowed(statements, "sqs:SendMessage")
-    assert _sort(sends) == _sort([_queue_arn(synth, DELIVERY_QUEUE), _queue_arn(synth, RETRY_QUEUE), _queue_arn(synth, REPLAY_QUEUE)])
+    assert _sort(sends) == _sort(
+        [_queue_arn(synth, DELIVERY_QUEUE), _queue_arn(synth, RETRY_QUEUE), _queue_arn(synth, ORDERED_QUEUE), _queue_arn(synth, REPLAY_QUEUE)]
+    )
     assert _queue_arn(synth, DELIVERY_DLQ) not in sends
     assert _queue_arn(synth, REPLAY_DLQ) not in sends
     # And it knows the replay queue's URL
@@ -677,7 +692,8 @@ def test_api_role_sends_to_the_delivery_retry_and_replay_queues_but_not_the_dlqs
 def test_each_consumer_role_consumes_only_its_own_queues(synth: Synth) -> None:
     # Given the delivery function consumes the delivery queue, the retry function the retry queue, and the
     # replay function the replay queue (its event source) and, by hand, the delivery DLQ (the operators' drain)
-    consumed = {DELIVERY.name: [DELIVERY_QUEUE], RETRY.name: [RETRY_QUEUE], REPLAY.name: [DELIVERY_DLQ, REPLAY_QUEUE]}
+    # (the ordered function its FIFO queue, whose messages it also holds: ChangeMessageVisibility)
+    consumed = {DELIVERY.name: [DELIVERY_QUEUE], RETRY.name: [RETRY_QUEUE], ORDERED.name: [ORDERED_QUEUE], REPLAY.name: [DELIVERY_DLQ, REPLAY_QUEUE]}
     for spec in FUNCTIONS:
         # When each role's actions are collected
         statements = synth.policy_statements(synth.role_id(spec))
@@ -757,8 +773,11 @@ def test_replay_role_drains_the_dlq_requeues_and_queues_first_attempts(synth: Sy
     # And it sends to the retry queue (drained, replayed and re-queued deliveries), the delivery queue (the first attempts
     # of a broadcast's fan-out and of what the sweeper finds unqueued) and the replay queue (a job's next step); never to the
     # DLQ, which it only drains (what it leaves there, it hides and leaves)
+    # (and the ordered lane, where an ordered endpoint's tasks go from each of those)
     sends = _resources_allowed(statements, "sqs:SendMessage")
-    assert _sort(sends) == _sort([_queue_arn(synth, DELIVERY_QUEUE), _queue_arn(synth, RETRY_QUEUE), _queue_arn(synth, REPLAY_QUEUE)])
+    assert _sort(sends) == _sort(
+        [_queue_arn(synth, DELIVERY_QUEUE), _queue_arn(synth, RETRY_QUEUE), _queue_arn(synth, ORDERED_QUEUE), _queue_arn(synth, REPLAY_QUEUE)]
+    )
     # And never to its own DLQ
     assert _queue_arn(synth, REPLAY_DLQ) not in sends
     # And it holds no Step Functions, SNS or wildcard action
@@ -1050,8 +1069,8 @@ def test_only_the_senders_reach_customer_destinations_and_never_in_the_stacks_ow
     # Given a function's role
     statements = {s.get("Sid"): s for s in synth.policy_statements(synth.role_id(spec))}
     delivers = any(g.access == "deliver" for g in spec.grants)
-    # Then only the functions that send deliveries or test events (delivery, retry, api) may reach customers' destinations
-    assert delivers == (spec.name in ("api", "delivery", "retry"))
+    # Then only the functions that send deliveries or test events (delivery, retry, ordered, api) may reach customers' destinations
+    assert delivers == (spec.name in ("api", "delivery", "retry", "ordered"))
     if not delivers:
         assert not set(CUSTOMER_STATEMENTS) & set(statements)
         return

@@ -51,6 +51,8 @@ def sqs_event(messages: list[dict[str, Any]], queue_arn: str = "arn:aws:sqs:us-e
                     "SentTimestamp": "0",
                     "SenderId": "x",
                     "ApproximateFirstReceiveTimestamp": "0",
+                    # A FIFO queue's (the ordered lane's): the endpoint's message group
+                    **({"MessageGroupId": m["Attributes"]["MessageGroupId"]} if "MessageGroupId" in m.get("Attributes", {}) else {}),
                 },
                 "messageAttributes": {},
                 "md5OfBody": "",

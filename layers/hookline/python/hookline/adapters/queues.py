@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import math
 import time
+import uuid
 from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any, Protocol
@@ -17,6 +18,7 @@ from hookline.adapters.failures import translate_failures
 from hookline.core.clock import iso
 from hookline.core.errors import DependencyFailed
 from hookline.core.models import DeliveryTask
+from hookline.core.reports import HELD
 from hookline.core.sqs import MAX_BATCH_ENTRIES, MAX_DELAY_SECONDS
 from hookline.core.waits import waiting
 
@@ -28,26 +30,49 @@ class QueueError(DependencyFailed):
     """Some tasks could not be queued; the caller may retry the whole send."""
 
 
+def ordered_entry(task: DeliveryTask) -> dict[str, str]:
+    """A task's entry on the ordered lane (a FIFO queue): its endpoint is its message group, so SQS hands out one
+    endpoint's tasks in the order they were sent, and none while one of them is in flight. The deduplication id is
+    new for each send (kept across the tries of that one send): a task queued again on purpose (a re-queue after
+    `enable`, a replay) must not be dropped as a duplicate within SQS's five minutes; the attempt claim already
+    keeps two copies from both sending."""
+    return {"MessageBody": task.to_message(), "MessageGroupId": task.endpoint_id, "MessageDeduplicationId": uuid.uuid4().hex}
+
+
 @translate_failures
 class TaskQueue:
-    def __init__(self, client: Any, queue_url: str):
+    """`ordered_queue_url`: where the tasks of ordered endpoints go (`DeliveryTask.ordered`), whatever this queue is."""
+
+    def __init__(self, client: Any, queue_url: str, ordered_queue_url: str = ""):
         self._sqs = client
         self._url = queue_url
+        self._ordered_url = ordered_queue_url
 
     def send(self, tasks: list[DeliveryTask], delay_seconds: int = 0, delays: list[int] | None = None) -> None:
-        """Queue tasks in batches of ten (one SQS request each), each with its own delay if `delays` is given.
+        """Queue tasks in batches of ten (one SQS request each), each with its own delay if `delays` is given. The
+        tasks of ordered endpoints go to the ordered lane, in the order given, without delay (a FIFO queue has none
+        per message).
 
         Raises DependencyFailed (QueueError when SQS refused entries) on any failure.
         """
-        self.send_bodies([t.to_message() for t in tasks], delays or [delay_seconds] * len(tasks))
+        waits = delays or [delay_seconds] * len(tasks)
+        ordered = [ordered_entry(t) for t in tasks if t.ordered and self._ordered_url]
+        if ordered:
+            self._send_entries(self._ordered_url, ordered)
+        rest = [(t.to_message(), w) for t, w in zip(tasks, waits, strict=True) if not (t.ordered and self._ordered_url)]
+        if rest:
+            self.send_bodies([b for b, _ in rest], [w for _, w in rest])
 
     def send_bodies(self, bodies: list[str], delays: list[int] | None = None) -> None:
         waits = delays or [0] * len(bodies)
-        for start in range(0, len(bodies), MAX_BATCH_ENTRIES):
-            chunk = bodies[start : start + MAX_BATCH_ENTRIES]
-            entries = [{"Id": str(i), "MessageBody": b, "DelaySeconds": min(MAX_DELAY_SECONDS, max(0, waits[start + i]))} for i, b in enumerate(chunk)]
+        self._send_entries(self._url, [{"MessageBody": b, "DelaySeconds": min(MAX_DELAY_SECONDS, max(0, w))} for b, w in zip(bodies, waits, strict=True)])
+
+    def _send_entries(self, url: str, given: list[dict[str, Any]]) -> None:
+        for start in range(0, len(given), MAX_BATCH_ENTRIES):
+            chunk = given[start : start + MAX_BATCH_ENTRIES]
+            entries = [{"Id": str(i), **e} for i, e in enumerate(chunk)]
             for attempt in range(SEND_TRIES):
-                failed = self._sqs.send_message_batch(QueueUrl=self._url, Entries=entries).get("Failed") or []
+                failed = self._sqs.send_message_batch(QueueUrl=url, Entries=entries).get("Failed") or []
                 if not failed:
                     break
                 # Only the entries SQS refused go again (a batch can partly succeed).
@@ -161,3 +186,64 @@ class TaskScheduler:
             MessageBody=body,
             MessageAttributes={k: {"DataType": "String", "StringValue": v} for k, v in attributes.items() if v},
         )
+
+
+# SQS's longest visibility timeout is 12 hours; a hold stops a minute short (a longer wait comes back early and waits again).
+MAX_HOLD_SECONDS = 43_200 - 60
+
+
+@translate_failures
+class OrderedScheduler:
+    """The ordered lane's scheduler (hookline.services.delivery.ordered): a retry or a deferral queues nothing. The task's
+    own message is held, its visibility the wait, so the endpoint's line waits behind it (SQS FIFO hands out none of
+    a message group while one of its messages is in flight). What is given up or set aside goes to the lane's own
+    FIFO dead-letter queue, in the endpoint's message group: an operator's redrive puts it back on the lane."""
+
+    def __init__(self, sqs: Any, dead_letter_queue_url: str):
+        self._sqs = sqs
+        self._dlq_url = dead_letter_queue_url
+
+    def schedule(self, task: DeliveryTask, delay_seconds: float, now: datetime, deferred: bool = False) -> str:
+        return HELD
+
+    def arrived(self, tasks: list[DeliveryTask]) -> None:
+        """Nothing waits in Step Functions on this lane."""
+
+    def dead_letter(self, task: DeliveryTask, reason: str, attributes: dict[str, str]) -> None:
+        """An exhausted task, marked `dead_lettered` (moved back, it is replayed with a fresh budget), with why."""
+        self._to_dlq(replace(task, dead_lettered=reason, wait_until=0).to_message(), task.endpoint_id, {"reason": reason, **attributes})
+
+    def set_aside(self, body: str, reason: str) -> None:
+        """A poison message: kept for a human, never retried."""
+        self._to_dlq(body or "(empty)", "poison", {"reason": "poison", "detail": reason[:250]})
+
+    def _to_dlq(self, body: str, group: str, attributes: dict[str, str]) -> None:
+        self._sqs.send_message(
+            QueueUrl=self._dlq_url,
+            MessageBody=body,
+            MessageGroupId=group,
+            MessageDeduplicationId=uuid.uuid4().hex,
+            MessageAttributes={k: {"DataType": "String", "StringValue": v} for k, v in attributes.items() if v},
+        )
+
+
+@translate_failures
+class MessageHolds:
+    """The ordered lane's messages, by receipt handle: a task that must wait is held (invisible for the wait); the
+    ones a batch brought behind it are let go at once, to come back in order after it."""
+
+    def __init__(self, sqs: Any, queue_url: str):
+        self._sqs = sqs
+        self._url = queue_url
+
+    def hold(self, receipt_handle: str, seconds: float) -> None:
+        self._sqs.change_message_visibility(
+            QueueUrl=self._url, ReceiptHandle=receipt_handle, VisibilityTimeout=min(MAX_HOLD_SECONDS, max(1, math.ceil(seconds)))
+        )
+
+    def let_go(self, receipt_handles: list[str]) -> None:
+        for start in range(0, len(receipt_handles), MAX_BATCH_ENTRIES):
+            chunk = receipt_handles[start : start + MAX_BATCH_ENTRIES]
+            self._sqs.change_message_visibility_batch(
+                QueueUrl=self._url, Entries=[{"Id": str(i), "ReceiptHandle": h, "VisibilityTimeout": 0} for i, h in enumerate(chunk)]
+            )

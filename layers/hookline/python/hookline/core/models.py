@@ -67,6 +67,9 @@ class Endpoint:
     filter: EventFilter | None = None  # a content filter (an EventBridge event pattern); None: every event of its types
     destination: Destination | None = None  # a queue, topic, bus, stream or bucket in the customer's account; None: HTTP to `url` ("" then)
     external_id: str = ""  # what hookline passes when it assumes the destination's role (per endpoint, fixed once made)
+    # Delivered one at a time in the order hookline accepted the events, on the ordered lane (a FIFO queue, the endpoint
+    # its message group): a delivery that fails holds the ones behind it. Fixed at creation.
+    ordered: bool = False
 
     def signing_secrets(self, now: float, overlap_seconds: float) -> list[str]:
         """The secrets to sign with: the current one, plus the previous one during the rotation overlap."""
@@ -106,6 +109,7 @@ class Endpoint:
             "headers": dict(self.headers),
             "version": self.version,
             "filter": self.filter.to_json() if self.filter is not None else None,
+            "ordered": self.ordered,
             "created_at": self.created_at,
             "updated_at": self.updated_at,
         }
@@ -288,6 +292,37 @@ class Delivery:
         }
 
 
+@dataclass(frozen=True)
+class LineHead:
+    """The delivery holding an ordered endpoint's line: it must wait (a retry, or a deferral: the breaker, a
+    Retry-After, the rate limit), and every later delivery to the endpoint waits behind it."""
+
+    tenant: str
+    endpoint_id: str
+    delivery_id: str
+    event_id: str
+    attempt: int  # the attempt that waits next
+    outcome: str  # retrying (its last attempt failed) | deferred (not sent: the endpoint's state said wait)
+    reason: str
+    status_code: int | None
+    error: str | None
+    next_at: str  # when it is tried again
+    since: str  # when it began to hold the line
+
+    def public(self) -> dict[str, Any]:
+        return {
+            "delivery_id": self.delivery_id,
+            "event_id": self.event_id,
+            "attempt": self.attempt,
+            "outcome": self.outcome,
+            "reason": self.reason,
+            "status_code": self.status_code,
+            "error": self.error,
+            "next_at": self.next_at,
+            "since": self.since,
+        }
+
+
 class MalformedTask(ValueError):
     """A queue message that is not a delivery task."""
 
@@ -315,6 +350,8 @@ class DeliveryTask:
     # Set on a task waiting in Step Functions (a delay longer than SQS's): its due time, in epoch seconds, which
     # names its note (hookline.core.waits); the worker drops the note when the task arrives. Not part of its identity.
     wait_until: int = field(default=0, compare=False)
+    # For an ordered endpoint: queued on the ordered lane, the endpoint its message group (hookline.adapters.queues).
+    ordered: bool = field(default=False, compare=False)
 
     @classmethod
     def of(cls, d: Delivery, **changes: Any) -> DeliveryTask:
@@ -340,6 +377,7 @@ class DeliveryTask:
                 **({"fresh": 1} if self.fresh else {}),
                 **({"version": self.version} if self.version else {}),
                 **({"wait_until": self.wait_until} if self.wait_until else {}),
+                **({"ordered": 1} if self.ordered else {}),
             },
             separators=(",", ":"),
         )
@@ -361,6 +399,7 @@ class DeliveryTask:
                 fresh=raw.get("fresh") == 1,
                 version=str(raw.get("version") or ""),
                 wait_until=int(raw.get("wait_until") or 0),
+                ordered=raw.get("ordered") == 1,
             )
         except (ValueError, KeyError, TypeError) as exc:
             raise MalformedTask(f"not a delivery task: {exc}") from None

@@ -51,6 +51,10 @@ class Settings:
     )
     replay_dlq_url: str = _setting("HOOKLINE_REPLAY_DLQ_URL", "", "Dead-letter queue of the replay queue.")
     retry_queue_url: str = _setting("HOOKLINE_RETRY_QUEUE_URL", "", "SQS queue of retry tasks (every attempt after the first).")
+    ordered_queue_url: str = _setting(
+        "HOOKLINE_ORDERED_QUEUE_URL", "", "SQS FIFO queue of the ordered endpoints' tasks, each endpoint its own message group (every attempt)."
+    )
+    ordered_dlq_url: str = _setting("HOOKLINE_ORDERED_DLQ_URL", "", "Dead-letter queue (FIFO) of the ordered queue.")
     retry_state_machine_arn: str = _setting(
         "HOOKLINE_RETRY_STATE_MACHINE_ARN", "", "Step Functions state machine that waits out long delays, then queues the task."
     )
@@ -150,6 +154,16 @@ class Settings:
         "Reserved concurrency of the replay function (stack configuration). Its job-queue event source takes at most 2 fewer: the sweeper's schedule and `make dlq-drain` invoke it too.",
     )
     replay_batch_size: int = _setting("HOOKLINE_REPLAY_BATCH_SIZE", 1, "Replay jobs handed to one replay invocation.")
+    ordered_concurrency: int = _setting(
+        "HOOKLINE_ORDERED_CONCURRENCY",
+        10,
+        "Most invocations of the ordered function at once (its event source's maximum concurrency; nothing reserved). Each serves its endpoints one task at a time (stack configuration).",
+    )
+    ordered_batch_size: int = _setting(
+        "HOOKLINE_ORDERED_BATCH_SIZE",
+        10,
+        "SQS messages handed to one ordered invocation (1..10, SQS's most for a FIFO source): one endpoint's in order, several endpoints side by side.",
+    )
     dlq_drain_rate_per_second: float = _setting("HOOKLINE_DLQ_DRAIN_RATE_PER_SECOND", 10.0, "Default pace of the operators' DLQ drain into the retry queue.")
     oldest_message_alarm_seconds: int = _setting(
         "HOOKLINE_OLDEST_MESSAGE_ALARM_SECONDS", 900, "Alarm when a queue's oldest message is older than this (stack configuration)."
@@ -299,6 +313,8 @@ class Settings:
         for env, size in (("HOOKLINE_DELIVERY_BATCH_SIZE", self.delivery_batch_size), ("HOOKLINE_RETRY_BATCH_SIZE", self.retry_batch_size)):
             if not 1 <= size <= 100:
                 raise SettingsError(f"{env}={size}: must be 1..100 (what one invocation sends side by side)")
+        if not 1 <= self.ordered_batch_size <= 10:
+            raise SettingsError(f"HOOKLINE_ORDERED_BATCH_SIZE={self.ordered_batch_size}: must be 1..10 (SQS's most for a FIFO event source)")
         if not 0 < self.breaker_cooldown_fraction <= 1:
             raise SettingsError(f"HOOKLINE_BREAKER_COOLDOWN_FRACTION={self.breaker_cooldown_fraction}: must be above 0 and at most 1")
         if self.initial_concurrency < 1 or self.breaker_timeout_threshold < 1:

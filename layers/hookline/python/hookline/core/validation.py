@@ -179,6 +179,15 @@ def validate_rate(value: Any, name: str = "rate_limit_per_second") -> float:
     return float(value)
 
 
+def validate_flag(value: Any, name: str) -> bool:
+    """A JSON boolean; null is false."""
+    if value is None:
+        return False
+    if not isinstance(value, bool):
+        raise ValidationFailed(f"'{name}' must be true or false", code="wrong_type")
+    return value
+
+
 def as_integer(value: Any) -> int | None:
     """A JSON integer as JSON Schema counts one (so 39.0 is 39, as in hookline's OpenAPI 3.1 document); None for anything else."""
     if isinstance(value, bool):

@@ -33,6 +33,7 @@ from hookline.core.internal_failures import InternalFailure
 from hookline.core.models import DeliveryTask, MalformedTask
 from hookline.core.reports import SET_ASIDE, DeliveryReport
 from hookline.services.delivery.endpoint_pool import carried
+from hookline.services.delivery.ordered import LineOutcome, LineRecord, OrderedLane
 from hookline.services.delivery.plans import Plan
 from hookline.services.delivery.worker import DeliveryWorker, ReceivedTask
 from hookline.wiring import container
@@ -202,3 +203,46 @@ def _handle_batch(event: dict[str, Any], context: Any, worker: DeliveryWorker | 
         metrics.publish(reports)
         log_batch(len(event.get("Records", [])), reports, len(response.get("batchItemFailures", [])))
     return response
+
+
+# -- the ordered lane --------------------------------------------------------------------------------------------
+
+
+def handle_ordered_batch(event: dict[str, Any], context: Any, lane: OrderedLane | None = None) -> dict[str, Any]:
+    """The ordered lane's batch (topology.ORDERED): each endpoint's records (one SQS message group) in order, through
+    `OrderedLane`, the endpoints side by side. The records each endpoint left on the queue (the one held, and those
+    behind it) fail in the answer; SQS hands them out again, in order, once the held one is visible."""
+    lane = lane or container.ordered_lane()
+    fate = Fate()
+    outcomes: list[LineOutcome] = []
+    lines: dict[str, list[LineRecord]] = {}
+    by_id: dict[str, dict[str, Any]] = {}
+    for record in event.get("Records", []):
+        message_id = str(record.get("messageId", ""))
+        by_id[message_id] = record
+        group = str(record.get("attributes", {}).get("MessageGroupId", ""))
+        lines.setdefault(group, []).append(LineRecord(message_id, str(record.get("receiptHandle", "")), str(record.get("body", "")), _received_before(record)))
+    successes = container.log_successes()
+
+    def deliver(task: DeliveryTask) -> DeliveryReport:
+        report = _deliver(lane.worker, task, None)
+        log_report(report, successes)
+        return report
+
+    def run(records: list[LineRecord]) -> LineOutcome:
+        return lane.run(records, deliver)
+
+    try:
+        outcomes = list(_task_pool().map(carried(run), lines.values()))
+        return {"batchItemFailures": [{"itemIdentifier": message_id} for o in outcomes for message_id in o.kept]}
+    finally:
+        for o in outcomes:
+            fate.failed.update(o.failed)
+            fate.poison.extend(internal_failures.poison(by_id[message_id], why) for message_id, why in o.poison)
+        reports = [r for o in outcomes for r in o.reports]
+        try:
+            metrics.publish_internal_failures(fate.internal_failures(event, container.max_receive_count("ordered")))
+            metrics.publish(reports)
+        except Exception:  # the count must not hide the batch's own answer or error
+            get_logger().exception("internal failures not counted")
+        log_batch(len(event.get("Records", [])), reports, sum(len(o.kept) for o in outcomes))

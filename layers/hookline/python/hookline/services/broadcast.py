@@ -143,7 +143,8 @@ class BroadcastFanout:
         expires_at = _expires_at(event.created_at, self.retention_days)
         stored = [self.events.ensure_delivery(_delivery(event, ep), expires_at) for ep in subscribed]
         unsent = [d for d in stored if d.unsent]
-        self.queue.send([DeliveryTask.of(d) for d in unsent])
+        ordered = {ep.id for ep in subscribed if ep.ordered}
+        self.queue.send([DeliveryTask.of(d, ordered=d.endpoint_id in ordered) for d in unsent])
         paused = sum(1 for ep in subscribed if ep.status != "active")
         advanced = state.advanced(nxt, len(page), len(subscribed), paused)
         if self.events.advance_fanout(job.tenant, event.id, state, advanced):

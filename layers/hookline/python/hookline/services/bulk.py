@@ -49,7 +49,8 @@ class PausedRequeue:
                 return StepResult(again_in=ACTIVATION_POLL_SECONDS)
             return StepResult(cancel="the endpoint was not re-enabled; its backlog stays paused")
         page, cursor = self.deliveries.deliveries_by_status(job.tenant, endpoint_id, "paused", limit=REQUEUE_PAGE, cursor=job.cursor or None)
-        tasks = [DeliveryTask.of(d) for d in page]
+        # Oldest first: an ordered endpoint's backlog goes back on its lane in the order its events were accepted.
+        tasks = [DeliveryTask.of(d, ordered=endpoint.ordered) for d in page]
         delays, next_in = paced(len(tasks), max(endpoint.rate_limit_per_second, 0.1))
         if tasks:
             self.retry_queue.send(tasks, delays=delays)

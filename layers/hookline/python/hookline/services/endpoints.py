@@ -112,6 +112,7 @@ class EndpointService:
             customer=data.customer,
             version=version,
             filter=data.filter,
+            ordered=data.ordered,
         )
         self.repo.create(ep)
         # The API shows the secret here, on rotation and on `GET …/secret`: never in the endpoint itself.

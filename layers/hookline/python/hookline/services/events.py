@@ -131,7 +131,8 @@ class EventService:
             return 0
         known = {d.id: d for d in stored}
         unsent = [d for p in event.deliveries if (d := known.get(p.id) or event.delivery_of(p)).unsent]
-        self._queue.send([self._task(d) for d in unsent])
+        ordered = _ordered_among(self._targets(tenant), event.customer) if unsent else frozenset()
+        self._queue.send([self._task(d, ordered) for d in unsent])
         return len(unsent)
 
     def _note_types(self, tenant: str, sent: Iterable[tuple[str | None, str]]) -> None:
@@ -225,7 +226,7 @@ class EventService:
         expires_at = self._expires_at(now)
         existing = self._events.get_event(tenant, event_id) if data.idempotency_key else None
         if existing is not None:
-            return self._finish_existing(existing, digest, expires_at)
+            return self._finish_existing(existing, digest, expires_at, targets)
         # A disabled endpoint's deliveries are stored paused, so nothing is dropped: re-enabling it queues them.
         subscribed = [ep for ep in targets(data.customer) if ep.receives(data.type, data.customer, data.data)]
         versions, types = catalog
@@ -252,7 +253,7 @@ class EventService:
             raced = self._events.get_event(tenant, event_id)
             if raced is None:
                 raise Unavailable("event is being stored by a concurrent request; retry")
-            return self._finish_existing(raced, digest, expires_at)
+            return self._finish_existing(raced, digest, expires_at, targets)
         deliveries = [event.delivery_of(p) for p in event.deliveries]
         # A pending delivery is only planned on the event item until its first attempt is recorded (which
         # writes its item); a paused one is stored now, for the endpoint-deliveries index that re-enabling reads.
@@ -260,9 +261,10 @@ class EventService:
         if paused:
             self._events.create_deliveries(paused, expires_at)
         # The only task of each new delivery: fresh, so its first attempt writes no claim (hookline.core.claims).
-        return _accepted(event), [replace(self._task(d), fresh=True) for d in deliveries if d.status == "pending"]
+        ordered = _ordered(subscribed)
+        return _accepted(event), [replace(self._task(d, ordered), fresh=True) for d in deliveries if d.status == "pending"]
 
-    def _finish_existing(self, event: Event, digest: str, expires_at: int) -> tuple[contract.EventAccepted, list[DeliveryTask]]:
+    def _finish_existing(self, event: Event, digest: str, expires_at: int, targets: Targets | None = None) -> tuple[contract.EventAccepted, list[DeliveryTask]]:
         """Idempotent replay: same body answers as before, after finishing any interrupted step."""
         if event.request_hash != digest:
             raise Conflict("an event with this id exists with a different body", code="idempotency_conflict")
@@ -277,11 +279,12 @@ class EventService:
                 self._events.ensure_delivery(d, expires_at)
             if d.unsent:
                 unsent.append(d)
-        return _accepted(event), [self._task(d) for d in unsent]
+        return _accepted(event), [self._task(d, _ordered_among(targets, event.customer) if unsent else frozenset()) for d in unsent]
 
     @staticmethod
-    def _task(d: Delivery) -> DeliveryTask:
-        return DeliveryTask.of(d)
+    def _task(d: Delivery, ordered: frozenset[str] = frozenset()) -> DeliveryTask:
+        """The delivery's task; on the ordered lane when its endpoint is one of `ordered`."""
+        return DeliveryTask.of(d, ordered=d.endpoint_id in ordered)
 
     def describe(self, tenant: str, event_id: str, limit: int, cursor: str | None = None, viewer: str | None = None) -> contract.Event:
         """The event with its deliveries and their attempts; `event_id` is its `evt_` id or the producer's idempotency key.
@@ -385,6 +388,22 @@ class EventService:
 
 def _accepted(event: Event) -> contract.EventAccepted:
     return contract.EventAccepted(id=event.id, deliveries=len(event.deliveries))
+
+
+def _ordered(endpoints: Iterable[Endpoint]) -> frozenset[str]:
+    """The ids of the ordered ones among `endpoints`: their tasks go to the ordered lane."""
+    return frozenset(ep.id for ep in endpoints if ep.ordered)
+
+
+def _ordered_among(targets: Targets | None, customer: str | None) -> frozenset[str]:
+    """The ordered endpoints of those an event was addressed to, now; none when they cannot be read (its customer was
+    deleted since): its deliveries then go to the delivery queue, unordered, rather than nowhere."""
+    if targets is None:
+        return frozenset()
+    try:
+        return _ordered(targets(customer))
+    except NotFound:
+        return frozenset()
 
 
 def _failure(index: int, exc: HooklineError) -> contract.EventBatchResult:

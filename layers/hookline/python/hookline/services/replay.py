@@ -67,7 +67,7 @@ class WindowReplay:
             job.tenant, p["endpoint_id"], p["filter"], p["since"], p["until"] + "~", _page_size(endpoint.rate_limit_per_second), job.cursor or None
         )
         page = [d for d in page if d.replay_id != p["replay_id"]]  # restarted by this replay already, and failed again
-        tasks = [DeliveryTask.of(d, generation=d.generation + 1, trigger="manual", replay_id=p["replay_id"]) for d in page]
+        tasks = [DeliveryTask.of(d, generation=d.generation + 1, trigger="manual", replay_id=p["replay_id"], ordered=endpoint.ordered) for d in page]
         if not tasks:
             self.replays.record_page(job.tenant, p["replay_id"], job.step, 0, done=cursor is None)
         return StepResult(cursor=cursor, pending=tuple(t.to_message() for t in tasks), counts={"matched": len(tasks)})

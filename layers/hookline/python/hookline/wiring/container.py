@@ -18,6 +18,7 @@ from hookline.adapters.dynamo.customers import CustomerRepository
 from hookline.adapters.dynamo.endpoints import EndpointRepository
 from hookline.adapters.dynamo.events import EventRepository
 from hookline.adapters.dynamo.jobs import JobRepository
+from hookline.adapters.dynamo.lines import LineHeadRepository
 from hookline.adapters.dynamo.portal import PortalRepository
 from hookline.adapters.dynamo.replays import ReplayRepository
 from hookline.adapters.dynamo.sessions import SessionRepository
@@ -27,7 +28,7 @@ from hookline.adapters.dynamo.unqueued import UnqueuedNoteRepository
 from hookline.adapters.dynamo.waits import RetryWaitRepository
 from hookline.adapters.http import WebhookClient
 from hookline.adapters.notifications import Notifier
-from hookline.adapters.queues import TaskQueue, TaskScheduler
+from hookline.adapters.queues import MessageHolds, OrderedScheduler, TaskQueue, TaskScheduler
 from hookline.adapters.system import utcnow
 from hookline.core.config import endpoint_rules
 from hookline.core.jobs import BROADCAST_JOB, DELETE_CUSTOMER_ENDPOINTS, DRAIN_DLQ, REPLAY_WINDOW, REQUEUE_PAUSED
@@ -39,6 +40,7 @@ from hookline.services.catalog import CatalogService
 from hookline.services.compat import PreviousReleaseMessages
 from hookline.services.customers import CustomerService
 from hookline.services.delivery.assemble import assemble
+from hookline.services.delivery.ordered import OrderedLane
 from hookline.services.delivery.worker import DeliveryWorker
 from hookline.services.drain import DlqDrain, DrainControl
 from hookline.services.endpoints import EndpointDeps, EndpointService
@@ -92,9 +94,15 @@ def log_successes() -> bool:
 
 
 DeliveryLane = Literal["first", "retry"]  # the delivery function's and the retry function's (topology.DELIVERY, topology.RETRY)
-Lane = Literal[DeliveryLane, "jobs"]
-# The queue each consuming lane's records come from: the delivery queue (first attempts), the retry queue, the job queue.
-_CONSUMED: dict[Lane, topology.QueueSpec] = {"first": topology.DELIVERY_QUEUE, "retry": topology.RETRY_QUEUE, "jobs": topology.REPLAY_QUEUE}
+Lane = Literal[DeliveryLane, "ordered", "jobs"]
+# The queue each consuming lane's records come from: the delivery queue (first attempts), the retry queue, the
+# ordered lane's FIFO queue, the job queue.
+_CONSUMED: dict[Lane, topology.QueueSpec] = {
+    "first": topology.DELIVERY_QUEUE,
+    "retry": topology.RETRY_QUEUE,
+    "ordered": topology.ORDERED_QUEUE,
+    "jobs": topology.REPLAY_QUEUE,
+}
 
 
 def max_receive_count(lane: Lane) -> int:
@@ -142,11 +150,11 @@ def event_service() -> EventService:
         events,
         endpoints,
         _customers(settings),
-        TaskQueue(aws.sqs_client(), settings.delivery_queue_url),
+        _tasks(settings, settings.delivery_queue_url),
         settings,
         utcnow,
         catalog=_catalog(settings),
-        retry_queue=TaskQueue(aws.sqs_client(), settings.retry_queue_url),
+        retry_queue=_tasks(settings, settings.retry_queue_url),
         types=event_types(),
         unqueued=UnqueuedNoteRepository(aws.dynamodb_table(settings.table_name), topology.TABLE.ttl_attribute),
     )
@@ -154,17 +162,54 @@ def event_service() -> EventService:
 
 @lru_cache(maxsize=1)
 def delivery_worker() -> DeliveryWorker:
+    """The delivery and retry functions' worker: a task that waits goes to the retry queue (or a wait in Step Functions)."""
     settings = get_settings()
-    events, endpoints = _repos(settings)
-    scheduler = TaskScheduler(
-        sqs=aws.sqs_client(),
-        sfn=aws.stepfunctions_client(),
-        retry_queue_url=settings.retry_queue_url,
-        dead_letter_queue_url=settings.delivery_dlq_url,
-        state_machine_arn=settings.retry_state_machine_arn,
-        sqs_max_delay_seconds=settings.sqs_max_delay_seconds,
-        waits=RetryWaitRepository(aws.dynamodb_table(settings.table_name), topology.TABLE.ttl_attribute),
+    return _worker(
+        settings,
+        TaskScheduler(
+            sqs=aws.sqs_client(),
+            sfn=aws.stepfunctions_client(),
+            retry_queue_url=settings.retry_queue_url,
+            dead_letter_queue_url=settings.delivery_dlq_url,
+            state_machine_arn=settings.retry_state_machine_arn,
+            sqs_max_delay_seconds=settings.sqs_max_delay_seconds,
+            waits=RetryWaitRepository(aws.dynamodb_table(settings.table_name), topology.TABLE.ttl_attribute),
+        ),
     )
+
+
+@lru_cache(maxsize=1)
+def ordered_worker() -> DeliveryWorker:
+    """The ordered function's worker: a task that waits holds its own message (hookline.entrypoints.delivery)."""
+    settings = get_settings()
+    return _worker(settings, OrderedScheduler(aws.sqs_client(), settings.ordered_dlq_url))
+
+
+@lru_cache(maxsize=1)
+def ordered_lane() -> OrderedLane:
+    """The ordered function's lane: its worker, its queue's messages, the endpoints' line heads."""
+    settings = get_settings()
+    return OrderedLane(
+        worker=ordered_worker(),
+        holds=MessageHolds(aws.sqs_client(), settings.ordered_queue_url),
+        heads=_line_heads(settings),
+        clock=utcnow,
+        fault_hold_seconds=topology.ORDERED_FAULT_HOLD_SECONDS,
+        retention_days=settings.retention_days,
+    )
+
+
+def _line_heads(settings: Settings) -> LineHeadRepository:
+    return LineHeadRepository(aws.dynamodb_table(settings.table_name), topology.TABLE.ttl_attribute)
+
+
+def _tasks(settings: Settings, queue_url: str) -> TaskQueue:
+    """Tasks onto `queue_url`; an ordered endpoint's onto the ordered lane."""
+    return TaskQueue(aws.sqs_client(), queue_url, settings.ordered_queue_url)
+
+
+def _worker(settings: Settings, scheduler: TaskScheduler | OrderedScheduler) -> DeliveryWorker:
+    events, endpoints = _repos(settings)
     return assemble(
         events=events,
         endpoints=endpoints,
@@ -251,7 +296,7 @@ def sweeper() -> Sweeper:
     waits = OverdueRetries(
         notes=RetryWaitRepository(table, topology.TABLE.ttl_attribute),
         deliveries=EventRepository(table, topology.TABLE.ttl_attribute),
-        retry_queue=TaskQueue(aws.sqs_client(), settings.retry_queue_url),
+        retry_queue=_tasks(settings, settings.retry_queue_url),
         clock=utcnow,
         margin_seconds=settings.sweep_wait_margin_seconds,
         shards=keys.WAIT_SHARDS,
@@ -266,17 +311,13 @@ def job_runner() -> JobRunner:
     table = aws.dynamodb_table(settings.table_name)
     events, endpoints = _repos(settings)
     kinds: dict[str, JobKind] = {
-        REQUEUE_PAUSED: PausedRequeue(endpoints, events, TaskQueue(aws.sqs_client(), settings.retry_queue_url)),
+        REQUEUE_PAUSED: PausedRequeue(endpoints, events, _tasks(settings, settings.retry_queue_url)),
         DELETE_CUSTOMER_ENDPOINTS: CustomerEndpointsDeletion(endpoints),
-        BROADCAST_JOB: BroadcastFanout(events, endpoints, TaskQueue(aws.sqs_client(), settings.delivery_queue_url), settings.retention_days),
-        DRAIN_DLQ: DlqDrain(SqsDeadLetterQueue(aws.sqs_client(), settings.delivery_dlq_url), TaskQueue(aws.sqs_client(), settings.retry_queue_url)),
-        REPLAY_WINDOW: WindowReplay(
-            ReplayRepository(table, topology.TABLE.ttl_attribute), events, endpoints, TaskQueue(aws.sqs_client(), settings.retry_queue_url)
-        ),
+        BROADCAST_JOB: BroadcastFanout(events, endpoints, _tasks(settings, settings.delivery_queue_url), settings.retention_days),
+        DRAIN_DLQ: DlqDrain(SqsDeadLetterQueue(aws.sqs_client(), settings.delivery_dlq_url), _tasks(settings, settings.retry_queue_url)),
+        REPLAY_WINDOW: WindowReplay(ReplayRepository(table, topology.TABLE.ttl_attribute), events, endpoints, _tasks(settings, settings.retry_queue_url)),
     }
-    return JobRunner(
-        JobRepository(table, topology.TABLE.ttl_attribute), TaskQueue(aws.sqs_client(), settings.replay_queue_url), kinds, utcnow, settings.retention_days
-    )
+    return JobRunner(JobRepository(table, topology.TABLE.ttl_attribute), _tasks(settings, settings.replay_queue_url), kinds, utcnow, settings.retention_days)
 
 
 @lru_cache(maxsize=1)
@@ -299,6 +340,8 @@ def reset() -> None:
         broadcast_service,
         customer_service,
         delivery_worker,
+        ordered_worker,
+        ordered_lane,
         replay_service,
         session_service,
         access_guard,

@@ -52,9 +52,10 @@ class QueueSpec:
     visibility_timeout_seconds: int = 30
     dead_letter: QueueSpec | None = None
     max_receive_count: int = 5
+    fifo: bool = False  # a FIFO queue: its name ends in `.fifo`, as SQS requires; its dead-letter queue is one too
 
     def physical_name(self, prefix: str) -> str:
-        return f"{prefix}-{self.key}"
+        return f"{prefix}-{self.key}.fifo" if self.fifo else f"{prefix}-{self.key}"
 
 
 # A send that fails is tried again 6 times over about 2 minutes (2, 4, ... 64 s apart); one that hangs gives up after a minute.
@@ -195,7 +196,8 @@ class Grant:
 class SqsSource:
     queue: QueueSpec
     batch_size_setting: str  # Settings field holding the batch size
-    max_batching_window_seconds: int = 0
+    max_batching_window_seconds: int = 0  # none on a FIFO queue (SQS FIFO event sources take no batching window)
+    max_pollers_setting: str | None = None  # Settings field capping the source's concurrency, for a function with no reservation
 
 
 @dataclass(frozen=True)
@@ -292,6 +294,23 @@ RETRY_QUEUE = QueueSpec(
 # A task whose send after the wait fails lands on the delivery DLQ, drainable like any other (core.deadletters).
 RETRY_WAIT = StateMachineSpec(key="retry-wait", env="HOOKLINE_RETRY_STATE_MACHINE_ARN", target=RETRY_QUEUE, dead_letter=DELIVERY_DLQ)
 
+# The ordered lane (README, "Ordered endpoints"): the tasks of ordered endpoints, each endpoint its own message group,
+# so SQS hands out one endpoint's tasks in order and none while one is in flight. A retry or a deferral holds the
+# task's own message (its visibility is the wait) and so the line behind it. Every hold is a receive: the redrive
+# policy allows SQS's most, and what hookline itself fails on is held ORDERED_FAULT_HOLD_SECONDS a time.
+# Retention is SQS's longest, so a line held for a whole retry schedule (HOOKLINE_MAX_AGE_SECONDS) keeps its tasks.
+ORDERED_DLQ = QueueSpec(key="ordered-dlq", env="HOOKLINE_ORDERED_DLQ_URL", retention_seconds=14 * DAY, fifo=True)
+ORDERED_QUEUE = QueueSpec(
+    key="ordered",
+    env="HOOKLINE_ORDERED_QUEUE_URL",
+    retention_seconds=14 * DAY,
+    visibility_timeout_seconds=6 * DELIVERY_TIMEOUT_SECONDS,
+    dead_letter=ORDERED_DLQ,
+    max_receive_count=1000,
+    fifo=True,
+)
+ORDERED_FAULT_HOLD_SECONDS = 30
+
 REPLAY_TIMEOUT_SECONDS = 120
 # Replay jobs: a customer's time-window replay, page by page, and the operators' DLQ drain.
 REPLAY_DLQ = QueueSpec(key="replay-dlq", env="HOOKLINE_REPLAY_DLQ_URL", retention_seconds=14 * DAY)
@@ -314,6 +333,7 @@ API = FunctionSpec(
         Grant(TABLE, "read_write"),
         Grant(DELIVERY_QUEUE, "send"),
         Grant(RETRY_QUEUE, "send"),
+        Grant(ORDERED_QUEUE, "send"),
         Grant(REPLAY_QUEUE, "send"),
         Grant(NOTIFICATIONS, "publish"),
         Grant(CUSTOMER_DESTINATIONS, "deliver"),
@@ -347,6 +367,25 @@ RETRY = FunctionSpec(
     sqs_source=SqsSource(queue=RETRY_QUEUE, batch_size_setting="retry_batch_size", max_batching_window_seconds=1),
     reserved_concurrency_setting="retry_concurrency",
 )
+# The ordered lane's consumer, the same code again: it holds a task that must wait instead of queueing it again, and
+# dead-letters onto the ordered lane's own (FIFO) dead-letter queue. No reservation: its event source's cap
+# (HOOKLINE_ORDERED_CONCURRENCY) bounds it, and a FIFO source never runs more than one batch per message group.
+ORDERED = FunctionSpec(
+    name="ordered",
+    code="delivery",
+    entry="ordered",
+    timeout_seconds=DELIVERY_TIMEOUT_SECONDS,
+    memory_mb=512,
+    grants=(
+        Grant(TABLE, "read_write"),
+        Grant(ORDERED_DLQ, "send"),
+        Grant(NOTIFICATIONS, "publish"),
+        Grant(NOTIFICATION_SENDER, "send_email"),
+        Grant(CUSTOMER_DESTINATIONS, "deliver"),
+        Grant(ORDERED_QUEUE, "consume"),
+    ),
+    sqs_source=SqsSource(queue=ORDERED_QUEUE, batch_size_setting="ordered_batch_size", max_pollers_setting="ordered_concurrency"),
+)
 
 REPLAY = FunctionSpec(
     name="replay",
@@ -354,9 +393,11 @@ REPLAY = FunctionSpec(
     memory_mb=256,
     grants=(
         Grant(TABLE, "read_write"),
-        # A broadcast's fan-out and the sweeper queue first attempts on the delivery queue; replays and re-queues the retry queue.
+        # A broadcast's fan-out and the sweeper queue first attempts on the delivery queue; replays and re-queues the
+        # retry queue; the tasks of ordered endpoints go to the ordered lane from each.
         Grant(DELIVERY_QUEUE, "send"),
         Grant(RETRY_QUEUE, "send"),
+        Grant(ORDERED_QUEUE, "send"),
         Grant(REPLAY_QUEUE, "send"),
         # The DLQ drain: receives letters, moves them to the retry queue, deletes them; it never sends to the DLQ.
         Grant(DELIVERY_DLQ, "receive"),
@@ -367,13 +408,18 @@ REPLAY = FunctionSpec(
 )
 
 TABLES: tuple[TableSpec, ...] = (TABLE,)
-QUEUES: tuple[QueueSpec, ...] = (DELIVERY_DLQ, REPLAY_DLQ, DELIVERY_QUEUE, RETRY_QUEUE, REPLAY_QUEUE)  # dead-letter queues first
+QUEUES: tuple[QueueSpec, ...] = (DELIVERY_DLQ, REPLAY_DLQ, ORDERED_DLQ, DELIVERY_QUEUE, RETRY_QUEUE, ORDERED_QUEUE, REPLAY_QUEUE)  # dead-letter queues first
 STATE_MACHINES: tuple[StateMachineSpec, ...] = (RETRY_WAIT,)
 TOPICS: tuple[TopicSpec, ...] = (NOTIFICATIONS,)
 # Queues that hookline sends delayed messages to (SQS DelaySeconds, up to 900 s):
 # their oldest message can be that much older without anything being stuck.
 DELAYED_QUEUES: tuple[QueueSpec, ...] = (RETRY_QUEUE, REPLAY_QUEUE)
-FUNCTIONS: tuple[FunctionSpec, ...] = (API, AUTHORIZER, DELIVERY, RETRY, REPLAY)
+# Queues whose messages wait on purpose: an ordered endpoint's line is held behind a delivery its receiver keeps
+# failing, as long as the retry schedule lasts (HOOKLINE_MAX_AGE_SECONDS). Their oldest message's age says how a
+# customer's receiver fares, not how hookline does: graphed, not alarmed (the ordered function's errors and internal
+# failures are).
+HELD_QUEUES: tuple[QueueSpec, ...] = (ORDERED_QUEUE,)
+FUNCTIONS: tuple[FunctionSpec, ...] = (API, AUTHORIZER, DELIVERY, RETRY, ORDERED, REPLAY)
 # The sweeper (hookline.services.sweeper): queues what was stored and never queued.
 SWEEP_SCHEDULE = ScheduleSpec(key="sweep", function=REPLAY.name, event=(("kind", "sweep"),), interval_setting="sweep_interval_minutes")
 SCHEDULES: tuple[ScheduleSpec, ...] = (SWEEP_SCHEDULE,)

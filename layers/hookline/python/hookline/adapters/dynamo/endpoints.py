@@ -61,6 +61,8 @@ class EndpointRepository:
             item["destination"] = json.dumps(ep.destination.to_json(), separators=(",", ":"))
         if ep.external_id:
             item["external_id"] = ep.external_id
+        if ep.ordered:
+            item["ordered"] = True
         return item
 
     @staticmethod
@@ -88,6 +90,7 @@ class EndpointRepository:
             filter=parse_filter(json.loads(item["filter"])) if item.get("filter") else None,
             destination=_destination(item.get("destination")),
             external_id=item.get("external_id", ""),
+            ordered=bool(item.get("ordered", False)),
         )
 
     def create(self, ep: Endpoint) -> None:

@@ -156,6 +156,11 @@ def limiter(tenant: str, endpoint_id: str) -> Key:
     return _key(f"LIM#{tenant}#{endpoint_id}", "LIM")
 
 
+def line_head(tenant: str, endpoint_id: str) -> Key:
+    """An ordered endpoint's line head: the delivery its line waits behind, while one does (hookline.core.models.LineHead)."""
+    return _key(f"LINE#{tenant}#{endpoint_id}", "LINE")
+
+
 def email_mark(tenant: str, endpoint_id: str, transition: str) -> Key:
     """The marker of one endpoint transition emailed to its customer (sk: e.g. `disabled#<updated_at>`, `recovered#v<version>`)."""
     return _key(f"MAIL#{tenant}#{endpoint_id}", transition)

@@ -299,6 +299,13 @@ class CreateEndpoint(CheckedBody):
         "The payload version to pin it to; absent or null, the tenant's default. Unknown: 422\n`unknown_version`; past its sunset: 422 `version_sunset`.\n"
     )
     filter: Filter = _optional("Absent or null: every event of its types.")
+    ordered: Annotated[bool, rule(lambda v: validation.validate_flag(v, "ordered"))] = Field(
+        default=False,
+        description=(
+            "Deliver in the order hookline accepted the events, one at a time: a delivery that fails holds\n"
+            'the ones behind it until it succeeds or is given up (README, "Ordered endpoints"). Fixed at creation.\n'
+        ),
+    )
 
     def place(self) -> tuple[str, destinations.Destination | None]:
         return place(self.url, self.destination)
@@ -405,6 +412,7 @@ class Endpoint(Answer):
     filter: dict[str, Any] | None = Field(
         default=None, description="Its content filter (an EventBridge event pattern), or null: every event of its types.", json_schema_extra=no_default
     )
+    ordered: bool = Field(default=False, description="Delivered one at a time, in the order the events were accepted.", json_schema_extra=no_default)
     created_at: Timestamp
     updated_at: Timestamp
     disabled_reason: Annotated[str | None, shown({"type": "string", "examples": ["manual"]})] = absent_unless_set(

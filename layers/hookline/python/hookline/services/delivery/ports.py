@@ -11,12 +11,23 @@ from typing import Protocol
 from hookline.core.breaker import Breaker
 from hookline.core.contract.portal import PortalSession
 from hookline.core.emails import Email, Waiting
-from hookline.core.models import Attempt, Delivery, DeliveryTask, EmailOutcome, Endpoint, Event
+from hookline.core.models import Attempt, Delivery, DeliveryTask, EmailOutcome, Endpoint, Event, LineHead
 from hookline.core.ratelimit import Limiter
 from hookline.core.sessions import SessionRequest
 from hookline.services.ports import Sender
 
-__all__ = ["ClaimResult", "DeliveryLog", "EndpointControl", "EndpointStates", "ReplayProgress", "Scheduler", "Sender", "StatsSink"]
+__all__ = [
+    "ClaimResult",
+    "DeliveryLog",
+    "EndpointControl",
+    "EndpointStates",
+    "LineHeads",
+    "MessageHolder",
+    "ReplayProgress",
+    "Scheduler",
+    "Sender",
+    "StatsSink",
+]
 
 
 class EndpointStates(Protocol):
@@ -86,6 +97,28 @@ class Scheduler(Protocol):
     def dead_letter(self, task: DeliveryTask, reason: str, attributes: dict[str, str]) -> None: ...
 
     def set_aside(self, body: str, reason: str) -> None: ...
+
+
+class MessageHolder(Protocol):
+    """The ordered lane's messages, by receipt handle (hookline.adapters.queues.MessageHolds)."""
+
+    def hold(self, receipt_handle: str, seconds: float) -> None:
+        """Keep the message invisible (and so its message group waiting) for `seconds`."""
+        ...
+
+    def let_go(self, receipt_handles: list[str]) -> None:
+        """Make the messages visible again at once (they come out after the held one, in order)."""
+        ...
+
+
+class LineHeads(Protocol):
+    """Which delivery holds each ordered endpoint's line (hookline.adapters.dynamo.lines)."""
+
+    def held(self, head: LineHead, expires_at: int) -> None: ...
+
+    def moved_on(self, tenant: str, endpoint_id: str, delivery_id: str) -> None: ...
+
+    def head(self, tenant: str, endpoint_id: str) -> LineHead | None: ...
 
 
 class ReplayProgress(Protocol):

@@ -28,7 +28,7 @@ from datetime import datetime
 from functools import partial
 
 from hookline.core.clock import parse_iso
-from hookline.core.models import DeliveryTask
+from hookline.core.models import LIVE_STATUSES, DeliveryTask
 from hookline.core.planning import Step, leases_held
 from hookline.core.reports import DeliveryReport
 from hookline.services.delivery.endpoint_pool import EndpointPool
@@ -118,6 +118,18 @@ class DeliveryWorker:
                 seen.add(task)
             resolved[r.message_id] = task
         return resolved
+
+    def resolve_ordered(self, task: DeliveryTask, received_before: bool) -> DeliveryTask | None:
+        """A task of the ordered lane as it should run. Its message is held while it waits (hookline.adapters.queues.
+        OrderedScheduler), so it comes back unchanged after each attempt: a message received before runs its delivery's
+        next attempt in its current generation, read from the delivery (what a redriven one restarted included). A
+        delivery that is done (succeeded, failed, gone) needs nothing, except a redriven one, which restarts (`resolve`)."""
+        if received_before:
+            key = (task.tenant, task.event_id, task.delivery_id)
+            delivery = self.planner.events.read_for_sending((), (key,))[1].get(key)
+            if delivery is not None and delivery.status in LIVE_STATUSES and delivery.generation >= task.generation:
+                return replace(DeliveryTask.of(delivery), trigger=task.trigger, replay_id=delivery.replay_id, ordered=True)
+        return self.resolve(task, received_before)
 
     def set_aside(self, body: str, reason: str) -> None:
         self.recorder.set_aside(body, reason)
