@@ -8,6 +8,7 @@ API, opens the customer's portal link, and drives the page as a person would
 
 from __future__ import annotations
 
+import json
 import re
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
@@ -19,6 +20,7 @@ from standardwebhooks.webhooks import Webhook
 from local.receiver import WebhookReceiver
 from tests.browser.portal import TIMEZONE, card, open_endpoint, open_portal, tab_to
 from tests.browser.stack import Producer, wait_until
+from tests.support.receiver import Answer, running_receiver
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -334,3 +336,27 @@ def test_deleting_an_endpoint_asks_first_and_a_cancel_keeps_it(page: Page, produ
     expect(page.get_by_test_id("notice")).to_have_text("Deleted https://hooks.example.com/to-delete.")
     expect(page.get_by_test_id("endpoints-empty")).to_be_visible()
     producer.call("GET", f"/v1/endpoints/{endpoint['id']}", expect=(404,))
+
+
+def test_an_ordered_endpoint_shows_its_badge_and_the_delivery_holding_its_line(page: Page, producer: Producer, customer: str) -> None:
+    # Given an ordered endpoint whose receiver answers 503 with Retry-After: 120, and two events for it
+    with running_receiver(lambda _r: Answer(status=503, headers={"Retry-After": "120"})) as rx:
+        endpoint = producer.endpoint(customer, rx.url, ordered=True)
+        first = producer.event(customer, "order.created", {"n": 1})
+        producer.event(customer, "order.created", {"n": 2})
+        # (the first one fails and holds the line for two minutes; the second waits behind it, never sent)
+        wait_until(lambda: producer.get_endpoint(endpoint["id"]).get("line") is not None, "the first delivery to hold the line")
+        assert [json.loads(r.body)["data"]["n"] for r in rx.requests] == [1]
+
+        # When the customer opens the endpoint in the portal
+        open_portal(page, producer.session(customer)["url"])
+        open_endpoint(page, endpoint["id"])
+
+        # Then it is marked ordered, and the header says which delivery holds its line, why, and when it is tried next
+        expect(page.get_by_test_id("ordered-badge")).to_have_text("Ordered")
+        line = page.get_by_test_id("line-head")
+        expect(line).to_contain_text("Holding the line")
+        expect(line).to_have_attribute("data-event-id", first["id"])
+        expect(line).to_contain_text("attempt 1 failed (503)")
+        expect(line).to_contain_text("Later deliveries to this endpoint wait")
+        expect(line.get_by_test_id("line-next-at")).to_have_attribute("datetime", re.compile(r"^\d{4}-\d\d-\d\dT"))

@@ -73,12 +73,17 @@ def test_a_receiver_failing_event_3_twice_sees_1_2_3_3_3_4_5(fast_retries: Hookl
         hookline.pump()
         ids += ingest(hookline, 3, 4)
         hookline.pump()
+        # While 3 waits for its retry, the endpoint shows what holds its line
+        line = hookline.api("GET", f"/v1/endpoints/{endpoint['id']}")[1]["line"]
+        assert (line["event_id"], line["delivery_id"], line["outcome"], line["status_code"]) == (ids[2], delivery(hookline, ids[2])["id"], "retrying", 503)
         ids += ingest(hookline, 5)
         hookline.pump_until(lambda: all(delivery(hookline, i)["status"] == "succeeded" for i in ids), seconds=60)
         assert [number(r) for r in receiver.requests] == [1, 2, 3, 3, 3, 4, 5]
     # Every task went through the ordered lane, the endpoint its message group; 3's log shows its two failures
     assert [a["status_code"] for a in delivery(hookline, ids[2])["attempts"]] == [503, 503, 200]
-    assert hookline.api("GET", f"/v1/endpoints/{endpoint['id']}")[1]["ordered"] is True
+    # And once it went through, nothing holds the line
+    shown = hookline.api("GET", f"/v1/endpoints/{endpoint['id']}")[1]
+    assert (shown["ordered"], shown["line"]) == (True, None)
 
 
 def test_a_delivery_given_up_lets_the_next_one_go_and_waits_on_the_ordered_dead_letter_queue(fast_retries: Hookline, monkeypatch: pytest.MonkeyPatch) -> None:

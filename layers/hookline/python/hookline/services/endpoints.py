@@ -48,6 +48,7 @@ from hookline.services.ports import (
     EndpointHealthStore,
     EndpointStore,
     JobStarter,
+    LineHeadReader,
     Notify,
     Sender,
     StatsReader,
@@ -66,6 +67,7 @@ class EndpointDeps:
     sender: Sender
     jobs: JobStarter  # re-enabling's re-queue of the paused backlog
     notify: Notify
+    lines: LineHeadReader | None = None  # which delivery holds an ordered endpoint's line
 
 
 def _accepted(result: HttpResult) -> bool:
@@ -279,7 +281,15 @@ class EndpointService:
                 "last_email": endpoint.last_email.public() if endpoint.last_email is not None else None,
             },
             backlog={"failed": failed, "paused": paused, "more": more_failed or more_paused},
+            line=self._line_head(endpoint),
         )
+
+    def _line_head(self, endpoint: Endpoint) -> dict[str, Any] | None:
+        """An ordered endpoint's line head (one more read, for ordered endpoints only); None for any other."""
+        if not endpoint.ordered or self.deps.lines is None:
+            return None
+        head = self.deps.lines.head(endpoint.tenant, endpoint.id)
+        return head.public() if head is not None else None
 
     def _concurrency(self, endpoint: Endpoint, breaker: Breaker, limiter: Limiter) -> dict[str, Any]:
         """The adaptive concurrency limit now, under its ceiling, with the latency it learned from and the lane the endpoint is served from."""

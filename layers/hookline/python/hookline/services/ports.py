@@ -22,7 +22,7 @@ from hookline.core.broadcast import Fanout
 from hookline.core.customers import Customer
 from hookline.core.deadletters import DeadLetter
 from hookline.core.jobs import Job, StepResult
-from hookline.core.models import Delivery, DeliveryTask, Endpoint, Event
+from hookline.core.models import Delivery, DeliveryTask, Endpoint, Event, LineHead
 from hookline.core.notifications import Notify
 from hookline.core.portal import PortalSettings
 from hookline.core.ratelimit import Limiter
@@ -158,6 +158,12 @@ class EndpointHealthStore(Protocol):
     def load(self, tenant: str, endpoint_id: str) -> tuple[Endpoint | None, Breaker, Limiter]: ...
 
     def reset_breaker(self, tenant: str, endpoint_id: str) -> None: ...
+
+
+class LineHeadReader(Protocol):
+    def head(self, tenant: str, endpoint_id: str) -> LineHead | None:
+        """The delivery holding the ordered endpoint's line, while one does (hookline.adapters.dynamo.lines)."""
+        ...
 
 
 class StatsReader(Protocol):

@@ -136,6 +136,7 @@ def endpoint_service() -> EndpointService:
         sender=_sender(settings),
         jobs=job_runner(),
         notify=_notifier(settings),
+        lines=_line_heads(settings),
     )
     return EndpointService(
         endpoints, _customers(settings), settings, utcnow, deps, _catalog(settings), endpoint_rules(settings, LEASE_SECONDS), _stats(settings)

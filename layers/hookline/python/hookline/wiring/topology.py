@@ -340,15 +340,14 @@ API = FunctionSpec(
     ),
 )
 AUTHORIZER = FunctionSpec(name="authorizer", timeout_seconds=5, memory_mb=256, grants=(Grant(TABLE, "read"),))
-_DELIVERY_GRANTS = (
+# What every function that delivers needs, whichever lane it drains.
+_SENDER_GRANTS = (
     Grant(TABLE, "read_write"),
-    Grant(RETRY_QUEUE, "send"),
-    Grant(DELIVERY_DLQ, "send"),
-    Grant(RETRY_WAIT, "start"),
     Grant(NOTIFICATIONS, "publish"),
     Grant(NOTIFICATION_SENDER, "send_email"),
     Grant(CUSTOMER_DESTINATIONS, "deliver"),
 )
+_DELIVERY_GRANTS = (*_SENDER_GRANTS, Grant(RETRY_QUEUE, "send"), Grant(DELIVERY_DLQ, "send"), Grant(RETRY_WAIT, "start"))
 DELIVERY = FunctionSpec(
     name="delivery",
     timeout_seconds=DELIVERY_TIMEOUT_SECONDS,
@@ -376,14 +375,7 @@ ORDERED = FunctionSpec(
     entry="ordered",
     timeout_seconds=DELIVERY_TIMEOUT_SECONDS,
     memory_mb=512,
-    grants=(
-        Grant(TABLE, "read_write"),
-        Grant(ORDERED_DLQ, "send"),
-        Grant(NOTIFICATIONS, "publish"),
-        Grant(NOTIFICATION_SENDER, "send_email"),
-        Grant(CUSTOMER_DESTINATIONS, "deliver"),
-        Grant(ORDERED_QUEUE, "consume"),
-    ),
+    grants=(*_SENDER_GRANTS, Grant(ORDERED_DLQ, "send"), Grant(ORDERED_QUEUE, "consume")),
     sqs_source=SqsSource(queue=ORDERED_QUEUE, batch_size_setting="ordered_batch_size", max_pollers_setting="ordered_concurrency"),
 )
 

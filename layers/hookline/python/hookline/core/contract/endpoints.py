@@ -504,9 +504,31 @@ class EndpointBacklog(Answer):
     more: bool
 
 
+class LineHead(Answer):
+    """The delivery an ordered endpoint's line waits behind: every later delivery to the endpoint waits until it
+    succeeds or is given up."""
+
+    delivery_id: str
+    event_id: str
+    attempt: int = Field(ge=1, description="The attempt it waits to make.")
+    outcome: Literal["retrying", "deferred"] = Field(
+        description="`retrying`: its last attempt failed; `deferred`: not sent, the endpoint's state said wait (its circuit, a `Retry-After`, its rate limit)."
+    )
+    reason: str = Field(description="Why, in words: the last attempt's classification, or the deferral's cause.")
+    status_code: int | None = Field(description="The last attempt's status code; null when it had none (a timeout, a refused connection) or it was deferred.")
+    error: str | None = Field(description="The last attempt's error class (`timeout`, `aws.AccessDenied`, …), or null.")
+    next_at: str = Field(description="When it is tried again.", json_schema_extra={"format": "date-time"})
+    since: str = Field(description="Since when it has held the line.", json_schema_extra={"format": "date-time"})
+
+
 class EndpointWithHealth(Endpoint):
     health: EndpointHealth
     backlog: Annotated[EndpointBacklog, AS_SHOWN, inline(EndpointBacklog)]
+    line: Annotated[LineHead | None, inline(LineHead, or_null=True)] = Field(
+        default=None,
+        description="For an ordered endpoint, the delivery holding its line while one does; null otherwise (and always for an endpoint that is not ordered).",
+        json_schema_extra=no_default,
+    )
 
 
 class TestOutcome(Answer):

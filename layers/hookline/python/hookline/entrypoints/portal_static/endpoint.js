@@ -5,7 +5,7 @@ import { api, enc } from "./api.js";
 import { renderDeliveries } from "./deliveries.js";
 import { errorBox, focusHeading, h, heading } from "./dom.js";
 import { renderFailures } from "./failures.js";
-import { circuitBadge, statusBadge, where } from "./format.js";
+import { circuitBadge, lineNotice, orderedBadge, statusBadge, where } from "./format.js";
 import { link } from "./nav.js";
 import { current } from "./session.js";
 import { renderSettings } from "./settings.js";
@@ -31,8 +31,9 @@ export async function renderEndpoint(root, id, tab, seq) {
   root.lastChild.remove();
   const header = h("div", { class: "detail-head" },
     heading(1, where(detail), { class: "view-title endpoint-url", "data-testid": "endpoint-title" }),
-    h("div", { class: "badges" }, statusBadge(detail), circuitBadge(detail.health && detail.health.circuit)),
+    h("div", { class: "badges" }, statusBadge(detail), circuitBadge(detail.health && detail.health.circuit), orderedBadge(detail)),
     detail.description ? h("p", { class: "description", "data-testid": "endpoint-description" }, detail.description) : null,
+    lineNotice(detail),
   );
   const nav = h("nav", { class: "tabs", "aria-label": "Endpoint sections" },
     TABS.map(([key, label]) =>

@@ -157,6 +157,25 @@ export function statusBadge(endpoint) {
   return h("span", { class: `badge ${active ? "badge-ok" : "badge-bad"}`, "data-testid": "status-badge" }, active ? "Active" : "Disabled");
 }
 
+// An ordered endpoint's badge: its deliveries go one at a time, in the order the events were accepted.
+export function orderedBadge(endpoint) {
+  if (!endpoint.ordered) return null;
+  return h("span", { class: "badge badge-neutral", "data-testid": "ordered-badge", title: "Deliveries go one at a time, in the order the events were accepted: one that fails holds the ones behind it." }, "Ordered");
+}
+
+// What holds an ordered endpoint's line, while something does: the delivery every later one waits behind.
+export function lineNotice(endpoint) {
+  const line = endpoint.ordered && endpoint.line;
+  if (!line) return null;
+  const last = line.outcome === "deferred" ? `not sent yet: ${line.reason}` : `attempt ${line.attempt - 1} failed (${line.status_code ?? line.error ?? "no response"}): ${line.reason}`;
+  return h("p", { class: "alert alert-warn", role: "status", "data-testid": "line-head", "data-event-id": line.event_id, "data-delivery-id": line.delivery_id },
+    h("strong", {}, "Holding the line: "),
+    `the delivery of event `, h("code", { class: "mono" }, line.event_id), `, ${last}. `,
+    "Next try ", timeEl(line.next_at, { "data-testid": "line-next-at" }), "; it has held the line since ", timeEl(line.since), ". ",
+    "Later deliveries to this endpoint wait until it succeeds or is given up.",
+  );
+}
+
 export function circuitBadge(circuit) {
   const s = (circuit && circuit.state) || "closed";
   const cls = { closed: "badge-ok", open: "badge-bad", half_open: "badge-warn" }[s] || "badge-neutral";
