@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from bench import api, cost, duration, localmode, report, scenarios, standin, throughput
+from bench import api, cost, destinations, duration, localmode, ordered, report, scenarios, standin, throughput
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -49,7 +49,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--scale", type=float, default=1.0, help="scenario size; 1.0 is the seeds' numbers")
     parser.add_argument("--count", type=int, default=30, help="events per measured cost path (a multiple of 10)")
     parser.add_argument("--runs", type=int, default=throughput.RUNS, help="throughput runs per batch size (median kept)")
-    parser.add_argument("--cpu-runs", type=int, default=5, help="runs of the handlers' CPU measurement per payload size (median kept)")
+    parser.add_argument("--cpu-runs", type=int, default=5, help="runs of the handlers' CPU measurement per payload size (the fastest kept)")
+    parser.add_argument("--ordered-events", type=int, default=ordered.EVENTS, help="events per run of the ordered endpoint's throughput")
     parser.add_argument("--out", type=Path, default=None, help="write results.json, benchmarks.md and plots here instead of bench/ and docs/")
     parser.add_argument("--report-only", action="store_true", help="measure nothing: render the docs and plots again from results.json")
     args = parser.parse_args(argv)
@@ -63,7 +64,10 @@ def main(argv: list[str] | None = None) -> int:
     steps = (
         len(scenarios.ALL)
         + len(cost.SIZES) * (4 + args.cpu_runs + 1)
+        + len(cost.SIZES) * 2
         + 1
+        + 1
+        + len(ordered.RECEIVER_MS) * 2
         + len(throughput.BATCHES) * args.runs
         + len(standin.BATCHES)
         + localmode.BATCHES
@@ -96,8 +100,12 @@ def main(argv: list[str] | None = None) -> int:
         progress.step(f"cost {size_name}: done")
     results["cost"] = cost.cost_report(paths_by_size, cpu=cpu_by_size)
     results["cost"]["previous_run"] = report.previous_run(previous)
+    results["destinations"] = destinations.measure(
+        results["cost"], count=args.count, cpu_runs=args.cpu_runs, progress=lambda s: progress.step(f"destinations {s}")
+    )
     results["throughput"] = throughput.measure(progress=lambda s: progress.step(f"throughput {s}"), runs=args.runs)
     results["throughput"]["stand_in"] = standin.measure(progress=lambda s: progress.step(f"throughput over stand-ins {s}"))
+    results["ordered"] = ordered.measure(progress=lambda s: progress.step(f"ordered endpoint {s}"), events=args.ordered_events)
     results["local_mode"] = localmode.measure(progress=lambda s: progress.step(f"local mode {s}"))
     results["api"] = api.measure(progress=lambda s: progress.step(f"api {s}"))
     results["meta"] = {

@@ -173,13 +173,15 @@ class _World:
                 list(pool.map(lambda b: self.harness.consume(queue, b), batches))
                 total += sum(len(b) for b in batches)
 
-    def deliver_every(self, sends: int, deadline_seconds: float = 60.0) -> None:
-        """Drain the delivery queue, then the retry queue as deferred tasks come back, until `sends` more requests were sent."""
-        target = len(self.receiver.received) + sends
+    def deliver_every(self, sends: int, deadline_seconds: float = 60.0, sent: Callable[[], float] | None = None) -> None:
+        """Drain the delivery queue, then the retry queue as deferred tasks come back, until `sends` more requests were
+        sent (to the receiver, or what `sent` counts: an AWS destination's puts)."""
+        count = sent or (lambda: len(self.receiver.received))
+        target = count() + sends
         self.deliver_all()
         deadline = time.monotonic() + deadline_seconds
-        while len(self.receiver.received) < target:
-            assert time.monotonic() < deadline, f"{target - len(self.receiver.received)} deferred tasks never came back"
+        while count() < target:
+            assert time.monotonic() < deadline, f"{target - count()} deferred tasks never came back"
             if not self.deliver_all(topology.RETRY_QUEUE):
                 time.sleep(0.2)
 

@@ -20,6 +20,7 @@ import math
 import threading
 import time
 from base64 import b64decode
+from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, fields
@@ -31,6 +32,7 @@ from bench import duration
 from bench.harness import redirect_logs
 from bench.prices import US_EAST_1, Prices
 from hookline.adapters import aws, system
+from hookline.adapters.destinations import AwsDestinations
 from hookline.adapters.http import WebhookClient
 from hookline.core.settings import Settings
 from hookline.entrypoints import delivery as delivery_entrypoint
@@ -65,6 +67,11 @@ class Units:
     dynamodb_stored_bytes: float = 0.0  # table and index bytes added, kept for the retention period (TTL deletes are free)
     transfer_out_bytes: float = 0.0  # webhook requests leaving AWS (TLS handshake included)
     conditional_conflicts: float = 0.0  # failed conditional writes (billed as writes; counted here to show they happen)
+    # Calls into a customer's account (hookline.adapters.destinations, on its own boto3 session): the puts are billed
+    # to the resource's owner and AssumeRole is free, so `dollars` prices neither; bench.destinations does.
+    destination_puts: float = 0.0
+    destination_put_bytes: float = 0.0  # what the puts carried (an SQS message's body and attributes)
+    assume_role_calls: float = 0.0
 
     def __add__(self, other: Units) -> Units:
         return Units(**{f.name: getattr(self, f.name) + getattr(other, f.name) for f in fields(self)})
@@ -178,6 +185,9 @@ class Meter:
         self.unattributed = 0  # calls, sends or sleeps seen outside any invocation (must stay 0 while measuring)
         self._current = threading.local()
         self._patched: list[tuple[Any, str, Any]] = []
+        # Calls on the destination adapter's own sessions, by "service.Operation", and the latest put's parameters.
+        self.destination_calls: Counter[str] = Counter()
+        self.last_put: dict[str, Any] = {}
 
     # -- installation ---------------------------------------------------------------
 
@@ -232,6 +242,7 @@ class Meter:
         real_sleep = system.sleep
         post = WebhookClient.post
         task_pool = delivery_entrypoint._task_pool
+        destinations_init = AwsDestinations.__init__
 
         def mapped(pool: EndpointPool, work: Callable[[Any], Any], items: list[Any]) -> list[Any]:
             return pool_map(pool, meter._carry(work), items)
@@ -271,7 +282,15 @@ class Meter:
                     inv.sends += 1
             return post(client, url, body, headers)
 
+        def destinations(adapter: AwsDestinations, *args: Any, **kwargs: Any) -> None:
+            """The adapter builds its clients on a boto3 session of its own: the meter hooks that one too."""
+            destinations_init(adapter, *args, **kwargs)
+            events = adapter._session.events
+            events.register("before-call", meter._aws_call)
+            events.register("before-parameter-build", meter._destination_call)
+
         self._replace(EndpointPool, "map", mapped)
+        self._replace(AwsDestinations, "__init__", destinations)
         self._replace(delivery_entrypoint, "_task_pool", pool)
         self._replace(system, "sleep", slept)
         self._replace(WebhookClient, "post", posted)
@@ -413,9 +432,30 @@ class Meter:
     def _sns(self, params: dict[str, Any], **_: Any) -> None:
         self._add("sns_publishes", chunks(len(params.get("Message", "").encode())))
 
+    # -- a customer's account (the destination adapter's session) --------------------------------------
+
+    def _destination_call(self, model: Any, params: dict[str, Any], **_: Any) -> None:
+        with self._lock:
+            self.destination_calls[f"{model.service_model.service_name}.{model.name}"] += 1
+        if model.name == "AssumeRole":
+            self._add("assume_role_calls", 1)
+            return
+        with self._lock:
+            self.last_put = {"operation": model.name, "params": dict(params)}
+        self._add("destination_puts", 1)
+        self._add("destination_put_bytes", _message_bytes(params) if model.name in ("SendMessage", "Publish") else _put_bytes(params))
+
+
+def _put_bytes(params: dict[str, Any]) -> int:
+    """What a put other than SendMessage or Publish carried: a record's data, an object's body, events' details."""
+    if "Entries" in params:
+        return sum(len(str(e.get("Detail", "")).encode()) for e in params["Entries"])
+    data = params.get("Data", params.get("Body", b""))
+    return len(data if isinstance(data, bytes) else str(data).encode())
+
 
 def _message_bytes(params: dict[str, Any]) -> int:
-    size = len(params.get("MessageBody", "").encode())
+    size = len((params.get("MessageBody") or params.get("Message") or "").encode())
     for name, attr in (params.get("MessageAttributes") or {}).items():
         size += len(name) + len(attr.get("DataType", "")) + len(str(attr.get("StringValue", "")).encode())
     return size

@@ -27,6 +27,25 @@ class Prices:
     # The comparison: EventBridge API destinations.
     eventbridge_put_event: float = 1.00 / MILLION  # per 64 KB chunk
     eventbridge_api_destination_invocation: float = 0.20 / MILLION
+    # Destinations in a customer's account (bench.destinations): the put is billed to the resource's owner, not to
+    # hookline. us-east-1 list prices.
+    # https://aws.amazon.com/sqs/pricing/ : a standard queue's request is `sqs_request` above ($0.40 per million, each
+    # 64 KB chunk a request); a FIFO queue's is $0.50 per million.
+    sqs_fifo_request: float = 0.50 / MILLION
+    # https://aws.amazon.com/sns/pricing/ : a publish is `sns_publish` above ($0.50 per million, 64 KB chunks); the
+    # topic's deliveries to SQS queues are free.
+    sns_to_sqs_delivery: float = 0.0
+    # https://aws.amazon.com/eventbridge/pricing/ : a custom event on a bus is `eventbridge_put_event` above ($1.00 per
+    # million, 64 KB chunks).
+    # https://aws.amazon.com/kinesis/data-streams/pricing/ : provisioned mode, $0.014 per million PUT payload units (a
+    # record's 25 KB chunks), and $0.015 per shard-hour, the stream owner's fixed cost whatever it carries.
+    kinesis_put_payload_unit: float = 0.014 / MILLION
+    kinesis_shard_hour: float = 0.015
+    # https://aws.amazon.com/s3/pricing/ : S3 Standard, PUT $0.005 per 1,000 requests; storage $0.023 per GB-month (first 50 TB).
+    s3_put_request: float = 0.005 / 1000
+    s3_standard_gb_month: float = 0.023
+    # https://aws.amazon.com/iam/pricing/ : IAM and STS (AssumeRole included) are offered at no additional charge.
+    sts_assume_role: float = 0.0
 
 
 US_EAST_1 = Prices()

@@ -357,7 +357,9 @@ class LocalHookline:
                 batch_size=int(getattr(settings, source.batch_size_setting)),
                 region=self.region,
                 max_batching_window_seconds=source.max_batching_window_seconds,
-                threads=self._poller_threads,
+                # One thread on a FIFO queue: moto's server answers concurrent receives without a lock, so two could
+                # take one message group's messages at once (SQS never hands a group to two receivers).
+                threads=1 if source.queue.fifo else self._poller_threads,
                 yield_to=self._api_first.yield_to_requests,
             )
             poller.start()

@@ -78,9 +78,10 @@ def test_delivery_queue_redrives_to_its_dead_letter_queue(local_hookline: LocalH
             continue
         # When the source queue's attributes are read
         attrs = sqs.get_queue_attributes(QueueUrl=local_hookline.resources[spec.env], AttributeNames=["All"])["Attributes"]
-        # Then its redrive policy points at a queue whose name ends in -dlq, with the spec's settings
+        # Then its redrive policy points at a queue whose name ends in -dlq (-dlq.fifo for a FIFO one), with the spec's settings
         policy = json.loads(attrs["RedrivePolicy"])
-        assert policy["deadLetterTargetArn"].endswith("-dlq")
+        assert policy["deadLetterTargetArn"].endswith("-dlq.fifo" if spec.fifo else "-dlq")
+        assert attrs.get("FifoQueue", "false") == str(spec.fifo).lower()
         assert policy["deadLetterTargetArn"].endswith(":" + spec.dead_letter.physical_name(local_hookline.prefix))
         assert int(policy["maxReceiveCount"]) == spec.max_receive_count
         assert int(attrs["VisibilityTimeout"]) == spec.visibility_timeout_seconds

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from bench import __main__ as bench_cli
-from bench import cost, duration, localmode, report, scenarios, throughput
+from bench import cost, destinations, duration, localmode, ordered, report, scenarios, throughput
 from bench.meter import Units
 
 pytestmark = pytest.mark.bench
@@ -196,3 +196,107 @@ def test_local_mode_under_load_is_measured_through_its_front_door() -> None:
     assert all(r["max"] >= r["median"] > 0 for r in lm["reads_ms"].values())
     assert 0 <= lm["backlog_at_reads"] <= 50
     assert report._local_mode_section(lm, "made")[0] == "## Local mode under load"
+
+
+# -- destinations beside HTTP, and an ordered endpoint's throughput (issue 26) ------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def destination_run() -> dict[str, Any]:
+    """A successful attempt to ten HTTP endpoints and to ten SQS queues in the customer's account (no CPU figures: shape only)."""
+    return destinations.measure_paths(1024, count=10)
+
+
+def test_an_sqs_destination_makes_one_put_per_delivery_and_assumes_each_role_once(destination_run: dict[str, Any]) -> None:
+    run = destination_run
+    # Exactly one SendMessage per delivery and no other call into the customer's account while measured
+    assert run["calls_per_delivery"] == {"sqs.SendMessage": 1.0}
+    # AssumeRole once per role and external id (each endpoint has its own) for the whole run, at its first put: the cache holds
+    assert run["calls_in_run"]["sts.AssumeRole"] == run["endpoints"]
+    assert set(run["calls_in_run"]) == {"sqs.SendMessage", "sts.AssumeRole"}
+    # Every put landed in the customer's queue; the HTTP set's requests went to the receiver only
+    assert run["queue_messages"] == run["calls_in_run"]["sqs.SendMessage"]
+    # (whether the endpoints settled on the first lane before the measured deliveries is timing: recorded, not asserted)
+    assert run["settle"]["attempt_ok_sqs"]["rounds"] >= 1
+    http, sqs = run["paths"]["attempt_ok"], run["paths"]["attempt_ok_sqs"]
+    assert sqs.destination_puts == 1 and sqs.assume_role_calls == 0
+    assert sqs.destination_put_bytes > 1024 * 0.8  # the webhook's body and its signature attributes
+    # A put leaves no byte to the internet; the POST does
+    assert sqs.transfer_out_bytes == 0 and http.transfer_out_bytes > 1024
+    assert http.destination_puts == 0
+    # hookline's own path is still there: the attempt is recorded, the event source received and deleted the task
+    assert sqs.dynamodb_write_units >= 2 and sqs.sqs_requests >= 0.2 and sqs.lambda_requests >= 0.1
+
+
+def test_each_destination_type_is_priced_on_both_sides(destination_run: dict[str, Any]) -> None:
+    # Given the cost section's HTTP figure (any: the destinations report adds the measured difference to it)
+    cost_section = {"per_million_usd": {"1KB": {"98.5%": {"batch": {"total": 5.0}}}}}
+    found = destinations.destination_report({"1KB": destination_run}, cost_section)
+    rows = found["sizes"]["1KB"]["per_million_usd"]["98.5%"]["batch"]
+    assert set(rows) == {"http", *destinations.AWS_TYPES}
+    assert rows["http"] == {"hookline": 5.0, "customer": 0.0, "customer_lines": {}, "total": 5.0}
+    for kind in destinations.AWS_TYPES:
+        row = rows[kind]
+        assert row["total"] == pytest.approx(row["hookline"] + row["customer"], abs=1e-3)
+        assert row["customer"] == pytest.approx(sum(row["customer_lines"].values()), abs=1e-3)
+        # hookline's side is the same path for every AWS type
+        assert row["hookline"] == rows["sqs"]["hookline"]
+    # One put of one chunk per delivered webhook, at each type's list price per million
+    assert rows["sqs"]["customer_lines"] == {"SendMessage": 0.4}
+    assert rows["sns"]["customer"] == pytest.approx(0.5)
+    assert rows["eventbridge"]["customer"] == pytest.approx(1.0)
+    assert rows["kinesis"]["customer"] == pytest.approx(0.014)
+    assert rows["s3"]["customer_lines"]["PutObject"] == pytest.approx(5.0) and rows["s3"]["customer_lines"]["storage, one month"] > 0
+    # What the put changed on hookline's side: no data transfer out
+    assert found["sizes"]["1KB"]["difference_per_million"]["data_transfer_out"] < 0
+    carried = found["sizes"]["1KB"]["put_bytes"]
+    assert carried["eventbridge"] > 2 * carried["s3"] > 0  # the detail holds the body twice
+    # And the report renders it
+    section = report._destinations_section(found | {"command": "test", "machine": "test", "seconds": 1.0}, "made")
+    assert section[0] == "## Cost per million by destination type"
+    assert any("billed to the customer's account" in line for line in section)
+
+
+def test_one_ordered_endpoint_is_served_one_attempt_at_a_time_in_order() -> None:
+    # A tiny run (ten events per endpoint; `make bench` runs a hundred)
+    found = ordered.measure(events=10, receiver_ms=(5,), side_by_side=2)
+    runs = found["runs"]["5"]
+    one = runs["ordered"]
+    assert one["complete"] and one["delivered"] == 10 and one["repeated"] == 0
+    # In order, and never two batches of its message group at once, although two pollers ran
+    assert one["in_order"] and one["most_batches_of_a_group_in_flight"] == 1
+    assert runs["unordered"]["complete"] and runs["ordered_2_endpoints"]["complete"] and runs["ordered_2_endpoints"]["in_order"]
+    # Never faster than the receiver alone allows one attempt at a time; the bound falls as the receiver slows
+    assert 0 < one["deliveries_per_second"] <= 1000 / 5
+    assert one["overhead_ms_per_attempt"] > 0 and one["aws_calls_per_delivery"] > 0
+    bounds = [b["here_per_second"] for b in found["bound"].values()]
+    assert bounds == sorted(bounds, reverse=True)
+    assert found["lambda_model"]["overhead_ms_per_attempt"] > found["lambda_model"]["connect_ms"]
+    section = report._ordered_section(found, "made")
+    assert section[0] == "## Throughput of an ordered (FIFO) endpoint"
+
+
+def test_the_meter_counts_a_put_into_a_customers_account_apart_from_hooklines_own(aws: None) -> None:
+    # Given the meter installed, and the destination adapter's own session (built after it)
+    import boto3
+
+    from bench.meter import Meter
+    from hookline.adapters.destinations import AwsDestinations
+
+    url = destinations.customer_session().client("sqs").create_queue(QueueName="orders")["QueueUrl"]
+    own = boto3.client("sqs").create_queue(QueueName="own")["QueueUrl"]
+    meter = Meter()
+    meter.install()
+    try:
+        adapter = AwsDestinations("us-east-1")
+        # When a put goes through it into the customer's account, with a role assumed first
+        with meter.measure() as spent:
+            client = adapter._client("sqs", "us-east-1", destinations.ROLE_ARN, "hookline-x")
+            client.send_message(QueueUrl=url, MessageBody="x" * 100)
+            boto3.client("sqs").send_message(QueueUrl=own, MessageBody="y")  # hookline's own session
+        # Then the put and the AssumeRole are the customer's, and only hookline's own request is billed to hookline
+        assert spent().destination_puts == 1 and spent().assume_role_calls == 1 and spent().destination_put_bytes == 100
+        assert spent().sqs_requests == 1
+        assert meter.destination_calls == {"sts.AssumeRole": 1, "sqs.SendMessage": 1}
+    finally:
+        meter.uninstall()
