@@ -6,7 +6,7 @@ import json
 import os
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import boto3
@@ -60,6 +60,17 @@ class Hookline:
 
     env: dict[str, str]
     handlers: dict[str, Any]
+    # One SQS client and each queue's ARN, kept for the test: a boto3 client costs tens of milliseconds of CPU to
+    # make, and a test that pumps in a loop drained four queues a round with a new client for each (a third of its time).
+    _sqs: Any = None
+    _arns: dict[str, str] = field(default_factory=dict)
+    _table: Any = None
+
+    @property
+    def sqs(self) -> Any:
+        if self._sqs is None:
+            self._sqs = boto3.client("sqs")
+        return self._sqs
 
     def api(self, method: str, path: str, body: Any = None, tenant: str | None = "acme", **kw: Any) -> tuple[int, Any]:
         result = self.handlers["api"](http_event(method, path, body, tenant, **kw), None)
@@ -67,7 +78,7 @@ class Hookline:
         return result["statusCode"], (json.loads(text) if text else None)
 
     def queued(self, queue: topology.QueueSpec = topology.DELIVERY_QUEUE, max_messages: int = 10) -> list[dict[str, Any]]:
-        sqs = boto3.client("sqs")
+        sqs = self.sqs
         got: list[dict[str, Any]] = []
         while True:
             batch = sqs.receive_message(
@@ -111,7 +122,7 @@ class Hookline:
         (its visibility as the handler left it) unless the handler's answer lets it go, so its message group waits."""
         poller = SqsPoller(
             name=consumer,
-            sqs=boto3.client("sqs"),
+            sqs=self.sqs,
             queue_url=self.env[queue.env],
             queue_arn=self.queue_arn(queue),
             invoke=lambda event: self.handlers[consumer](event, None),
@@ -139,18 +150,21 @@ class Hookline:
     def _jobs_running(self) -> bool:
         """Whether a job is still running (its mark, hookline.adapters.dynamo.jobs): a delayed step of a finished
         job (the message a plan queued for the apply its invocation took itself) is not worth waiting for."""
-        table = boto3.resource("dynamodb").Table(self.env[topology.TABLE.env])
-        return bool(table.query(KeyConditionExpression=Key(keys.PK).eq(keys.RUNNING_JOBS), Limit=1)["Items"])
+        if self._table is None:
+            self._table = boto3.resource("dynamodb").Table(self.env[topology.TABLE.env])
+        return bool(self._table.query(KeyConditionExpression=Key(keys.PK).eq(keys.RUNNING_JOBS), Limit=1)["Items"])
 
     def _waiting(self, queue: topology.QueueSpec) -> int:
         """Messages delayed or visible on the queue (not those in flight)."""
         names = ["ApproximateNumberOfMessagesDelayed", "ApproximateNumberOfMessages"]
-        attrs = boto3.client("sqs").get_queue_attributes(QueueUrl=self.env[queue.env], AttributeNames=names)["Attributes"]
+        attrs = self.sqs.get_queue_attributes(QueueUrl=self.env[queue.env], AttributeNames=names)["Attributes"]
         return sum(int(attrs[n]) for n in names)
 
     def queue_arn(self, queue: topology.QueueSpec) -> str:
         """The queue's ARN, as the event source mapping names it on each record (the delivery code tells its lane from it)."""
-        return queue_arn(boto3.client("sqs"), self.env[queue.env])
+        if queue.key not in self._arns:
+            self._arns[queue.key] = queue_arn(self.sqs, self.env[queue.env])
+        return self._arns[queue.key]
 
     def pump(self) -> int:
         """Run everything now visible on the delivery, retry and replay queues."""

@@ -68,6 +68,7 @@ def test_endpoint_settings_are_validated_and_shown(hookline: Hookline) -> None:
     assert got["health"] == {
         "circuit": {"state": "closed", "consecutive_failures": 0, "open_until": None, "trips": 0},
         "success_rate": 1.0,
+        "attempts": 0,  # what the rate is over: none yet
         "last_error": None,
         "last_error_at": None,
         "effective_rate_per_second": 5.0,
@@ -214,6 +215,7 @@ def test_full_cycle_auto_disable_paused_backlog_and_recovery(hookline: Hookline,
         assert got["health"]["circuit"]["trips"] == 1
         assert got["health"]["last_error"] == "503"
         assert got["health"]["success_rate"] == 0.0
+        assert got["health"]["attempts"] >= len(early)  # each early event's attempts, probes and retries: all of them failed
         kinds = [n["type"] for n in _notifications(hookline)]
         assert "endpoint.circuit_opened" in kinds and "endpoint.disabled" in kinds
         # And nothing was dropped: in-flight deliveries are parked and new events are stored paused

@@ -265,6 +265,7 @@ def test_describe_reports_health_by_the_clock(world: World) -> None:
     assert health == {
         "circuit": {"state": "open", "consecutive_failures": 10, "open_until": "2026-11-29T12:01:00.000Z", "trips": 1},
         "success_rate": 0.25,
+        "attempts": 12,  # the rate is over the last day's 12, not the 50 before
         "last_error": "503",
         "last_error_at": "2026-11-29T12:00:00.000Z",
         "effective_rate_per_second": 5.0,

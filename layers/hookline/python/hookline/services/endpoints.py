@@ -274,6 +274,7 @@ class EndpointService:
                     "trips": breaker.trips,
                 },
                 "success_rate": success_rate(recent),
+                "attempts": int(recent.get("attempts", 0)),
                 "last_error": breaker.last_error or None,
                 "last_error_at": iso_epoch(breaker.last_failure_at),
                 "effective_rate_per_second": round(current_rate(limiter, endpoint.rate_limit_per_second, now, self.rules.limiter), 3),

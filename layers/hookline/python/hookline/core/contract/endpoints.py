@@ -480,6 +480,7 @@ class EndpointHealth(Answer):
         le=1,
         description="Share of the endpoint's attempts in the last 24 hours that succeeded, from its hourly statistics (1 when there were none).",
     )
+    attempts: int = Field(ge=0, description="How many attempts `success_rate` is over: the endpoint's attempts in the last 24 hours, from the same statistics.")
     last_error: str | None = Field(description='The last failure, a status code (`"503"`) or an error class (`timeout`, `connection_refused`, …).')
     last_error_at: str | None = Field(json_schema_extra={"format": "date-time"})
     effective_rate_per_second: float = Field(description="The rate hookline sends at now (below the limit for a while after a 429).")

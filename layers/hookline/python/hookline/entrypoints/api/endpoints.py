@@ -122,6 +122,7 @@ _WITH_HEALTH_EXAMPLES: dict[str, Any] = {
             "health": {
                 "circuit": _HEALTHY_CIRCUIT,
                 "success_rate": 1.0,
+                "attempts": 1284,
                 "last_error": None,
                 "last_error_at": None,
                 "effective_rate_per_second": 5.0,
@@ -139,6 +140,7 @@ _WITH_HEALTH_EXAMPLES: dict[str, Any] = {
             "health": {
                 "circuit": {"state": "open", "consecutive_failures": 10, "open_until": "2026-03-15T10:06:00.000Z", "trips": 1},
                 "success_rate": 0.62,
+                "attempts": 213,
                 "last_error": "503",
                 "last_error_at": "2026-03-15T10:05:00.000Z",
                 "effective_rate_per_second": 5.0,
@@ -162,6 +164,7 @@ _WITH_HEALTH_EXAMPLES: dict[str, Any] = {
             "health": {
                 "circuit": {**_HEALTHY_CIRCUIT, "consecutive_failures": 1},
                 "success_rate": 0.97,
+                "attempts": 4310,
                 "last_error": "410",
                 "last_error_at": "2026-03-16T08:00:00.120Z",
                 "effective_rate_per_second": 10.0,

@@ -2,7 +2,7 @@
 
 import { api } from "./api.js";
 import { busy, clear, errorBox, field, focusHeading, h, heading, replaceContent } from "./dom.js";
-import { where } from "./format.js";
+import { URL_HINT, where } from "./format.js";
 import { eventTypePicker, numberValue } from "./forms.js";
 import { link } from "./nav.js";
 import { ceiling, producerName } from "./session.js";
@@ -17,7 +17,7 @@ export function renderCreate(root) {
   const result = h("div", { class: "result", "data-testid": "create-result", "aria-live": "polite" });
   const submit = h("button", { type: "submit", class: "btn btn-primary", id: "create-submit", "data-testid": "create-submit", "data-mutating": "" }, "Create endpoint");
   const form = h("form", { class: "form panel", id: "create-form", novalidate: true, "data-testid": "create-form", "data-mutating": "" },
-    field("new-url", "URL", url, "Where webhooks are sent. Use HTTPS."),
+    field("new-url", "URL", url, URL_HINT),
     field("new-description", "Description (optional)", description),
     picker.node,
     h("div", { class: "pace-inputs" },

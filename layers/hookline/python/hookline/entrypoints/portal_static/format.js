@@ -33,6 +33,9 @@ export function dateEl(iso, attrs) {
   return h("time", { datetime: utcIso(date), title: `${utcIso(date)} (UTC)`, ...attrs }, fmtDate.format(date));
 }
 
+// What an endpoint's URL field takes: the API refuses plain http unless the deployment allows it (HOOKLINE_ALLOW_HTTP).
+export const URL_HINT = "Where webhooks are sent: an https:// URL (plain http:// only where this deployment allows it, as local mode does).";
+
 export function percent(rate) {
   if (rate === null || rate === undefined || Number.isNaN(rate)) return "—";
   const p = rate * 100;

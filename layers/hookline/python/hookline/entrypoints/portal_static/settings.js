@@ -6,7 +6,7 @@ import { api, enc } from "./api.js";
 import { destinationSection } from "./destination.js";
 import { append, busy, button, clear, confirmDialog, errorBox, field, h, metric, mutating, notice, okBox, replaceContent, section } from "./dom.js";
 import { filterSection } from "./filter.js";
-import { acceptedPhrase, attemptSummary, awsDestination, circuitBadge, count, describeError, disabledReason, millis, percent, plural, timeEl, where } from "./format.js";
+import { acceptedPhrase, attemptSummary, awsDestination, circuitBadge, count, describeError, disabledReason, millis, percent, plural, timeEl, URL_HINT, where } from "./format.js";
 import { eventTypePicker, numberValue } from "./forms.js";
 import { navigate } from "./nav.js";
 import { ceiling, current, later, state } from "./session.js";
@@ -132,7 +132,7 @@ function configSection(detail, measured) {
   const save = h("button", { type: "submit", class: "btn btn-primary", id: "save-settings", "data-testid": "save-settings" }, "Save changes");
   mutating(save);
   const form = h("form", { class: "form", id: "settings-form", novalidate: true, "data-mutating": "" },
-    url ? field("edit-url", "URL", url, "Where webhooks are sent (HTTPS).") : h("p", { class: "hint", "data-testid": "config-where" }, `Webhooks go to the ${where(detail)} shown under Destination.`),
+    url ? field("edit-url", "URL", url, URL_HINT) : h("p", { class: "hint", "data-testid": "config-where" }, `Webhooks go to the ${where(detail)} shown under Destination.`),
     field("edit-description", "Description", description),
     picker.node,
     h("div", { class: "pace" },
@@ -186,7 +186,7 @@ function healthSection(detail) {
   const rows = [
     ["Circuit", circuitBadge(circuit)],
     ["Consecutive failures", String(circuit.consecutive_failures ?? 0)],
-    ["Recent success rate", `${percent(health.success_rate)} of the last 100 attempts`],
+    ["Success rate, last 24 hours", h("span", { "data-testid": "health-success-rate" }, health.attempts ? `${percent(health.success_rate)} of ${plural(health.attempts, "attempt", "attempts")}` : "no attempts")],
   ];
   if (circuit.open_until) rows.push(["Paused until", timeEl(circuit.open_until)]);
   if (health.last_error) rows.push(["Last error", h("span", {}, timeEl(health.last_error_at), " ", h("span", { class: "mono", "data-testid": "health-last-error" }, describeError(health.last_error)))]);
