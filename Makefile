@@ -103,7 +103,8 @@ bench: $(STAMP)
 # First, side by side, the fault-injection tests (they patch the pipeline heavily, so they run in a fresh process of
 # their own; all of them are in tests/integration, no CDK to import) and lint then the unit tests (their own process:
 # they block the network, which threads other tests leave running would trip; their time is the `make unit` budget,
-# 30 s): each keeps about one core busy. Then the moto, local-mode and CDK tiers on three workers, and beside them the
+# 30 s): each keeps about one core busy. Then the moto, local-mode and CDK tiers on three workers, a module's tests on
+# one worker (tests/conftest.py: its fixtures, a synthesized stack or a local mode, are built once), and beside them the
 # portal's browser tests in a process of their own (Playwright's sync API keeps an event loop running on the thread
 # that drives it, which other tests' asyncio.run() refuses; they mostly wait on local mode's deliveries and on
 # Chromium, using about half a core, so beside the tiers they take far less of the wall time than after them).
@@ -113,7 +114,7 @@ test: setup browser
 	wait $$faults; faulted=$$?; echo "fault-injection tests (beside lint and the unit tests):"; cat build/faults.log; \
 	[ $$checked = 0 ] && [ $$faulted = 0 ]
 	@$(PY) -m pytest -q -m "not faults" tests/browser > build/browser.log 2>&1 & browser=$$!; \
-	$(PY) -m pytest -q -m "not faults and not bench" --ignore=tests/unit --ignore=tests/browser --ignore=tests/scale -n 3 --durations=10; tiers=$$?; \
+	$(PY) -m pytest -q -m "not faults and not bench" --ignore=tests/unit --ignore=tests/browser --ignore=tests/scale -n 3 --dist loadgroup --durations=10; tiers=$$?; \
 	wait $$browser; shown=$$?; echo "browser tests (beside the moto, local-mode and CDK tiers):"; cat build/browser.log; \
 	[ $$tiers = 0 ] && [ $$shown = 0 ]
 
