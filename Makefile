@@ -100,23 +100,22 @@ bench: $(STAMP)
 	$(PY) -m pytest -q -m bench tests/integration
 	$(PY) -m bench
 
-# First, side by side, the fault-injection tests (they patch the pipeline heavily, so they run in a fresh process of
-# their own; all of them are in tests/integration, no CDK to import) and lint then the unit tests (their own process:
-# they block the network, which threads other tests leave running would trip; their time is the `make unit` budget,
-# 30 s): each keeps about one core busy. Then the moto, local-mode and CDK tiers on three workers, a module's tests on
-# one worker (tests/conftest.py: its fixtures, a synthesized stack or a local mode, are built once), and beside them the
-# portal's browser tests in a process of their own (Playwright's sync API keeps an event loop running on the thread
-# that drives it, which other tests' asyncio.run() refuses; they mostly wait on local mode's deliveries and on
-# Chromium, using about half a core, so beside the tiers they take far less of the wall time than after them).
+# The tiers run side by side, each in a process of its own, so that both cores stay busy from start to end: the
+# fault-injection tests (they patch the pipeline heavily, so they run in a fresh process of their own; all of them
+# are in tests/integration, no CDK to import) from the start; lint then the unit tests (their own process: they block
+# the network, which threads other tests leave running would trip; their time is the `make unit` budget, 30 s), and
+# only when those pass, the moto, local-mode and CDK tiers on three workers with, beside them, the portal's browser
+# tests (Playwright's sync API keeps an event loop running on the thread that drives it, which other tests'
+# asyncio.run() refuses; they mostly wait on local mode's deliveries and on Chromium). Each tier's output follows.
 test: setup browser
 	@mkdir -p build; $(PY) -m pytest -q -m faults tests/integration > build/faults.log 2>&1 & faults=$$!; \
 	$(MAKE) --no-print-directory lint && $(PY) -m pytest -q -m "not faults" tests/unit; checked=$$?; \
-	wait $$faults; faulted=$$?; echo "fault-injection tests (beside lint and the unit tests):"; cat build/faults.log; \
-	[ $$checked = 0 ] && [ $$faulted = 0 ]
-	@$(PY) -m pytest -q -m "not faults" tests/browser > build/browser.log 2>&1 & browser=$$!; \
-	$(PY) -m pytest -q -m "not faults and not bench" --ignore=tests/unit --ignore=tests/browser --ignore=tests/scale -n 3 --dist loadgroup --durations=10; tiers=$$?; \
+	if [ $$checked != 0 ]; then wait $$faults; echo "fault-injection tests:"; cat build/faults.log; exit 1; fi; \
+	$(PY) -m pytest -q -m "not faults" tests/browser > build/browser.log 2>&1 & browser=$$!; \
+	$(PY) -m pytest -q -m "not faults and not bench" --ignore=tests/unit --ignore=tests/browser --ignore=tests/scale -n 3 --durations=10; tiers=$$?; \
+	wait $$faults; faulted=$$?; echo "fault-injection tests (beside the other tiers):"; cat build/faults.log; \
 	wait $$browser; shown=$$?; echo "browser tests (beside the moto, local-mode and CDK tiers):"; cat build/browser.log; \
-	[ $$tiers = 0 ] && [ $$shown = 0 ]
+	[ $$tiers = 0 ] && [ $$faulted = 0 ] && [ $$shown = 0 ]
 
 # Local mode at full scale, outside `make test` (its 10-minute budget): issue 17's 20,000 paused deliveries re-enabled,
 # the re-queue job killed mid-way and resumed, every delivery verified at the receiver (docs/operations.md has a run,

@@ -256,13 +256,3 @@ def _clean_env() -> Iterator[None]:
     yield
     if saved is None:
         os.environ.pop("AWS_ENDPOINT_URL", None)
-
-
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Under xdist's `--dist loadgroup` (`make test`'s moto, local-mode and CDK tiers), each module's tests run on one
-    worker, so a module's fixtures (a synthesized stack variant, a local mode) are built once, not once per worker
-    that drew one of its tests; the CDK tests all on one, so the session's synthesized stack is built once too."""
-    for item in items:
-        parts = item.path.parts
-        group = "cdk" if "infrastructure" in parts else "/".join(parts[-2:])
-        item.add_marker(pytest.mark.xdist_group(group))
