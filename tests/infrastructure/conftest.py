@@ -150,9 +150,10 @@ CHECKED_VARIANT = replace(BASE_SETTINGS, deploy_strategy="all_at_once", notifica
 
 
 @pytest.fixture(scope="session")
-def nag_findings_of_the_variants(tmp_path_factory: pytest.TempPathFactory, deps_layer: Path) -> list[Any]:
-    """cdk-nag's findings on the app synthesized with CHECKED_VARIANT (an unacknowledged one makes synth raise first)."""
+def checked_variant(tmp_path_factory: pytest.TempPathFactory, deps_layer: Path) -> tuple[Synth, list[Any]]:
+    """The app synthesized with CHECKED_VARIANT and cdk-nag's checks (an unacknowledged finding makes synth raise
+    first), with the findings its report lists: one synth, and one cfn-lint run on its template, cover both variants."""
     outdir = tmp_path_factory.mktemp("cdk.out.checked-variant")
-    synthesize(outdir, CHECKED_VARIANT, checks=True)
+    synthesized = synthesize(outdir, CHECKED_VARIANT, checks=True)
     report = json.loads((outdir / "validation-report.json").read_text())
-    return [v for plugin in report["pluginReports"] for v in plugin["violations"]]
+    return synthesized, [v for plugin in report["pluginReports"] for v in plugin["violations"]]

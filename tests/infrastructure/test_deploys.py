@@ -31,7 +31,7 @@ from hookline.wiring.topology import (
     FunctionSpec,
     QueueSpec,
 )
-from tests.infrastructure.conftest import BASE_SETTINGS, CHECKED_VARIANT, Synth, references, synthesize
+from tests.infrastructure.conftest import BASE_SETTINGS, SENDER, Synth, references, synthesize
 
 CFN_LINT = Path(sys.executable).parent / "cfn-lint"
 
@@ -270,15 +270,17 @@ def test_all_at_once_has_no_codedeploy_resource_but_the_same_functions(twins: tu
         assert all_at_once.resources[all_at_once.alias_id(spec)]["Properties"]["FunctionVersion"] == canary_version, spec.name
 
 
-def test_all_at_once_passes_cfn_lint_and_cdk_nag(all_at_once: Synth, nag_findings_of_the_variants: list[Any]) -> None:
-    # Given the all_at_once template (test_cfn_lint.py and test_nag.py check the canary one)
+def test_the_variants_all_at_once_and_with_a_sender_pass_cfn_lint_and_cdk_nag(checked_variant: tuple[Synth, list[Any]]) -> None:
+    # Given the template with both variants' options at once: all_at_once (no CodeDeploy; test_cfn_lint.py and
+    # test_nag.py check the canary one) and a customer-email sender (the SES grants)
+    variant, findings = checked_variant
+    assert (variant.stack.settings.deploy_strategy, variant.stack.settings.notification_sender) == ("all_at_once", SENDER)
     # When cfn-lint checks it
-    result = subprocess.run([str(CFN_LINT), "--", str(all_at_once.template_path)], capture_output=True, text=True, timeout=120, check=False)
+    result = subprocess.run([str(CFN_LINT), "--", str(variant.template_path)], capture_output=True, text=True, timeout=120, check=False)
     # Then it reports nothing
     assert result.returncode == 0, result.stdout + result.stderr
-    # And the app with cdk-nag's checks synthesizes (an unacknowledged finding, or one acknowledged on a missing construct, would raise)
-    assert CHECKED_VARIANT.deploy_strategy == all_at_once.stack.settings.deploy_strategy
-    assert nag_findings_of_the_variants == []
+    # And the app with cdk-nag's checks synthesized (an unacknowledged finding, or one acknowledged on a missing construct, would raise)
+    assert findings == []
 
 
 # --- the setting -----------------------------------------------------------------------------
