@@ -139,6 +139,7 @@ def provision(
     Idempotent: existing tables, queues (same attributes), state machines and
     topics are reused; an existing table is left as it is.
     """
+    session = session or boto3.Session()  # one session for every client: each new one registers botocore's handlers again
     dynamodb, sqs = _clients(session, endpoint_url)
     env: dict[str, str] = {}
     for table in topology.TABLES:
@@ -150,12 +151,12 @@ def provision(
         arns[queue.key] = queue_arn(sqs, url)
         env[queue.env] = url
     if topology.STATE_MACHINES:
-        sfn = (session or boto3.Session()).client("stepfunctions", endpoint_url=endpoint_url)
+        sfn = session.client("stepfunctions", endpoint_url=endpoint_url)
         account_id = arns[topology.QUEUES[0].key].split(":")[4]
         for machine in topology.STATE_MACHINES:
             env[machine.env] = create_state_machine(sfn, machine, prefix, env[machine.target.env], env[machine.dead_letter.env], account_id)
     if topology.TOPICS:
-        sns = (session or boto3.Session()).client("sns", endpoint_url=endpoint_url)
+        sns = session.client("sns", endpoint_url=endpoint_url)
         for topic in topology.TOPICS:
             env[topic.env] = create_topic(sns, topic, prefix)
     return env

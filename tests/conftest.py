@@ -215,25 +215,9 @@ def aws(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     container.reset()
 
 
-def _state_machines(env: dict[str, str]) -> dict[str, str]:
-    sfn = boto3.client("stepfunctions")
-    out = {}
-    for spec in topology.STATE_MACHINES:
-        if spec.env in env:
-            continue
-        arn = sfn.create_state_machine(
-            name=spec.physical_name(topology.DEFAULT_PREFIX),
-            definition=json.dumps(spec.definition(env[spec.target.env], env[spec.dead_letter.env])),
-            roleArn="arn:aws:iam::123456789012:role/hookline-retry-wait",
-        )["stateMachineArn"]
-        out[spec.env] = arn
-    return out
-
-
 @pytest.fixture
 def hookline(aws: None, monkeypatch: pytest.MonkeyPatch) -> Hookline:
-    env = provision()
-    env |= _state_machines(env)
+    env = provision()  # every table, queue, state machine and topic of the topology
     for k, v in env.items():
         monkeypatch.setenv(k, v)
     container.reset()

@@ -37,7 +37,7 @@ from tests.support.timeline import Timeline
 
 SEED = 20261129
 START = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
-EVENTS = 200
+EVENTS = 120
 ENDPOINTS = 4
 
 

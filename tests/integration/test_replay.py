@@ -109,6 +109,9 @@ def test_console_redrive_delivers_with_a_fresh_budget_and_sets_poison_aside(hook
         assert len(receiver.requests) == 2
 
 
+INSIDE = 23  # failures inside the window: two pages of the API's 20
+
+
 def test_time_window_replay_delivers_exactly_the_window(hookline: Hookline) -> None:
     answer = Switch(failing=400)  # a permanent failure: it does not trip the breaker
     with running_receiver(answer) as receiver:
@@ -117,13 +120,13 @@ def test_time_window_replay_delivers_exactly_the_window(hookline: Hookline) -> N
         start = datetime.now(UTC).replace(microsecond=0)
         with freeze_time(start - timedelta(hours=2)):
             before = [_event(hookline, n=i) for i in range(3)]
-        inside = [_event(hookline, n=i) for i in range(47)]
+        inside = [_event(hookline, n=i) for i in range(INSIDE)]
         with freeze_time(start + timedelta(hours=3)):
             after = [_event(hookline, n=i) for i in range(2)]
         deadline = time.monotonic() + 60
         while any(_delivery(hookline, e)["status"] != "failed" for e in before + inside + after) and time.monotonic() < deadline:
             hookline.pump()
-        # The customer sees the 47 failures of the window through the index, page by page
+        # The customer sees the window's failures of the window through the index, page by page
         window = {"since": iso(start - timedelta(seconds=1)), "until": iso(start + timedelta(hours=1))}
         seen: list[str] = []
         cursor = None
@@ -144,8 +147,8 @@ def test_time_window_replay_delivers_exactly_the_window(hookline: Hookline) -> N
         assert replay["status"] == "running" and replay["id"].startswith("rpl_")
         assert hookline.api("POST", f"/v1/endpoints/{ep}/replay", window) == (202, replay)
         progress = _until_completed(hookline, replay["id"], 90)
-        # Then exactly the 47 were delivered, once each, and nothing outside the window was touched
-        assert progress == progress | {"status": "completed", "matched": 47, "queued": 47, "delivered": 47, "failed": 0}
+        # Then exactly those were delivered, once each, and nothing outside the window was touched
+        assert progress == progress | {"status": "completed", "matched": INSIDE, "queued": INSIDE, "delivered": INSIDE, "failed": 0}
         replayed = receiver.requests[requests_before:]
         assert sorted(r.headers["webhook-id"] for r in replayed) == sorted(inside)
         assert all(_delivery(hookline, e)["status"] == "succeeded" for e in inside)
@@ -157,11 +160,11 @@ def test_time_window_replay_delivers_exactly_the_window(hookline: Hookline) -> N
             200,
             "replay_window",
             "done",
-            {"matched": 47, "queued": 47},
+            {"matched": INSIDE, "queued": INSIDE},
             replay["id"],
         )
-        # And the endpoint's rate limit held during the replay: at 10 a second the 47 cannot all arrive in less than
-        # 4.6 s (46 gaps of 0.1 s). A busy machine only delays a request, which lengthens the span, except the first
+        # And the endpoint's rate limit held during the replay: at 10 a second the 23 cannot all arrive in less than
+        # 2.2 s (22 gaps of 0.1 s). A busy machine only delays a request, which lengthens the span, except the first
         # one's delay, which shortens it: a second of that is allowed. Counting the busiest second at the receiver
         # instead would read scheduling jitter as a broken limit (the exact bound is checked on a fake clock in
         # tests/unit/services/test_delivery_isolation.py)

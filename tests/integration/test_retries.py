@@ -220,11 +220,9 @@ def test_long_wait_runs_through_the_state_machine_for_real(monkeypatch: pytest.M
     with mock_aws(config={"stepfunctions": {"execute_state_machine": True}}):
         from local.lambda_runtime import load_handler
         from local.resources import provision
-        from tests.conftest import _state_machines
 
         container.reset()
         env = provision()
-        env |= _state_machines(env)
         for k, v in env.items():
             monkeypatch.setenv(k, v)
         container.reset()
