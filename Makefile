@@ -29,7 +29,7 @@ export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 export CDK_OUTDIR := cdk.out
 
-.PHONY: setup browser run demo test test-scale lint unit bench synth preflight deploy deps-layer api-key revoke-api-key dlq-drain rollback portal-screenshots clean contract-fuzz openapi
+.PHONY: setup browser run demo test test-scale lint unit bench synth preflight deploy deps-layer api-key revoke-api-key dlq-drain portal-link rollback portal-screenshots clean contract-fuzz openapi
 
 setup: $(STAMP) node_modules/.installed $(DEPS_LAYER)/.built-py$(PYTHON_VERSION)
 
@@ -152,6 +152,10 @@ revoke-api-key: $(LOCAL_STAMP)
 
 # Move dead-lettered deliveries back to the retry queue, as a job it starts and watches: ENDPOINT=ep_… TENANT=… RATE=10 MAX=…,
 # LOCAL=1 for `make run`'s DLQ, JOB=job_… to watch a drain started before.
+# The portal demo's link of the running `make run` (printed last in its banner), again. PORT=: which one, when several run.
+portal-link: $(LOCAL_STAMP)
+	@$(PY) -m local.portal_link $(if $(PORT),--port "$(PORT)",)
+
 dlq-drain: $(LOCAL_STAMP)
 	$(PY) -m local.dlq $(if $(ENDPOINT),--endpoint-id "$(ENDPOINT)",) $(if $(TENANT),--tenant "$(TENANT)",) $(if $(RATE),--rate "$(RATE)",) $(if $(MAX),--max "$(MAX)",) $(if $(JOB),--watch "$(JOB)",) $(if $(LOCAL),--local $(if $(PORT),--port "$(PORT)",),)
 

@@ -30,6 +30,8 @@ EVENT_TYPES = ("invoice.paid", "invoice.created", "customer.updated")
 DEFAULT_RECOVERY_SECONDS = 120.0
 RECEIVER_HOST = "127.0.0.1"  # where WebhookReceiver listens
 CALL_TIMEOUT_SECONDS = 10
+FIRST_ATTEMPTS_SECONDS = 20.0  # `make run` waits at most this long for the demo's first attempts before its banner
+QUIET_SECONDS = 2.0  # no new attempt for this long: the first burst is over
 
 
 class DemoFailed(Exception):
@@ -69,6 +71,31 @@ class PortalDemo:
     healthy: WebhookReceiver
     failing: RecoveringReceiver
     endpoints: dict[str, str] = field(default_factory=dict)
+    events: list[str] = field(default_factory=list)
+
+    def progress(self, base_url: str, api_key: str) -> tuple[int, int]:
+        """(attempts made, deliveries not yet attempted) over the demo's events, both endpoints."""
+        deliveries = [d for e in self.events for d in _call(base_url, api_key, "GET", f"/v1/events/{e}")["deliveries"]]
+        return sum(len(d["attempts"]) for d in deliveries), sum(1 for d in deliveries if not d["attempts"])
+
+    def wait_first_attempts(self, base_url: str, api_key: str, seconds: float) -> None:
+        """Wait, at most `seconds`, until the first burst of the demo's attempts is over: every delivery attempted, or
+        no new attempt for QUIET_SECONDS after the first (the breaker holds the failing endpoint's rest back). Their log lines then come
+        before the banner; later retries are logged after it."""
+        deadline = time.monotonic() + seconds
+        count, since = -1, time.monotonic()
+        while time.monotonic() < deadline:
+            try:
+                attempts, unattempted = self.progress(base_url, api_key)
+            except DemoFailed:
+                return  # the banner matters more than the order of the lines
+            if unattempted == 0:
+                return
+            if attempts != count:
+                count, since = attempts, time.monotonic()
+            elif attempts and time.monotonic() - since >= QUIET_SECONDS:
+                return
+            time.sleep(0.25)
 
     def stop(self) -> None:
         self.healthy.stop()
@@ -117,7 +144,8 @@ def seed(base_url: str, api_key: str, *, events: int = 12, recover_after_seconds
             demo.endpoints[name] = created["id"]
         for i in range(events):
             kind = EVENT_TYPES[i % len(EVENT_TYPES)]
-            _call(base_url, api_key, "POST", "/v1/events", {"type": kind, "customer": DEMO_CUSTOMER, "data": {"n": i, "amount": 1000 + i}})
+            accepted = _call(base_url, api_key, "POST", "/v1/events", {"type": kind, "customer": DEMO_CUSTOMER, "data": {"n": i, "amount": 1000 + i}})
+            demo.events.append(accepted["id"])
         demo.link = _call(base_url, api_key, "POST", f"/v1/customers/{DEMO_CUSTOMER}/portal-sessions", {"ttl_seconds": ttl_seconds})["url"]
     except BaseException:
         demo.stop()

@@ -32,8 +32,10 @@ specs the CDK stack uses), so the laptop and the cloud cannot drift apart:
   allows, since an execution environment answers one request at a time. The
   front door takes requests on threads, so they queue for the api function
   (`ONE_AT_A_TIME`); the authorizer and the pollers' functions run side by side.
-* The portal demo (local/portal_demo.py) is seeded after the banner; a step
-  that fails is logged in one line (the request, the API's error code and
+* The portal demo (local/portal_demo.py) is seeded before the banner, which
+  waits for its first attempts to be logged, so the portal link is the last
+  thing printed (`make portal-link` prints it again, from local/running.py's
+  state file); a step that fails is logged in one line (the request, the API's error code and
   message) and local mode runs on without it. When the URL policy would refuse
   its receivers (e.g. HOOKLINE_ALLOW_PRIVATE_NETWORKS without loopback), it is
   skipped and the banner says why; `--no-demo` (`make run HOOKLINE_DEMO=0`)
@@ -537,11 +539,14 @@ def seed_demo(base_url: str, api_key: str) -> portal_demo.PortalDemo | None:
     return None
 
 
+SEEDING_LINE = "API {api} is up; seeding the portal demo (a customer with a healthy and a failing endpoint), then the banner."
+
 PORTAL_BANNER = """Customer portal (a demo customer with a healthy and a failing endpoint; open it in a browser):
 
   {link}
 
-  The failing endpoint's receiver recovers after {recover} s: replay its failures from the portal then.
+  The failing endpoint's receiver recovers after {recover} s from the start: replay its failures from the portal then.
+  Print this link again: `make portal-link` (in another terminal, while this runs).
 """
 
 
@@ -569,14 +574,19 @@ def main(argv: list[str] | None = None) -> int:
             return 1
         running.announce(hookline.aws_endpoint, hookline.base_url)
         skipped = demo_skipped(args.no_demo, hookline.settings)
+        if not skipped:
+            # The demo first, and its first attempts logged, so the banner and the portal link come after them, last.
+            print(SEEDING_LINE.format(api=hookline.base_url), flush=True)
+            demo = seed_demo(hookline.base_url, hookline.api_key)
+            if demo is not None:
+                demo.wait_first_attempts(hookline.base_url, hookline.api_key, portal_demo.FIRST_ATTEMPTS_SECONDS)
+                running.announce(hookline.aws_endpoint, hookline.base_url, portal_link=demo.link)
         print(hookline.banner(demo=skipped), flush=True)
         ready = ready_line(os.environ.get("HOOKLINE_RUN_STARTED", ""), time.time())
         if ready:
             print(ready, flush=True)
-        if not skipped:
-            demo = seed_demo(hookline.base_url, hookline.api_key)
-            if demo is not None:
-                print(PORTAL_BANNER.format(link=demo.link, recover=int(portal_demo.DEFAULT_RECOVERY_SECONDS)), flush=True)
+        if demo is not None:
+            print(PORTAL_BANNER.format(link=demo.link, recover=int(portal_demo.DEFAULT_RECOVERY_SECONDS)), flush=True)
         while True:
             time.sleep(1)
     except KeyboardInterrupt:

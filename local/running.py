@@ -31,6 +31,7 @@ class LocalMode:
     pid: int
     api_url: str
     aws_endpoint: str
+    portal_link: str = ""  # the portal demo's link, once seeded ('' without the demo)
 
     @property
     def ports(self) -> tuple[int, int]:
@@ -63,12 +64,16 @@ def _has_port(url: str) -> bool:
         return False
 
 
-def announce(aws_endpoint: str, api_url: str) -> Path:
-    """Record this process's local mode (its file, by its port pair); the file written."""
+def announce(aws_endpoint: str, api_url: str, portal_link: str = "") -> Path:
+    """Record this process's local mode (its file, by its port pair), and the portal demo's link once it has one; the
+    file written. Readable by this user only: the link holds a portal session's token."""
     global _announced
     path = state_file(_port(api_url), _port(aws_endpoint))
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({"pid": os.getpid(), "aws_endpoint": aws_endpoint, "api_url": api_url}))
+    state = {"pid": os.getpid(), "aws_endpoint": aws_endpoint, "api_url": api_url, **({"portal_link": portal_link} if portal_link else {})}
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(descriptor, "w") as out:
+        out.write(json.dumps(state))
     _announced = path
     return path
 
@@ -118,7 +123,8 @@ def running() -> list[LocalMode]:
             and _has_port(aws_endpoint)
             and _alive(pid)
         ):
-            found.append(LocalMode(pid, api_url, aws_endpoint))
+            link = state.get("portal_link")
+            found.append(LocalMode(pid, api_url, aws_endpoint, link if isinstance(link, str) else ""))
     return sorted(found, key=lambda mode: mode.ports)
 
 

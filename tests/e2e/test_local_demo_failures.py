@@ -52,6 +52,7 @@ BANNER_END = "Delivery attempts are logged below"
 NOT_SEEDED = "portal demo not seeded"
 PORTAL_LINK = "Customer portal ("
 API_LINE = re.compile(r"^\s+API\s+(http://\S+)\s*$")
+SEEDING = re.compile(r"^API (http://\S+) is up; seeding the portal demo")
 
 
 class LocalRun:
@@ -120,6 +121,12 @@ class LocalRun:
         assert found, self.output
         self.base_url = found[0]
         return self.output
+
+    def seeding(self) -> None:
+        """Waits for the line that says the demo is being seeded (before the banner, which follows the demo's first
+        attempts); sets base_url from it."""
+        line = self.wait_for(lambda line: SEEDING.search(line) is not None)
+        self.base_url = SEEDING.search(line)[1]  # type: ignore[index]
 
     def __exit__(self, *exc: object) -> None:
         assert self.process is not None
@@ -294,9 +301,9 @@ def test_stress_every_loaded_start_seeds_the_demo_while_a_probe_polls(tmp_path: 
     outcomes: list[str] = []
     try:
         for start in range(STRESS_STARTS):
-            # When local mode starts with the demo, and a readiness probe polls /health from the banner on
+            # When local mode starts with the demo, and a readiness probe polls /health while the demo is seeded
             with LocalRun(tmp_path / str(start)) as local:
-                local.banner()
+                local.seeding()
                 stop = threading.Event()
 
                 def probe(url: str = local.base_url, stop: threading.Event = stop) -> None:

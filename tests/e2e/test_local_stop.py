@@ -1,4 +1,8 @@
-"""`python -m local.run` stops cleanly on SIGINT or SIGTERM, to the process or to its whole group, however often it comes."""
+"""`python -m local.run` stops cleanly on SIGINT or SIGTERM, to the process or to its whole group, however often it comes.
+
+One of the starts seeds the portal demo, as `make run` does by default: its banner comes after the demo's first
+attempts are logged and ends with the portal link, which `make portal-link` prints again.
+"""
 
 from __future__ import annotations
 
@@ -16,8 +20,8 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("signum", "to_group"), [(signal.SIGTERM, True), (signal.SIGINT, True), (signal.SIGTERM, False)])
-def test_local_mode_stops_cleanly(tmp_path: Path, signum: int, to_group: bool) -> None:
+@pytest.mark.parametrize(("signum", "to_group", "demo"), [(signal.SIGTERM, True, False), (signal.SIGINT, True, True), (signal.SIGTERM, False, False)])
+def test_local_mode_stops_cleanly(tmp_path: Path, signum: int, to_group: bool, demo: bool) -> None:
     env = {
         **os.environ,
         "HOOKLINE_PORT": "0",
@@ -27,7 +31,7 @@ def test_local_mode_stops_cleanly(tmp_path: Path, signum: int, to_group: bool) -
         "HOOKLINE_RUN_STARTED": f"{time.time():.3f}",  # as `make run` exports it
     }
     process = subprocess.Popen(
-        [sys.executable, "-m", "local.run", "--no-demo", "--json-logs"],
+        [sys.executable, "-m", "local.run", *([] if demo else ["--no-demo"]), "--json-logs"],
         cwd=REPO,
         env=env,
         stdout=subprocess.PIPE,
@@ -44,9 +48,11 @@ def test_local_mode_stops_cleanly(tmp_path: Path, signum: int, to_group: bool) -
             if not line:
                 break
             lines.append(line)
-            if "s after `make run` started" in line:  # the line right after the banner: it is up
+            if (PRINT_AGAIN if demo else "s after `make run` started") in line:  # the banner's last line: it is up
                 break
         assert any("hookline local mode is up" in line for line in lines), "".join(lines)
+        if demo:
+            _the_portal_link_comes_last(lines, tmp_path)
         assert len(list(tmp_path.glob("hookline-local-*.json"))) == 1  # it announced itself to `make dlq-drain LOCAL=1`
         # When the signal comes, and comes again while it stops (a terminal's Ctrl-C reaches make and python alike)
         send = (lambda: os.killpg(process.pid, signum)) if to_group else (lambda: process.send_signal(signum))
@@ -64,6 +70,32 @@ def test_local_mode_stops_cleanly(tmp_path: Path, signum: int, to_group: bool) -
     # And it said how long it took to be up since `make run` started
     assert re.search(r"Up \d+ s after `make run` started", "".join(lines)), output
     assert not list(tmp_path.glob("hookline-local-*.json"))
+
+
+PRINT_AGAIN = "Print this link again: `make portal-link`"
+
+
+def _the_portal_link_comes_last(lines: list[str], state_dir: Path) -> None:
+    """The demo's first attempts are logged before the banner, and the banner ends with the portal link, which
+    `python -m local.portal_link` (what `make portal-link` runs) prints again from the state file, readable by its user only."""
+    at = {what: next((i for i, line in enumerate(lines) if what in line), -1) for what in ("seeding the portal demo", "hookline local mode is up")}
+    attempts = [i for i, line in enumerate(lines) if '"delivery attempt"' in line]
+    links = [i for i, line in enumerate(lines) if "/portal#" in line or "/portal?" in line]
+    assert 0 <= at["seeding the portal demo"] < min(attempts, default=-1) < at["hookline local mode is up"], "".join(lines)
+    assert links and links[-1] > at["hookline local mode is up"], "".join(lines)
+    shown = lines[links[-1]].strip()
+    [state] = state_dir.glob("hookline-local-*.json")
+    assert state.stat().st_mode & 0o777 == 0o600
+    again = subprocess.run(
+        [sys.executable, "-m", "local.portal_link"],
+        check=False,
+        cwd=REPO,
+        env={**os.environ, "HOOKLINE_LOCAL_STATE_DIR": str(state_dir)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert (again.returncode, again.stdout.strip()) == (0, shown), again.stderr
 
 
 def test_the_banner_says_how_long_make_run_took() -> None:
