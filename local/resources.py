@@ -139,7 +139,11 @@ def provision(
     Idempotent: existing tables, queues (same attributes), state machines and
     topics are reused; an existing table is left as it is.
     """
-    session = session or boto3.Session()  # one session for every client: each new one registers botocore's handlers again
+    if session is None:  # boto3's default session, as boto3.client() would use (made now, with the credentials of now)
+        if boto3.DEFAULT_SESSION is None:
+            boto3.setup_default_session()
+        session = boto3.DEFAULT_SESSION
+    assert session is not None
     dynamodb, sqs = _clients(session, endpoint_url)
     env: dict[str, str] = {}
     for table in topology.TABLES:
