@@ -144,6 +144,13 @@ def item_size(item: dict[str, Any] | None) -> int:
     return sum(len(name.encode("utf-8")) + value_size(v) for name, v in item.items())
 
 
+def _entry(item: dict[str, Any] | None, projection: str, entry_keys: list[str]) -> dict[str, Any] | None:
+    """What an index holds of an item: all of it, or (KEYS_ONLY) its table and index keys."""
+    if item is None or projection == "ALL":
+        return item
+    return {k: item[k] for k in entry_keys if k in item}
+
+
 def write_units(before: int, after: int) -> float:
     return float(max(1, math.ceil(max(before, after) / KB)))
 
@@ -173,7 +180,7 @@ class Meter:
         self.units = Units()
         self._lock = threading.Lock()  # hooks fire from the handler's threads
         self._raw = boto3.session.Session().client("dynamodb")  # unmetered: reads item sizes around writes
-        self._keys: dict[str, tuple[list[str], list[list[str]]]] = {}
+        self._keys: dict[str, tuple[list[str], list[tuple[list[str], str]]]] = {}
         self._before: dict[int, list[tuple[str, dict[str, Any], int]]] = {}
         self._stdout = _CountingStream()
         self._logs = redirect_logs(self._stdout)
@@ -344,11 +351,12 @@ class Meter:
 
     # -- DynamoDB -----------------------------------------------------------------------
 
-    def _schema(self, table: str) -> tuple[list[str], list[list[str]]]:
+    def _schema(self, table: str) -> tuple[list[str], list[tuple[list[str], str]]]:
+        """The table's key attributes, and each index's key attributes with its projection (ALL or KEYS_ONLY)."""
         if table not in self._keys:
             desc = self._raw.describe_table(TableName=table)["Table"]
             keys = [k["AttributeName"] for k in desc["KeySchema"]]
-            indexes = [[k["AttributeName"] for k in g["KeySchema"]] for g in desc.get("GlobalSecondaryIndexes", [])]
+            indexes = [([k["AttributeName"] for k in g["KeySchema"]], g["Projection"]["ProjectionType"]) for g in desc.get("GlobalSecondaryIndexes", [])]
             self._keys[table] = (keys, indexes)
         return self._keys[table]
 
@@ -388,16 +396,18 @@ class Meter:
             after = self._item(table, key)
             self._add("dynamodb_write_units", write_units(item_size(before), item_size(after)))
             self._add("dynamodb_stored_bytes", stored_bytes(after) - stored_bytes(before))
-            indexes = self._schema(table)[1]
-            for index_keys in indexes:
+            table_keys, indexes = self._schema(table)
+            for index_keys, projection in indexes:
                 had = before is not None and all(k in before for k in index_keys)
                 has = after is not None and all(k in after for k in index_keys)
-                if not (had or has) or before == after:
-                    continue
-                # Every index projects all attributes: its entry is stored like the item.
-                self._add("dynamodb_stored_bytes", (stored_bytes(after) if has else 0) - (stored_bytes(before) if had else 0))
+                # An ALL index's entry is the item; a KEYS_ONLY one's holds the table's and the index's keys alone.
+                entry_before = _entry(before, projection, table_keys + index_keys) if had else None
+                entry_after = _entry(after, projection, table_keys + index_keys) if has else None
+                if entry_before == entry_after:
+                    continue  # nothing the index holds changed: no index write
+                self._add("dynamodb_stored_bytes", stored_bytes(entry_after) - stored_bytes(entry_before))
                 moved = had and has and any(before[k] != after[k] for k in index_keys)  # type: ignore[index]
-                size = item_size(after if has else before)
+                size = item_size(entry_after if has else entry_before)
                 self._add("dynamodb_write_units", write_units(0, size) * (2 if moved else 1))
         request = context.get("hookline_meter_request", {})
         if model.name in ("GetItem", "Query", "Scan"):

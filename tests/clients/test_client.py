@@ -217,6 +217,16 @@ def test_failed_deliveries_are_a_paged_query_of_the_endpoint(api: FakeApi, clien
     assert first.query == {"status": "failed", "since": "2026-03-14T09:00:00Z", "until": "2026-03-15T00:00:00Z", "order": "desc", "limit": "10"}
 
 
+def test_the_delivery_log_is_a_paged_query_of_the_endpoint_by_status_or_event(api: FakeApi, client: HooklineClient) -> None:
+    api.responder = _paged
+    assert len(list(client.deliveries.list("ep_1", page_size=10))) == 3
+    assert api.requests[0].path == "/v1/endpoints/ep_1/deliveries"
+    assert api.requests[0].query == {"status": "all", "order": "desc", "limit": "10"}
+    api.requests.clear()
+    list(client.deliveries.list("ep_1", status="succeeded", event="invoice-in_123-paid", newest_first=False))
+    assert api.requests[0].query == {"status": "succeeded", "event": "invoice-in_123-paid"}
+
+
 def test_the_other_routes_and_bodies(api: FakeApi, client: HooklineClient) -> None:
     customer = {"uid": "org:1", "name": "Org"}
     session = {

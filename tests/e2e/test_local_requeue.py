@@ -77,7 +77,7 @@ def test_a_paused_backlog_comes_back_by_a_job_even_when_a_step_dies(
         events = [{"type": "backlog", "data": {"n": n}} for n in range(start, min(BACKLOG, start + 100))]
         status, batch = _api(hl, "POST", "/v1/events/batch", {"events": events})
         assert status == 202, batch
-    assert _api(hl, "GET", f"/v1/endpoints/{ep['id']}")[1]["backlog"] == {"failed": 0, "paused": BACKLOG, "more": False}
+    assert _api(hl, "GET", f"/v1/endpoints/{ep['id']}")[1]["backlog"] == {"failed": 0, "paused": BACKLOG, "pending": 0, "more": False}
     runner = container.job_runner()
     dying = DiesOnce(runner.kinds[REQUEUE_PAUSED])
     runner.kinds[REQUEUE_PAUSED] = dying  # type: ignore[index]

@@ -29,19 +29,29 @@ def test_provision_returns_every_resource_env_var(env: dict[str, str]) -> None:
 
 
 def test_provision_creates_the_tables_global_secondary_indexes(env: dict[str, str]) -> None:
-    # Given the data table spec with the endpoint-deliveries, customer-endpoints and endpoint-versions indexes
-    assert topology.TABLE.indexes == (topology.ENDPOINT_DELIVERIES_INDEX, topology.CUSTOMER_ENDPOINTS_INDEX, topology.ENDPOINT_VERSIONS_INDEX)
+    # Given the data table spec with the endpoint-deliveries, customer-endpoints, endpoint-versions and endpoint-log indexes
+    assert topology.TABLE.indexes == (
+        topology.ENDPOINT_DELIVERIES_INDEX,
+        topology.CUSTOMER_ENDPOINTS_INDEX,
+        topology.ENDPOINT_VERSIONS_INDEX,
+        topology.ENDPOINT_LOG_INDEX,
+    )
     # When the provisioned table is described
     table = boto3.client("dynamodb").describe_table(TableName=env[topology.TABLE.env])["Table"]
-    # Then it has those indexes, keyed on gsi1pk / gsi1sk, gsi2pk / gsi2sk and gsi3pk / gsi3sk (strings), the first two
-    # projecting every attribute, the versions' index only the keys (it counts and lists endpoints)
+    # Then it has those indexes, keyed on gsi1pk / gsi1sk to gsi4pk / gsi4sk (strings), the first two
+    # projecting every attribute, the versions' index (it counts and lists endpoints) and the log's only the keys
     gsis = {gsi["IndexName"]: gsi for gsi in table["GlobalSecondaryIndexes"]}
-    assert set(gsis) == {"endpoint-deliveries", "customer-endpoints", "endpoint-versions"}
-    for name, keys, projection in (("endpoint-deliveries", "gsi1", "ALL"), ("customer-endpoints", "gsi2", "ALL"), ("endpoint-versions", "gsi3", "KEYS_ONLY")):
+    assert set(gsis) == {"endpoint-deliveries", "customer-endpoints", "endpoint-versions", "endpoint-log"}
+    for name, keys, projection in (
+        ("endpoint-deliveries", "gsi1", "ALL"),
+        ("customer-endpoints", "gsi2", "ALL"),
+        ("endpoint-versions", "gsi3", "KEYS_ONLY"),
+        ("endpoint-log", "gsi4", "KEYS_ONLY"),
+    ):
         assert gsis[name]["KeySchema"] == [{"AttributeName": f"{keys}pk", "KeyType": "HASH"}, {"AttributeName": f"{keys}sk", "KeyType": "RANGE"}]
         assert gsis[name]["Projection"] == {"ProjectionType": projection}
     attributes = {a["AttributeName"]: a["AttributeType"] for a in table["AttributeDefinitions"]}
-    assert attributes == {"pk": "S", "sk": "S", "gsi1pk": "S", "gsi1sk": "S", "gsi2pk": "S", "gsi2sk": "S", "gsi3pk": "S", "gsi3sk": "S"}
+    assert attributes == {"pk": "S", "sk": "S"} | {f"gsi{n}{k}": "S" for n in (1, 2, 3, 4) for k in ("pk", "sk")}
     # And the table keeps its own pk / sk key schema
     assert table["KeySchema"] == [{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "sk", "KeyType": "RANGE"}]
 

@@ -7,13 +7,15 @@ from dataclasses import dataclass, replace
 
 from hookline.core.broadcast import Fanout
 from hookline.core.claims import claim_verdict
-from hookline.core.models import REPLAYABLE_STATUSES, Attempt, Delivery, DeliveryTask, Event
+from hookline.core.models import INDEXED_STATUSES, Attempt, Delivery, DeliveryTask, Event
 from tests.fakes import paging
 from tests.fakes.atomic import atomic, new_lock
 from tests.fakes.faults import Faults
 
-# The statuses the sparse endpoint-deliveries index holds.
-INDEXED_STATUSES = REPLAYABLE_STATUSES
+
+def _indexed(d: Delivery) -> bool:
+    """In the sparse endpoint-deliveries index: failed or paused, or pending once an attempt was recorded."""
+    return d.status in INDEXED_STATUSES and (d.status != "pending" or d.attempts_made > 0)
 
 
 @dataclass(frozen=True)
@@ -226,7 +228,11 @@ class FakeEventStore:
         self.faults.check("count_by_status")
         if status not in INDEXED_STATUSES:
             raise ValueError(f"status {status!r} is not indexed")
-        count = sum(1 for (t, _, _), row in self.rows.items() if t == tenant and row.delivery.endpoint_id == endpoint_id and row.delivery.status == status)
+        count = sum(
+            1
+            for (t, _, _), row in self.rows.items()
+            if t == tenant and row.delivery.endpoint_id == endpoint_id and row.delivery.status == status and _indexed(row.delivery)
+        )
         return min(count, bound), count > bound
 
     def deliveries_by_status(
@@ -247,9 +253,21 @@ class FakeEventStore:
         indexed = [
             row.delivery
             for (t, _, _), row in self.rows.items()
-            if t == tenant and row.delivery.endpoint_id == endpoint_id and row.delivery.status in INDEXED_STATUSES and low <= _index_key(row.delivery) <= high
+            if t == tenant and row.delivery.endpoint_id == endpoint_id and _indexed(row.delivery) and low <= _index_key(row.delivery) <= high
         ]
         return paging.page(indexed, _index_key, f"index#{tenant}#{endpoint_id}", limit, cursor, descending=newest_first)
+
+    def log_page(
+        self, tenant: str, endpoint_id: str, since: str = "", until: str = "~", limit: int = 20, cursor: str | None = None, newest_first: bool = True
+    ) -> tuple[list[Delivery], str | None]:
+        """Every stored delivery of the endpoint (each has its log entry from its first write), by creation."""
+        self.faults.check("log_page")
+        logged = [
+            row.delivery
+            for (t, _, _), row in self.rows.items()
+            if t == tenant and row.delivery.endpoint_id == endpoint_id and since <= _log_key(row.delivery) <= until
+        ]
+        return paging.page(logged, _log_key, f"log#{tenant}#{endpoint_id}", limit, cursor, descending=newest_first)
 
     # -- for tests --------------------------------------------------------------------------
 
@@ -285,6 +303,10 @@ def _key(d: Delivery) -> tuple[str, str, str]:
 def _stored(d: Delivery) -> Delivery:
     # As the adapter writes it: the attempts are items of their own, and a new generation starts at creation.
     return replace(d, attempts=(), planned_only=False, generation_started_at=d.generation_started_at or d.created_at)
+
+
+def _log_key(d: Delivery) -> str:
+    return f"{d.created_at}#{d.id}"
 
 
 def _index_key(d: Delivery) -> str:

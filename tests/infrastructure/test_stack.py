@@ -22,6 +22,7 @@ from hookline.wiring.topology import (
     DELIVERY_DLQ,
     DELIVERY_QUEUE,
     ENDPOINT_DELIVERIES_INDEX,
+    ENDPOINT_LOG_INDEX,
     ENDPOINT_VERSIONS_INDEX,
     FUNCTIONS,
     NOTIFICATIONS,
@@ -392,12 +393,13 @@ def test_table_is_encrypted_recoverable_and_expiring(synth: Synth) -> None:
         assert (log_group["DeletionPolicy"], log_group["UpdateReplacePolicy"]) == ("RetainExceptOnCreate", "Retain")
 
 
-def test_table_has_the_endpoint_deliveries_customer_endpoints_and_endpoint_versions_indexes(synth: Synth) -> None:
-    # Given the data table spec with the endpoint-deliveries (gsi1), customer-endpoints (gsi2) and endpoint-versions (gsi3) indexes
-    assert TABLE.indexes == (ENDPOINT_DELIVERIES_INDEX, CUSTOMER_ENDPOINTS_INDEX, ENDPOINT_VERSIONS_INDEX)
+def test_table_has_the_endpoint_deliveries_customer_endpoints_endpoint_versions_and_endpoint_log_indexes(synth: Synth) -> None:
+    # Given the data table spec with the endpoint-deliveries (gsi1), customer-endpoints (gsi2), endpoint-versions (gsi3)
+    # and endpoint-log (gsi4) indexes
+    assert TABLE.indexes == (ENDPOINT_DELIVERIES_INDEX, CUSTOMER_ENDPOINTS_INDEX, ENDPOINT_VERSIONS_INDEX, ENDPOINT_LOG_INDEX)
     # When the stack is synthesized
     props = synth.resources[synth.logical_id(synth.stack.storage.table(TABLE))]["Properties"]
-    # Then the table has exactly those global secondary indexes, with string keys, the versions' projecting only the keys
+    # Then the table has exactly those global secondary indexes, with string keys, the versions' and the log's projecting only the keys
     assert props["GlobalSecondaryIndexes"] == [
         {
             "IndexName": name,
@@ -408,9 +410,10 @@ def test_table_has_the_endpoint_deliveries_customer_endpoints_and_endpoint_versi
             ("endpoint-deliveries", "gsi1", "ALL"),
             ("customer-endpoints", "gsi2", "ALL"),
             ("endpoint-versions", "gsi3", "KEYS_ONLY"),
+            ("endpoint-log", "gsi4", "KEYS_ONLY"),
         )
     ]
-    for attribute in ("gsi1pk", "gsi1sk", "gsi2pk", "gsi2sk", "gsi3pk", "gsi3sk"):
+    for attribute in ("gsi1pk", "gsi1sk", "gsi2pk", "gsi2sk", "gsi3pk", "gsi3sk", "gsi4pk", "gsi4sk"):
         assert {"AttributeName": attribute, "AttributeType": "S"} in props["AttributeDefinitions"]
     # And the indexes inherit on-demand billing: no provisioned throughput to size
     assert props["BillingMode"] == "PAY_PER_REQUEST"

@@ -700,7 +700,7 @@ def test_live_error_responses_match_the_document(hookline: Hookline) -> None:
     assert api.call("GET", "/v1/endpoints", query={"limit": "0"})[0] == 422
     assert api.call("GET", "/v1/events/{event_id}", query={"limit": "0"}, event_id=event["id"])[0] == 422
     assert api.call("GET", "/v1/endpoints", query={"cursor": "bm90LWEtY3Vyc29y"})[0] == 422
-    assert api.call("GET", "/v1/endpoints/{endpoint_id}/deliveries", query={"status": "succeeded"}, endpoint_id=ep)[0] == 422
+    assert api.call("GET", "/v1/endpoints/{endpoint_id}/deliveries", query={"status": "delivered"}, endpoint_id=ep)[0] == 422
     assert api.call("GET", "/v1/endpoints/{endpoint_id}/stats", query={"since": "yesterday"}, endpoint_id=ep)[0] == 422
     # 404 event_type_not_found: a type the catalog does not hold
     status, got = api.call("GET", "/v1/event-types/{name}", name="invoice.refunded")

@@ -126,7 +126,7 @@ def test_an_endpoint_shows_its_backlog_series_and_newest_failures_first(earned_c
         sent = [hookline.api("POST", "/v1/events", {"type": "a.b", "data": {"n": n}})[1]["id"] for n in range(6)]
         hookline.pump()
     # Then its backlog counts the three failed deliveries
-    assert hookline.api("GET", f"/v1/endpoints/{ep['id']}")[1]["backlog"] == {"failed": 3, "paused": 0, "more": False}
+    assert hookline.api("GET", f"/v1/endpoints/{ep['id']}")[1]["backlog"] == {"failed": 3, "paused": 0, "pending": 0, "more": False}
     # And the hourly series carries this hour's attempts and the deliveries that failed for good
     status, stats = hookline.api("GET", f"/v1/endpoints/{ep['id']}/stats", query={"series": "hour"})
     assert status == 200 and 1 <= len(stats["series"]) <= 2  # two only if the run crossed an hour

@@ -246,8 +246,8 @@ def endpoints_get(client: HooklineClient, args: argparse.Namespace) -> Any:
     return None
 
 
-def deliveries_failed(client: HooklineClient, args: argparse.Namespace) -> Any:
-    pages = client.deliveries.failed(args.endpoint, status=args.status, since=args.since, until=args.until, newest_first=args.newest_first)
+def _deliveries_table(pages: Any, args: argparse.Namespace, empty: str) -> Any:
+    """A paged list of deliveries as the command prints it: `--limit` of them, as JSON or as a table."""
     items: Iterator[Any] = iter(pages)
     if args.limit:
         items = islice(items, args.limit)
@@ -255,8 +255,18 @@ def deliveries_failed(client: HooklineClient, args: argparse.Namespace) -> Any:
         return list(items)
     rows = ((d["id"], d["event_id"], d["status"], _last_attempt(d), _last_reason(d), d["created_at"]) for d in items)
     if not table(rows, ("DELIVERY", "EVENT", "STATUS", "LAST", "REASON", "CREATED"), args.out):
-        args.out.write(f"no {args.status or 'failed'} deliveries\n")
+        args.out.write(empty)
     return None
+
+
+def deliveries_failed(client: HooklineClient, args: argparse.Namespace) -> Any:
+    pages = client.deliveries.failed(args.endpoint, status=args.status, since=args.since, until=args.until, newest_first=args.newest_first)
+    return _deliveries_table(pages, args, f"no {args.status or 'failed'} deliveries\n")
+
+
+def deliveries_list(client: HooklineClient, args: argparse.Namespace) -> Any:
+    pages = client.deliveries.list(args.endpoint, status=args.status, event=args.event, since=args.since, until=args.until, newest_first=not args.oldest_first)
+    return _deliveries_table(pages, args, "no deliveries\n")
 
 
 def replay(client: HooklineClient, args: argparse.Namespace) -> Any:
@@ -372,7 +382,15 @@ class _Commands:
         show.add_argument("id", help="the ep_ id")
 
     def deliveries(self) -> None:
-        deliveries = self.group("deliveries", "an endpoint's failed deliveries")
+        deliveries = self.group("deliveries", "an endpoint's deliveries")
+        listed = self.command(deliveries, "list", deliveries_list, "an endpoint's delivery log: every delivery, newest first")
+        listed.add_argument("endpoint", help="the ep_ id")
+        listed.add_argument("--status", choices=("all", "succeeded", "failed", "pending", "paused"), default="all", help="which deliveries (all)")
+        listed.add_argument("--event", help="only the delivery of this event: its evt_ id, or the id you sent it with")
+        listed.add_argument("--since", type=moment, help="created at or after: ISO 8601, 'now', or a duration ago (30m, 2h, 7d)")
+        listed.add_argument("--until", type=moment, help="created at or before (same forms)")
+        listed.add_argument("--oldest-first", action="store_true", help="oldest first")
+        listed.add_argument("--limit", type=positive, help="stop after this many")
         failed = self.command(deliveries, "failed", deliveries_failed, "an endpoint's failed (or paused) deliveries, oldest first")
         failed.add_argument("endpoint", help="the ep_ id")
         failed.add_argument("--status", choices=("failed", "paused"), help="which deliveries (failed)")

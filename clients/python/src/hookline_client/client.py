@@ -197,7 +197,31 @@ class Endpoints(_Resource):
 
 
 class Deliveries(_Resource):
-    """Deliveries: an endpoint's failed ones, and one by its event."""
+    """Deliveries: an endpoint's log (every one, by status, or of one event), its failed ones, and one by its event."""
+
+    def list(
+        self,
+        endpoint_id: str,
+        *,
+        status: str = "all",
+        event: str | None = None,
+        since: Moment | None = None,
+        until: Moment | None = None,
+        newest_first: bool = True,
+        page_size: int | None = None,
+    ) -> Paginator[EndpointDelivery]:
+        """The endpoint's deliveries created in [since, until], newest first: `status` all, succeeded, failed, pending
+        or paused; `event` (an `evt_` id or the id you sent the event with): only its delivery to this endpoint.
+        A `succeeded` page may hold fewer than `page_size` (the server filters the log's page)."""
+        params = {
+            "status": status,
+            "event": event,
+            "since": iso(since) if since is not None else None,
+            "until": iso(until) if until is not None else None,
+            "order": "desc" if newest_first else None,
+            "limit": page_size,
+        }
+        return self._paged(f"/v1/endpoints/{path_segment(endpoint_id)}/deliveries", params)
 
     def failed(
         self,

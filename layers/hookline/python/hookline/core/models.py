@@ -21,6 +21,9 @@ LIVE_STATUSES: tuple[DeliveryStatus, ...] = ("pending", "paused")
 # The delivery statuses a customer acts on: listed from the sparse
 # endpoint-deliveries index, and restarted by a time-window replay.
 REPLAYABLE_STATUSES: tuple[DeliveryStatus, ...] = ("failed", "paused")
+# The statuses an endpoint's deliveries are indexed (listed and counted) by: the replayable ones, and a pending delivery
+# once an attempt was recorded (waiting for its retry). A delivery only planned so far is pending with no item of its own.
+INDEXED_STATUSES: tuple[DeliveryStatus, ...] = (*REPLAYABLE_STATUSES, "pending")
 
 # An endpoint's limits when its creator names none.
 DEFAULT_RATE_LIMIT_PER_SECOND = 50.0  # a ceiling: the pace starts at the adaptive initial concurrency (core.adaptive)

@@ -253,7 +253,7 @@ class EndpointService:
         now = moment.timestamp()
         stats = self.stats_reader
 
-        # Its four reads side by side (the endpoint with its state, a day's statistics, two backlog counts): one round trip's wait, not four.
+        # Its five reads side by side (the endpoint with its state, a day's statistics, three backlog counts): one round trip's wait, not five.
         def read(which: str) -> Any:
             if which == "state":
                 return self.deps.states.load(tenant, endpoint_id)
@@ -261,7 +261,9 @@ class EndpointService:
                 return stats.window(tenant, endpoint_id, moment - timedelta(hours=24), moment) if stats is not None else {}
             return self.deps.events.count_by_status(tenant, endpoint_id, which, BACKLOG_COUNT_BOUND)
 
-        (endpoint, breaker, limiter), recent, (failed, more_failed), (paused, more_paused) = self.reads.map(read, ["state", "stats", "failed", "paused"])
+        (endpoint, breaker, limiter), recent, (failed, more_failed), (paused, more_paused), (pending, more_pending) = self.reads.map(
+            read, ["state", "stats", "failed", "paused", "pending"]
+        )
         if endpoint is None:
             raise NotFound(f"endpoint {endpoint_id[:64]} not found")
         return EndpointWithHealth.of(
@@ -281,7 +283,7 @@ class EndpointService:
                 "concurrency": self._concurrency(endpoint, breaker, limiter),
                 "last_email": endpoint.last_email.public() if endpoint.last_email is not None else None,
             },
-            backlog={"failed": failed, "paused": paused, "more": more_failed or more_paused},
+            backlog={"failed": failed, "paused": paused, "pending": pending, "more": more_failed or more_paused or more_pending},
             line=self._line_head(endpoint),
         )
 

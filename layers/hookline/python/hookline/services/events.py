@@ -18,7 +18,7 @@ from hookline.core import ids, validation
 from hookline.core.broadcast import delivery_id as broadcast_delivery_id
 from hookline.core.clock import iso
 from hookline.core.contract import events as contract
-from hookline.core.contract.events import IndexedStatus
+from hookline.core.contract.events import IndexedStatus, LogStatus
 from hookline.core.errors import Conflict, DependencyFailed, HooklineError, NotFound, PayloadTooLarge, Unavailable, ValidationFailed
 from hookline.core.idempotency import request_hash
 from hookline.core.models import Delivery, DeliveryTask, Endpoint, Event, PlannedDelivery
@@ -371,19 +371,47 @@ class EventService:
         tenant: str,
         endpoint_id: str,
         limit: int,
-        status: IndexedStatus = "failed",
+        status: LogStatus = "failed",
         since: datetime | None = None,
         until: datetime | None = None,
         cursor: str | None = None,
         newest_first: bool = False,
+        event: str | None = None,
     ) -> contract.DeliveryPage:
-        """An endpoint's failed (or paused) deliveries in a time window, a page of `limit` from `cursor`, from the sparse index."""
+        """An endpoint's deliveries in a time window, a page of `limit` from `cursor`.
+
+        Failed, paused and pending ones come from the sparse endpoint-deliveries index; all of them, and the succeeded
+        among them, from the endpoint-log index (newest or oldest first; `succeeded` keeps the page's succeeded ones,
+        so its pages may hold fewer than `limit`). `event` (an `evt_` id or the producer's own id) finds the endpoint's
+        delivery of that one event instead, even one not attempted yet.
+        """
         self._require_endpoint(tenant, endpoint_id)
-        upper = iso(until) + "~" if until else "~"
-        items, nxt = self._events.deliveries_by_status(
-            tenant, endpoint_id, status, iso(since) if since else "", upper, limit, cursor, newest_first=newest_first
-        )
+        lower, upper = iso(since) if since else "", iso(until) + "~" if until else "~"
+        if event is not None:
+            found = self._delivery_of_event(tenant, endpoint_id, event)
+            shown = [d for d in found if status in ("all", d.status) and lower <= d.created_at <= upper]
+            return contract.DeliveryPage(items=[contract.EndpointDelivery.of(d, event_id=d.event_id) for d in shown], next=None)
+        if status in ("all", "succeeded"):
+            items, nxt = self._events.log_page(tenant, endpoint_id, lower, upper, limit, cursor, newest_first=newest_first)
+            items = [d for d in items if status in ("all", d.status)]
+        else:
+            items, nxt = self._events.deliveries_by_status(tenant, endpoint_id, status, lower, upper, limit, cursor, newest_first=newest_first)
         return contract.DeliveryPage(items=[contract.EndpointDelivery.of(d, event_id=d.event_id) for d in items], next=nxt)
+
+    def _delivery_of_event(self, tenant: str, endpoint_id: str, wanted: str) -> list[Delivery]:
+        """The endpoint's delivery of the event named by its `evt_` id or by the producer's id (its idempotency key): none or one."""
+        for event_id in validation.event_ids_named_by(tenant, wanted):
+            event = self._events.get_event(tenant, event_id)
+            if event is None:
+                continue
+            if event.broadcast is not None:
+                delivery_id = broadcast_delivery_id(tenant, event.id, endpoint_id)
+            else:
+                delivery_id = next((p.id for p in event.deliveries if p.endpoint_id == endpoint_id), "")
+            delivery = self._events.get_delivery(tenant, event.id, delivery_id) if delivery_id else None
+            if delivery is not None and delivery.endpoint_id == endpoint_id:
+                return [delivery]
+        return []
 
 
 def _accepted(event: Event) -> contract.EventAccepted:

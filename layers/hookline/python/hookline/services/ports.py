@@ -191,13 +191,21 @@ class DeliveryIndex(Protocol):
         cursor: str | None = None,
         newest_first: bool = False,
     ) -> tuple[list[Delivery], str | None]:
-        """A page of the endpoint's failed or paused deliveries created in [since, until], oldest (or newest) first, and the next cursor."""
+        """A page of the endpoint's failed, paused or pending deliveries created in [since, until], oldest (or newest) first, and the next cursor."""
+        ...
+
+
+class DeliveryLog(Protocol):
+    def log_page(
+        self, tenant: str, endpoint_id: str, since: str = "", until: str = "~", limit: int = 20, cursor: str | None = None, newest_first: bool = True
+    ) -> tuple[list[Delivery], str | None]:
+        """A page of the endpoint's deliveries of every status created in [since, until], newest (or oldest) first, and the next cursor."""
         ...
 
 
 class DeliveryCounts(Protocol):
     def count_by_status(self, tenant: str, endpoint_id: str, status: str, bound: int) -> tuple[int, bool]:
-        """How many of the endpoint's deliveries are failed (or paused), counting at most `bound`; and whether there are more."""
+        """How many of the endpoint's deliveries are failed (paused, pending), counting at most `bound`; and whether there are more."""
         ...
 
 
@@ -235,7 +243,7 @@ class BroadcastEvents(EventRecords, Protocol):
         ...
 
 
-class EventStore(DeliveryRestarts, EventRecords, Protocol):
+class EventStore(DeliveryRestarts, DeliveryLog, EventRecords, Protocol):
     """Events with their deliveries, as accepting, showing and retrying them needs."""
 
     def create_deliveries(self, deliveries: list[Delivery], expires_at: int) -> None: ...

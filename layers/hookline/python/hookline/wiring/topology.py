@@ -242,21 +242,24 @@ class FunctionSpec:
 DAY = 86_400
 
 # A sparse index of the deliveries that need a customer's attention (failed or
-# paused), per endpoint, by status and time: deliveries that succeed never
-# write to it.
+# paused) or wait for a retry (pending, after an attempt), per endpoint, by
+# status and time: a delivery that succeeds at once never writes to it.
 ENDPOINT_DELIVERIES_INDEX = IndexSpec(name=keys.INDEX, partition_key=keys.GSI_PK, sort_key=keys.GSI_SK)
 # Every endpoint item, by its owner (one customer, or the tenant itself) and id:
 # an event addressed to a customer reads that customer's endpoints and no other's.
 CUSTOMER_ENDPOINTS_INDEX = IndexSpec(name=keys.CUSTOMER_INDEX, partition_key=keys.GSI2_PK, sort_key=keys.GSI2_SK)
 # Every endpoint item by its payload version, keys only: how many endpoints (and which) a version still has.
 ENDPOINT_VERSIONS_INDEX = IndexSpec(name=keys.VERSION_INDEX, partition_key=keys.GSI3_PK, sort_key=keys.GSI3_SK, projection="KEYS_ONLY")
+# Every delivery by endpoint and creation time, keys only, over LOG_SHARDS partitions an endpoint: its delivery log.
+# Written once per delivery (its keys never change), so a delivery's later writes never touch it.
+ENDPOINT_LOG_INDEX = IndexSpec(name=keys.LOG_INDEX, partition_key=keys.GSI4_PK, sort_key=keys.GSI4_SK, projection="KEYS_ONLY")
 TABLE = TableSpec(
     key="data",
     env="HOOKLINE_TABLE_NAME",
     partition_key=keys.PK,
     sort_key=keys.SK,
     ttl_attribute=keys.TTL,
-    indexes=(ENDPOINT_DELIVERIES_INDEX, CUSTOMER_ENDPOINTS_INDEX, ENDPOINT_VERSIONS_INDEX),
+    indexes=(ENDPOINT_DELIVERIES_INDEX, CUSTOMER_ENDPOINTS_INDEX, ENDPOINT_VERSIONS_INDEX, ENDPOINT_LOG_INDEX),
 )
 NOTIFICATIONS = TopicSpec(key="notifications", env="HOOKLINE_NOTIFICATIONS_TOPIC_ARN")
 # The customer emails about a disabled or recovered endpoint go out from the delivery and retry functions.

@@ -128,7 +128,7 @@ def event_from(item: Item) -> Event:
 
 
 def delivery_item(d: Delivery, ttl: str, expires_at: int) -> Item:
-    """A delivery as first written; failed and paused ones carry the endpoint-deliveries index's keys."""
+    """A delivery as first written: the endpoint-log index's keys always; failed, paused and pending ones the endpoint-deliveries index's."""
     return {
         **keys.delivery(d.tenant, d.event_id, d.id),
         "id": d.id,
@@ -145,6 +145,7 @@ def delivery_item(d: Delivery, ttl: str, expires_at: int) -> Item:
         **({"version": d.version} if d.version else {}),
         ttl: expires_at,
         **keys.index_keys(d.tenant, d.endpoint_id, d.status, d.created_at, d.id),
+        **keys.log_keys(d.tenant, d.endpoint_id, d.created_at, d.id),
     }
 
 

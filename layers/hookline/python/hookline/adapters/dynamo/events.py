@@ -19,12 +19,24 @@ from boto3.dynamodb.conditions import Attr, Key
 
 from hookline.adapters.dynamo import event_items as items
 from hookline.adapters.dynamo import keys
-from hookline.adapters.dynamo.ops import Refused, batch_get, count_indexed, decode_cursor, encode_cursor, query_all, query_page, try_write, write_if
+from hookline.adapters.dynamo.ops import (
+    Refused,
+    batch_get,
+    count_indexed,
+    decode_cursor,
+    decode_position,
+    encode_cursor,
+    encode_position,
+    query_all,
+    query_page,
+    try_write,
+    write_if,
+)
 from hookline.adapters.failures import translate_failures
 from hookline.core.broadcast import Fanout
 from hookline.core.claims import claim_verdict
 from hookline.core.errors import InvalidCursor
-from hookline.core.models import REPLAYABLE_STATUSES, Attempt, Delivery, Event
+from hookline.core.models import INDEXED_STATUSES, Attempt, Delivery, Event
 
 
 @dataclass(frozen=True)
@@ -278,7 +290,9 @@ class EventRepository:
         values: dict[str, Any] = {":status": new_status, ":n": attempt.number, ":now": now_iso, ":code": attempt.status_code, ":err": attempt.error}
         update = "SET #s = :status, attempts_made = :n, updated_at = :now, last_status_code = :code, last_error = :err"
         names_extra: dict[str, str] = {}
+        # Its base attributes if only planned so far; its log keys always (an item an earlier release wrote has none: it joins the log here).
         base = items.delivery_item(delivery, self._ttl, expires_at) if delivery.planned_only else {}
+        base |= keys.log_keys(delivery.tenant, delivery.endpoint_id, delivery.created_at, delivery.id)
         for i, name in enumerate(k for k in base if k not in (keys.PK, keys.SK, "status", "attempts_made", "updated_at", keys.GSI_PK, keys.GSI_SK)):
             update += f", #b{i} = if_not_exists(#b{i}, :b{i})"
             values[f":b{i}"] = base[name]
@@ -369,8 +383,8 @@ class EventRepository:
         return True
 
     def count_by_status(self, tenant: str, endpoint_id: str, status: str, bound: int) -> tuple[int, bool]:
-        """How many of the endpoint's deliveries are `status` (failed or paused), counting at most `bound`; and whether there are more."""
-        if status not in REPLAYABLE_STATUSES:
+        """How many of the endpoint's deliveries are `status` (failed, paused or pending), counting at most `bound`; and whether there are more."""
+        if status not in INDEXED_STATUSES:
             raise ValueError(f"status {status!r} is not indexed")
         return count_indexed(self._table, tenant, endpoint_id, status, bound)
 
@@ -385,8 +399,8 @@ class EventRepository:
         cursor: str | None = None,
         newest_first: bool = False,
     ) -> tuple[list[Delivery], str | None]:
-        """A page of the endpoint's failed or paused deliveries, oldest (or newest) first, from the sparse index."""
-        if status not in REPLAYABLE_STATUSES:
+        """A page of the endpoint's failed, paused or pending deliveries, oldest (or newest) first, from the sparse index."""
+        if status not in INDEXED_STATUSES:
             raise ValueError(f"status {status!r} is not indexed")
         partition = keys.index_partition(tenant, endpoint_id)
         page, nxt = query_page(
@@ -399,3 +413,36 @@ class EventRepository:
             ScanIndexForward=not newest_first,
         )
         return [items.delivery_from(i) for i in page], nxt
+
+    def log_page(
+        self, tenant: str, endpoint_id: str, since: str = "", until: str = "~", limit: int = 20, cursor: str | None = None, newest_first: bool = True
+    ) -> tuple[list[Delivery], str | None]:
+        """A page of the endpoint's deliveries of every status, newest (or oldest) first by creation, from the endpoint-log index.
+
+        Each of the endpoint's LOG_SHARDS partitions gives its first `limit` + 1 keys created in [since, until] past
+        the cursor; merged, the first `limit` are the page, read whole in one BatchGetItem (eventually
+        consistent: a log, not a decision). The cursor is the last one's position, so a page costs the same however
+        long the log. A delivery that expired meanwhile is left out.
+        """
+        owner = keys.log_partition(tenant, endpoint_id, 0)
+        past = decode_position(cursor, owner)  # the last position shown: this page starts just past it
+        lower, upper = keys.log_sort(since or "0"), until
+        if past:
+            lower, upper = (lower, min(upper, past)) if newest_first else (max(lower, past), upper)
+        if lower > upper:
+            return [], None
+        entries: list[dict[str, Any]] = []
+        for shard in range(keys.LOG_SHARDS):
+            partition = keys.log_partition(tenant, endpoint_id, shard)
+            found = self._table.query(
+                IndexName=keys.LOG_INDEX,
+                KeyConditionExpression=Key(keys.GSI4_PK).eq(partition) & Key(keys.GSI4_SK).between(lower, upper),
+                ScanIndexForward=not newest_first,
+                Limit=limit + 1 + (1 if past else 0),
+            ).get("Items", [])
+            entries += [e for e in found if e[keys.GSI4_SK] != past]
+        entries.sort(key=lambda e: e[keys.GSI4_SK], reverse=newest_first)
+        page = entries[:limit]
+        read = {(i[keys.PK], i[keys.SK]): items.delivery_from(i) for i in batch_get(self._table, [{keys.PK: e[keys.PK], keys.SK: e[keys.SK]} for e in page])}
+        shown = [read[(e[keys.PK], e[keys.SK])] for e in page if (e[keys.PK], e[keys.SK]) in read]
+        return shown, encode_position(owner, page[-1][keys.GSI4_SK]) if len(entries) > limit else None

@@ -32,7 +32,18 @@ every key the API reads, so no query can reach another tenant's items.
 Index `endpoint-deliveries` (INDEX): GSI_PK `gsi1pk` = `EPD#<tenant>#<ep_id>`,
 GSI_SK `gsi1sk` = `<status>#<created_at>#<dlv_id>`, all attributes. It is
 sparse: a delivery carries these keys (index_keys) only while its status is one
-of REPLAYABLE_STATUSES, the ones a customer acts on.
+of INDEXED_STATUSES: failed and paused (what a customer acts on), and pending
+once an attempt was recorded (a delivery waiting for its retry). A first
+success never writes it.
+
+Index `endpoint-log` (LOG_INDEX), keys only: GSI4_PK `gsi4pk` =
+`EPL#<tenant>#<ep_id>#<shard>`, GSI4_SK `gsi4sk` = `<created_at>#<dlv_id>`.
+Every delivery item carries these keys (log_keys) from its first write, and
+they never change, so the index is written once per delivery and never again:
+the endpoint's whole delivery log, newest first, whatever the status. An
+endpoint's entries are spread over LOG_SHARDS partitions by the delivery id
+(log_shard), so one endpoint's deliveries never heat one index partition; its
+log is read by merging them.
 
 Index `customer-endpoints` (CUSTOMER_INDEX): GSI2_PK `gsi2pk` =
 `CE#<tenant>#<uid>` for a customer's endpoint, `CE#<tenant>#` for the tenant's
@@ -77,13 +88,15 @@ Access patterns (numbered as in docs/architecture.md), by key:
     version_usage        44 add a batch's deliveries per version (UpdateItem ADD); version_usage_partition: 45 a version's last 7 days (Query)
     version_partition    46 the endpoints pinned to a version (Query VERSION_INDEX, keys only)
     index_partition      17 requeue the paused, 23 a replay's page, the deliveries route (Query INDEX), 39 an endpoint's backlog (COUNT), 47 its failures by creation hour (Query)
+    log_partition        62 an endpoint's delivery log, every status (Query LOG_INDEX, each shard, newest first, then BatchGetItem)
 """
 
 from __future__ import annotations
 
+import zlib
 from typing import Literal
 
-from hookline.core.models import REPLAYABLE_STATUSES
+from hookline.core.models import INDEXED_STATUSES
 
 Key = dict[str, str]
 
@@ -101,7 +114,10 @@ GSI2_SK = "gsi2sk"
 VERSION_INDEX = "endpoint-versions"
 GSI3_PK = "gsi3pk"
 GSI3_SK = "gsi3sk"
-INDEX_KEYS = {INDEX: (GSI_PK, GSI_SK), CUSTOMER_INDEX: (GSI2_PK, GSI2_SK), VERSION_INDEX: (GSI3_PK, GSI3_SK)}
+LOG_INDEX = "endpoint-log"
+GSI4_PK = "gsi4pk"
+GSI4_SK = "gsi4sk"
+INDEX_KEYS = {INDEX: (GSI_PK, GSI_SK), CUSTOMER_INDEX: (GSI2_PK, GSI2_SK), VERSION_INDEX: (GSI3_PK, GSI3_SK), LOG_INDEX: (GSI4_PK, GSI4_SK)}
 
 ENDPOINT_PREFIX = "EP#"
 CUSTOMER_PREFIX = "CUS#"
@@ -220,10 +236,34 @@ def index_sort(status: str, moment: str, delivery_id: str = "") -> str:
 
 
 def index_keys(tenant: str, endpoint_id: str, status: str, created_at: str, delivery_id: str) -> dict[str, str]:
-    """The index attributes a delivery carries in `status`: none unless it is failed or paused."""
-    if status not in REPLAYABLE_STATUSES:
+    """The index attributes a delivery carries in `status`: none unless it is failed, paused or pending."""
+    if status not in INDEXED_STATUSES:
         return {}
     return {GSI_PK: index_partition(tenant, endpoint_id), GSI_SK: index_sort(status, created_at, delivery_id)}
+
+
+# -- the endpoint-log index ----------------------------------------------------------------------------
+
+LOG_SHARDS = 8  # an endpoint's log partitions: at 5,000 deliveries a second to one endpoint, about 625 writes a second each (a partition takes 1,000)
+
+
+def log_shard(delivery_id: str) -> int:
+    """The log partition a delivery's entry is in: fixed by its id alone."""
+    return zlib.crc32(delivery_id.encode()) % LOG_SHARDS
+
+
+def log_partition(tenant: str, endpoint_id: str, shard: int) -> str:
+    return f"EPL#{tenant}#{endpoint_id}#{shard}"
+
+
+def log_sort(created_at: str, delivery_id: str = "") -> str:
+    """The log's sort key, or (without a delivery id) a bound for a range of creation times."""
+    return f"{created_at}#{delivery_id}" if delivery_id else created_at
+
+
+def log_keys(tenant: str, endpoint_id: str, created_at: str, delivery_id: str) -> dict[str, str]:
+    """The endpoint-log attributes every delivery carries, from its first write on, unchanged."""
+    return {GSI4_PK: log_partition(tenant, endpoint_id, log_shard(delivery_id)), GSI4_SK: log_sort(created_at, delivery_id)}
 
 
 # -- replays and API keys ------------------------------------------------------------------------------

@@ -125,14 +125,33 @@ def encode_cursor(key: dict[str, Any] | None) -> str | None:
     return base64.urlsafe_b64encode(json.dumps(key, sort_keys=True).encode()).decode().rstrip("=")
 
 
+def _decoded(cursor: str) -> Any:
+    try:
+        return json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
+    except (ValueError, UnicodeDecodeError):
+        raise InvalidCursor("cursor is not valid") from None
+
+
+def encode_position(owner: str, position: str) -> str:
+    """A cursor that is a position in a merged read (e.g. an endpoint's log across its shards), tied to its owner."""
+    return base64.urlsafe_b64encode(json.dumps({"owner": owner, "at": position}, sort_keys=True).encode()).decode().rstrip("=")
+
+
+def decode_position(cursor: str | None, owner: str) -> str | None:
+    """The position an encode_position cursor holds, refused unless it was made for `owner`."""
+    if not cursor:
+        return None
+    held = _decoded(cursor)
+    if not isinstance(held, dict) or set(held) != {"owner", "at"} or held["owner"] != owner or not isinstance(held["at"], str) or not held["at"]:
+        raise InvalidCursor("cursor is not valid")
+    return held["at"]
+
+
 def decode_cursor(cursor: str | None, partition: str, index: str = "") -> dict[str, Any] | None:
     """A cursor back into a key, refused unless it points into the caller's own partition (of the table, or of the named index)."""
     if not cursor:
         return None
-    try:
-        key = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
-    except (ValueError, UnicodeDecodeError):
-        raise InvalidCursor("cursor is not valid") from None
+    key = _decoded(cursor)
     index_keys = keys.INDEX_KEYS[index] if index else ()
     expected = {keys.PK, keys.SK, *index_keys}
     owner = index_keys[0] if index_keys else keys.PK

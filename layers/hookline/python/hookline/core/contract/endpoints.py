@@ -498,10 +498,14 @@ class EndpointHealth(Answer):
 
 
 class EndpointBacklog(Answer):
-    """The endpoint's failed and paused deliveries, each counted by one read of at most 1,000 (`more`, at least)."""
+    """The endpoint's failed, paused and pending deliveries, each counted by one read of at most 1,000 (`more`, at least)."""
 
     failed: int = Field(ge=0)
     paused: int = Field(ge=0)
+    pending: int = Field(
+        ge=0,
+        description="Waiting for a retry: an attempt was recorded and another is due. A delivery not attempted yet (queued, or held back by the circuit) is not counted.",
+    )
     more: bool
 
 

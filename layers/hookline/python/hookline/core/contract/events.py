@@ -8,13 +8,13 @@ needs the settings, so the service checks it.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, Self
+from typing import Annotated, Any, Literal, Self, get_args
 
 from pydantic import MISSING, Field, GetJsonSchemaHandler
 from pydantic.json_schema import JsonSchemaValue, SkipJsonSchema, WithJsonSchema
 from pydantic_core import CoreSchema
 
-from hookline.core import models, validation
+from hookline.core import ids, models, validation
 from hookline.core.broadcast import Fanout
 from hookline.core.contract.common import (
     DELIVERY_ID_SCHEMA,
@@ -44,7 +44,8 @@ DeliveryId = Annotated[str, shown(DELIVERY_ID_SCHEMA)]
 EndpointId = Annotated[str, shown(ENDPOINT_ID_SCHEMA)]
 EventType = Annotated[str, shown(EVENT_TYPE_SCHEMA)]
 DeliveryStatus = Literal["pending", "succeeded", "failed", "paused"]
-IndexedStatus = Literal["failed", "paused"]  # the statuses an endpoint's deliveries are listed (and replayed) by
+IndexedStatus = Literal["failed", "paused"]  # the statuses an endpoint's failures are counted (and replayed) by
+LogStatus = Literal["all", "succeeded", "failed", "pending", "paused"]  # the filters of an endpoint's delivery log
 
 
 def _any_object(schema: dict[str, Any]) -> None:
@@ -58,6 +59,19 @@ def _any_object(schema: dict[str, Any]) -> None:
 def status_value(raw: Any) -> str | None:
     if raw is not None and raw not in ("failed", "paused"):
         raise ValidationFailed("'status' must be 'failed' or 'paused'")
+    return raw
+
+
+def log_status_value(raw: Any) -> str | None:
+    if raw is not None and raw not in get_args(LogStatus):
+        raise ValidationFailed(f"'status' must be one of {', '.join(get_args(LogStatus))}")
+    return raw
+
+
+def event_name_value(raw: Any) -> str | None:
+    """An event named by its `evt_` id or by the producer's own id (the `id` sent with it)."""
+    if raw is not None and not (ids.is_id(raw, ids.EVENT) or validation.IDEMPOTENCY_ID.fullmatch(raw)):
+        raise ValidationFailed("'event' must be an event's id (evt_…) or the id the producer sent it with")
     return raw
 
 

@@ -129,7 +129,7 @@ _WITH_HEALTH_EXAMPLES: dict[str, Any] = {
                 "concurrency": _CONCURRENCY,
                 "last_email": None,
             },
-            "backlog": {"failed": 0, "paused": 0, "more": False},
+            "backlog": {"failed": 0, "paused": 0, "pending": 0, "more": False},
         },
     },
     "struggling": {
@@ -147,7 +147,7 @@ _WITH_HEALTH_EXAMPLES: dict[str, Any] = {
                 "concurrency": _CONCURRENCY,
                 "last_email": None,
             },
-            "backlog": {"failed": 47, "paused": 0, "more": False},
+            "backlog": {"failed": 47, "paused": 0, "pending": 2, "more": False},
         },
     },
     "disabled_email_failed": {
@@ -171,7 +171,7 @@ _WITH_HEALTH_EXAMPLES: dict[str, Any] = {
                 "concurrency": {**_CONCURRENCY, "latency_ms": 61.0},
                 "last_email": {"outcome": "failed", "at": "2026-03-16T08:00:00.214Z", "about": "disabled", "error": "MessageRejected"},
             },
-            "backlog": {"failed": 0, "paused": 3, "more": False},
+            "backlog": {"failed": 0, "paused": 3, "pending": 0, "more": False},
         },
     },
 }

@@ -23,7 +23,10 @@ from hookline.core.contract.events import (
     EventBatchAccepted,
     FailureHistogram,
     IndexedStatus,
+    LogStatus,
     RetryAccepted,
+    event_name_value,
+    log_status_value,
     order_value,
     status_value,
 )
@@ -132,12 +135,24 @@ RETRY_DOC = """Queues a manual attempt of a `failed` or `succeeded` delivery wit
 attempt budget (a new `generation`). A `pending` or `paused` delivery is
 409: it will be attempted anyway. No request body.
 """
-DELIVERIES_DOC = """The endpoint's deliveries in one status (`failed` by default, or `paused`)
-created in `[since, until]`, oldest first (`order=desc`: newest first), paged,
-from an index that holds no attempts: each is listed with `attempts` empty
-(`GET /v1/events/{event_id}/deliveries/{delivery_id}` reads them, one read each).
-Succeeded and pending deliveries are not listed here; read them through
-their event.
+DELIVERIES_DOC = """The endpoint's deliveries created in `[since, until]`, oldest first
+(`order=desc`: newest first, as the portal shows them), paged. `status`:
+`all`, `succeeded`, `failed` (the default), `pending` or `paused`.
+
+- `failed`, `paused` and `pending` are read from the sparse endpoint-deliveries
+  index. `pending` holds the deliveries waiting for a retry (an attempt was
+  recorded); a delivery not attempted yet is found by its event (`event`).
+- `all` and `succeeded` are read from the endpoint-log index, which every
+  delivery enters once, when its first attempt (or park) is recorded.
+  `succeeded` keeps a page's succeeded deliveries, so its pages may hold fewer
+  than `limit` (follow `next`).
+- `event` (an `evt_` id, or the `id` the producer sent the event with) finds
+  the endpoint's delivery of that event, whatever its status (one or none; no
+  `next`), even one not attempted yet.
+
+Each is listed with its first success's attempt, if it had one, and no other
+(`GET /v1/events/{event_id}/deliveries/{delivery_id}` reads them all, one
+read each).
 """
 FAILURES_DOC = """The endpoint's deliveries now `failed` (or `paused`) that were created in
 `[since, until]` (default: the 7 days up to now), counted by the hour they
@@ -149,6 +164,15 @@ what they show).
 DELIVERYSTATUSFILTER_DOC = "Which deliveries to list."
 
 Status = Annotated[IndexedStatus, given("status", status_value), Query(description=DELIVERYSTATUSFILTER_DOC)]
+LogStatusFilter = Annotated[LogStatus, given("status", log_status_value), Query(description=DELIVERYSTATUSFILTER_DOC)]
+EventFilter = Annotated[
+    str | None,
+    given("event", event_name_value),
+    Query(
+        description="Only the endpoint's delivery of this event: its `evt_` id, or the `id` the producer sent it with.",
+        openapi_examples={"event id": {"value": "evt_01kbfk1s0fhzq3x4m2n8pdrtvw"}, "producer's id": {"value": "invoice-in_123-paid"}},
+    ),
+]
 Order = Annotated[
     Literal["asc", "desc"],
     given("order", order_value),
@@ -501,22 +525,23 @@ def retry_delivery(event_id: EventId, delivery_id: DeliveryId) -> Response[Retry
     "/v1/endpoints/<endpoint_id>/deliveries",
     operation_id="listEndpointDeliveries",
     tags=["endpoints"],
-    summary="An endpoint's failed or paused deliveries",
+    summary="An endpoint's deliveries: all, or by status, or of one event",
     description=DELIVERIES_DOC,
     responses=answers(ok(200, DeliveryPage, "One page of deliveries.", example=PAGE_EXAMPLE), "NotFound", "InvalidQuery"),
 )
 @allow(Access.READ, "endpoint")
 def list_endpoint_deliveries(
     endpoint_id: EndpointId,
-    status: Status = "failed",
+    status: LogStatusFilter = "failed",
     since: SinceTime = None,
     until: UntilTime = None,
     limit: Limit = DEFAULT_LIMIT,
     cursor: Cursor = None,
     order: Order = "asc",
+    event: EventFilter = None,
 ) -> Response[DeliveryPage]:
     page = container.event_service().deliveries_of(
-        caller().tenant, endpoint_id, status=status, since=since, until=until, limit=limit, cursor=cursor, newest_first=order == "desc"
+        caller().tenant, endpoint_id, status=status, since=since, until=until, limit=limit, cursor=cursor, newest_first=order == "desc", event=event
     )
     return respond(200, page)
 
