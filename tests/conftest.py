@@ -16,6 +16,7 @@ import pytest
 from aws_lambda_powertools.utilities.parser import models as _powertools_models  # noqa: F401  - built outside any frozen clock
 from boto3.dynamodb.conditions import Key
 from freezegun.api import real_monotonic
+from hypothesis import settings
 from moto import mock_aws
 
 import local  # noqa: F401  - puts the layer on sys.path, as Lambda's /opt/python
@@ -27,6 +28,11 @@ from local.lambda_runtime import load_handler
 from local.pollers import SqsPoller
 from local.resources import provision, queue_arn
 from tests.support.events import http_event, sqs_event
+
+# Every property test, unless it says otherwise: no time limit per example (Hypothesis's default, 200 ms, fails a test
+# on a busy machine, not a broken rule), and the same examples on every run (a fresh clone's CI must pass every time).
+settings.register_profile("hookline", deadline=None, derandomize=True, database=None)
+settings.load_profile("hookline")
 
 # Powertools' pydantic models must never see freezegun's FakeDatetime; moto must (SQS delays in virtual time).
 # The HTTP client's request deadline and duration are real network time: freezegun judges real or frozen by the

@@ -41,7 +41,7 @@ def _log(hookline: Hookline, ep: str, **query: str) -> list[dict[str, Any]]:
 
 def test_the_log_lists_every_delivery_filters_by_status_pages_across_shards_and_finds_one_by_its_event(hookline: Hookline) -> None:
     with running_receiver(_answer) as receiver:
-        status, ep = hookline.api("POST", "/v1/endpoints", {"url": receiver.url, "rate_limit_per_second": 50})
+        status, ep = hookline.api("POST", "/v1/endpoints", {"url": receiver.url, "rate_limit_per_second": 50, "headers": {"x-team": "billing"}})
         assert status == 201, ep
         # Given 3 deliveries that succeed, 2 that fail for good, and 1 paused (its endpoint disabled when accepted)
         succeeded = [_accept(hookline, f"order-{n}", n=n) for n in range(3)]
@@ -50,6 +50,7 @@ def test_the_log_lists_every_delivery_filters_by_status_pages_across_shards_and_
         assert hookline.api("PATCH", f"/v1/endpoints/{ep['id']}", {"status": "disabled"})[0] == 200
         paused = [_accept(hookline, "late-order", n=9)]
         assert len(receiver.requests) == 5
+        sent_requests = list(receiver.requests)
 
     # When the log is read with each filter, Then it lists all 6, newest first, and each status's own
     everything = _log(hookline, ep["id"], status="all")
@@ -60,6 +61,16 @@ def test_the_log_lists_every_delivery_filters_by_status_pages_across_shards_and_
     # And a first success is listed with its attempt, as the receiver answered it
     [first] = [d for d in everything if d["event_id"] == succeeded[0]]
     assert (first["status"], [(a["number"], a["status_code"], a["outcome"]) for a in first["attempts"]]) == ("succeeded", [(1, 200, "succeeded")])
+
+    # And opened, its attempt shows the headers it was sent with, as the receiver got them, the signature redacted
+    status, detail = hookline.api("GET", f"/v1/events/{failed[0]}/deliveries/{next(d['id'] for d in everything if d['event_id'] == failed[0])}")
+    assert status == 200, detail
+    [(sent, got)] = [(a["request_headers"], r.headers) for a in detail["attempts"] for r in sent_requests if r.headers["webhook-id"] == failed[0]]
+    assert sent["webhook-signature"] == "v1,<redacted>" and got["webhook-signature"].startswith("v1,")
+    assert {k: v for k, v in sent.items() if k != "webhook-signature"} == {
+        k: got[k] for k in ("webhook-id", "webhook-timestamp", "content-type", "user-agent", "x-team")
+    } | {"webhook-timestamp": sent["webhook-timestamp"]}
+    assert abs(int(sent["webhook-timestamp"]) - int(got["webhook-timestamp"])) <= 1  # rebuilt from the attempt's time less its duration
 
     # And the entries are spread over the endpoint's log partitions, so paging merges them: two at a time, oldest
     # first and newest first, each delivery once, in order

@@ -20,6 +20,15 @@ def webhook_headers(event_id: str, timestamp: int, body: bytes, secrets_in_use: 
     }
 
 
+REDACTED_SIGNATURE = "v1,<redacted>"
+
+
+def sent_headers(event_id: str, sent_at_epoch: float, custom: Mapping[str, str]) -> dict[str, str]:
+    """The headers an attempt sent at `sent_at_epoch` carried, as a customer may see them: the signature redacted
+    (it is the signing secret's output), the endpoint's custom headers first, as webhook_headers overrides them."""
+    return {**dict(custom), **webhook_headers(event_id, int(sent_at_epoch), b"", []), "webhook-signature": REDACTED_SIGNATURE}
+
+
 @dataclass(frozen=True)
 class Outbound:
     """One delivery as it leaves: the exact signed body and its headers, and what a non-HTTP destination files it

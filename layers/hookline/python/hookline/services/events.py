@@ -16,7 +16,7 @@ from datetime import datetime, timedelta
 
 from hookline.core import ids, validation
 from hookline.core.broadcast import delivery_id as broadcast_delivery_id
-from hookline.core.clock import iso
+from hookline.core.clock import iso, parse_iso
 from hookline.core.contract import events as contract
 from hookline.core.contract.events import IndexedStatus, LogStatus
 from hookline.core.errors import Conflict, DependencyFailed, HooklineError, NotFound, PayloadTooLarge, Unavailable, ValidationFailed
@@ -26,6 +26,7 @@ from hookline.core.replay import FAILURES_READ_BOUND, failure_histogram
 from hookline.core.settings import Settings
 from hookline.core.sqs import MAX_BATCH_ENTRIES
 from hookline.core.versions import EventType, VersionCatalog, check_size, render
+from hookline.core.webhook import sent_headers
 from hookline.services.customers import require_customer
 from hookline.services.ports import CatalogReader, CustomerReader, EventReader, EventStore, TaskQueue, TenantEndpoints, TypeNotes, UnqueuedNoteWriter
 
@@ -319,7 +320,12 @@ class EventService:
         event = self._events.get_event(tenant, event_id) if found is not None else None
         if found is None or event is None:
             raise NotFound(f"delivery {delivery_id[:64]} of event {event_id[:64]} not found")
-        return contract.DeliveryDetail.of(found, event_id=event_id, event_type=event.type)
+        endpoint = self._endpoints.get(tenant, found.endpoint_id)
+        custom = dict(endpoint.headers) if endpoint is not None else {}
+        attempts = [
+            {**a.public(), "request_headers": sent_headers(event.id, parse_iso(a.at).timestamp() - a.duration_ms / 1000, custom)} for a in found.attempts
+        ]
+        return contract.DeliveryDetail.of(found, event_id=event_id, event_type=event.type, attempts=attempts)
 
     def retry(self, tenant: str, event_id: str, delivery_id: str) -> contract.RetryAccepted:
         """Retry one delivery now, as a manual attempt with a fresh budget (a failed or a succeeded one)."""

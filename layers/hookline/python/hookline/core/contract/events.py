@@ -331,11 +331,24 @@ class EndpointDelivery(Delivery):
     event_id: EventId
 
 
+class AttemptSent(Attempt):
+    """An attempt with the headers its request carried."""
+
+    request_headers: dict[str, str] = Field(
+        description=(
+            "The headers the attempt was sent with, rebuilt: `webhook-id`, `webhook-timestamp` (its send time: `at`\nless "
+            "`duration_ms`, to the second), `webhook-signature` redacted, `content-type`, `user-agent`, and the\nendpoint's "
+            "custom headers as configured now (a destination gets the signature headers as attributes or\nmetadata)."
+        )
+    )
+
+
 class DeliveryDetail(Delivery):
-    """A delivery with its event's id and type."""
+    """A delivery with its event's id and type, and each attempt's headers."""
 
     event_id: EventId
     event_type: EventType
+    attempts: list[AttemptSent]  # type: ignore[assignment]  # the attempts with their headers
 
 
 class DeliveryPage(Answer):

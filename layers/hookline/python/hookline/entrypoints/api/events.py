@@ -340,6 +340,13 @@ DELIVERY_EXAMPLE = {
             "reason": "400 client error: not retried",
             "response_body": '{"error":"unknown customer"}',
             "trigger": "scheduled",
+            "request_headers": {
+                "webhook-id": "evt_01kkntq2cne6s1c99tvp6dvkt6",
+                "webhook-timestamp": "1773480413",
+                "webhook-signature": "v1,<redacted>",
+                "content-type": "application/json",
+                "user-agent": "hookline/0.1.0",
+            },
         }
     ],
 }

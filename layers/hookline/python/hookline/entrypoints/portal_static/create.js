@@ -1,7 +1,7 @@
 // The add-endpoint view: the form, then the created endpoint's secret, shown once.
 
 import { api } from "./api.js";
-import { busy, clear, errorBox, field, focusHeading, h, heading, replaceContent } from "./dom.js";
+import { busy, clear, errorBox, field, focusHeading, h, heading, replaceContent, report } from "./dom.js";
 import { URL_HINT, where } from "./format.js";
 import { eventTypePicker, numberValue } from "./forms.js";
 import { link } from "./nav.js";
@@ -14,7 +14,7 @@ export function renderCreate(root) {
   const picker = eventTypePicker("new", []);
   const rate = h("input", { type: "number", name: "rate_limit_per_second", min: "0.1", step: "any", inputmode: "decimal", placeholder: "10" });
   const concurrency = h("input", { type: "number", name: "max_concurrency", min: "1", step: "1", inputmode: "numeric", placeholder: "5" });
-  const result = h("div", { class: "result", "data-testid": "create-result", "aria-live": "polite" });
+  const result = h("div", { class: "result", "data-testid": "create-result" });
   const submit = h("button", { type: "submit", class: "btn btn-primary", id: "create-submit", "data-testid": "create-submit", "data-mutating": "" }, "Create endpoint");
   const form = h("form", { class: "form panel", id: "create-form", novalidate: true, "data-testid": "create-form", "data-mutating": "" },
     field("new-url", "URL", url, URL_HINT),
@@ -42,7 +42,7 @@ export function renderCreate(root) {
     const r = numberValue(rate);
     const c = numberValue(concurrency);
     if (Number.isNaN(r) || Number.isNaN(c)) {
-      result.append(errorBox("Rate limit and max concurrency must be numbers.", "create-error"));
+      report(result, errorBox("Rate limit and max concurrency must be numbers.", "create-error"));
       return;
     }
     if (r !== undefined) body.rate_limit_per_second = r;
@@ -53,7 +53,7 @@ export function renderCreate(root) {
       showCreated(root, created);
     } catch (e) {
       busy(submit, false);
-      if (!e.expired) result.append(errorBox(e.message, "create-error"));
+      if (!e.expired) report(result, errorBox(e.message, "create-error"));
     }
   });
   root.append(

@@ -2,7 +2,7 @@
 // and paged; each expands to its attempts, and a failed one can be retried.
 
 import { api, enc, PAGE_SIZE, query } from "./api.js";
-import { busy, button, clear, errorBox, field, h, mutating, replaceContent, section } from "./dom.js";
+import { busy, button, clear, errorBox, field, h, mutating, replaceContent, report, section } from "./dom.js";
 import { DAY_MS, HOUR_MS, millis, plural, timeEl, utcIso } from "./format.js";
 import { current } from "./session.js";
 
@@ -48,34 +48,45 @@ export function renderDeliveries(body, detail, seq) {
     const span = WINDOWS.find(([v]) => v === windowSel.value);
     const since = span && span[2] ? utcIso(new Date(Date.now() - span[2])) : undefined;
     filter = { live: true, status: statusSel.value, since };
-    loadDeliveryPage(detail, filter, list, status, moreWrap, null, seq);
+    loadDeliveryPage(detail, filter, list, status, moreWrap, null, seq, false);
   };
   statusSel.addEventListener("change", load);
   windowSel.addEventListener("change", load);
   load();
 }
 
-async function loadDeliveryPage(detail, filter, list, status, moreWrap, cursor, seq) {
+// One page of the list, appended. `more`: the page was asked for with "More", which goes away, so focus moves to the
+// first delivery the page added (or, with none, to the status saying so) rather than falling to <body>.
+async function loadDeliveryPage(detail, filter, list, status, moreWrap, cursor, seq, more) {
   let page;
   try {
     page = await api("GET", `/v1/endpoints/${enc(detail.id)}/deliveries${query({ status: filter.status, since: filter.since, order: "desc", limit: PAGE_SIZE, cursor })}`);
   } catch (e) {
     if (!e.expired && current(seq) && filter.live) replaceContent(status, errorBox(e.message, "deliveries-error"));
+    busy(moreWrap.querySelector("button"), false);
     return;
   }
   if (!current(seq) || !filter.live) return;
   clear(status);
   const items = Array.isArray(page.items) ? page.items : [];
   if (!cursor && !items.length) status.append(h("p", { class: "empty", "data-testid": "deliveries-empty" }, `No ${filter.status} deliveries in this window.`));
-  for (const d of items) list.append(deliveryRow(d));
+  const rows = items.map(deliveryRow);
+  list.append(...rows);
   list.setAttribute("data-loaded", "true");
   clear(moreWrap);
   if (page.next) {
-    const more = button("More", { class: "btn btn-secondary", "data-testid": "deliveries-more" }, () => {
-      more.remove();
-      loadDeliveryPage(detail, filter, list, status, moreWrap, page.next, seq);
+    const next = button("More", { class: "btn btn-secondary", "data-testid": "deliveries-more" }, () => {
+      const focused = document.activeElement === next;
+      busy(next, true, "Loading…");
+      loadDeliveryPage(detail, filter, list, status, moreWrap, page.next, seq, focused);
     });
-    moreWrap.append(more);
+    moreWrap.append(next);
+  }
+  if (more && rows.length) {
+    rows[0].setAttribute("tabindex", "-1");
+    rows[0].focus();
+  } else if (more) {
+    report(status, h("p", { class: "muted", "data-testid": "deliveries-end" }, "No more deliveries in this window."));
   }
 }
 
@@ -91,7 +102,7 @@ function deliveryRow(d) {
   const panelId = `delivery-${deliverySeq}-attempts`;
   const attempts = h("div", { class: "attempts", id: panelId, hidden: true, "data-testid": "attempts" });
   const statusSlot = h("span", {}, deliveryStatusBadge(d.status));
-  const rowResult = h("span", { class: "row-result", "aria-live": "polite" });
+  const rowResult = h("span", { class: "row-result" });
   const toggle = button("Attempts", { class: "btn btn-small btn-secondary", "aria-expanded": "false", "aria-controls": panelId, "data-testid": "expand-delivery" }, async () => {
     const open = toggle.getAttribute("aria-expanded") === "true";
     if (open) {
@@ -117,11 +128,12 @@ function deliveryRow(d) {
     try {
       const r = await api("POST", `/v1/events/${enc(d.event_id)}/deliveries/${enc(d.id)}/retry`);
       replaceContent(statusSlot, deliveryStatusBadge(r.status || "pending"));
-      rowResult.append(h("span", { class: "ok-text", "data-testid": "retry-queued" }, "Retry queued"));
+      // The button goes (the delivery is queued again): focus moves to the message saying so.
+      report(rowResult, h("span", { class: "ok-text", "data-testid": "retry-queued" }, "Retry queued"));
       retry.remove();
     } catch (e) {
       busy(retry, false);
-      if (!e.expired) rowResult.append(h("span", { class: "error-text", role: "alert", "data-testid": "retry-error" }, e.message));
+      if (!e.expired) report(rowResult, h("span", { class: "error-text", role: "alert", "data-testid": "retry-error" }, e.message));
     }
   }));
   return h("li", { class: "delivery", "data-testid": "delivery-row", "data-delivery-id": d.id, "data-event-id": d.event_id },

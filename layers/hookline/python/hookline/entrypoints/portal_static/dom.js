@@ -80,10 +80,13 @@ export function field(id, label, input, hint) {
   );
 }
 
+// A button at work: its label says so and it is disabled meanwhile. Disabling the focused button drops focus to
+// <body>; when it is enabled again and focus has not gone anywhere else, focus comes back to it.
 export function busy(btn, on, busyLabel) {
   if (!btn) return;
   if (on) {
     btn.dataset.label = btn.textContent;
+    btn.dataset.hadFocus = String(document.activeElement === btn);
     btn.textContent = busyLabel || "Working…";
     btn.disabled = true;
     btn.setAttribute("aria-busy", "true");
@@ -91,7 +94,30 @@ export function busy(btn, on, busyLabel) {
     btn.textContent = btn.dataset.label || btn.textContent;
     btn.disabled = false;
     btn.removeAttribute("aria-busy");
+    if (btn.dataset.hadFocus === "true" && focusLost() && btn.isConnected) btn.focus();
+    delete btn.dataset.hadFocus;
   }
+}
+
+function focusLost() {
+  return !document.activeElement || document.activeElement === document.body;
+}
+
+// The outcome of something the customer pressed (Save, Retry, Replay, Rotate…): shown in `box`, and focus moves
+// to it, since the pressed button may be gone or disabled by then and focus must not fall back to <body>.
+export function report(box, message, ...more) {
+  replaceContent(box, message, ...more);
+  return focusMessage(message);
+}
+
+// A message on the page that reports an outcome, focused: a live region (okBox's role=status, errorBox's role=alert;
+// status unless it says otherwise), so a later change to its words is announced too, and tabindex=-1, so the script
+// can focus it without making it a Tab stop.
+export function focusMessage(message) {
+  if (!message.getAttribute("role")) message.setAttribute("role", "status");
+  message.setAttribute("tabindex", "-1");
+  message.focus();
+  return message;
 }
 
 export function errorBox(message, testid) {
@@ -134,16 +160,25 @@ export function notice(message) {
   box.hidden = false;
 }
 
+// After an action that leaves the view (Delete, Re-enable, Upgrade), the notice reports its outcome: focus moves
+// to it (index.html gives it tabindex=-1), and the new view's heading leaves it there (focusHeading).
+export function focusNotice() {
+  const box = document.getElementById("notice");
+  if (!box.hidden) box.focus();
+}
+
 let firstRender = true;
 
-// The first view keeps the browser's own focus (the top of the page); later ones move it to their heading.
+// The first view keeps the browser's own focus (the top of the page); later ones move it to their heading, unless
+// focus is already in the view or on the notice reporting what just happened.
 export function focusHeading(root) {
   if (firstRender) {
     firstRender = false;
     return;
   }
   const title = root.querySelector(".view-title");
-  if (title && document.activeElement !== title && !root.contains(document.activeElement)) title.focus({ preventScroll: false });
+  const active = document.activeElement;
+  if (title && active !== title && !root.contains(active) && active !== document.getElementById("notice")) title.focus({ preventScroll: false });
 }
 
 // The shared <dialog>: resolves true when confirmed. Esc and Cancel resolve false; focus returns to the opener.

@@ -3,7 +3,7 @@
 // delivery applies) whether a sample event passes the filter as it is typed, before it is saved.
 
 import { api, enc } from "./api.js";
-import { busy, button, clear, errorBox, field, h, mutating, okBox, replaceContent, section } from "./dom.js";
+import { busy, button, clear, errorBox, field, h, mutating, okBox, replaceContent, report, section } from "./dom.js";
 import { state } from "./session.js";
 
 const EXAMPLE = '{"data": {"amount": [{"numeric": [">=", 100]}]}}';
@@ -58,7 +58,7 @@ export function filterSection(detail) {
 }
 
 function editorForm(detail, editor, showSaved) {
-  const result = h("div", { class: "result", "data-testid": "filter-result", "aria-live": "polite" });
+  const result = h("div", { class: "result", "data-testid": "filter-result" });
   const save = h("button", { type: "submit", class: "btn btn-primary", id: "save-filter", "data-testid": "save-filter" }, "Save filter");
   const form = h("form", { class: "form", id: "filter-form", novalidate: true, "data-mutating": "" },
     field("filter-editor", "Filter (JSON)", editor, ["For example ", h("span", { class: "mono" }, EXAMPLE), " delivers only events whose data.amount is at least 100. Leave it empty to remove the filter."]),
@@ -71,23 +71,23 @@ function editorForm(detail, editor, showSaved) {
     const typed = readJson(editor.value, "The filter");
     markInvalid(editor, !!typed.error);
     if (typed.error) {
-      result.append(errorBox(typed.error, "filter-error"));
+      report(result, errorBox(typed.error, "filter-error"));
       return;
     }
     busy(save, true, "Saving…");
     try {
       // Empty removes the filter (null); anything else is the API's to accept or refuse, naming the bad part.
       const updated = await api("PATCH", `/v1/endpoints/${enc(detail.id)}`, { filter: typed.value });
+      busy(save, false);
       detail.filter = updated && updated.filter ? updated.filter : null;
       editor.value = detail.filter ? asText(detail.filter) : "";
       showSaved();
-      result.append(okBox(detail.filter ? "Filter saved." : `Filter removed. ${NO_FILTER}`, "filter-saved"));
+      report(result, okBox(detail.filter ? "Filter saved." : `Filter removed. ${NO_FILTER}`, "filter-saved"));
     } catch (e) {
+      busy(save, false);
       if (e.expired) return;
       markInvalid(editor, e.code === "invalid_filter");
-      result.append(errorBox(refusal(e, "The filter was not saved"), "filter-error"));
-    } finally {
-      busy(save, false);
+      report(result, errorBox(refusal(e, "The filter was not saved"), "filter-error"));
     }
   });
   return form;

@@ -13,6 +13,7 @@ const fmtClock = new Intl.DateTimeFormat(undefined, { hour: "2-digit", minute: "
 const fmtDay = new Intl.DateTimeFormat(undefined, { month: "short", day: "numeric" });
 const fmtDate = new Intl.DateTimeFormat(undefined, { year: "numeric", month: "short", day: "numeric" });
 export const fmtWeekday = new Intl.DateTimeFormat(undefined, { weekday: "short", day: "numeric" });
+export const fmtDayOfMonth = new Intl.DateTimeFormat(undefined, { day: "numeric" }); // a day label where the weekday does not fit
 
 export function utcIso(date) {
   return date.toISOString().replace(/\.\d{3}Z$/, "Z");
@@ -34,7 +35,8 @@ export function dateEl(iso, attrs) {
 }
 
 // What an endpoint's URL field takes: the API refuses plain http unless the deployment allows it (HOOKLINE_ALLOW_HTTP).
-export const URL_HINT = "Where webhooks are sent: an https:// URL (plain http:// only where this deployment allows it, as local mode does).";
+// What the API accepts as an endpoint's URL (validate_url and the deployment's URL policy), in the customer's words.
+export const URL_HINT = "Where webhooks are sent: an https:// URL of a public host, such as https://example.com/webhooks, with no user name or password in it. Plain http://, a port other than 443 or 80, and private or internal addresses are refused unless this service allows them (local mode does).";
 
 export function percent(rate) {
   if (rate === null || rate === undefined || Number.isNaN(rate)) return "—";

@@ -2,8 +2,8 @@
 // last error and backlog, flagged when it needs the customer's attention.
 
 import { api, enc, PAGE_SIZE, query } from "./api.js";
-import { button, clear, errorBox, focusHeading, h, heading, metric, mutating, replaceContent } from "./dom.js";
-import { circuitBadge, count, describeError, disabledReason, millis, percent, statusBadge, timeEl, where } from "./format.js";
+import { busy, button, clear, errorBox, focusHeading, h, heading, metric, mutating, replaceContent } from "./dom.js";
+import { circuitBadge, count, describeError, disabledReason, millis, percent, plural, statusBadge, timeEl, where } from "./format.js";
 import { link } from "./nav.js";
 import { current, producerName, state } from "./session.js";
 
@@ -32,15 +32,18 @@ export function renderOverview(root, seq) {
   );
   focusHeading(root);
   status.append(h("p", { class: "loading" }, "Loading endpoints…"));
-  loadEndpointPage(list, status, moreWrap, null, seq);
+  loadEndpointPage(list, status, moreWrap, null, seq, false);
 }
 
-async function loadEndpointPage(list, status, moreWrap, cursor, seq) {
+// One page of cards, appended. `more`: asked for with "More endpoints", which goes away, so focus moves to the first
+// card the page added rather than falling to <body>.
+async function loadEndpointPage(list, status, moreWrap, cursor, seq, more) {
   let page;
   try {
     page = await api("GET", `/v1/endpoints${query({ limit: PAGE_SIZE, cursor })}`);
   } catch (e) {
     if (!e.expired && current(seq)) replaceContent(status, errorBox(e.message, "endpoints-error"));
+    busy(moreWrap.querySelector("button"), false);
     return;
   }
   if (!current(seq)) return;
@@ -54,22 +57,28 @@ async function loadEndpointPage(list, status, moreWrap, cursor, seq) {
       ),
     );
   }
-  for (const endpoint of items) list.append(endpointCard(endpoint, seq));
+  const cards = items.map((endpoint) => endpointCard(endpoint, seq));
+  list.append(...cards);
   list.setAttribute("data-loaded", "true");
   clear(moreWrap);
   if (page.next) {
-    const more = button("More endpoints", { class: "btn btn-secondary", "data-testid": "endpoints-more" }, () => {
-      more.remove();
-      loadEndpointPage(list, status, moreWrap, page.next, seq);
+    const next = button("More endpoints", { class: "btn btn-secondary", "data-testid": "endpoints-more" }, () => {
+      const focused = document.activeElement === next;
+      busy(next, true, "Loading…");
+      loadEndpointPage(list, status, moreWrap, page.next, seq, focused);
     });
-    moreWrap.append(more);
+    moreWrap.append(next);
+  }
+  if (more && cards.length) {
+    cards[0].setAttribute("tabindex", "-1");
+    cards[0].focus();
   }
 }
 
 function endpointCard(endpoint, seq) {
   const badges = h("div", { class: "badges" }, statusBadge(endpoint));
   const metrics = h("dl", { class: "metrics" },
-    metric("Success rate (24 h)", "…", "success-rate"),
+    metric("Success rate (24 h)", [h("span", { "data-testid": "success-rate" }, "…"), h("span", { class: "metric-note", "data-testid": "success-attempts" })]),
     metric("p95 latency (24 h)", "…", "p95"),
     metric("Failed", "…", "failed-count"),
     metric("Paused", "…", "paused-count"),
@@ -115,6 +124,7 @@ async function fillCard(card, endpoint, badges, metrics, lastError, seq) {
   }
   const set = (testid, value) => replaceContent(metrics.querySelector(`[data-testid="${testid}"]`), value);
   set("success-rate", stats.attempts ? percent(stats.succeeded / stats.attempts) : "no attempts");
+  set("success-attempts", stats.attempts ? `of ${plural(stats.attempts, "attempt", "attempts")}` : "");
   set("p95", millis(stats.latency_ms && stats.latency_ms.p95));
   const backlog = detail.backlog || { failed: 0, paused: 0, more: false };
   set("failed-count", count(backlog.failed || 0, backlog.more));

@@ -5,7 +5,7 @@
 
 import { api, enc } from "./api.js";
 import { renderCreate } from "./create.js";
-import { button, clear, errorBox, h, heading, notice, replaceContent, viewRoot } from "./dom.js";
+import { button, clear, errorBox, focusNotice, h, heading, notice, replaceContent, viewRoot } from "./dom.js";
 import { renderEndpoint } from "./endpoint.js";
 import { showExpired } from "./expired.js";
 import { timeEl } from "./format.js";
@@ -13,7 +13,8 @@ import { onNavigate, route } from "./nav.js";
 import { renderOverview } from "./overview.js";
 import { producerName, readToken, startRender, state } from "./session.js";
 
-// Every navigation starts here; a view's heading takes focus so keyboard and screen-reader users land on it.
+// Every navigation starts here; a view's heading takes focus so keyboard and screen-reader users land on it, or,
+// when the navigation reports an action's outcome (`message`), the notice saying it does.
 function render(message) {
   const seq = startRender();
   notice(message);
@@ -22,6 +23,7 @@ function render(message) {
   if (r.view === "endpoint" && r.id) renderEndpoint(root, r.id, r.tab, seq);
   else if (r.view === "new" && !state.readOnly) renderCreate(root);
   else renderOverview(root, seq);
+  if (message) focusNotice();
 }
 
 function showFatal(message) {

@@ -4,7 +4,7 @@
 
 import { api, enc } from "./api.js";
 import { destinationSection } from "./destination.js";
-import { append, busy, button, clear, confirmDialog, errorBox, field, h, metric, mutating, notice, okBox, replaceContent, section } from "./dom.js";
+import { append, busy, button, clear, confirmDialog, errorBox, field, h, metric, mutating, notice, okBox, replaceContent, report, section } from "./dom.js";
 import { filterSection } from "./filter.js";
 import { acceptedPhrase, attemptSummary, awsDestination, circuitBadge, count, describeError, disabledReason, millis, percent, plural, timeEl, URL_HINT, where } from "./format.js";
 import { eventTypePicker, numberValue } from "./forms.js";
@@ -49,7 +49,7 @@ export function renderSettings(body, detail, seq) {
 
 function statusSection(detail) {
   if (detail.status === "active") return null;
-  const result = h("div", { class: "result", "data-testid": "enable-result", "aria-live": "polite" });
+  const result = h("div", { class: "result", "data-testid": "enable-result" });
   const enableBtn = mutating(button("Re-enable endpoint", { class: "btn btn-primary", id: "enable-endpoint", "data-testid": "enable-endpoint" }, async () => {
     busy(enableBtn, true, "Sending a test event…");
     clear(result);
@@ -63,7 +63,7 @@ function statusSection(detail) {
       if (e.expired) return;
       busy(enableBtn, false);
       const attempt = (e.body && e.body.error && e.body.error.attempt) || null;
-      replaceContent(result, errorBox(e.message, "enable-error"), attempt ? attemptSummary(attempt) : null);
+      report(result, errorBox(e.message, "enable-error"), attempt ? attemptSummary(attempt) : null);
     }
   }));
   return h("section", { class: "panel panel-alert", "data-testid": "disabled-panel", "aria-labelledby": "disabled-title" },
@@ -128,7 +128,7 @@ function configSection(detail, measured) {
   const picker = eventTypePicker("edit", detail.event_types);
   const rate = h("input", { type: "number", name: "rate_limit_per_second", value: detail.rate_limit_per_second, min: "0.1", step: "any", inputmode: "decimal" });
   const concurrency = h("input", { type: "number", name: "max_concurrency", value: detail.max_concurrency, min: "1", step: "1", inputmode: "numeric" });
-  const result = h("div", { class: "result", "data-testid": "settings-result", "aria-live": "polite" });
+  const result = h("div", { class: "result", "data-testid": "settings-result" });
   const save = h("button", { type: "submit", class: "btn btn-primary", id: "save-settings", "data-testid": "save-settings" }, "Save changes");
   mutating(save);
   const form = h("form", { class: "form", id: "settings-form", novalidate: true, "data-mutating": "" },
@@ -157,24 +157,24 @@ function configSection(detail, measured) {
     const r = numberValue(rate);
     const c = numberValue(concurrency);
     if (Number.isNaN(r) || Number.isNaN(c)) {
-      result.append(errorBox("Rate limit and max concurrency must be numbers.", "settings-error"));
+      report(result, errorBox("Rate limit and max concurrency must be numbers.", "settings-error"));
       return;
     }
     if (r !== undefined && r !== detail.rate_limit_per_second) changes.rate_limit_per_second = r;
     if (c !== undefined && c !== detail.max_concurrency) changes.max_concurrency = c;
     if (!Object.keys(changes).length) {
-      result.append(okBox("Nothing to save: no field changed.", "settings-saved"));
+      report(result, okBox("Nothing to save: no field changed.", "settings-saved"));
       return;
     }
     busy(save, true, "Saving…");
     try {
       const updated = await api("PATCH", `/v1/endpoints/${enc(detail.id)}`, changes);
       Object.assign(detail, updated);
-      result.append(okBox("Saved.", "settings-saved"));
-    } catch (e) {
-      if (!e.expired) result.append(errorBox(e.message, "settings-error"));
-    } finally {
       busy(save, false);
+      report(result, okBox("Saved.", "settings-saved"));
+    } catch (e) {
+      busy(save, false);
+      if (!e.expired) report(result, errorBox(e.message, "settings-error"));
     }
   });
   return section("Configuration", "config", form);
@@ -226,7 +226,7 @@ function secretSection(detail) {
       if (!e.expired) replaceContent(shown, errorBox(e.message, "secret-error"));
     }
   });
-  const rotated = h("div", { class: "result", "data-testid": "rotate-result", "aria-live": "polite" });
+  const rotated = h("div", { class: "result", "data-testid": "rotate-result" });
   const rotate = mutating(button("Rotate secret", { class: "btn btn-secondary", id: "rotate-secret", "data-testid": "rotate-secret" }, async () => {
     const ok = await confirmDialog("Rotate the signing secret?", "A new secret signs every webhook from now on. The current one keeps signing too for a while, so you can update your receiver without dropping anything.", "Rotate secret");
     if (!ok) return;
@@ -234,11 +234,12 @@ function secretSection(detail) {
     clear(rotated);
     try {
       const r = await api("POST", `/v1/endpoints/${enc(detail.id)}/secret/rotate`);
+      busy(rotate, false);
       clear(shown);
       reveal.textContent = "Reveal secret";
       reveal.setAttribute("aria-expanded", "false");
-      rotated.append(
-        h("div", { class: "alert alert-ok", role: "status" },
+      report(rotated,
+        h("div", { class: "alert alert-ok", role: "status", "data-testid": "rotate-message" },
           h("p", { class: "strong" }, "New secret (shown once — copy it now):"),
           h("code", { class: "secret", "data-testid": "rotated-secret" }, r.secret),
           h("p", { "data-testid": "rotate-explanation" },
@@ -247,9 +248,8 @@ function secretSection(detail) {
         ),
       );
     } catch (e) {
-      if (!e.expired) rotated.append(errorBox(e.message, "rotate-error"));
-    } finally {
       busy(rotate, false);
+      if (!e.expired) report(rotated, errorBox(e.message, "rotate-error"));
     }
   }));
   return section("Signing secret", "secret",
@@ -295,7 +295,7 @@ function testSection(detail) {
 }
 
 function deleteSection(detail) {
-  const result = h("div", { class: "result", "aria-live": "polite" });
+  const result = h("div", { class: "result", "data-testid": "delete-result" });
   const del = mutating(button("Delete endpoint", { class: "btn btn-danger", id: "delete-endpoint", "data-testid": "delete-endpoint" }, async () => {
     const ok = await confirmDialog("Delete this endpoint?", `${where(detail)} stops receiving webhooks at once. This cannot be undone.`, "Delete endpoint");
     if (!ok) return;
@@ -305,7 +305,7 @@ function deleteSection(detail) {
       navigate({}, { replace: true, notice: `Deleted ${where(detail)}.` });
     } catch (e) {
       busy(del, false);
-      if (!e.expired) replaceContent(result, errorBox(e.message, "delete-error"));
+      if (!e.expired) report(result, errorBox(e.message, "delete-error"));
     }
   }));
   return h("section", { class: "panel panel-danger", "data-testid": "danger", "aria-labelledby": "danger-title" },

@@ -2,7 +2,7 @@
 // its sunset, latest) and the upgrade offer, which moves the endpoint only if it accepts a test event.
 
 import { api, enc } from "./api.js";
-import { busy, button, clear, confirmDialog, errorBox, h, mutating, replaceContent, section } from "./dom.js";
+import { busy, button, clear, confirmDialog, errorBox, h, mutating, replaceContent, report, section } from "./dom.js";
 import { acceptedPhrase, attemptSummary, dateEl, where } from "./format.js";
 import { navigate } from "./nav.js";
 import { current } from "./session.js";
@@ -47,7 +47,7 @@ export function versionSection(detail, seq) {
   const pinned = detail.version;
   const stateSlot = h("span", { "data-testid": "version-state" });
   const offer = h("div", { class: "version-offer", "data-testid": "version-offer", "aria-live": "polite" });
-  const result = h("div", { class: "result", "data-testid": "upgrade-result", "aria-live": "polite" });
+  const result = h("div", { class: "result", "data-testid": "upgrade-result" });
   const panel = section("Payload version", "payload-version",
     h("p", { class: "version-line", "data-testid": "version-line" }, "Pinned to ", h("span", { class: "mono strong", "data-testid": "pinned-version" }, pinned), stateSlot),
     h("p", { class: "muted" }, "Webhooks to this endpoint carry their data in this version's shape; each webhook's version field names it."),
@@ -91,12 +91,12 @@ function upgradeOffer(detail, pinned, target, result) {
       busy(upgrade, false);
       const attempt = (e.body && e.body.error && e.body.error.attempt) || null;
       if (e.status === 424 || e.code === "test_event_failed") {
-        replaceContent(result,
+        report(result,
           errorBox(`Your endpoint did not accept the test event at version ${target}, so it stays pinned to ${pinned}.`, "upgrade-error"),
           attempt ? attemptSummary(attempt) : null,
         );
       } else {
-        replaceContent(result, errorBox(e.message, "upgrade-error"));
+        report(result, errorBox(e.message, "upgrade-error"));
       }
     }
   }));
