@@ -123,7 +123,7 @@ test: setup browser
 test-scale: setup
 	$(PY) -m pytest -q -s -m scale tests/scale
 
-# The customer portal's pages as docs/img/portal-*.png: local mode with demo data, headless Chromium (about 25 s).
+# The customer portal's pages as docs/img/portal-*.png: local mode with demo data, headless Chromium (about 65 s).
 portal-screenshots: $(STAMP)
 	$(PY) -m tests.browser.screenshots
 

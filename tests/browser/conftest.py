@@ -8,7 +8,9 @@
 * `page`: a fresh browser context and page per test (1280×800, en-US, a
   non-UTC time zone so times are visibly converted), which records every
   request the page makes and every uncaught page error; the test fails if
-  the page threw.
+  the page threw. A test marked `axe` (it runs axe-core, tests.browser.a11y,
+  injected as an inline script) gets a context that bypasses the page's CSP;
+  every other test's page enforces it.
 """
 
 from __future__ import annotations
@@ -35,6 +37,11 @@ except ImportError:  # pragma: no cover - the dev venv has it
         collect_ignore_glob = ["test_*.py"]
 
 VIEWPORT: ViewportSize = {"width": 1280, "height": 800}
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "axe: runs axe-core on the portal (tests.browser.a11y): its page's context bypasses the CSP, for that test only")
+
 
 _uids = itertools.count(1)
 
@@ -104,8 +111,9 @@ def page_log() -> PageLog:
 
 
 @pytest.fixture
-def page(browser: Browser, page_log: PageLog) -> Iterator[Page]:
-    context = browser.new_context(viewport=VIEWPORT, locale="en-US", timezone_id=TIMEZONE)
+def page(browser: Browser, page_log: PageLog, request: pytest.FixtureRequest) -> Iterator[Page]:
+    axe = request.node.get_closest_marker("axe") is not None
+    context = browser.new_context(viewport=VIEWPORT, locale="en-US", timezone_id=TIMEZONE, bypass_csp=axe)
     context.set_default_timeout(20_000)
     tab = context.new_page()
     tab.on("request", lambda r: page_log.requests.append(r.url))

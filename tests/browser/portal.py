@@ -1,4 +1,4 @@
-"""Page helpers for the portal tests: open a link, reach an endpoint's tab, move by keyboard."""
+"""Page helpers for the portal tests: open a link, reach an endpoint's tab, move by keyboard, find where focus went."""
 
 from __future__ import annotations
 
@@ -40,7 +40,7 @@ def open_endpoint(page: Page, endpoint_id: str, tab: str = "settings") -> None:
         page.locator(f"[data-testid=tab-{tab}][aria-current=page]").wait_for()
 
 
-def tab_to(page: Page, selector: str, *, max_presses: int = 60) -> None:
+def tab_to(page: Page, selector: str, *, max_presses: int = 100) -> None:
     """Press Tab until the element matching `selector` has focus (keyboard only, no clicks)."""
     for _ in range(max_presses):
         if page.evaluate("(sel) => { const el = document.querySelector(sel); return !!el && el === document.activeElement; }", selector):
@@ -52,3 +52,15 @@ def tab_to(page: Page, selector: str, *, max_presses: int = 60) -> None:
 def mutating_controls(page: Page) -> int:
     """How many controls that change something the current view shows (the page tags each with data-mutating)."""
     return int(page.locator("[data-mutating]").count())
+
+
+def expect_result_focused(page: Page, testid: str) -> Locator:
+    """Focus is on the message reporting an action's outcome (never on <body>): a live region the page focused by script
+    (role status or alert, tabindex -1)."""
+    from playwright.sync_api import expect  # here: conftest imports this module before it knows playwright is there
+
+    message = page.get_by_test_id(testid)
+    expect(message).to_be_focused()
+    assert message.get_attribute("role") in ("status", "alert"), message.get_attribute("role")
+    assert message.get_attribute("tabindex") == "-1"
+    return message

@@ -2,8 +2,9 @@
 
 Starts local mode, makes a demo customer through the producer API (a healthy
 endpoint, one whose receiver fails until it is fixed, one that answered 410
-and disabled itself), opens each page in headless Chromium at 1280×800 (and
-the overview at 390 px wide) and writes docs/img/portal-*.png.
+and disabled itself), opens each page in headless Chromium at 1280×800, and
+again on a 390×844 phone (docs/img/portal-mobile*.png), and writes
+docs/img/portal-*.png.
 
 The failures chart needs a week of history that a fresh local stack cannot
 have, so the failing endpoint's hourly counters for the past days are written
@@ -160,6 +161,42 @@ def capture(page: Page, out: Path, link: str, endpoints: dict[str, Any], crm: We
     shoot(page, out, "expired")
 
 
+def capture_phone(page: Page, out: Path, link: str, endpoints: dict[str, Any], base_url: str) -> None:
+    """The same views on a 390 px phone, each as the screen shows it with the endpoint's tabs at the top."""
+    crm_id = endpoints["crm"]["id"]
+    page.goto(link)
+    page.locator("[data-testid=endpoint-card] [data-testid=p95]").last.filter(has_not_text="…").wait_for()
+    shoot(page, out, "mobile")
+
+    def tabs_on_top() -> None:
+        page.locator("nav.tabs").evaluate("nav => window.scrollTo(0, nav.getBoundingClientRect().top + window.scrollY - 8)")
+
+    page.locator(f"[data-endpoint-id={crm_id}] [data-testid=endpoint-link]").click()
+    page.get_by_test_id("measured-success-rate").wait_for()
+    shoot(page, out, "mobile-settings")
+
+    page.get_by_test_id("tab-deliveries").click()
+    page.get_by_test_id("expand-delivery").first.click()
+    page.get_by_test_id("attempt-row").first.wait_for()
+    tabs_on_top()
+    shoot(page, out, "mobile-delivery-log")
+
+    page.get_by_test_id("tab-failures").click()
+    page.get_by_test_id("failure-window").first.wait_for()
+    tabs_on_top()
+    shoot(page, out, "mobile-failures")
+
+    page.get_by_test_id("back-link").click()
+    page.get_by_test_id("add-endpoint").click()
+    page.get_by_test_id("event-type-option").first.wait_for()
+    page.get_by_label("URL").fill("https://hooks.globex.example/hookline")
+    shoot(page, out, "mobile-create")
+
+    page.goto(f"{base_url}/portal?t={TENANT}#token=hps_this-link-was-revoked")
+    page.get_by_test_id("expired").wait_for()
+    shoot(page, out, "mobile-expired")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.browser.screenshots", description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--out", default=str(OUT), help="where the PNGs go (docs/img)")
@@ -180,13 +217,14 @@ def main(argv: list[str] | None = None) -> int:
             link = producer.session(CUSTOMER, ttl_seconds=86400)["url"]
             with sync_playwright() as p:
                 browser = p.chromium.launch(executable_path=chromium, headless=True)
+                # The phone first: the desktop's capture ends with a replay, after which no failed delivery of this hour
+                # is left to expand in the delivery log.
+                mobile = browser.new_context(
+                    viewport={"width": 390, "height": 844}, locale="en-US", timezone_id=TIMEZONE, is_mobile=True, has_touch=True, device_scale_factor=1
+                )
+                capture_phone(mobile.new_page(), out, producer.session(CUSTOMER, ttl_seconds=86400)["url"], endpoints, stack.base_url)
                 context = browser.new_context(viewport={"width": 1280, "height": 800}, locale="en-US", timezone_id=TIMEZONE, device_scale_factor=1)
                 capture(context.new_page(), out, link, endpoints, receivers[1], stack.base_url)
-                mobile = browser.new_context(viewport={"width": 390, "height": 844}, locale="en-US", timezone_id=TIMEZONE, is_mobile=True, has_touch=True)
-                phone = mobile.new_page()
-                phone.goto(producer.session(CUSTOMER, read_only=True)["url"])
-                phone.locator("[data-testid=endpoint-card] [data-testid=p95]").last.filter(has_not_text="…").wait_for()
-                shoot(phone, out, "mobile")
                 browser.close()
         finally:
             for r in receivers:

@@ -4,6 +4,11 @@ Each test makes its own customer, endpoints and events through the producer
 API, opens the customer's portal link, and drives the page as a person would
 (clicks, typing, Tab and Enter). The receivers are real HTTP servers on
 127.0.0.1 whose answers a test changes mid-way ("the customer fixed it").
+
+On the way, the tests marked `axe` check each view they reach with axe-core at
+1,280 and 390 px, and that Tab reaches every control with a visible focus ring
+(tests.browser.a11y); after Retry, Replay, Save, Rotate and Delete, pressed by
+keyboard, focus is on the message reporting the outcome.
 """
 
 from __future__ import annotations
@@ -18,7 +23,8 @@ from playwright.sync_api import Page, expect
 from standardwebhooks.webhooks import Webhook
 
 from local.receiver import WebhookReceiver
-from tests.browser.portal import TIMEZONE, card, open_endpoint, open_portal, tab_to
+from tests.browser.a11y import assert_accessible, assert_chart_fits, assert_keyboard_reachable
+from tests.browser.portal import TIMEZONE, card, expect_result_focused, open_endpoint, open_portal, tab_to
 from tests.browser.stack import Producer, wait_until
 from tests.support.receiver import Answer, running_receiver
 
@@ -27,6 +33,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 SENTENCE = re.compile(r"^(\d+) deliveries failed between (\d\d:\d\d) and (\d\d:\d\d) on ([A-Z][a-z]{2}) (\d{1,2})\.$")
 
 
+@pytest.mark.axe
 def test_a_failing_endpoint_is_flagged_its_failures_charted_and_replayed_in_one_click(page: Page, producer: Producer, customer: str) -> None:
     # Given a customer with a healthy endpoint and one whose receiver answers 500
     with WebhookReceiver(port=0) as healthy_rx, WebhookReceiver(port=0, status=500) as failing_rx:
@@ -48,10 +55,15 @@ def test_a_failing_endpoint_is_flagged_its_failures_charted_and_replayed_in_one_
         expect(failing_card.get_by_test_id("attention-flag")).to_have_text("Needs attention")
         expect(failing_card.get_by_test_id("failed-count")).to_have_text("3")
         expect(failing_card.get_by_test_id("success-rate")).to_have_text("0%")
+        expect(failing_card.get_by_test_id("success-attempts")).to_have_text("of 6 attempts")  # 3 deliveries, 2 attempts each
         expect(failing_card.get_by_test_id("last-error")).to_contain_text("HTTP 500")
         expect(healthy_card.get_by_test_id("success-rate")).to_have_text("100%")
+        expect(healthy_card.get_by_test_id("success-attempts")).to_have_text("of 3 attempts")
         expect(healthy_card.get_by_test_id("circuit-badge")).to_have_text("Circuit closed")
         expect(healthy_card.get_by_test_id("attention-flag")).to_have_count(0)
+        # And the overview passes axe-core at both widths, Tab reaching each of its controls with a visible focus ring
+        assert_accessible(page, "endpoints overview")
+        assert_keyboard_reachable(page, "endpoints overview")
 
         # When they open its failures
         failing_card.get_by_test_id("failures-link").click()
@@ -71,12 +83,21 @@ def test_a_failing_endpoint_is_flagged_its_failures_charted_and_replayed_in_one_
         ]
         start, end = hours[0].astimezone(ZoneInfo(TIMEZONE)), (hours[-1] + timedelta(hours=1)).astimezone(ZoneInfo(TIMEZONE))
         assert match.groups()[1:] == (f"{start:%H:%M}", f"{end:%H:%M}", f"{start:%b}", str(start.day))
+        # And the chart fits its box: every label inside it and at least 11 px, every hour's bar at least 2 px wide
+        assert_chart_fits(page)
+        # And the view passes axe-core at both widths, Tab reaching each control with a visible focus ring
+        assert_accessible(page, "failures view")
+        assert_keyboard_reachable(page, "failures view")
 
-        # When the receiver is fixed and they replay the selected window with one click
+        # When the receiver is fixed and they replay the selected window with one key press on its button
         failing_rx.status = 200
-        page.get_by_test_id("replay-button").click()
+        tab_to(page, "#replay-window")
+        page.keyboard.press("Enter")
 
-        # Then the progress updates until the replay completes: 3 matched, 3 delivered, none failed
+        # Then focus is on the message reporting the replay, which says when it is done
+        note = expect_result_focused(page, "replay-note")
+        expect(note).to_have_text("Done: 3 deliveries succeeded.", timeout=30_000)
+        # And the progress updates until the replay completes: 3 matched, 3 delivered, none failed
         progress = page.locator("[data-testid=replay-progress][data-complete=true]")
         expect(progress).to_be_visible(timeout=30_000)
         expect(progress.get_by_test_id("replay-status")).to_have_text("completed")
@@ -92,6 +113,7 @@ def test_a_failing_endpoint_is_flagged_its_failures_charted_and_replayed_in_one_
         expect(page.get_by_test_id("deliveries-empty")).to_have_text("No failed deliveries in this window.")
 
 
+@pytest.mark.axe
 def test_the_delivery_log_pages_newest_first_expands_to_attempts_and_retries_one(page: Page, producer: Producer, customer: str) -> None:
     # Given 21 deliveries that failed for good (two attempts each): one more than a page
     with WebhookReceiver(port=0, status=500) as rx:
@@ -114,10 +136,14 @@ def test_the_delivery_log_pages_newest_first_expands_to_attempts_and_retries_one
         utc = datetime.fromisoformat(stamps[0].replace("Z", "+00:00"))
         assert first.get_attribute("title") == f"{stamps[0]} (UTC)"
         assert f"{utc.astimezone(ZoneInfo(TIMEZONE)):%H:%M:%S}" in (first.text_content() or "")
-        # And "More" loads the rest, then goes away
-        page.get_by_test_id("deliveries-more").click()
+        # And the log passes axe-core at both widths
+        assert_accessible(page, "delivery log")
+        # And "More", pressed by keyboard, loads the rest and goes away, focus moving to the first delivery it added
+        page.get_by_test_id("deliveries-more").focus()
+        page.keyboard.press("Enter")
         expect(rows).to_have_count(21)
         expect(page.get_by_test_id("deliveries-more")).to_have_count(0)
+        expect(rows.nth(20)).to_be_focused()
 
         # When they filter to paused deliveries, there are none; back to failed in the last hour, all 21
         page.get_by_label("Status").select_option("paused")
@@ -136,13 +162,18 @@ def test_the_delivery_log_pages_newest_first_expands_to_attempts_and_retries_one
         expect(newest.get_by_test_id("attempt-status")).to_have_text(["500", "500"])
         expect(attempts.first).to_contain_text("scheduled")
         expect(newest.get_by_test_id("attempt-response").first).to_have_text('{"received": false}')
+        # And the expanded log passes axe-core at both widths, Tab reaching each control with a visible focus ring
+        assert_accessible(page, "delivery log, expanded")
+        assert_keyboard_reachable(page, "delivery log, expanded")
 
-        # When the receiver is fixed and they retry that one delivery
+        # When the receiver is fixed and they retry that one delivery, by keyboard
         rx.status = 200
-        newest.get_by_test_id("retry-delivery").click()
+        tab_to(page, "[data-testid=delivery-row]:first-child [data-testid=retry-delivery]")
+        page.keyboard.press("Enter")
 
-        # Then it is queued, and it succeeds as a manual attempt
-        expect(newest.get_by_test_id("retry-queued")).to_have_text("Retry queued")
+        # Then it is queued, focus on the message saying so (the button is gone), and it succeeds as a manual attempt
+        expect(expect_result_focused(page, "retry-queued")).to_have_text("Retry queued")
+        expect(newest.get_by_test_id("retry-delivery")).to_have_count(0)
         event_id, delivery_id = newest.get_attribute("data-event-id"), newest.get_attribute("data-delivery-id")
         wait_until(lambda: producer.call("GET", f"/v1/events/{event_id}/deliveries/{delivery_id}")["status"] == "succeeded", "the retried delivery to succeed")
         newest.get_by_test_id("expand-delivery").click()  # close
@@ -164,12 +195,17 @@ def test_rotating_the_secret_shows_it_once_and_the_next_webhook_verifies_with_it
         page.get_by_test_id("reveal-secret").click()
         expect(page.get_by_test_id("secret-value")).to_have_text(endpoint["secret"])
 
-        # When they rotate it, confirming in the dialog
-        page.get_by_test_id("rotate-secret").click()
+        # When they rotate it by keyboard, confirming in the dialog (Tab from Cancel to the confirm button)
+        tab_to(page, "#rotate-secret")
+        page.keyboard.press("Enter")
         expect(page.get_by_test_id("confirm-dialog")).to_be_visible()
-        page.get_by_test_id("confirm-ok").click()
+        expect(page.get_by_test_id("confirm-cancel")).to_be_focused()
+        page.keyboard.press("Tab")
+        expect(page.get_by_test_id("confirm-ok")).to_be_focused()
+        page.keyboard.press("Enter")
 
-        # Then the new secret shows once, with the overlap explained
+        # Then focus is on the message with the new secret, shown once, with the overlap explained
+        expect_result_focused(page, "rotate-message")
         rotated = page.get_by_test_id("rotated-secret")
         expect(rotated).to_have_text(re.compile(r"^whsec_\S+$"))
         new_secret = rotated.text_content() or ""
@@ -193,6 +229,7 @@ def test_rotating_the_secret_shows_it_once_and_the_next_webhook_verifies_with_it
         expect(page.get_by_test_id("previous-secret")).to_have_text(endpoint["secret"])
 
 
+@pytest.mark.axe
 def test_a_disabled_endpoint_is_re_enabled_after_a_test_event_and_its_paused_deliveries_go_out(page: Page, producer: Producer, customer: str) -> None:
     # Given an endpoint the producer disabled, with a paused delivery
     with WebhookReceiver(port=0, status=503) as rx:
@@ -212,10 +249,14 @@ def test_a_disabled_endpoint_is_re_enabled_after_a_test_event_and_its_paused_del
         open_endpoint(page, endpoint["id"])
         page.get_by_test_id("enable-endpoint").click()
 
-        # Then the test event's outcome and the API's message show, and it stays disabled
-        expect(page.get_by_test_id("enable-error")).to_contain_text("did not accept the test event")
+        # Then the test event's outcome and the API's message show, focused, and it stays disabled
+        expect(expect_result_focused(page, "enable-error")).to_contain_text("did not accept the test event")
         expect(page.get_by_test_id("attempt-summary")).to_contain_text("503")
         assert producer.get_endpoint(endpoint["id"])["status"] == "disabled"
+        # And the settings, with the disabled panel and the error, pass axe-core at both widths, every control reached by Tab
+        page.get_by_test_id("measured-success-rate").wait_for()
+        assert_accessible(page, "endpoint settings")
+        assert_keyboard_reachable(page, "endpoint settings")
 
         # When the receiver is fixed and they try again
         rx.status = 200
@@ -224,6 +265,7 @@ def test_a_disabled_endpoint_is_re_enabled_after_a_test_event_and_its_paused_del
         # Then it is active, its paused delivery is being re-queued, the notice follows the job until it is done, and it arrives
         notice = page.get_by_test_id("notice")
         expect(notice).to_have_text("The endpoint is active again; its paused deliveries are being re-queued.")
+        expect_result_focused(page, "notice")
         expect(page.get_by_test_id("status-badge")).to_have_text("Active")
         expect(notice).to_have_text("The endpoint is active again; 1 paused delivery re-queued, done.", timeout=20_000)
         expect(page.get_by_test_id("disabled-panel")).to_have_count(0)
@@ -251,26 +293,29 @@ def test_a_rate_limit_above_the_ceiling_shows_the_api_error_and_one_within_it_sa
         expect(pace.get_by_label("Rate limit (per second)")).to_have_value("20")
         expect(pace.get_by_text("Up to 20 per second on your plan.")).to_be_visible()
 
-        # When the customer asks for 500 per second
+        # When the customer asks for 500 per second, and presses Save by keyboard
         page.get_by_label("Rate limit (per second)").fill("500")
-        page.get_by_test_id("save-settings").click()
+        tab_to(page, "#save-settings")
+        page.keyboard.press("Enter")
 
-        # Then the API's message names the ceiling, and nothing changed
-        expect(page.get_by_test_id("settings-error")).to_contain_text("above the customer's ceiling of 20")
+        # Then the API's message names the ceiling, focused, and nothing changed
+        expect(expect_result_focused(page, "settings-error")).to_contain_text("above the customer's ceiling of 20")
         assert producer.get_endpoint(endpoint["id"])["rate_limit_per_second"] == 20
 
         # When they ask for 15 and a description with an extra event type typed in
         page.get_by_label("Rate limit (per second)").fill("15")
         page.get_by_label("Description").fill("Orders, paced")
         page.get_by_label("Other event types").fill("order.shipped")
-        page.get_by_test_id("save-settings").click()
+        tab_to(page, "#save-settings")
+        page.keyboard.press("Enter")
 
-        # Then it saves
-        expect(page.get_by_test_id("settings-saved")).to_have_text("Saved.")
+        # Then it saves, focus on the message saying so
+        expect(expect_result_focused(page, "settings-saved")).to_have_text("Saved.")
         saved = producer.get_endpoint(endpoint["id"])
         assert (saved["rate_limit_per_second"], saved["description"], saved["event_types"]) == (15, "Orders, paced", ["order.shipped"])
 
 
+@pytest.mark.axe
 def test_an_endpoint_is_created_with_the_keyboard_only(page: Page, producer: Producer, customer: str) -> None:
     # Given a customer with no endpoint yet, and an event type the producer has sent before
     producer.event(customer, "invoice.paid")
@@ -283,9 +328,22 @@ def test_an_endpoint_is_created_with_the_keyboard_only(page: Page, producer: Pro
     assert outline != "none", "the focused control shows no focus ring"
     page.keyboard.press("Enter")
     expect(page.get_by_test_id("create-form")).to_be_visible()
-
-    # And fill the form by typing, ticking a known event type with Space and typing another, then Enter
+    # And the form, its event types loaded, passes axe-core at both widths, Tab reaching each control with a visible focus ring
+    expect(page.locator("[data-testid=event-type-option][value='invoice.paid']")).to_be_attached()
+    assert_accessible(page, "create view")
+    assert_keyboard_reachable(page, "create view")
+    # And the URL field's hint says what it accepts: a URL with a user name and password in it, which it says is refused, is
+    url_hint = re.compile(r"^Where webhooks are sent: an https:// URL of a public host, .* with no user name or password in it\. Plain http://")
+    expect(page.get_by_label("URL")).to_have_accessible_description(url_hint)
     tab_to(page, "#new-url")
+    page.keyboard.type("https://user:pass@hooks.example.com/keyboard")
+    tab_to(page, "#create-submit")
+    page.keyboard.press("Enter")
+    expect(expect_result_focused(page, "create-error")).to_contain_text("must not contain credentials")
+
+    # When they fill the form by typing, ticking a known event type with Space and typing another, then Enter
+    tab_to(page, "#new-url")
+    page.keyboard.press("ControlOrMeta+A")
     page.keyboard.type("https://hooks.example.com/keyboard")
     page.keyboard.press("Tab")
     page.keyboard.type("Made without a mouse")
@@ -319,8 +377,9 @@ def test_deleting_an_endpoint_asks_first_and_a_cancel_keeps_it(page: Page, produ
     open_portal(page, producer.session(customer)["url"])
     open_endpoint(page, endpoint["id"])
 
-    # When the customer asks to delete it, then backs out with Escape
-    page.get_by_test_id("delete-endpoint").click()
+    # When the customer asks to delete it by keyboard, then backs out with Escape
+    tab_to(page, "#delete-endpoint")
+    page.keyboard.press("Enter")
     dialog = page.get_by_test_id("confirm-dialog")
     expect(dialog).to_be_visible()
     expect(dialog).to_contain_text("https://hooks.example.com/to-delete stops receiving webhooks at once")
@@ -331,12 +390,14 @@ def test_deleting_an_endpoint_asks_first_and_a_cancel_keeps_it(page: Page, produ
     expect(page.get_by_test_id("delete-endpoint")).to_be_focused()
     assert producer.get_endpoint(endpoint["id"])["id"] == endpoint["id"]
 
-    # When they confirm it
-    page.get_by_test_id("delete-endpoint").click()
-    page.get_by_test_id("confirm-ok").click()
+    # When they press it again and confirm (Tab from Cancel to the confirm button, Enter)
+    page.keyboard.press("Enter")
+    expect(page.get_by_test_id("confirm-cancel")).to_be_focused()
+    page.keyboard.press("Tab")
+    page.keyboard.press("Enter")
 
-    # Then they are back on the overview, told so, and the endpoint is gone
-    expect(page.get_by_test_id("notice")).to_have_text("Deleted https://hooks.example.com/to-delete.")
+    # Then they are back on the overview, focus on the notice telling them so, and the endpoint is gone
+    expect(expect_result_focused(page, "notice")).to_have_text("Deleted https://hooks.example.com/to-delete.")
     expect(page.get_by_test_id("endpoints-empty")).to_be_visible()
     producer.call("GET", f"/v1/endpoints/{endpoint['id']}", expect=(404,))
 

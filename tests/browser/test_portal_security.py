@@ -1,16 +1,19 @@
-"""The portal's safety in headless Chromium: read-only sessions, expired links, XSS, CSP, no foreign requests, narrow screens."""
+"""The portal's safety in headless Chromium: read-only sessions, expired links, XSS, CSP, no foreign requests, narrow
+screens, and the accessibility check itself (axe-core catches what it should)."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 from urllib.parse import urlsplit
+from zoneinfo import ZoneInfo
 
 import pytest
 import requests
 from playwright.sync_api import Browser, Page, expect
 
 from local.receiver import WebhookReceiver
-from tests.browser.portal import PageLog, card, mutating_controls, open_endpoint, open_portal
+from tests.browser.a11y import DESKTOP, PHONE, assert_accessible, assert_chart_fits, overflowing, resize, tab_labels
+from tests.browser.portal import TIMEZONE, PageLog, card, mutating_controls, open_endpoint, open_portal
 from tests.browser.stack import TENANT, Producer
 from tests.support.receiver import Answer, running_receiver
 
@@ -110,6 +113,29 @@ def test_a_link_naming_another_tenant_reloads_under_the_sessions_own(page: Page,
     assert page.evaluate("document.body.dataset.producer") == "Acme Billing"
 
 
+@pytest.mark.axe
+def test_the_expiry_page_passes_axe_and_a_planted_violation_fails_the_check(page: Page, producer: Producer) -> None:
+    # Given the expiry page
+    page.goto(f"{producer.base_url}/portal?t={TENANT}#token=hps_not-a-real-token")
+    expect(page.get_by_test_id("expired-message")).to_be_visible()
+    # Then axe-core finds no violation of WCAG 2.2 A/AA or AAA contrast on it, at 1,280 and 390 px
+    assert_accessible(page, "expiry page")
+
+    # When an unlabelled text field is planted in it
+    page.evaluate("() => document.querySelector('[data-testid=expired]').append(Object.assign(document.createElement('input'), {type: 'text', id: 'planted'}))")
+    # Then the check fails, naming the rule and the field
+    with pytest.raises(AssertionError) as unlabelled:
+        assert_accessible(page, "expiry page", widths=(DESKTOP,))
+    assert "label (critical)" in str(unlabelled.value) and "#planted" in str(unlabelled.value)
+
+    # When, instead, the message is greyed to 5.7:1: enough for AA (4.5:1), not for AAA (7:1)
+    page.evaluate("() => { document.getElementById('planted').remove(); document.querySelector('[data-testid=expired-message]').style.color = '#666666'; }")
+    # Then the check fails on AAA contrast alone: that rule is on
+    with pytest.raises(AssertionError) as greyed:
+        assert_accessible(page, "expiry page", widths=(DESKTOP,))
+    assert "color-contrast-enhanced" in str(greyed.value) and "color-contrast (" not in str(greyed.value)
+
+
 def test_a_bogus_token_or_none_shows_the_expiry_page(page: Page, producer: Producer) -> None:
     # When a made-up token is opened
     page.goto(f"{producer.base_url}/portal?t={TENANT}#token=hps_not-a-real-token")
@@ -192,26 +218,55 @@ def test_the_page_is_served_with_a_strict_csp_and_requests_nothing_from_another_
 
 
 def test_the_portal_stays_usable_at_390_px(browser: Browser, producer: Producer, customer: str) -> None:
-    # Given a phone-sized window and an endpoint with a long URL
-    with WebhookReceiver(port=0) as rx:
+    # Given a phone-sized window and an endpoint with a long URL whose receiver fails: a one-hour spike at the chart's edge
+    with WebhookReceiver(port=0, status=500) as rx:
         endpoint = producer.endpoint(customer, rx.url + "/a-rather-long-path/that/keeps/going/and-going", description="Phone check")
-        context = browser.new_context(viewport={"width": 390, "height": 844}, locale="en-US", is_mobile=True, has_touch=True)
+        producer.event(customer, "invoice.paid")
+        producer.wait_for_failed(endpoint["id"], 1)
+        context = browser.new_context(viewport={"width": 390, "height": 844}, locale="en-US", timezone_id=TIMEZONE, is_mobile=True, has_touch=True)
         try:
             phone = context.new_page()
             open_portal(phone, producer.session(customer)["url"])
             expect(card(phone, endpoint["id"]).get_by_test_id("p95")).not_to_have_text("…")
-            # Then nothing overflows sideways, on the overview or on any of the endpoint's views
-            widths = {"overview": phone.evaluate("document.documentElement.scrollWidth")}
+            # Then nothing sticks out sideways or is cut off, on the overview or on any of the endpoint's views
+            found = {"overview": overflowing(phone)}
             card(phone, endpoint["id"]).get_by_test_id("endpoint-link").tap()
-            phone.get_by_test_id("endpoint-title").wait_for()
-            widths["settings"] = phone.evaluate("document.documentElement.scrollWidth")
-            for tab in ("deliveries", "failures"):
-                phone.get_by_test_id(f"tab-{tab}").tap()
-                phone.locator(f"[data-testid=tab-{tab}][aria-current=page]").wait_for()
-                widths[tab] = phone.evaluate("document.documentElement.scrollWidth")
-            assert widths == dict.fromkeys(widths, 390)
+            phone.get_by_test_id("measured-success-rate").wait_for()
+            found["settings"] = overflowing(phone)
+            # And every tab's label is whole, inside its tab and the bar (the active one too)
+            phone.get_by_test_id("tab-failures").tap()
+            phone.locator("[data-testid=tab-failures][aria-current=page]").wait_for()
+            phone.get_by_test_id("failure-window").first.wait_for()
+            tabs = tab_labels(phone)
+            assert tabs == [{"text": label, "inBar": True, "inTab": True} for label in ("Settings", "Delivery log", "Failures & replay")], tabs
+            found["failures"] = overflowing(phone)
+            # And the chart is legible: labels inside it at 11 px or more, every hour's bar at least 2 px wide, the spike inside
+            chart = assert_chart_fits(phone)
+            assert chart["width"] <= 390
+            assert [i for i, bar in enumerate(chart["bars"]) if bar["count"]] in ([166], [167]), "the spike is in the last hours"
+            # And when the clock reads half past midnight (the chart's last day has just begun), no day label is cut off
+            # at the chart's edge, on the phone or, the same page widened, on a desktop
+            midnight = (datetime.now(ZoneInfo(TIMEZONE)) + timedelta(days=1)).replace(hour=0, minute=30, second=0, microsecond=0)
+            phone.clock.set_fixed_time(midnight)
+            phone.get_by_test_id("tab-failures").tap()
+            last_hour = midnight.replace(minute=0).astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+            expect(phone.get_by_test_id("chart-bar").last).to_have_attribute("data-hour", last_hour)
+            assert_chart_fits(phone)
+            resize(phone, DESKTOP)
+            assert_chart_fits(phone)
+            resize(phone, PHONE, 844)
+            phone.get_by_test_id("tab-deliveries").tap()
+            phone.get_by_test_id("expand-delivery").first.tap()
+            phone.get_by_test_id("attempt-row").first.wait_for()
+            found["delivery log, expanded"] = overflowing(phone)
+            phone.get_by_test_id("back-link").tap()
+            phone.get_by_test_id("add-endpoint").tap()
+            phone.get_by_test_id("event-type-option").first.wait_for()
+            found["create"] = overflowing(phone)
+            assert found == {view: [] for view in found}, found
             # And the main controls are still on screen and large enough to tap
-            phone.get_by_test_id("tab-settings").tap()
+            phone.get_by_test_id("back-link").tap()
+            card(phone, endpoint["id"]).get_by_test_id("endpoint-link").tap()
             box = phone.get_by_test_id("save-settings").bounding_box()
             assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390 and box["height"] >= 36
         finally:
