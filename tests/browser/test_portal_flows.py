@@ -108,8 +108,11 @@ def test_a_failing_endpoint_is_flagged_its_failures_charted_and_replayed_in_one_
         redelivered = {r.headers["webhook-id"] for r in failing_rx.received if r.status == 200}
         assert {d["event_id"] for d in failed} <= redelivered
         assert producer.deliveries(failing["id"]) == []
-        # And the delivery log says so too
+        # And the delivery log says so too: the replayed ones succeeded, and none is failed
         page.get_by_test_id("tab-deliveries").click()
+        replayed = page.locator(f"[data-testid=delivery-row][data-event-id='{failed[0]['event_id']}'] [data-testid=delivery-status]")
+        expect(replayed).to_have_text("succeeded")
+        page.get_by_label("Status").select_option("failed")
         expect(page.get_by_test_id("deliveries-empty")).to_have_text("No failed deliveries in this window.")
 
 
@@ -182,6 +185,54 @@ def test_the_delivery_log_pages_newest_first_expands_to_attempts_and_retries_one
         expect(attempts.last).to_contain_text("manual")
         expect(newest.get_by_test_id("delivery-status")).to_have_text("succeeded")
         assert len(producer.deliveries(endpoint["id"])) == 20
+
+
+@pytest.mark.axe
+def test_the_delivery_log_shows_every_delivery_filters_by_status_and_finds_one_by_its_event(page: Page, producer: Producer, customer: str) -> None:
+    # Given 3 deliveries that succeeded, 2 that failed for good (400) and 1 paused (its endpoint disabled when it was sent)
+    with WebhookReceiver(port=0) as rx:
+        endpoint = producer.endpoint(customer, rx.url, rate_limit_per_second=20, headers={"x-team": "billing"})
+        succeeded = [producer.event(customer, "order.created", {"n": i})["id"] for i in range(3)]
+        wait_until(lambda: len(producer.deliveries(endpoint["id"], "succeeded")) == 3, "3 succeeded deliveries")
+        rx.status = 400
+        failed = [producer.event(customer, "order.created", {"n": 10 + i})["id"] for i in range(2)]
+        producer.wait_for_failed(endpoint["id"], 2)
+        producer.call("PATCH", f"/v1/endpoints/{endpoint['id']}", {"status": "disabled"})
+        paused = producer.event(customer, "order.created", {"n": 20})["id"]
+        wait_until(lambda: len(producer.deliveries(endpoint["id"], "paused")) == 1, "1 paused delivery")
+    open_portal(page, producer.session(customer)["url"])
+
+    # When the customer opens the endpoint's delivery log, Then all 6 show (the "all" filter is the first)
+    open_endpoint(page, endpoint["id"], "deliveries")
+    rows = page.get_by_test_id("delivery-row")
+    expect(rows).to_have_count(6)
+    shown = rows.evaluate_all("rows => rows.map(r => r.dataset.eventId)")
+    assert sorted(shown) == sorted([*succeeded, *failed, paused])
+    # And "succeeded" shows the 3 that succeeded, "failed" the 2, "paused" the 1
+    for status, wanted in (("succeeded", succeeded), ("failed", failed), ("paused", [paused])):
+        page.get_by_label("Status").select_option(status)
+        expect(rows).to_have_count(len(wanted))
+        assert sorted(rows.evaluate_all("rows => rows.map(r => r.dataset.eventId)")) == sorted(wanted)
+    page.get_by_label("Status").select_option("all")
+    expect(rows).to_have_count(6)
+
+    # When they search for one failed delivery's event id, Then that one shows, alone
+    page.get_by_label("Event id").fill(failed[1])
+    page.get_by_label("Event id").press("Enter")
+    expect(rows).to_have_count(1)
+    expect(rows.first).to_have_attribute("data-event-id", failed[1])
+    # And its attempt shows the headers it was sent with, the signature redacted, the endpoint's own header among them
+    rows.first.get_by_test_id("expand-delivery").click()
+    sent = rows.first.get_by_test_id("attempt-headers").first
+    sent.locator("summary").click()
+    expect(sent).to_contain_text(f"webhook-id: {failed[1]}")
+    expect(sent).to_contain_text("webhook-signature: v1,<redacted>")
+    expect(sent).to_contain_text("x-team: billing")
+    # And the view passes axe-core at both widths
+    assert_accessible(page, "delivery log, one found by its event")
+    # When they go back to the whole log, Then all 6 show again
+    page.get_by_test_id("search-clear").click()
+    expect(rows).to_have_count(6)
 
 
 def test_rotating_the_secret_shows_it_once_and_the_next_webhook_verifies_with_it(page: Page, producer: Producer, customer: str) -> None:

@@ -1,10 +1,19 @@
-// The endpoint's delivery log tab: its failed or paused deliveries, newest first, filtered by status and time window
-// and paged; each expands to its attempts, and a failed one can be retried.
+// The endpoint's delivery log tab: every delivery, newest first, filtered by status and time window and paged, or the
+// one delivery of an event found by its id; each expands to its attempts (with the headers sent), and one that ended
+// can be retried.
 
 import { api, enc, PAGE_SIZE, query } from "./api.js";
 import { busy, button, clear, errorBox, field, h, mutating, replaceContent, report, section } from "./dom.js";
 import { DAY_MS, HOUR_MS, millis, plural, timeEl, utcIso } from "./format.js";
 import { current } from "./session.js";
+
+const STATUSES = [
+  ["all", "All"],
+  ["succeeded", "Succeeded"],
+  ["failed", "Failed"],
+  ["pending", "Retrying (pending)"],
+  ["paused", "Paused"],
+];
 
 const WINDOWS = [
   ["1h", "Last hour", HOUR_MS],
@@ -15,10 +24,13 @@ const WINDOWS = [
 ];
 
 export function renderDeliveries(body, detail, seq) {
-  const statusSel = h("select", { name: "status", "data-testid": "filter-status" },
-    h("option", { value: "failed" }, "Failed"),
-    h("option", { value: "paused" }, "Paused"),
-  );
+  const statusSel = h("select", { name: "status", "data-testid": "filter-status" }, STATUSES.map(([v, label]) => h("option", { value: v }, label)));
+  const searchInput = h("input", { type: "search", name: "event", "data-testid": "search-event", autocomplete: "off", spellcheck: "false", placeholder: "evt_… or your own id" });
+  const clearSearch = button("Show all", { class: "btn btn-secondary", type: "button", "data-testid": "search-clear", hidden: true }, () => {
+    searchInput.value = "";
+    load();
+    statusSel.focus();
+  });
   const windowSel = h("select", { name: "window", "data-testid": "filter-window" }, WINDOWS.map(([v, label]) => h("option", { value: v, selected: v === "7d" }, label)));
   const list = h("ul", { class: "delivery-list", "data-testid": "delivery-list", "aria-label": "Deliveries, newest first" });
   const status = h("div", { class: "list-status", "aria-live": "polite" });
@@ -28,10 +40,19 @@ export function renderDeliveries(body, detail, seq) {
     field("filter-window", "Time window", windowSel),
   );
   filters.addEventListener("submit", (ev) => ev.preventDefault());
+  const search = h("form", { class: "filters", role: "search", "aria-label": "Find a delivery by its event" },
+    field("search-event", "Event id", searchInput),
+    h("div", { class: "filter-actions" }, h("button", { type: "submit", class: "btn btn-primary", "data-testid": "search-submit" }, "Find"), clearSearch),
+  );
+  search.addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    load();
+  });
   body.append(
     section("Delivery log", "delivery-log",
-      h("p", { class: "muted" }, "Deliveries that failed for good, or are paused while the endpoint is disabled; newest first. Open one to see each attempt."),
+      h("p", { class: "muted" }, "Every delivery to this endpoint once its first attempt is made, newest first: succeeded, failed for good, retrying, or paused while the endpoint is disabled. Find one by its event's id (evt_…) or the id it was sent with, even one not attempted yet. Open one to see each attempt and the headers it was sent with."),
       filters,
+      search,
       status,
       list,
       moreWrap,
@@ -46,8 +67,11 @@ export function renderDeliveries(body, detail, seq) {
     list.removeAttribute("data-loaded");
     replaceContent(status, h("p", { class: "loading" }, "Loading deliveries…"));
     const span = WINDOWS.find(([v]) => v === windowSel.value);
-    const since = span && span[2] ? utcIso(new Date(Date.now() - span[2])) : undefined;
-    filter = { live: true, status: statusSel.value, since };
+    const event = searchInput.value.trim() || undefined;
+    // A search looks at any time: the event names the delivery.
+    const since = !event && span && span[2] ? utcIso(new Date(Date.now() - span[2])) : undefined;
+    clearSearch.hidden = !event;
+    filter = { live: true, status: statusSel.value, since, event };
     loadDeliveryPage(detail, filter, list, status, moreWrap, null, seq, false);
   };
   statusSel.addEventListener("change", load);
@@ -60,7 +84,7 @@ export function renderDeliveries(body, detail, seq) {
 async function loadDeliveryPage(detail, filter, list, status, moreWrap, cursor, seq, more) {
   let page;
   try {
-    page = await api("GET", `/v1/endpoints/${enc(detail.id)}/deliveries${query({ status: filter.status, since: filter.since, order: "desc", limit: PAGE_SIZE, cursor })}`);
+    page = await api("GET", `/v1/endpoints/${enc(detail.id)}/deliveries${query({ status: filter.status, since: filter.since, event: filter.event, order: "desc", limit: PAGE_SIZE, cursor })}`);
   } catch (e) {
     if (!e.expired && current(seq) && filter.live) replaceContent(status, errorBox(e.message, "deliveries-error"));
     busy(moreWrap.querySelector("button"), false);
@@ -69,7 +93,8 @@ async function loadDeliveryPage(detail, filter, list, status, moreWrap, cursor, 
   if (!current(seq) || !filter.live) return;
   clear(status);
   const items = Array.isArray(page.items) ? page.items : [];
-  if (!cursor && !items.length) status.append(h("p", { class: "empty", "data-testid": "deliveries-empty" }, `No ${filter.status} deliveries in this window.`));
+  if (!cursor && !items.length) status.append(h("p", { class: "empty", "data-testid": "deliveries-empty" }, emptyText(filter)));
+  if (!cursor && filter.event && items.length) report(status, h("p", { class: "muted", "data-testid": "search-found" }, `The delivery of ${filter.event}:`));
   const rows = items.map(deliveryRow);
   list.append(...rows);
   list.setAttribute("data-loaded", "true");
@@ -88,6 +113,12 @@ async function loadDeliveryPage(detail, filter, list, status, moreWrap, cursor, 
   } else if (more) {
     report(status, h("p", { class: "muted", "data-testid": "deliveries-end" }, "No more deliveries in this window."));
   }
+}
+
+function emptyText(filter) {
+  const which = filter.status === "all" ? "" : `${(STATUSES.find(([v]) => v === filter.status) || [, filter.status])[1].toLowerCase()} `;
+  if (filter.event) return `No ${which}delivery of ${filter.event} to this endpoint.`;
+  return `No ${which}deliveries in this window.`;
 }
 
 function deliveryStatusBadge(s) {
@@ -121,8 +152,8 @@ function deliveryRow(d) {
       if (!e.expired) replaceContent(attempts, errorBox(e.message, "attempts-error"));
     }
   });
-  // A paused delivery waits for its endpoint to be re-enabled: retrying it by hand is refused (409), so no button.
-  const retry = d.status === "paused" ? null : mutating(button("Retry", { class: "btn btn-small btn-primary", "data-testid": "retry-delivery" }, async () => {
+  // A paused or pending delivery will be attempted without a hand: retrying it is refused (409), so no button.
+  const retry = d.status === "paused" || d.status === "pending" ? null : mutating(button("Retry", { class: "btn btn-small btn-primary", "data-testid": "retry-delivery" }, async () => {
     busy(retry, true, "Retrying…");
     clear(rowResult);
     try {
@@ -153,7 +184,7 @@ function attemptsTable(full) {
   if (!attempts.length) return [head, h("p", { class: "muted" }, "No attempt has been made yet.")];
   const table = h("table", { class: "attempt-table", "data-testid": "attempt-table" },
     h("caption", { class: "sr-only" }, "Attempts of this delivery"),
-    h("thead", {}, h("tr", {}, ["#", "Time", "Status", "Duration", "Trigger", "Error", "Response"].map((c) => h("th", { scope: "col" }, c)))),
+    h("thead", {}, h("tr", {}, ["#", "Time", "Status", "Duration", "Trigger", "Error", "Response", "Headers sent"].map((c) => h("th", { scope: "col" }, c)))),
     h("tbody", {}, attempts.map((a) =>
       h("tr", { "data-testid": "attempt-row" },
         h("td", { "data-label": "#" }, String(a.number ?? "")),
@@ -163,8 +194,21 @@ function attemptsTable(full) {
         h("td", { "data-label": "Trigger" }, a.trigger || "scheduled"),
         h("td", { "data-label": "Error" }, a.error || a.reason || "—"),
         h("td", { "data-label": "Response" }, a.response_body ? h("pre", { class: "excerpt", "data-testid": "attempt-response" }, String(a.response_body)) : "—"),
+        h("td", { "data-label": "Headers sent" }, headersSent(a.request_headers)),
       ),
     )),
   );
   return [head, h("div", { class: "table-scroll" }, table)];
 }
+
+// The headers an attempt was sent with (the API rebuilds them, the signature redacted), folded away until asked for.
+function headersSent(headers) {
+  const names = headers && typeof headers === "object" ? Object.keys(headers) : [];
+  if (!names.length) return "—";
+  return h("details", { class: "headers-sent", "data-testid": "attempt-headers" },
+    h("summary", {}, plural(names.length, "header", "headers")),
+    // Wrapped, never scrolled sideways (portal.css): nothing a keyboard would have to reach to read.
+    h("pre", { class: "excerpt" }, names.map((n) => `${n}: ${headers[n]}`).join("\n")),
+  );
+}
+

@@ -82,6 +82,7 @@ function endpointCard(endpoint, seq) {
     metric("p95 latency (24 h)", "…", "p95"),
     metric("Failed", "…", "failed-count"),
     metric("Paused", "…", "paused-count"),
+    metric("Retrying", "…", "pending-count"),
   );
   const lastError = h("p", { class: "last-error", "data-testid": "last-error", hidden: true });
   const card = h("li", { class: "endpoint-card", "data-testid": "endpoint-card", "data-endpoint-id": endpoint.id },
@@ -126,9 +127,10 @@ async function fillCard(card, endpoint, badges, metrics, lastError, seq) {
   set("success-rate", stats.attempts ? percent(stats.succeeded / stats.attempts) : "no attempts");
   set("success-attempts", stats.attempts ? `of ${plural(stats.attempts, "attempt", "attempts")}` : "");
   set("p95", millis(stats.latency_ms && stats.latency_ms.p95));
-  const backlog = detail.backlog || { failed: 0, paused: 0, more: false };
+  const backlog = detail.backlog || { failed: 0, paused: 0, pending: 0, more: false };
   set("failed-count", count(backlog.failed || 0, backlog.more));
   set("paused-count", count(backlog.paused || 0, backlog.more));
+  set("pending-count", count(backlog.pending || 0, backlog.more));
   if (health.last_error) {
     replaceContent(lastError, h("span", { class: "label" }, "Last error "), timeEl(health.last_error_at), ": ", h("span", { class: "mono" }, describeError(health.last_error)));
     lastError.hidden = false;
