@@ -32,7 +32,7 @@ def commands(parser: argparse.ArgumentParser, prefix: tuple[str, ...] = ()) -> I
                 yield from commands(sub, (*prefix, name))
 
 
-EXPECTED = {("events", "send"), ("events", "get"), ("endpoints", "list"), ("endpoints", "create"), ("deliveries", "failed"), ("replay",), ("portal-link",)}
+EXPECTED = {("events", "send"), ("events", "get"), ("endpoints", "list"), ("endpoints", "create"), ("deliveries", "failed"), ("deliveries", "list"), ("replay",), ("portal-link",)}
 
 
 def test_every_command_has_help(capsys: pytest.CaptureFixture[str]) -> None:
@@ -123,3 +123,13 @@ def test_an_empty_list_says_so_without_a_header(api: FakeApi, capsys: pytest.Cap
     assert cli.main(["deliveries", "failed", "ep_1", "--status", "paused"]) == 0
     assert capsys.readouterr().out == "no paused deliveries\n"
     assert api.requests[0].query == {"status": "paused"}
+
+
+def test_the_delivery_log_lists_every_status_newest_first_or_one_event(api: FakeApi, capsys: pytest.CaptureFixture[str]) -> None:
+    api.answer(Answer(200, {"items": [], "next": None}), Answer(200, {"items": [], "next": None}))
+    assert cli.main(["deliveries", "list", "ep_1"]) == 0
+    assert capsys.readouterr().out == "no deliveries\n"
+    assert api.requests[0].path == "/v1/endpoints/ep_1/deliveries"
+    assert api.requests[0].query == {"status": "all", "order": "desc"}
+    assert cli.main(["deliveries", "list", "ep_1", "--status", "succeeded", "--event", "invoice-in_123-paid", "--oldest-first"]) == 0
+    assert api.requests[1].query == {"status": "succeeded", "event": "invoice-in_123-paid"}
