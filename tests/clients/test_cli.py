@@ -32,7 +32,16 @@ def commands(parser: argparse.ArgumentParser, prefix: tuple[str, ...] = ()) -> I
                 yield from commands(sub, (*prefix, name))
 
 
-EXPECTED = {("events", "send"), ("events", "get"), ("endpoints", "list"), ("endpoints", "create"), ("deliveries", "failed"), ("deliveries", "list"), ("replay",), ("portal-link",)}
+EXPECTED = {
+    ("events", "send"),
+    ("events", "get"),
+    ("endpoints", "list"),
+    ("endpoints", "create"),
+    ("deliveries", "failed"),
+    ("deliveries", "list"),
+    ("replay",),
+    ("portal-link",),
+}
 
 
 def test_every_command_has_help(capsys: pytest.CaptureFixture[str]) -> None:
