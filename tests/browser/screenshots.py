@@ -72,7 +72,9 @@ def seed_history(endpoint_id: str, now: datetime) -> None:
             ms = int(at.timestamp() * 1000)
             event = Event.accepted(ids.new_id(ids.EVENT, ms), TENANT, "customer.updated", iso(at), {"customer": f"cus_{n}"}, "seeded", customer=CUSTOMER)
             events.create_event(event, expires_at)
-            events.create_deliveries([Delivery(ids.new_id(ids.DELIVERY, ms), TENANT, event.id, endpoint_id, "failed", 1, iso(at), iso(at))], expires_at)
+            events.create_deliveries(
+                [Delivery(ids.delivery_id(TENANT, event.id, endpoint_id, ms), TENANT, event.id, endpoint_id, "failed", 1, iso(at), iso(at))], expires_at
+            )
 
 
 def build_demo(producer: Producer) -> tuple[dict[str, Any], list[WebhookReceiver]]:

@@ -20,7 +20,7 @@ from hookline.core.broadcast import Fanout
 from hookline.core.customers import Customer, CustomerLimits
 from hookline.core.destinations import Destination
 from hookline.core.errors import DependencyFailed, InvalidCursor
-from hookline.core.models import Attempt, Delivery, Endpoint, Event, PlannedDelivery
+from hookline.core.models import LAYOUT_EVENT_KEYED, Attempt, Delivery, Endpoint, Event, PlannedDelivery
 from hookline.core.ratelimit import Limiter
 from hookline.core.replay import ReplayWindow
 
@@ -310,7 +310,8 @@ def event_create_is_once_and_bodies_read_back(s: Stores) -> None:
 
 
 def deliveries_read_back_with_their_attempts(s: Stores) -> None:
-    s.events.create_event(event(), 2_000_000_000)
+    planned = (PlannedDelivery("dlv_01", "ep_01", paused=True), PlannedDelivery("dlv_02", "ep_01"), PlannedDelivery("dlv_03", "ep_01"))
+    s.events.create_event(event(deliveries=planned), 2_000_000_000)
     s.events.create_deliveries([delivery("dlv_02"), delivery("dlv_01", status="paused")], 2_000_000_000)
     # ensure_delivery creates only what is missing
     s.events.ensure_delivery(delivery("dlv_01"), 2_000_000_000)
@@ -319,7 +320,7 @@ def deliveries_read_back_with_their_attempts(s: Stores) -> None:
     assert claim.delivery is not None
     s.events.record_attempt(claim.delivery, attempt(1), "pending", T0, 2_000_000_000)
     found, deliveries = s.events.event_with_deliveries("acme", "evt_01")
-    assert found == event()
+    assert found == event(deliveries=planned)
     assert [(d.id, d.status, d.attempts_made, len(d.attempts)) for d in deliveries] == [
         ("dlv_01", "paused", 0, 0),
         ("dlv_02", "pending", 1, 1),
@@ -400,6 +401,7 @@ def a_delivery_only_planned_on_its_event_reads_and_acts_as_stored(s: Stores) -> 
 
 def every_attempt_reads_back_in_order_across_generations(s: Stores) -> None:
     """A failure, a success, and after a replay another success (the adapter keeps a delivery's first success on its own item)."""
+    s.events.create_event(event(deliveries=(PlannedDelivery("dlv_01", "ep_01"),)), 2_000_000_000)
     s.events.create_deliveries([delivery()], 2_000_000_000)
     first = s.events.claim_attempt("acme", "evt_01", "dlv_01", 1, NOW, LEASE).delivery
     assert first is not None
@@ -414,8 +416,8 @@ def every_attempt_reads_back_in_order_across_generations(s: Stores) -> None:
     assert alone is not None and (alone.status, alone.attempts_made) == ("succeeded", 3)
     assert [(a.number, a.outcome, a.status_code) for a in alone.attempts] == expected
     _, [whole] = s.events.event_with_deliveries("acme", "evt_01")
-    [paged], _ = s.events.deliveries_page("acme", "evt_01", 10, None)
-    assert whole.attempts == paged.attempts == alone.attempts
+    [by_id] = s.events.deliveries_with_attempts("acme", "evt_01", ["dlv_01"])
+    assert whole.attempts == by_id.attempts == alone.attempts
 
 
 def restarts_happen_once_per_generation(s: Stores) -> None:
@@ -527,9 +529,11 @@ def a_broadcasts_fanout_advances_once_per_step(s: Stores) -> None:
 
 
 def an_events_deliveries_come_in_pages_each_with_its_attempts(s: Stores) -> None:
-    # Given an event with five deliveries, some attempted several times, and another event's delivery
-    s.events.create_event(replace(event(), broadcast=Fanout()), 2_000_000_000)
-    s.events.create_deliveries([delivery(f"dlv_0{i}") for i in range(5)] + [delivery("dlv_09", "evt_09")], 2_000_000_000)
+    # Given a broadcast an earlier release accepted (its deliveries kept in its partition) with five deliveries, some
+    # attempted several times, and another event's delivery
+    s.events.create_event(replace(event(), broadcast=Fanout(), layout=LAYOUT_EVENT_KEYED), 2_000_000_000)
+    earlier = [delivery(f"dlv_0{i}", layout=LAYOUT_EVENT_KEYED) for i in range(5)] + [delivery("dlv_09", "evt_09", layout=LAYOUT_EVENT_KEYED)]
+    s.events.create_deliveries(earlier, 2_000_000_000)
     for delivery_id, attempts in (("dlv_01", 3), ("dlv_02", 1), ("dlv_04", 2)):
         for n in range(1, attempts + 1):
             claim = s.events.claim_attempt("acme", "evt_01", delivery_id, n, NOW + n * LEASE, LEASE)
@@ -548,6 +552,30 @@ def an_events_deliveries_come_in_pages_each_with_its_attempts(s: Stores) -> None
         with pytest.raises(InvalidCursor):
             s.events.deliveries_page(*other, 1, cursor)
     assert s.events.deliveries_page("acme", "evt_nope", 10, None) == ([], None)
+
+
+def a_broadcasts_deliveries_are_read_by_id_each_with_its_attempts(s: Stores) -> None:
+    # Given a broadcast's deliveries to three endpoints, one attempted twice, one succeeding at once
+    broadcast = replace(event(), broadcast=Fanout())
+    s.events.create_event(broadcast, 2_000_000_000)
+    made = {ep: s.events.ensure_delivery(delivery(broadcast.broadcast_delivery_id(ep), endpoint_id=ep), 2_000_000_000) for ep in ("ep_01", "ep_02", "ep_03")}
+    for n in (1, 2):
+        claim = s.events.claim_attempt("acme", "evt_01", made["ep_01"].id, n, NOW + n * LEASE, LEASE)
+        assert claim.delivery is not None
+        s.events.record_attempt(claim.delivery, attempt(n), "pending", T0, 2_000_000_000)
+    claim = s.events.claim_attempt("acme", "evt_01", made["ep_03"].id, 1, NOW, LEASE)
+    assert claim.delivery is not None
+    s.events.record_attempt(claim.delivery, attempt(1, "succeeded", 200), "succeeded", T0, 2_000_000_000)
+    # When read by their ids, one that none has among them, in an order of the caller's
+    wanted = [made["ep_03"].id, broadcast.broadcast_delivery_id("ep_09"), made["ep_01"].id, made["ep_02"].id]
+    read = s.events.deliveries_with_attempts("acme", "evt_01", wanted)
+    # Then the stored ones come back in that order, each with all of its attempts
+    assert [(d.endpoint_id, d.status, [a.number for a in d.attempts]) for d in read] == [
+        ("ep_03", "succeeded", [1]),
+        ("ep_01", "pending", [1, 2]),
+        ("ep_02", "pending", []),
+    ]
+    assert s.events.deliveries_with_attempts("other", "evt_01", wanted) == []
 
 
 # -- replays -----------------------------------------------------------------------------------
@@ -617,6 +645,7 @@ CHECKS: list[Callable[[Stores], None]] = [
     ensure_delivery_answers_the_delivery_as_stored,
     a_broadcasts_fanout_advances_once_per_step,
     an_events_deliveries_come_in_pages_each_with_its_attempts,
+    a_broadcasts_deliveries_are_read_by_id_each_with_its_attempts,
     replay_pages_are_counted_once,
     replay_outcomes_are_counted,
 ]

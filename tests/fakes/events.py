@@ -90,7 +90,7 @@ class FakeEventStore:
 
     @atomic
     def read_for_sending(
-        self, event_ids: Iterable[tuple[str, str]], delivery_ids: Iterable[tuple[str, str, str]]
+        self, event_ids: Iterable[tuple[str, str]], delivery_ids: Iterable[tuple[str, str, str]], attempted: Iterable[tuple[str, str, str]] = ()
     ) -> tuple[dict[tuple[str, str], Event], dict[tuple[str, str, str], Delivery]]:
         self.faults.check("read_for_sending")
         events = {k: self.events[k] for k in dict.fromkeys(event_ids) if k in self.events}
@@ -154,6 +154,11 @@ class FakeEventStore:
         self.faults.check("deliveries_page")
         mine = [self._with_attempts(key, row.delivery) for key, row in self.rows.items() if key[:2] == (tenant, event_id)]
         return paging.page(mine, lambda d: d.id, f"deliveries#{tenant}#{event_id}", limit, cursor)
+
+    def deliveries_with_attempts(self, tenant: str, event_id: str, delivery_ids: list[str]) -> list[Delivery]:
+        self.faults.check("deliveries_with_attempts")
+        keys = [(tenant, event_id, i) for i in dict.fromkeys(delivery_ids)]
+        return [self._with_attempts(key, self.rows[key].delivery) for key in keys if key in self.rows]
 
     def delivery_with_attempts(self, tenant: str, event_id: str, delivery_id: str) -> Delivery | None:
         self.faults.check("delivery_with_attempts")

@@ -87,12 +87,15 @@ def _all_deliveries(hookline: Hookline, event_id: str) -> tuple[dict[str, Any], 
 
 
 def _delivery_items(hookline: Hookline, event_id: str) -> int:
-    """How many delivery items the event's collection holds, counted in the table (attempts and the event aside)."""
+    """How many delivery items of the event the table holds, counted in every endpoint's delivery log."""
     table = boto3.resource("dynamodb").Table(hookline.env[topology.TABLE.env])
+    endpoints = query_all(table, KeyConditionExpression=Key(keys.PK).eq(keys.tenant_partition("acme")) & Key(keys.SK).begins_with(keys.ENDPOINT_PREFIX))
     return sum(
         1
-        for item in query_all(table, KeyConditionExpression=Key(keys.PK).eq(keys.event_partition("acme", event_id)))
-        if "#A#" not in item[keys.SK] and item[keys.SK].startswith(keys.DELIVERY_PREFIX)
+        for ep in endpoints
+        for partition in keys.endpoint_log_partitions("acme", ep["id"])
+        for item in query_all(table, KeyConditionExpression=Key(keys.PK).eq(partition))
+        if item["event_id"] == event_id
     )
 
 

@@ -22,9 +22,10 @@ from typing import Any
 import pytest
 from boto3.dynamodb.types import Binary
 
-from hookline.adapters.dynamo import event_items
+from hookline.adapters.dynamo import event_items, keys
 from hookline.adapters.dynamo.endpoints import EndpointRepository
-from hookline.core.models import Delivery, DeliveryTask, Endpoint, Event, PlannedDelivery
+from hookline.core import ids
+from hookline.core.models import LAYOUT_EVENT_KEYED, Delivery, DeliveryTask, Endpoint, Event, PlannedDelivery
 from hookline.core.versions import BASE_VERSION, Renderings
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -155,6 +156,9 @@ def test_this_release_reads_what_the_previous_one_wrote(previous_release: Path) 
     )
     delivery = event_items.delivery_from(written["delivery"])
     assert (delivery.status, delivery.generation, delivery.version) == ("failed", 1, "")
+    # Both are found where that release keeps them: the delivery in its event's partition, not its endpoint's log.
+    assert (event.layout, delivery.layout) == (LAYOUT_EVENT_KEYED, LAYOUT_EVENT_KEYED)
+    assert keys.delivery("acme", "evt_1", "dlv_2", delivery.layout) == {keys.PK: written["delivery"][keys.PK], keys.SK: written["delivery"][keys.SK]}
     assert DeliveryTask.of(delivery) == DeliveryTask("acme", "evt_1", "dlv_2", "ep_2", 3, 1)
     assert event_items.attempt_from(written["attempt"]).status_code == 503
     endpoint = EndpointRepository.from_item(written["endpoint"])
@@ -162,10 +166,11 @@ def test_this_release_reads_what_the_previous_one_wrote(previous_release: Path) 
 
 
 def test_the_previous_release_reads_what_this_one_writes(previous_release: Path) -> None:
+    dlv_9 = ids.delivery_id("acme", "evt_2", "ep_9", 1_796_000_000_000)  # this release's ids name their endpoint
     tasks = [
-        DeliveryTask("acme", "evt_2", "dlv_9", "ep_9", 1, 0, fresh=True, version="2025-06-01"),
-        DeliveryTask("acme", "evt_2", "dlv_9", "ep_9", 2, 1, trigger="manual"),
-        DeliveryTask("acme", "evt_2", "dlv_9", "ep_9", 3, 1, wait_until=1_796_000_000),  # out of a wait in Step Functions
+        DeliveryTask("acme", "evt_2", dlv_9, "ep_9", 1, 0, fresh=True, version="2025-06-01"),
+        DeliveryTask("acme", "evt_2", dlv_9, "ep_9", 2, 1, trigger="manual"),
+        DeliveryTask("acme", "evt_2", dlv_9, "ep_9", 3, 1, wait_until=1_796_000_000),  # out of a wait in Step Functions
     ]
     renderings = Renderings("2026-10-01", {"2026-10-01": {"amount_cents": 5}, "2025-06-01": {"amount": 5}})
     event = Event.accepted(
@@ -176,10 +181,10 @@ def test_the_previous_release_reads_what_this_one_writes(previous_release: Path)
         {"amount_cents": 5},
         "h",
         renderings=renderings,
-        deliveries=(PlannedDelivery("dlv_9", "ep_9", version="2025-06-01"),),
+        deliveries=(PlannedDelivery(dlv_9, "ep_9", version="2025-06-01"),),
         sunsets=(("2025-06-01", "2027-01-01T00:00:00.000Z"),),
     )
-    delivery = Delivery("dlv_9", "acme", "evt_2", "ep_9", status="paused", created_at=event.created_at, updated_at=event.created_at, version="2025-06-01")
+    delivery = Delivery(dlv_9, "acme", "evt_2", "ep_9", status="paused", created_at=event.created_at, updated_at=event.created_at, version="2025-06-01")
     endpoint = Endpoint("ep_9", "acme", "https://example.com/h", "whsec_x", customer="cus_2", version="2025-06-01")
     written = {
         "tasks": [t.to_message() for t in tasks],
@@ -195,6 +200,6 @@ def test_the_previous_release_reads_what_this_one_writes(previous_release: Path)
     ]
     # It sends the event's own body (the default version's): a mixed deploy's only difference, said in docs/operations.md.
     assert json.loads(read["event"]["body"]) == json.loads(event.body) and read["event"]["data"] == {"amount_cents": 5}
-    assert [(d["id"], d["endpoint_id"]) for d in read["event"]["deliveries"]] == [("dlv_9", "ep_9")]
+    assert [(d["id"], d["endpoint_id"]) for d in read["event"]["deliveries"]] == [(dlv_9, "ep_9")]
     assert (read["delivery"]["status"], read["delivery"]["event_id"]) == ("paused", "evt_2")
     assert read["endpoint"] == {"id": "ep_9", "url": "https://example.com/h", "customer": "cus_2", "event_types": []}

@@ -1,8 +1,9 @@
 """An endpoint's delivery log through the real handlers against moto: every delivery, by status, or by its event.
 
-`GET /v1/endpoints/{id}/deliveries` reads `all` and `succeeded` from the endpoint-log index (every delivery, keys
-only, spread over the endpoint's shards), `failed`, `paused` and `pending` from the sparse endpoint-deliveries index,
-and `event=` through the event itself.
+`GET /v1/endpoints/{id}/deliveries` reads `all` and `succeeded` from the endpoint's delivery log (the delivery items
+themselves, spread over the endpoint's partitions), `failed`, `paused` and `pending` from the sparse
+endpoint-deliveries index, and `event=` through the event itself. The previous release's deliveries, in its
+endpoint-log index: tests/integration/test_delivery_layout.py.
 """
 
 from __future__ import annotations
@@ -42,10 +43,10 @@ def _log(hookline: Hookline, ep: str, **query: str) -> list[dict[str, Any]]:
 
 
 def _round_robin_shards(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Each new delivery id in the next log shard (the same id always in the same one): random ids could all land in
-    one shard, and the merge across shards would go untested in that run."""
+    """Each new delivery id in the next log partition (the same id always in the same one): ids could all land in one
+    partition, and the merge across them would go untested in that run."""
     given: dict[str, int] = {}
-    monkeypatch.setattr(keys, "log_shard", lambda delivery_id: given.setdefault(delivery_id, len(given) % keys.LOG_SHARDS))
+    monkeypatch.setattr(keys, "delivery_shard", lambda delivery_id: given.setdefault(delivery_id, len(given) % keys.DELIVERY_SHARDS))
 
 
 def test_the_log_lists_every_delivery_filters_by_status_pages_across_shards_and_finds_one_by_its_event(
@@ -86,7 +87,7 @@ def test_the_log_lists_every_delivery_filters_by_status_pages_across_shards_and_
 
     # And the entries are spread over the endpoint's log partitions, so paging merges them: two at a time, oldest
     # first and newest first, each delivery once, in order
-    assert {keys.log_shard(d["id"]) for d in everything} == set(range(6))
+    assert {keys.delivery_shard(d["id"]) for d in everything} == set(range(6))
     for order in ("asc", "desc"):
         seen, cursor = [], None
         while True:

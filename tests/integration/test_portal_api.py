@@ -156,7 +156,7 @@ def test_failures_count_by_creation_hour_what_a_replay_of_that_window_restarts(h
     events.create_deliveries(
         [
             Delivery(
-                ids.new_id(ids.DELIVERY, 1_796_000_000_000 + i),
+                ids.delivery_id("acme", f"evt_{i:026d}", ep["id"], 1_796_000_000_000 + i),
                 "acme",
                 f"evt_{i:026d}",
                 ep["id"],

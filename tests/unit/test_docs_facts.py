@@ -30,6 +30,7 @@ from hookline.core.replay import FAILURES_READ_BOUND
 from hookline.core.settings import MAX_AUTHORIZER_CACHE_SECONDS, MAX_STACK_NAME, Settings
 from hookline.services import broadcast, bulk, cas, catalog, drain, jobs, replay
 from hookline.services import endpoints as endpoint_service
+from hookline.services import events as event_service
 from hookline.services import portal as portal_service
 from hookline.services.delivery import emails as delivery_emails
 from hookline.services.delivery import endpoint_pool
@@ -192,6 +193,21 @@ FACTS = [
     Fact(README, '`{"events": [up to', f"up to {validation.MAX_BATCH_EVENTS} events", "core.validation.MAX_BATCH_EVENTS"),
     Fact(README, "One API Gateway request instead of", f"instead of up to {validation.MAX_BATCH_EVENTS}", "core.validation.MAX_BATCH_EVENTS"),
     Fact(README, "the fan-out runs off the request path as a job", f"a page of {broadcast.PAGE} endpoints per step", "services.broadcast.PAGE"),
+    Fact(
+        README,
+        "a page reads the tenant's endpoints from the cursor",
+        f"has read {thousands(event_service.BROADCAST_SCAN_BOUND)} endpoints",
+        "services.events.BROADCAST_SCAN_BOUND",
+    ),
+    Fact(
+        ARCHITECTURE,
+        "are found, the endpoints end, or",
+        f"{thousands(event_service.BROADCAST_SCAN_BOUND)}",
+        "services.events.BROADCAST_SCAN_BOUND",
+    ),
+    Fact(ARCHITECTURE, "* **Delivery log**: an endpoint's deliveries", f"`keys.DELIVERY_SHARDS` ({keys.DELIVERY_SHARDS}) partitions", "keys.DELIVERY_SHARDS"),
+    Fact(ARCHITECTURE, "Query each of the endpoint's", f"each of the endpoint's {keys.DELIVERY_SHARDS} partitions", "keys.DELIVERY_SHARDS"),
+    Fact(ARCHITECTURE, "Query the read-only index `endpoint-log`", f"each of its {keys.LOG_SHARDS} partitions", "keys.LOG_SHARDS"),
     Fact(README, '"metadata"? (up to', f"(up to {validation.MAX_METADATA_KEYS} string pairs)", "core.validation.MAX_METADATA_KEYS"),
     Fact(
         README,

@@ -19,9 +19,12 @@ def fanout_job_id(tenant: str, event_id: str) -> str:
     return ids.derived_id(JOB, tenant, "broadcast", event_id)
 
 
-def delivery_id(tenant: str, event_id: str, endpoint_id: str) -> str:
-    """A broadcast's delivery to one endpoint: derived, so a repeated page creates none twice and a customer's can be found without paging."""
-    return ids.derived_id(ids.DELIVERY, tenant, event_id, endpoint_id)
+def delivery_id(tenant: str, event_id: str, created_at_ms: int, endpoint_id: str, event_keyed: bool = False) -> str:
+    """A broadcast's delivery to one endpoint: derived from the broadcast's creation and the endpoint, so a repeated page
+    creates none twice and a customer's can be found without paging (`event_keyed`: one an earlier release accepted)."""
+    if event_keyed:
+        return ids.legacy_broadcast_delivery_id(tenant, event_id, endpoint_id)
+    return ids.delivery_id(tenant, event_id, endpoint_id, created_at_ms)
 
 
 FanoutStatus = Literal["fanning_out", "done"]

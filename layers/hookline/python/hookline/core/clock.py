@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 def iso(moment: datetime) -> str:
@@ -14,6 +16,11 @@ def iso(moment: datetime) -> str:
 def iso_epoch(value: float | None) -> str | None:
     """Epoch seconds as `iso`, None kept."""
     return None if value is None else iso(datetime.fromtimestamp(value, UTC))
+
+
+def epoch_ms(moment: datetime) -> int:
+    """Epoch milliseconds, exactly the millisecond `iso` writes (float seconds times 1,000 can land a millisecond short)."""
+    return (moment - _EPOCH) // timedelta(milliseconds=1)
 
 
 def parse_iso(text: str) -> datetime:

@@ -8,6 +8,8 @@ from datetime import UTC, datetime
 from typing import Any, Literal
 
 from hookline.core.broadcast import Fanout
+from hookline.core.broadcast import delivery_id as broadcast_delivery_id
+from hookline.core.clock import epoch_ms, parse_iso
 from hookline.core.destinations import Destination
 from hookline.core.filters import EventFilter, matches
 from hookline.core.versions import BASE_VERSION, Renderings
@@ -26,6 +28,12 @@ REPLAYABLE_STATUSES: tuple[DeliveryStatus, ...] = ("failed", "paused")
 INDEXED_STATUSES: tuple[DeliveryStatus, ...] = (*REPLAYABLE_STATUSES, "pending")
 
 # An endpoint's limits when its creator names none.
+# Where an event's deliveries are kept, and how their ids are made (hookline.core.ids, hookline.adapters.dynamo.keys):
+# in the event's own partition with random (a broadcast's: hashed) ids, as releases up to 2026-12-03 kept them; or in
+# their endpoint's delivery log, with ids that carry their time and their endpoint's mark, for every event accepted since.
+LAYOUT_EVENT_KEYED = 1
+LAYOUT_ENDPOINT_KEYED = 2
+
 DEFAULT_RATE_LIMIT_PER_SECOND = 50.0  # a ceiling: the pace starts at the adaptive initial concurrency (core.adaptive)
 DEFAULT_MAX_CONCURRENCY = 50  # a ceiling: an endpoint starts at 5 in flight and earns more (core.adaptive)
 
@@ -146,6 +154,8 @@ class Event:
     version: str | None = None  # the payload version of `body` (the tenant's default at acceptance); None: stored before versions
     renderings: tuple[tuple[str, str], ...] = ()  # (version, body) for each other version its endpoints are pinned to
     sunsets: tuple[tuple[str, str], ...] = ()  # (version, sunset_at) of its versions that had a sunset at acceptance
+    # Where its deliveries are kept and how their ids are made (LAYOUT_ENDPOINT_KEYED for every event accepted now).
+    layout: int = field(default=LAYOUT_ENDPOINT_KEYED, compare=False)
 
     @classmethod
     def accepted(
@@ -193,6 +203,11 @@ class Event:
         """One of the deliveries the event planned at acceptance, as it is before anything about it was stored (None: not one of them)."""
         return next((self.delivery_of(p) for p in self.deliveries if p.id == delivery_id), None)
 
+    def broadcast_delivery_id(self, endpoint_id: str) -> str:
+        """This broadcast's delivery to the endpoint: its id, computed (hookline.core.broadcast.delivery_id)."""
+        created_ms = epoch_ms(parse_iso(self.created_at))
+        return broadcast_delivery_id(self.tenant, self.id, created_ms, endpoint_id, event_keyed=self.layout == LAYOUT_EVENT_KEYED)
+
     def delivery_of(self, planned: PlannedDelivery) -> Delivery:
         """A delivery the event planned, as it starts out: pending (paused for an endpoint disabled at acceptance), nothing attempted."""
         return Delivery(
@@ -206,6 +221,7 @@ class Event:
             updated_at=self.created_at,
             generation_started_at=self.created_at,
             planned_only=True,
+            layout=self.layout,
         )
 
     @property
@@ -271,6 +287,8 @@ class Delivery:
     # Only planned on its event so far: a new event's pending delivery has no item of its own until
     # its first attempt is recorded (or it is claimed or parked), which then creates it.
     planned_only: bool = field(default=False, compare=False)
+    # Where it is kept: its event's layout (LAYOUT_EVENT_KEYED for one an earlier release accepted).
+    layout: int = field(default=LAYOUT_ENDPOINT_KEYED, compare=False)
 
     @property
     def unsent(self) -> bool:

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from hookline.core import ids, validation
-from hookline.core.broadcast import Fanout, delivery_id, fanout_job_id
+from hookline.core.broadcast import Fanout, fanout_job_id
 from hookline.core.clock import iso, parse_iso
 from hookline.core.contract.events import BroadcastAccepted, CreateBroadcast
 from hookline.core.contract.jobs import JobSummary
@@ -165,11 +165,12 @@ def _delivery(event: Event, endpoint: Endpoint) -> Delivery:
     """The endpoint's delivery, at its payload version if the broadcast was rendered at it (it was pinned after), else the broadcast's own."""
     return Delivery(
         version=event.rendered_version(endpoint.version) or "",
-        id=delivery_id(event.tenant, event.id, endpoint.id),
+        id=event.broadcast_delivery_id(endpoint.id),
         tenant=event.tenant,
         event_id=event.id,
         endpoint_id=endpoint.id,
         status="pending" if endpoint.status == "active" else "paused",
         created_at=event.created_at,
         updated_at=event.created_at,
+        layout=event.layout,
     )

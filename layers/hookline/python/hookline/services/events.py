@@ -15,22 +15,22 @@ from dataclasses import replace
 from datetime import datetime, timedelta
 
 from hookline.core import ids, validation
-from hookline.core.broadcast import delivery_id as broadcast_delivery_id
-from hookline.core.clock import iso, parse_iso
+from hookline.core.clock import epoch_ms, iso, parse_iso
 from hookline.core.contract import events as contract
 from hookline.core.contract.events import IndexedStatus, LogStatus
 from hookline.core.errors import Conflict, DependencyFailed, HooklineError, NotFound, PayloadTooLarge, Unavailable, ValidationFailed
 from hookline.core.idempotency import request_hash
-from hookline.core.models import Delivery, DeliveryTask, Endpoint, Event, PlannedDelivery
+from hookline.core.models import LAYOUT_EVENT_KEYED, Delivery, DeliveryTask, Endpoint, Event, PlannedDelivery
 from hookline.core.replay import FAILURES_READ_BOUND, failure_histogram
 from hookline.core.settings import Settings
 from hookline.core.sqs import MAX_BATCH_ENTRIES
 from hookline.core.versions import EventType, VersionCatalog, check_size, render
 from hookline.core.webhook import sent_headers
 from hookline.services.customers import require_customer
-from hookline.services.ports import CatalogReader, CustomerReader, EventReader, EventStore, TaskQueue, TenantEndpoints, TypeNotes, UnqueuedNoteWriter
+from hookline.services.ports import CatalogReader, CustomerReader, EventEndpoints, EventReader, EventStore, TaskQueue, TypeNotes, UnqueuedNoteWriter
 
 _log = logging.getLogger(__name__)
+BROADCAST_SCAN_BOUND = 1000  # endpoints one page of a broadcast's deliveries reads at most
 
 # The endpoints an event is addressed to, by owner: a customer's uid, or None for the tenant's own.
 Targets = Callable[[str | None], list[Endpoint]]
@@ -49,7 +49,7 @@ class EventService:
     def __init__(
         self,
         events: EventStore,
-        endpoints: TenantEndpoints,
+        endpoints: EventEndpoints,
         customers: CustomerReader,
         queue: TaskQueue,
         settings: Settings,
@@ -242,7 +242,7 @@ class EventService:
             digest,
             renderings=renderings,
             deliveries=tuple(
-                PlannedDelivery(ids.new_id(ids.DELIVERY, int(now.timestamp() * 1000)), ep.id, paused=ep.status != "active", version=ep.version)
+                PlannedDelivery(ids.delivery_id(tenant, event_id, ep.id, epoch_ms(now)), ep.id, paused=ep.status != "active", version=ep.version)
                 for ep in subscribed
             ),
             customer=data.customer,
@@ -301,16 +301,33 @@ class EventService:
         if event is None:
             raise NotFound(f"event {event_id[:64]} not found")
         if event.broadcast is not None and viewer is not None:
-            ids_ = (broadcast_delivery_id(tenant, event.id, ep.id) for ep in self._endpoints.all_of_owner(tenant, viewer))
+            ids_ = (event.broadcast_delivery_id(ep.id) for ep in self._endpoints.all_of_owner(tenant, viewer))
             own = [d for d in (self._events.delivery_with_attempts(tenant, event.id, i) for i in ids_) if d is not None]
             # Only the status: the fan-out's counters span every customer, which a customer must not learn.
             progress = contract.BroadcastStatus(status=contract.BroadcastProgress.of(event.broadcast).status)
             return contract.Event.of(event, sorted(own, key=lambda d: d.id), broadcast=progress, deliveries_next=None)
         if event.broadcast is not None:
-            page, nxt = self._events.deliveries_page(tenant, event.id, limit, cursor)
+            page, nxt = self._broadcast_page(event, limit, cursor)
             return contract.Event.of(event, page, broadcast=contract.BroadcastProgress.of(event.broadcast), deliveries_next=nxt)
         _, deliveries = self._events.event_with_deliveries(tenant, event.id)
         return contract.Event.of(event, deliveries)
+
+    def _broadcast_page(self, event: Event, limit: int, cursor: str | None) -> tuple[list[Delivery], str | None]:
+        """A page of up to `limit` of a broadcast's deliveries, in their endpoints' id order: the tenant's endpoints are
+        read a page at a time from `cursor`, and each one's delivery found by its computed id, until `limit` are found,
+        the endpoints end, or BROADCAST_SCAN_BOUND endpoints were read (an endpoint the broadcast skipped has none). An
+        earlier release's broadcast keeps its deliveries in its own partition, paged there."""
+        if event.layout == LAYOUT_EVENT_KEYED:
+            return self._events.deliveries_page(event.tenant, event.id, limit, cursor)
+        found: list[Delivery] = []
+        scanned, nxt = 0, cursor
+        while len(found) < limit and scanned < BROADCAST_SCAN_BOUND:
+            endpoints, nxt = self._endpoints.page(event.tenant, limit - len(found), nxt)
+            scanned += len(endpoints)
+            found += self._events.deliveries_with_attempts(event.tenant, event.id, [event.broadcast_delivery_id(ep.id) for ep in endpoints])
+            if nxt is None:
+                break
+        return found, nxt
 
     def delivery(self, tenant: str, event_id: str, delivery_id: str) -> contract.DeliveryDetail:
         """One delivery with its attempts, and its event's type (what the portal's delivery log expands to)."""
@@ -387,7 +404,7 @@ class EventService:
         """An endpoint's deliveries in a time window, a page of `limit` from `cursor`.
 
         Failed, paused and pending ones come from the sparse endpoint-deliveries index; all of them, and the succeeded
-        among them, from the endpoint-log index (newest or oldest first; `succeeded` keeps the page's succeeded ones,
+        among them, from the endpoint's delivery log (newest or oldest first; `succeeded` keeps the page's succeeded ones,
         so its pages may hold fewer than `limit`). `event` (an `evt_` id or the producer's own id) finds the endpoint's
         delivery of that one event instead, even one not attempted yet.
         """
@@ -411,7 +428,7 @@ class EventService:
             if event is None:
                 continue
             if event.broadcast is not None:
-                delivery_id = broadcast_delivery_id(tenant, event.id, endpoint_id)
+                delivery_id = event.broadcast_delivery_id(endpoint_id)
             else:
                 delivery_id = next((p.id for p in event.deliveries if p.endpoint_id == endpoint_id), "")
             delivery = self._events.get_delivery(tenant, event.id, delivery_id) if delivery_id else None

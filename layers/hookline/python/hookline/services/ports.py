@@ -126,6 +126,10 @@ class EndpointPages(Protocol):
         ...
 
 
+class EventEndpoints(TenantEndpoints, EndpointPages, Protocol):
+    """What the event service reads of the endpoints: an event's addressees, and pages of a broadcast's."""
+
+
 class EndpointStore(EndpointReader, EndpointPages, Protocol):
     """Endpoint management: one item per endpoint, addressed by tenant and id."""
 
@@ -251,7 +255,11 @@ class EventStore(DeliveryRestarts, DeliveryLog, EventRecords, Protocol):
     def event_with_deliveries(self, tenant: str, event_id: str) -> tuple[Event | None, list[Delivery]]: ...
 
     def deliveries_page(self, tenant: str, event_id: str, limit: int, cursor: str | None) -> tuple[list[Delivery], str | None]:
-        """A page of the event's deliveries in id order, each with its attempts (a broadcast's are too many to read at once)."""
+        """A page of an earlier release's broadcast's deliveries in id order, each with its attempts (too many to read at once)."""
+        ...
+
+    def deliveries_with_attempts(self, tenant: str, event_id: str, delivery_ids: list[str]) -> list[Delivery]:
+        """The event's deliveries of these ids that are stored, in the order asked, each with its attempts."""
         ...
 
     def get_delivery(self, tenant: str, event_id: str, delivery_id: str) -> Delivery | None: ...

@@ -250,8 +250,10 @@ ENDPOINT_DELIVERIES_INDEX = IndexSpec(name=keys.INDEX, partition_key=keys.GSI_PK
 CUSTOMER_ENDPOINTS_INDEX = IndexSpec(name=keys.CUSTOMER_INDEX, partition_key=keys.GSI2_PK, sort_key=keys.GSI2_SK)
 # Every endpoint item by its payload version, keys only: how many endpoints (and which) a version still has.
 ENDPOINT_VERSIONS_INDEX = IndexSpec(name=keys.VERSION_INDEX, partition_key=keys.GSI3_PK, sort_key=keys.GSI3_SK, projection="KEYS_ONLY")
-# Every delivery by endpoint and creation time, keys only, over LOG_SHARDS partitions an endpoint: its delivery log.
-# Written once per delivery (its keys never change), so a delivery's later writes never touch it.
+# The previous release's delivery log: its deliveries by endpoint and creation time, keys only, over LOG_SHARDS partitions
+# an endpoint. Read only now (an endpoint's deliveries are kept in its log partitions, hookline.adapters.dynamo.keys);
+# written only for that release's deliveries, until they expire. Kept so an upgrade loses none of its log; a later
+# release drops it once HOOKLINE_RETENTION_DAYS have passed since this one was deployed.
 ENDPOINT_LOG_INDEX = IndexSpec(name=keys.LOG_INDEX, partition_key=keys.GSI4_PK, sort_key=keys.GSI4_SK, projection="KEYS_ONLY")
 TABLE = TableSpec(
     key="data",

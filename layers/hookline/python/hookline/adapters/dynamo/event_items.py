@@ -23,14 +23,16 @@ from typing import Any
 from boto3.dynamodb.types import Binary
 
 from hookline.adapters.dynamo import keys
+from hookline.core import ids
 from hookline.core.broadcast import Fanout
-from hookline.core.models import Attempt, Delivery, Event, PlannedDelivery
+from hookline.core.models import LAYOUT_ENDPOINT_KEYED, LAYOUT_EVENT_KEYED, Attempt, Delivery, Event, PlannedDelivery
 
 Item = dict[str, Any]
 COMPRESS_ABOVE_BYTES = 512
 # A delivery item keeps the attempt that first succeeded as this map, so a success is one write (the
 # delivery's), not an attempt item and a delivery update; every other attempt is an item of its own.
 SUCCESS = "success_attempt"
+LAYOUT = "layout"  # on an event item: where its deliveries are kept (hookline.core.models.LAYOUT_ENDPOINT_KEYED)
 
 
 def _stored_body(body: str) -> Item:
@@ -70,6 +72,7 @@ def event_item(event: Event, ttl: str, expires_at: int) -> Item:
         **({"broadcast": fanout_map(event.broadcast)} if event.broadcast else {"deliveries": planned}),
         **({"customer": event.customer} if event.customer else {}),
         **_versions(event),
+        LAYOUT: event.layout,
         ttl: expires_at,
     }
 
@@ -124,13 +127,17 @@ def event_from(item: Item) -> Event:
         version=item.get("version"),
         renderings=tuple(sorted((str(v), _read_body(b)) for v, b in (item.get("renderings") or {}).items())),
         sunsets=tuple(sorted((str(v), str(t)) for v, t in (item.get("sunsets") or {}).items())),
+        layout=int(item.get(LAYOUT, LAYOUT_EVENT_KEYED)),  # an item without one is an earlier release's
     )
 
 
 def delivery_item(d: Delivery, ttl: str, expires_at: int) -> Item:
-    """A delivery as first written: the endpoint-log index's keys always; failed, paused and pending ones the endpoint-deliveries index's."""
+    """A delivery as first written, in its endpoint's log (keys.delivery); failed, paused and pending ones with the endpoint-deliveries index's keys."""
+    named = ids.is_id(d.id, ids.DELIVERY) and ids.endpoint_mark_of(d.tenant, d.event_id, d.id) == ids.endpoint_mark(d.endpoint_id)
+    if d.layout == LAYOUT_ENDPOINT_KEYED and ids.is_id(d.id, ids.DELIVERY) and not named:
+        raise ValueError(f"delivery id {d.id} does not name endpoint {d.endpoint_id} (make it with hookline.core.ids.delivery_id)")
     return {
-        **keys.delivery(d.tenant, d.event_id, d.id),
+        **keys.delivery(d.tenant, d.event_id, d.id, d.layout),
         "id": d.id,
         "tenant": d.tenant,
         "event_id": d.event_id,
@@ -145,7 +152,8 @@ def delivery_item(d: Delivery, ttl: str, expires_at: int) -> Item:
         **({"version": d.version} if d.version else {}),
         ttl: expires_at,
         **keys.index_keys(d.tenant, d.endpoint_id, d.status, d.created_at, d.id),
-        **keys.log_keys(d.tenant, d.endpoint_id, d.created_at, d.id),
+        # One of the previous release's events: its deliveries are listed from that release's log index, as it listed them.
+        **(keys.log_keys(d.tenant, d.endpoint_id, d.created_at, d.id) if d.layout == LAYOUT_EVENT_KEYED else {}),
     }
 
 
@@ -167,6 +175,7 @@ def delivery_from(item: Item) -> Delivery:
         attempts=(attempt_from(item[SUCCESS]),) if SUCCESS in item else (),
         lease_attempt=_int(item.get("lease_attempt")),
         lease_until=None if item.get("lease_until") is None else float(item["lease_until"]),
+        layout=keys.layout_of(item[keys.PK]),
     )
 
 

@@ -1,11 +1,20 @@
-"""Events with their deliveries and attempts in the data table: one item collection per event.
+"""Events with their deliveries and attempts in the data table.
 
-The event, its deliveries and their attempts share one partition
-(keys.event_partition), so one Query reads an event whole; their attributes
-are laid out in hookline.adapters.dynamo.event_items. Failed and paused
-deliveries also carry the sparse endpoint-deliveries index's keys. Writes that
-may be repeated (after a crash and redelivery) are conditional, so repeating
-one changes nothing.
+An event and its deliveries' attempts share one partition (keys.event_partition).
+A delivery is kept in its endpoint's delivery log (keys.delivery): one of the
+endpoint's DELIVERY_SHARDS partitions, sorted by delivery id, which is by
+creation time. So the item a delivery's first recorded attempt writes is also
+its entry in the endpoint's log, and reading the log costs no index. The
+delivery id names its endpoint's mark (hookline.core.ids), so the event and the
+delivery id alone locate it.
+
+An event an earlier release accepted (layout LAYOUT_EVENT_KEYED) keeps its
+deliveries in its own partition, as that release wrote them: a delivery not
+found in the log is looked for there when its event says so, until it expires
+(the retention). Attributes are laid out in hookline.adapters.dynamo.event_items.
+Failed, paused and pending deliveries also carry the sparse endpoint-deliveries
+index's keys. Writes that may be repeated (after a crash and redelivery) are
+conditional, so repeating one changes nothing.
 """
 
 from __future__ import annotations
@@ -33,10 +42,12 @@ from hookline.adapters.dynamo.ops import (
     write_if,
 )
 from hookline.adapters.failures import translate_failures
+from hookline.core import ids
 from hookline.core.broadcast import Fanout
 from hookline.core.claims import claim_verdict
+from hookline.core.clock import epoch_ms, parse_iso
 from hookline.core.errors import InvalidCursor
-from hookline.core.models import INDEXED_STATUSES, Attempt, Delivery, Event
+from hookline.core.models import INDEXED_STATUSES, LAYOUT_ENDPOINT_KEYED, LAYOUT_EVENT_KEYED, Attempt, Delivery, Event
 
 
 @dataclass(frozen=True)
@@ -71,42 +82,62 @@ class EventRepository:
         return {(event.tenant, event.id): event for event in events}
 
     def read_for_sending(
-        self, event_ids: Iterable[tuple[str, str]], delivery_ids: Iterable[tuple[str, str, str]]
+        self, event_ids: Iterable[tuple[str, str]], delivery_ids: Iterable[tuple[str, str, str]], attempted: Iterable[tuple[str, str, str]] = ()
     ) -> tuple[dict[tuple[str, str], Event], dict[tuple[str, str, str], Delivery]]:
-        delivery_ids = list(delivery_ids)
+        """A batch's event bodies and its fresh tasks' deliveries, in one strongly consistent BatchGetItem (what is not found is left out).
+
+        A delivery not found in its endpoint's log takes a second read in its event's partition when its event is an
+        earlier release's (LAYOUT_EVENT_KEYED), or when it is one of `attempted` (an attempt was made, so its item
+        exists: during a deploy, the earlier release may have stored it there). Else it is only planned so far.
+        """
+        attempted = set(attempted)
+        delivery_ids = list(dict.fromkeys(delivery_ids))
         event_ids = [*event_ids, *((t, e) for t, e, _ in delivery_ids)]
-        """A batch's event bodies and its fresh tasks' deliveries, in one strongly consistent BatchGetItem (what is not found is left out)."""
-        wanted = [keys.event(t, e) for t, e in dict.fromkeys(event_ids)] + [keys.delivery(t, e, d) for t, e, d in dict.fromkeys(delivery_ids)]
+        wanted = [keys.event(t, e) for t, e in dict.fromkeys(event_ids)] + [keys.delivery(t, e, d) for t, e, d in delivery_ids]
         events: dict[tuple[str, str], Event] = {}
         deliveries: dict[tuple[str, str, str], Delivery] = {}
-        for item in batch_get(self._table, wanted, consistent=True):
-            if keys.collection_member(item[keys.SK])[0] == "event":
-                event = items.event_from(item)
-                events[(event.tenant, event.id)] = event
-            else:
-                d = items.delivery_from(item)
-                deliveries[(d.tenant, d.event_id, d.id)] = d
-        for t, e, d_id in dict.fromkeys(delivery_ids):
+
+        def take(found: list[dict[str, Any]]) -> None:
+            for item in found:
+                if item[keys.SK] == keys.EVENT_SK:
+                    event = items.event_from(item)
+                    events[(event.tenant, event.id)] = event
+                else:
+                    d = items.delivery_from(item)
+                    deliveries[(d.tenant, d.event_id, d.id)] = d
+
+        take(batch_get(self._table, wanted, consistent=True))
+        earlier = [
+            keys.delivery(t, e, d, LAYOUT_EVENT_KEYED)
+            for t, e, d in delivery_ids
+            if (t, e, d) not in deliveries and (t, e) in events and (events[(t, e)].layout == LAYOUT_EVENT_KEYED or (t, e, d) in attempted)
+        ]
+        if earlier:
+            take(batch_get(self._table, earlier, consistent=True))
+        for t, e, d_id in delivery_ids:
             planned = events[(t, e)].planned_delivery(d_id) if (t, e) in events and (t, e, d_id) not in deliveries else None
             if planned is not None:  # only planned on its event so far
                 deliveries[(t, e, d_id)] = planned
         return events, deliveries
 
     def event_with_deliveries(self, tenant: str, event_id: str) -> tuple[Event | None, list[Delivery]]:
-        """One Query over the event's item collection: the event, deliveries and attempts."""
-        collection = query_all(self._table, KeyConditionExpression=Key(keys.PK).eq(keys.event_partition(tenant, event_id)))
-        event = None
+        """The event with its deliveries and attempts: one Query over the event's partition (the event, the attempts, an
+        earlier release's deliveries), then its planned deliveries read from their endpoints' logs in one BatchGetItem."""
+        collection = list(query_all(self._table, KeyConditionExpression=Key(keys.PK).eq(keys.event_partition(tenant, event_id))))
+        event = next((items.event_from(i) for i in collection if i[keys.SK] == keys.EVENT_SK), None)
+        if event is not None and event.layout == LAYOUT_ENDPOINT_KEYED and event.deliveries:
+            collection += batch_get(self._table, [keys.delivery(tenant, event_id, p.id) for p in event.deliveries])
         deliveries: dict[str, Delivery] = {}
         attempts: dict[str, list[Attempt]] = {}
         for item in collection:
-            kind, delivery_id = keys.collection_member(item[keys.SK])
-            if kind == "event":
-                event = items.event_from(item)
-            elif kind == "attempt":
+            kind, delivery_id = keys.collection_member(item[keys.SK]) if item[keys.PK] == keys.event_partition(tenant, event_id) else ("delivery", "")
+            if kind == "attempt":
                 attempts.setdefault(delivery_id, []).append(items.attempt_from(item))
             elif kind == "delivery":
                 d = items.delivery_from(item)
-                deliveries[d.id] = d
+                # Kept twice only if both releases stored it during a deploy: the one further on is shown.
+                if d.id not in deliveries or d.attempts_made > deliveries[d.id].attempts_made:
+                    deliveries[d.id] = d
         for planned in event.deliveries if event is not None else ():
             only_planned = event.planned_delivery(planned.id) if event is not None and planned.id not in deliveries else None
             if only_planned is not None:  # no item of its own yet
@@ -127,7 +158,9 @@ class EventRepository:
         return taken is not None
 
     def deliveries_page(self, tenant: str, event_id: str, limit: int, cursor: str | None) -> tuple[list[Delivery], str | None]:
-        """Up to `limit` of the event's deliveries in id order, each with its attempts, and the cursor to the next (None at the end).
+        """Up to `limit` of an earlier release's broadcast's deliveries (LAYOUT_EVENT_KEYED: kept in its partition) in id
+        order, each with its attempts, and the cursor to the next (None at the end). A broadcast accepted now is paged
+        through the tenant's endpoints instead (`deliveries_with_attempts`).
 
         Reads the collection's delivery and attempt items in key order (a
         delivery's attempts follow it) up to the first delivery past the page,
@@ -168,16 +201,32 @@ class EventRepository:
             for d in deliveries:
                 batch.put_item(Item=items.delivery_item(d, self._ttl, expires_at))
 
-    def delivery_with_attempts(self, tenant: str, event_id: str, delivery_id: str) -> Delivery | None:
-        """One Query of the delivery's items (it and its attempts share its sort-key prefix)."""
-        prefix = keys.delivery(tenant, event_id, delivery_id)[keys.SK]
+    def deliveries_with_attempts(self, tenant: str, event_id: str, delivery_ids: list[str]) -> list[Delivery]:
+        """The event's deliveries of these ids that are stored, in the order asked, each with its attempts: one
+        BatchGetItem, then a Query of the attempts of each one that made an attempt its own item does not keep."""
+        wanted = list(dict.fromkeys(delivery_ids))
+        read = {str(i["id"]): items.delivery_from(i) for i in batch_get(self._table, [keys.delivery(tenant, event_id, i) for i in wanted])}
+        found = [read[i] for i in wanted if i in read]
+        return [items.with_attempts(d, self._attempts(tenant, event_id, d.id)) if d.attempts_made > len(d.attempts) else d for d in found]
+
+    def _attempts(self, tenant: str, event_id: str, delivery_id: str) -> list[Attempt]:
+        prefix = keys.attempt(tenant, event_id, delivery_id, 0)[keys.SK][: -len("0000")]
         found = query_all(self._table, KeyConditionExpression=Key(keys.PK).eq(keys.event_partition(tenant, event_id)) & Key(keys.SK).begins_with(prefix))
-        delivery, attempts = None, []
+        return [items.attempt_from(i) for i in found]
+
+    def delivery_with_attempts(self, tenant: str, event_id: str, delivery_id: str) -> Delivery | None:
+        """The delivery with its attempts: its item read from its endpoint's log, and one Query of its sort-key prefix in
+        its event's partition (its attempts; an earlier release's delivery item too)."""
+        logged = self._table.get_item(Key=keys.delivery(tenant, event_id, delivery_id)).get("Item")
+        prefix = keys.delivery(tenant, event_id, delivery_id, LAYOUT_EVENT_KEYED)[keys.SK]
+        found = query_all(self._table, KeyConditionExpression=Key(keys.PK).eq(keys.event_partition(tenant, event_id)) & Key(keys.SK).begins_with(prefix))
+        delivery = items.delivery_from(logged) if logged else None
+        attempts = []
         for item in found:
             kind, of = keys.collection_member(item[keys.SK])
             if of != delivery_id:
                 continue  # a longer id that shares the prefix (never for generated ids; cheap to rule out)
-            if kind == "delivery":
+            if kind == "delivery" and delivery is None:
                 delivery = items.delivery_from(item)
             elif kind == "attempt":
                 attempts.append(items.attempt_from(item))
@@ -208,20 +257,42 @@ class EventRepository:
     def claim_attempt(self, tenant: str, event_id: str, delivery_id: str, number: int, now_epoch: float, lease_seconds: int, generation: int = 0) -> Claim:
         """Single-flight: take the right to make attempt `number` (see `_claim`); a delivery only planned on its event gets its item first."""
         claim = self._claim(tenant, event_id, delivery_id, number, now_epoch, lease_seconds, generation)
-        if claim.missing and self._materialize(tenant, event_id, delivery_id):
-            return self._claim(tenant, event_id, delivery_id, number, now_epoch, lease_seconds, generation)
+        if claim.missing and (layout := self._materialize(tenant, event_id, delivery_id)) is not None:
+            return self._claim(tenant, event_id, delivery_id, number, now_epoch, lease_seconds, generation, layout)
         return claim
 
-    def _materialize(self, tenant: str, event_id: str, delivery_id: str) -> bool:
-        """Write the item of a delivery its event planned and nothing stored yet (it expires with the event); False if there is none to write."""
-        raw = self._table.get_item(Key=keys.event(tenant, event_id), ConsistentRead=True).get("Item")
-        planned = items.event_from(raw).planned_delivery(delivery_id) if raw else None
-        if planned is None:
-            return False
-        item = items.delivery_item(planned, self._ttl, int(raw.get(self._ttl, 0)))
-        return write_if(self._table.put_item, Item=item, ConditionExpression=Attr(keys.PK).not_exists()) is not None
+    def _materialize(self, tenant: str, event_id: str, delivery_id: str) -> int | None:
+        """Where a delivery not found in its endpoint's log is (None: there is no such delivery).
 
-    def _claim(self, tenant: str, event_id: str, delivery_id: str, number: int, now_epoch: float, lease_seconds: int, generation: int = 0) -> Claim:
+        Read with its event in one BatchGetItem: an item in the event's partition, an earlier release's (during a
+        deploy, that release may store a delivery of an event this one accepted there too: it stays there); else its
+        item is written first if its event planned it (it expires with the event).
+        """
+        found = batch_get(self._table, [keys.event(tenant, event_id), keys.delivery(tenant, event_id, delivery_id, LAYOUT_EVENT_KEYED)], consistent=True)
+        raw = next((i for i in found if i[keys.SK] == keys.EVENT_SK), None)
+        if raw is None:
+            return None
+        if len(found) > 1:
+            return LAYOUT_EVENT_KEYED
+        event = items.event_from(raw)
+        planned = event.planned_delivery(delivery_id)
+        if planned is not None:
+            item = items.delivery_item(planned, self._ttl, int(raw.get(self._ttl, 0)))
+            write_if(self._table.put_item, Item=item, ConditionExpression=Attr(keys.PK).not_exists())
+            return event.layout
+        return event.layout if event.layout == LAYOUT_EVENT_KEYED else None
+
+    def _claim(
+        self,
+        tenant: str,
+        event_id: str,
+        delivery_id: str,
+        number: int,
+        now_epoch: float,
+        lease_seconds: int,
+        generation: int = 0,
+        layout: int = LAYOUT_ENDPOINT_KEYED,
+    ) -> Claim:
         """Single-flight: take the right to make attempt `number`.
 
         Succeeds only while the delivery is pending, the attempt has not been
@@ -232,7 +303,7 @@ class EventRepository:
         """
         result = try_write(
             self._table.update_item,
-            Key=keys.delivery(tenant, event_id, delivery_id),
+            Key=keys.delivery(tenant, event_id, delivery_id, layout),
             # A parked (paused) delivery becomes pending again when its task comes back.
             UpdateExpression=f"SET lease_attempt = :n, lease_until = :until, #s = :pending REMOVE {keys.GSI_PK}, {keys.GSI_SK}",
             ConditionExpression=f"attribute_exists({keys.PK}) AND #s IN (:pending, :paused) AND generation = :g AND attempts_made < :n AND (attribute_not_exists(lease_until) OR lease_until < :now)",
@@ -290,9 +361,11 @@ class EventRepository:
         values: dict[str, Any] = {":status": new_status, ":n": attempt.number, ":now": now_iso, ":code": attempt.status_code, ":err": attempt.error}
         update = "SET #s = :status, attempts_made = :n, updated_at = :now, last_status_code = :code, last_error = :err"
         names_extra: dict[str, str] = {}
-        # Its base attributes if only planned so far; its log keys always (an item an earlier release wrote has none: it joins the log here).
+        # Its base attributes if only planned so far. One of the previous release's events joins that release's log index
+        # (read only by now, but for its own deliveries until they expire), as it would have.
         base = items.delivery_item(delivery, self._ttl, expires_at) if delivery.planned_only else {}
-        base |= keys.log_keys(delivery.tenant, delivery.endpoint_id, delivery.created_at, delivery.id)
+        if delivery.layout == LAYOUT_EVENT_KEYED:
+            base |= keys.log_keys(delivery.tenant, delivery.endpoint_id, delivery.created_at, delivery.id)
         for i, name in enumerate(k for k in base if k not in (keys.PK, keys.SK, "status", "attempts_made", "updated_at", keys.GSI_PK, keys.GSI_SK)):
             update += f", #b{i} = if_not_exists(#b{i}, :b{i})"
             values[f":b{i}"] = base[name]
@@ -307,7 +380,7 @@ class EventRepository:
             update += f" REMOVE lease_until, lease_attempt, {keys.GSI_PK}, {keys.GSI_SK}"
         written = write_if(
             self._table.update_item,
-            Key=keys.delivery(delivery.tenant, delivery.event_id, delivery.id),
+            Key=keys.delivery(delivery.tenant, delivery.event_id, delivery.id, delivery.layout),
             UpdateExpression=update,
             # A later attempt already recorded (after a crash and redelivery) wins.
             ConditionExpression=condition,
@@ -325,15 +398,23 @@ class EventRepository:
         redrive or retry request restarts a delivery only once. None when the
         delivery is gone, already restarted, or not in one of `statuses`.
         """
+        restarted = self._restart(tenant, event_id, delivery_id, expected_generation, statuses, now_iso, replay_id, LAYOUT_ENDPOINT_KEYED)
+        if isinstance(restarted, Refused) and restarted.item is None:  # not in the log: an earlier release's, in the event's partition?
+            restarted = self._restart(tenant, event_id, delivery_id, expected_generation, statuses, now_iso, replay_id, LAYOUT_EVENT_KEYED)
+        return None if isinstance(restarted, Refused) else items.delivery_from(restarted["Attributes"])
+
+    def _restart(
+        self, tenant: str, event_id: str, delivery_id: str, expected_generation: int, statuses: tuple[str, ...], now_iso: str, replay_id: str, layout: int
+    ) -> dict[str, Any] | Refused:
         names = {"#s": "status"}
         values: dict[str, Any] = {":g": expected_generation, ":g1": expected_generation + 1, ":one": 1, ":now": now_iso, ":pending": "pending", ":r": replay_id}
         status_names = []
         for i, status in enumerate(statuses):
             values[f":st{i}"] = status
             status_names.append(f":st{i}")
-        result = write_if(
+        return try_write(
             self._table.update_item,
-            Key=keys.delivery(tenant, event_id, delivery_id),
+            Key=keys.delivery(tenant, event_id, delivery_id, layout),
             UpdateExpression=(
                 "SET generation = :g1, generation_first_attempt = attempts_made + :one, generation_started_at = :now, "
                 f"#s = :pending, updated_at = :now, replay_id = :r REMOVE {keys.GSI_PK}, {keys.GSI_SK}, lease_until, lease_attempt"
@@ -342,12 +423,20 @@ class EventRepository:
             ExpressionAttributeNames=names,
             ExpressionAttributeValues=values,
             ReturnValues="ALL_NEW",
+            ReturnValuesOnConditionCheckFailure="ALL_OLD",
         )
-        return None if result is None else items.delivery_from(result["Attributes"])
 
     def get_delivery(self, tenant: str, event_id: str, delivery_id: str) -> Delivery | None:
+        """The delivery, from its endpoint's log; else where its event says (an earlier release's), or as only planned on it."""
         item = self._table.get_item(Key=keys.delivery(tenant, event_id, delivery_id)).get("Item")
-        return items.delivery_from(item) if item else self._planned(tenant, event_id, delivery_id)
+        if item:
+            return items.delivery_from(item)
+        found = batch_get(self._table, [keys.event(tenant, event_id), keys.delivery(tenant, event_id, delivery_id, LAYOUT_EVENT_KEYED)], consistent=True)
+        earlier = next((i for i in found if i[keys.SK] != keys.EVENT_SK), None)
+        if earlier is not None:
+            return items.delivery_from(earlier)
+        event = next((items.event_from(i) for i in found if i[keys.SK] == keys.EVENT_SK), None)
+        return event.planned_delivery(delivery_id) if event is not None else None
 
     def park(self, task_tenant: str, event_id: str, delivery_id: str, endpoint_id: str, now_iso: str) -> bool:
         """Set a pending delivery aside while its endpoint is disabled; its task is dropped.
@@ -355,14 +444,15 @@ class EventRepository:
         Re-enabling the endpoint finds it through the index and queues it again. A delivery only
         planned on its event gets its item first.
         """
-        if self._park(task_tenant, event_id, delivery_id, endpoint_id, now_iso):
+        if self._park(task_tenant, event_id, delivery_id, endpoint_id, now_iso, LAYOUT_ENDPOINT_KEYED):
             return True
-        return self._materialize(task_tenant, event_id, delivery_id) and self._park(task_tenant, event_id, delivery_id, endpoint_id, now_iso)
+        layout = self._materialize(task_tenant, event_id, delivery_id)
+        return layout is not None and self._park(task_tenant, event_id, delivery_id, endpoint_id, now_iso, layout)
 
-    def _park(self, task_tenant: str, event_id: str, delivery_id: str, endpoint_id: str, now_iso: str) -> bool:
+    def _park(self, task_tenant: str, event_id: str, delivery_id: str, endpoint_id: str, now_iso: str, layout: int) -> bool:
         result = write_if(
             self._table.update_item,
-            Key=keys.delivery(task_tenant, event_id, delivery_id),
+            Key=keys.delivery(task_tenant, event_id, delivery_id, layout),
             UpdateExpression="SET #s = :paused, updated_at = :now REMOVE lease_until, lease_attempt",
             ConditionExpression=f"attribute_exists({keys.PK}) AND #s = :pending",
             ExpressionAttributeNames={"#s": "status"},
@@ -374,7 +464,7 @@ class EventRepository:
         item = result["Attributes"]
         index = keys.index_keys(task_tenant, endpoint_id, "paused", item["created_at"], delivery_id)
         self._table.update_item(
-            Key=keys.delivery(task_tenant, event_id, delivery_id),
+            Key=keys.delivery(task_tenant, event_id, delivery_id, layout),
             UpdateExpression=f"SET {keys.GSI_PK} = :g1, {keys.GSI_SK} = :g2",
             ConditionExpression="#s = :paused",
             ExpressionAttributeNames={"#s": "status"},
@@ -417,26 +507,69 @@ class EventRepository:
     def log_page(
         self, tenant: str, endpoint_id: str, since: str = "", until: str = "~", limit: int = 20, cursor: str | None = None, newest_first: bool = True
     ) -> tuple[list[Delivery], str | None]:
-        """A page of the endpoint's deliveries of every status, newest (or oldest) first by creation, from the endpoint-log index.
+        """A page of the endpoint's deliveries of every status created in [since, until], newest (or oldest) first.
 
-        Each of the endpoint's LOG_SHARDS partitions gives its first `limit` + 1 keys created in [since, until] past
-        the cursor; merged, the first `limit` are the page, read whole in one BatchGetItem (eventually
-        consistent: a log, not a decision). The cursor is the last one's position, so a page costs the same however
-        long the log. A delivery that expired meanwhile is left out.
+        Read from the endpoint's delivery log: each of its DELIVERY_SHARDS partitions gives its first `limit` + 1
+        deliveries past the cursor, and merged, the first `limit` are the page (eventually consistent: a log, not a
+        decision). Then, older than any of them, the deliveries of the previous release's events, from the
+        endpoint-log index that release wrote (read only; they expire with the retention). The cursor is the last
+        one's position in that order, so a page costs the same however long the log.
         """
-        owner = keys.log_partition(tenant, endpoint_id, 0)
-        past = decode_position(cursor, owner)  # the last position shown: this page starts just past it
+        owner = keys.log_owner(tenant, endpoint_id)
+        sources = [(_NOW, self._logged), (_BEFORE, self._logged_before)]
+        if not newest_first:
+            sources.reverse()
+        source, past = _log_position(decode_position(cursor, owner))
+        start = next((i for i, (name, _) in enumerate(sources) if name == source), 0)
+        shown: list[tuple[str, str, Delivery]] = []
+        more = False
+        for i in range(start, len(sources)):
+            name, read = sources[i]
+            page, more = read(tenant, endpoint_id, since, until, limit - len(shown), past if i == start else None, newest_first)
+            shown += [(name, sort, d) for sort, d in page]
+            if len(shown) == limit:
+                # Full: more to come if this source has more, or a later one has any.
+                more = more or any(later(tenant, endpoint_id, since, until, 1, None, newest_first)[0] for _, later in sources[i + 1 :])
+                break
+        nxt = encode_position(owner, f"{shown[-1][0]}:{shown[-1][1]}") if more and shown else None
+        return [d for _, _, d in shown], nxt
+
+    def _logged(
+        self, tenant: str, endpoint_id: str, since: str, until: str, limit: int, past: str | None, newest_first: bool
+    ) -> tuple[list[tuple[str, Delivery]], bool]:
+        """Up to `limit` deliveries from the endpoint's delivery log past `past`, by id; and whether there are more."""
+        lower = ids.time_bound(ids.DELIVERY, epoch_ms(parse_iso(since)) if since else 0, upper=False)
+        upper = ids.time_bound(ids.DELIVERY, epoch_ms(parse_iso(until.rstrip("~"))) if until.rstrip("~") else _LAST_MS, upper=True)
+        if past:
+            lower, upper = (lower, min(upper, past)) if newest_first else (max(lower, past), upper)
+        if lower > upper:
+            return [], False
+        found: list[dict[str, Any]] = []
+        for partition in keys.endpoint_log_partitions(tenant, endpoint_id):
+            result = self._table.query(
+                KeyConditionExpression=Key(keys.PK).eq(partition) & Key(keys.SK).between(lower, upper),
+                ScanIndexForward=not newest_first,
+                Limit=limit + 1 + (1 if past else 0),
+            )
+            found += [i for i in result.get("Items", []) if i[keys.SK] != past and i.get("endpoint_id") == endpoint_id]
+        found.sort(key=lambda i: str(i[keys.SK]), reverse=newest_first)
+        return [(str(i[keys.SK]), items.delivery_from(i)) for i in found[:limit]], len(found) > limit
+
+    def _logged_before(
+        self, tenant: str, endpoint_id: str, since: str, until: str, limit: int, past: str | None, newest_first: bool
+    ) -> tuple[list[tuple[str, Delivery]], bool]:
+        """Up to `limit` of the previous release's deliveries past `past`, from its keys-only endpoint-log index (merged
+        across its LOG_SHARDS partitions, then read whole); and whether there are more."""
         lower, upper = keys.log_sort(since or "0"), until
         if past:
             lower, upper = (lower, min(upper, past)) if newest_first else (max(lower, past), upper)
         if lower > upper:
-            return [], None
+            return [], False
         entries: list[dict[str, Any]] = []
         for shard in range(keys.LOG_SHARDS):
-            partition = keys.log_partition(tenant, endpoint_id, shard)
             found = self._table.query(
                 IndexName=keys.LOG_INDEX,
-                KeyConditionExpression=Key(keys.GSI4_PK).eq(partition) & Key(keys.GSI4_SK).between(lower, upper),
+                KeyConditionExpression=Key(keys.GSI4_PK).eq(keys.log_partition(tenant, endpoint_id, shard)) & Key(keys.GSI4_SK).between(lower, upper),
                 ScanIndexForward=not newest_first,
                 Limit=limit + 1 + (1 if past else 0),
             ).get("Items", [])
@@ -444,5 +577,18 @@ class EventRepository:
         entries.sort(key=lambda e: e[keys.GSI4_SK], reverse=newest_first)
         page = entries[:limit]
         read = {(i[keys.PK], i[keys.SK]): items.delivery_from(i) for i in batch_get(self._table, [{keys.PK: e[keys.PK], keys.SK: e[keys.SK]} for e in page])}
-        shown = [read[(e[keys.PK], e[keys.SK])] for e in page if (e[keys.PK], e[keys.SK]) in read]
-        return shown, encode_position(owner, page[-1][keys.GSI4_SK]) if len(entries) > limit else None
+        return [(e[keys.GSI4_SK], read[(e[keys.PK], e[keys.SK])]) for e in page if (e[keys.PK], e[keys.SK]) in read], len(entries) > limit
+
+
+_NOW, _BEFORE = "d", "i"  # a log position's source: the delivery log, or the previous release's index
+_LAST_MS = 32**10 - 1  # the latest time an id can carry
+
+
+def _log_position(at: str | None) -> tuple[str | None, str | None]:
+    """A log cursor's (source, position); one the previous release made (a bare index position) is the index's."""
+    if at is None:
+        return None, None
+    source, sep, position = at.partition(":")
+    if sep and source in (_NOW, _BEFORE) and position:
+        return source, position
+    return _BEFORE, at

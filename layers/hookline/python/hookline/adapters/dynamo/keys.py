@@ -16,7 +16,8 @@ every key the API reads, so no query can reach another tenant's items.
     Customer    C#<tenant>              CUS#<uid>               customer (customer_partition, CUSTOMER_PREFIX)
     Endpoint    T#<tenant>              EP#<ep_id>              endpoint (tenant_partition, ENDPOINT_PREFIX)
     Event       E#<tenant>#<evt_id>     EVENT                   event (event_partition)
-    Delivery    E#<tenant>#<evt_id>     DLV#<dlv_id>            delivery
+    Delivery    D#<tenant>#<mark>#<n>   <dlv_id>                delivery (delivery_log_partition, endpoint_log_partitions): in its endpoint's log
+    (earlier)   E#<tenant>#<evt_id>     DLV#<dlv_id>            delivery(..., LAYOUT_EVENT_KEYED): an event the previous release accepted
     Attempt     E#<tenant>#<evt_id>     DLV#<dlv_id>#A#<nnnn>   attempt
     Breaker     BRK#<tenant>#<ep_id>    BRK                     breaker
     Limiter     LIM#<tenant>#<ep_id>    LIM                     limiter
@@ -36,14 +37,25 @@ of INDEXED_STATUSES: failed and paused (what a customer acts on), and pending
 once an attempt was recorded (a delivery waiting for its retry). A first
 success never writes it.
 
-Index `endpoint-log` (LOG_INDEX), keys only: GSI4_PK `gsi4pk` =
+A delivery is kept in its endpoint's delivery log: `<mark>` is the endpoint's
+mark (hookline.core.ids.endpoint_mark, 16 characters of a hash of its id), `<n>`
+one of DELIVERY_SHARDS partitions chosen by the delivery id (delivery_shard),
+so one endpoint's deliveries never heat one partition. A delivery id begins
+with its creation time, so each partition is in creation order, and the
+endpoint's log, every status, is read by merging them: the item a delivery's
+first recorded attempt writes anyway is its log entry, and no index is written
+for it. The id also carries the mark, masked by its event, so the event and
+delivery ids alone give its key. The previous release kept deliveries in their
+event's partition: an event item without `layout` (LAYOUT_EVENT_KEYED) says
+its deliveries are there, until they expire.
+
+Index `endpoint-log` (LOG_INDEX), keys only, read only: GSI4_PK `gsi4pk` =
 `EPL#<tenant>#<ep_id>#<shard>`, GSI4_SK `gsi4sk` = `<created_at>#<dlv_id>`.
-Every delivery item carries these keys (log_keys) from its first write, and
-they never change, so the index is written once per delivery and never again:
-the endpoint's whole delivery log, newest first, whatever the status. An
-endpoint's entries are spread over LOG_SHARDS partitions by the delivery id
-(log_shard), so one endpoint's deliveries never heat one index partition; its
-log is read by merging them.
+The previous release wrote these keys (log_keys) on every delivery, an index
+write each; this one writes them only on that release's deliveries, and reads
+the index for their place in the endpoint's log, after the log's own. Once the
+last of them expires (the retention after this release is deployed), a later
+release drops the index.
 
 Index `customer-endpoints` (CUSTOMER_INDEX): GSI2_PK `gsi2pk` =
 `CE#<tenant>#<uid>` for a customer's endpoint, `CE#<tenant>#` for the tenant's
@@ -71,9 +83,11 @@ Access patterns (numbered as in docs/architecture.md), by key:
     tenant_partition     3 list a tenant's endpoints (Query, begins_with ENDPOINT_PREFIX); 33 a broadcast step's page of them
     owner_partition      3b one owner's endpoints: fan-out, the ?customer= list, a customer's stats and deletion (Query CUSTOMER_INDEX)
     event                4 idempotency check, 5 store the event, 11 read bodies (BatchGetItem); 32 store a broadcast, 33 advance its fan-out
-    delivery             6 store, 10 claim, 13 record status, 17 park, 22 restart; 33 a broadcast's delivery (cond. put)
+    delivery             6 store, 10 claim, 13 record status, 17 park, 22 restart; 33 a broadcast's delivery (cond. put);
+                         18 an event's planned deliveries, 34 a page of a broadcast's (BatchGetItem); 40 one delivery (GetItem)
     attempt              12 record the attempt
-    event_partition      18 an event with its deliveries and attempts (Query); + DELIVERY_PREFIX: 34 a page of a broadcast's deliveries (Query); a delivery's key as prefix: 40 one delivery with its attempts (Query)
+    event_partition      18 an event with its attempts (Query); a delivery's key as prefix: 40 its attempts (Query);
+                         + DELIVERY_PREFIX: 34 a page of the previous release's broadcast's deliveries (Query)
     breaker, limiter     7 load, 8 grant, 9 probe, 14 transition, 15 slow down, 16 release
     stats                20 add a batch's counters; stats_partition + stats_sort: 21 read a window (Query)
     replay               23 a replay's page counted (UpdateItem conditional on its job's step), 24 replay progress
@@ -88,7 +102,8 @@ Access patterns (numbered as in docs/architecture.md), by key:
     version_usage        44 add a batch's deliveries per version (UpdateItem ADD); version_usage_partition: 45 a version's last 7 days (Query)
     version_partition    46 the endpoints pinned to a version (Query VERSION_INDEX, keys only)
     index_partition      17 requeue the paused, 23 a replay's page, the deliveries route (Query INDEX), 39 an endpoint's backlog (COUNT), 47 its failures by creation hour (Query)
-    log_partition        62 an endpoint's delivery log, every status (Query LOG_INDEX, each shard, newest first, then BatchGetItem)
+    endpoint_log_partitions  62 an endpoint's delivery log, every status (Query each partition, newest first);
+    log_partition        62 then the previous release's deliveries (Query LOG_INDEX, each shard, then BatchGetItem)
 """
 
 from __future__ import annotations
@@ -96,7 +111,8 @@ from __future__ import annotations
 import zlib
 from typing import Literal
 
-from hookline.core.models import INDEXED_STATUSES
+from hookline.core import ids
+from hookline.core.models import INDEXED_STATUSES, LAYOUT_ENDPOINT_KEYED, LAYOUT_EVENT_KEYED
 
 Key = dict[str, str]
 
@@ -197,16 +213,34 @@ def stats(tenant: str, endpoint_id: str, hour: str) -> Key:
 # -- an event's item collection -------------------------------------------------------------------
 
 
+EVENT_PARTITION_PREFIX = "E#"
+
+
 def event_partition(tenant: str, event_id: str) -> str:
-    return f"E#{tenant}#{event_id}"
+    return f"{EVENT_PARTITION_PREFIX}{tenant}#{event_id}"
 
 
 def event(tenant: str, event_id: str) -> Key:
     return _key(event_partition(tenant, event_id), EVENT_SK)
 
 
-def delivery(tenant: str, event_id: str, delivery_id: str) -> Key:
-    return _key(event_partition(tenant, event_id), f"{DELIVERY_PREFIX}{delivery_id}")
+def delivery(tenant: str, event_id: str, delivery_id: str, layout: int = LAYOUT_ENDPOINT_KEYED) -> Key:
+    """Where a delivery is kept: in its endpoint's log (the id names the endpoint's mark, hookline.core.ids), or, for one
+    of an event an earlier release accepted (LAYOUT_EVENT_KEYED), in the event's own partition."""
+    if layout == LAYOUT_EVENT_KEYED:
+        return _key(event_partition(tenant, event_id), f"{DELIVERY_PREFIX}{delivery_id}")
+    mark = ids.endpoint_mark_of(tenant, event_id, delivery_id) if ids.is_id(delivery_id, ids.DELIVERY) else _NO_MARK
+    return _key(delivery_log_partition(tenant, mark, delivery_shard(delivery_id)), delivery_id)
+
+
+# Where a string that is no delivery id is kept and looked for (a malformed task's finds nothing there): outside
+# every endpoint's log, as no mark is made of '-'.
+_NO_MARK = "-" * 16
+
+
+def layout_of(pk: str) -> int:
+    """The layout a delivery item was found in, by its partition key."""
+    return LAYOUT_EVENT_KEYED if pk.startswith(EVENT_PARTITION_PREFIX) else LAYOUT_ENDPOINT_KEYED
 
 
 def attempt(tenant: str, event_id: str, delivery_id: str, number: int) -> Key:
@@ -242,14 +276,40 @@ def index_keys(tenant: str, endpoint_id: str, status: str, created_at: str, deli
     return {GSI_PK: index_partition(tenant, endpoint_id), GSI_SK: index_sort(status, created_at, delivery_id)}
 
 
-# -- the endpoint-log index ----------------------------------------------------------------------------
+# -- an endpoint's delivery log ----------------------------------------------------------------------
 
-LOG_SHARDS = 8  # an endpoint's log partitions: at 5,000 deliveries a second to one endpoint, about 625 writes a second each (a partition takes 1,000)
+DELIVERY_SHARDS = 8  # an endpoint's log partitions: at 5,000 deliveries a second to one endpoint, about 625 writes a second each (a partition takes 1,000)
+
+
+def delivery_shard(delivery_id: str) -> int:
+    """The log partition a delivery is kept in: fixed by its id alone."""
+    return zlib.crc32(delivery_id.encode()) % DELIVERY_SHARDS
+
+
+def delivery_log_partition(tenant: str, mark: str, shard: int) -> str:
+    """One of an endpoint's delivery log partitions, by the endpoint's mark (ids.endpoint_mark)."""
+    return f"D#{tenant}#{mark}#{shard}"
+
+
+def endpoint_log_partitions(tenant: str, endpoint_id: str) -> list[str]:
+    """The endpoint's delivery log: every partition its deliveries are kept in."""
+    mark = ids.endpoint_mark(endpoint_id)
+    return [delivery_log_partition(tenant, mark, shard) for shard in range(DELIVERY_SHARDS)]
+
+
+# -- the endpoint-log index (read only: the previous release's deliveries) -----------------------------
+
+LOG_SHARDS = 8  # the index's partitions per endpoint
 
 
 def log_shard(delivery_id: str) -> int:
     """The log partition a delivery's entry is in: fixed by its id alone."""
     return zlib.crc32(delivery_id.encode()) % LOG_SHARDS
+
+
+def log_owner(tenant: str, endpoint_id: str) -> str:
+    """What a cursor into the endpoint's delivery log is tied to (as the previous release tied it: its index's first partition)."""
+    return log_partition(tenant, endpoint_id, 0)
 
 
 def log_partition(tenant: str, endpoint_id: str, shard: int) -> str:
@@ -262,7 +322,7 @@ def log_sort(created_at: str, delivery_id: str = "") -> str:
 
 
 def log_keys(tenant: str, endpoint_id: str, created_at: str, delivery_id: str) -> dict[str, str]:
-    """The endpoint-log attributes every delivery carries, from its first write on, unchanged."""
+    """The endpoint-log index's attributes: the previous release wrote them on every delivery, this one on that release's only."""
     return {GSI4_PK: log_partition(tenant, endpoint_id, log_shard(delivery_id)), GSI4_SK: log_sort(created_at, delivery_id)}
 
 

@@ -142,8 +142,9 @@ DELIVERIES_DOC = """The endpoint's deliveries created in `[since, until]`, oldes
 - `failed`, `paused` and `pending` are read from the sparse endpoint-deliveries
   index. `pending` holds the deliveries waiting for a retry (an attempt was
   recorded); a delivery not attempted yet is found by its event (`event`).
-- `all` and `succeeded` are read from the endpoint-log index, which every
-  delivery enters once, when its first attempt (or park) is recorded.
+- `all` and `succeeded` are read from the endpoint's delivery log: the
+  delivery items themselves, which the endpoint's deliveries are kept in from
+  their first recorded attempt (or park) on.
   `succeeded` keeps a page's succeeded deliveries, so its pages may hold fewer
   than `limit` (follow `next`).
 - `event` (an `evt_` id, or the `id` the producer sent the event with) finds

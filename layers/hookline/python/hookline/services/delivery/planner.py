@@ -78,7 +78,12 @@ class Planner:
     def _read(self, tasks: list[DeliveryTask]) -> tuple[dict[tuple[str, str], Event], dict[tuple[str, str, str], Delivery]] | None:
         """The tasks' bodies and the fresh ones' deliveries in one strongly consistent read; None if it failed."""
         try:
-            return self.events.read_for_sending(((t.tenant, t.event_id) for t in tasks), ((t.tenant, t.event_id, t.delivery_id) for t in tasks if t.fresh))
+            fresh = [t for t in tasks if t.fresh]
+            return self.events.read_for_sending(
+                ((t.tenant, t.event_id) for t in tasks),
+                ((t.tenant, t.event_id, t.delivery_id) for t in fresh),
+                ((t.tenant, t.event_id, t.delivery_id) for t in fresh if t.attempt > 1),
+            )
         except Exception:  # each task reads its own body, and claims, then
             _log.exception("batch read of event bodies failed")
             return None

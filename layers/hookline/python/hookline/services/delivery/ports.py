@@ -71,8 +71,10 @@ class DeliveryLog(Protocol):
     def get_events(self, keys: Iterable[tuple[str, str]]) -> dict[tuple[str, str], Event]: ...
 
     def read_for_sending(
-        self, event_ids: Iterable[tuple[str, str]], delivery_ids: Iterable[tuple[str, str, str]]
-    ) -> tuple[dict[tuple[str, str], Event], dict[tuple[str, str, str], Delivery]]: ...
+        self, event_ids: Iterable[tuple[str, str]], delivery_ids: Iterable[tuple[str, str, str]], attempted: Iterable[tuple[str, str, str]] = ()
+    ) -> tuple[dict[tuple[str, str], Event], dict[tuple[str, str, str], Delivery]]:
+        """The events, and the deliveries of `delivery_ids` (`attempted`: those of them an attempt was made for)."""
+        ...
 
     def claim_attempt(
         self, tenant: str, event_id: str, delivery_id: str, number: int, now_epoch: float, lease_seconds: int, generation: int = 0
