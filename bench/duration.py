@@ -8,9 +8,10 @@ A delivery invocation is billed for, one after another:
 - its AWS round trips: the calls the run made, `AWS_CALL_MS` each, the batch's tasks side by side
   (one lane per task; a lane's calls in a row);
 - the limiter's pacing: the seconds the worker actually slept before a send (measured);
-- its requests, side by side: a new connection for each (DNS, TCP and TLS: `CONNECT_MS`; the
-  webhook client opens a `requests.Session` per POST, so no connection is ever reused) and the
-  slowest of the batch's answers (the median of the maximum of n lognormal latencies).
+- its requests, side by side: a new connection for each (DNS, TCP and TLS: `CONNECT_MS`) and the
+  slowest of the batch's answers (the median of the maximum of n lognormal latencies). The webhook
+  client keeps connections alive between POSTs to one address (`HOOKLINE_KEEPALIVE_SECONDS`), but
+  this model does not count the reuse yet: it charges every POST a handshake, an upper bound.
 
 `make bench` measures the CPU figures once per run; two runs must agree within 5 %.
 """
@@ -47,7 +48,7 @@ class Assumptions:
     rtt_ms: float = 20.0  # Lambda (us-east-1) to a typical receiver
     dns_ms: float = 5.0  # the client resolves the host on every POST (SSRF guard)
     tls_round_trips: int = 1  # TLS 1.3; 2 for TLS 1.2
-    connection_reused: bool = False  # hookline.adapters.http.WebhookClient: one requests.Session per POST
+    connection_reused: bool = False  # charged as new: the client's kept-alive connections are not counted yet (an upper bound)
     aws_call_ms: float = 5.0  # one DynamoDB / SQS / Step Functions call from Lambda in region, warm HTTPS connection
     tls_client_bytes: int = 700  # what the client sends in a TLS 1.3 handshake (ClientHello, Finished): data out
 

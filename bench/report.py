@@ -384,7 +384,8 @@ def _honest_sections(cost: dict[str, Any], made: str) -> list[str]:
             f"(one vCPU at {a['lambda_mb_per_vcpu']} MB, so 3.5x at 512 MB; this machine's core taken as one Graviton vCPU); "
             f"{a['aws_call_ms']:g} ms per AWS call, the batch's tasks side by side; the limiter's sleeps, as measured; and, when it sends, "
             f"a new connection ({a['connect_ms']:g} ms: DNS {a['dns_ms']:g} ms, TCP and TLS 1.3 at {a['rtt_ms']:g} ms round trip: "
-            "`hookline.adapters.http.WebhookClient` opens a `requests.Session` per POST, so no connection is reused) plus the "
+            "the webhook client keeps connections alive between POSTs to one address, `HOOKLINE_KEEPALIVE_SECONDS`, but the "
+            "model charges every POST a handshake as if none were reused: an upper bound) plus the "
             f"slowest of the batch's answers (lognormal, median {a['receiver_median_ms']:g} ms, sigma {a['receiver_sigma']:g}: "
             "about 216 ms for ten). Data transfer out counts each request's line, headers and body plus "
             f"{a['tls_client_bytes']} bytes of TLS handshake.",

@@ -70,12 +70,19 @@ class Receiver:
 
 
 @contextmanager
-def running_receiver(answer: Callable[[Received], Answer] | None = None) -> Iterator[Receiver]:
-    r = Receiver(answer)
-    thread = threading.Thread(target=r._server.serve_forever, daemon=True)
+def serving(server: ThreadingHTTPServer) -> Iterator[None]:
+    """The server answering on a thread of its own while the block runs, then shut down and closed."""
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        yield r
+        yield
     finally:
-        r._server.shutdown()
-        r._server.server_close()
+        server.shutdown()
+        server.server_close()
+
+
+@contextmanager
+def running_receiver(answer: Callable[[Received], Answer] | None = None) -> Iterator[Receiver]:
+    r = Receiver(answer)
+    with serving(r._server):
+        yield r

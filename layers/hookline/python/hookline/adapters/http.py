@@ -1,19 +1,30 @@
-"""The webhook HTTP client: one POST, SSRF-guarded, pinned to the vetted address.
+"""The webhook HTTP client: one POST, SSRF-guarded, pinned to the vetted address, over kept-alive connections.
 
-The hostname is resolved once, every address is checked by the SSRF guard, and
-the connection goes to the vetted address, so a DNS answer that changes between
-check and connect (rebinding) cannot slip through. TLS still verifies the
-certificate against the hostname and sends it as SNI. Redirects are never
-followed, proxies from the environment are ignored, and only the first bytes
-of the response body are kept.
+The hostname is resolved once per POST, every address is checked by the SSRF
+guard, and the connection goes to the vetted address, so a DNS answer that
+changes between check and connect (rebinding) cannot slip through. TLS still
+verifies the certificate against the hostname and sends it as SNI. Redirects
+are never followed, proxies from the environment are ignored, and only the
+first bytes of the response body are kept.
+
+Connections are kept between POSTs (`ConnectionPools`), per (scheme, host, port,
+vetted address): a connection is reused only to the very address the guard just
+approved for this POST, and a DNS answer that changed opens a new one. A warm
+Lambda instance keeps them across batches, so a busy endpoint pays its DNS, TCP
+and TLS handshake once per keep-alive, not per webhook; one unused for the idle
+time is closed (shorter than most servers' keep-alive: Node's is 5 s), and at
+most POOL_HOSTS addresses are kept, the least recently used closed first.
 """
 
 from __future__ import annotations
 
 import socket
+import threading
 import time
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections import OrderedDict
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import SplitResult, urlsplit
 
@@ -40,10 +51,10 @@ class _Refused:
 class _PinnedAdapter(HTTPAdapter):
     """Connects to one vetted IP while TLS checks the certificate for the hostname."""
 
-    def __init__(self, ip: str, hostname: str):
+    def __init__(self, ip: str, hostname: str, connections: int = 1):
         self._ip = ip
         self._hostname = hostname
-        super().__init__(max_retries=0)
+        super().__init__(max_retries=0, pool_connections=1, pool_maxsize=connections)
 
     def build_connection_pool_key_attributes(self, request: Any, verify: Any, cert: Any = None) -> tuple[dict[str, Any], dict[str, Any]]:
         host_params, pool_kwargs = super().build_connection_pool_key_attributes(request, verify, cert)
@@ -54,6 +65,115 @@ class _PinnedAdapter(HTTPAdapter):
         return host_params, pool_kwargs
 
 
+POOL_HOSTS = 256  # pinned addresses whose connections are kept at once; the least recently used beyond are closed
+POOL_CONNECTIONS = 10  # connections kept per pinned address (a batch's requests to one endpoint run side by side)
+
+PoolKey = tuple[str, str, int, str]  # scheme, hostname, port, the vetted address connected to
+
+
+@dataclass
+class _Pool:
+    session: requests.Session
+    adapter: _PinnedAdapter
+    last_used: float
+    in_flight: int = 0
+
+
+@dataclass
+class ConnectionPools:
+    """Kept-alive connections per pinned address: a session (one pinned adapter) per (scheme, host, port, address).
+
+    `idle_seconds` 0 keeps none: every POST opens and closes its own connection.
+    """
+
+    idle_seconds: float
+    max_hosts: int = POOL_HOSTS
+    connections: int = POOL_CONNECTIONS
+    clock: Callable[[], float] = time.monotonic
+    _pools: OrderedDict[PoolKey, _Pool] = field(default_factory=OrderedDict)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+    _closed_connections: int = 0
+
+    @contextmanager
+    def session(self, key: PoolKey) -> Iterator[requests.Session]:
+        """The session that connects to the key's address only, for one request."""
+        if self.idle_seconds <= 0:
+            with _new_session(key, 1) as (session, adapter):
+                try:
+                    yield session
+                finally:
+                    with self._lock:
+                        self._closed_connections += _opened(adapter)
+            return
+        pool = self._acquire(key)
+        try:
+            yield pool.session
+        finally:
+            with self._lock:
+                pool.in_flight -= 1
+                pool.last_used = self.clock()
+
+    def _acquire(self, key: PoolKey) -> _Pool:
+        with self._lock:
+            now = self.clock()
+            for stale in [k for k, p in self._pools.items() if p.in_flight == 0 and now - p.last_used >= self.idle_seconds]:
+                self._close(stale)
+            pool = self._pools.get(key)
+            if pool is None:
+                session, adapter = _session(key, self.connections)
+                pool = self._pools[key] = _Pool(session, adapter, now)
+            self._pools.move_to_end(key)
+            pool.in_flight += 1
+            pool.last_used = now
+            while len(self._pools) > self.max_hosts:
+                oldest = next((k for k, p in self._pools.items() if p.in_flight == 0), None)
+                if oldest is None:
+                    break
+                self._close(oldest)
+            return pool
+
+    def _close(self, key: PoolKey) -> None:
+        pool = self._pools.pop(key)
+        self._closed_connections += _opened(pool.adapter)
+        pool.session.close()
+
+    def opened(self) -> int:
+        """Connections opened so far (each a DNS-free TCP connect, and a TLS handshake for https): what pooling saves."""
+        with self._lock:
+            return self._closed_connections + sum(_opened(p.adapter) for p in self._pools.values())
+
+    def kept(self) -> list[PoolKey]:
+        with self._lock:
+            return list(self._pools)
+
+    def close(self) -> None:
+        with self._lock:
+            for key in list(self._pools):
+                self._close(key)
+
+
+def _session(key: PoolKey, connections: int) -> tuple[requests.Session, _PinnedAdapter]:
+    scheme, hostname, _port, ip = key
+    session = requests.Session()
+    session.trust_env = False  # never route through an environment proxy
+    adapter = _PinnedAdapter(ip, hostname, connections)
+    session.mount(f"{scheme}://", adapter)
+    return session, adapter
+
+
+@contextmanager
+def _new_session(key: PoolKey, connections: int) -> Iterator[tuple[requests.Session, _PinnedAdapter]]:
+    session, adapter = _session(key, connections)
+    with session:
+        yield session, adapter
+
+
+def _opened(adapter: _PinnedAdapter) -> int:
+    """The connections the adapter's pools opened (urllib3 counts them per pool)."""
+    pools = adapter.poolmanager.pools
+    return sum(int(getattr(pools[k], "num_connections", 0)) for k in pools.keys())  # noqa: SIM118 - urllib3's container refuses iteration
+
+
 class WebhookClient:
     def __init__(
         self,
@@ -62,24 +182,24 @@ class WebhookClient:
         body_limit: int,
         policy: ssrf.UrlPolicy | None = None,
         resolver: Resolver = system_resolver,
+        keepalive_seconds: float = 0.0,
     ):
         self._connect_timeout = connect_timeout
         self._request_timeout = request_timeout
         self._body_limit = body_limit
         self._policy = policy or ssrf.UrlPolicy()
         self._resolve = resolver
+        self.pools = ConnectionPools(keepalive_seconds)
 
     def post(self, url: str, body: bytes, headers: Mapping[str, str]) -> HttpResult:
         started = time.monotonic()
         target = self._vet(url)
         if isinstance(target, _Refused):
             return _result(started, None, target.error, detail=target.detail)
-        parts, ip = target
+        parts, ip, port = target
         send_headers = dict(headers)
         send_headers["Host"] = parts.netloc.rsplit("@", 1)[-1]
-        with requests.Session() as session:
-            session.trust_env = False  # never route through an environment proxy
-            session.mount(f"{parts.scheme}://", _PinnedAdapter(ip, parts.hostname or ""))
+        with self.pools.session((parts.scheme, parts.hostname or "", port, ip)) as session:
             try:
                 response = session.post(
                     url, data=body, headers=send_headers, timeout=(self._connect_timeout, self._request_timeout), allow_redirects=False, stream=True
@@ -95,10 +215,10 @@ class WebhookClient:
                     return _result(started, response.status_code, None, detail=str(exc)[:300])
                 return _result(started, response.status_code, None, body=text, headers=dict(response.headers))
 
-    def _vet(self, url: str) -> tuple[SplitResult, str] | _Refused:
+    def _vet(self, url: str) -> tuple[SplitResult, str, int] | _Refused:
         """Resolve the URL's host and run every address through the SSRF guard.
 
-        Returns (url parts, vetted ip), or why it may not be contacted.
+        Returns (url parts, vetted ip, port), or why it may not be contacted.
         """
         parts = urlsplit(url)
         host = parts.hostname
@@ -123,7 +243,7 @@ class WebhookClient:
             return _Refused(classify.SSRF_BLOCKED, str(exc))
         except ValueError as exc:
             return _Refused(classify.DNS_FAILURE, str(exc))
-        return parts, vetted[0]
+        return parts, vetted[0], port
 
     def _read_limited(self, response: requests.Response, started: float) -> str:
         chunks: list[bytes] = []

@@ -111,6 +111,11 @@ class Settings:
     # Delivery behaviour.
     connect_timeout_seconds: float = _setting("HOOKLINE_CONNECT_TIMEOUT_SECONDS", 3.0, "TCP/TLS connect timeout of a webhook request.")
     request_timeout_seconds: float = _setting("HOOKLINE_REQUEST_TIMEOUT_SECONDS", 10.0, "Whole-request deadline of a webhook request, connect included.")
+    keepalive_seconds: float = _setting(
+        "HOOKLINE_KEEPALIVE_SECONDS",
+        4.0,
+        "How long a connection to a receiver is kept open unused for the next webhook to the same address (a warm function keeps them across batches; shorter than most servers' keep-alive). 0: a new connection per webhook.",
+    )
     response_body_limit_bytes: int = _setting(
         "HOOKLINE_RESPONSE_BODY_LIMIT_BYTES", 4096, "How much of a receiver's response body is kept on an attempt that did not succeed."
     )

@@ -118,6 +118,7 @@ def _sender(settings: Settings) -> DestinationSender:
         request_timeout=settings.request_timeout_seconds,
         body_limit=settings.response_body_limit_bytes,
         policy=settings.url_policy,
+        keepalive_seconds=settings.keepalive_seconds,
     )
     return DestinationSender(http, AwsDestinations(aws.region(), settings.own_account_id))
 

@@ -1,0 +1,141 @@
+"""Kept-alive connections to receivers (hookline.adapters.http.ConnectionPools), over real sockets on loopback.
+
+A connection is reused only to the address the SSRF guard approved for that very POST: a changed DNS answer opens a
+new one, and two addresses never share one. The receiver here speaks HTTP/1.1 keep-alive and counts the connections
+it accepts, and the address each request arrived at.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from hookline.adapters.http import ConnectionPools, WebhookClient
+from hookline.core.ssrf import UrlPolicy
+from tests.support.receiver import serving
+
+LOOPBACK = (ipaddress.ip_network("127.0.0.0/8"),)
+POLICY = UrlPolicy(LOOPBACK, allow_http=True, allowed_ports=None)
+
+
+class KeepAliveReceiver:
+    def __init__(self) -> None:
+        self.connections = 0
+        self.arrived_at: list[str] = []  # the local address each request came in on: the one the sender connected to
+        self._lock = threading.Lock()
+        receiver = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def setup(self) -> None:
+                super().setup()
+                with receiver._lock:
+                    receiver.connections += 1
+
+            def do_POST(self) -> None:
+                self.rfile.read(int(self.headers.get("content-length") or 0))
+                with receiver._lock:
+                    receiver.arrived_at.append(self.connection.getsockname()[0])
+                self.send_response(200)
+                self.send_header("content-length", "2")
+                self.end_headers()
+                self.wfile.write(b"ok")
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("0.0.0.0", 0), Handler)  # every loopback address: 127.0.0.1, 127.0.0.2, …
+        self.server.daemon_threads = True
+        self.port = self.server.server_address[1]
+
+
+@contextmanager
+def keep_alive_receiver() -> Iterator[KeepAliveReceiver]:
+    r = KeepAliveReceiver()
+    with serving(r.server):
+        yield r
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def _client(resolver: Callable[[str, int], list[str]], keepalive: float = 4.0, clock: Clock | None = None, max_hosts: int = 256) -> WebhookClient:
+    client = WebhookClient(3, 5, 4096, POLICY, resolver=resolver, keepalive_seconds=keepalive)
+    client.pools = ConnectionPools(keepalive, max_hosts=max_hosts, clock=clock or Clock())
+    return client
+
+
+def _post(client: WebhookClient, receiver: KeepAliveReceiver) -> None:
+    result = client.post(f"http://hooks.example.com:{receiver.port}/webhook", b"{}", {"content-type": "application/json"})
+    assert result.status_code == 200, result
+
+
+def test_webhooks_to_one_address_reuse_one_connection() -> None:
+    with keep_alive_receiver() as receiver:
+        client = _client(lambda _h, _p: ["127.0.0.1"])
+        for _ in range(5):
+            _post(client, receiver)
+        # Five webhooks, one connection: one TCP handshake (and one TLS handshake, for https)
+        assert (receiver.connections, client.pools.opened(), len(receiver.arrived_at)) == (1, 1, 5)
+
+
+def test_a_changed_dns_answer_opens_a_new_connection_to_the_new_address_only() -> None:
+    with keep_alive_receiver() as receiver:
+        answers = iter([["127.0.0.1"], ["127.0.0.1"], ["127.0.0.2"], ["127.0.0.2"]])
+        client = _client(lambda _h, _p: next(answers))
+        for _ in range(4):
+            _post(client, receiver)
+        # The name moved to another address: the next webhook went there on a connection of its own, never over the
+        # connection kept to the address approved before
+        assert receiver.arrived_at == ["127.0.0.1", "127.0.0.1", "127.0.0.2", "127.0.0.2"]
+        assert receiver.connections == client.pools.opened() == 2
+        assert [key[3] for key in client.pools.kept()] == ["127.0.0.1", "127.0.0.2"]
+
+
+def test_two_addresses_never_share_a_connection() -> None:
+    with keep_alive_receiver() as receiver:
+        turn = iter(["127.0.0.1", "127.0.0.3"] * 3)
+        client = _client(lambda _h, _p: [next(turn)])
+        for _ in range(6):
+            _post(client, receiver)
+        # Alternating addresses: each request arrived at the address approved for it, over that address's connection
+        assert receiver.arrived_at == ["127.0.0.1", "127.0.0.3"] * 3
+        assert receiver.connections == client.pools.opened() == 2
+
+
+def test_a_connection_unused_for_the_idle_time_is_closed_and_the_oldest_address_goes_beyond_the_bound() -> None:
+    with keep_alive_receiver() as receiver:
+        clock = Clock()
+        address = ["127.0.0.1"]
+        client = _client(lambda _h, _p: list(address), keepalive=4.0, clock=clock, max_hosts=2)
+        _post(client, receiver)
+        clock.now += 3.9
+        _post(client, receiver)  # within the idle time: the same connection
+        assert receiver.connections == 1
+        clock.now += 4.0
+        _post(client, receiver)  # idle for 4 s: closed, and a new one opened
+        assert receiver.connections == 2
+        # At most two addresses are kept: a third closes the least recently used one
+        for ip in ("127.0.0.2", "127.0.0.3"):
+            address[:] = [ip]
+            _post(client, receiver)
+        assert [key[3] for key in client.pools.kept()] == ["127.0.0.2", "127.0.0.3"]
+        assert client.pools.opened() == receiver.connections == 4
+
+
+def test_without_keep_alive_every_webhook_opens_its_own_connection() -> None:
+    with keep_alive_receiver() as receiver:
+        client = _client(lambda _h, _p: ["127.0.0.1"], keepalive=0.0)
+        for _ in range(3):
+            _post(client, receiver)
+        assert receiver.connections == client.pools.opened() == 3 and client.pools.kept() == []
