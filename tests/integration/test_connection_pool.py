@@ -26,6 +26,7 @@ class KeepAliveReceiver:
     def __init__(self) -> None:
         self.connections = 0
         self.arrived_at: list[str] = []  # the local address each request came in on: the one the sender connected to
+        self.cookies: list[str | None] = []  # the Cookie header of each request
         self._lock = threading.Lock()
         receiver = self
 
@@ -41,7 +42,9 @@ class KeepAliveReceiver:
                 self.rfile.read(int(self.headers.get("content-length") or 0))
                 with receiver._lock:
                     receiver.arrived_at.append(self.connection.getsockname()[0])
+                    receiver.cookies.append(self.headers.get("cookie"))
                 self.send_response(200)
+                self.send_header("set-cookie", "session=receiver-secret; Path=/")
                 self.send_header("content-length", "2")
                 self.end_headers()
                 self.wfile.write(b"ok")
@@ -87,6 +90,8 @@ def test_webhooks_to_one_address_reuse_one_connection() -> None:
             _post(client, receiver)
         # Five webhooks, one connection: one TCP handshake (and one TLS handshake, for https)
         assert (receiver.connections, client.pools.opened(), len(receiver.arrived_at)) == (1, 1, 5)
+        # And the kept session sends nothing a receiver set: its cookie never comes back
+        assert receiver.cookies == [None] * 5
 
 
 def test_a_changed_dns_answer_opens_a_new_connection_to_the_new_address_only() -> None:

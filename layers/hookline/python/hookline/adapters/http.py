@@ -25,6 +25,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from http.cookiejar import DefaultCookiePolicy
 from typing import Any
 from urllib.parse import SplitResult, urlsplit
 
@@ -156,6 +157,7 @@ def _session(key: PoolKey, connections: int) -> tuple[requests.Session, _PinnedA
     scheme, hostname, _port, ip = key
     session = requests.Session()
     session.trust_env = False  # never route through an environment proxy
+    session.cookies.set_policy(DefaultCookiePolicy(allowed_domains=[]))  # a receiver's Set-Cookie is never sent back
     adapter = _PinnedAdapter(ip, hostname, connections)
     session.mount(f"{scheme}://", adapter)
     return session, adapter
