@@ -275,12 +275,12 @@ def measure_paths(  # noqa: PLR0915 - one measurement script, path after path
             harness.configure(HOOKLINE_SQS_MAX_DELAY_SECONDS="900", HOOKLINE_MAX_ATTEMPTS="12", HOOKLINE_RETRY_JITTER="full")
             receiver.status = 200
             progress("deferrals")
-            sent_before_deferrals = len(receiver.received)
 
             charge(task="defer")
             states = EndpointStateRepository(aws.dynamodb_table(harness.env[topology.TABLE.env]))
             now = time.time()
             types, ids = w.endpoints()
+            deferred_types = list(types)
             for ep in ids:
                 states.save_breaker(
                     "bench", ep, Breaker(state="open", consecutive_failures=10, open_until=now + 60, open_since=now, cooldown_seconds=60, trips=1), 0
@@ -288,12 +288,15 @@ def measure_paths(  # noqa: PLR0915 - one measurement script, path after path
             w.post_events(types, count)
             paths["defer_breaker"] = w.per(count, w.deliver_all)
             types, ids = w.endpoints()
+            deferred_types += types
             for ep in ids:
                 states.save_limiter("bench", ep, Limiter(tat=now + 60), 0)
             w.post_events(types, count)
             paths["defer_ratelimit"] = w.per(count, w.deliver_all)
-            # Deferred tasks sent nothing (every other path waited for its sends: deliver_every)
-            assert len(receiver.received) == sent_before_deferrals
+            # Deferred tasks sent nothing. (A task of an earlier path that comes back from a deferral of its own may
+            # send meanwhile, on a busy machine: its units then count here too, which errs high, never low.)
+            sent = receiver.types & set(deferred_types)
+            assert not sent, f"deferred tasks sent webhooks of {sorted(sent)}"
             assert meter.unattributed == 0, "work ran outside any metered invocation"
         finally:
             meter.uninstall()

@@ -42,6 +42,7 @@ class BenchReceiver:
         self.status = status
         self.delay_seconds = delay_seconds
         self.received: list[int] = []  # the status answered, per request
+        self.types: set[str] = set()  # the event types of the webhooks that arrived
         self.request_bytes = 0  # request line, headers and body, as sent
         self._lock = threading.Lock()
         self._server = _Server(("127.0.0.1", port), _handler_for(self))
@@ -51,11 +52,12 @@ class BenchReceiver:
     def url(self) -> str:
         return f"http://127.0.0.1:{self._server.server_address[1]}/webhook"
 
-    def answer(self, request_bytes: int) -> int:
+    def answer(self, request_bytes: int, event_type: str = "") -> int:
         with self._lock:
             status = self.status
             self.received.append(status)
             self.request_bytes += request_bytes
+            self.types.add(event_type)
         if self.delay_seconds > 0:
             time.sleep(self.delay_seconds)
         return status
@@ -72,6 +74,15 @@ class BenchReceiver:
         self._server.server_close()
 
 
+def _event_type(body: bytes) -> str:
+    """The webhook's event type ("" for a body that is not one)."""
+    try:
+        found = json.loads(body)
+    except ValueError:
+        return ""
+    return str(found.get("type", "")) if isinstance(found, dict) else ""
+
+
 def _handler_for(receiver: BenchReceiver) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -79,7 +90,7 @@ def _handler_for(receiver: BenchReceiver) -> type[BaseHTTPRequestHandler]:
         def do_POST(self) -> None:
             body = self.rfile.read(int(self.headers.get("content-length") or 0))
             head = len(self.requestline) + 2 + sum(len(k) + len(v) + 4 for k, v in self.headers.items()) + 2
-            status = receiver.answer(head + len(body))
+            status = receiver.answer(head + len(body), _event_type(body))
             reply = reply_body(status)
             self.send_response(status)
             self.send_header("content-type", "application/json")
