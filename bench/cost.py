@@ -31,7 +31,7 @@ from typing import Any
 
 from bench.harness import Harness, moto_hookline
 from bench.meter import Meter, Units, chunks
-from bench.prices import MILLION, US_EAST_1, Prices
+from bench.prices import MILLION, US_EAST_1, Prices, provisioned
 from bench.receiver import BenchReceiver
 from hookline.adapters import aws
 from hookline.adapters.dynamo.state import EndpointStateRepository
@@ -423,6 +423,7 @@ def cost_report(paths_by_size: dict[str, dict[str, Units]], p: Prices = US_EAST_
                     "eventbridge_breakdown": {k: round(v, 4) for k, v in eventbridge.items()},
                     "ratio_to_eventbridge": round(total / eb_total, 3),
                     "total_when_batches_share_an_endpoint": round(_total(per_million(paths, mix, ingest, "attempt_ok_one_endpoint"), p), 4),
+                    "provisioned": provisioned(total, breakdown, units.as_dict(), p),
                 }
     per_path = {
         size_name: {name: {"usd_per_million": round(_total(u, p) * MILLION, 4), "units": u.as_dict()} for name, u in paths.items()}

@@ -7,7 +7,27 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from hookline.core.settings import TABLE_CAPACITY_TARGET_PERCENT
+
 MILLION = 1_000_000
+HOUR = 3600
+
+
+def provisioned(total: float, breakdown: dict[str, float], units: dict[str, float], p: Prices | None = None) -> dict[str, float]:
+    """A configuration priced on demand (its `total`, `breakdown` and measured `units`, per million) as it costs on a
+    provisioned table at steady load (HOOKLINE_TABLE_BILLING=provisioned): its read and write units as capacity at
+    TABLE_CAPACITY_TARGET_PERCENT use, every other line as on demand."""
+    dynamodb = provisioned_dynamodb(units["dynamodb_write_units"], units["dynamodb_read_units"], TABLE_CAPACITY_TARGET_PERCENT / 100, p)
+    return {"dynamodb": round(dynamodb, 4), "total": round(total - breakdown["dynamodb"] + dynamodb, 4)}
+
+
+def provisioned_dynamodb(write_units: float, read_units: float, target: float, p: Prices | None = None) -> float:
+    """What `write_units` and `read_units` (request units, as on-demand counts them) cost on a provisioned table at
+    steady load, auto scaling keeping `target` (0..1) of the capacity used: each unit a second needs 1/target of a
+    capacity unit for that second. The minimum capacity's floor and scaling's lag are left out: at steady volume the
+    floor is a fixed few dollars a month, and the lag is what the headroom of 1/target absorbs."""
+    p = p or US_EAST_1
+    return (write_units * p.dynamodb_wcu_hour + read_units * p.dynamodb_rcu_hour) / HOUR / target
 
 
 @dataclass(frozen=True)
@@ -17,6 +37,10 @@ class Prices:
     sqs_request: float = 0.40 / MILLION  # standard queue; each 64 KB chunk of a request is one request
     dynamodb_write_unit: float = 0.625 / MILLION  # on-demand; 1 KB per unit, failed conditional writes included
     dynamodb_read_unit: float = 0.125 / MILLION  # on-demand; 4 KB per unit, half a unit when eventually consistent
+    # https://aws.amazon.com/dynamodb/pricing/provisioned/ : a write capacity unit (one 1 KB write a second) and a read
+    # capacity unit (one 4 KB strongly consistent read a second, or two eventually consistent) per hour, Standard class.
+    dynamodb_wcu_hour: float = 0.00065
+    dynamodb_rcu_hour: float = 0.00013
     sfn_transition: float = 25.0 / MILLION  # Standard workflows
     http_api_request: float = 1.00 / MILLION  # per 512 KB of request
     sns_publish: float = 0.50 / MILLION  # per 64 KB

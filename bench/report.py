@@ -12,7 +12,11 @@ import matplotlib
 matplotlib.use("Agg")  # files only, no display
 import matplotlib.pyplot as plt
 
-from bench.prices import US_EAST_1
+from bench.prices import US_EAST_1, provisioned
+from hookline.core.settings import TABLE_CAPACITY_TARGET_PERCENT, Settings
+from hookline.wiring.topology import TABLE
+
+HOURS_PER_MONTH = 730
 
 # Seed 002's table: cumulative success by attempt at a 30 % failure rate (attempt 6 is its DLQ step).
 SEED_002_CUMULATIVE = [0.70, 0.91, 0.973, 0.9919, 0.9975, 1.0]
@@ -459,6 +463,35 @@ def _honest_sections(cost: dict[str, Any], made: str) -> list[str]:
             "",
         ]
     return out
+
+
+def _provisioned_section(cost: dict[str, Any]) -> list[str]:
+    """Both billing modes of the table, priced from the same measured units (bench.cost.provisioned)."""
+    rows = cost["per_million_usd"]
+    shown = []
+    for k in HEADLINE:
+        r = rows.get(k[0], {}).get(k[1], {}).get(k[2])
+        if r is None:
+            continue
+        found = r.get("provisioned") or provisioned(r["total"], r["breakdown"], r["units"])
+        shown.append(["/".join(k), f"${r['total']:.2f}", f"${r['breakdown']['dynamodb']:.2f}", f"${found['dynamodb']:.2f}", f"${found['total']:.2f}"])
+    s, scaled = Settings(), 1 + len(TABLE.indexes)
+    floor = scaled * (s.table_min_write_capacity * US_EAST_1.dynamodb_wcu_hour + s.table_min_read_capacity * US_EAST_1.dynamodb_rcu_hour) * HOURS_PER_MONTH
+    return [
+        "### On-demand and provisioned capacity",
+        "",
+        f"`HOOKLINE_TABLE_BILLING=provisioned` bills the table and its indexes per capacity unit-hour (${US_EAST_1.dynamodb_wcu_hour:g} a write unit,",
+        f"${US_EAST_1.dynamodb_rcu_hour:g} a read unit, us-east-1) instead of per request. Priced here from the same measured read and write units, at",
+        f"steady load with auto scaling keeping {TABLE_CAPACITY_TARGET_PERCENT} % of the capacity used (each unit a second needs",
+        f"1/{TABLE_CAPACITY_TARGET_PERCENT / 100:g} of a capacity unit); every other line as on demand. Left out: the minimum capacity's floor ({s.table_min_write_capacity}",
+        f"writes and {s.table_min_read_capacity} reads on the table and on each of its {scaled - 1} indexes by default: about ${floor:.0f} a month whatever the",
+        "volume) and spikes faster than",
+        "auto scaling follows (minutes), which the headroom absorbs or DynamoDB throttles: on-demand is the mode for traffic",
+        "that is not steady.",
+        "",
+        _table(["configuration", "on-demand total", "DynamoDB on-demand", "DynamoDB provisioned", "provisioned total"], shown),
+        "",
+    ]
 
 
 SIDE_BY_SIDE_PATHS = ("attempt_ok", "attempt_ok_one_endpoint", "attempt_fail_sqs", "attempt_ok_after_failure", "defer_ratelimit")
@@ -977,6 +1010,7 @@ def _cost_section(cost: dict[str, Any], plots: dict[str, str], rel: str, made: s
         _path_table(cost["per_path"]["1KB"]),
         "",
         *_honest_sections(cost, made),
+        *_provisioned_section(cost),
         *_floor_section(cost),
         "Reading it:",
         "",

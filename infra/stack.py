@@ -31,7 +31,7 @@ class HooklineStack(Stack):
         # Physical names (tables, queues, state machines, topics) carry the stack name, as the local runner's do.
         prefix = self.stack_name
         self.settings = settings
-        self.storage = Storage(self, "Storage", prefix=prefix)
+        self.storage = Storage(self, "Storage", prefix=prefix, settings=settings)
         if data_only:
             return
         self.queues = Queues(self, "Queues", prefix=prefix)

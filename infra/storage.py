@@ -1,4 +1,9 @@
-"""DynamoDB tables, one per `topology.TABLES` entry with its global secondary indexes, encrypted with the stack's key."""
+"""DynamoDB tables, one per `topology.TABLES` entry with its global secondary indexes, encrypted with the stack's key.
+
+Billed on demand, or (HOOKLINE_TABLE_BILLING=provisioned) in capacity units that Application Auto Scaling keeps at
+TABLE_CAPACITY_TARGET_PERCENT used, between the settings' minimum and maximum, on the table and on each index: an
+index of a provisioned table has capacity of its own, and a write the index cannot take throttles the table's write.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +13,7 @@ from aws_cdk import aws_iam as iam
 from aws_cdk import aws_kms as kms
 from constructs import Construct
 
+from hookline.core.settings import TABLE_CAPACITY_TARGET_PERCENT, Settings
 from hookline.wiring.topology import TABLES, TableSpec
 from infra import construct_name
 from infra.constants import KEEP
@@ -16,8 +22,9 @@ from infra.constants import KEEP
 class Storage(Construct):
     """A customer-managed KMS key (rotated yearly) and the tables it encrypts; the SNS topics and every log group use the key too."""
 
-    def __init__(self, scope: Construct, construct_id: str, *, prefix: str) -> None:
+    def __init__(self, scope: Construct, construct_id: str, *, prefix: str, settings: Settings) -> None:
         super().__init__(scope, construct_id)
+        self._settings = settings
         self.key = kms.Key(
             self,
             "Key",
@@ -48,19 +55,52 @@ class Storage(Construct):
             table_name=spec.physical_name(prefix),
             partition_key=dynamodb.Attribute(name=spec.partition_key, type=dynamodb.AttributeType.STRING),
             sort_key=dynamodb.Attribute(name=spec.sort_key, type=dynamodb.AttributeType.STRING),
-            billing_mode=dynamodb.BillingMode.PAY_PER_REQUEST,
+            billing_mode=dynamodb.BillingMode.PROVISIONED if self._provisioned else dynamodb.BillingMode.PAY_PER_REQUEST,
+            read_capacity=self._start_reads,
+            write_capacity=self._start_writes,
             encryption=dynamodb.TableEncryption.CUSTOMER_MANAGED,
             encryption_key=self.key,
             point_in_time_recovery_specification=dynamodb.PointInTimeRecoverySpecification(point_in_time_recovery_enabled=True),
             time_to_live_attribute=spec.ttl_attribute,
             removal_policy=KEEP,
         )
-        # String keys, all attributes projected; on-demand billing carries over to the index.
+        # String keys; the table's billing carries over to the index (provisioned: capacity of its own, scaled the same way).
         for index in spec.indexes:
             table.add_global_secondary_index(
                 index_name=index.name,
                 partition_key=dynamodb.Attribute(name=index.partition_key, type=dynamodb.AttributeType.STRING),
                 sort_key=dynamodb.Attribute(name=index.sort_key, type=dynamodb.AttributeType.STRING),
                 projection_type=dynamodb.ProjectionType.KEYS_ONLY if index.projection == "KEYS_ONLY" else dynamodb.ProjectionType.ALL,
+                read_capacity=self._start_reads,
+                write_capacity=self._start_writes,
             )
+        if self._provisioned:
+            self._auto_scale(table, [index.name for index in spec.indexes])
         return table
+
+    @property
+    def _provisioned(self) -> bool:
+        return self._settings.table_billing == "provisioned"
+
+    @property
+    def _start_reads(self) -> int | None:
+        """A provisioned table's or index's read capacity to start with (auto scaling moves it): the minimum."""
+        return self._settings.table_min_read_capacity if self._provisioned else None
+
+    @property
+    def _start_writes(self) -> int | None:
+        return self._settings.table_min_write_capacity if self._provisioned else None
+
+    def _auto_scale(self, table: dynamodb.Table, indexes: list[str]) -> None:
+        """Target tracking on the table's and each index's read and write capacity."""
+        s = self._settings
+        reads = {"min_capacity": s.table_min_read_capacity, "max_capacity": s.table_max_read_capacity}
+        writes = {"min_capacity": s.table_min_write_capacity, "max_capacity": s.table_max_write_capacity}
+        scaled = [table.auto_scale_read_capacity(**reads), table.auto_scale_write_capacity(**writes)]
+        for name in indexes:
+            scaled += [
+                table.auto_scale_global_secondary_index_read_capacity(name, **reads),
+                table.auto_scale_global_secondary_index_write_capacity(name, **writes),
+            ]
+        for attribute in scaled:
+            attribute.scale_on_utilization(target_utilization_percent=TABLE_CAPACITY_TARGET_PERCENT)

@@ -12,7 +12,7 @@ from aws_cdk import Aws, CfnElement, assertions
 
 from hookline.core.deadletters import RETRY_WAIT_FAILED
 from hookline.core.destinations import ROLE_NAME_PREFIX
-from hookline.core.settings import Settings, SettingsError
+from hookline.core.settings import TABLE_CAPACITY_TARGET_PERCENT, Settings, SettingsError
 from hookline.wiring import topology
 from hookline.wiring.topology import (
     API,
@@ -1085,3 +1085,47 @@ def test_only_the_senders_reach_customer_destinations_and_never_in_the_stacks_ow
     # And neither reaches anything in the stack's own account
     for statement in (assume, deliver):
         assert statement["Condition"] == {"StringNotEquals": {"aws:ResourceAccount": {"Ref": "AWS::AccountId"}}}
+
+
+# --- the table's billing ---------------------------------------------------------------------------
+
+
+def test_the_table_is_billed_on_demand_by_default_with_nothing_to_scale(synth: Synth) -> None:
+    [table] = [r for r in synth.resources.values() if r["Type"] == "AWS::DynamoDB::Table"]
+    assert table["Properties"]["BillingMode"] == "PAY_PER_REQUEST"
+    assert "ProvisionedThroughput" not in table["Properties"]
+    assert all("ProvisionedThroughput" not in index for index in table["Properties"]["GlobalSecondaryIndexes"])
+    synth.template.resource_count_is("AWS::ApplicationAutoScaling::ScalableTarget", 0)
+
+
+def test_provisioned_billing_scales_the_table_and_every_index_between_the_settings_bounds(checked_variant: tuple[Synth, list[Any]]) -> None:
+    # Given HOOKLINE_TABLE_BILLING=provisioned, reads 10..900 and writes 20..1200 (the checked variant, cdk-nag clean)
+    variant, _ = checked_variant
+    [(table_id, table)] = [(k, r) for k, r in variant.resources.items() if r["Type"] == "AWS::DynamoDB::Table"]
+    # Then the table and each index start at the minimum
+    start = {"ReadCapacityUnits": 10, "WriteCapacityUnits": 20}
+    # (CloudFormation's default billing mode is PROVISIONED: CDK leaves it out)
+    assert (table["Properties"].get("BillingMode", "PROVISIONED"), table["Properties"]["ProvisionedThroughput"]) == ("PROVISIONED", start)
+    indexes = table["Properties"]["GlobalSecondaryIndexes"]
+    assert [i["IndexName"] for i in indexes] == [index.name for index in TABLE.indexes]
+    assert all(i["ProvisionedThroughput"] == start for i in indexes)
+    # And auto scaling tracks 70 % use of each one's reads and writes, between the bounds
+    targets = {k: r["Properties"] for k, r in variant.resources.items() if r["Type"] == "AWS::ApplicationAutoScaling::ScalableTarget"}
+    dimensions = sorted(
+        (t["ScalableDimension"].split(":")[1], t["ScalableDimension"].split(":")[2], t["MinCapacity"], t["MaxCapacity"]) for t in targets.values()
+    )
+    expected = [
+        (kind, unit, 10 if unit == "ReadCapacityUnits" else 20, 900 if unit == "ReadCapacityUnits" else 1200)
+        for kind in ("index", "table")
+        for unit in ("ReadCapacityUnits", "WriteCapacityUnits")
+    ]
+    assert dimensions == sorted(expected[:2] * len(TABLE.indexes) + expected[2:])
+    for target in targets.values():
+        assert table_id in json.dumps(target["ResourceId"])
+    policies = [r["Properties"] for r in variant.resources.values() if r["Type"] == "AWS::ApplicationAutoScaling::ScalingPolicy"]
+    assert len(policies) == len(targets) == 2 + 2 * len(TABLE.indexes)
+    assert {p["TargetTrackingScalingPolicyConfiguration"]["TargetValue"] for p in policies} == {TABLE_CAPACITY_TARGET_PERCENT}
+    assert {p["TargetTrackingScalingPolicyConfiguration"]["PredefinedMetricSpecification"]["PredefinedMetricType"] for p in policies} == {
+        "DynamoDBReadCapacityUtilization",
+        "DynamoDBWriteCapacityUtilization",
+    }

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bench import cost, duration, report
+from bench import cost, duration, prices, report
 from bench.meter import Units, chunks, item_size, read_units, write_units
 from bench.prices import MILLION, US_EAST_1
 from hookline.core.settings import Settings
@@ -114,3 +114,12 @@ def test_the_floor_counts_the_event_the_limiters_grant_and_the_attempt_record_an
         "issue_floor": pytest.approx(2 * 0.625 + 0.31),
         "measured": 5.5,
     }
+
+
+def test_provisioned_capacity_is_priced_per_unit_hour_over_the_target_use() -> None:
+    # A million writes and a million reads a month of deliveries, spread at steady load: each unit a second needs
+    # 1/0.7 of a capacity unit, billed by the hour
+    found = prices.provisioned(10.0, {"dynamodb": 0.75, "lambda": 9.25}, {"dynamodb_write_units": 1e6, "dynamodb_read_units": 1e6})
+    dynamodb = 1e6 * (0.00065 + 0.00013) / 3600 / 0.7
+    assert found == {"dynamodb": round(dynamodb, 4), "total": round(10.0 - 0.75 + dynamodb, 4)}
+    assert round(dynamodb, 4) == 0.3095  # against $0.75 on demand for the same units

@@ -24,6 +24,7 @@ from hookline.adapters.dynamo import event_items, keys
 from hookline.adapters.dynamo import portal as portal_items
 from hookline.adapters.dynamo import waits as wait_notes
 from hookline.core import adaptive, apikeys, breaker, customers, models, portal, ratelimit, sessions, validation, versions, waits
+from hookline.core import settings as settings_module
 from hookline.core.backoff import BackoffPolicy
 from hookline.core.config import retry_policy
 from hookline.core.replay import FAILURES_READ_BOUND
@@ -193,6 +194,24 @@ FACTS = [
     Fact(README, '`{"events": [up to', f"up to {validation.MAX_BATCH_EVENTS} events", "core.validation.MAX_BATCH_EVENTS"),
     Fact(README, "One API Gateway request instead of", f"instead of up to {validation.MAX_BATCH_EVENTS}", "core.validation.MAX_BATCH_EVENTS"),
     Fact(README, "the fan-out runs off the request path as a job", f"a page of {broadcast.PAGE} endpoints per step", "services.broadcast.PAGE"),
+    Fact(
+        OPERATIONS,
+        "each index start at `HOOKLINE_TABLE_MIN_READ_CAPACITY`",
+        f"`HOOKLINE_TABLE_MIN_WRITE_CAPACITY` ({S.table_min_write_capacity} each)",
+        "HOOKLINE_TABLE_MIN_WRITE_CAPACITY",
+    ),
+    Fact(
+        OPERATIONS,
+        "each index start at `HOOKLINE_TABLE_MIN_READ_CAPACITY`",
+        f"keeps {settings_module.TABLE_CAPACITY_TARGET_PERCENT} % of",
+        "core.settings.TABLE_CAPACITY_TARGET_PERCENT",
+    ),
+    Fact(
+        OPERATIONS,
+        "`HOOKLINE_TABLE_MAX_WRITE_CAPACITY` (",
+        f"`HOOKLINE_TABLE_MAX_WRITE_CAPACITY` ({S.table_max_write_capacity} each)",
+        "HOOKLINE_TABLE_MAX_WRITE_CAPACITY",
+    ),
     Fact(
         README,
         "a page reads the tenant's endpoints from the cursor",

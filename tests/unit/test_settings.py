@@ -68,3 +68,18 @@ def test_readme_table_agrees_with_the_settings_row_for_row() -> None:
     # Then they agree row for row: name, default and description, in the same order
     table = "\n".join(f"| {v} | {d} | {m} |" for v, d, m in expected)
     assert written == expected, f"the README's settings table should read:\n{table}"
+
+
+@pytest.mark.parametrize(
+    ("env", "named"),
+    [
+        ({"HOOKLINE_TABLE_BILLING": "reserved"}, "HOOKLINE_TABLE_BILLING"),
+        ({"HOOKLINE_TABLE_MIN_READ_CAPACITY": "50", "HOOKLINE_TABLE_MAX_READ_CAPACITY": "40"}, "HOOKLINE_TABLE_MIN_READ_CAPACITY"),
+        ({"HOOKLINE_TABLE_MIN_WRITE_CAPACITY": "0"}, "HOOKLINE_TABLE_MIN_WRITE_CAPACITY"),
+        ({"HOOKLINE_TABLE_MAX_WRITE_CAPACITY": "40001"}, "HOOKLINE_TABLE_MAX_WRITE_CAPACITY"),
+    ],
+)
+def test_table_billing_and_capacity_bounds_are_checked(env: dict[str, str], named: str) -> None:
+    with pytest.raises(SettingsError, match=named):
+        Settings.from_env(env)
+    assert Settings.from_env({"HOOKLINE_TABLE_BILLING": "provisioned"}).table_billing == "provisioned"

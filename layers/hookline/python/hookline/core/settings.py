@@ -25,6 +25,9 @@ STACK_NAME = re.compile(f"[A-Za-z][A-Za-z0-9-]{{0,{MAX_STACK_NAME - 1}}}")
 EMAIL = re.compile(r"[^@\s,]+@[^@\s,]+\.[^@\s,]+")
 # HOOKLINE_SIZE: infra/sizing.py says what each one reserves.
 SIZES = ("small", "default")
+TABLE_BILLINGS = ("on_demand", "provisioned")
+TABLE_CAPACITY_TARGET_PERCENT = 70  # provisioned billing: auto scaling keeps this share of the capacity used
+MAX_TABLE_CAPACITY = 40_000  # a table's (and an index's) default quota of read or write capacity units, per unit kind
 
 # A revoked portal session (or API key) must stop working within a minute; the authorizer's cache bounds that.
 MAX_AUTHORIZER_CACHE_SECONDS = 60
@@ -234,6 +237,31 @@ class Settings:
         1000,
         "The account's Lambda concurrent-executions quota in the region (Service Quotas, L-B99A9384): synth refuses reserved concurrency that leaves less than AWS's unreserved minimum of 100; `make preflight` reads the real one. Stack configuration.",
     )
+    table_billing: str = _setting(
+        "HOOKLINE_TABLE_BILLING",
+        "on_demand",
+        "How the data table and its indexes are billed: `on_demand` (per request) or `provisioned` (capacity units, auto scaled to keep TABLE_CAPACITY_TARGET_PERCENT (70) of them used, between the minimum and maximum below, on the table and on each index: cheaper at steady volume, throttled above the maximum). Provisioned to on-demand: DynamoDB allows four switches in 24 hours. Stack configuration.",
+    )
+    table_min_read_capacity: int = _setting(
+        "HOOKLINE_TABLE_MIN_READ_CAPACITY",
+        5,
+        "With provisioned billing: the fewest read capacity units the table, and each index, is scaled down to. Stack configuration.",
+    )
+    table_max_read_capacity: int = _setting(
+        "HOOKLINE_TABLE_MAX_READ_CAPACITY",
+        4000,
+        "With provisioned billing: the most read capacity units the table, and each index, is scaled up to. Stack configuration.",
+    )
+    table_min_write_capacity: int = _setting(
+        "HOOKLINE_TABLE_MIN_WRITE_CAPACITY",
+        5,
+        "With provisioned billing: the fewest write capacity units the table, and each index, is scaled down to. Stack configuration.",
+    )
+    table_max_write_capacity: int = _setting(
+        "HOOKLINE_TABLE_MAX_WRITE_CAPACITY",
+        4000,
+        "With provisioned billing: the most write capacity units the table, and each index, is scaled up to. Stack configuration.",
+    )
     api_throttle_rate: int = _setting(
         "HOOKLINE_API_THROTTLE_RATE", 100, "The API stage's steady request rate limit, per second (API Gateway answers 429 above it). Stack configuration."
     )
@@ -300,6 +328,16 @@ class Settings:
             raise SettingsError("HOOKLINE_API_THROTTLE_RATE must be above 0 and at most HOOKLINE_API_THROTTLE_BURST")
         if self.size not in SIZES:
             raise SettingsError(f"HOOKLINE_SIZE={self.size!r}: must be one of {', '.join(SIZES)}")
+        if self.table_billing not in TABLE_BILLINGS:
+            raise SettingsError(f"HOOKLINE_TABLE_BILLING={self.table_billing!r}: must be one of {', '.join(TABLE_BILLINGS)}")
+        for unit, low, high in (
+            ("READ", self.table_min_read_capacity, self.table_max_read_capacity),
+            ("WRITE", self.table_min_write_capacity, self.table_max_write_capacity),
+        ):
+            if not 1 <= low <= high <= MAX_TABLE_CAPACITY:
+                raise SettingsError(
+                    f"HOOKLINE_TABLE_MIN_{unit}_CAPACITY={low} and HOOKLINE_TABLE_MAX_{unit}_CAPACITY={high}: must be 1 <= min <= max <= {MAX_TABLE_CAPACITY:,}"
+                )
         if self.deploy_strategy not in ("canary", "all_at_once"):
             raise SettingsError(f"HOOKLINE_DEPLOY_STRATEGY={self.deploy_strategy!r}: must be 'canary' or 'all_at_once'")
         if self.authorizer_cache_seconds > MAX_AUTHORIZER_CACHE_SECONDS:
