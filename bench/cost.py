@@ -151,7 +151,8 @@ class _World:
         ids = []
         for t in types:
             # The default limits (ceilings of 50/s and 50 in flight; a new endpoint starts at 5), as a customer's endpoint gets them.
-            status, ep = self.harness.api("POST", "/v1/endpoints", {"url": self.receiver.url, "event_types": [t], **extra})
+            # Each its own URL: the meter models kept-alive connections per endpoint (bench.meter.Units.handshakes).
+            status, ep = self.harness.api("POST", "/v1/endpoints", {"url": f"{self.receiver.url}/{t}", "event_types": [t], **extra})
             assert status == 201, ep
             ids.append(ep["id"])
         return types, ids
@@ -236,8 +237,8 @@ def measure_paths(  # noqa: PLR0915 - one measurement script, path after path
             # Fan-out: every event goes to FANOUT endpoints; priced per delivery (the attempts are measured apart).
             fan_types = [f"fan{i}" for i in range(2)]
             for t in fan_types:
-                for _ in range(FANOUT):
-                    status, _ep = harness.api("POST", "/v1/endpoints", {"url": receiver.url, "event_types": [t]})
+                for k in range(FANOUT):
+                    status, _ep = harness.api("POST", "/v1/endpoints", {"url": f"{receiver.url}/{t}/{k}", "event_types": [t]})
                     assert status == 201
             charge("ingest_batch")
             fan_events = 100 if count >= 30 else count  # a full batch in `make bench`; fewer in the tests, which only check the shape
@@ -245,7 +246,7 @@ def measure_paths(  # noqa: PLR0915 - one measurement script, path after path
             paths["ingest_batch_fanout5"] = w.per(fan_events * FANOUT, lambda: post_batch(fan_batch))
             harness.purge(topology.DELIVERY_QUEUE)
             # The same, when every batch of ten shares one endpoint (its limiter and stats writes are shared too).
-            status, _ = harness.api("POST", "/v1/endpoints", {"url": receiver.url, "event_types": ["hot"]})
+            status, _ = harness.api("POST", "/v1/endpoints", {"url": f"{receiver.url}/hot", "event_types": ["hot"]})
             assert status == 201
             w.post_events(["hot"], count)
             # A new endpoint starts at 5 in flight: half of the first batches is deferred and comes back through the retry queue, that is in the path.

@@ -75,7 +75,9 @@ def _endpoints(harness: Harness, prefix: str, target: dict[str, Any]) -> tuple[l
     (event types, endpoint ids)."""
     types, ids = [f"{prefix}.t{i}" for i in range(ENDPOINTS_PER_SET)], []
     for t in types:
-        status, ep = harness.api("POST", "/v1/endpoints", {**target, "event_types": [t]})
+        # An HTTP endpoint gets a URL of its own: the meter models kept-alive connections per endpoint.
+        own = {**target, "url": f"{target['url']}/{t}"} if "url" in target else target
+        status, ep = harness.api("POST", "/v1/endpoints", {**own, "event_types": [t]})
         assert status == 201, ep
         ids.append(ep["id"])
     return types, ids

@@ -8,10 +8,11 @@ A delivery invocation is billed for, one after another:
 - its AWS round trips: the calls the run made, `AWS_CALL_MS` each, the batch's tasks side by side
   (one lane per task; a lane's calls in a row);
 - the limiter's pacing: the seconds the worker actually slept before a send (measured);
-- its requests, side by side: a new connection for each (DNS, TCP and TLS: `CONNECT_MS`) and the
-  slowest of the batch's answers (the median of the maximum of n lognormal latencies). The webhook
-  client keeps connections alive between POSTs to one address (`HOOKLINE_KEEPALIVE_SECONDS`), but
-  this model does not count the reuse yet: it charges every POST a handshake, an upper bound.
+- its requests, side by side: a DNS lookup for each (the SSRF guard resolves every POST), a new
+  connection (TCP and TLS) when one of them has none to reuse (`Invocation.handshakes`: the meter
+  counts a send as reusing its endpoint's connection when the same process sent to that endpoint
+  within `HOOKLINE_KEEPALIVE_SECONDS`, hookline.adapters.http.ConnectionPools), and the slowest of
+  the batch's answers (the median of the maximum of n lognormal latencies).
 
 `make bench` measures the CPU figures once per run; two runs must agree within 5 %.
 """
@@ -48,14 +49,18 @@ class Assumptions:
     rtt_ms: float = 20.0  # Lambda (us-east-1) to a typical receiver
     dns_ms: float = 5.0  # the client resolves the host on every POST (SSRF guard)
     tls_round_trips: int = 1  # TLS 1.3; 2 for TLS 1.2
-    connection_reused: bool = False  # charged as new: the client's kept-alive connections are not counted yet (an upper bound)
     aws_call_ms: float = 5.0  # one DynamoDB / SQS / Step Functions call from Lambda in region, warm HTTPS connection
     tls_client_bytes: int = 700  # what the client sends in a TLS 1.3 handshake (ClientHello, Finished): data out
 
     @property
     def connect_ms(self) -> float:
-        """DNS, TCP and TLS before the request leaves; nothing on a reused connection."""
-        return 0.0 if self.connection_reused else self.dns_ms + self.rtt_ms * (1 + self.tls_round_trips)
+        """DNS, TCP and TLS before the request leaves on a new connection."""
+        return self.dns_ms + self.handshake_ms
+
+    @property
+    def handshake_ms(self) -> float:
+        """TCP and TLS: what a kept-alive connection saves (its DNS lookup is made anyway)."""
+        return self.rtt_ms * (1 + self.tls_round_trips)
 
     def slowest_answer_ms(self, sends: int) -> float:
         """The median of the slowest of `sends` parallel answers: median x exp(sigma x z), z the normal quantile of 0.5^(1/n)."""
@@ -74,6 +79,7 @@ class Invocation:
 
     tasks: int = 1
     sends: int = 0
+    handshakes: int = 0  # of those, the ones on a new connection
     aws_calls: int = 0
     sleeps: list[tuple[float, float]] = field(default_factory=list)  # (start, end), perf_counter
 
@@ -93,7 +99,7 @@ def billed_ms(memory_mb: int, cpu_ms: float, inv: Invocation, a: Assumptions = A
     lanes = max(1, inv.tasks)
     aws = math.ceil(inv.aws_calls / lanes) * a.aws_call_ms
     wait = inv.waited_seconds() * 1000
-    network = (a.connect_ms + a.slowest_answer_ms(inv.sends)) if inv.sends else 0.0
+    network = (a.dns_ms + (a.handshake_ms if inv.handshakes else 0.0) + a.slowest_answer_ms(inv.sends)) if inv.sends else 0.0
     return max(1, math.ceil(cpu + aws + wait + network))
 
 
@@ -193,5 +199,5 @@ def measure_cpu(runs: int = 5, size: int = 1024, progress: Callable[[str], None]
         "ms": {k: round(min(v), 3) for k, v in samples.items()},
         "samples": samples,
         "unit": {k: "per invocation" if k.startswith("ingest") else "per task" for k in CPU_KINDS},
-        "assumptions": asdict(ASSUMED) | {"connect_ms": ASSUMED.connect_ms, "lambda_mb_per_vcpu": LAMBDA_MB_PER_VCPU},
+        "assumptions": asdict(ASSUMED) | {"connect_ms": ASSUMED.connect_ms, "handshake_ms": ASSUMED.handshake_ms, "lambda_mb_per_vcpu": LAMBDA_MB_PER_VCPU},
     }

@@ -87,13 +87,16 @@ def test_successes_after_a_failure_come_from_the_breakers_rule() -> None:
 
 def test_the_duration_model_states_its_parts() -> None:
     a = duration.ASSUMED
-    assert a.connect_ms == a.dns_ms + 2 * a.rtt_ms  # no connection reuse: TCP and one TLS 1.3 round trip per request
+    assert a.connect_ms == a.dns_ms + a.handshake_ms == a.dns_ms + 2 * a.rtt_ms  # a new connection: TCP and one TLS 1.3 round trip
     assert a.slowest_answer_ms(1) == pytest.approx(a.receiver_median_ms)
     assert a.slowest_answer_ms(10) > 2 * a.receiver_median_ms
-    sent = duration.Invocation(tasks=10, sends=10, aws_calls=80, sleeps=[(0.0, 0.1), (0.05, 0.2)])
+    sent = duration.Invocation(tasks=10, sends=10, handshakes=3, aws_calls=80, sleeps=[(0.0, 0.1), (0.05, 0.2)])
     assert sent.waited_seconds() == pytest.approx(0.2)  # overlapping sleeps count once
     ms = duration.billed_ms(512, 100.0, sent)
     assert ms == pytest.approx(100 * 1769 / 512 + 8 * a.aws_call_ms + 200 + a.connect_ms + a.slowest_answer_ms(10), abs=1)
+    # Every send on a kept-alive connection: its DNS lookup still, no handshake
+    reused = duration.billed_ms(512, 100.0, duration.Invocation(tasks=10, sends=10, handshakes=0, aws_calls=80, sleeps=sent.sleeps))
+    assert ms - reused == pytest.approx(a.handshake_ms, abs=1)
     assert duration.billed_ms(512, 0.0, duration.Invocation(tasks=1)) == 1  # a started ms is billed
 
 
