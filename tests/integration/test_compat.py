@@ -132,7 +132,8 @@ def _previous(package: Path, mode: str, stdin: str = "") -> Any:
 
 
 def test_the_previous_release_is_what_runs_in_the_other_process(previous_release: Path) -> None:
-    assert not (previous_release / "hookline" / "core" / "versions.py").exists()  # it predates payload versions
+    # It predates the endpoint-keyed layout: it keeps deliveries in their events' partitions
+    assert "LAYOUT_EVENT_KEYED" not in (previous_release / "hookline" / "core" / "models.py").read_text()
 
 
 def test_this_release_reads_what_the_previous_one_wrote(previous_release: Path) -> None:
@@ -159,6 +160,11 @@ def test_this_release_reads_what_the_previous_one_wrote(previous_release: Path) 
     # Both are found where that release keeps them: the delivery in its event's partition, not its endpoint's log.
     assert (event.layout, delivery.layout) == (LAYOUT_EVENT_KEYED, LAYOUT_EVENT_KEYED)
     assert keys.delivery("acme", "evt_1", "dlv_2", delivery.layout) == {keys.PK: written["delivery"][keys.PK], keys.SK: written["delivery"][keys.SK]}
+    # And it wrote the endpoint-log index's keys, which this release's log reads that release's deliveries by
+    assert (written["delivery"][keys.GSI4_PK], written["delivery"][keys.GSI4_SK]) == (
+        keys.log_partition("acme", "ep_2", keys.log_shard("dlv_2")),
+        keys.log_sort(delivery.created_at, "dlv_2"),
+    )
     assert DeliveryTask.of(delivery) == DeliveryTask("acme", "evt_1", "dlv_2", "ep_2", 3, 1)
     assert event_items.attempt_from(written["attempt"]).status_code == 503
     endpoint = EndpointRepository.from_item(written["endpoint"])
