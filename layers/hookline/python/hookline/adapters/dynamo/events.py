@@ -20,7 +20,7 @@ conditional, so repeating one changes nothing.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from typing import Any
 
@@ -537,23 +537,45 @@ class EventRepository:
     def _logged(
         self, tenant: str, endpoint_id: str, since: str, until: str, limit: int, past: str | None, newest_first: bool
     ) -> tuple[list[tuple[str, Delivery]], bool]:
-        """Up to `limit` deliveries from the endpoint's delivery log past `past`, by id; and whether there are more."""
+        """Up to `limit` deliveries from the endpoint's delivery log past `past`, by id; and whether there are more.
+
+        A merge that reads each partition only as far as the page needs: first a share of the page from each
+        (`limit` + 1 over DELIVERY_SHARDS, and one more), then more from a partition only while its next unread item
+        could still be among the page's. An even spread reads about the page; one partition holding it all reads it there.
+        """
         lower = ids.time_bound(ids.DELIVERY, epoch_ms(parse_iso(since)) if since else 0, upper=False)
         upper = ids.time_bound(ids.DELIVERY, epoch_ms(parse_iso(until.rstrip("~"))) if until.rstrip("~") else _LAST_MS, upper=True)
         if past:
             lower, upper = (lower, min(upper, past)) if newest_first else (max(lower, past), upper)
         if lower > upper:
             return [], False
-        found: list[dict[str, Any]] = []
-        for partition in keys.endpoint_log_partitions(tenant, endpoint_id):
-            result = self._table.query(
-                KeyConditionExpression=Key(keys.PK).eq(partition) & Key(keys.SK).between(lower, upper),
-                ScanIndexForward=not newest_first,
-                Limit=limit + 1 + (1 if past else 0),
-            )
-            found += [i for i in result.get("Items", []) if i[keys.SK] != past and i.get("endpoint_id") == endpoint_id]
-        found.sort(key=lambda i: str(i[keys.SK]), reverse=newest_first)
+        logs = [_LogRead(partition) for partition in keys.endpoint_log_partitions(tenant, endpoint_id)]
+        wanted = limit + 1  # the page and one more, which says whether there is a next page
+        unread = logs
+        share = -(-wanted // len(logs)) + 1
+        while unread:
+            for log in unread:
+                self._read_log(log, lower, upper, newest_first, share, past)
+            found = sorted((i for log in logs for i in log.items if i.get("endpoint_id") == endpoint_id), key=lambda i: str(i[keys.SK]), reverse=newest_first)
+            edge = str(found[wanted - 1][keys.SK]) if len(found) >= wanted else None
+            # A partition with more to read is read further while its last item read sorts before the edge: its next could too.
+            unread = [log for log in logs if log.start is not None and (edge is None or not log.last or (log.last > edge if newest_first else log.last < edge))]
+            share = wanted
         return [(str(i[keys.SK]), items.delivery_from(i)) for i in found[:limit]], len(found) > limit
+
+    def _read_log(self, log: _LogRead, lower: str, upper: str, newest_first: bool, count: int, past: str | None) -> None:
+        """The next `count` items of one log partition in [lower, upper] (the cursor's own item left out)."""
+        result = self._table.query(
+            KeyConditionExpression=Key(keys.PK).eq(log.partition) & Key(keys.SK).between(lower, upper),
+            ScanIndexForward=not newest_first,
+            Limit=count,
+            **({"ExclusiveStartKey": log.start} if log.start else {}),
+        )
+        got = result.get("Items", [])
+        if got:
+            log.last = str(got[-1][keys.SK])
+        log.items += [i for i in got if i[keys.SK] != past]
+        log.start = result.get("LastEvaluatedKey")
 
     def _logged_before(
         self, tenant: str, endpoint_id: str, since: str, until: str, limit: int, past: str | None, newest_first: bool
@@ -578,6 +600,16 @@ class EventRepository:
         page = entries[:limit]
         read = {(i[keys.PK], i[keys.SK]): items.delivery_from(i) for i in batch_get(self._table, [{keys.PK: e[keys.PK], keys.SK: e[keys.SK]} for e in page])}
         return [(e[keys.GSI4_SK], read[(e[keys.PK], e[keys.SK])]) for e in page if (e[keys.PK], e[keys.SK]) in read], len(entries) > limit
+
+
+@dataclass
+class _LogRead:
+    """How far one partition of an endpoint's delivery log has been read (`start` None: to its end)."""
+
+    partition: str
+    items: list[dict[str, Any]] = field(default_factory=list)
+    last: str = ""
+    start: dict[str, Any] | None = field(default_factory=dict)
 
 
 _NOW, _BEFORE = "d", "i"  # a log position's source: the delivery log, or the previous release's index
