@@ -30,7 +30,7 @@ def _now() -> datetime:
     return datetime.now(UTC)
 
 
-def _earlier_event(table: Any, hookline: Hookline, endpoint_id: str, minutes_ago: int, n: int) -> tuple[Event, str]:
+def _earlier_event(table: Any, endpoint_id: str, minutes_ago: int, n: int) -> tuple[Event, str]:
     """An event as the previous release stored it: no layout on its item, one delivery planned with a random id."""
     now = _now() - timedelta(minutes=minutes_ago)
     ms = epoch_ms(now)
@@ -60,7 +60,7 @@ def test_an_earlier_release_s_deliveries_are_sent_retried_and_listed_where_it_ke
         assert status == 201, ep
         # Given two events the previous release accepted: one whose delivery failed (its item in the event's partition,
         # with that release's log index keys and an attempt item), one whose delivery is only planned, its task queued
-        failed_event, failed_id = _earlier_event(table, hookline, ep["id"], 30, 1)
+        failed_event, failed_id = _earlier_event(table, ep["id"], 30, 1)
         failed = failed_event.planned_delivery(failed_id)
         assert failed is not None and failed.layout == LAYOUT_EVENT_KEYED
         stored = Delivery(failed_id, TENANT, failed_event.id, ep["id"], "failed", 1, failed.created_at, failed.created_at, layout=LAYOUT_EVENT_KEYED)
@@ -71,7 +71,7 @@ def test_an_earlier_release_s_deliveries_are_sent_retried_and_listed_where_it_ke
             }
         )
         table.put_item(Item=event_items.attempt_item(stored, Attempt(1, stored.created_at, 400, None, 7, "failed", "client error"), "expires_at", _expires()))
-        planned_event, planned_id = _earlier_event(table, hookline, ep["id"], 20, 2)
+        planned_event, planned_id = _earlier_event(table, ep["id"], 20, 2)
         task = DeliveryTask(TENANT, planned_event.id, planned_id, ep["id"], fresh=True)
         hookline.sqs.send_message(QueueUrl=hookline.env[topology.DELIVERY_QUEUE.env], MessageBody=task.to_message())
 

@@ -80,12 +80,6 @@ def endpoint_mark_of(tenant: str, event_id: str, delivery_id_: str) -> str:
     return _encode(marked ^ _mask(tenant, event_id), 16)
 
 
-def created_ms_of(delivery_id_: str) -> int:
-    """The creation time (epoch milliseconds) a time-sortable id carries in its first 10 characters."""
-    body = delivery_id_.split("_", 1)[1]
-    return sum(_ALPHABET.index(c) << (5 * i) for i, c in enumerate(reversed(body[:10])))
-
-
 def time_bound(prefix: str, ms: int, upper: bool) -> str:
     """The least (or, `upper`, the greatest) id with this prefix created at `ms`: ids made in [a, b] sort between
     time_bound(a, upper=False) and time_bound(b, upper=True)."""

@@ -268,11 +268,10 @@ class EventRepository:
         deploy, that release may store a delivery of an event this one accepted there too: it stays there); else its
         item is written first if its event planned it (it expires with the event).
         """
-        found = batch_get(self._table, [keys.event(tenant, event_id), keys.delivery(tenant, event_id, delivery_id, LAYOUT_EVENT_KEYED)], consistent=True)
-        raw = next((i for i in found if i[keys.SK] == keys.EVENT_SK), None)
+        raw, earlier = self._event_and_earlier(tenant, event_id, delivery_id)
         if raw is None:
             return None
-        if len(found) > 1:
+        if earlier is not None:
             return LAYOUT_EVENT_KEYED
         event = items.event_from(raw)
         planned = event.planned_delivery(delivery_id)
@@ -431,12 +430,17 @@ class EventRepository:
         item = self._table.get_item(Key=keys.delivery(tenant, event_id, delivery_id)).get("Item")
         if item:
             return items.delivery_from(item)
-        found = batch_get(self._table, [keys.event(tenant, event_id), keys.delivery(tenant, event_id, delivery_id, LAYOUT_EVENT_KEYED)], consistent=True)
-        earlier = next((i for i in found if i[keys.SK] != keys.EVENT_SK), None)
+        raw, earlier = self._event_and_earlier(tenant, event_id, delivery_id)
         if earlier is not None:
             return items.delivery_from(earlier)
-        event = next((items.event_from(i) for i in found if i[keys.SK] == keys.EVENT_SK), None)
-        return event.planned_delivery(delivery_id) if event is not None else None
+        return items.event_from(raw).planned_delivery(delivery_id) if raw is not None else None
+
+    def _event_and_earlier(self, tenant: str, event_id: str, delivery_id: str) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+        """The event's item and the delivery's item in the event's partition (where an earlier release keeps it), in one
+        consistent BatchGetItem: what a delivery not found in its endpoint's log is looked for by."""
+        found = batch_get(self._table, [keys.event(tenant, event_id), keys.delivery(tenant, event_id, delivery_id, LAYOUT_EVENT_KEYED)], consistent=True)
+        raw = next((i for i in found if i[keys.SK] == keys.EVENT_SK), None)
+        return raw, next((i for i in found if i[keys.SK] != keys.EVENT_SK), None)
 
     def park(self, task_tenant: str, event_id: str, delivery_id: str, endpoint_id: str, now_iso: str) -> bool:
         """Set a pending delivery aside while its endpoint is disabled; its task is dropped.
