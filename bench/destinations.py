@@ -167,7 +167,8 @@ def measure_cpu(runs: int = 5, size: int = 1024, progress: Callable[[str], None]
             messages = h.receive(topology.DELIVERY_QUEUE, BATCH)
             assert len(messages) == BATCH
             before = _waiting(retry_url)
-            ms = _cpu(lambda: h.consume(topology.DELIVERY_QUEUE, messages)) / BATCH
+            event = h.batch_event(topology.DELIVERY_QUEUE, messages)  # the event source mapping's work, not the handler's
+            ms = _cpu(lambda: h.invoke_consumer(topology.DELIVERY_QUEUE, event)) / BATCH
             return None if _waiting(retry_url) > before else ms
 
         def drain_retries() -> None:

@@ -92,9 +92,16 @@ class Harness:
 
     def consume(self, queue: topology.QueueSpec, messages: list[dict[str, Any]]) -> Any:
         """One invocation of the queue's consumer with these messages as its batch."""
-        [spec] = [f for f in topology.FUNCTIONS if f.sqs_source and f.sqs_source.queue == queue]
+        return self.invoke_consumer(queue, self.batch_event(queue, messages))
+
+    def batch_event(self, queue: topology.QueueSpec, messages: list[dict[str, Any]]) -> dict[str, Any]:
+        """The event the queue's event source mapping hands its consumer for these messages."""
         arn = queue_arn(_sqs(), self.env[queue.env])
-        event = {"Records": [lambda_sqs_record(m, queue_arn=arn, region=REGION) for m in messages]}
+        return {"Records": [lambda_sqs_record(m, queue_arn=arn, region=REGION) for m in messages]}
+
+    def invoke_consumer(self, queue: topology.QueueSpec, event: dict[str, Any]) -> Any:
+        """One invocation of the queue's consumer with an event of `batch_event`: only the handler's own work."""
+        [spec] = [f for f in topology.FUNCTIONS if f.sqs_source and f.sqs_source.queue == queue]
         return self.invoke(spec, self.handlers[spec.name], event)
 
     def drain(self, queue: topology.QueueSpec, batch_size: int = 10) -> int:
