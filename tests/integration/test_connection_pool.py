@@ -8,60 +8,14 @@ it accepts, and the address each request arrived at.
 from __future__ import annotations
 
 import ipaddress
-import threading
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from collections.abc import Callable
 
 from hookline.adapters.http import ConnectionPools, WebhookClient
 from hookline.core.ssrf import UrlPolicy
-from tests.support.receiver import serving
+from tests.support.receiver import KeepAliveReceiver, keep_alive_receiver
 
 LOOPBACK = (ipaddress.ip_network("127.0.0.0/8"),)
 POLICY = UrlPolicy(LOOPBACK, allow_http=True, allowed_ports=None)
-
-
-class KeepAliveReceiver:
-    def __init__(self) -> None:
-        self.connections = 0
-        self.arrived_at: list[str] = []  # the local address each request came in on: the one the sender connected to
-        self.cookies: list[str | None] = []  # the Cookie header of each request
-        self._lock = threading.Lock()
-        receiver = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def setup(self) -> None:
-                super().setup()
-                with receiver._lock:
-                    receiver.connections += 1
-
-            def do_POST(self) -> None:
-                self.rfile.read(int(self.headers.get("content-length") or 0))
-                with receiver._lock:
-                    receiver.arrived_at.append(self.connection.getsockname()[0])
-                    receiver.cookies.append(self.headers.get("cookie"))
-                self.send_response(200)
-                self.send_header("set-cookie", "session=receiver-secret; Path=/")
-                self.send_header("content-length", "2")
-                self.end_headers()
-                self.wfile.write(b"ok")
-
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("0.0.0.0", 0), Handler)  # every loopback address: 127.0.0.1, 127.0.0.2, …
-        self.server.daemon_threads = True
-        self.port = self.server.server_address[1]
-
-
-@contextmanager
-def keep_alive_receiver() -> Iterator[KeepAliveReceiver]:
-    r = KeepAliveReceiver()
-    with serving(r.server):
-        yield r
 
 
 class Clock:

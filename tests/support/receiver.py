@@ -86,3 +86,49 @@ def running_receiver(answer: Callable[[Received], Answer] | None = None) -> Iter
     r = Receiver(answer)
     with serving(r._server):
         yield r
+
+
+class KeepAliveReceiver:
+    """Answers 200 over HTTP/1.1 keep-alive (with a cookie it must never get back), counting the connections it
+    accepts, the local address each request arrived at, and each request's Cookie header."""
+
+    def __init__(self) -> None:
+        self.connections = 0
+        self.arrived_at: list[str] = []  # the local address each request came in on: the one the sender connected to
+        self.cookies: list[str | None] = []  # the Cookie header of each request
+        self._lock = threading.Lock()
+        receiver = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True  # the answer's headers and body go out at once, not 40 ms apart (delayed ACK)
+
+            def setup(self) -> None:
+                super().setup()
+                with receiver._lock:
+                    receiver.connections += 1
+
+            def do_POST(self) -> None:
+                self.rfile.read(int(self.headers.get("content-length") or 0))
+                with receiver._lock:
+                    receiver.arrived_at.append(self.connection.getsockname()[0])
+                    receiver.cookies.append(self.headers.get("cookie"))
+                self.send_response(200)
+                self.send_header("set-cookie", "session=receiver-secret; Path=/")
+                self.send_header("content-length", "2")
+                self.end_headers()
+                self.wfile.write(b"ok")
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("0.0.0.0", 0), Handler)  # every loopback address: 127.0.0.1, 127.0.0.2, …
+        self.server.daemon_threads = True
+        self.port = self.server.server_address[1]
+
+
+@contextmanager
+def keep_alive_receiver() -> Iterator[KeepAliveReceiver]:
+    r = KeepAliveReceiver()
+    with serving(r.server):
+        yield r
