@@ -97,7 +97,7 @@ class StandIn:
             rng=system.SYSTEM_RANDOM,
             lease_seconds=120,
             replays=wrap(FakeReplayProgress()),
-            stats=wrap(FakeStats()),
+            stats=wrap(FakeStats(states)),
         )
         now = utcnow().strftime("%Y-%m-%dT%H:%M:%S.000Z")
         self.ids = [f"ep_{i:04d}" for i in range(endpoints)]

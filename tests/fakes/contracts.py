@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -23,6 +24,7 @@ from hookline.core.errors import DependencyFailed, InvalidCursor
 from hookline.core.models import LAYOUT_EVENT_KEYED, Attempt, Delivery, Endpoint, Event, PlannedDelivery
 from hookline.core.ratelimit import Limiter
 from hookline.core.replay import ReplayWindow
+from hookline.core.stats import Carried
 
 NOW = 1_795_953_600.0  # 2026-11-29T12:00:00Z, as T0
 T0 = "2026-11-29T12:00:00.000Z"
@@ -39,6 +41,7 @@ class Stores:
     events: Any  # EventStore, DeliveryLog
     replays: Any  # ReplayStore, ReplayProgress
     customers: Any  # CustomerStore
+    stats: Any  # StatsSink, StatsReader (an endpoint's latest hour carried on its limiter, read from `states`)
 
 
 def endpoint(endpoint_id: str = "ep_01", tenant: str = "acme", **changes: Any) -> Endpoint:
@@ -292,6 +295,30 @@ def state_reset_keeps_the_trip_count(s: Stores) -> None:
     assert s.states.breaker("acme", "ep_01") == Breaker(trips=3, version=5)
     # A missing endpoint loads as None beside default states
     assert s.states.load("acme", "ep_nope") == (None, Breaker(), Limiter())
+
+
+def carried_statistics_read_with_their_hour_and_move_once(s: Stores) -> None:
+    s.endpoints.create(endpoint())
+    ten, eleven = datetime(2026, 11, 29, 10, 30, tzinfo=UTC), datetime(2026, 11, 29, 11, 5, tzinfo=UTC)
+    # Given an hour's counters added to its item, and the next hour's carried on the limiter
+    s.stats.add("acme", "ep_01", "2026-11-29T10", {"attempts": 2, "succeeded": 2})
+    carried = Carried("2026-11-29T11", (("attempts", 3), ("failed", 1), ("succeeded", 2)), "7")
+    assert s.states.save_limiter("acme", "ep_01", Limiter(tat=NOW, carried=carried, version=7), 0)
+    # Then the limiter reads back with them, and a reader sees both hours
+    assert s.states.limiter("acme", "ep_01").carried == carried
+    assert s.stats.hours("acme", "ep_01", ten, eleven) == [
+        ("2026-11-29T10", {"attempts": 2, "succeeded": 2}),
+        ("2026-11-29T11", {"attempts": 3, "failed": 1, "succeeded": 2}),
+    ]
+    # When the carried counters are moved (twice: a retried give-back), they count once, however the reader finds them
+    s.stats.move("acme", "ep_01", carried)
+    s.stats.move("acme", "ep_01", carried)
+    assert s.stats.window("acme", "ep_01", eleven, eleven) == {"attempts": 3, "failed": 1, "succeeded": 2}
+    assert s.states.save_limiter("acme", "ep_01", Limiter(tat=NOW, carried=Carried("2026-11-29T12", (("attempts", 1),), "8"), version=8), 7)
+    assert s.stats.window("acme", "ep_01", ten, eleven + timedelta(hours=1)) == {"attempts": 6, "failed": 1, "succeeded": 4}
+    # And a window that leaves the carried hour out leaves its counters out; an endpoint with none has none
+    assert s.stats.window("acme", "ep_01", ten, ten) == {"attempts": 2, "succeeded": 2}
+    assert s.stats.hours("acme", "ep_02", ten, eleven) == []
 
 
 # -- events and deliveries ----------------------------------------------------------------------------
@@ -632,6 +659,7 @@ CHECKS: list[Callable[[Stores], None]] = [
     state_saves_are_conditional_on_the_version,
     state_floats_are_kept_to_six_places,
     state_reset_keeps_the_trip_count,
+    carried_statistics_read_with_their_hour_and_move_once,
     event_create_is_once_and_bodies_read_back,
     deliveries_read_back_with_their_attempts,
     claims_are_single_flight_with_a_lease,

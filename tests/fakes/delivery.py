@@ -94,7 +94,7 @@ def delivery_rig(
     states = FakeEndpointStateStore(endpoints)
     events = FakeEventStore()
     http = http or FakeSender()
-    scheduler, notify, stats, replays = FakeScheduler(), RecordingNotify(), FakeStats(), FakeReplayProgress()
+    scheduler, notify, stats, replays = FakeScheduler(), RecordingNotify(), FakeStats(states), FakeReplayProgress()
     if emails is not None and emails.outcomes is None:  # each email's outcome kept on the endpoint, as the container wires it
         emails = replace(emails, outcomes=endpoints, clock=clock)
     worker = assemble(

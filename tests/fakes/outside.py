@@ -10,7 +10,7 @@ from typing import Any
 
 from hookline.core.models import Endpoint
 from hookline.core.responses import HttpResult
-from hookline.core.stats import hour_of
+from hookline.core.stats import Carried, hour_of
 from hookline.core.webhook import Outbound
 from tests.fakes.atomic import atomic, new_lock
 from tests.fakes.faults import Faults
@@ -71,10 +71,15 @@ class RecordingNotify:
 
 
 class FakeStats:
-    """StatsReader and StatsSink: counters per endpoint and hour, added up over a window of hours (both ends included)."""
+    """StatsReader and StatsSink: counters per endpoint and hour, added up over a window of hours (both ends included).
 
-    def __init__(self) -> None:
+    As the adapter: an endpoint's latest hour may be carried on its limiter (`states`, the state store beside it),
+    `move` adds carried counters to their hour once per token, and a reader adds what is carried and not moved."""
+
+    def __init__(self, states: Any = None) -> None:
         self.slots: dict[tuple[str, str, str], dict[str, int]] = defaultdict(lambda: defaultdict(int))
+        self.moved: set[tuple[str, str, str, str]] = set()  # (tenant, endpoint, hour, token)
+        self.states = states
         self.faults = Faults()
         self._lock = new_lock()
 
@@ -83,6 +88,16 @@ class FakeStats:
         self.faults.check("add")
         slot = self.slots[(tenant, endpoint_id, hour)]
         for name, value in counts.items():
+            slot[name] += value
+
+    @atomic
+    def move(self, tenant: str, endpoint_id: str, carried: Carried) -> None:
+        self.faults.check("move")
+        if (tenant, endpoint_id, carried.hour, carried.token) in self.moved:
+            return
+        self.moved.add((tenant, endpoint_id, carried.hour, carried.token))
+        slot = self.slots[(tenant, endpoint_id, carried.hour)]
+        for name, value in carried.counts:
             slot[name] += value
 
     def window(self, tenant: str, endpoint_id: str, since: datetime, until: datetime) -> dict[str, int]:
@@ -96,4 +111,11 @@ class FakeStats:
     def hours(self, tenant: str, endpoint_id: str, since: datetime, until: datetime) -> list[tuple[str, dict[str, int]]]:
         self.faults.check("hours")
         low, high = hour_of(since), hour_of(until)
-        return sorted((hour, dict(counts)) for (t, e, hour), counts in self.slots.items() if (t, e) == (tenant, endpoint_id) and low <= hour <= high)
+        found = {hour: dict(counts) for (t, e, hour), counts in self.slots.items() if (t, e) == (tenant, endpoint_id) and low <= hour <= high}
+        limiter = self.states.limiters.get((tenant, endpoint_id)) if self.states is not None else None
+        carried = limiter.carried if limiter is not None else Carried()
+        if carried.counts and low <= carried.hour <= high and (tenant, endpoint_id, carried.hour, carried.token) not in self.moved:
+            slot = found.setdefault(carried.hour, {})
+            for name, value in carried.counts:
+                slot[name] = slot.get(name, 0) + value
+        return sorted(found.items())

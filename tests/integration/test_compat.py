@@ -22,10 +22,12 @@ from typing import Any
 import pytest
 from boto3.dynamodb.types import Binary
 
-from hookline.adapters.dynamo import event_items, keys
+from hookline.adapters.dynamo import event_items, keys, state
 from hookline.adapters.dynamo.endpoints import EndpointRepository
 from hookline.core import ids
 from hookline.core.models import LAYOUT_EVENT_KEYED, Delivery, DeliveryTask, Endpoint, Event, PlannedDelivery
+from hookline.core.ratelimit import Limiter
+from hookline.core.stats import Carried
 from hookline.core.versions import BASE_VERSION, Renderings
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -64,7 +66,9 @@ from decimal import Decimal
 from boto3.dynamodb.types import Binary
 from hookline.adapters.dynamo import event_items
 from hookline.adapters.dynamo.endpoints import EndpointRepository
+from hookline.adapters.dynamo.state import _limiter
 from hookline.core.models import Attempt, Delivery, DeliveryTask, Endpoint, Event, PlannedDelivery
+from hookline.core.ratelimit import Limiter
 
 def enc(v):
     if isinstance(v, Binary): return {"__binary__": base64.b64encode(v.value).decode()}
@@ -99,6 +103,8 @@ if sys.argv[1] == "write":
         "delivery": event_items.delivery_item(delivery, "expires_at", 1),
         "attempt": event_items.attempt_item(delivery, attempt, "expires_at", 1),
         "endpoint": EndpointRepository._to_item(endpoint),
+        "limiter": {"pk": "LIM#acme#ep_1", "sk": "LIM", **{k: Decimal(str(v)) if isinstance(v, float) else v
+                    for k, v in asdict(Limiter(tat=1796000000.5, leases=(1796000120.0,), version=4)).items() if v is not None}},
     })))
 else:
     written = dec(json.load(sys.stdin))
@@ -108,6 +114,7 @@ else:
         "event": {"body": event.body, "deliveries": [asdict(d) for d in event.deliveries], "data": event.data},
         "delivery": {k: v for k, v in asdict(event_items.delivery_from(written["delivery"])).items() if k != "attempts"},
         "endpoint": {k: v for k, v in asdict(EndpointRepository.from_item(written["endpoint"])).items() if k in ("id", "url", "customer", "event_types")},
+        "limiter": {k: v for k, v in asdict(_limiter(written["limiter"])).items() if k in ("tat", "leases", "version")},
     }))
 """
 
@@ -169,6 +176,8 @@ def test_this_release_reads_what_the_previous_one_wrote(previous_release: Path) 
     assert event_items.attempt_from(written["attempt"]).status_code == 503
     endpoint = EndpointRepository.from_item(written["endpoint"])
     assert (endpoint.version, endpoint.customer) == (BASE_VERSION, "cus_1")  # pinned to the first version
+    # Its limiter item carries no statistics: this release reads it as carrying none
+    assert state._limiter(written["limiter"]) == Limiter(tat=1796000000.5, leases=(1796000120.0,), version=4)
 
 
 def test_the_previous_release_reads_what_this_one_writes(previous_release: Path) -> None:
@@ -197,6 +206,11 @@ def test_the_previous_release_reads_what_this_one_writes(previous_release: Path)
         "event": event_items.event_item(event, "expires_at", 1),
         "delivery": event_items.delivery_item(delivery, "expires_at", 1),
         "endpoint": EndpointRepository._to_item(endpoint),
+        # A limiter item carrying an hour's statistics (with the give-back): the previous release reads its pacing and leases
+        "limiter": {
+            **keys.limiter("acme", "ep_9"),
+            **state._attributes(Limiter(tat=1_796_000_000.5, leases=(1_796_000_120.0,), version=4, carried=Carried("2026-11-30T10", (("attempts", 2),), "4"))),
+        },
     }
     read = _previous(previous_release, "read", json.dumps(_encode(written)))
     assert [(t["attempt"], t["generation"], t["trigger"], t["fresh"]) for t in read["tasks"]] == [
@@ -209,3 +223,4 @@ def test_the_previous_release_reads_what_this_one_writes(previous_release: Path)
     assert [(d["id"], d["endpoint_id"]) for d in read["event"]["deliveries"]] == [(dlv_9, "ep_9")]
     assert (read["delivery"]["status"], read["delivery"]["event_id"]) == ("paused", "evt_2")
     assert read["endpoint"] == {"id": "ep_9", "url": "https://example.com/h", "customer": "cus_2", "event_types": []}
+    assert read["limiter"] == {"tat": 1_796_000_000.5, "leases": [1_796_000_120.0], "version": 4}

@@ -13,6 +13,7 @@ from hookline.adapters.dynamo.endpoints import EndpointRepository
 from hookline.adapters.dynamo.events import EventRepository
 from hookline.adapters.dynamo.replays import ReplayRepository
 from hookline.adapters.dynamo.state import EndpointStateRepository
+from hookline.adapters.dynamo.stats import StatsRepository
 from hookline.wiring import topology
 from local.resources import create_table
 from tests.fakes.contracts import CHECKS, Stores
@@ -22,4 +23,13 @@ from tests.fakes.contracts import CHECKS, Stores
 def test_the_dynamodb_adapters_keep_the_contract(check: Callable[[Stores], None], aws: None) -> None:
     name = create_table(boto3.client("dynamodb"), topology.TABLE, "contracts")
     table = boto3.resource("dynamodb").Table(name)
-    check(Stores(EndpointRepository(table), EndpointStateRepository(table), EventRepository(table), ReplayRepository(table), CustomerRepository(table)))
+    check(
+        Stores(
+            EndpointRepository(table),
+            EndpointStateRepository(table),
+            EventRepository(table),
+            ReplayRepository(table),
+            CustomerRepository(table),
+            StatsRepository(table),
+        )
+    )

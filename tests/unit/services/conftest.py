@@ -161,11 +161,12 @@ class World:
 def world() -> World:
     clock = FakeClock()
     endpoints = FakeEndpointStore()
+    states = FakeEndpointStateStore(endpoints)
     return World(
         clock=clock,
         settings=Settings(),
         endpoints=endpoints,
-        states=FakeEndpointStateStore(endpoints),
+        states=states,
         events=FakeEventStore(),
         replays=FakeReplayStore(),
         delivery_queue=FakeQueue(clock),
@@ -173,7 +174,7 @@ def world() -> World:
         jobs=FakeQueue(clock),
         sender=FakeSender(),
         notify=RecordingNotify(),
-        stats=FakeStats(),
+        stats=FakeStats(states),
         customers=FakeCustomerStore(),
         catalog=FakeCatalog(),
         usage=FakeVersionUsage(),

@@ -24,7 +24,8 @@ from tests.fakes.waits import FakeWaitNotes
 
 def fake_stores() -> Stores:
     endpoints = FakeEndpointStore()
-    return Stores(endpoints, FakeEndpointStateStore(endpoints), FakeEventStore(), FakeReplayStore(), FakeCustomerStore())
+    states = FakeEndpointStateStore(endpoints)
+    return Stores(endpoints, states, FakeEventStore(), FakeReplayStore(), FakeCustomerStore(), FakeStats(states))
 
 
 @pytest.mark.parametrize("check", CHECKS, ids=lambda c: c.__name__)

@@ -22,9 +22,10 @@ its leases back.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from hookline.core.adaptive import AdaptiveConfig, Concurrency, Sample, current, observe, sample_of
+from hookline.core.stats import Carried
 
 
 @dataclass(frozen=True)
@@ -56,6 +57,7 @@ class Limiter:
     changed_at: float = 0.0  # epoch seconds of the adaptive limit's last change
     observed_at: float = 0.0  # epoch seconds of its last sample
     version: int = 0
+    carried: Carried = field(default_factory=Carried)  # the endpoint's statistics of its latest hour, written with the give-back (hookline.core.stats.carry)
 
     @property
     def concurrency(self) -> Concurrency:

@@ -12,7 +12,8 @@ The two health metrics a producer watches:
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
@@ -100,3 +101,54 @@ def summary(totals: dict[str, int], since: datetime, until: datetime) -> dict[st
         "first_attempt_delivery_rate": round(totals.get("first_attempt_succeeded", 0) / first, 4) if first else None,
         "eventual_delivery_success_rate": round(totals.get("ended_succeeded", 0) / ended, 4) if ended else None,
     }
+
+
+Counts = Mapping[str, int]
+
+
+@dataclass(frozen=True)
+class Carried:
+    """An endpoint's statistics of its latest hour, carried on its limiter item: the write that gives a batch's
+    concurrency leases back adds the batch's counters there, so statistics cost no write of their own.
+
+    `token` names this hour's counters on that item: when a later hour's arrive, they are moved to their hour's
+    statistics item once (hookline.adapters.dynamo.stats), whoever moves them and however often it is tried."""
+
+    hour: str = ""
+    counts: tuple[tuple[str, int], ...] = ()
+    token: str = ""
+
+    def as_dict(self) -> dict[str, int]:
+        return dict(self.counts)
+
+
+@dataclass(frozen=True)
+class CarryOver:
+    """A batch's counters for one endpoint folded into what its limiter item carries (`carry`)."""
+
+    carried: Carried  # what the item carries after the write
+    moved: Carried | None = None  # the counters it carried of an earlier hour: moved to that hour's item before the write
+    added: tuple[tuple[str, dict[str, int]], ...] = field(default=())  # a late batch's counters of hours before the carried one: added to their items
+
+
+def _sum(a: Counts, b: Counts) -> tuple[tuple[str, int], ...]:
+    out = dict(a)
+    for name, value in b.items():
+        out[name] = out.get(name, 0) + value
+    return tuple(sorted((k, v) for k, v in out.items() if v))
+
+
+def carry(before: Carried, batch: Mapping[str, Counts], token: str) -> CarryOver:
+    """Fold a batch's counters, by hour, into the carried ones. The latest hour is carried: the counters carried of
+    an earlier hour are moved out, and a batch's counters of an hour before the carried one (a batch that ran across
+    the hour) are added to their hour's item. `token` names a newly carried hour (the version of the write)."""
+    hours = sorted(h for h, counts in batch.items() if any(counts.values()))
+    latest = max([before.hour, *hours]) if hours else before.hour
+    if latest == before.hour:
+        carried = Carried(before.hour, _sum(before.as_dict(), batch.get(latest, {})), before.token)
+        moved = None
+    else:
+        carried = Carried(latest, _sum({}, batch[latest]), token)
+        moved = before if before.counts else None
+    added = tuple((h, dict(_sum({}, batch[h]))) for h in hours if h != latest)
+    return CarryOver(carried, moved, added)

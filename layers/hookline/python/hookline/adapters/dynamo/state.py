@@ -21,6 +21,10 @@ from hookline.adapters.failures import translate_failures
 from hookline.core.breaker import Breaker
 from hookline.core.models import Endpoint
 from hookline.core.ratelimit import Limiter
+from hookline.core.stats import Carried
+
+# The statistics a limiter item carries (hookline.core.stats.Carried): their hour, counters (a map) and token.
+STATS_HOUR, STATS, STATS_TOKEN = "stats_hour", "stats", "stats_token"
 
 
 def _to_dynamo(value: Any) -> Any:
@@ -60,7 +64,25 @@ def _limiter(item: dict[str, Any] | None) -> Limiter:
     if values.get("effective_rate") is not None:
         values["effective_rate"] = float(values["effective_rate"])
     values["adjusted_at"] = float(values.get("adjusted_at", 0.0))
+    values["carried"] = carried_of(item)
     return Limiter(**values)
+
+
+def carried_of(item: dict[str, Any] | None) -> Carried:
+    """The statistics a limiter item carries (none on an item an earlier release wrote)."""
+    if not item or not item.get(STATS_HOUR):
+        return Carried()
+    counts = tuple(sorted((str(k), int(v)) for k, v in (item.get(STATS) or {}).items()))
+    return Carried(str(item[STATS_HOUR]), counts, str(item.get(STATS_TOKEN, "")))
+
+
+def _attributes(state: Breaker | Limiter) -> dict[str, Any]:
+    values = asdict(state)
+    values.pop("carried", None)
+    out = {k: _to_dynamo(v) for k, v in values.items() if v is not None}
+    if isinstance(state, Limiter) and state.carried.hour:
+        out |= {STATS_HOUR: state.carried.hour, STATS: state.carried.as_dict(), STATS_TOKEN: state.carried.token}
+    return out
 
 
 @translate_failures
@@ -83,7 +105,7 @@ class EndpointStateRepository:
         return _limiter(self._table.get_item(Key=keys.limiter(tenant, endpoint_id), ConsistentRead=True).get("Item"))
 
     def _save(self, key: keys.Key, state: Breaker | Limiter, expected_version: int) -> bool:
-        item = {**key, **{k: _to_dynamo(v) for k, v in asdict(state).items() if v is not None}}
+        item = {**key, **_attributes(state)}
         saved = write_if(
             self._table.put_item,
             Item=item,

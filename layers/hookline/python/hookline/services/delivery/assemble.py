@@ -40,7 +40,7 @@ def assemble(
 ) -> DeliveryWorker:
     pool = EndpointPool()
     rules = endpoint_rules(settings, lease_seconds)
-    health = HealthTracker(states, endpoints, notify, rules, clock, emails)
+    health = HealthTracker(states, endpoints, notify, rules, clock, emails, stats)
     recording = RecordingConfig(
         retry_policy(settings),
         lease_seconds,

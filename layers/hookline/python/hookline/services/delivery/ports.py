@@ -14,6 +14,7 @@ from hookline.core.emails import Email, Waiting
 from hookline.core.models import Attempt, Delivery, DeliveryTask, EmailOutcome, Endpoint, Event, LineHead
 from hookline.core.ratelimit import Limiter
 from hookline.core.sessions import SessionRequest
+from hookline.core.stats import Carried
 from hookline.services.ports import Sender
 
 __all__ = [
@@ -129,6 +130,10 @@ class ReplayProgress(Protocol):
 
 class StatsSink(Protocol):
     def add(self, tenant: str, endpoint_id: str, hour: str, counts: dict[str, int]) -> None: ...
+
+    def move(self, tenant: str, endpoint_id: str, carried: Carried) -> None:
+        """Add the counters an endpoint's limiter carried to their hour's, once per `carried.token` however often it is called."""
+        ...
 
 
 class VersionUsageSink(Protocol):

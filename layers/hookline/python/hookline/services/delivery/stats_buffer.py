@@ -1,8 +1,10 @@
 """A delivery batch's statistics, added up in memory and written once at the end of the batch.
 
-So statistics cost a fraction of a write per delivery: one ADD per endpoint
-and hour (hookline.adapters.dynamo.stats), whatever the batch's size; and one
-per payload version and day for the versions' usage report.
+So statistics cost a fraction of a write per delivery: an endpoint's ride on the
+write that gives its concurrency leases back (hookline.core.stats.Carried), and
+the rest (an endpoint the batch held no lease for) take one ADD per endpoint and
+hour (hookline.adapters.dynamo.stats), whatever the batch's size; and one per
+payload version and day for the versions' usage report.
 """
 
 from __future__ import annotations
@@ -43,6 +45,12 @@ class StatsBuffer:
             slot = self._data[(tenant, endpoint_id, hour_of(at))]
             for k, v in counts.items():
                 slot[k] += v
+
+    def take(self, tenant: str, endpoint_id: str) -> dict[str, dict[str, int]]:
+        """One endpoint's counters added so far, by hour, taken out of the buffer (its give-back writes them)."""
+        with self._lock:
+            hours = [key for key in self._data if key[:2] == (tenant, endpoint_id)]
+            return {key[2]: dict(self._data.pop(key)) for key in hours}
 
     def drain(self) -> dict[tuple[str, str, str], dict[str, int]]:
         """Everything added so far, emptying the buffer."""

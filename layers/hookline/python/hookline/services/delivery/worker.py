@@ -146,7 +146,8 @@ class DeliveryWorker:
 
     def release(self, plans: Iterable[Plan], reports: Iterable[DeliveryReport] = ()) -> None:
         """End of a batch: give back its concurrency leases (they also expire on their own), with what each endpoint's
-        requests saw for its adaptive concurrency limit, and write the batch's statistics, side by side."""
+        requests saw for its adaptive concurrency limit and the endpoint's statistics, one write per endpoint; and the
+        statistics of endpoints it held no lease for, side by side."""
         by_endpoint: dict[tuple[str, str], list[Step]] = defaultdict(list)
         ceilings: dict[tuple[str, str], int] = {}
         for p in plans:
@@ -158,19 +159,24 @@ class DeliveryWorker:
         for r in reports:
             if r.outcome not in NOT_SENT:
                 answers[(r.task.tenant, r.task.endpoint_id)].append((r.duration_ms / 1000, r.status_code, r.error))
-        work: list[Callable[[], None]] = [
-            partial(
-                self.health.give_back,
-                tenant,
-                endpoint_id,
-                expiry,
-                count,
-                tuple(answers[(tenant, endpoint_id)]),
-                ceilings[(tenant, endpoint_id)],
-            )
-            for (tenant, endpoint_id), steps in by_endpoint.items()
-            for expiry, count in leases_held(steps).items()
-        ]
+        work: list[Callable[[], None]] = []
+        for (tenant, endpoint_id), steps in by_endpoint.items():
+            held = leases_held(steps)  # none for a half-open probe: its statistics are added on their own (below)
+            counts = self.recorder.stats.take(tenant, endpoint_id) if held else {}  # carried on the same write (hookline.core.stats.carry)
+            for expiry, count in held.items():
+                work.append(
+                    partial(
+                        self.health.give_back,
+                        tenant,
+                        endpoint_id,
+                        expiry,
+                        count,
+                        tuple(answers[(tenant, endpoint_id)]),
+                        ceilings[(tenant, endpoint_id)],
+                        counts,
+                    )
+                )
+                counts = {}
         self.pool.map(_run, work + self.recorder.stats.writes())
 
     # -- one task ---------------------------------------------------------------
