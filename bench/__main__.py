@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from bench import api, cost, destinations, duration, localmode, ordered, report, scenarios, standin, throughput
+from bench import api, connections, cost, destinations, duration, goals, localmode, ordered, report, scenarios, standin, throughput
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -44,24 +44,13 @@ class Progress:
         sys.stderr.write("\n")
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--scale", type=float, default=1.0, help="scenario size; 1.0 is the seeds' numbers")
-    parser.add_argument("--count", type=int, default=30, help="events per measured cost path (a multiple of 10)")
-    parser.add_argument("--runs", type=int, default=throughput.RUNS, help="throughput runs per batch size (median kept)")
-    parser.add_argument("--cpu-runs", type=int, default=5, help="runs of the handlers' CPU measurement per payload size (the fastest kept)")
-    parser.add_argument("--ordered-events", type=int, default=ordered.EVENTS, help="events per run of the ordered endpoint's throughput")
-    parser.add_argument("--out", type=Path, default=None, help="write results.json, benchmarks.md and plots here instead of bench/ and docs/")
-    parser.add_argument("--report-only", action="store_true", help="measure nothing: render the docs and plots again from results.json")
-    args = parser.parse_args(argv)
-    results_path = (args.out or REPO / "bench") / "results.json"
-    docs = args.out or REPO / "docs"
-    if args.report_only:
-        report.write(json.loads(results_path.read_text()), docs / "benchmarks.md", docs / "img")
-        print(f"wrote {docs / 'benchmarks.md'} and {docs / 'img'}/bench-*.png from {results_path}")
-        return 0
+def _goals(results: dict[str, Any]) -> str:
+    return goals.printed(goals.rows(results, {r["configuration"]: r["floor"] for r in report.floor_rows(results["cost"])}))
 
-    steps = (
+
+def _steps(args: argparse.Namespace) -> int:
+    """How many steps the progress bar counts."""
+    return (
         len(scenarios.ALL)
         + len(cost.SIZES) * (4 + args.cpu_runs + 1)
         + len(cost.SIZES) * 2
@@ -71,14 +60,40 @@ def main(argv: list[str] | None = None) -> int:
         + len(throughput.BATCHES) * args.runs
         + len(standin.BATCHES)
         + localmode.BATCHES
+        + 1
         + 2
         + 1
         + 1
     )
-    progress = Progress(steps)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--scale", type=float, default=1.0, help="scenario size; 1.0 is the seeds' numbers")
+    parser.add_argument("--count", type=int, default=30, help="events per measured cost path (a multiple of 10)")
+    parser.add_argument("--runs", type=int, default=throughput.RUNS, help="throughput runs per batch size (median kept)")
+    parser.add_argument("--cpu-runs", type=int, default=5, help="runs of the handlers' CPU measurement per payload size (the fastest kept)")
+    parser.add_argument("--ordered-events", type=int, default=ordered.EVENTS, help="events per run of the ordered endpoint's throughput")
+    parser.add_argument("--out", type=Path, default=None, help="write results.json, benchmarks.md and plots here instead of bench/ and docs/")
+    parser.add_argument("--report-only", action="store_true", help="measure nothing: render the docs and plots again from results.json")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    results_path = (args.out or REPO / "bench") / "results.json"
+    docs = args.out or REPO / "docs"
+    if args.report_only:
+        results = json.loads(results_path.read_text())
+        report.write(results, docs / "benchmarks.md", docs / "img")
+        print(_goals(results))
+        print(f"wrote {docs / 'benchmarks.md'} and {docs / 'img'}/bench-*.png from {results_path}")
+        return 0
+
+    progress = Progress(_steps(args))
     progress.show("starting")
     started = time.monotonic()
-    results: dict[str, Any] = {}
+    results = {}
     for name, run in scenarios.ALL.items():
         progress.show(f"scenario {name}")
         results[name] = run(scale=args.scale)
@@ -103,6 +118,7 @@ def main(argv: list[str] | None = None) -> int:
     results["destinations"] = destinations.measure(
         results["cost"], count=args.count, cpu_runs=args.cpu_runs, progress=lambda s: progress.step(f"destinations {s}")
     )
+    results["connections"] = connections.measure(progress=lambda s: progress.step(f"handshakes {s}"))
     results["throughput"] = throughput.measure(progress=lambda s: progress.step(f"throughput {s}"), runs=args.runs)
     results["throughput"]["stand_in"] = standin.measure(progress=lambda s: progress.step(f"throughput over stand-ins {s}"))
     results["ordered"] = ordered.measure(progress=lambda s: progress.step(f"ordered endpoint {s}"), events=args.ordered_events)
@@ -121,6 +137,7 @@ def main(argv: list[str] | None = None) -> int:
     report.write(results, docs / "benchmarks.md", docs / "img")
     progress.step("done")
     progress.finish()
+    print(_goals(results))
     print(f"wrote {results_path}, {docs / 'benchmarks.md'} and {docs / 'img'}/bench-*.png in {results['meta']['seconds']} s")
     return 0
 

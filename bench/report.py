@@ -12,6 +12,8 @@ import matplotlib
 matplotlib.use("Agg")  # files only, no display
 import matplotlib.pyplot as plt
 
+from bench import goals
+from bench.goals import FLOOR_WRITES_PER_DELIVERY, LAMBDA_FULL_VCPU_MB
 from bench.prices import US_EAST_1, provisioned
 from hookline.core.settings import TABLE_CAPACITY_TARGET_PERCENT, Settings
 from hookline.wiring.topology import TABLE
@@ -181,10 +183,12 @@ def write(results: dict[str, Any], doc: Path, img: Path) -> None:
         "(one shared worker pool, fixed 10 s retries, no jitter, no breaker, no per-endpoint limits).",
         "Ratios are hookline / baseline.",
         "",
+        *_efficiency_section(results),
         *_changes_section(),
         *_ideal_section(results),
         *_scenario_sections(results, plots, rel, made),
         *_cost_section(results["cost"], plots, rel, made),
+        *_connections_section(results.get("connections")),
         *_destinations_section(results.get("destinations"), made, results["cost"].get("per_path")),
         *_throughput_section(results["throughput"], plots, rel, made),
         *_ordered_section(results.get("ordered"), made),
@@ -599,11 +603,6 @@ def _side_by_side_section(cost: dict[str, Any]) -> list[str]:
     ]
 
 
-# Per delivered webhook, the DynamoDB writes no design keeping the features can drop (the worst case: each
-# batch's tasks go to different endpoints): the limiter's grant, a conditional write per endpoint and batch that
-# keeps every Lambda instance under an endpoint's limits, and the attempt record of the delivery log. The event's
-# own write (idempotent ingest) is taken as measured.
-FLOOR_WRITES_PER_DELIVERY = {"limiter grant": 1.0, "attempt record": 1.0}
 GOALS = (
     (("1KB", "98.5%", "batch"), "ingest_batch", 1.50),
     (("1KB", "98.5%", "batch_fanout5"), "ingest_batch_fanout5", 1.00),
@@ -687,7 +686,6 @@ def _floor_section(cost: dict[str, Any]) -> list[str]:
     ]
 
 
-LAMBDA_FULL_VCPU_MB = 1769  # Lambda's CPU share grows with memory: one full vCPU at 1,769 MB
 DELIVERY_MEMORY_MB = 512
 
 
@@ -765,6 +763,45 @@ def ideal_rows(results: dict[str, Any]) -> list[dict[str, Any]]:
             }
         )
     return rows
+
+
+def _efficiency_section(results: dict[str, Any]) -> list[str]:
+    found = goals.rows(results, {r["configuration"]: r["floor"] for r in floor_rows(results["cost"])})
+    return [
+        "## Efficiency per delivery (issue 28)",
+        "",
+        "Each of issue 28's goals beside this run's figure. A goal that lies below what the kept features allow says so",
+        "with its arithmetic (`bench.goals.least_cost`: the floor's writes, one read, the 30-day retention's storage and",
+        "PITR, the requests that leave AWS and Lambda's requests; no Lambda second, no log, nothing else). The",
+        "[floor](#the-floor-under-the-goals), [provisioned capacity](#on-demand-and-provisioned-capacity) and",
+        "[handshakes](#handshakes-per-webhook-at-one-endpoint) sections say how each figure is made.",
+        "",
+        _table(goals.HEADER, goals.table_rows(found)),
+        "",
+    ]
+
+
+def _connections_section(conn: dict[str, Any] | None) -> list[str]:
+    """Handshakes per webhook for one endpoint at a steady rate over K warm instances (bench.connections)."""
+    if not conn:
+        return []
+    shown = [
+        [f"{r['rate_per_second']:g}/s", r["instances"], r["webhooks"], r["handshakes"], f"{r['per_webhook']:.3f}", f"{r['model']:.3f}"] for r in conn["rows"]
+    ]
+    return [
+        "### Handshakes per webhook at one endpoint",
+        "",
+        f"`bench/connections.py`: webhooks to one endpoint arrive as a Poisson process for {conn['simulated_seconds']:g} simulated seconds, each",
+        "sent by one of K warm instances chosen at random (SQS hands a batch to whichever is free), each with its own",
+        f"connection pools (`hookline.adapters.http.ConnectionPools`, the real webhook client) kept for {conn['keepalive_seconds']:g} s idle",
+        "(`HOOKLINE_KEEPALIVE_SECONDS`), over real sockets to a receiver that keeps connections alive and counts the ones it",
+        "accepts. Only the pools' idle time runs on the simulated clock, so the count does not depend on how busy the",
+        "machine is. The model: an instance sees the endpoint at rate/K a second, so a send finds its connection closed",
+        "with probability exp(-keep-alive x rate / K).",
+        "",
+        _table(["rate", "instances", "webhooks", "handshakes", "per webhook", "model"], shown),
+        "",
+    ]
 
 
 def _ideal_section(results: dict[str, Any]) -> list[str]:

@@ -8,6 +8,7 @@ it accepts, and the address each request arrived at.
 from __future__ import annotations
 
 import ipaddress
+import random
 from collections.abc import Callable
 
 from hookline.adapters.http import ConnectionPools, WebhookClient
@@ -98,3 +99,23 @@ def test_without_keep_alive_every_webhook_opens_its_own_connection() -> None:
         for _ in range(3):
             _post(client, receiver)
         assert receiver.connections == client.pools.opened() == 3 and client.pools.kept() == []
+
+
+def test_the_handshake_benchmark_counts_one_connection_per_gap_longer_than_the_keep_alive() -> None:
+    """bench/connections.py: the same arrivals replayed here; each instance opens a connection on its first send and
+    after every idle gap of at least the keep-alive, and the receiver counts exactly those."""
+    from bench import connections
+
+    rate, instances, keepalive, seconds = 1.0, 2, 4.0, 60.0
+    rng = random.Random(f"{connections.SEED}:{rate}:{instances}")
+    last: dict[int, float] = {}
+    expected, now, sent = 0, 0.0, 0
+    while (now := now + rng.expovariate(rate)) < seconds:
+        k = rng.randrange(instances)
+        expected += k not in last or now - last[k] >= keepalive
+        last[k], sent = now, sent + 1
+    with keep_alive_receiver() as receiver:
+        url = f"http://hooks.example.com:{receiver.port}/webhook"
+        found = connections.one(rate, instances, keepalive, url, lambda: receiver.connections, seconds=seconds)
+    assert (found["webhooks"], found["handshakes"]) == (sent, expected)
+    assert 0 < expected < sent
