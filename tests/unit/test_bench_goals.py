@@ -19,6 +19,7 @@ def _results(total: float, per_webhook: float = 0.05, drain: float = 1.1) -> dic
         "cost": {
             "per_million_usd": {"1KB": {"98.5%": {"batch": row}}},
             "per_path": {"1KB": {"ingest_batch": {"units": {"dynamodb_write_units": 1.0}}}},
+            "duration_model": {"1KB": {"ms": {"attempt_ok": 4.0}}},
         },
         "connections": {
             "keepalive_seconds": 4.0,

@@ -53,23 +53,24 @@ def test_a_give_back_that_loses_its_write_and_tries_again_moves_the_earlier_hour
     pipe.event(ep, 0)
     pipe.run(1)
     rig.clock.advance(3600)
-    # Given the give-back's first read is stale (another instance wrote the limiter just after): its write loses
-    read = rig.states.limiter
-    stale = [True]
+    # Given another instance writes the limiter between this batch's grant and its give-back: the give-back, which
+    # proposes from the grant's state, loses its first write
+    save = rig.states.save_limiter
+    calls = [0]
 
-    def limiter(tenant: str, endpoint_id: str) -> Limiter:
-        state = read(tenant, endpoint_id)
-        if stale[0]:
-            stale[0] = False
-            return replace(state, version=state.version - 1)
-        return state
+    def save_limiter(tenant: str, endpoint_id: str, state: Limiter, expected_version: int) -> bool:
+        calls[0] += 1
+        if calls[0] == 2:
+            current = rig.states.limiters[(tenant, endpoint_id)]
+            rig.states.limiters[(tenant, endpoint_id)] = replace(current, version=current.version + 1)
+        return save(tenant, endpoint_id, state, expected_version)
 
-    rig.states.limiter = limiter  # type: ignore[method-assign]
+    rig.states.save_limiter = save_limiter  # type: ignore[method-assign]
     conflicts = rig.states.conflicts
     pipe.event(ep, 1)
     pipe.run(1)
     # Then it moved the earlier hour twice (before each try) and it counts once; the new hour is carried
-    assert (stale, rig.states.conflicts - conflicts) == ([False], 1)
+    assert (calls[0], rig.states.conflicts - conflicts) == (3, 1)  # the grant, the lost give-back, its retry
     assert [hour for (_, _, hour) in rig.stats.slots] == [hour_of(rig.clock() - timedelta(hours=1))]
     assert _window(rig, hours=3)["attempts"] == 2
     assert rig.stats.window("acme", "ep_01", rig.clock() - timedelta(hours=1), rig.clock() - timedelta(hours=1))["attempts"] == 1
@@ -80,8 +81,17 @@ def test_when_the_give_back_fails_the_statistics_are_added_on_their_own() -> Non
     pipe = Pipeline(rig)
     ep = pipe.endpoint(endpoint())
     pipe.event(ep, 0)
-    # Given the limiter cannot be read when the batch gives its leases back (they expire on their own)
-    rig.states.faults.fail("limiter", times=1)
+    # Given the limiter cannot be written when the batch gives its leases back (they expire on their own)
+    save = rig.states.save_limiter
+    calls = [0]
+
+    def save_limiter(tenant: str, endpoint_id: str, state: Limiter, expected_version: int) -> bool:
+        calls[0] += 1
+        if calls[0] > 1:
+            raise RuntimeError("DynamoDB is down")
+        return save(tenant, endpoint_id, state, expected_version)
+
+    rig.states.save_limiter = save_limiter  # type: ignore[method-assign]
     pipe.run(1)
     # Then the webhook was delivered and its statistics went to their hour's item instead
     assert len(pipe.sent) == 1
@@ -103,3 +113,46 @@ def test_a_half_open_probe_holds_no_lease_and_its_statistics_are_added_on_their_
     assert len(pipe.sent) == 1
     assert rig.stats.slots[("acme", "ep_01", hour_of(rig.clock()))]["attempts"] == 1
     assert rig.states.limiter("acme", "ep_01").carried.counts == ()
+
+
+def _counting_limiter_reads(rig: DeliveryRig) -> list[str]:
+    read, reads = rig.states.limiter, []
+
+    def limiter(tenant: str, endpoint_id: str) -> Limiter:
+        reads.append(endpoint_id)
+        return read(tenant, endpoint_id)
+
+    rig.states.limiter = limiter  # type: ignore[method-assign]
+    return reads
+
+
+def test_a_batch_alone_on_its_endpoint_gives_back_from_its_grant_without_reading_the_limiter() -> None:
+    rig = delivery_rig()
+    pipe = Pipeline(rig)
+    ep = pipe.endpoint(endpoint())
+    reads = _counting_limiter_reads(rig)
+    conflicts = rig.states.conflicts
+    # Given nothing else in flight on the endpoint, when a batch delivers two webhooks
+    for n in range(2):
+        pipe.event(ep, n)
+    pipe.run(1)
+    # Then its give-back wrote on the state its grant wrote: no read of the limiter, no lost write, the leases back
+    assert len(pipe.sent) == 2
+    assert (reads, rig.states.conflicts - conflicts) == ([], 0)
+    assert rig.states.limiter("acme", "ep_01").leases == ()
+
+
+def test_a_batch_beside_another_holder_reads_the_limiter_before_its_give_back() -> None:
+    rig = delivery_rig()
+    pipe = Pipeline(rig)
+    ep = pipe.endpoint(endpoint())
+    # Given another instance holds a lease on the endpoint
+    other = rig.clock.timestamp() + 30
+    assert rig.states.save_limiter("acme", "ep_01", Limiter(leases=(other,), version=1), 0)
+    reads = _counting_limiter_reads(rig)
+    pipe.event(ep, 0)
+    pipe.run(1)
+    # Then the give-back read the limiter first (a write on the grant's state would likely lose), and the other's lease stands
+    assert len(pipe.sent) == 1
+    assert reads == ["ep_01"]
+    assert rig.states.limiter("acme", "ep_01").leases == (other,)

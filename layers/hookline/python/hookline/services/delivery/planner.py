@@ -23,7 +23,7 @@ from hookline.core.backoff import RandomSource
 from hookline.core.breaker import Breaker
 from hookline.core.models import Delivery, DeliveryTask, Endpoint, Event
 from hookline.core.planning import Gate, GroupPlan, gave_up, plan_group
-from hookline.core.ratelimit import Limiter
+from hookline.core.ratelimit import Limiter, in_flight
 from hookline.core.rules import EndpointRules
 from hookline.services.cas import compare_and_swap
 from hookline.services.delivery.endpoint_pool import EndpointPool, carried
@@ -111,6 +111,7 @@ class Planner:
         endpoint_gate = gate(endpoint)
         last: list[GroupPlan] = []
         lost: list[str] = []  # which item's write lost the race: only that one is read again
+        written: list[tuple[Limiter, Limiter]] = []  # the grant that landed, and the limiter it was made from
 
         def propose(state: tuple[Breaker, Limiter]) -> tuple[tuple[GroupPlan, Breaker], tuple[Breaker, Limiter] | None]:
             planned = plan_group(endpoint_gate, state[0], state[1], len(tasks), now.timestamp(), self.config, self.rng, first_lane)
@@ -128,6 +129,8 @@ class Planner:
             )
             if not landed:
                 lost.append(kind)
+            elif kind == "limiter":
+                written.append((new[1], base[1]))
             return landed
 
         def read() -> tuple[Breaker, Limiter]:
@@ -142,7 +145,9 @@ class Planner:
         group, planned_breaker = settled if settled is not None else (gave_up(last[-1], self.rng), breaker)
         if group.disable and endpoint is not None:
             self.health.disable(endpoint, planned_breaker, now, "failing")
-        return {t: Plan(step, endpoint, planned_breaker) for t, step in zip(tasks, group.steps, strict=True)}
+        # Alone on the endpoint (nothing else was in flight): its give-back is likely the next write of the limiter
+        granted = next((w for w, b in written if in_flight(b, now.timestamp()) == 0), None) if settled is not None else None
+        return {t: Plan(step, endpoint, planned_breaker, granted=granted) for t, step in zip(tasks, group.steps, strict=True)}
 
     def _with_bodies(self, plans: dict[DeliveryTask, Plan]) -> dict[DeliveryTask, Plan]:
         """The bodies of the tasks that will send and the fresh ones' deliveries, in one read (a deferred task reads nothing)."""

@@ -8,6 +8,7 @@ from typing import Literal
 from hookline.core.breaker import Breaker
 from hookline.core.models import Delivery, Endpoint, Event
 from hookline.core.planning import PlanKind, Step
+from hookline.core.ratelimit import Limiter
 
 
 @dataclass(frozen=True)
@@ -21,6 +22,9 @@ class Plan:
     delivery: Delivery | None = None  # a fresh task's delivery, read with the bodies (None: not found, or not read)
     delivery_read: bool = False  # whether `delivery` was read: a fresh task then checks it instead of claiming
     failed: str = ""  # planning itself failed (e.g. DynamoDB is down): the task fails and SQS redelivers it
+    # The limiter as this batch's grant wrote it, when the endpoint had nothing else in flight: the batch's give-back
+    # proposes from it instead of reading the item first (its write is conditional, so a stale guess costs a retry)
+    granted: Limiter | None = None
 
     @property
     def kind(self) -> PlanKind | Literal["fail"]:

@@ -30,6 +30,7 @@ from functools import partial
 from hookline.core.clock import parse_iso
 from hookline.core.models import LIVE_STATUSES, DeliveryTask
 from hookline.core.planning import Step, leases_held
+from hookline.core.ratelimit import Limiter
 from hookline.core.reports import DeliveryReport
 from hookline.services.delivery.endpoint_pool import EndpointPool
 from hookline.services.delivery.health import HealthTracker
@@ -150,11 +151,14 @@ class DeliveryWorker:
         statistics of endpoints it held no lease for, side by side."""
         by_endpoint: dict[tuple[str, str], list[Step]] = defaultdict(list)
         ceilings: dict[tuple[str, str], int] = {}
+        granted: dict[tuple[str, str], Limiter] = {}
         for p in plans:
             if p.endpoint is not None and p.step is not None:
                 key = (p.endpoint.tenant, p.endpoint.id)
                 by_endpoint[key].append(p.step)
                 ceilings[key] = p.endpoint.max_concurrency
+                if p.granted is not None:
+                    granted[key] = p.granted
         answers: dict[tuple[str, str], list[tuple[float | None, int | None, str | None]]] = defaultdict(list)
         for r in reports:
             if r.outcome not in NOT_SENT:
@@ -163,6 +167,7 @@ class DeliveryWorker:
         for (tenant, endpoint_id), steps in by_endpoint.items():
             held = leases_held(steps)  # none for a half-open probe: its statistics are added on their own (below)
             counts = self.recorder.stats.take(tenant, endpoint_id) if held else {}  # carried on the same write (hookline.core.stats.carry)
+            base = granted.get((tenant, endpoint_id))  # the grant's state: the first give-back need not read it
             for expiry, count in held.items():
                 work.append(
                     partial(
@@ -174,9 +179,10 @@ class DeliveryWorker:
                         tuple(answers[(tenant, endpoint_id)]),
                         ceilings[(tenant, endpoint_id)],
                         counts,
+                        base,
                     )
                 )
-                counts = {}
+                counts, base = {}, None
         self.pool.map(_run, work + self.recorder.stats.writes())
 
     # -- one task ---------------------------------------------------------------
