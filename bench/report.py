@@ -680,7 +680,7 @@ def _floor_section(cost: dict[str, Any]) -> list[str]:
         verdict,
         "What the measured figure still carries above",
         "the floor: the limiter's give-back, which carries the hourly statistics (a write per endpoint and batch), the reads",
-        "(endpoint, breaker and limiter per endpoint; the body and the delivery per task; the give-back's consistent read),",
+        "(endpoint, breaker and limiter per endpoint; the body and the delivery per task; the give-back's consistent read beside another holder),",
         "Lambda time waiting on receivers, and storage with PITR for the 30-day retention.",
         "",
     ]
