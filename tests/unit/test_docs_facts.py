@@ -537,6 +537,7 @@ FACTS = [
         "core.breaker.BreakerConfig.history_seconds",
     ),
     Fact(ARCHITECTURE, "a rate limit is capped at", f"capped at {validation.MAX_RATE_PER_SECOND:g}/s", "core.validation.MAX_RATE_PER_SECOND"),
+    Fact(ARCHITECTURE, "`HOOKLINE_TOKEN_LEASE_MIN_RATE` (", f"({thousands(int(S.token_lease_min_rate))}/s)", "HOOKLINE_TOKEN_LEASE_MIN_RATE"),
     # docs/architecture.md: the table and its access patterns
     Fact(ARCHITECTURE, "the tenant's payload versions (name, created", f"at most {versions.MAX_VERSIONS})", "core.versions.MAX_VERSIONS"),
     Fact(

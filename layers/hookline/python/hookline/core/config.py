@@ -6,7 +6,7 @@ from hookline.core.adaptive import AdaptiveConfig
 from hookline.core.backoff import BackoffPolicy, Jitter
 from hookline.core.breaker import BreakerConfig
 from hookline.core.policy import RetryPolicy
-from hookline.core.ratelimit import LimiterConfig
+from hookline.core.ratelimit import LimiterConfig, TokenLeaseConfig
 from hookline.core.rules import EndpointRules
 from hookline.core.settings import Settings
 
@@ -35,7 +35,9 @@ def breaker_config(settings: Settings) -> BreakerConfig:
 
 
 def limiter_config(settings: Settings, lease_seconds: float) -> LimiterConfig:
-    return LimiterConfig(lease_seconds=lease_seconds, adaptive=AdaptiveConfig(initial=settings.initial_concurrency))
+    # A token lease's slots outlive the requests started in it, as a probe's lease does.
+    leases = TokenLeaseConfig(min_rate=settings.token_lease_min_rate, slot_seconds=2 * (settings.connect_timeout_seconds + settings.request_timeout_seconds))
+    return LimiterConfig(lease_seconds=lease_seconds, adaptive=AdaptiveConfig(initial=settings.initial_concurrency), token_leases=leases)
 
 
 def endpoint_rules(settings: Settings, lease_seconds: float) -> EndpointRules:

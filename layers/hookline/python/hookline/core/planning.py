@@ -39,6 +39,7 @@ from typing import Literal
 from hookline.core.adaptive import AdaptiveConfig, slow
 from hookline.core.backoff import RandomSource
 from hookline.core.breaker import Breaker, admit, outage_seconds
+from hookline.core.leases import Holding, leased, take
 from hookline.core.ratelimit import Limiter, acquire
 from hookline.core.rules import EndpointRules
 
@@ -79,6 +80,7 @@ class GroupPlan:
     limiter: Limiter | None = None  # to write (conditionally) before anything is sent: the grant
     disable: bool = False  # the endpoint has failed for too long: disable it (its tasks are parked)
     retry_in: float = 1.0  # when the limiter would have room again: how long to wait if the grant cannot be written
+    holding: Holding | None = None  # a hot endpoint's: what its holder knows of its token lease after this plan (hookline.core.leases)
 
     @property
     def write(self) -> Breaker | Limiter | None:
@@ -98,9 +100,20 @@ def _defer_each(count: int, seconds: float, jitter: float, reason: str, rng: Ran
 
 
 def plan_group(
-    gate: Gate | None, breaker: Breaker, limiter: Limiter, tasks: int, now: float, cfg: EndpointRules, rng: RandomSource, first_lane: bool = False
+    gate: Gate | None,
+    breaker: Breaker,
+    limiter: Limiter,
+    tasks: int,
+    now: float,
+    cfg: EndpointRules,
+    rng: RandomSource,
+    first_lane: bool = False,
+    holding: Holding | None = None,
+    holder: str = "",
 ) -> GroupPlan:
-    """The plan for `tasks` tasks of one endpoint (`gate` None: the endpoint no longer exists); `first_lane`: they came from the delivery queue."""
+    """The plan for `tasks` tasks of one endpoint (`gate` None: the endpoint no longer exists); `first_lane`: they came from the delivery queue.
+    `holding` and `holder`: what this process knows of its token lease on the endpoint, and its name, for an endpoint paced
+    by token leases (hookline.core.leases); without them every endpoint is paced per batch."""
     if gate is None:
         return GroupPlan(_all(tasks, Step("go")))
     parked = Step("park", reason="endpoint disabled: delivery paused until it is re-enabled")
@@ -124,6 +137,8 @@ def plan_group(
     if admission.verdict == "probe" and admission.state is not None:
         waiting = _defer_each(tasks - 1, cfg.busy_retry_seconds, PROBING_SPREAD, "circuit half-open: probing", rng)
         return GroupPlan((Step("probe"), *waiting), breaker=admission.state)
+    if holding is not None and leased(gate.rate_per_second, cfg.limiter.token_leases):
+        return _lease(gate, limiter, holding, holder, tasks, now, cfg, rng)
     return _grant(gate, limiter, tasks, now, cfg, rng)
 
 
@@ -138,6 +153,13 @@ def _grant(gate: Gate, limiter: Limiter, tasks: int, now: float, cfg: EndpointRu
     granted = tuple(Step("go", send_at=at, lease_expiry=grant.lease_expiry) for at in grant.send_at)
     rest = _defer_each(tasks - len(granted), grant.retry_in, LIMIT_SPREAD, "endpoint rate or concurrency limit", rng)
     return GroupPlan(granted + rest, limiter=grant.state if granted else None, retry_in=grant.retry_in)
+
+
+def _lease(gate: Gate, limiter: Limiter, holding: Holding, holder: str, tasks: int, now: float, cfg: EndpointRules, rng: RandomSource) -> GroupPlan:
+    grant = take(limiter, holding, holder, tasks, gate.rate_per_second, gate.max_concurrency, now, cfg.limiter)
+    granted = tuple(Step("go", send_at=at, lease_expiry=grant.lease_expiry) for at in grant.send_at)
+    rest = _defer_each(tasks - len(granted), grant.retry_in, LIMIT_SPREAD, "endpoint rate or concurrency limit", rng)
+    return GroupPlan(granted + rest, limiter=grant.state, retry_in=grant.retry_in, holding=grant.holding)
 
 
 def gave_up(last: GroupPlan, rng: RandomSource) -> GroupPlan:

@@ -43,6 +43,36 @@ class LimiterConfig:
     min_rate: float = 0.1
     decrease_factor: float = 0.5
     recovery_per_second: float = 0.05  # requests/s regained per second after a decrease
+    token_leases: TokenLeaseConfig | None = None  # None: every endpoint is paced per batch
+
+
+@dataclass(frozen=True)
+class TokenLeaseConfig:
+    """Token leases' rules (hookline.core.leases): `min_rate` and `slot_seconds` come from `Settings`
+    (hookline.core.config.limiter_config), the rest are the core's own constants."""
+
+    min_rate: float  # an endpoint whose configured rate is at least this is paced by leases (HOOKLINE_TOKEN_LEASE_MIN_RATE)
+    slot_seconds: float  # a lease's slots expire this long after it ends: the longest a request started in it can take
+    seconds: float = 1.0  # how long a lease lasts
+    max_share: float = 0.5  # of the endpoint's rate and concurrency one holder takes at most
+    first_ask: int = 10  # a holder with no recent use asks for this many batches like the one in hand, per lease
+
+
+@dataclass(frozen=True)
+class TokenLease:
+    """A holder's share of an endpoint's rate and concurrency, as the limiter item records it (hookline.core.leases)."""
+
+    holder: str  # the process that holds it (hookline.services.delivery.token_leases)
+    rate: float  # requests a second it may send
+    slots: int  # requests it may have in flight
+    start: float  # epoch seconds: its first request may leave then
+    until: float  # no request leaves after it
+    slot_expiry: float  # its slots' entries in `Limiter.leases` expire then, if it never gives them back
+
+    @property
+    def counted_until(self) -> float:
+        """Its rate counts against the endpoint's until a second after its end, while its last sends are in the window."""
+        return self.until + 1.0
 
 
 @dataclass(frozen=True)
@@ -57,6 +87,7 @@ class Limiter:
     changed_at: float = 0.0  # epoch seconds of the adaptive limit's last change
     observed_at: float = 0.0  # epoch seconds of its last sample
     version: int = 0
+    token_leases: tuple[TokenLease, ...] = ()  # the holders' shares of a hot endpoint's rate and concurrency (hookline.core.leases)
     carried: Carried = field(default_factory=Carried)  # the endpoint's statistics of its latest hour, written with the give-back (hookline.core.stats.carry)
 
     @property
@@ -95,9 +126,12 @@ def acquire(lim: Limiter, wanted: int, configured_rate: float, max_concurrency: 
     """Send times for up to `wanted` requests; `max_concurrency` is the ceiling of the adaptive limit."""
     rate = current_rate(lim, configured_rate, now, cfg)
     interval = (1.0 + cfg.pacing_margin) / rate
+    leased_until = max((lease.counted_until for lease in lim.token_leases), default=0.0)
+    if leased_until > now:  # the endpoint was paced by token leases: per-batch grants wait until their last second has passed
+        return Grant((), 0.0, max(interval, leased_until - now), lim)
     live = tuple(e for e in lim.leases if e > now)
     limit = concurrency_now(lim, max_concurrency, cfg)
-    free = max(0, limit - len(live))
+    free = max(0, limit - len(live) - leased_slots(lim, now))
     send_at: list[float] = []
     next_slot = max(lim.tat, now)
     while len(send_at) < min(wanted, free, batch_share(limit)) and next_slot <= now + cfg.horizon_seconds:
@@ -126,6 +160,7 @@ def acquire(lim: Limiter, wanted: int, configured_rate: float, max_concurrency: 
 def release(lim: Limiter, expiry: float, count: int, now: float, seen: Sample | None = None, ceiling: int = 0, cfg: LimiterConfig | None = None) -> Limiter:
     """Give back `count` leases taken with the given expiry (and drop expired ones); `seen`: what the batch saw, to adapt the concurrency limit."""
     leases = [e for e in lim.leases if e > now]
+    token_leases, count = _release_leased(lim.token_leases, expiry, count, now)
     for _ in range(count):
         if expiry in leases:
             leases.remove(expiry)
@@ -137,6 +172,7 @@ def release(lim: Limiter, expiry: float, count: int, now: float, seen: Sample | 
     return replace(
         lim,
         leases=tuple(leases),
+        token_leases=token_leases,
         concurrency_limit=adapted.limit,
         rtt_short=adapted.rtt_short,
         rtt_long=adapted.rtt_long,
@@ -147,17 +183,44 @@ def release(lim: Limiter, expiry: float, count: int, now: float, seen: Sample | 
 
 
 def in_flight(lim: Limiter, now: float) -> int:
-    """The endpoint's live leases: requests granted and not yet given back (nor expired)."""
-    return sum(1 for e in lim.leases if e > now)
+    """The endpoint's live leases: requests granted and not yet given back (nor expired), a token lease's slots included."""
+    return sum(1 for e in lim.leases if e > now) + leased_slots(lim, now)
+
+
+def leased_slots(lim: Limiter, now: float) -> int:
+    """The slots the endpoint's token leases hold (hookline.core.leases): not given back, not expired."""
+    return sum(lease.slots for lease in lim.token_leases if lease.slot_expiry > now)
+
+
+def _release_leased(token_leases: tuple[TokenLease, ...], expiry: float, count: int, now: float) -> tuple[tuple[TokenLease, ...], int]:
+    """The token leases with `count` slots of `expiry` given back (those that neither count nor hold a slot dropped),
+    and how many of `count` were not theirs (a batch's leases)."""
+    kept: list[TokenLease] = []
+    for entry in token_leases:
+        lease = entry
+        if count and lease.slot_expiry == expiry and lease.slots:
+            back = min(count, lease.slots)
+            lease, count = replace(lease, slots=lease.slots - back), count - back
+        if lease.counted_until > now or (lease.slots and lease.slot_expiry > now):
+            kept.append(lease)
+    return tuple(kept), count
 
 
 def give_back(
-    lim: Limiter, expiry: float, count: int, now: float, answers: Sequence[tuple[float | None, int | None, str | None]], ceiling: int, cfg: LimiterConfig
+    lim: Limiter,
+    expiry: float,
+    count: int,
+    now: float,
+    answers: Sequence[tuple[float | None, int | None, str | None]],
+    ceiling: int,
+    cfg: LimiterConfig,
+    started: float | None = None,
 ) -> Limiter:
     """A batch ends: its `count` leases of `expiry` come back, and what its requests saw, (latency s, status, error)
     each, teaches the adaptive limit. The grant was made at expiry - lease_seconds (`acquire`): the batch's start,
-    for the once-per-round-trip rule; `now` is its end, for the time-weighted averages."""
-    seen = sample_of(answers, in_flight(lim, now), expiry - cfg.lease_seconds, now) if answers else None
+    for the once-per-round-trip rule (`started`, when given: a token lease's start); `now` is its end, for the time-weighted averages."""
+    began = expiry - cfg.lease_seconds if started is None else started
+    seen = sample_of(answers, in_flight(lim, now), began, now) if answers else None
     return release(lim, expiry, count, now, seen, ceiling, cfg)
 
 

@@ -107,6 +107,11 @@ class Settings:
         5,
         "Requests in flight a new endpoint starts at; adaptive concurrency raises it up to the endpoint's max_concurrency while its latency holds steady.",
     )
+    token_lease_min_rate: float = _setting(
+        "HOOKLINE_TOKEN_LEASE_MIN_RATE",
+        1000.0,
+        "An endpoint whose rate_limit_per_second is at least this is paced by token leases: each warm delivery instance reserves a share of its rate and concurrency for a second in one write and spends it over its batches, instead of a grant and a give-back per batch.",
+    )
     breaker_max_cooldown_seconds: float = _setting("HOOKLINE_BREAKER_MAX_COOLDOWN_SECONDS", 3600.0, "Longest cooldown.")
     disable_after_seconds: float = _setting(
         "HOOKLINE_DISABLE_AFTER_SECONDS", 432000.0, "An endpoint whose breaker stays open this long is disabled with reason `failing` (5 days)."

@@ -20,7 +20,7 @@ from hookline.adapters.dynamo.ops import batch_get, write_if
 from hookline.adapters.failures import translate_failures
 from hookline.core.breaker import Breaker
 from hookline.core.models import Endpoint
-from hookline.core.ratelimit import Limiter
+from hookline.core.ratelimit import Limiter, TokenLease
 from hookline.core.stats import Carried
 
 # The statistics a limiter item carries (hookline.core.stats.Carried): their hour, counters (a map) and token.
@@ -65,7 +65,19 @@ def _limiter(item: dict[str, Any] | None) -> Limiter:
         values["effective_rate"] = float(values["effective_rate"])
     values["adjusted_at"] = float(values.get("adjusted_at", 0.0))
     values["carried"] = carried_of(item)
+    values["token_leases"] = tuple(_token_lease(entry) for entry in item.get("token_leases") or ())
     return Limiter(**values)
+
+
+def _token_lease(entry: dict[str, Any]) -> TokenLease:
+    return TokenLease(
+        holder=str(entry["holder"]),
+        rate=float(entry["rate"]),
+        slots=int(entry["slots"]),
+        start=float(entry["start"]),
+        until=float(entry["until"]),
+        slot_expiry=float(entry["slot_expiry"]),
+    )
 
 
 def carried_of(item: dict[str, Any] | None) -> Carried:
@@ -79,7 +91,10 @@ def carried_of(item: dict[str, Any] | None) -> Carried:
 def _attributes(state: Breaker | Limiter) -> dict[str, Any]:
     values = asdict(state)
     values.pop("carried", None)
+    token_leases = values.pop("token_leases", ())
     out = {k: _to_dynamo(v) for k, v in values.items() if v is not None}
+    if token_leases:  # only a hot endpoint's item has them (an earlier release's reader leaves them alone)
+        out["token_leases"] = [{k: _to_dynamo(v) for k, v in entry.items()} for entry in token_leases]
     if isinstance(state, Limiter) and state.carried.hour:
         out |= {STATS_HOUR: state.carried.hour, STATS: state.carried.as_dict(), STATS_TOKEN: state.carried.token}
     return out

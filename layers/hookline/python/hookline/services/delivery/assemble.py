@@ -17,6 +17,7 @@ from hookline.services.delivery.ports import DeliveryLog, EndpointControl, Endpo
 from hookline.services.delivery.recorder import Recorder, RecordingConfig
 from hookline.services.delivery.sender import WebhookSender
 from hookline.services.delivery.stats_buffer import StatsBuffer
+from hookline.services.delivery.token_leases import TokenLeaseBook
 from hookline.services.delivery.worker import DeliveryWorker
 
 
@@ -39,6 +40,7 @@ def assemble(
     usage: VersionUsageSink | None = None,
 ) -> DeliveryWorker:
     pool = EndpointPool()
+    leases = TokenLeaseBook()  # one per process: a warm instance spends its leases over its batches
     rules = endpoint_rules(settings, lease_seconds)
     health = HealthTracker(states, endpoints, notify, rules, clock, emails, stats)
     recording = RecordingConfig(
@@ -50,11 +52,12 @@ def assemble(
         settings.success_body_limit_bytes,
     )
     return DeliveryWorker(
-        planner=Planner(events, states, health, rules, clock, rng, pool),
+        planner=Planner(events, states, health, rules, clock, rng, pool, leases),
         sender=WebhookSender(events, sender, settings.secret_overlap_seconds, clock),
         recorder=Recorder(events, scheduler, notify, recording, rng, StatsBuffer(stats, usage), replays),
         health=health,
         clock=clock,
         sleep=sleep,
         pool=pool,
+        leases=leases,
     )

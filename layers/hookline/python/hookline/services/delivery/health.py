@@ -93,6 +93,7 @@ class HealthTracker:
         ceiling: int = 0,
         counts: Mapping[str, Counts] | None = None,
         granted: Limiter | None = None,
+        started: float | None = None,
     ) -> None:
         """Return a batch's concurrency leases (they also expire on their own, so a failure here is only logged),
         folding in what its requests to the endpoint saw, (latency s, status, error) each, for the adaptive limit,
@@ -104,11 +105,12 @@ class HealthTracker:
         nothing else in flight, so no other batch likely wrote since), and otherwise reads the limiter first: with
         other batches granting on the same endpoint meanwhile, a write on the grant's state would lose most of the
         time, and a lost conditional write is billed as a write (measured: 0.9 lost writes per delivery, +$0.65 per
-        million). A lost write is read again and retried either way (hookline.services.cas)."""
+        million). A lost write is read again and retried either way (hookline.services.cas). `started`: a token lease's
+        start, when its slots are what comes back (the grant's time, for the adaptive limit's once-per-round-trip rule)."""
         batch = dict(counts or {}) if self.stats is not None else {}
 
         def propose(state: Limiter) -> tuple[CarryOver, Limiter]:
-            returned = give_back(state, expiry, count, self.clock().timestamp(), answers, ceiling, self.config.limiter)
+            returned = give_back(state, expiry, count, self.clock().timestamp(), answers, ceiling, self.config.limiter, started)
             over = carry(state.carried, batch, str(returned.version))
             return over, replace(returned, carried=over.carried)
 

@@ -30,6 +30,7 @@ from hookline.services.delivery.endpoint_pool import EndpointPool, carried
 from hookline.services.delivery.health import HealthTracker
 from hookline.services.delivery.plans import Plan
 from hookline.services.delivery.ports import DeliveryLog, EndpointStates
+from hookline.services.delivery.token_leases import TokenLeaseBook
 
 _log = logging.getLogger(__name__)
 
@@ -55,6 +56,7 @@ class Planner:
     clock: Callable[[], datetime]
     rng: RandomSource
     pool: EndpointPool
+    leases: TokenLeaseBook | None = None  # this process's token leases on hot endpoints (hookline.core.leases); None: every endpoint per batch
 
     def plan(self, tasks: Iterable[DeliveryTask], first_lane: bool = False) -> dict[DeliveryTask, Plan]:
         """`first_lane`: the tasks came from the delivery queue (first attempts), where a slow or timing-out endpoint is not served."""
@@ -106,15 +108,23 @@ class Planner:
             return {t: Plan(None, failed=f"planning failed: {type(exc).__name__}") for t in group}
 
     def _plan_endpoint(self, tenant: str, endpoint_id: str, tasks: list[DeliveryTask], first_lane: bool = False) -> dict[DeliveryTask, Plan]:
+        if self.leases is None:
+            return self._plan_held(tenant, endpoint_id, tasks, first_lane)
+        with self.leases.planning(tenant, endpoint_id):
+            return self._plan_held(tenant, endpoint_id, tasks, first_lane)
+
+    def _plan_held(self, tenant: str, endpoint_id: str, tasks: list[DeliveryTask], first_lane: bool) -> dict[DeliveryTask, Plan]:
         now = self.clock()
         endpoint, breaker, limiter = self.states.load(tenant, endpoint_id)
         endpoint_gate = gate(endpoint)
         last: list[GroupPlan] = []
         lost: list[str] = []  # which item's write lost the race: only that one is read again
         written: list[tuple[Limiter, Limiter]] = []  # the grant that landed, and the limiter it was made from
+        holding = self.leases.holding(tenant, endpoint_id) if self.leases is not None else None
+        holder = self.leases.holder if self.leases is not None else ""
 
         def propose(state: tuple[Breaker, Limiter]) -> tuple[tuple[GroupPlan, Breaker], tuple[Breaker, Limiter] | None]:
-            planned = plan_group(endpoint_gate, state[0], state[1], len(tasks), now.timestamp(), self.config, self.rng, first_lane)
+            planned = plan_group(endpoint_gate, state[0], state[1], len(tasks), now.timestamp(), self.config, self.rng, first_lane, holding, holder)
             last.append(planned)
             if planned.write is None:
                 return (planned, state[0]), None
@@ -143,6 +153,8 @@ class Planner:
 
         settled = compare_and_swap((breaker, limiter), propose, save, read)
         group, planned_breaker = settled if settled is not None else (gave_up(last[-1], self.rng), breaker)
+        if settled is not None and group.holding is not None and self.leases is not None:
+            self.leases.keep(tenant, endpoint_id, group.holding)
         if group.disable and endpoint is not None:
             self.health.disable(endpoint, planned_breaker, now, "failing")
         # Alone on the endpoint (nothing else was in flight): its give-back is likely the next write of the limiter

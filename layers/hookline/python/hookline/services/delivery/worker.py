@@ -38,6 +38,7 @@ from hookline.services.delivery.planner import Planner
 from hookline.services.delivery.plans import Plan
 from hookline.services.delivery.recorder import Recorder
 from hookline.services.delivery.sender import WebhookSender
+from hookline.services.delivery.token_leases import TokenLeaseBook
 
 _log = logging.getLogger(__name__)
 
@@ -87,6 +88,7 @@ class DeliveryWorker:
     sleep: Callable[[float], None]
     pool: EndpointPool
     sunsets_told: OncePerProcess = field(default_factory=OncePerProcess)  # the email's marker makes it once ever; this, one try per process
+    leases: TokenLeaseBook | None = None  # this process's token leases on hot endpoints (the planner's book); None: none are taken
 
     # -- redrive: a dead-lettered task moved back by an operator ---------------------
 
@@ -148,7 +150,8 @@ class DeliveryWorker:
     def release(self, plans: Iterable[Plan], reports: Iterable[DeliveryReport] = ()) -> None:
         """End of a batch: give back its concurrency leases (they also expire on their own), with what each endpoint's
         requests saw for its adaptive concurrency limit and the endpoint's statistics, one write per endpoint; and the
-        statistics of endpoints it held no lease for, side by side."""
+        statistics of endpoints it held no lease for, side by side. A hot endpoint's requests under this process's token
+        lease end in its memory; the lease's slots are given back (the same one write) only once the lease is over."""
         by_endpoint: dict[tuple[str, str], list[Step]] = defaultdict(list)
         ceilings: dict[tuple[str, str], int] = {}
         granted: dict[tuple[str, str], Limiter] = {}
@@ -164,8 +167,31 @@ class DeliveryWorker:
             if r.outcome not in NOT_SENT:
                 answers[(r.task.tenant, r.task.endpoint_id)].append((r.duration_ms / 1000, r.status_code, r.error))
         work: list[Callable[[], None]] = []
+        now = self.clock().timestamp()
         for (tenant, endpoint_id), steps in by_endpoint.items():
             held = leases_held(steps)  # none for a half-open probe: its statistics are added on their own (below)
+            if self.leases is not None and self.leases.holds(tenant, endpoint_id):
+                held = self._lease_ended(tenant, endpoint_id, held, tuple(answers[(tenant, endpoint_id)]), now)
+                holding, back, heard = self.leases.to_give_back(tenant, endpoint_id, now)
+                if back and holding.lease is not None:
+                    counts = self.recorder.stats.take(tenant, endpoint_id)
+                    lease = holding.lease
+                    work.append(
+                        partial(
+                            self.health.give_back,
+                            tenant,
+                            endpoint_id,
+                            lease.slot_expiry,
+                            back,
+                            heard,
+                            ceilings[(tenant, endpoint_id)],
+                            counts,
+                            None,
+                            lease.start,
+                        )
+                    )
+                if not held:
+                    continue  # while the lease goes on, its statistics are written on their own (below)
             counts = self.recorder.stats.take(tenant, endpoint_id) if held else {}  # carried on the same write (hookline.core.stats.carry)
             base = granted.get((tenant, endpoint_id))  # the grant's state: the first give-back need not read it
             for expiry, count in held.items():
@@ -184,6 +210,18 @@ class DeliveryWorker:
                 )
                 counts, base = {}, None
         self.pool.map(_run, work + self.recorder.stats.writes())
+
+    def _lease_ended(
+        self, tenant: str, endpoint_id: str, held: dict[float, int], answers: tuple[tuple[float | None, int | None, str | None], ...], now: float
+    ) -> dict[float, int]:
+        """The requests under this process's token lease end in its book; the leases of other grants are left to give back."""
+        assert self.leases is not None
+        lease = self.leases.holding(tenant, endpoint_id).lease
+        mine = lease.slot_expiry if lease is not None else None
+        for expiry, count in held.items():
+            if expiry == mine:
+                self.leases.ended(tenant, endpoint_id, expiry, count, answers)
+        return {expiry: count for expiry, count in held.items() if expiry != mine}
 
     # -- one task ---------------------------------------------------------------
 
