@@ -22,7 +22,7 @@ from hookline.core.customers import Customer, CustomerLimits
 from hookline.core.destinations import Destination
 from hookline.core.errors import DependencyFailed, InvalidCursor
 from hookline.core.models import LAYOUT_EVENT_KEYED, Attempt, Delivery, Endpoint, Event, PlannedDelivery
-from hookline.core.ratelimit import Limiter
+from hookline.core.ratelimit import Limiter, TokenLease
 from hookline.core.replay import ReplayWindow
 from hookline.core.stats import Carried
 
@@ -286,6 +286,21 @@ def state_floats_are_kept_to_six_places(s: Stores) -> None:
     assert s.states.save_limiter("acme", "ep_01", Limiter(tat=tat, leases=(NOW + 0.1234567,), effective_rate=10 / 3, adjusted_at=NOW, version=1), 0)
     got = s.states.limiter("acme", "ep_01")
     assert (got.tat, got.leases, got.effective_rate) == (round(tat, 6), (round(NOW + 0.1234567, 6),), round(10 / 3, 6))
+
+
+def state_token_leases_read_back_as_written(s: Stores) -> None:
+    # A hot endpoint's limiter records its holders' token leases (hookline.core.leases): they read back exactly
+    held = (
+        TokenLease("p_a", 454.545455, 250, NOW, NOW + 1, NOW + 27),
+        TokenLease("p_b", 100.0, 10, NOW + 0.5, NOW + 1.5, NOW + 27.5),
+    )
+    assert s.states.save_limiter("acme", "ep_01", Limiter(tat=NOW, token_leases=held, version=1), 0)
+    got = s.states.limiter("acme", "ep_01")
+    assert got.token_leases == held
+    assert s.states.load("acme", "ep_01")[2].token_leases == held
+    # And a limiter without any writes none (an earlier release's reader sees the item it knew)
+    assert s.states.save_limiter("acme", "ep_01", replace(got, token_leases=(), version=2), 1)
+    assert s.states.limiter("acme", "ep_01").token_leases == ()
 
 
 def state_reset_keeps_the_trip_count(s: Stores) -> None:
@@ -657,6 +672,7 @@ CHECKS: list[Callable[[Stores], None]] = [
     customer_delete_answers_false_when_it_is_gone,
     customer_pages_visit_each_once_within_the_tenant,
     state_saves_are_conditional_on_the_version,
+    state_token_leases_read_back_as_written,
     state_floats_are_kept_to_six_places,
     state_reset_keeps_the_trip_count,
     carried_statistics_read_with_their_hour_and_move_once,
