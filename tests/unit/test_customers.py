@@ -79,7 +79,7 @@ BAD_BODIES: list[tuple[dict[str, Any], str, str]] = [
     ({"name": "a", "limits": {"rate": 5}}, "unknown_field", "rate"),
     ({"name": "a", "limits": {"max_rate_per_second": 0}}, "validation_failed", "'limits.max_rate_per_second' must be between 0.1 and 10000"),
     ({"name": "a", "limits": {"max_rate_per_second": True}}, "wrong_type", "'limits.max_rate_per_second'"),
-    ({"name": "a", "limits": {"max_concurrency": 1001}}, "validation_failed", "'limits.max_concurrency' must be between 1 and 1000"),
+    ({"name": "a", "limits": {"max_concurrency": 101}}, "validation_failed", "'limits.max_concurrency' must be between 1 and 100"),
     ({"name": "a", "limits": {"max_concurrency": 2.5}}, "wrong_type", "'limits.max_concurrency'"),
 ]
 

@@ -169,7 +169,7 @@ def validate_description(value: Any) -> str:
 # Below HOOKLINE_TOKEN_LEASE_MIN_RATE an endpoint's limiter item takes a grant and a give-back per batch; above it,
 # token leases (hookline.core.leases) take a write per warm instance and second, under DynamoDB's 1,000 per key.
 MAX_RATE_PER_SECOND = 10_000.0
-MAX_CONCURRENCY = 1_000
+MAX_CONCURRENCY = 100
 
 
 def validate_rate(value: Any, name: str = "rate_limit_per_second") -> float:
