@@ -35,9 +35,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
+from hookline.core.ratelimit import RATE_WINDOW_SECONDS as WINDOW_SECONDS
 from hookline.core.ratelimit import Limiter, LimiterConfig, TokenLease, TokenLeaseConfig, concurrency_now, current_rate, in_flight, release
 
-WINDOW_SECONDS = 1.0  # the window a rate is counted over: requests per second
 SLOT_WAIT_SECONDS = 0.1  # a holder whose slots are all in flight comes back after this
 
 

@@ -46,6 +46,9 @@ class LimiterConfig:
     token_leases: TokenLeaseConfig | None = None  # None: every endpoint is paced per batch
 
 
+RATE_WINDOW_SECONDS = 1.0  # the window a rate is counted over: requests per second
+
+
 @dataclass(frozen=True)
 class TokenLeaseConfig:
     """Token leases' rules (hookline.core.leases): `min_rate` and `slot_seconds` come from `Settings`
@@ -72,7 +75,7 @@ class TokenLease:
     @property
     def counted_until(self) -> float:
         """Its rate counts against the endpoint's until a second after its end, while its last sends are in the window."""
-        return self.until + 1.0
+        return self.until + RATE_WINDOW_SECONDS
 
 
 @dataclass(frozen=True)
