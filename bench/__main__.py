@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from bench import api, connections, cost, destinations, duration, goals, localmode, ordered, report, scenarios, standin, throughput
+from bench import api, connections, cost, destinations, duration, goals, localmode, ordered, report, scale, scenarios, standin, throughput
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -46,6 +46,15 @@ class Progress:
 
 def _goals(results: dict[str, Any]) -> str:
     return goals.printed(goals.rows(results, {r["configuration"]: r["floor"] for r in report.floor_rows(results["cost"])}))
+
+
+def _write_scaling(results: dict[str, Any], docs: Path) -> None:
+    """docs/scaling.md's table from the scale model; an --out elsewhere gets the table alone."""
+    target = docs / "scaling.md"
+    if not target.exists():
+        target.write_text(scale.rendered(results["scale"]) + "\n")
+        return
+    scale.write_doc(results["scale"], target)
 
 
 def _steps(args: argparse.Namespace) -> int:
@@ -85,7 +94,10 @@ def main(argv: list[str] | None = None) -> int:
     docs = args.out or REPO / "docs"
     if args.report_only:
         results = json.loads(results_path.read_text())
+        results["scale"] = scale.model(results)  # derived from the measurements alone: the model again, on them
+        results_path.write_text(json.dumps(results, indent=1) + "\n")
         report.write(results, docs / "benchmarks.md", docs / "img")
+        _write_scaling(results, docs)
         print(_goals(results))
         print(f"wrote {docs / 'benchmarks.md'} and {docs / 'img'}/bench-*.png from {results_path}")
         return 0
@@ -131,10 +143,12 @@ def main(argv: list[str] | None = None) -> int:
         "seconds": round(time.monotonic() - started, 1),
         "machine": f"{platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}",
     }
+    results["scale"] = scale.model(results)
     results_path.parent.mkdir(parents=True, exist_ok=True)
     results_path.write_text(json.dumps(results, indent=1) + "\n")
     progress.show("plots and docs")
     report.write(results, docs / "benchmarks.md", docs / "img")
+    _write_scaling(results, docs)
     progress.step("done")
     progress.finish()
     print(_goals(results))

@@ -83,7 +83,7 @@ class StandIn:
         self.events, self.endpoint_store = FakeEventStore(), FakeEndpointStore()
         states = FakeEndpointStateStore(self.endpoint_store)
         wrap: Callable[[Any], Any] = lambda port: Latent(port, latency, self.calls)  # noqa: E731
-        settings = Settings(delivery_batch_size=max(BATCHES))
+        settings = Settings(delivery_batch_size=max(BATCHES), delivery_batch_window_seconds=1)
         self.worker = assemble(
             events=wrap(self.events),
             endpoints=wrap(self.endpoint_store),

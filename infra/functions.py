@@ -85,9 +85,16 @@ def _is_resource_setting(name: str) -> bool:
 
 
 def _stack_settings() -> frozenset[str]:
-    named = {spec.reserved_concurrency_setting for spec in FUNCTIONS} | {
-        name for spec in FUNCTIONS if spec.sqs_source for name in (spec.sqs_source.batch_size_setting, spec.sqs_source.max_pollers_setting)
-    }
+    named = (
+        {spec.reserved_concurrency_setting for spec in FUNCTIONS}
+        | {spec.memory_setting for spec in FUNCTIONS}
+        | {
+            name
+            for spec in FUNCTIONS
+            if spec.sqs_source
+            for name in (spec.sqs_source.batch_size_setting, spec.sqs_source.max_pollers_setting, spec.sqs_source.batching_window_setting)
+        }
+    )
     return STACK_SETTINGS | {name for name in named if name}
 
 
@@ -206,7 +213,7 @@ class Functions(Construct):
             code=lambda_.Code.from_asset(str(FUNCTIONS_DIR / spec.source_dir), exclude=ASSET_EXCLUDES),
             handler=spec.handler,
             timeout=Duration.seconds(spec.timeout_seconds),
-            memory_size=spec.memory_mb,
+            memory_size=spec.memory(self._settings),
             role=role,
             log_group=log_group,
             layers=[self.hookline_layer, self.deps_layer],
@@ -241,7 +248,7 @@ class Functions(Construct):
         if spec.sqs_source is not None:
             source = spec.sqs_source
             check_consumer(source.queue, spec)
-            window = source.max_batching_window_seconds
+            window = source.batching_window(self._settings)
             alias.add_event_source(
                 event_sources.SqsEventSource(
                     self._queues.queue(source.queue),

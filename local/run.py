@@ -358,7 +358,7 @@ class LocalHookline:
                 invoke=self._invoker(spec.name),
                 batch_size=int(getattr(settings, source.batch_size_setting)),
                 region=self.region,
-                max_batching_window_seconds=source.max_batching_window_seconds,
+                max_batching_window_seconds=source.batching_window(settings),
                 # One thread on a FIFO queue: moto's server answers concurrent receives without a lock, so two could
                 # take one message group's messages at once (SQS never hands a group to two receivers).
                 threads=1 if source.queue.fifo else self._poller_threads,

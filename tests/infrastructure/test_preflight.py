@@ -305,9 +305,9 @@ def test_a_quota_of_10_fails_the_default_size_with_the_fix_naming_the_small_size
     status, output = run(clients=make_clients(quota=10))
     assert status == 1
     found = line(output, "concurrency")
-    assert found.startswith("problem  concurrency: the functions reserve 54 concurrent executions, which leaves -44 of the account's quota of 10")
+    assert found.startswith("problem  concurrency: the functions reserve 154 concurrent executions, which leaves -144 of the account's quota of 10")
     assert "fix: HOOKLINE_SIZE=small make deploy" in found
-    assert "raise the quota (Service Quotas: Lambda, 'Concurrent executions', L-B99A9384) to at least 154" in found
+    assert "raise the quota (Service Quotas: Lambda, 'Concurrent executions', L-B99A9384) to at least 254" in found
 
 
 def test_a_quota_of_10_holds_the_small_size(account: None) -> None:
@@ -319,18 +319,18 @@ def test_a_quota_of_10_holds_the_small_size(account: None) -> None:
 def test_a_usual_quota_holds_the_default_size(account: None) -> None:
     status, output = run(clients=make_clients(quota=1000))
     assert status == 0, output
-    assert line(output, "concurrency") == "ok       concurrency: quota 1000; HOOKLINE_SIZE=default reserves 54, leaving at least 100 unreserved"
+    assert line(output, "concurrency") == "ok       concurrency: quota 1000; HOOKLINE_SIZE=default reserves 154, leaving at least 100 unreserved"
 
 
 def test_the_reservation_is_the_settings_one(account: None) -> None:
-    # 120 + 20 + 4 = 144 reserved: a quota of 200 keeps only 56 unreserved.
-    status, output = run(env={"HOOKLINE_DELIVERY_CONCURRENCY": "120", "HOOKLINE_ACCOUNT_CONCURRENCY_QUOTA": "200"}, clients=make_clients(quota=200))
+    # 120 + 60 + 4 = 184 reserved: a quota of 250 keeps only 66 unreserved.
+    status, output = run(env={"HOOKLINE_DELIVERY_CONCURRENCY": "120", "HOOKLINE_ACCOUNT_CONCURRENCY_QUOTA": "250"}, clients=make_clients(quota=250))
     assert status == 1
-    assert "the functions reserve 144 concurrent executions, which leaves 56" in line(output, "concurrency")
+    assert "the functions reserve 184 concurrent executions, which leaves 66" in line(output, "concurrency")
 
 
 def test_a_declared_quota_synth_would_refuse_is_a_problem(account: None) -> None:
-    # The account holds 1,524 reserved (quota 2,000), but synth checks the declared default of 1,000.
+    # The account holds 1,564 reserved (quota 2,000), but synth checks the declared default of 1,000.
     status, output = run(env={"HOOKLINE_DELIVERY_CONCURRENCY": "1500"}, clients=make_clients(quota=2000))
     assert status == 1
     found = line(output, "concurrency")
@@ -339,10 +339,10 @@ def test_a_declared_quota_synth_would_refuse_is_a_problem(account: None) -> None
 
 
 def test_reservations_made_already_leave_a_warning(account: None) -> None:
-    status, output = run(clients=make_clients(quota=1000, unreserved=120))
+    status, output = run(clients=make_clients(quota=1000, unreserved=220))
     assert status == 0
     found = line(output, "concurrency")
-    assert found.startswith("warning  concurrency: 880 of the quota of 1000 is reserved already")
+    assert found.startswith("warning  concurrency: 780 of the quota of 1000 is reserved already")
     assert "leaves 66, below AWS's minimum of 100" in found
 
 
@@ -367,8 +367,8 @@ def test_an_error_page_is_reported_on_one_short_line(aws: None) -> None:
 def test_the_concurrency_decision_uses_the_sizing_rules() -> None:
     settings = preflight.Settings.from_env({})
     small = preflight.Settings.from_env({"HOOKLINE_SIZE": "small"})
-    assert [f.severity for f in preflight.concurrency_findings(settings, ConcurrencyFacts(154, 154))] == ["ok"]
-    assert [f.severity for f in preflight.concurrency_findings(settings, ConcurrencyFacts(153, 153))] == ["problem"]
+    assert [f.severity for f in preflight.concurrency_findings(settings, ConcurrencyFacts(254, 254))] == ["ok"]
+    assert [f.severity for f in preflight.concurrency_findings(settings, ConcurrencyFacts(253, 253))] == ["problem"]
     assert [f.severity for f in preflight.concurrency_findings(small, ConcurrencyFacts(10, 0))] == ["ok"]
 
 

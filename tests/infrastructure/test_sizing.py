@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from hookline.core import profiles
 from hookline.core.settings import Settings, SettingsError
 from hookline.wiring.topology import API, AUTHORIZER, DELIVERY, FUNCTIONS, ORDERED, REPLAY, RETRY
 from infra import sizing
@@ -20,23 +21,23 @@ def test_the_default_size_reserves_the_concurrency_settings() -> None:
     # Then the queue consumers reserve their settings, the api and authorizer nothing, nor the ordered lane (its
     # event source is capped at HOOKLINE_ORDERED_CONCURRENCY instead)
     reserved = {spec.name: sizing.concurrency(spec, BASE_SETTINGS).reserved for spec in FUNCTIONS}
-    assert reserved == {API.name: None, AUTHORIZER.name: None, DELIVERY.name: 30, RETRY.name: 20, ORDERED.name: None, REPLAY.name: 4}
+    assert reserved == {API.name: None, AUTHORIZER.name: None, DELIVERY.name: 90, RETRY.name: 60, ORDERED.name: None, REPLAY.name: 4}
     assert sizing.concurrency(ORDERED, BASE_SETTINGS).pollers == BASE_SETTINGS.ordered_concurrency == 10
-    assert sizing.reserved_total(BASE_SETTINGS) == 54
+    assert sizing.reserved_total(BASE_SETTINGS) == 154
     # And the replay function's event source leaves 2 of its 4 to the schedule and the DLQ drain
     assert sizing.concurrency(REPLAY, BASE_SETTINGS).pollers == 2
-    assert sizing.concurrency(DELIVERY, BASE_SETTINGS).pollers == 30
+    assert sizing.concurrency(DELIVERY, BASE_SETTINGS).pollers == 90
 
 
 def test_a_new_accounts_quota_of_10_holds_no_reservation_and_the_fix_is_named() -> None:
     # Given the default size and a quota of 10 (a new account's)
     (problem,) = sizing.problems(BASE_SETTINGS, 10)
     # Then the problem says how much would be left, AWS's minimum, and the ways out
-    assert "reserve 54" in problem and "leaves -44" in problem and "at least 100" in problem
-    assert "HOOKLINE_SIZE=small" in problem and "L-B99A9384" in problem and "at least 154" in problem
-    # And at 153 it still does not fit, at 154 it does
-    assert sizing.problems(BASE_SETTINGS, 153)
-    assert not sizing.problems(BASE_SETTINGS, 154)
+    assert "reserve 154" in problem and "leaves -144" in problem and "at least 100" in problem
+    assert "HOOKLINE_SIZE=small" in problem and "L-B99A9384" in problem and "at least 254" in problem
+    # And at 253 it still does not fit, at 254 it does
+    assert sizing.problems(BASE_SETTINGS, 253)
+    assert not sizing.problems(BASE_SETTINGS, 254)
 
 
 def test_the_small_size_reserves_nothing_and_caps_each_event_source_at_2() -> None:
@@ -63,6 +64,56 @@ def test_synth_refuses_a_reservation_the_declared_quota_cannot_hold() -> None:
     # Then synth stops before building anything, naming the quota and the fix
     with pytest.raises(sizing.SizingError, match=r"HOOKLINE_SIZE=small.*HOOKLINE_ACCOUNT_CONCURRENCY_QUOTA=10"):
         build_app(settings, checks=False)
+
+
+@pytest.mark.parametrize("size", profiles.SIZES)
+def test_each_profile_fits_the_quota_it_declares_and_sets_its_settings(size: str) -> None:
+    # Given a profile, nothing else set
+    settings = Settings.from_env({"HOOKLINE_SIZE": size})
+    # Then every sized setting has the profile's value, and synth's check passes at the quota it declares
+    assert {name: getattr(settings, name) for name in profiles.PROFILES[size].values} == dict(profiles.PROFILES[size].values)
+    assert sizing.problems(settings, settings.account_concurrency_quota) == []
+    sizing.check(settings)
+
+
+def test_the_default_profile_is_the_settings_own_defaults() -> None:
+    assert {name: getattr(Settings(), name) for name in profiles.PROFILES["default"].values} == dict(profiles.PROFILES["default"].values)
+
+
+def test_a_setting_in_the_environment_wins_over_its_profile() -> None:
+    settings = Settings.from_env({"HOOKLINE_SIZE": "xlarge", "HOOKLINE_DELIVERY_CONCURRENCY": "400", "HOOKLINE_DELIVERY_MEMORY_MB": "2048"})
+    assert (settings.delivery_concurrency, settings.delivery_memory_mb, settings.retry_memory_mb) == (400, 2048, 1769)
+
+
+@pytest.mark.parametrize("size", [s for s in profiles.SIZES if s != "small"])
+def test_synth_refuses_a_profile_whose_declared_quota_cannot_hold_it(size: str) -> None:
+    # Given a profile that reserves concurrency, declared on an account with less than it needs
+    needs = sizing.reserved_total(Settings.from_env({"HOOKLINE_SIZE": size})) + sizing.UNRESERVED_MINIMUM
+    settings = Settings.from_env({"HOOKLINE_SIZE": size, "HOOKLINE_ACCOUNT_CONCURRENCY_QUOTA": str(needs - 1)})
+    # Then synth refuses it before building anything, naming the profile, the quota and what it needs
+    with pytest.raises(sizing.SizingError, match=rf"at least {needs}.*HOOKLINE_SIZE={size}, HOOKLINE_ACCOUNT_CONCURRENCY_QUOTA={needs - 1}"):
+        build_app(settings, checks=False)
+    # And at the quota it needs, it passes
+    sizing.check(Settings.from_env({"HOOKLINE_SIZE": size, "HOOKLINE_ACCOUNT_CONCURRENCY_QUOTA": str(needs)}))
+
+
+def test_the_xlarge_stack_gives_its_delivery_functions_a_vcpu_and_their_windows(tmp_path: Path, deps_layer: Path) -> None:
+    big: Synth = synthesize(tmp_path, Settings.from_env({"HOOKLINE_SIZE": "xlarge"}))
+    for spec in (DELIVERY, RETRY):
+        props = big.resources[big.function_id(spec)]["Properties"]
+        assert (props["MemorySize"], props["ReservedConcurrentExecutions"]) == (1769, {DELIVERY.name: 450, RETRY.name: 300}[spec.name]), spec.name
+    windows = {
+        r["Properties"]["BatchSize"]: r["Properties"].get("MaximumBatchingWindowInSeconds")
+        for r in big.resources.values()
+        if r["Type"] == "AWS::Lambda::EventSourceMapping" and r["Properties"].get("ScalingConfig", {}).get("MaximumConcurrency") in (450, 300)
+    }
+    assert windows == {10: None, 20: 1}
+
+
+def test_a_batch_above_10_needs_a_window() -> None:
+    with pytest.raises(SettingsError, match="HOOKLINE_DELIVERY_BATCH_WINDOW_SECONDS=0"):
+        Settings.from_env({"HOOKLINE_DELIVERY_BATCH_SIZE": "25"})
+    assert Settings.from_env({"HOOKLINE_DELIVERY_BATCH_SIZE": "25", "HOOKLINE_DELIVERY_BATCH_WINDOW_SECONDS": "1"}).delivery_batch_size == 25
 
 
 def test_an_unknown_size_is_refused() -> None:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from hookline.core import sqs
+from hookline.core.profiles import DEFAULT_SIZE, PROFILES, SIZES
 from hookline.core.ssrf import Network, UrlPolicy
 
 # HOOKLINE_STACK_NAME: CloudFormation's rule for stack names, short enough that `<stack>-delivery-dlq` and every
@@ -23,8 +24,9 @@ MAX_STACK_NAME = 32
 STACK_NAME = re.compile(f"[A-Za-z][A-Za-z0-9-]{{0,{MAX_STACK_NAME - 1}}}")
 # HOOKLINE_ALARM_EMAIL's addresses: what SNS's email protocol accepts, loosely (one @, no spaces or commas).
 EMAIL = re.compile(r"[^@\s,]+@[^@\s,]+\.[^@\s,]+")
-# HOOKLINE_SIZE: infra/sizing.py says what each one reserves.
-SIZES = ("small", "default")
+# HOOKLINE_SIZE: hookline.core.profiles gives each one's settings, infra/sizing.py what it reserves.
+MAX_BATCHING_WINDOW_SECONDS = 300  # SQS event sources gather a batch for at most 5 minutes
+MEMORY_MB = (128, 10240)  # what Lambda accepts
 TABLE_BILLINGS = ("on_demand", "provisioned")
 TABLE_CAPACITY_TARGET_PERCENT = 70  # provisioned billing: auto scaling keeps this share of the capacity used
 MAX_TABLE_CAPACITY = 40_000  # a table's (and an index's) default quota of read or write capacity units, per unit kind
@@ -157,10 +159,20 @@ class Settings:
     allowed_ports: str = _setting(
         "HOOKLINE_ALLOWED_PORTS", "443,80", "Ports endpoint URLs may use, comma-separated, or `*` for any (local mode). 80 applies only where http is allowed."
     )
-    delivery_concurrency: int = _setting("HOOKLINE_DELIVERY_CONCURRENCY", 30, "Reserved concurrency of the delivery function (stack configuration).")
-    retry_concurrency: int = _setting(
-        "HOOKLINE_RETRY_CONCURRENCY", 20, "Reserved concurrency of the retry function, which drains the retry queue (stack configuration)."
+    delivery_concurrency: int = _setting(
+        "HOOKLINE_DELIVERY_CONCURRENCY", 90, "Reserved concurrency of the delivery function (HOOKLINE_SIZE sets it; stack configuration)."
     )
+    retry_concurrency: int = _setting(
+        "HOOKLINE_RETRY_CONCURRENCY",
+        60,
+        "Reserved concurrency of the retry function, which drains the retry queue (HOOKLINE_SIZE sets it; stack configuration).",
+    )
+    delivery_memory_mb: int = _setting(
+        "HOOKLINE_DELIVERY_MEMORY_MB",
+        512,
+        "Memory of the delivery function, which sets its share of a vCPU (a whole one at 1,769 MB); HOOKLINE_SIZE sets it. Stack configuration.",
+    )
+    retry_memory_mb: int = _setting("HOOKLINE_RETRY_MEMORY_MB", 512, "Memory of the retry function (HOOKLINE_SIZE sets it). Stack configuration.")
     replay_concurrency: int = _setting(
         "HOOKLINE_REPLAY_CONCURRENCY",
         4,
@@ -182,10 +194,20 @@ class Settings:
         "HOOKLINE_OLDEST_MESSAGE_ALARM_SECONDS", 900, "Alarm when a queue's oldest message is older than this (stack configuration)."
     )
     delivery_batch_size: int = _setting("HOOKLINE_DELIVERY_BATCH_SIZE", 10, "SQS messages handed to one delivery invocation.")
+    delivery_batch_window_seconds: int = _setting(
+        "HOOKLINE_DELIVERY_BATCH_WINDOW_SECONDS",
+        0,
+        "How long the delivery queue's event source gathers a batch (0: first attempts leave at once; at least 1 above a batch of 10, as SQS requires). Stack configuration.",
+    )
     retry_batch_size: int = _setting(
         "HOOKLINE_RETRY_BATCH_SIZE",
         20,
         "SQS messages handed to one retry invocation (above 10, SQS gathers them for up to a second). The retry lane serves slow and timing-out endpoints, whose requests mostly wait, so an invocation carries more of them.",
+    )
+    retry_batch_window_seconds: int = _setting(
+        "HOOKLINE_RETRY_BATCH_WINDOW_SECONDS",
+        1,
+        "How long the retry queue's event source gathers a batch (at least 1 above a batch of 10, as SQS requires). Stack configuration.",
     )
     # API.
     max_event_bytes: int = _setting("HOOKLINE_MAX_EVENT_BYTES", 262144, "Largest accepted request body for an event (413 above).")
@@ -235,7 +257,7 @@ class Settings:
     size: str = _setting(
         "HOOKLINE_SIZE",
         "default",
-        "`default`: the delivery, retry and replay functions reserve HOOKLINE_*_CONCURRENCY. `small`: nothing reserved and each SQS event source capped at 2, for a new account whose Lambda concurrency quota is 10. Stack configuration.",
+        "The sizing profile (hookline.core.profiles, docs/scaling.md): `small`, `default`, `large` or `xlarge`. It sets the delivery lanes' memory, reserved concurrency and batches, the API throttle, the table's billing and the declared HOOKLINE_ACCOUNT_CONCURRENCY_QUOTA; a setting given in the environment wins. `small` reserves nothing and caps each SQS event source at 2, for a new account whose Lambda concurrency quota is 10. Stack configuration.",
     )
     account_concurrency_quota: int = _setting(
         "HOOKLINE_ACCOUNT_CONCURRENCY_QUOTA",
@@ -305,10 +327,14 @@ class Settings:
     def from_env(cls, env: Mapping[str, str]) -> Settings:
         """Parse the settings from an environment mapping (`hookline.wiring.settings` passes os.environ)."""
         values: dict[str, Any] = {}
+        size = (env.get("HOOKLINE_SIZE") or "").strip() or DEFAULT_SIZE
+        profile = PROFILES.get(size)
         for f in fields(cls):
             name = f.metadata["env"]
             raw = env.get(name)
             if raw is None or raw.strip() == "":
+                if profile is not None and f.name in profile.values:
+                    values[f.name] = profile.values[f.name]
                 continue
             values[f.name] = _parse(name, f.default, raw.strip())
         return cls(**values)
@@ -358,9 +384,19 @@ class Settings:
             raise SettingsError(f"HOOKLINE_ALLOWED_PORTS={self.allowed_ports!r}: comma-separated port numbers, or *")
         if self.max_attempts < 1:
             raise SettingsError("HOOKLINE_MAX_ATTEMPTS must be at least 1")
-        for env, size in (("HOOKLINE_DELIVERY_BATCH_SIZE", self.delivery_batch_size), ("HOOKLINE_RETRY_BATCH_SIZE", self.retry_batch_size)):
+        for lane, size, window in (
+            ("DELIVERY", self.delivery_batch_size, self.delivery_batch_window_seconds),
+            ("RETRY", self.retry_batch_size, self.retry_batch_window_seconds),
+        ):
             if not 1 <= size <= 100:
-                raise SettingsError(f"{env}={size}: must be 1..100 (what one invocation sends side by side)")
+                raise SettingsError(f"HOOKLINE_{lane}_BATCH_SIZE={size}: must be 1..100 (what one invocation sends side by side)")
+            if not 0 <= window <= MAX_BATCHING_WINDOW_SECONDS or (size > 10 and window < 1):
+                raise SettingsError(
+                    f"HOOKLINE_{lane}_BATCH_WINDOW_SECONDS={window}: must be 0..{MAX_BATCHING_WINDOW_SECONDS}, and at least 1 with a batch above 10 (SQS's rule)"
+                )
+        for env, mb in (("HOOKLINE_DELIVERY_MEMORY_MB", self.delivery_memory_mb), ("HOOKLINE_RETRY_MEMORY_MB", self.retry_memory_mb)):
+            if not MEMORY_MB[0] <= mb <= MEMORY_MB[1]:
+                raise SettingsError(f"{env}={mb}: must be {MEMORY_MB[0]}..{MEMORY_MB[1]} (what Lambda accepts)")
         if not 1 <= self.ordered_batch_size <= 10:
             raise SettingsError(f"HOOKLINE_ORDERED_BATCH_SIZE={self.ordered_batch_size}: must be 1..10 (SQS's most for a FIFO event source)")
         if not 0 < self.breaker_cooldown_fraction <= 1:

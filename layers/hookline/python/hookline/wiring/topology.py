@@ -14,6 +14,7 @@ from typing import Any, Literal
 from hookline.adapters.dynamo import keys
 from hookline.core.deadletters import RETRY_WAIT_FAILED
 from hookline.core.destinations import ROLE_NAME_PREFIX
+from hookline.core.settings import Settings
 
 DEFAULT_PREFIX = "hookline"
 # Every deployed function is published as a version behind this alias; every event source, the API, the authorizer
@@ -198,6 +199,11 @@ class SqsSource:
     batch_size_setting: str  # Settings field holding the batch size
     max_batching_window_seconds: int = 0  # none on a FIFO queue (SQS FIFO event sources take no batching window)
     max_pollers_setting: str | None = None  # Settings field capping the source's concurrency, for a function with no reservation
+    batching_window_setting: str | None = None  # Settings field holding the window, where HOOKLINE_SIZE sets it
+
+    def batching_window(self, settings: Settings) -> int:
+        """Seconds the event source gathers a batch for, at these settings."""
+        return self.max_batching_window_seconds if self.batching_window_setting is None else int(getattr(settings, self.batching_window_setting))
 
 
 @dataclass(frozen=True)
@@ -214,6 +220,11 @@ class FunctionSpec:
     code: str = ""
     # The function in its handler.py that Lambda calls: code deployed twice tells its two uses apart by their entries.
     entry: str = "handler"
+    memory_setting: str | None = None  # Settings field holding the memory, where HOOKLINE_SIZE sets it (memory_mb: its default)
+
+    def memory(self, settings: Settings) -> int:
+        """Megabytes of memory the function gets at these settings."""
+        return self.memory_mb if self.memory_setting is None else int(getattr(settings, self.memory_setting))
 
     @property
     def source_dir(self) -> str:
@@ -357,8 +368,9 @@ DELIVERY = FunctionSpec(
     name="delivery",
     timeout_seconds=DELIVERY_TIMEOUT_SECONDS,
     memory_mb=512,
+    memory_setting="delivery_memory_mb",
     grants=(*_DELIVERY_GRANTS, Grant(DELIVERY_QUEUE, "consume")),
-    sqs_source=SqsSource(queue=DELIVERY_QUEUE, batch_size_setting="delivery_batch_size"),
+    sqs_source=SqsSource(queue=DELIVERY_QUEUE, batch_size_setting="delivery_batch_size", batching_window_setting="delivery_batch_window_seconds"),
     reserved_concurrency_setting="delivery_concurrency",
 )
 RETRY = FunctionSpec(
@@ -367,8 +379,11 @@ RETRY = FunctionSpec(
     entry="retry",  # the retry lane (functions/delivery/handler.py)
     timeout_seconds=DELIVERY_TIMEOUT_SECONDS,
     memory_mb=512,
+    memory_setting="retry_memory_mb",
     grants=(*_DELIVERY_GRANTS, Grant(RETRY_QUEUE, "consume")),
-    sqs_source=SqsSource(queue=RETRY_QUEUE, batch_size_setting="retry_batch_size", max_batching_window_seconds=1),
+    sqs_source=SqsSource(
+        queue=RETRY_QUEUE, batch_size_setting="retry_batch_size", max_batching_window_seconds=1, batching_window_setting="retry_batch_window_seconds"
+    ),
     reserved_concurrency_setting="retry_concurrency",
 )
 # The ordered lane's consumer, the same code again: it holds a task that must wait instead of queueing it again, and
