@@ -17,15 +17,16 @@ from dataclasses import dataclass
 from aws_cdk import ArnFormat, Duration, Stack
 from aws_cdk import aws_cloudwatch as cloudwatch
 from aws_cdk import aws_cloudwatch_actions as actions
+from aws_cdk import aws_dynamodb as dynamodb
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_kms as kms
 from aws_cdk import aws_logs as logs
 from aws_cdk import aws_sns as sns
 from constructs import Construct
 
-from hookline.core.settings import Settings
+from hookline.core.settings import MAX_TABLE_CAPACITY, Settings
 from hookline.wiring.topology import DELAYED_QUEUES, FUNCTIONS, HELD_QUEUES, QUEUES, STATE_MACHINES, Grant, QueueSpec
-from infra import construct_name
+from infra import construct_name, sizing
 from infra.api import Api
 from infra.functions import METRICS_NAMESPACE, SERVICE_NAME, Functions
 from infra.queues import Queues
@@ -99,6 +100,7 @@ class AlarmSet:
     overdue_retries: cloudwatch.Alarm  # the sweeper re-queued retries whose long wait never queued them
     api_server_errors: cloudwatch.Alarm  # the API answered 5xx to more than API_5XX_PERCENT of its requests (rolls the api's canary back)
     api_throttled: cloudwatch.Alarm  # the API's stage throttle answered 429
+    table_throttled: cloudwatch.Alarm  # DynamoDB throttled reads or writes of the data table (docs/scaling.md)
     long_waits: dict[str, cloudwatch.Alarm]  # "<state machine>-<failed|timed-out|throttled|aborted>" -> executions > 0
 
     def all(self) -> list[cloudwatch.Alarm]:
@@ -115,6 +117,7 @@ class AlarmSet:
             self.overdue_retries,
             self.api_server_errors,
             self.api_throttled,
+            self.table_throttled,
             *self.long_waits.values(),
         ]
 
@@ -143,10 +146,12 @@ class Monitoring(Construct):
         functions: Functions,
         state_machines: StateMachines,
         api: Api,
+        table: dynamodb.ITable,
         topic: sns.Topic,
         key: kms.Key,
     ) -> None:
         super().__init__(scope, construct_id)
+        self._table = table
         self._prefix = prefix
         self._settings = settings
         self._queues = queues
@@ -198,6 +203,7 @@ class Monitoring(Construct):
             ),
             api_server_errors=self._api_server_errors_alarm(),
             api_throttled=self._api_throttled_alarm(),
+            table_throttled=self._table_throttled_alarm(),
             long_waits=self._long_wait_alarms(),
         )
         self.dashboard = self._dashboard()
@@ -411,6 +417,35 @@ class Monitoring(Construct):
             missing=cloudwatch.TreatMissingData.NOT_BREACHING,
         )
 
+    def _throttle_events(self) -> cloudwatch.MathExpression:
+        """The data table's throttled reads and writes per PERIOD (a throttled index write counts on the table too)."""
+        return cloudwatch.MathExpression(
+            expression="FILL(r, 0) + FILL(w, 0)",
+            using_metrics={
+                "r": self._table.metric("ReadThrottleEvents", period=PERIOD, statistic="Sum"),
+                "w": self._table.metric("WriteThrottleEvents", period=PERIOD, statistic="Sum"),
+            },
+            label="throttled reads and writes",
+            period=PERIOD,
+        )
+
+    def _table_throttled_alarm(self) -> cloudwatch.Alarm:
+        """The table hit a throughput quota or a hot partition: a throttled write fails its attempt for now and the task is
+        received again (nothing is lost), but deliveries slow down; docs/scaling.md says which quota to raise."""
+        return self._alarm(
+            "TableThrottledAlarm",
+            name="table-throttled",
+            description=(
+                "DynamoDB throttled reads or writes of the data table: its table-level throughput quota, a provisioned maximum, "
+                "a new on-demand table not yet warm, or one partition past 1,000 writes a second. Deliveries slow down and are "
+                "retried; nothing is lost. docs/scaling.md: raising the quotas."
+            ),
+            metric=self._throttle_events(),
+            threshold=0,
+            comparison=cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+            missing=cloudwatch.TreatMissingData.NOT_BREACHING,
+        )
+
     def _long_wait_alarms(self) -> dict[str, cloudwatch.Alarm]:
         """A long retry wait that failed, timed out, was throttled or stopped: its retry was not queued by it (the
         Catch dead-letters a failed send; the sweeper re-queues what is overdue)."""
@@ -461,6 +496,7 @@ class Monitoring(Construct):
         dashboard.add_widgets(*self._queue_widgets())
         dashboard.add_widgets(*self._function_widgets())
         dashboard.add_widgets(*self._api_and_wait_widgets())
+        dashboard.add_widgets(*self._capacity_widgets())
         dashboard.add_widgets(cloudwatch.AlarmStatusWidget(title="Alarms", alarms=self.alarms.all(), width=24, height=4))
         return dashboard
 
@@ -540,6 +576,39 @@ class Monitoring(Construct):
                     emf_metric(OVERDUE_RETRIES_REQUEUED, label="overdue, re-queued by the sweeper"),
                     emf_metric(INTERNAL_FAILURES, label="internal failures"),
                 ],
+                width=12,
+            ),
+        ]
+
+    def _capacity_widgets(self) -> list[cloudwatch.IWidget]:
+        """What runs out first as traffic grows (docs/scaling.md): the lanes' instances against their reservations, and
+        the table's units a second against its table-level quota."""
+        functions = self._functions.functions
+        reserved = [(spec, c.reserved) for spec in FUNCTIONS if (c := sizing.concurrency(spec, self._settings)).reserved is not None]
+
+        def per_second(metric: str, label: str) -> cloudwatch.MathExpression:
+            name = metric[:1].lower() + metric[1:]  # an id per metric: a graph's expressions share one namespace of ids
+            return cloudwatch.MathExpression(
+                expression=f"{name} / {int(PERIOD.to_seconds())}",
+                using_metrics={name: self._table.metric(metric, period=PERIOD, statistic="Sum")},
+                label=label,
+                period=PERIOD,
+            )
+
+        return [
+            cloudwatch.GraphWidget(
+                title="Lambda instances running, against their reserved concurrency",
+                left=[
+                    functions[spec.name].metric("ConcurrentExecutions", period=PERIOD, statistic="Maximum", label=f"{spec.name} (reserved {n})")
+                    for spec, n in reserved
+                ],
+                width=12,
+            ),
+            cloudwatch.GraphWidget(
+                title="DynamoDB units a second, and throttled requests",
+                left=[per_second("ConsumedWriteCapacityUnits", "write units/s"), per_second("ConsumedReadCapacityUnits", "read units/s")],
+                left_annotations=[cloudwatch.HorizontalAnnotation(value=MAX_TABLE_CAPACITY, label="table-level quota (default)")],
+                right=[self._throttle_events()],
                 width=12,
             ),
         ]

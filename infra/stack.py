@@ -66,6 +66,7 @@ class HooklineStack(Stack):
             functions=self.functions,
             state_machines=self.state_machines,
             api=self.api,
+            table=self.storage.table(TABLE),
             topic=self.topics.topic(NOTIFICATIONS),
             key=self.storage.key,
         )

@@ -11,12 +11,14 @@ import pytest
 from hookline.core.settings import Settings
 from hookline.wiring.topology import (
     DELAYED_QUEUES,
+    DELIVERY,
     DELIVERY_DLQ,
     FUNCTIONS,
     HELD_QUEUES,
     NOTIFICATIONS,
     QUEUES,
     REPLAY_DLQ,
+    RETRY,
     RETRY_WAIT,
     STATE_MACHINES,
     Grant,
@@ -264,6 +266,7 @@ def test_every_alarm_notifies_the_notifications_topic(synth: Synth) -> None:
         + 2  # breakers opening, the sweeper's finding of unqueued events
         + 3  # internal failures, a failed customer email, overdue retries the sweeper re-queued
         + 2  # the API's 5xx and its throttle
+        + 1  # the table's throttled reads and writes
     )
     # And each sends its ALARM state to the notifications topic, and says how it treats missing data
     topic = {"Ref": synth.topic_id(NOTIFICATIONS)}
@@ -347,3 +350,41 @@ def test_the_apis_throttled_requests_are_counted_from_its_access_log_and_alarm(s
     # Then any 429 in five minutes alarms
     (alarm,) = _alarms_on(synth, "hookline", "ApiThrottled", None)
     assert (alarm["Statistic"], alarm["Threshold"], alarm["AlarmName"]) == ("Sum", 0, "hookline-api-throttled")
+
+
+def test_the_tables_throttled_reads_and_writes_alarm(synth: Synth) -> None:
+    # Given the data table
+    (table,) = [r for r, v in synth.resources.items() if v["Type"] == "AWS::DynamoDB::Table"]
+    # When its throttle alarm is read
+    (alarm,) = [a for a in _alarms(synth) if a["AlarmName"] == "hookline-table-throttled"]
+    # Then it adds the table's throttled reads and writes over five minutes and fires on any
+    stats = {q["Id"]: q["MetricStat"] for q in alarm["Metrics"] if "MetricStat" in q}
+    assert {s["Metric"]["MetricName"] for s in stats.values()} == {"ReadThrottleEvents", "WriteThrottleEvents"}
+    for stat in stats.values():
+        assert stat["Metric"]["Namespace"] == "AWS/DynamoDB" and stat["Metric"]["Dimensions"] == [{"Name": "TableName", "Value": {"Ref": table}}]
+        assert (stat["Stat"], stat["Period"]) == ("Sum", 300)
+    assert (alarm["Threshold"], alarm["ComparisonOperator"], alarm["TreatMissingData"]) == (0, "GreaterThanThreshold", "notBreaching")
+    # And it reaches someone, as every alarm does
+    assert alarm["AlarmActions"]
+
+
+@pytest.mark.parametrize("size", ["default", "xlarge"])
+def test_the_dashboard_shows_the_capacity_that_runs_out_first(tmp_path: Path, deps_layer: Path, size: str) -> None:
+    # Given a profile's stack
+    synth = synth_of(tmp_path, size)
+    _, body = _dashboard(synth)
+    settings = Settings.from_env({"HOOKLINE_SIZE": size})
+    # Then the delivery lanes' running instances are graphed, each labelled with its reserved concurrency
+    for spec, reserved in ((DELIVERY, settings.delivery_concurrency), (RETRY, settings.retry_concurrency)):
+        function_name = f"<{json.dumps({'Ref': synth.function_id(spec)})}>"
+        assert f'"AWS/Lambda","ConcurrentExecutions","FunctionName","{function_name}"' in body, spec.name
+        assert f'"label":"{spec.name} (reserved {reserved})"' in body
+    # And the table's consumed units a second, against its table-level quota, beside its throttled requests
+    (table,) = [r for r, v in synth.resources.items() if v["Type"] == "AWS::DynamoDB::Table"]
+    for metric in ("ConsumedWriteCapacityUnits", "ConsumedReadCapacityUnits", "WriteThrottleEvents", "ReadThrottleEvents"):
+        assert f'"AWS/DynamoDB","{metric}","TableName","<{json.dumps({"Ref": table})}>"' in body, metric
+    assert '"value":40000,"label":"table-level quota (default)"' in body
+
+
+def synth_of(tmp_path: Path, size: str) -> Synth:
+    return synthesize(tmp_path, Settings.from_env({"HOOKLINE_SIZE": size}))

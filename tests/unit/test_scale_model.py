@@ -13,7 +13,7 @@ import pytest
 
 from bench import scale
 from hookline.core import profiles
-from hookline.core.settings import Settings
+from hookline.core.settings import MAX_TABLE_CAPACITY, Settings
 from infra import sizing
 
 REPO = Path(__file__).resolve().parents[2]
@@ -109,4 +109,5 @@ def test_the_docs_profile_table_is_the_profiles(size: str) -> None:
 def test_the_doc_quotes_the_settings_it_names() -> None:
     assert f"({Settings().api_throttle_rate} requests a second in the default profile" in DOC
     assert f"minimum of {sizing.UNRESERVED_MINIMUM}" in DOC
+    assert f"table-level quota ({MAX_TABLE_CAPACITY:,} by default)" in DOC
     assert "[docs/scaling.md](docs/scaling.md)" in (REPO / "README.md").read_text()
