@@ -172,7 +172,17 @@ def configuration(results: dict[str, Any], name: str, settings: Settings, ingest
         "reserved_concurrency": sizing.reserved_total(settings),
         "delivery_memory_mb": settings.delivery_memory_mb,
         "limits": {limit.name: math.floor(limit.per_second) for limit in found},
+        "retries_per_second_against_timeouts": math.floor(retries_against_timeouts(settings)),
     }
+
+
+def retries_against_timeouts(settings: Settings) -> float:
+    """Retries a second the retry lane carries when every one waits out the whole request deadline (receivers that time
+    out, not the measured path's quick 5xx): its instances' batches over the deadline. Breakers park such an endpoint
+    after HOOKLINE_BREAKER_TIMEOUT_THRESHOLD timeouts in a row, so this is what the lane gives an outage's first wave."""
+    c = sizing.concurrency(topology.RETRY, settings)
+    instances = c.reserved if c.reserved is not None else (c.pollers or 0)
+    return instances * settings.retry_batch_size / settings.request_timeout_seconds
 
 
 def _round_up(units: float, step: int = 5_000) -> int:
@@ -231,10 +241,19 @@ def rendered(scale: dict[str, Any]) -> str:
             f"${c['usd_per_million']['on_demand']:.2f}",
             f"${c['usd_per_million']['provisioned']:.2f}",
             "; ".join(c["quota_increases"]) or "none",
+            f"{c['retries_per_second_against_timeouts']:,}",
         ]
         for c in scale["configurations"]
     ]
-    header = ["configuration", "deliveries/s", "binding limit", "per million, on-demand", "per million, provisioned", "quotas to raise"]
+    header = [
+        "configuration",
+        "deliveries/s",
+        "binding limit",
+        "per million, on-demand",
+        "per million, provisioned",
+        "quotas to raise",
+        "retries/s against timing-out receivers",
+    ]
     inputs = scale["inputs"]
     return "\n".join(
         [

@@ -111,3 +111,12 @@ def test_the_doc_quotes_the_settings_it_names() -> None:
     assert f"minimum of {sizing.UNRESERVED_MINIMUM}" in DOC
     assert f"table-level quota ({MAX_TABLE_CAPACITY:,} by default)" in DOC
     assert "[docs/scaling.md](docs/scaling.md)" in (REPO / "README.md").read_text()
+
+
+def test_the_retry_lane_against_timeouts_is_its_instances_batches_over_the_deadline() -> None:
+    settings = Settings()
+    expected = settings.retry_concurrency * settings.retry_batch_size / settings.request_timeout_seconds
+    assert scale.retries_against_timeouts(settings) == expected
+    assert _by_name(RESULTS["scale"])["default"]["retries_per_second_against_timeouts"] == int(expected)
+    assert f"(`HOOKLINE_REQUEST_TIMEOUT_SECONDS`, {settings.request_timeout_seconds:g} s)" in DOC
+    assert f"`HOOKLINE_BREAKER_TIMEOUT_THRESHOLD` ({settings.breaker_timeout_threshold})" in DOC
