@@ -179,6 +179,11 @@ def endpoints_are_read_by_owner_and_no_other(s: Stores) -> None:
     assert [e.description for e in s.endpoints.all_of_owner("acme", "a")] == ["", "changed", ""]
     assert s.endpoints.delete("acme", "ep_01")
     assert [e.id for e in s.endpoints.all_of_owner("acme", "a")] == ["ep_04", "ep_06"]
+    # And the tenant's own, read again (the adapter's first read of them marks the tenant, and later ones read the
+    # index), are still its own, without one deleted
+    assert s.endpoints.delete("acme", "ep_05")
+    assert [e.id for e in s.endpoints.all_of_owner("acme", None)] == ["ep_02"]
+    assert [e.id for e in s.endpoints.all_of_owner("other", None)] == ["ep_08"]
 
 
 def endpoint_cursor_of_another_tenant_is_refused(s: Stores) -> None:

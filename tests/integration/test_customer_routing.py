@@ -4,17 +4,27 @@ function's delete job. No event ever reaches another customer's endpoint."""
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
+from typing import Any
 
 import boto3
+from botocore.exceptions import ClientError
+from freezegun import freeze_time
 
 from hookline.adapters import aws
 from hookline.adapters.dynamo import keys
 from hookline.adapters.dynamo.customers import CustomerRepository
+from hookline.adapters.dynamo.endpoints import OWN_INDEX_SETTLE_SECONDS, EndpointRepository
 from hookline.core.customers import deletion_job_id
 from hookline.services.bulk import DELETE_PAGE
 from hookline.wiring import topology
+from local.resources import create_table
 from tests.conftest import Hookline
+from tests.fakes.contracts import endpoint
+from tests.support.reads import ReadMeter
 from tests.support.receiver import running_receiver
+
+START = datetime(2026, 12, 7, 12, 0, tzinfo=UTC)
 
 
 def test_events_reach_exactly_their_customers_endpoints_through_the_api(hookline: Hookline) -> None:
@@ -91,19 +101,60 @@ def test_deleting_a_customer_with_many_endpoints_finishes_in_the_replay_function
 
 
 def test_an_endpoint_stored_before_the_customer_index_still_gets_the_tenants_own_events(hookline: Hookline) -> None:
-    with running_receiver() as receiver:
+    table = aws.dynamodb_table(hookline.env[topology.TABLE.env])
+    with freeze_time(START) as frozen, running_receiver() as receiver, ReadMeter(table.meta.client) as meter:
         # Given an endpoint as an older version stored it: no customer, and none of the customer-endpoints index's keys
         status, created = hookline.api("POST", "/v1/endpoints", {"url": f"{receiver.url}/legacy"})
         assert status == 201
-        table = aws.dynamodb_table(hookline.env[topology.TABLE.env])
         table.update_item(Key=keys.endpoint("acme", created["id"]), UpdateExpression=f"REMOVE {keys.GSI2_PK}, {keys.GSI2_SK}")
         assert keys.GSI2_PK not in table.get_item(Key=keys.endpoint("acme", created["id"]))["Item"]
+        # And a customer's endpoint
+        assert hookline.api("PUT", "/v1/customers/A", {"name": "A"})[0] == 201
+        assert hookline.api("POST", "/v1/endpoints", {"url": f"{receiver.url}/A", "customer": "A"})[0] == 201
         # When the tenant sends an event of its own
-        status, answer = hookline.api("POST", "/v1/events", {"type": "a.b", "data": {}})
-        hookline.pump()
-        # Then that endpoint is among its deliveries, and receives it
+        with meter.phase("first"):
+            status, answer = hookline.api("POST", "/v1/events", {"type": "a.b", "data": {}})
+        # Then that endpoint is among its deliveries, found in the tenant's partition of the table
         assert (status, answer["deliveries"]) == (202, 1)
-    assert [r.path.rsplit("/", 1)[-1] for r in receiver.requests] == ["legacy"]
+        assert [r.partition for r in meter["first"].of("Query")] == [keys.tenant_partition("acme")]
+        # And it now carries its index keys, and the tenant is marked: its own are read from the index a minute on
+        assert table.get_item(Key=keys.endpoint("acme", created["id"]))["Item"][keys.GSI2_PK] == keys.owner_partition("acme", None)
+        mark = table.get_item(Key=keys.own_endpoints_indexed("acme"))["Item"]
+        assert float(mark["index_from"]) == START.timestamp() + OWN_INDEX_SETTLE_SECONDS
+        # When it sends another within that minute, and one more after it
+        with meter.phase("within the minute"):
+            assert hookline.api("POST", "/v1/events", {"type": "a.b", "data": {}})[1]["deliveries"] == 1
+        frozen.tick(OWN_INDEX_SETTLE_SECONDS)
+        with meter.phase("after it"):
+            assert hookline.api("POST", "/v1/events", {"type": "a.b", "data": {}})[1]["deliveries"] == 1
+        hookline.pump()
+    # Then within the minute the tenant's partition was read again, after it only the index's partition of its own
+    assert [r.partition for r in meter["within the minute"].of("Query")] == [keys.tenant_partition("acme")]
+    assert [(r.index, r.partition) for r in meter["after it"].of("Query")] == [(keys.CUSTOMER_INDEX, keys.owner_partition("acme", None))]
+    # And the endpoint received all three events, and the customer's none
+    assert [r.path.rsplit("/", 1)[-1] for r in receiver.requests] == ["legacy"] * 3
+
+
+def test_a_mark_the_table_refused_is_written_by_the_next_read_of_the_tenants_own(aws: None) -> None:
+    # Given a tenant's own endpoint, and a table that refuses the next PutItem (throttled)
+    table = boto3.resource("dynamodb").Table(create_table(boto3.client("dynamodb"), topology.TABLE, "marks"))
+    repo = EndpointRepository(table)
+    repo.create(endpoint("ep_01"))
+    refused: list[str] = []
+
+    def refuse_once(**_: Any) -> None:
+        if not refused:
+            refused.append("PutItem")
+            raise ClientError({"Error": {"Code": "ProvisionedThroughputExceededException", "Message": "injected"}}, "PutItem")
+
+    table.meta.client.meta.events.register("before-call.dynamodb.PutItem", refuse_once)
+    # When the tenant's own are read, Then they come back all the same, and the tenant is not marked
+    assert [e.id for e in repo.all_of_owner("acme", None)] == ["ep_01"]
+    assert refused == ["PutItem"]
+    assert "Item" not in table.get_item(Key=keys.own_endpoints_indexed("acme"))
+    # When they are read again, Then they come back again, and the mark is written
+    assert [e.id for e in repo.all_of_owner("acme", None)] == ["ep_01"]
+    assert table.get_item(Key=keys.own_endpoints_indexed("acme"))["Item"]["tenant"] == "acme"
 
 
 def test_the_previous_releases_deletion_page_on_the_job_queue_finishes_as_a_job(hookline: Hookline) -> None:

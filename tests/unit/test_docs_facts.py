@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from hookline.adapters import queues as task_queues
+from hookline.adapters.dynamo import endpoints as endpoint_items
 from hookline.adapters.dynamo import event_items, keys
 from hookline.adapters.dynamo import portal as portal_items
 from hookline.adapters.dynamo import waits as wait_notes
@@ -223,6 +224,18 @@ FACTS = [
         "are found, the endpoints end, or",
         f"{thousands(event_service.BROADCAST_SCAN_BOUND)}",
         "services.events.BROADCAST_SCAN_BOUND",
+    ),
+    Fact(
+        ARCHITECTURE,
+        "The mark holds `index_from`,",
+        f"{endpoint_items.OWN_INDEX_SETTLE_SECONDS:g} seconds (`OWN_INDEX_SETTLE_SECONDS`)",
+        "adapters.dynamo.endpoints.OWN_INDEX_SETTLE_SECONDS",
+    ),
+    Fact(
+        ARCHITECTURE,
+        "then PutItem of the mark, `index_from`",
+        f"`index_from` {endpoint_items.OWN_INDEX_SETTLE_SECONDS:g} s on",
+        "adapters.dynamo.endpoints.OWN_INDEX_SETTLE_SECONDS",
     ),
     Fact(ARCHITECTURE, "* **Delivery log**: an endpoint's deliveries", f"`keys.DELIVERY_SHARDS` ({keys.DELIVERY_SHARDS}) partitions", "keys.DELIVERY_SHARDS"),
     Fact(ARCHITECTURE, "Query each of the endpoint's", f"each of the endpoint's {keys.DELIVERY_SHARDS} partitions", "keys.DELIVERY_SHARDS"),

@@ -9,11 +9,14 @@ and `disable` do nothing.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+import logging
+import time
+from collections.abc import Iterable, Iterator
 from decimal import Decimal
 from typing import Any
 
 from boto3.dynamodb.conditions import Attr, Key
+from botocore.exceptions import BotoCoreError, ClientError
 
 from hookline.adapters.dynamo import keys
 from hookline.adapters.dynamo.ops import query_all, query_page, write_if
@@ -23,11 +26,22 @@ from hookline.core.filters import parse_filter
 from hookline.core.models import DEFAULT_MAX_CONCURRENCY, DEFAULT_RATE_LIMIT_PER_SECOND, EmailOutcome, Endpoint
 from hookline.core.versions import BASE_VERSION
 
+_log = logging.getLogger(__name__)
+
+# How long the tenant's own endpoints are still read from the table once its mark says all of them are in the
+# customer-endpoints index: an endpoint the mark's own read gave index keys to is in the (eventually consistent)
+# index within a second or so, and an event must not miss it meanwhile.
+OWN_INDEX_SETTLE_SECONDS = 60.0
+
 
 @translate_failures
 class EndpointRepository:
-    def __init__(self, table: Any):
+    def __init__(self, table: Any, settle_seconds: float = OWN_INDEX_SETTLE_SECONDS):
         self._table = table
+        self._settle = settle_seconds
+        # By tenant, from when its own endpoints are read from the index (its mark's `index_from`, epoch seconds).
+        # A mark is never removed, so a process reads it once per tenant.
+        self._own_indexed_from: dict[str, float] = {}
 
     @staticmethod
     def _to_item(ep: Endpoint) -> dict[str, Any]:
@@ -208,18 +222,66 @@ class EndpointRepository:
     def all_of_owner(self, tenant: str, customer: str | None) -> Iterator[Endpoint]:
         """Every endpoint of one customer, or (None) the tenant's own, in id order.
 
-        A customer's endpoints come from the customer-endpoints index. The
-        tenant's own come from the tenant's partition of the table, filtered to
-        those without a customer: endpoints written before the index existed
-        carry no index keys, and an event must never miss one of them (this
-        reads the tenant's customer endpoints too, as fan-out always did).
+        Both come from that owner's partition of the customer-endpoints index
+        (all attributes projected): the read costs what the owner's endpoints
+        cost, and no other customer's endpoint passes by, however many the
+        tenant has. The tenant's own are read from the tenant's partition of the
+        table instead (every endpoint of the tenant, filtered to those without a
+        customer) until its mark (keys.own_endpoints_indexed) says they are all
+        in the index: an endpoint a release before the index (cca7b4a) stored
+        carries no index keys until a save, and an event must never miss it.
+        The first such read gives those endpoints their keys and writes the
+        mark; the index is read from OWN_INDEX_SETTLE_SECONDS later on.
         """
-        if customer:
-            query: dict[str, Any] = {"IndexName": keys.CUSTOMER_INDEX, "KeyConditionExpression": Key(keys.GSI2_PK).eq(keys.owner_partition(tenant, customer))}
+        if customer or self._own_indexed(tenant):
+            partition = keys.owner_partition(tenant, customer)
+            found: Iterable[dict[str, Any]] = query_all(self._table, IndexName=keys.CUSTOMER_INDEX, KeyConditionExpression=Key(keys.GSI2_PK).eq(partition))
         else:
-            query = {"KeyConditionExpression": self._of_tenant(tenant), "FilterExpression": Attr("customer").not_exists()}
-        for item in query_all(self._table, **query):
+            found = self._own_from_the_table(tenant)
+        for item in found:
             yield self.from_item(item)
+
+    def _own_indexed(self, tenant: str) -> bool:
+        """Whether the tenant's own endpoints are read from the index now: its mark is written, and settled."""
+        since = self._own_indexed_from.get(tenant)
+        if since is None:
+            mark = self._table.get_item(Key=keys.own_endpoints_indexed(tenant)).get("Item")
+            if mark is None:
+                return False
+            since = self._own_indexed_from[tenant] = float(mark["index_from"])
+        return time.time() >= since
+
+    def _own_from_the_table(self, tenant: str) -> list[dict[str, Any]]:
+        """The tenant's own endpoints from its partition of the table; while it has no mark, those without index
+        keys get them, and the mark is written."""
+        items = list(query_all(self._table, KeyConditionExpression=self._of_tenant(tenant), FilterExpression=Attr("customer").not_exists()))
+        if tenant not in self._own_indexed_from:
+            self._index_own(tenant, [str(i["id"]) for i in items if keys.GSI2_PK not in i])
+        return items
+
+    def _index_own(self, tenant: str, unindexed: list[str]) -> None:
+        """Give the tenant's own endpoints that lack them their index keys, then mark the tenant (`index_from`: when
+        the index may be read). No writer stores an endpoint without its keys any more, so once the mark is written
+        every endpoint of the tenant is in the index. Best effort: the read that found them stands, and the next
+        read without a mark tries again."""
+        try:
+            for endpoint_id in unindexed:
+                write_if(
+                    self._table.update_item,
+                    Key=keys.endpoint(tenant, endpoint_id),
+                    UpdateExpression="SET #op = if_not_exists(#op, :op), #oi = if_not_exists(#oi, :oi)",
+                    ConditionExpression=Attr(keys.PK).exists() & Attr("customer").not_exists(),
+                    ExpressionAttributeNames={"#op": keys.GSI2_PK, "#oi": keys.GSI2_SK},
+                    ExpressionAttributeValues={":op": keys.owner_partition(tenant, None), ":oi": endpoint_id},
+                )
+            since = round(time.time() + self._settle, 3)
+            self._table.put_item(Item={**keys.own_endpoints_indexed(tenant), "tenant": tenant, "index_from": Decimal(str(since))})
+        except (ClientError, BotoCoreError) as exc:
+            _log.warning(
+                "the tenant's own endpoints were not marked indexed", extra={"tenant": tenant, "unindexed": len(unindexed), "cause": type(exc).__name__}
+            )
+            return
+        self._own_indexed_from[tenant] = since
 
     def page_of_owner(self, tenant: str, customer: str | None, limit: int, cursor: str | None) -> tuple[list[Endpoint], str | None]:
         """A page of one owner's endpoints in id order, and the cursor to the next (None at the end)."""

@@ -15,6 +15,7 @@ every key the API reads, so no query can reach another tenant's items.
     Version use VUSE#<tenant>#<version> D#<yyyy-mm-dd>          version_usage (version_usage_partition)
     Customer    C#<tenant>              CUS#<uid>               customer (customer_partition, CUSTOMER_PREFIX)
     Endpoint    T#<tenant>              EP#<ep_id>              endpoint (tenant_partition, ENDPOINT_PREFIX)
+    Own indexed OWN#<tenant>            INDEXED                 own_endpoints_indexed: all of the tenant's own endpoints are in the customer-endpoints index
     Event       E#<tenant>#<evt_id>     EVENT                   event (event_partition)
     Delivery    D#<tenant>#<mark>#<n>   <dlv_id>                delivery (delivery_log_partition, endpoint_log_partitions): in its endpoint's log
     (earlier)   E#<tenant>#<evt_id>     DLV#<dlv_id>            delivery(..., LAYOUT_EVENT_KEYED): an event the previous release accepted
@@ -61,9 +62,12 @@ Index `customer-endpoints` (CUSTOMER_INDEX): GSI2_PK `gsi2pk` =
 `CE#<tenant>#<uid>` for a customer's endpoint, `CE#<tenant>#` for the tenant's
 own; GSI2_SK `gsi2sk` = `<ep_id>`, all attributes. Only endpoint items carry
 these keys (owner_keys), every endpoint does: it lists one owner's endpoints,
-so an event for a customer reads that customer's endpoints and no other's. A
-uid is never empty and has no '#', so the text after the last '#' names the
-owner without ambiguity.
+so an event for a customer, or for the tenant's own, reads that owner's
+endpoints and no other's. A uid is never empty and has no '#', so the text
+after the last '#' names the owner without ambiguity. An endpoint a release
+before the index stored has no keys until it is saved: the tenant's own are
+read from the table until the tenant's mark (own_endpoints_indexed) is written
+by the read that gave such endpoints their keys.
 
 Index `endpoint-versions` (VERSION_INDEX), keys only: GSI3_PK `gsi3pk` =
 `EV#<tenant>#<version>`, GSI3_SK `gsi3sk` = `<ep_id>`. Every endpoint item
@@ -82,6 +86,7 @@ Access patterns (numbered as in docs/architecture.md), by key:
     endpoint             2 create / read / change / delete an endpoint; 7, 19 (with breaker and limiter, BatchGetItem)
     tenant_partition     3 list a tenant's endpoints (Query, begins_with ENDPOINT_PREFIX); 33 a broadcast step's page of them
     owner_partition      3b one owner's endpoints: fan-out, the ?customer= list, a customer's stats and deletion (Query CUSTOMER_INDEX)
+    own_endpoints_indexed  63 whether the tenant's own are read from the index (GetItem, once per process and tenant); written once (PutItem)
     event                4 idempotency check, 5 store the event, 11 read bodies (BatchGetItem); 32 store a broadcast, 33 advance its fan-out
     delivery             6 store, 10 claim, 13 record status, 17 park, 22 restart; 33 a broadcast's delivery (cond. put);
                          18 an event's planned deliveries, 34 a page of a broadcast's (BatchGetItem); 40 one delivery (GetItem)
@@ -178,6 +183,12 @@ def owner_partition(tenant: str, customer: str | None) -> str:
 def owner_keys(tenant: str, customer: str | None, endpoint_id: str) -> dict[str, str]:
     """The customer-endpoints index attributes every endpoint item carries."""
     return {GSI2_PK: owner_partition(tenant, customer), GSI2_SK: endpoint_id}
+
+
+def own_endpoints_indexed(tenant: str) -> Key:
+    """The mark that every endpoint of the tenant's own carries its customer-endpoints index keys (and from when the
+    index may be read for them): written once, by the first read of them, once it gave those without keys theirs."""
+    return _key(f"OWN#{tenant}", "INDEXED")
 
 
 def breaker(tenant: str, endpoint_id: str) -> Key:
