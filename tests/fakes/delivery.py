@@ -16,6 +16,7 @@ from hookline.core.settings import Settings
 from hookline.core.waits import waiting
 from hookline.services.delivery.assemble import assemble
 from hookline.services.delivery.emails import CustomerEmails
+from hookline.services.delivery.ports import VersionUsageSink
 from hookline.services.delivery.worker import DeliveryWorker
 from tests.fakes.clock import FakeClock
 from tests.fakes.endpoints import FakeEndpointStore
@@ -87,7 +88,12 @@ class DeliveryRig:
 
 
 def delivery_rig(
-    http: FakeSender | None = None, settings: Settings | None = None, seed: int = 7, lease_seconds: int = 120, emails: CustomerEmails | None = None
+    http: FakeSender | None = None,
+    settings: Settings | None = None,
+    seed: int = 7,
+    lease_seconds: int = 120,
+    emails: CustomerEmails | None = None,
+    usage: VersionUsageSink | None = None,
 ) -> DeliveryRig:
     clock = FakeClock()
     endpoints = FakeEndpointStore()
@@ -112,5 +118,6 @@ def delivery_rig(
         replays=replays,
         stats=stats,
         emails=emails,
+        usage=usage,
     )
     return DeliveryRig(worker, clock, endpoints, states, events, http, scheduler, notify, stats, replays)

@@ -1,10 +1,10 @@
-"""hookline.core.stats.carry: a batch's statistics ride on the write that gives its leases back."""
+"""hookline.core.stats.carry: a batch's statistics ride on the write that gives its leases back; hold_over: when a hot endpoint's held counters are written."""
 
 from __future__ import annotations
 
 import pytest
 
-from hookline.core.stats import Carried, CarryOver, carry
+from hookline.core.stats import HOLD_ATTEMPTS, HOLD_SECONDS, Carried, CarryOver, carry, hold_over
 
 TEN, ELEVEN, TWELVE = "2026-11-29T10", "2026-11-29T11", "2026-11-29T12"
 OK = {"attempts": 1, "succeeded": 1}
@@ -55,3 +55,16 @@ def test_every_counter_is_counted_once_whatever_the_order_of_the_hours() -> None
         carried = over.carried
     written[carried.hour] += carried.as_dict()["attempts"]
     assert written == {TEN: 3, ELEVEN: 3, TWELVE: 2}
+
+
+@pytest.mark.parametrize(
+    ("since", "attempts", "now", "due"),
+    [
+        (100.0, 1, 100.5, False),  # half a second, one attempt: held
+        (100.0, HOLD_ATTEMPTS - 1, 100.99, False),  # just short of both
+        (100.0, 1, 100.0 + HOLD_SECONDS, True),  # a second old: written, however few
+        (100.0, HOLD_ATTEMPTS, 100.01, True),  # HOLD_ATTEMPTS of them: written, however young
+    ],
+)
+def test_a_hot_endpoint_s_held_counters_are_due_at_a_second_or_at_hold_attempts(since: float, attempts: int, now: float, due: bool) -> None:
+    assert hold_over(since, attempts, now) is due

@@ -24,7 +24,7 @@ from hookline.adapters.dynamo import endpoints as endpoint_items
 from hookline.adapters.dynamo import event_items, keys
 from hookline.adapters.dynamo import portal as portal_items
 from hookline.adapters.dynamo import waits as wait_notes
-from hookline.core import adaptive, apikeys, breaker, customers, models, portal, ratelimit, sessions, validation, versions, waits
+from hookline.core import adaptive, apikeys, breaker, customers, models, portal, ratelimit, sessions, stats, validation, versions, waits
 from hookline.core import settings as settings_module
 from hookline.core.backoff import BackoffPolicy
 from hookline.core.config import retry_policy
@@ -148,6 +148,11 @@ def thousands(n: int) -> str:
 def an_hour(seconds: float) -> str:
     assert seconds == 3600, f"the docs say 'an hour' for {seconds} s"
     return "an hour"
+
+
+def a_second(seconds: float) -> str:
+    assert seconds == 1, f"the docs say 'a second' for {seconds} s"
+    return "a second"
 
 
 def every_minute(interval_minutes: int) -> str:
@@ -551,6 +556,27 @@ FACTS = [
     ),
     Fact(ARCHITECTURE, "a rate limit is capped at", f"capped at {validation.MAX_RATE_PER_SECOND:g}/s", "core.validation.MAX_RATE_PER_SECOND"),
     Fact(ARCHITECTURE, "`HOOKLINE_TOKEN_LEASE_MIN_RATE` (", f"({thousands(int(S.token_lease_min_rate))}/s)", "HOOKLINE_TOKEN_LEASE_MIN_RATE"),
+    Fact(
+        ARCHITECTURE,
+        "and writes them once they are",
+        f"once they are {a_second(stats.HOLD_SECONDS)} old or count {stats.HOLD_ATTEMPTS} attempts",
+        "core.stats.HOLD_*",
+    ),
+    Fact(ARCHITECTURE, "An instance that runs no", f"fewer than {stats.HOLD_ATTEMPTS} attempts' counters", "core.stats.HOLD_ATTEMPTS"),
+    Fact(
+        ARCHITECTURE,
+        "held by the process across its batches until",
+        f"until they are {a_second(stats.HOLD_SECONDS)} old or count {stats.HOLD_ATTEMPTS} attempts",
+        "core.stats.HOLD_*",
+    ),
+    Fact(ARCHITECTURE, "held by the process across its batches until", f"or per {stats.HOLD_ATTEMPTS} deliveries", "core.stats.HOLD_ATTEMPTS"),
+    Fact(
+        ARCHITECTURE,
+        "A hot endpoint (token leases) writes",
+        f"once per instance {a_second(stats.HOLD_SECONDS)} or per {stats.HOLD_ATTEMPTS} deliveries",
+        "core.stats.HOLD_*",
+    ),
+    Fact(ARCHITECTURE, "A hot endpoint (token leases) writes", f"its delivery log over {keys.DELIVERY_SHARDS} partitions", "keys.DELIVERY_SHARDS"),
     # docs/architecture.md: the table and its access patterns
     Fact(ARCHITECTURE, "the tenant's payload versions (name, created", f"at most {versions.MAX_VERSIONS})", "core.versions.MAX_VERSIONS"),
     Fact(

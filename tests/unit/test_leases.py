@@ -200,3 +200,17 @@ def test_per_batch_grants_and_leases_never_share_a_second() -> None:
     assert granted.state is not None and granted.holding.lease is not None
     blocked = acquire(granted.state, 5, 500, 100, 0.5, CFG)
     assert blocked.send_at == () and blocked.retry_in >= granted.holding.lease.counted_until - 0.5
+
+
+def test_a_holder_asks_for_twice_its_use_when_its_lease_ran_short_and_for_its_use_when_its_own_pace_bound_it() -> None:
+    # Given a holder with a first lease of 100 a second on an endpoint allowed 5,000
+    first = take(Limiter(), Holding(), "a", 10, 5000, 1000, 0.0, CFG)
+    assert first.state is not None and first.holding.lease is not None and first.holding.lease.rate == 100
+    over = first.holding.lease.until
+    # When it asked to send 50 under it (a Lambda instance running a batch at a time went no faster), its next lease
+    # is 50 a second: twice that would keep the rest of the rate from the other holders while it counts
+    paced = take(first.state, replace(first.holding, asked=50, in_flight=0), "a", 10, 5000, 1000, over, CFG)
+    assert paced.holding.lease is not None and paced.holding.lease.rate == 50
+    # And when it asked for 150 (the lease ran short), its next lease is twice that: it grows fast
+    short = take(first.state, replace(first.holding, asked=150, in_flight=0), "a", 10, 5000, 1000, over, CFG)
+    assert short.holding.lease is not None and short.holding.lease.rate == 300

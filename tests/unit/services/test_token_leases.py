@@ -1,12 +1,19 @@
 """A hot endpoint through the real planner and worker (hookline.core.leases over the fakes): its token lease is spent
-over the batches of one process with no limiter write, within its rate, and given back once it is over."""
+over the batches of one process with no limiter write, within its rate, and given back once it is over; its statistics
+are held across the process's batches, not written once a batch (hookline.services.delivery.stats_buffer)."""
 
 from __future__ import annotations
 
+import math
+from collections import Counter
 from dataclasses import replace
+from datetime import timedelta
 
-from hookline.core.models import DeliveryTask
+from hookline.core.models import Delivery, DeliveryTask, Endpoint, Event, webhook_body
 from hookline.core.settings import Settings
+from hookline.core.stats import HOLD_ATTEMPTS, HOLD_SECONDS
+from hookline.core.versions import BASE_VERSION
+from tests.fakes.catalog import FakeVersionUsage
 from tests.fakes.contracts import endpoint
 from tests.fakes.delivery import delivery_rig
 from tests.unit.services.pipeline import Pipeline, most_in_any_window
@@ -45,3 +52,55 @@ def test_a_hot_endpoint_is_paced_by_a_token_lease_with_a_fraction_of_a_write_per
     per_batch, batches, limiter = _limiter_writes(replace(Settings(), token_lease_min_rate=1e9))
     assert per_batch >= 2 * batches - 2
     assert not limiter.token_leases  # type: ignore[attr-defined]
+
+
+def _event(pipe: Pipeline, ep: Endpoint, n: int) -> DeliveryTask:
+    """An event with one delivery to `ep` at the default payload version, queued now (as `Pipeline.event`)."""
+    created = pipe.rig.clock().strftime("%Y-%m-%dT%H:%M:%S.000Z")
+    event_id, delivery_id = f"evt_{ep.id}_{n:04d}", f"dlv_{ep.id}_{n:04d}"
+    event = Event(id=event_id, tenant=ep.tenant, type="a.b", created_at=created, body=webhook_body(event_id, "a.b", created, {"n": n}), request_hash=str(n))
+    delivery = Delivery(delivery_id, ep.tenant, event_id, ep.id, created_at=created, updated_at=created, version=BASE_VERSION)
+    task = replace(pipe.rig.events.add(event, delivery), fresh=True)
+    pipe.submit(task)
+    return task
+
+
+def test_a_hot_endpoint_s_statistics_are_held_across_a_process_s_batches_and_each_attempt_counted_once() -> None:
+    usage = FakeVersionUsage()
+    rig = delivery_rig(usage=usage)
+    pipe = Pipeline(rig, batch_size=10, invocations=1)
+    hot = pipe.endpoint(endpoint(rate_limit_per_second=2000, max_concurrency=100))
+    written: list[tuple[str, float]] = []
+    add_stats, add_usage = rig.stats.add, usage.add
+
+    def stats_added(tenant: str, endpoint_id: str, hour: str, counts: dict[str, int]) -> None:
+        written.append(("statistics", rig.clock.timestamp()))
+        add_stats(tenant, endpoint_id, hour, counts)
+
+    def usage_added(tenant: str, version: str, day: str, count: int, last_at: str) -> None:
+        written.append(("usage", rig.clock.timestamp()))
+        add_usage(tenant, version, day, count, last_at)
+
+    rig.stats.add, usage.add = stats_added, usage_added  # type: ignore[method-assign]
+    start = rig.clock.timestamp()
+    # Given one process that paces a hot endpoint by a token lease, running a batch of one webhook every 10 ms for 3 s
+    for n in range(300):
+        _event(pipe, hot, n)
+        pipe.run(0.01)
+    pipe.run(2)  # (the few its first, small lease deferred come back)
+    assert len(pipe.sent) == 300 and rig.states.limiter("acme", hot.id).token_leases
+    # Then its statistics and its version use were written once a second, or once per HOLD_ATTEMPTS attempts, over
+    # the 5 s: not once a batch (300 times each)
+    for kind in ("statistics", "usage"):
+        times = [at for k, at in written if k == kind]
+        assert 2 <= len(times) <= 5 + 300 // HOLD_ATTEMPTS
+        assert max(Counter(math.floor(at - start) for at in times).values()) <= 2
+    # When a second later the process runs a batch of another endpoint's
+    rig.clock.advance(HOLD_SECONDS)
+    other = pipe.endpoint(endpoint("ep_02"))
+    _event(pipe, other, 0)
+    pipe.run(1)
+    # Then what it still held of the hot endpoint is written too: every attempt counted once, its version use too
+    now = rig.clock()
+    assert rig.stats.window("acme", hot.id, now - timedelta(hours=1), now)["attempts"] == 300
+    assert usage.usage("acme", BASE_VERSION, "2000-01-01")[0] == 301

@@ -24,10 +24,13 @@ Strict, and closed when in doubt:
 - An endpoint moved between per-batch grants and leases (its rate set across `min_rate`) waits a second after
   the last send the other way scheduled, so the two never share a second (hookline.core.ratelimit.acquire).
 
-A holder asks for what it used: twice what it asked to send under its last lease, or `first_ask` times the
-batch in hand for a first lease (or one after a pause), at most `max_share` of the endpoint's rate, never more
-than is free. Its slots are the same share of the endpoint's concurrency limit, or the batch in hand if more,
-at most `max_share` of the limit (at least one), never more than are free.
+A holder asks for what it used: twice what it asked to send under its last lease when it asked for more than
+that lease held (the lease bound it: grow fast), just what it asked when the lease held enough (its own pace bound
+it, and a share it cannot spend would keep that rate from the others; asking for more than the lease next time
+makes it grow again), or `first_ask` times the batch in hand for a first lease (or one after a pause); at most
+`max_share` of the endpoint's rate, never more than is free. Its slots are the same share of the endpoint's
+concurrency limit, or the batch in hand if more, at most `max_share` of the limit (at least one), never more than
+are free.
 """
 
 from __future__ import annotations
@@ -99,8 +102,15 @@ def spend(holding: Holding, wanted: int, now: float) -> tuple[tuple[float, ...],
 
 
 def _ask(holding: Holding, wanted: int, now: float, cfg: TokenLeaseConfig) -> float:
-    recent = holding.lease is not None and holding.lease.until > now - cfg.seconds
-    used = 2.0 * holding.asked if recent else float(cfg.first_ask * wanted)
+    lease = holding.lease
+    if lease is None or lease.until <= now - cfg.seconds:
+        used = float(cfg.first_ask * wanted)
+    elif holding.asked > _tokens(lease.rate * (lease.until - lease.start)):
+        used = 2.0 * holding.asked  # the lease ran short: grow fast
+    else:
+        # Its own pace bound it (a Lambda instance runs one batch at a time), not the lease: twice what it could
+        # spend would keep the rest from the other holders until that lease had stopped counting
+        used = float(holding.asked)
     return max(used, float(wanted)) / cfg.seconds
 
 

@@ -5,6 +5,12 @@ write that gives its concurrency leases back (hookline.core.stats.Carried), and
 the rest (an endpoint the batch held no lease for) take one ADD per endpoint and
 hour (hookline.adapters.dynamo.stats), whatever the batch's size; and one per
 payload version and day for the versions' usage report.
+
+A hot endpoint this process paces by a token lease (hookline.core.leases) is the
+exception: its counters and its version usage are held here across batches, and
+written once due (hookline.core.stats.hold_over), or carried on the give-back of
+the lease; not once per batch, which at thousands of deliveries a second would
+put the batch rate on one statistics item and one version-use item.
 """
 
 from __future__ import annotations
@@ -17,34 +23,48 @@ from datetime import datetime
 from functools import partial
 
 from hookline.core.clock import iso
-from hookline.core.stats import hour_of
+from hookline.core.stats import hold_over, hour_of
 from hookline.services.delivery.ports import StatsSink, VersionUsageSink
 
 _log = logging.getLogger(__name__)
 
+Held = Callable[[str, str], bool]  # (tenant, endpoint id): whether this process holds the endpoint's counters across batches
+
+
+def _nothing_held(_tenant: str, _endpoint_id: str) -> bool:
+    return False
+
 
 class StatsBuffer:
-    """A batch's counters, per (tenant, endpoint, hour); thread-safe, written once per batch to `sink` (None: not kept)."""
+    """Counters per (tenant, endpoint, hour) and version use per (tenant, endpoint, version, day); thread-safe. Written
+    at the end of each batch to `sink` and `usage` (None: not kept), but for the endpoints held across batches."""
 
     def __init__(self, sink: StatsSink | None = None, usage: VersionUsageSink | None = None) -> None:
         self._sink = sink
         self._usage = usage
         self._lock = threading.Lock()
         self._data: dict[tuple[str, str, str], dict[str, int]] = defaultdict(lambda: defaultdict(int))
-        self._versions: dict[tuple[str, str, str], tuple[int, datetime]] = {}
+        self._versions: dict[tuple[str, str, str, str], tuple[int, datetime]] = {}
+        self._since: dict[tuple[str, str], tuple[float, int]] = {}  # per endpoint: its oldest unwritten attempt, and how many since
 
-    def add_version(self, tenant: str, version: str, at: datetime) -> None:
-        """One delivery sent at `version`."""
+    def add_version(self, tenant: str, version: str, at: datetime, endpoint_id: str = "") -> None:
+        """One delivery sent at `version` (to `endpoint_id`)."""
         with self._lock:
-            key = (tenant, version, at.strftime("%Y-%m-%d"))
+            key = (tenant, endpoint_id, version, at.strftime("%Y-%m-%d"))
             count, last = self._versions.get(key, (0, at))
             self._versions[key] = (count + 1, max(last, at))
+            self._note(tenant, endpoint_id, at, 0)
 
     def add(self, tenant: str, endpoint_id: str, at: datetime, counts: dict[str, int]) -> None:
         with self._lock:
             slot = self._data[(tenant, endpoint_id, hour_of(at))]
             for k, v in counts.items():
                 slot[k] += v
+            self._note(tenant, endpoint_id, at, counts.get("attempts", 0))
+
+    def _note(self, tenant: str, endpoint_id: str, at: datetime, attempts: int) -> None:
+        since, count = self._since.get((tenant, endpoint_id), (at.timestamp(), 0))
+        self._since[(tenant, endpoint_id)] = (min(since, at.timestamp()), count + attempts)
 
     def take(self, tenant: str, endpoint_id: str) -> dict[str, dict[str, int]]:
         """One endpoint's counters added so far, by hour, taken out of the buffer (its give-back writes them)."""
@@ -52,19 +72,32 @@ class StatsBuffer:
             hours = [key for key in self._data if key[:2] == (tenant, endpoint_id)]
             return {key[2]: dict(self._data.pop(key)) for key in hours}
 
-    def drain(self) -> dict[tuple[str, str, str], dict[str, int]]:
-        """Everything added so far, emptying the buffer."""
+    def _take_due(self, now: float | None, held: Held) -> tuple[dict[tuple[str, str, str], dict[str, int]], dict[tuple[str, str, str], tuple[int, datetime]]]:
+        """What is to be written now, taken out of the buffer: the counters by (tenant, endpoint, hour), and the version
+        use by (tenant, version, day), whatever the endpoints. With `now`, the endpoints `held` keep theirs until due."""
         with self._lock:
-            data, self._data = self._data, defaultdict(lambda: defaultdict(int))
-        return {k: dict(v) for k, v in data.items()}
+            kept = {key for key, (since, count) in self._since.items() if now is not None and held(*key) and not hold_over(since, count, now)}
+            data = {k: dict(v) for k, v in self._data.items() if k[:2] not in kept}
+            versions = {k: v for k, v in self._versions.items() if k[:2] not in kept}
+            for key in data:
+                del self._data[key]
+            for vkey in versions:
+                del self._versions[vkey]
+            self._since = {key: value for key, value in self._since.items() if key in kept}
+        usage: dict[tuple[str, str, str], tuple[int, datetime]] = {}
+        for (tenant, _endpoint, version, day), (count, last) in versions.items():
+            before, latest = usage.get((tenant, version, day), (0, last))
+            usage[(tenant, version, day)] = (before + count, max(latest, last))
+        return data, usage
 
-    def writes(self) -> list[Callable[[], None]]:
-        """One write per (tenant, endpoint, hour) and per (tenant, version, day) added up so far, emptying the buffer; each logs its own failure."""
-        with self._lock:
-            versions, self._versions = self._versions, {}
-        work: list[Callable[[], None]] = [partial(self._write, key, counts) for key, counts in self.drain().items()] if self._sink is not None else []
+    def writes(self, now: float | None = None, held: Held = _nothing_held) -> list[Callable[[], None]]:
+        """One write per (tenant, endpoint, hour) and per (tenant, version, day) added up so far, emptying the buffer;
+        each logs its own failure. With `now`, the endpoints `held` (this process paces them by a token lease) keep
+        theirs until they are due (hookline.core.stats.hold_over)."""
+        data, usage = self._take_due(now, held)
+        work: list[Callable[[], None]] = [partial(self._write, key, counts) for key, counts in data.items() if counts] if self._sink is not None else []
         if self._usage is not None:
-            work += [partial(self._write_usage, key, *value) for key, value in versions.items()]
+            work += [partial(self._write_usage, key, *value) for key, value in usage.items()]
         return work
 
     def _write_usage(self, key: tuple[str, str, str], count: int, last: datetime) -> None:

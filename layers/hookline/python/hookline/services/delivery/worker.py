@@ -151,7 +151,9 @@ class DeliveryWorker:
         """End of a batch: give back its concurrency leases (they also expire on their own), with what each endpoint's
         requests saw for its adaptive concurrency limit and the endpoint's statistics, one write per endpoint; and the
         statistics of endpoints it held no lease for, side by side. A hot endpoint's requests under this process's token
-        lease end in its memory; the lease's slots are given back (the same one write) only once the lease is over."""
+        lease end in its memory; the lease's slots are given back (the same one write) only once the lease is over, and
+        its statistics are held across batches until due (hookline.services.delivery.stats_buffer) or carried on that
+        give-back."""
         by_endpoint: dict[tuple[str, str], list[Step]] = defaultdict(list)
         ceilings: dict[tuple[str, str], int] = {}
         granted: dict[tuple[str, str], Limiter] = {}
@@ -191,7 +193,7 @@ class DeliveryWorker:
                         )
                     )
                 if not held:
-                    continue  # while the lease goes on, its statistics are written on their own (below)
+                    continue  # while the lease goes on, its statistics stay in the buffer until due (below)
             counts = self.recorder.stats.take(tenant, endpoint_id) if held else {}  # carried on the same write (hookline.core.stats.carry)
             base = granted.get((tenant, endpoint_id))  # the grant's state: the first give-back need not read it
             for expiry, count in held.items():
@@ -209,7 +211,10 @@ class DeliveryWorker:
                     )
                 )
                 counts, base = {}, None
-        self.pool.map(_run, work + self.recorder.stats.writes())
+        # A hot endpoint's counters are held across batches while this process paces it by a token lease, and written
+        # once due (hookline.core.stats.hold_over): not one ADD per batch on its statistics and version-use items
+        writes = self.recorder.stats.writes(now, self.leases.holds) if self.leases is not None else self.recorder.stats.writes()
+        self.pool.map(_run, work + writes)
 
     def _lease_ended(
         self, tenant: str, endpoint_id: str, held: dict[float, int], answers: tuple[tuple[float | None, int | None, str | None], ...], now: float
