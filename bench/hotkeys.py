@@ -7,7 +7,8 @@ its own token lease and statistics held in its memory, as a warm Lambda instance
 threads, no I/O. Each batch goes through what the delivery worker calls: `core.planning.plan_group` (token leases at
 or above HOOKLINE_TOKEN_LEASE_MIN_RATE, `core.leases.take`; per-batch grants below it), then, `batch_seconds` later,
 the give-back of what the batch held (`core.leases.ended`, `to_give_back`, `given_back`, `core.ratelimit.give_back`)
-and the statistics written or held as `services.delivery.stats_buffer` does (`core.stats.hold_over`). A deferred task
+and the statistics written or held as `services.delivery.stats_buffer` does (`core.stats.hold_over`; the version's
+use at most once every VERSION_USE_HOLD_SECONDS a process, `core.stats.version_use_due`). A deferred task
 comes back when SQS would hand it out (its delay rounded up to the second). Every request succeeds in
 `receiver_seconds`.
 
@@ -43,7 +44,7 @@ from hookline.core.planning import Gate, Step, leases_held, plan_group
 from hookline.core.ratelimit import Limiter, give_back
 from hookline.core.rules import EndpointRules
 from hookline.core.settings import Settings
-from hookline.core.stats import hold_over
+from hookline.core.stats import hold_over, version_use_due
 from hookline.wiring.topology import CLAIM_LEASE_SECONDS
 
 EPOCH = 1_700_000_000.0  # virtual time 0, as epoch seconds
@@ -79,6 +80,7 @@ class _Process:
     attempts: int = 0
     counters: bool = False
     usage: bool = False
+    usage_written: float | None = None  # when it last wrote the version's use (core.stats.version_use_due)
 
 
 def hot_endpoint_writes(
@@ -191,10 +193,12 @@ class _Run:
             self.count(now, "limiter")
             who.counters = False
         if who.since is not None and (who.holding.lease is None or hold_over(who.since, who.attempts, now)):
-            for key, pending in (("statistics", who.counters), ("version_usage", who.usage)):
-                if pending:
-                    self.count(now, key)
-            who.since, who.attempts, who.counters, who.usage = None, 0, False, False
+            if who.counters:
+                self.count(now, "statistics")
+            who.since, who.attempts, who.counters = None, 0, False
+        if who.usage and version_use_due(who.usage_written, now):
+            self.count(now, "version_usage")
+            who.usage, who.usage_written = False, now
 
     def seconds(self) -> tuple[dict[str, int], ...]:
         for (second, _), n in self.shards.items():

@@ -150,6 +150,9 @@ def an_hour(seconds: float) -> str:
     return "an hour"
 
 
+_XLARGE = Settings.from_env({"HOOKLINE_SIZE": "xlarge"})
+
+
 def a_second(seconds: float) -> str:
     assert seconds == 1, f"the docs say 'a second' for {seconds} s"
     return "a second"
@@ -577,6 +580,25 @@ FACTS = [
         "core.stats.HOLD_*",
     ),
     Fact(ARCHITECTURE, "A hot endpoint (token leases) writes", f"its delivery log over {keys.DELIVERY_SHARDS} partitions", "keys.DELIVERY_SHARDS"),
+    Fact(
+        ARCHITECTURE,
+        "The version-use item (the tenant's, per version and day) takes",
+        f"most one write per instance every {stats.VERSION_USE_HOLD_SECONDS:g} s",
+        "core.stats.VERSION_USE_HOLD_SECONDS",
+    ),
+    Fact(
+        ARCHITECTURE,
+        "once per (version, day) and instance every",
+        f"`VERSION_USE_HOLD_SECONDS` ({stats.VERSION_USE_HOLD_SECONDS:g} s)",
+        "core.stats.VERSION_USE_HOLD_SECONDS",
+    ),
+    Fact(
+        ARCHITECTURE,
+        "endpoints: each instance writes it at most once every",
+        f"every {stats.VERSION_USE_HOLD_SECONDS:g} s, so at the xlarge profile's {_XLARGE.delivery_concurrency + _XLARGE.retry_concurrency} delivery and retry "
+        f"instances it takes at most {int((_XLARGE.delivery_concurrency + _XLARGE.retry_concurrency) / stats.VERSION_USE_HOLD_SECONDS)} writes a",
+        "core.stats.VERSION_USE_HOLD_SECONDS, core.profiles",
+    ),
     # docs/architecture.md: the table and its access patterns
     Fact(ARCHITECTURE, "the tenant's payload versions (name, created", f"at most {versions.MAX_VERSIONS})", "core.versions.MAX_VERSIONS"),
     Fact(

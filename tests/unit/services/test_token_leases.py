@@ -8,10 +8,11 @@ import math
 from collections import Counter
 from dataclasses import replace
 from datetime import timedelta
+from typing import Any
 
 from hookline.core.models import Delivery, DeliveryTask, Endpoint, Event, webhook_body
 from hookline.core.settings import Settings
-from hookline.core.stats import HOLD_ATTEMPTS, HOLD_SECONDS
+from hookline.core.stats import HOLD_ATTEMPTS, HOLD_SECONDS, VERSION_USE_HOLD_SECONDS
 from hookline.core.versions import BASE_VERSION
 from tests.fakes.catalog import FakeVersionUsage
 from tests.fakes.contracts import endpoint
@@ -100,7 +101,45 @@ def test_a_hot_endpoint_s_statistics_are_held_across_a_process_s_batches_and_eac
     other = pipe.endpoint(endpoint("ep_02"))
     _event(pipe, other, 0)
     pipe.run(1)
-    # Then what it still held of the hot endpoint is written too: every attempt counted once, its version use too
+    # Then what it still held of the hot endpoint is written too: every attempt counted once
     now = rig.clock()
     assert rig.stats.window("acme", hot.id, now - timedelta(hours=1), now)["attempts"] == 300
-    assert usage.usage("acme", BASE_VERSION, "2000-01-01")[0] == 301
+    # And once the version use it holds is VERSION_USE_HOLD_SECONDS old, the next batch writes it (all but what is
+    # younger than that), and what is left is written when flushed: every delivery's use counted once
+    rig.clock.advance(VERSION_USE_HOLD_SECONDS)
+    _event(pipe, other, 1)
+    pipe.run(1)
+    assert usage.usage("acme", BASE_VERSION, "2000-01-01")[0] >= 301
+    for write in rig.worker.recorder.stats.writes():
+        write()
+    assert usage.usage("acme", BASE_VERSION, "2000-01-01")[0] == 302
+
+
+def test_a_tenants_version_use_takes_one_write_per_process_every_hold_whatever_its_batches() -> None:
+    # Given one process sending a batch every 10 ms for 5 s to ten ordinary endpoints of one tenant (paced per batch,
+    # below the token-lease minimum), all at one payload version: the tenant's version-use item for the day is shared
+    usage = FakeVersionUsage()
+    rig = delivery_rig(usage=usage)
+    pipe = Pipeline(rig, batch_size=10, invocations=1)
+    endpoints = [pipe.endpoint(endpoint(f"ep_{i:02d}", rate_limit_per_second=500)) for i in range(10)]
+    written: list[float] = []
+    add_usage = usage.add
+
+    def counted(*args: Any, **kwargs: Any) -> None:
+        written.append(rig.clock.timestamp())
+        add_usage(*args, **kwargs)
+
+    usage.add = counted  # type: ignore[method-assign]
+    for n in range(500):
+        _event(pipe, endpoints[n % 10], n)
+        pipe.run(0.01)
+        # (the first use is written at once: a version used is never shown unused)
+        assert written or not pipe.sent
+    pipe.run(1)
+    assert len(pipe.sent) == 500
+    # Then the item took a write every VERSION_USE_HOLD_SECONDS, not one a batch (hundreds)
+    assert 2 <= len(written) <= 6 / VERSION_USE_HOLD_SECONDS + 1
+    # And every delivery's use is counted once, what the process still holds once flushed
+    for write in rig.worker.recorder.stats.writes():
+        write()
+    assert usage.usage("acme", BASE_VERSION, "2000-01-01")[0] == 500

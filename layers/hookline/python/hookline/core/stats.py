@@ -153,6 +153,22 @@ def hold_over(since: float, attempts: int, now: float) -> bool:
     return attempts >= HOLD_ATTEMPTS or now - since >= HOLD_SECONDS
 
 
+# A payload version's daily use (keys.version_usage) is one item per tenant, version and day, shared by all of the
+# tenant's endpoints at that version: written once per batch, a tenant at 10,000 deliveries a second in batches of ten
+# would put 1,000 writes a second on it, DynamoDB's most for one partition. A process writes a version's use at once
+# when it wrote none of it in the last VERSION_USE_HOLD_SECONDS (so a version used is never shown unused, and its
+# last use is at most that late), and otherwise holds it until then: the item takes at most one write per process
+# every that many seconds (450 + 300 delivery and retry instances of the xlarge profile: 375 a second). A process
+# never invoked again loses what it held: at most that many seconds of its count of deliveries.
+VERSION_USE_HOLD_SECONDS = 2.0
+
+
+def version_use_due(last_written: float | None, now: float) -> bool:
+    """Whether a process that last wrote a version's use at `last_written` (epoch seconds; None: not lately) writes
+    what it holds of it now."""
+    return last_written is None or now - last_written >= VERSION_USE_HOLD_SECONDS
+
+
 def carry(before: Carried, batch: Mapping[str, Counts], token: str) -> CarryOver:
     """Fold a batch's counters, by hour, into the carried ones. The latest hour is carried: the counters carried of
     an earlier hour are moved out, and a batch's counters of an hour before the carried one (a batch that ran across

@@ -145,7 +145,7 @@ class Recorder:
         if result.status_code is not None or result.error in TRANSIENT_ERRORS:  # a request that reached out, not one refused before sending
             self.stats.add(task.tenant, task.endpoint_id, now, attempt_counts(decision.status == "succeeded", result.duration_ms, first, ended))
             if task.version:
-                self.stats.add_version(task.tenant, task.version, now, task.endpoint_id)
+                self.stats.add_version(task.tenant, task.version, now)
         if task.replay_id and ended and self.replays is not None:
             self.replays.count(task.tenant, task.replay_id, "delivered" if decision.status == "succeeded" else "failed")
         return DeliveryReport(

@@ -23,7 +23,7 @@ from datetime import datetime
 from functools import partial
 
 from hookline.core.clock import iso
-from hookline.core.stats import hold_over, hour_of
+from hookline.core.stats import hold_over, hour_of, version_use_due
 from hookline.services.delivery.ports import StatsSink, VersionUsageSink
 
 _log = logging.getLogger(__name__)
@@ -36,24 +36,25 @@ def _nothing_held(_tenant: str, _endpoint_id: str) -> bool:
 
 
 class StatsBuffer:
-    """Counters per (tenant, endpoint, hour) and version use per (tenant, endpoint, version, day); thread-safe. Written
-    at the end of each batch to `sink` and `usage` (None: not kept), but for the endpoints held across batches."""
+    """Counters per (tenant, endpoint, hour) and version use per (tenant, version, day); thread-safe. Counters are
+    written at the end of each batch to `sink` (None: not kept), but for the endpoints held across batches; version use
+    to `usage` at most once every VERSION_USE_HOLD_SECONDS per (tenant, version, day) (hookline.core.stats)."""
 
     def __init__(self, sink: StatsSink | None = None, usage: VersionUsageSink | None = None) -> None:
         self._sink = sink
         self._usage = usage
         self._lock = threading.Lock()
         self._data: dict[tuple[str, str, str], dict[str, int]] = defaultdict(lambda: defaultdict(int))
-        self._versions: dict[tuple[str, str, str, str], tuple[int, datetime]] = {}
+        self._versions: dict[tuple[str, str, str], tuple[int, datetime]] = {}
+        self._versions_written: dict[tuple[str, str, str], float] = {}  # per (tenant, version, day): when last written
         self._since: dict[tuple[str, str], tuple[float, int]] = {}  # per endpoint: its oldest unwritten attempt, and how many since
 
-    def add_version(self, tenant: str, version: str, at: datetime, endpoint_id: str = "") -> None:
-        """One delivery sent at `version` (to `endpoint_id`)."""
+    def add_version(self, tenant: str, version: str, at: datetime) -> None:
+        """One delivery sent at `version`."""
         with self._lock:
-            key = (tenant, endpoint_id, version, at.strftime("%Y-%m-%d"))
+            key = (tenant, version, at.strftime("%Y-%m-%d"))
             count, last = self._versions.get(key, (0, at))
             self._versions[key] = (count + 1, max(last, at))
-            self._note(tenant, endpoint_id, at, 0)
 
     def add(self, tenant: str, endpoint_id: str, at: datetime, counts: dict[str, int]) -> None:
         with self._lock:
@@ -74,20 +75,21 @@ class StatsBuffer:
 
     def _take_due(self, now: float | None, held: Held) -> tuple[dict[tuple[str, str, str], dict[str, int]], dict[tuple[str, str, str], tuple[int, datetime]]]:
         """What is to be written now, taken out of the buffer: the counters by (tenant, endpoint, hour), and the version
-        use by (tenant, version, day), whatever the endpoints. With `now`, the endpoints `held` keep theirs until due."""
+        use by (tenant, version, day). Without `now`, everything. With it, the endpoints `held` keep their counters
+        until due (hookline.core.stats.hold_over), and a version's use written in the last VERSION_USE_HOLD_SECONDS waits
+        until they are over (version_use_due)."""
         with self._lock:
             kept = {key for key, (since, count) in self._since.items() if now is not None and held(*key) and not hold_over(since, count, now)}
             data = {k: dict(v) for k, v in self._data.items() if k[:2] not in kept}
-            versions = {k: v for k, v in self._versions.items() if k[:2] not in kept}
             for key in data:
                 del self._data[key]
-            for vkey in versions:
-                del self._versions[vkey]
             self._since = {key: value for key, value in self._since.items() if key in kept}
-        usage: dict[tuple[str, str, str], tuple[int, datetime]] = {}
-        for (tenant, _endpoint, version, day), (count, last) in versions.items():
-            before, latest = usage.get((tenant, version, day), (0, last))
-            usage[(tenant, version, day)] = (before + count, max(latest, last))
+            due = [k for k in self._versions if now is None or version_use_due(self._versions_written.get(k), now)]
+            usage = {k: self._versions.pop(k) for k in due}
+            if now is not None:
+                # Only the recent ones matter: an older write no longer holds anything back
+                self._versions_written = {k: t for k, t in self._versions_written.items() if not version_use_due(t, now)}
+                self._versions_written.update(dict.fromkeys(due, now))
         return data, usage
 
     def writes(self, now: float | None = None, held: Held = _nothing_held) -> list[Callable[[], None]]:

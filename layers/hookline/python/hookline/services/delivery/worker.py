@@ -212,8 +212,9 @@ class DeliveryWorker:
                 )
                 counts, base = {}, None
         # A hot endpoint's counters are held across batches while this process paces it by a token lease, and written
-        # once due (hookline.core.stats.hold_over): not one ADD per batch on its statistics and version-use items
-        writes = self.recorder.stats.writes(now, self.leases.holds) if self.leases is not None else self.recorder.stats.writes()
+        # once due (hookline.core.stats.hold_over): not one ADD per batch on its statistics item; and every version's
+        # use is held until due (version_use_due): not one ADD per batch on the tenant's version-use item
+        writes = self.recorder.stats.writes(now, self.leases.holds) if self.leases is not None else self.recorder.stats.writes(now)
         self.pool.map(_run, work + writes)
 
     def _lease_ended(
