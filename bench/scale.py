@@ -24,9 +24,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench import duration, prices
+from bench import duration, hotkeys, prices
 from hookline.core.profiles import SIZES
 from hookline.core.settings import TABLE_CAPACITY_TARGET_PERCENT, Settings
+from hookline.core.stats import VERSION_USE_HOLD_SECONDS
 from hookline.wiring import topology
 from infra import sizing
 
@@ -173,7 +174,34 @@ def configuration(results: dict[str, Any], name: str, settings: Settings, ingest
         "delivery_memory_mb": settings.delivery_memory_mb,
         "limits": {limit.name: math.floor(limit.per_second) for limit in found},
         "retries_per_second_against_timeouts": math.floor(retries_against_timeouts(settings)),
+        "version_use_writes_per_second": math.floor(version_use_writes(settings, rate)),
     }
+
+
+def version_use_writes(settings: Settings, rate: float) -> float:
+    """Writes a second on a tenant's version-use item when all `rate` deliveries a second are one tenant's at one
+    version: one a batch, but at most one per delivery and retry instance every VERSION_USE_HOLD_SECONDS."""
+    instances = sum(
+        c.reserved if c.reserved is not None else (c.pollers or 0) for c in (sizing.concurrency(spec, settings) for spec in (topology.DELIVERY, topology.RETRY))
+    )
+    return min(rate / settings.delivery_batch_size, instances / VERSION_USE_HOLD_SECONDS)
+
+
+# The hot endpoint the model runs (issue 30, item 3): 5,000 deliveries a second offered to one endpoint allowed that
+# many, over ten warm instances in batches of ten, and over twenty in batches of five; no item may take more than
+# HOT_ITEM_BOUND writes a second, no partition key more than DynamoDB's 1,000.
+HOT_RATE = 5000
+HOT_RUNS = ((10, 10), (5, 20))  # (batch size, instances)
+HOT_ITEM_BOUND = 500
+
+
+def hot_endpoint() -> dict[str, Any]:
+    """Each key's most writes in any second for one endpoint at HOT_RATE (bench.hotkeys: the core's own rules)."""
+    runs = []
+    for batch, processes in HOT_RUNS:
+        w = hotkeys.hot_endpoint_writes(HOT_RATE, batch, processes)
+        runs.append({"batch_size": batch, "processes": processes, "sent_per_second": w.sent, "batches_per_second": w.batches, "writes": w.per_key()})
+    return {"rate": HOT_RATE, "item_bound": HOT_ITEM_BOUND, "partition_bound": QUOTAS.dynamodb_partition_write_units, "runs": runs}
 
 
 def retries_against_timeouts(settings: Settings) -> float:
@@ -217,6 +245,7 @@ def model(results: dict[str, Any]) -> dict[str, Any]:
     configurations.append(configuration(results, "default, single-event ingest", Settings(), ingest="single"))
     return {
         "configurations": configurations,
+        "hot_endpoint": hot_endpoint(),
         "inputs": {
             "measured_at": results.get("meta", {}).get("generated_at", ""),
             "handler_cpu_ms_per_delivery": {b: row["handler_cpu_ms_per_delivery"] for b, row in results["throughput"]["batches"].items()},
@@ -242,6 +271,7 @@ def rendered(scale: dict[str, Any]) -> str:
             f"${c['usd_per_million']['provisioned']:.2f}",
             "; ".join(c["quota_increases"]) or "none",
             f"{c['retries_per_second_against_timeouts']:,}",
+            f"{c['version_use_writes_per_second']:,}",
         ]
         for c in scale["configurations"]
     ]
@@ -253,6 +283,7 @@ def rendered(scale: dict[str, Any]) -> str:
         "per million, provisioned",
         "quotas to raise",
         "retries/s against timing-out receivers",
+        "writes/s on a tenant's version-use item",
     ]
     inputs = scale["inputs"]
     return "\n".join(
@@ -267,9 +298,34 @@ def rendered(scale: dict[str, Any]) -> str:
             + ", ".join(f"{v:g} at batch {b}" for b, v in inputs["sequential_calls"].items())
             + f"; receivers at a {inputs['receiver_median_ms']:g} ms median.",
             "",
+            *_hot_table(scale["hot_endpoint"]),
+            "",
             DOC_END,
         ]
     )
+
+
+_HOT_KEYS = {
+    "limiter": "limiter (`LIM#`)",
+    "statistics": "statistics hour (`STAT#`)",
+    "version_usage": "version use (`VUSE#`, the tenant's)",
+    "breaker": "breaker (`BRK#`)",
+    "delivery_item": "one delivery's item",
+    "delivery_log_partition": "busiest delivery-log partition key (`D#`, one item per delivery)",
+}
+
+
+def _hot_table(hot: dict[str, Any]) -> list[str]:
+    runs = hot["runs"]
+    header = ["key", *(f"writes/s, batches of {r['batch_size']} over {r['processes']} instances" for r in runs)]
+    rows = [[what, *(f"{r['writes'][key]:,}" for r in runs)] for key, what in _HOT_KEYS.items()]
+    rows.append(["(delivered a second; batches a second)", *(f"{r['sent_per_second']:,}; {r['batches_per_second']:,}" for r in runs)])
+    return [
+        f"One endpoint offered {hot['rate']:,} deliveries a second (the most writes in any second on each of its keys; "
+        f"bound: {hot['item_bound']} on an item, {hot['partition_bound']:,} on a partition key):",
+        "",
+        *_table(rows, header),
+    ]
 
 
 def write_doc(scale: dict[str, Any], doc: Path) -> None:

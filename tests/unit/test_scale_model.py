@@ -12,13 +12,15 @@ from typing import Any
 import pytest
 
 from bench import scale
-from hookline.core import profiles
+from hookline.adapters.dynamo import keys
+from hookline.core import profiles, stats, validation
 from hookline.core.settings import MAX_TABLE_CAPACITY, Settings
 from infra import sizing
 
 REPO = Path(__file__).resolve().parents[2]
 RESULTS = json.loads((REPO / "bench" / "results.json").read_text())
 DOC = (REPO / "docs" / "scaling.md").read_text()
+MODEL = scale.model(RESULTS)  # once: its hot endpoint is a simulated run of about a second each
 
 
 def _by_name(model: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -27,7 +29,7 @@ def _by_name(model: dict[str, Any]) -> dict[str, dict[str, Any]]:
 
 def test_the_committed_results_hold_what_the_model_makes_of_their_measurements() -> None:
     # Given the measurements make bench committed, when the model runs on them again
-    again = json.loads(json.dumps(scale.model(RESULTS)))
+    again = json.loads(json.dumps(MODEL))
     # Then it is what results.json holds under "scale": the model in the code is the one that wrote them
     assert RESULTS["scale"] == again
 
@@ -35,7 +37,7 @@ def test_the_committed_results_hold_what_the_model_makes_of_their_measurements()
 def test_the_doc_prints_the_models_table() -> None:
     # The generated part of docs/scaling.md is the model's table, byte for byte
     start, end = DOC.index(scale.DOC_BEGIN), DOC.index(scale.DOC_END) + len(scale.DOC_END)
-    assert DOC[start:end] == scale.rendered(scale.model(RESULTS))
+    assert DOC[start:end] == scale.rendered(MODEL)
 
 
 def test_the_default_profile_delivers_a_thousand_a_second_and_one_profile_ten_thousand_with_its_quotas_named() -> None:
@@ -110,6 +112,12 @@ def test_the_doc_quotes_the_settings_it_names() -> None:
     assert f"({Settings().api_throttle_rate} requests a second in the default profile" in DOC
     assert f"minimum of {sizing.UNRESERVED_MINIMUM}" in DOC
     assert f"table-level quota ({MAX_TABLE_CAPACITY:,} by default)" in DOC
+    flat = " ".join(DOC.split())
+    assert f"Its rate limit goes up to {validation.MAX_RATE_PER_SECOND:,.0f} a second and its concurrency to {validation.MAX_CONCURRENCY} in flight" in flat
+    assert f"`HOOKLINE_TOKEN_LEASE_MIN_RATE` ({Settings().token_lease_min_rate:,.0f} a second)" in flat
+    assert f"once a second or per {stats.HOLD_ATTEMPTS} deliveries" in flat and stats.HOLD_SECONDS == 1
+    assert f"one write per instance every {stats.VERSION_USE_HOLD_SECONDS:g} s" in flat
+    assert f"one of its endpoint's {keys.DELIVERY_SHARDS} delivery-log partitions" in flat
     assert "[docs/scaling.md](docs/scaling.md)" in (REPO / "README.md").read_text()
 
 
@@ -120,3 +128,22 @@ def test_the_retry_lane_against_timeouts_is_its_instances_batches_over_the_deadl
     assert _by_name(RESULTS["scale"])["default"]["retries_per_second_against_timeouts"] == int(expected)
     assert f"(`HOOKLINE_REQUEST_TIMEOUT_SECONDS`, {settings.request_timeout_seconds:g} s)" in DOC
     assert f"`HOOKLINE_BREAKER_TIMEOUT_THRESHOLD` ({settings.breaker_timeout_threshold})" in DOC
+
+
+def test_the_hot_endpoint_at_5000_a_second_writes_no_item_more_than_500_times_a_second() -> None:
+    hot = MODEL["hot_endpoint"]
+    assert hot["rate"] == 5000 and hot["item_bound"] == 500
+    for run in hot["runs"]:
+        # It is delivered near its paced rate (the limiter keeps a margin under the endpoint's limit)
+        assert run["sent_per_second"] >= 0.95 * hot["rate"] / 1.1
+        items = {k: v for k, v in run["writes"].items() if k != "delivery_log_partition"}
+        assert max(items.values()) <= hot["item_bound"], run
+        assert run["writes"]["delivery_log_partition"] <= hot["partition_bound"], run
+
+
+def test_a_tenants_version_use_item_stays_under_a_partitions_writes_at_every_profile() -> None:
+    for c in MODEL["configurations"]:
+        assert c["version_use_writes_per_second"] <= scale.HOT_ITEM_BOUND, c["name"]
+    xlarge = _by_name(MODEL)["xlarge"]
+    # (one write a batch would be past DynamoDB's 1,000 for one partition at the xlarge rate)
+    assert xlarge["deliveries_per_second"] / Settings().delivery_batch_size > 1000
