@@ -98,8 +98,7 @@ def limits(results: dict[str, Any], settings: Settings, ingest: str, q: Quotas =
     attempts = _measured(results, ingest)["attempts_per_webhook"]
     found: list[Limit] = []
     for spec, share in ((topology.DELIVERY, 1.0), (topology.RETRY, max(attempts - 1.0, 1e-9))):
-        c = sizing.concurrency(spec, settings)
-        instances = c.reserved if c.reserved is not None else (c.pollers or 0)
+        c, instances = sizing.concurrency(spec, settings), _instances(spec, settings)
         assert spec.sqs_source is not None
         batch = int(getattr(settings, spec.sqs_source.batch_size_setting))
         per_instance = batch / invocation_seconds(results, batch, spec.memory(settings))
@@ -178,12 +177,16 @@ def configuration(results: dict[str, Any], name: str, settings: Settings, ingest
     }
 
 
+def _instances(spec: topology.FunctionSpec, settings: Settings) -> int:
+    """The most instances of a queue consumer at once: its reservation, or (none) its event source's cap."""
+    c = sizing.concurrency(spec, settings)
+    return c.reserved if c.reserved is not None else (c.pollers or 0)
+
+
 def version_use_writes(settings: Settings, rate: float) -> float:
     """Writes a second on a tenant's version-use item when all `rate` deliveries a second are one tenant's at one
     version: one a batch, but at most one per delivery and retry instance every VERSION_USE_HOLD_SECONDS."""
-    instances = sum(
-        c.reserved if c.reserved is not None else (c.pollers or 0) for c in (sizing.concurrency(spec, settings) for spec in (topology.DELIVERY, topology.RETRY))
-    )
+    instances = _instances(topology.DELIVERY, settings) + _instances(topology.RETRY, settings)
     return min(rate / settings.delivery_batch_size, instances / VERSION_USE_HOLD_SECONDS)
 
 
@@ -208,9 +211,7 @@ def retries_against_timeouts(settings: Settings) -> float:
     """Retries a second the retry lane carries when every one waits out the whole request deadline (receivers that time
     out, not the measured path's quick 5xx): its instances' batches over the deadline. Breakers park such an endpoint
     after HOOKLINE_BREAKER_TIMEOUT_THRESHOLD timeouts in a row, so this is what the lane gives an outage's first wave."""
-    c = sizing.concurrency(topology.RETRY, settings)
-    instances = c.reserved if c.reserved is not None else (c.pollers or 0)
-    return instances * settings.retry_batch_size / settings.request_timeout_seconds
+    return _instances(topology.RETRY, settings) * settings.retry_batch_size / settings.request_timeout_seconds
 
 
 def _round_up(units: float, step: int = 5_000) -> int:
