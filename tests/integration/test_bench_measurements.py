@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from bench import __main__ as bench_cli
-from bench import cost, destinations, duration, localmode, ordered, report, scenarios, throughput
+from bench import cost, destinations, duration, localmode, ordered, report, scale, scenarios, standin, throughput
 from bench.meter import Units
 
 pytestmark = pytest.mark.bench
@@ -123,14 +123,14 @@ def test_one_invocation_is_measured_against_the_ideal(one_invocation: dict[str, 
     assert got["aws_calls_per_delivery"] > 0
 
 
-def test_the_report_writes_results_docs_and_plots(paths: dict[str, Units], one_invocation: dict[str, Any], tmp_path: Path) -> None:
+def test_the_report_writes_results_docs_and_plots(paths: dict[str, Units], one_invocation: dict[str, Any], cpu: dict[str, Any], tmp_path: Path) -> None:
     # Given every measurement, at a tiny size
     results: dict[str, Any] = {name: run(scale=0.02) for name, run in scenarios.ALL.items()}
-    results["cost"] = cost.cost_report({"1KB": paths, "16KB": paths})
+    results["cost"] = cost.cost_report({"1KB": paths, "16KB": paths}, cpu={"1KB": cpu, "16KB": cpu})
     results["cost"]["previous_run"] = report.previous_run(
         {"meta": {"command": "make bench", "generated_at": "x"}, "cost": {**results["cost"], "duration_model": {}}}
     )
-    results["throughput"] = one_invocation
+    results["throughput"] = {**one_invocation, "stand_in": standin.measure(runs=1)}
     results["meta"] = {"command": "make bench", "generated_at": "2026-11-29T00:00:00Z", "scale": 0.02, "seconds": 1.0, "machine": "test"}
     (tmp_path / "results.json").write_text(json.dumps(results))
     # When the docs are rendered from the results file (as `python -m bench --report-only --out DIR` does)
@@ -160,6 +160,12 @@ def test_the_report_writes_results_docs_and_plots(paths: dict[str, Units], one_i
         assert f"(img/{name})" in doc
         assert (tmp_path / "img" / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert report.SEED_002_CUMULATIVE[0] == 0.70 and "70.00%" in doc
+    # And the scale model ran on the measurements: every profile's rate and binding limit, in results.json and in the
+    # table an --out elsewhere gets for docs/scaling.md
+    written = json.loads((tmp_path / "results.json").read_text())["scale"]
+    assert [c["name"] for c in written["configurations"]][:4] == ["small", "default", "large", "xlarge"]
+    assert all(c["deliveries_per_second"] > 0 and c["binding_limit"] for c in written["configurations"])
+    assert (tmp_path / "scaling.md").read_text().strip() == scale.rendered(written)
     # The honest cost: both runs' figures side by side, and the per-path units before and after
     assert "Largest move of a total: 0.0% (within the 5 %" in doc
     assert "### Per path (1 KB), before and after" in doc and "attempt_ok_after_failure" in doc
