@@ -95,7 +95,8 @@ class StatsBuffer:
     def writes(self, now: float | None = None, held: Held = _nothing_held) -> list[Callable[[], None]]:
         """One write per (tenant, endpoint, hour) and per (tenant, version, day) added up so far, emptying the buffer;
         each logs its own failure. With `now`, the endpoints `held` (this process paces them by a token lease) keep
-        theirs until they are due (hookline.core.stats.hold_over)."""
+        theirs until they are due (hookline.core.stats.hold_over), and a version's use written within the last
+        VERSION_USE_HOLD_SECONDS waits until they are over (version_use_due). Without it, everything (a flush)."""
         data, usage = self._take_due(now, held)
         work: list[Callable[[], None]] = [partial(self._write, key, counts) for key, counts in data.items() if counts] if self._sink is not None else []
         if self._usage is not None:
