@@ -28,7 +28,7 @@ from typing import Any
 
 import boto3
 
-from bench import duration
+from bench import connections, duration
 from bench.harness import redirect_logs
 from bench.prices import US_EAST_1, Prices
 from hookline.adapters import aws, system
@@ -73,7 +73,8 @@ class Units:
     destination_put_bytes: float = 0.0  # what the puts carried (an SQS message's body and attributes)
     assume_role_calls: float = 0.0
     # Connections opened to receivers (TCP, and TLS for https): a webhook reuses its endpoint's connection when the same
-    # warm instance sent to that endpoint within HOOKLINE_KEEPALIVE_SECONDS (hookline.adapters.http.ConnectionPools).
+    # warm instance sent to that endpoint within the connection's life: HOOKLINE_KEEPALIVE_SECONDS or the receiver's
+    # keep-alive timeout, whichever is shorter (bench.connections.lifetime; hookline.adapters.http.ConnectionPools).
     # Modelled per endpoint URL, each endpoint taken as a host of its own: the client's pool would also share one
     # host's connections between its endpoints, which the benchmark's one receiver would flatter.
     handshakes: float = 0.0
@@ -195,7 +196,7 @@ class Meter:
         self.cpu_ms_per_api_call = 0.0
         self.assumptions = duration.ASSUMED
         self.unattributed = 0  # calls, sends or sleeps seen outside any invocation (must stay 0 while measuring)
-        self.keepalive_seconds = Settings().keepalive_seconds
+        self.keepalive_seconds = connections.lifetime(Settings().keepalive_seconds)  # how long a kept connection lives
         self._last_send: dict[str, float] = {}  # per endpoint URL, when this (warm) process last sent to it
         self._current = threading.local()
         self._patched: list[tuple[Any, str, Any]] = []

@@ -12,7 +12,7 @@ import matplotlib
 matplotlib.use("Agg")  # files only, no display
 import matplotlib.pyplot as plt
 
-from bench import goals
+from bench import connections, goals
 from bench.goals import FLOOR_WRITES_PER_DELIVERY, LAMBDA_FULL_VCPU_MB
 from bench.prices import US_EAST_1, provisioned
 from hookline.core.settings import TABLE_CAPACITY_TARGET_PERCENT, Settings
@@ -492,8 +492,9 @@ def _handshakes(cost: dict[str, Any]) -> list[str]:
         return ["Connections opened per webhook: not counted in this run (each POST was charged a new connection).", ""]
     return [
         f"Connections opened per delivered webhook. The client keeps a connection alive for `HOOKLINE_KEEPALIVE_SECONDS` "
-        f"({Settings().keepalive_seconds:g} s) after its last use, per (scheme, host, port, vetted address); the meter counts a send as reusing "
-        "its endpoint's connection when this process sent to that endpoint within that time, every endpoint taken as a host of "
+        f"({Settings().keepalive_seconds:g} s) after its last use, per (scheme, host, port, vetted address), and the receivers here close one "
+        f"unused for {connections.RECEIVER_IDLE_SECONDS:g} s (Node's default): the meter counts a send as reusing "
+        "its endpoint's connection when this process sent to that endpoint within the shorter of the two, every endpoint taken as a host of "
         "its own. One process stands for one warm Lambda instance: where K instances share an endpoint's traffic, each needs a "
         "send to it every few seconds to keep its connection, so an endpoint at 1 webhook a second or more pays about one "
         "handshake per instance per keep-alive, not per webhook.",
@@ -786,7 +787,8 @@ def _connections_section(conn: dict[str, Any] | None) -> list[str]:
     if not conn:
         return []
     shown = [
-        [f"{r['rate_per_second']:g}/s", r["instances"], r["webhooks"], r["handshakes"], f"{r['per_webhook']:.3f}", f"{r['model']:.3f}"] for r in conn["rows"]
+        [f"{r['rate_per_second']:g}/s", r["instances"], r["webhooks"], r["handshakes"], r.get("resent", 0), f"{r['per_webhook']:.3f}", f"{r['model']:.3f}"]
+        for r in conn["rows"]
     ]
     return [
         "### Handshakes per webhook at one endpoint",
@@ -794,12 +796,14 @@ def _connections_section(conn: dict[str, Any] | None) -> list[str]:
         f"`bench/connections.py`: webhooks to one endpoint arrive as a Poisson process for {conn['simulated_seconds']:g} simulated seconds, each",
         "sent by one of K warm instances chosen at random (SQS hands a batch to whichever is free), each with its own",
         f"connection pools (`hookline.adapters.http.ConnectionPools`, the real webhook client) kept for {conn['keepalive_seconds']:g} s idle",
-        "(`HOOKLINE_KEEPALIVE_SECONDS`), over real sockets to a receiver that keeps connections alive and counts the ones it",
-        "accepts. Only the pools' idle time runs on the simulated clock, so the count does not depend on how busy the",
-        "machine is. The model: an instance sees the endpoint at rate/K a second, so a send finds its connection closed",
-        "with probability exp(-keep-alive x rate / K).",
+        "(`HOOKLINE_KEEPALIVE_SECONDS`), over real sockets to a receiver that keeps connections alive, closes one unused for "
+        f"{conn.get('receiver_idle_seconds', 0):g} s (the keep-alive timeout of Node's, uvicorn's and Apache's servers, the shortest common one) and",
+        "counts the ones it accepts. Only the pools' and the receiver's idle time run on the simulated clock, so the count does not",
+        "depend on how busy the machine is. The model: an instance sees the endpoint at rate/K a second, and a connection lives",
+        "for the shorter of the two idle times, so a send finds none with probability exp(-min(keep-alive, receiver's) x rate / K).",
+        "'resent': sends that met a connection the receiver closed under them, sent once more on a new one.",
         "",
-        _table(["rate", "instances", "webhooks", "handshakes", "per webhook", "model"], shown),
+        _table(["rate", "instances", "webhooks", "handshakes", "resent", "per webhook", "model"], shown),
         "",
     ]
 

@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 from hookline.adapters.http import ConnectionPools, WebhookClient
 from hookline.core.ssrf import UrlPolicy
-from tests.support.receiver import KeepAliveReceiver, keep_alive_receiver
+from tests.support.receiver import Answer, KeepAliveReceiver, Received, keep_alive_receiver, running_receiver
 
 LOOPBACK = (ipaddress.ip_network("127.0.0.0/8"),)
 POLICY = UrlPolicy(LOOPBACK, allow_http=True, allowed_ports=None)
@@ -101,21 +101,59 @@ def test_without_keep_alive_every_webhook_opens_its_own_connection() -> None:
         assert receiver.connections == client.pools.opened() == 3 and client.pools.kept() == []
 
 
-def test_the_handshake_benchmark_counts_one_connection_per_gap_longer_than_the_keep_alive() -> None:
+def test_a_connection_the_receiver_closed_when_idle_is_noticed_and_a_new_one_opened() -> None:
+    clock = Clock()
+    with keep_alive_receiver(idle_seconds=5.0, clock=clock) as receiver:
+        client = _client(lambda _h, _p: ["127.0.0.1"], keepalive=30.0, clock=clock)
+        _post(client, receiver)
+        clock.now += 4.9
+        assert receiver.close_idle() == 0
+        _post(client, receiver)  # the receiver kept it: reused
+        assert receiver.connections == 1
+        clock.now += 5.0
+        assert receiver.close_idle() == 1  # the receiver's keep-alive ended first: it closed the connection
+        _post(client, receiver)  # the client sees it closed before sending and opens a new one
+        assert (receiver.connections, receiver.requests, client.pools.opened()) == (2, 3, 2)
+        assert client.pools.resent == 0
+
+
+def test_a_send_that_meets_a_kept_connection_closed_under_it_is_sent_once_more_on_a_new_one() -> None:
+    with keep_alive_receiver(answer_first_only=True) as receiver:
+        client = _client(lambda _h, _p: ["127.0.0.1"], keepalive=30.0)
+        _post(client, receiver)
+        # The kept connection is closed as the second request arrives, unanswered: sent again on a new connection
+        _post(client, receiver)
+        assert (receiver.connections, receiver.requests, len(receiver.arrived_at), client.pools.resent) == (2, 3, 2, 1)
+
+
+def test_a_send_on_a_new_connection_that_is_closed_unanswered_is_not_repeated() -> None:
+    def drop(_r: Received) -> Answer:
+        return Answer(drop=True)
+
+    with running_receiver(drop) as receiver:
+        client = _client(lambda _h, _p: ["127.0.0.1"], keepalive=30.0)
+        result = client.post(receiver.url, b"{}", {"content-type": "application/json"})
+        # A fresh connection's close may mean the receiver took the webhook: the attempt fails, the policy retries it
+        assert (result.status_code, result.error, len(receiver.requests), client.pools.resent) == (None, "connection_reset", 1, 0)
+
+
+def test_the_handshake_benchmark_counts_one_connection_per_gap_longer_than_the_connections_life() -> None:
     """bench/connections.py: the same arrivals replayed here; each instance opens a connection on its first send and
-    after every idle gap of at least the keep-alive, and the receiver counts exactly those."""
+    after every idle gap of at least the shorter of the client's keep-alive and the receiver's, and the receiver
+    counts exactly those."""
     from bench import connections
 
-    rate, instances, keepalive, seconds = 1.0, 2, 4.0, 60.0
+    rate, instances, keepalive, seconds = 1.0, 2, 30.0, 60.0
+    life = connections.lifetime(keepalive, connections.RECEIVER_IDLE_SECONDS)
+    assert life == connections.RECEIVER_IDLE_SECONDS
     rng = random.Random(f"{connections.SEED}:{rate}:{instances}")
     last: dict[int, float] = {}
     expected, now, sent = 0, 0.0, 0
     while (now := now + rng.expovariate(rate)) < seconds:
         k = rng.randrange(instances)
-        expected += k not in last or now - last[k] >= keepalive
+        expected += k not in last or now - last[k] >= life
         last[k], sent = now, sent + 1
-    with keep_alive_receiver() as receiver:
-        url = f"http://hooks.example.com:{receiver.port}/webhook"
-        found = connections.one(rate, instances, keepalive, url, lambda: receiver.connections, seconds=seconds)
-    assert (found["webhooks"], found["handshakes"]) == (sent, expected)
+    with keep_alive_receiver(idle_seconds=connections.RECEIVER_IDLE_SECONDS) as receiver:
+        found = connections.one(rate, instances, keepalive, receiver, seconds=seconds)
+    assert (found["webhooks"], found["handshakes"], found["resent"]) == (sent, expected, 0)
     assert 0 < expected < sent

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -90,12 +91,22 @@ def running_receiver(answer: Callable[[Received], Answer] | None = None) -> Iter
 
 class KeepAliveReceiver:
     """Answers 200 over HTTP/1.1 keep-alive (with a cookie it must never get back), counting the connections it
-    accepts, the local address each request arrived at, and each request's Cookie header."""
+    accepts, the local address each request arrived at, and each request's Cookie header.
 
-    def __init__(self) -> None:
+    `idle_seconds`: like a server's keep-alive timeout (Node's is 5 s), `close_idle` closes the connections unused
+    that long by `clock`, so the next send finds it closed. `answer_first_only`: a request that arrives on a
+    connection that has already answered one is read and the connection closed with no answer: a server whose
+    idle close crossed the request on the wire, as the sender sees it.
+    """
+
+    def __init__(self, idle_seconds: float = 0.0, clock: Callable[[], float] = time.monotonic, answer_first_only: bool = False) -> None:
         self.connections = 0
-        self.arrived_at: list[str] = []  # the local address each request came in on: the one the sender connected to
-        self.cookies: list[str | None] = []  # the Cookie header of each request
+        self.requests = 0  # every request read, answered or not
+        self.arrived_at: list[str] = []  # the local address each answered request came in on: the one the sender connected to
+        self.cookies: list[str | None] = []  # the Cookie header of each answered request
+        self.idle_seconds = idle_seconds
+        self.clock = clock
+        self._last_answer: dict[Any, float] = {}  # each open connection's socket: when it last answered, by `clock`
         self._lock = threading.Lock()
         receiver = self
 
@@ -108,8 +119,19 @@ class KeepAliveReceiver:
                 with receiver._lock:
                     receiver.connections += 1
 
+            def finish(self) -> None:
+                with receiver._lock:
+                    receiver._last_answer.pop(self.connection, None)
+                super().finish()
+
             def do_POST(self) -> None:
                 self.rfile.read(int(self.headers.get("content-length") or 0))
+                with receiver._lock:
+                    receiver.requests += 1
+                    answered_before = self.connection in receiver._last_answer
+                if answer_first_only and answered_before:
+                    self.close_connection = True
+                    return
                 with receiver._lock:
                     receiver.arrived_at.append(self.connection.getsockname()[0])
                     receiver.cookies.append(self.headers.get("cookie"))
@@ -118,6 +140,9 @@ class KeepAliveReceiver:
                 self.send_header("content-length", "2")
                 self.end_headers()
                 self.wfile.write(b"ok")
+                self.wfile.flush()
+                with receiver._lock:
+                    receiver._last_answer[self.connection] = receiver.clock()
 
             def log_message(self, format: str, *args: Any) -> None:
                 pass
@@ -126,9 +151,26 @@ class KeepAliveReceiver:
         self.server.daemon_threads = True
         self.port = self.server.server_address[1]
 
+    def close_idle(self) -> int:
+        """Close the connections that have not answered for `idle_seconds` (by `clock`), as a server's keep-alive
+        timeout does; how many it closed."""
+        if self.idle_seconds <= 0:
+            return 0
+        with self._lock:
+            now = self.clock()
+            idle = [conn for conn, at in self._last_answer.items() if now - at >= self.idle_seconds]
+            for conn in idle:
+                del self._last_answer[conn]
+        for conn in idle:
+            try:
+                conn.shutdown(socket.SHUT_RDWR)  # the handler's read ends and it closes the socket
+            except OSError:
+                pass
+        return len(idle)
+
 
 @contextmanager
-def keep_alive_receiver() -> Iterator[KeepAliveReceiver]:
-    r = KeepAliveReceiver()
+def keep_alive_receiver(**options: Any) -> Iterator[KeepAliveReceiver]:
+    r = KeepAliveReceiver(**options)
     with serving(r.server):
         yield r

@@ -12,8 +12,17 @@ vetted address): a connection is reused only to the very address the guard just
 approved for this POST, and a DNS answer that changed opens a new one. A warm
 Lambda instance keeps them across batches, so a busy endpoint pays its DNS, TCP
 and TLS handshake once per keep-alive, not per webhook; one unused for the idle
-time is closed (shorter than most servers' keep-alive: Node's is 5 s), and at
-most POOL_HOSTS addresses are kept, the least recently used closed first.
+time is closed, and at most POOL_HOSTS addresses are kept, the least recently
+used closed first.
+
+A receiver may close a kept connection sooner (Node's and Apache's servers do
+after 5 s). urllib3 notices a connection closed before the next send and opens
+a new one; a send that meets a kept connection closed under it (the receiver's
+close on its way as the request went out: no answer, the connection gone) is
+sent once more on a new connection, as Go's HTTP client does for a request that
+carries an idempotency key: the webhook's id is one, and receivers drop
+duplicates by it (Standard Webhooks). A send on a new connection is never
+repeated.
 """
 
 from __future__ import annotations
@@ -25,12 +34,15 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from http.client import RemoteDisconnected
 from http.cookiejar import DefaultCookiePolicy
 from typing import Any
 from urllib.parse import SplitResult, urlsplit
 
 import requests
 from requests.adapters import HTTPAdapter
+from urllib3.connection import HTTPConnection, HTTPSConnection
+from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 
 from hookline.core import classify, ssrf
 from hookline.core.responses import HttpResult
@@ -55,7 +67,17 @@ class _PinnedAdapter(HTTPAdapter):
     def __init__(self, ip: str, hostname: str, connections: int = 1):
         self._ip = ip
         self._hostname = hostname
+        self.connects = 0  # sockets connected (a dropped connection urllib3 reconnects counts again)
+        self._connects_lock = threading.Lock()
         super().__init__(max_retries=0, pool_connections=1, pool_maxsize=connections)
+        self.poolmanager.pool_classes_by_scheme = {
+            "http": _counting_pool(HTTPConnectionPool, HTTPConnection, self),
+            "https": _counting_pool(HTTPSConnectionPool, HTTPSConnection, self),
+        }
+
+    def connected(self) -> None:
+        with self._connects_lock:
+            self.connects += 1
 
     def build_connection_pool_key_attributes(self, request: Any, verify: Any, cert: Any = None) -> tuple[dict[str, Any], dict[str, Any]]:
         host_params, pool_kwargs = super().build_connection_pool_key_attributes(request, verify, cert)
@@ -64,6 +86,17 @@ class _PinnedAdapter(HTTPAdapter):
             pool_kwargs["server_hostname"] = self._hostname
             pool_kwargs["assert_hostname"] = self._hostname
         return host_params, pool_kwargs
+
+
+def _counting_pool(pool: type[HTTPConnectionPool], connection: type[HTTPConnection], adapter: _PinnedAdapter) -> type[HTTPConnectionPool]:
+    """The urllib3 pool class whose connections tell the adapter each time they connect a socket."""
+
+    class Counting(connection):  # type: ignore[valid-type,misc]
+        def connect(self) -> None:
+            super().connect()
+            adapter.connected()
+
+    return type(f"Counting{pool.__name__}", (pool,), {"ConnectionCls": Counting})
 
 
 POOL_HOSTS = 256  # pinned addresses whose connections are kept at once; the least recently used beyond are closed
@@ -94,6 +127,7 @@ class ConnectionPools:
     _pools: OrderedDict[PoolKey, _Pool] = field(default_factory=OrderedDict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _closed_connections: int = 0
+    resent: int = 0  # sends repeated on a new connection because the kept one was closed under them
 
     @contextmanager
     def session(self, key: PoolKey) -> Iterator[requests.Session]:
@@ -138,6 +172,16 @@ class ConnectionPools:
         self._closed_connections += _opened(pool.adapter)
         pool.session.close()
 
+    def count_resend(self) -> None:
+        with self._lock:
+            self.resent += 1
+
+    def opened_for(self, key: PoolKey) -> int:
+        """Connections the key's pool has opened so far (0 when none is kept)."""
+        with self._lock:
+            pool = self._pools.get(key)
+            return _opened(pool.adapter) if pool else 0
+
     def opened(self) -> int:
         """Connections opened so far (each a DNS-free TCP connect, and a TLS handshake for https): what pooling saves."""
         with self._lock:
@@ -171,9 +215,8 @@ def _new_session(key: PoolKey, connections: int) -> Iterator[tuple[requests.Sess
 
 
 def _opened(adapter: _PinnedAdapter) -> int:
-    """The connections the adapter's pools opened (urllib3 counts them per pool)."""
-    pools = adapter.poolmanager.pools
-    return sum(int(getattr(pools[k], "num_connections", 0)) for k in pools.keys())  # noqa: SIM118 - urllib3's container refuses iteration
+    """The connections the adapter's pools opened: each socket connected, a reconnect of a dropped one included."""
+    return adapter.connects
 
 
 class WebhookClient:
@@ -201,11 +244,10 @@ class WebhookClient:
         parts, ip, port = target
         send_headers = dict(headers)
         send_headers["Host"] = parts.netloc.rsplit("@", 1)[-1]
-        with self.pools.session((parts.scheme, parts.hostname or "", port, ip)) as session:
+        key = (parts.scheme, parts.hostname or "", port, ip)
+        with self.pools.session(key) as session:
             try:
-                response = session.post(
-                    url, data=body, headers=send_headers, timeout=(self._connect_timeout, self._request_timeout), allow_redirects=False, stream=True
-                )
+                response = self._send(session, key, url, body, send_headers)
             except requests.exceptions.RequestException as exc:
                 return _result(started, None, _error_class(exc), detail=str(exc)[:300])
             with response:
@@ -216,6 +258,23 @@ class WebhookClient:
                 except (requests.exceptions.RequestException, OSError) as exc:
                     return _result(started, response.status_code, None, detail=str(exc)[:300])
                 return _result(started, response.status_code, None, body=text, headers=dict(response.headers))
+
+    def _send(self, session: requests.Session, key: PoolKey, url: str, body: bytes, headers: Mapping[str, str]) -> requests.Response:
+        """POST once; once more on a new connection when a kept one was closed under the request (see the module's note)."""
+
+        def post() -> requests.Response:
+            timeout = (self._connect_timeout, self._request_timeout)
+            return session.post(url, data=body, headers=headers, timeout=timeout, allow_redirects=False, stream=True)
+
+        opened = self.pools.opened_for(key)
+        try:
+            return post()
+        except requests.exceptions.ConnectionError as exc:
+            reused = self.pools.idle_seconds > 0 and self.pools.opened_for(key) == opened  # no connection opened for this send
+            if not (reused and _closed_unanswered(exc)):
+                raise
+            self.pools.count_resend()
+            return post()  # urllib3 dropped the dead connection: this one is new
 
     def _vet(self, url: str) -> tuple[SplitResult, str, int] | _Refused:
         """Resolve the URL's host and run every address through the SSRF guard.
@@ -262,6 +321,24 @@ class WebhookClient:
 
 def _result(started: float, status: int | None, error: str | None, **kw: Any) -> HttpResult:
     return HttpResult(status, error, int((time.monotonic() - started) * 1000), **kw)
+
+
+_CLOSED = (RemoteDisconnected, ConnectionResetError, BrokenPipeError, ConnectionAbortedError)
+
+
+def _closed_unanswered(exc: BaseException) -> bool:
+    """Whether the error is the peer's close or reset of the connection (urllib3 wraps it in its ProtocolError)."""
+    todo, visited = [exc], set()
+    while todo:
+        error = todo.pop()
+        if id(error) in visited:
+            continue
+        visited.add(id(error))
+        if isinstance(error, _CLOSED):
+            return True
+        todo.extend(a for a in error.args if isinstance(a, BaseException))
+        todo.extend(e for e in (error.__cause__, error.__context__) if e is not None)
+    return False
 
 
 def _error_class(exc: requests.exceptions.RequestException) -> str:

@@ -123,8 +123,8 @@ class Settings:
     request_timeout_seconds: float = _setting("HOOKLINE_REQUEST_TIMEOUT_SECONDS", 10.0, "Whole-request deadline of a webhook request, connect included.")
     keepalive_seconds: float = _setting(
         "HOOKLINE_KEEPALIVE_SECONDS",
-        4.0,
-        "How long a connection to a receiver is kept open unused for the next webhook to the same address (a warm function keeps them across batches; shorter than most servers' keep-alive). 0: a new connection per webhook.",
+        30.0,
+        "How long a connection to a receiver is kept open unused for the next webhook to the same address (a warm function keeps them across batches). A receiver that closes it sooner (Node's 5 s) is noticed, and a send that meets a connection closed under it is sent once more on a new one, with the same webhook-id. 0: a new connection per webhook.",
     )
     response_body_limit_bytes: int = _setting(
         "HOOKLINE_RESPONSE_BODY_LIMIT_BYTES", 4096, "How much of a receiver's response body is kept on an attempt that did not succeed."
