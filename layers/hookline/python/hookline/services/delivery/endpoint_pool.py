@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextvars
 import threading
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 
 PARALLEL_ENDPOINTS = 100  # endpoints of one batch planned, released and counted at once: a batch's endpoints, all of them
 
@@ -39,8 +39,14 @@ class EndpointPool:
     def map[Item, Result](self, work: Callable[[Item], Result], items: list[Item]) -> list[Result]:
         if len(items) <= 1:
             return [work(i) for i in items]
+        return list(self._executor().map(carried(work), items))
+
+    def submit(self, work: Callable[[], None]) -> Future[None]:
+        """`work` on the pool, started now; its future says when it is done."""
+        return self._executor().submit(carried(work))
+
+    def _executor(self) -> ThreadPoolExecutor:
         with self._lock:
             if self._pool is None:
                 self._pool = ThreadPoolExecutor(max_workers=self._workers, thread_name_prefix="endpoint")
-            pool = self._pool
-        return list(pool.map(carried(work), items))
+            return self._pool

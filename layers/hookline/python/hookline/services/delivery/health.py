@@ -94,6 +94,7 @@ class HealthTracker:
         counts: Mapping[str, Counts] | None = None,
         granted: Limiter | None = None,
         started: float | None = None,
+        at: float | None = None,
     ) -> None:
         """Return a batch's concurrency leases (they also expire on their own, so a failure here is only logged),
         folding in what its requests to the endpoint saw, (latency s, status, error) each, for the adaptive limit,
@@ -106,11 +107,12 @@ class HealthTracker:
         other batches granting on the same endpoint meanwhile, a write on the grant's state would lose most of the
         time, and a lost conditional write is billed as a write (measured: 0.9 lost writes per delivery, +$0.65 per
         million). A lost write is read again and retried either way (hookline.services.cas). `started`: a token lease's
-        start, when its slots are what comes back (the grant's time, for the adaptive limit's once-per-round-trip rule)."""
+        start, when its slots are what comes back (the grant's time, for the adaptive limit's once-per-round-trip rule).
+        `at`: when the leases came back (the last request's end, for one handed over as it finished); default now."""
         batch = dict(counts or {}) if self.stats is not None else {}
 
         def propose(state: Limiter) -> tuple[CarryOver, Limiter]:
-            returned = give_back(state, expiry, count, self.clock().timestamp(), answers, ceiling, self.config.limiter, started)
+            returned = give_back(state, expiry, count, self.clock().timestamp() if at is None else at, answers, ceiling, self.config.limiter, started)
             over = carry(state.carried, batch, str(returned.version))
             return over, replace(returned, carried=over.carried)
 

@@ -119,6 +119,17 @@ class Recorder:
         created = parse_iso(started) if started else now
         return decide(delivery.budget_attempt(task.attempt), created, result.outcome, now, self.config.policy, self.rng)
 
+    def count(self, task: DeliveryTask, delivery: Delivery, result: HttpResult, decision: Decision, now: datetime) -> None:
+        """The attempt in the endpoint's statistics and its version's use (held in `stats` until written). Before the
+        attempt is recorded: the endpoint's give-back, which carries the statistics, may go out beside that record."""
+        if result.status_code is None and result.error not in TRANSIENT_ERRORS:  # refused before sending: it never reached out
+            return
+        ended = decision.status if decision.status in ("succeeded", "failed") else ""
+        first = task.trigger == "scheduled" and delivery.generation == 0 and delivery.budget_attempt(task.attempt) == 1
+        self.stats.add(task.tenant, task.endpoint_id, now, attempt_counts(decision.status == "succeeded", result.duration_ms, first, ended))
+        if task.version:
+            self.stats.add_version(task.tenant, task.version, now)
+
     def conclude(self, task: DeliveryTask, delivery: Delivery, result: HttpResult, decision: Decision, now: datetime, breaker_event: str) -> DeliveryReport:
         reason = decision.classification.reason
         if result.detail and result.status_code is None:
@@ -142,10 +153,6 @@ class Recorder:
         self.events.record_attempt(delivery, attempt, decision.status, iso(now), expires_at)
         ended = decision.status if decision.status in ("succeeded", "failed") else ""
         first = task.trigger == "scheduled" and delivery.generation == 0 and budget_attempt == 1
-        if result.status_code is not None or result.error in TRANSIENT_ERRORS:  # a request that reached out, not one refused before sending
-            self.stats.add(task.tenant, task.endpoint_id, now, attempt_counts(decision.status == "succeeded", result.duration_ms, first, ended))
-            if task.version:
-                self.stats.add_version(task.tenant, task.version, now)
         if task.replay_id and ended and self.replays is not None:
             self.replays.count(task.tenant, task.replay_id, "delivered" if decision.status == "succeeded" else "failed")
         return DeliveryReport(

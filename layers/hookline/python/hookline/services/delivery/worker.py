@@ -22,7 +22,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from functools import partial
@@ -35,7 +35,7 @@ from hookline.core.reports import DeliveryReport
 from hookline.services.delivery.endpoint_pool import EndpointPool
 from hookline.services.delivery.health import HealthTracker
 from hookline.services.delivery.planner import Planner
-from hookline.services.delivery.plans import Plan
+from hookline.services.delivery.plans import Answer, EndpointBatch, Plan
 from hookline.services.delivery.recorder import Recorder
 from hookline.services.delivery.sender import WebhookSender
 from hookline.services.delivery.token_leases import TokenLeaseBook
@@ -48,6 +48,18 @@ NOT_SENT = frozenset({"deferred", "parked", "skipped"})  # outcomes of tasks tha
 
 def _run(job: Callable[[], None]) -> None:
     job()
+
+
+def _not_handed(plans: Iterable[Plan]) -> Iterator[Plan]:
+    """The plans whose endpoint's give-back the batch's end still owes (not handed over as its last task finished)."""
+    return (p for p in plans if p.batch is None or not p.batch.handed)
+
+
+def _await_given_back(plans: Iterable[Plan]) -> None:
+    """The batch ends with no write in flight: each give-back handed over as its endpoint's last task finished is done
+    (it logs its own failure: the leases expire on their own)."""
+    for given_back in {id(p.batch): p.batch.given_back for p in plans if p.batch is not None and p.batch.given_back is not None}.values():
+        given_back.result()
 
 
 class OncePerProcess:
@@ -145,7 +157,48 @@ class DeliveryWorker:
         The notes of the tasks that came out of a wait in Step Functions are dropped first: they have arrived."""
         tasks = list(tasks)
         self.recorder.arrived(tasks)
-        return self.planner.plan(tasks, first_lane)
+        return self._batched(self.planner.plan(tasks, first_lane))
+
+    def _batched(self, plans: dict[DeliveryTask, Plan]) -> dict[DeliveryTask, Plan]:
+        """Each endpoint's plans sharing one `EndpointBatch`, so the last of its tasks to finish gives its leases back
+        beside its record. Not for an endpoint this process paces by a token lease (its slots go back when the lease
+        is over) nor for one whose tasks hold no lease or leases of more than one grant: those the batch's end does."""
+        groups: dict[tuple[str, str], list[DeliveryTask]] = defaultdict(list)
+        for t, p in plans.items():
+            if p.endpoint is not None and p.step is not None and p.sends:
+                groups[(p.endpoint.tenant, p.endpoint.id)].append(t)
+        out = dict(plans)
+        for (tenant, endpoint_id), group in groups.items():
+            expiries = {plans[t].step.lease_expiry for t in group}  # type: ignore[union-attr]
+            if None in expiries or len(expiries) != 1 or (self.leases is not None and self.leases.holds(tenant, endpoint_id)):
+                continue
+            first = plans[group[0]]
+            assert first.endpoint is not None
+            batch = EndpointBatch(tenant, endpoint_id, len(group), next(iter(expiries)) or 0.0, first.endpoint.max_concurrency, first.granted)
+            for t in group:
+                out[t] = replace(plans[t], batch=batch)
+        return out
+
+    def _finished(self, plan: Plan, answer: Answer | None) -> None:
+        """A task done with its request: the last of its endpoint's in the batch hands over the endpoint's give-back."""
+        batch = plan.batch
+        if batch is None or not batch.finished(answer):
+            return
+        counts = self.recorder.stats.take(batch.tenant, batch.endpoint_id)  # every task of the batch has counted its attempt
+        batch.given_back = self.pool.submit(
+            partial(
+                self.health.give_back,
+                batch.tenant,
+                batch.endpoint_id,
+                batch.expiry,
+                batch.expected,
+                tuple(batch.answers),
+                batch.ceiling,
+                counts,
+                batch.granted,
+                at=self.clock().timestamp(),
+            )
+        )
 
     def release(self, plans: Iterable[Plan], reports: Iterable[DeliveryReport] = ()) -> None:
         """End of a batch: give back its concurrency leases (they also expire on their own), with what each endpoint's
@@ -157,7 +210,8 @@ class DeliveryWorker:
         by_endpoint: dict[tuple[str, str], list[Step]] = defaultdict(list)
         ceilings: dict[tuple[str, str], int] = {}
         granted: dict[tuple[str, str], Limiter] = {}
-        for p in plans:
+        plans = list(plans)
+        for p in _not_handed(plans):
             if p.endpoint is not None and p.step is not None:
                 key = (p.endpoint.tenant, p.endpoint.id)
                 by_endpoint[key].append(p.step)
@@ -216,6 +270,7 @@ class DeliveryWorker:
         # use is held until due (version_use_due): not one ADD per batch on the tenant's version-use item
         writes = self.recorder.stats.writes(now, self.leases.holds) if self.leases is not None else self.recorder.stats.writes(now)
         self.pool.map(_run, work + writes)
+        _await_given_back(plans)
 
     def _lease_ended(
         self, tenant: str, endpoint_id: str, held: dict[float, int], answers: tuple[tuple[float | None, int | None, str | None], ...], now: float
@@ -254,6 +309,7 @@ class DeliveryWorker:
             return self.recorder.park(task, step.reason, now)
         claimed = self.recorder.claim(task, now, plan)
         if isinstance(claimed, DeliveryReport):
+            self._finished(plan, None)
             return claimed
         wait = step.send_at - self.clock().timestamp()
         if wait > 0:
@@ -267,4 +323,6 @@ class DeliveryWorker:
         breaker_event = ""
         if plan.endpoint is not None:
             breaker_event = self.health.after_attempt(plan.endpoint, plan.breaker, step.kind == "probe", result, decision, done)
+        self.recorder.count(task, claimed, result, decision, done)
+        self._finished(plan, (result.duration_ms / 1000, result.status_code, result.error))
         return self.recorder.conclude(task, claimed, result, decision, done, breaker_event)

@@ -1,0 +1,93 @@
+"""An endpoint's give-back goes out as the last of its tasks in the batch finishes, beside that task's record
+(hookline.services.delivery.plans.EndpointBatch): one AWS call fewer in a row on a task's path. A task that fails
+before it finishes leaves the give-back to the batch's end, as before."""
+
+from __future__ import annotations
+
+import threading
+
+from hookline.core.models import DeliveryTask
+from hookline.core.ratelimit import in_flight
+from hookline.core.reports import DeliveryReport
+from hookline.core.responses import HttpResult
+from tests.fakes.contracts import endpoint
+from tests.fakes.delivery import DeliveryRig, delivery_rig
+from tests.fakes.outside import Request
+from tests.unit.services.pipeline import Pipeline
+
+WAIT_SECONDS = 5.0  # the longest the last record waits for the give-back: it comes at once when handed over
+
+
+def _limiter_writes(rig: DeliveryRig) -> int:
+    return sum(1 for kind, _, _ in rig.states.writes if kind == "limiter")
+
+
+def _three_tasks(rig: DeliveryRig) -> list[DeliveryTask]:
+    pipe = Pipeline(rig)
+    ep = pipe.endpoint(endpoint())
+    return [pipe.event(ep, n) for n in range(3)]
+
+
+def test_the_give_back_is_written_while_the_last_tasks_record_is_still_being_written() -> None:
+    rig = delivery_rig()
+    tasks = _three_tasks(rig)
+    plans = rig.worker.plan(tasks)
+    assert _limiter_writes(rig) == 1  # the grant
+    given_back = threading.Event()
+    save_limiter, record_attempt = rig.states.save_limiter, rig.events.record_attempt
+
+    def saving(*args: object, **kwargs: object) -> bool:
+        landed = save_limiter(*args, **kwargs)  # type: ignore[arg-type]
+        given_back.set()
+        return landed
+
+    seen_while_recording: list[bool] = []
+
+    def recording(*args: object, **kwargs: object) -> None:
+        # The last task's record waits for the give-back: it must already be on its way, not after the batch
+        if len(seen_while_recording) == len(tasks) - 1:
+            seen_while_recording.append(given_back.wait(WAIT_SECONDS))
+        else:
+            seen_while_recording.append(given_back.is_set())
+        record_attempt(*args, **kwargs)  # type: ignore[arg-type]
+
+    rig.states.save_limiter = saving  # type: ignore[method-assign]
+    rig.events.record_attempt = recording  # type: ignore[method-assign]
+    reports = [rig.worker.deliver(t, plans[t]) for t in tasks]
+    # Then no give-back before the last task had its answer, and it was out while that task's record was written
+    assert seen_while_recording == [False, False, True]
+    rig.worker.release(plans.values(), reports)
+    # And the batch's end wrote nothing more: the grant and the one give-back, carrying the three attempts' statistics
+    limiter = rig.states.limiter("acme", "ep_01")
+    assert (_limiter_writes(rig), in_flight(limiter, rig.clock.timestamp())) == (2, 0)
+    assert limiter.carried.as_dict()["attempts"] == 3
+    assert all(r.outcome == "succeeded" for r in reports)
+
+
+def test_a_task_that_fails_before_it_finishes_leaves_the_give_back_to_the_batchs_end() -> None:
+    rig = delivery_rig()
+    tasks = _three_tasks(rig)
+    answer, calls = rig.http.answer, [0]
+
+    def failing(request: Request) -> HttpResult:
+        calls[0] += 1
+        if calls[0] == 2:
+            raise RuntimeError("the sender broke its contract")
+        return answer(request)
+
+    rig.http.answer = failing
+    plans = rig.worker.plan(tasks)
+    reports: list[DeliveryReport] = []
+    for t in tasks:
+        try:
+            reports.append(rig.worker.deliver(t, plans[t]))
+        except RuntimeError:
+            pass
+    # Two of the three finished: the leases are all still held
+    assert len(reports) == 2
+    assert (_limiter_writes(rig), in_flight(rig.states.limiter("acme", "ep_01"), rig.clock.timestamp())) == (1, 3)
+    rig.worker.release(plans.values(), reports)
+    # The batch's end gave all three back in one write, with the two answers' statistics
+    limiter = rig.states.limiter("acme", "ep_01")
+    assert (_limiter_writes(rig), in_flight(limiter, rig.clock.timestamp())) == (2, 0)
+    assert limiter.carried.as_dict()["attempts"] == 2
