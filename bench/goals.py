@@ -2,14 +2,17 @@
 of docs/benchmarks.md.
 
 A goal that lies below what the kept features allow says so with its arithmetic: the least a delivered webhook can
-cost with them (`least_cost`), priced from this run's own measured units.
+cost with them (`least_cost`), priced from this run's own measured units, and the least CPU they need (`least_cpu`),
+from the bare calls `bench.duration.measure_cpu` times beside the handler. A goal missed but above that least says
+so too, with the same sum: it is within reach.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from bench.prices import HOUR, MILLION, US_EAST_1, provisioned
+from bench.duration import FLOOR_WRITES
+from bench.prices import MILLION, US_EAST_1, provisioned, provisioned_dynamodb
 from hookline.core.settings import TABLE_CAPACITY_TARGET_PERCENT
 
 LAMBDA_FULL_VCPU_MB = 1769  # Lambda's CPU share grows with memory: one full vCPU at 1,769 MB
@@ -28,18 +31,16 @@ COST_GOALS = (
     ("1 KB / 98.5 % / batched, provisioned at steady load", "-", ("1KB", "98.5%", "batch"), 2.00, "provisioned"),
 )
 FLOOR_MULTIPLE = 1.4  # the 1 KB on-demand row's second goal: at most this times its floor
+# Two runs of `make bench` agree within 5 % (issue 28): a CPU floor that exceeds the goal by less is not shown to.
+RUN_AGREEMENT = 0.05
 
 
-def _write_price(mode: str) -> float:
+def _dynamodb(write_units: float, read_units: float, mode: str) -> float:
+    """What request units cost in `mode`: on demand per request, provisioned as capacity-hours at steady load
+    (bench.prices.provisioned_dynamodb, as the provisioned section prices the measured units)."""
     if mode == "provisioned":
-        return US_EAST_1.dynamodb_wcu_hour / HOUR / (TABLE_CAPACITY_TARGET_PERCENT / 100)
-    return US_EAST_1.dynamodb_write_unit
-
-
-def _read_price(mode: str) -> float:
-    if mode == "provisioned":
-        return US_EAST_1.dynamodb_rcu_hour / HOUR / (TABLE_CAPACITY_TARGET_PERCENT / 100)
-    return US_EAST_1.dynamodb_read_unit
+        return provisioned_dynamodb(write_units, read_units, TABLE_CAPACITY_TARGET_PERCENT / 100)
+    return write_units * US_EAST_1.dynamodb_write_unit + read_units * US_EAST_1.dynamodb_read_unit
 
 
 def least_cost(row: dict[str, Any], event_wru: float, mode: str) -> dict[str, float]:
@@ -49,13 +50,40 @@ def least_cost(row: dict[str, Any], event_wru: float, mode: str) -> dict[str, fl
     Gateway) and Lambda's requests as measured. No Lambda second, no log, nothing else."""
     b, u = row["breakdown"], row["units"]
     lines = {
-        "writes": (event_wru + sum(FLOOR_WRITES_PER_DELIVERY.values())) * _write_price(mode) * MILLION,
-        "one read": _read_price(mode) * MILLION,
+        "writes": _dynamodb(event_wru + sum(FLOOR_WRITES_PER_DELIVERY.values()), 0, mode) * MILLION,
+        "one read": _dynamodb(0, 1, mode) * MILLION,
         "storage and PITR": b["dynamodb_storage"] + b["dynamodb_pitr"],
         "transfer, SQS, API": b["data_transfer_out"] + b["sqs"] + b["api_gateway"],
         "Lambda requests": u["lambda_requests"] * US_EAST_1.lambda_request,
     }
     return {k: round(v, 4) for k, v in lines.items()}
+
+
+_WRITE_NAMES = {"grant": "grant", "attempt_record": "attempt record", "give_back": "give-back"}
+
+
+def least_cpu(floor_ms: dict[str, float]) -> dict[str, float]:
+    """Per delivery at batch 10, each task to an endpoint of its own, the least handler CPU (ms) the kept features
+    need, from `measure_cpu`'s `floor_ms` (bench.duration.FLOOR_CALLS): the limiter's grant, the attempt record and
+    the give-back, each a conditional UpdateItem through the cheaper of boto3's Table and its low-level client; the
+    signature; the POST through the webhook client on a kept connection. No read (a task's body could ride in its
+    message), no SQS event, plan, thread, log or metric."""
+    out = {_WRITE_NAMES[w]: min(floor_ms[w], floor_ms.get(f"{w}_low_level", floor_ms[w])) for w in FLOOR_WRITES}
+    return {**out, "signing": floor_ms["sign"], "POST": floor_ms["post"]}
+
+
+def _shown(value: float, unit: str) -> str:
+    return f"${value:.2f}" if unit == "$" else f"{value:.2f} {unit}"
+
+
+def _sum(total: float, parts: dict[str, float], unit: str) -> str:
+    """`total` = each part, as `$1.23` (unit "$") or `1.23 ms`."""
+    return f"{_shown(total, unit)} = " + " + ".join(f"{k} {_shown(v, unit)}" for k, v in parts.items())
+
+
+def _within_reach(least: str, bound: str, above: float, unit: str) -> str:
+    """A missed goal the kept features allow: their least, and what this run carries above it."""
+    return f"within reach of the kept features: the least is {least} <= {bound}; this run carries {_shown(above, unit)} above it"
 
 
 def _cost_rows(results: dict[str, Any], floors: dict[str, float]) -> list[dict[str, Any]]:
@@ -76,11 +104,9 @@ def _cost_rows(results: dict[str, Any], floors: dict[str, float]) -> list[dict[s
         goal_text = f"<= ${goal:.2f}" + (f" and <= {FLOOR_MULTIPLE:g} x the floor (${goals[1]:.2f})" if len(goals) > 1 else "")
         note = ""
         if least_total > bound:
-            note = (
-                f"below what the kept features allow: the least is ${least_total:.2f} = "
-                + " + ".join(f"{k} ${v:.2f}" for k, v in least.items())
-                + f" > ${bound:.2f}"
-            )
+            note = f"below what the kept features allow: the least is {_sum(least_total, least, '$')} > ${bound:.2f}"
+        elif figure > bound:
+            note = _within_reach(_sum(least_total, least, "$"), f"${bound:.2f}", figure - least_total, "$")
         rows.append(
             {
                 "what": what,
@@ -96,13 +122,53 @@ def _cost_rows(results: dict[str, Any], floors: dict[str, float]) -> list[dict[s
     return rows
 
 
+def _cpu_note(cpu: float, floor_ms: dict[str, float] | None) -> str:
+    """Why the CPU goal is missed, from the least the kept features need (`least_cpu`); "" when it is met or when the
+    run measured no floor (a results.json from before `floor_ms`)."""
+    if cpu <= CPU_GOAL_MS or not floor_ms:
+        return ""
+    least = least_cpu(floor_ms)
+    total = round(sum(least.values()), 2)
+    arithmetic = _sum(total, least, "ms")
+    if total > CPU_GOAL_MS * (1 + RUN_AGREEMENT):
+        return f"below what the kept features allow: the least is {arithmetic} > {CPU_GOAL_MS:g} ms (the bare calls, as measured beside the handler)"
+    if total > CPU_GOAL_MS:
+        return (
+            f"at the floor: the least is {arithmetic}, over {CPU_GOAL_MS:g} ms by less than the {RUN_AGREEMENT:.0%} two runs may differ by, "
+            f"so not shown out of reach; this run carries {cpu - total:.2f} ms above it"
+        )
+    return _within_reach(arithmetic, f"{CPU_GOAL_MS:g} ms", cpu - total, "ms")
+
+
+def _cpu_rows(results: dict[str, Any]) -> list[dict[str, Any]]:
+    model = results["cost"].get("duration_model", {}).get("1KB", {})
+    cpu = model.get("ms", {}).get("attempt_ok")
+    if cpu is None:
+        return []
+    return [
+        {
+            # bench.duration: the handler alone (DynamoDB, SQS and the receiver in processes of their own), a batch of
+            # 10 first attempts to endpoints of their own, the fastest of its runs
+            "what": "handler CPU per delivery, batch 10, full speed (ms)",
+            "then": "16-20",
+            "figure": f"{cpu:g}",
+            "value": cpu,
+            "goal": f"<= {CPU_GOAL_MS:g}",
+            "met": cpu <= CPU_GOAL_MS,
+            "note": _cpu_note(cpu, model.get("floor_ms")),
+        }
+    ]
+
+
 def rows(results: dict[str, Any], floors: dict[str, float]) -> list[dict[str, Any]]:
-    """Every goal of issue 28 with this run's figure, "met", and for a goal below what the kept features allow, why."""
+    """Every goal of issue 28 with this run's figure, "met", and for a missed goal whose least the bench knows (the
+    cost rows; the CPU row when the run measured its floor), that least: above the goal (the kept features forbid it)
+    or under it (within reach, and what this run carries above it)."""
     out = _cost_rows(results, floors)
     conn = results.get("connections")
     if conn:
         g = conn["goal_row"]
-        keepalive = conn["keepalive_seconds"]
+        life = min(conn["keepalive_seconds"], conn.get("receiver_idle_seconds") or conn["keepalive_seconds"])  # bench.connections.lifetime
         need = g["instances"] * 2.302585 / g["rate_per_second"]  # exp(-k r / K) <= 0.1  <=>  k >= K ln 10 / r
         out.append(
             {
@@ -115,28 +181,14 @@ def rows(results: dict[str, Any], floors: dict[str, float]) -> list[dict[str, An
                 "note": ""
                 if g["per_webhook"] <= 0.1
                 else (
-                    f"a connection idle {keepalive:g} s is closed (below the 5 s most servers keep one); each instance sees the endpoint at "
-                    f"{g['rate_per_second'] / g['instances']:g}/s, so exp(-{keepalive:g} x {g['rate_per_second'] / g['instances']:g}) = {g['model']:.3f} of its sends "
-                    f"find none; <= 0.1 needs a keep-alive >= {need:.1f} s. One instance: "
+                    f"an unused connection lives {life:g} s (the shorter of the client's keep-alive and the receiver's); each instance sees the "
+                    f"endpoint at {g['rate_per_second'] / g['instances']:g}/s, so exp(-{life:g} x {g['rate_per_second'] / g['instances']:g}) = "
+                    f"{g['model']:.3f} of its sends find none; <= 0.1 needs one to live >= {need:.1f} s. One instance: "
                     + next(f"{r['per_webhook']:.3f}" for r in conn["rows"] if r["rate_per_second"] == g["rate_per_second"] and r["instances"] == 1)
                 ),
             }
         )
-    model = results["cost"].get("duration_model", {}).get("1KB", {}).get("ms", {})
-    if (cpu := model.get("attempt_ok")) is not None:
-        out.append(
-            {
-                # bench.duration: the handler alone (DynamoDB, SQS and the receiver in processes of their own), a batch of
-                # 10 first attempts to endpoints of their own, the fastest of its runs
-                "what": "handler CPU per delivery, batch 10, full speed (ms)",
-                "then": "16-20",
-                "figure": f"{cpu:g}",
-                "value": cpu,
-                "goal": f"<= {CPU_GOAL_MS:g}",
-                "met": cpu <= CPU_GOAL_MS,
-                "note": "",
-            }
-        )
+    out.extend(_cpu_rows(results))
     tp = results.get("throughput", {})
     if (stand := tp.get("stand_in", {}).get("batches", {}).get("10")) is not None:
         out.append(
