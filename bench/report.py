@@ -611,6 +611,9 @@ GOALS = (
 )
 
 
+_WORDS = {3: "three", 4: "four", 5: "five"}
+
+
 def floor_rows(cost: dict[str, Any]) -> list[dict[str, Any]]:
     """For each of issue 13's goals: the least a delivered webhook can cost with the features kept, against the goal and the measured total.
 
@@ -649,7 +652,8 @@ def _floor_section(cost: dict[str, Any]) -> list[str]:
     transfer16 = cost["per_million_usd"].get("16KB", {}).get("98.5%", {}).get("batch", {}).get("breakdown", {}).get("data_transfer_out", 0.0)
     verdict = (
         f"{len(below)} of the {len(rows)} goals ({', '.join(below)}) lie below their floor: on on-demand DynamoDB "
-        f"(${price:.3f} per million writes) three writes are ${3 * price:.2f} before a byte leaves AWS, and a 16 KB "
+        f"(${price:.3f} per million writes) {_WORDS[len(FLOOR_WRITES_PER_DELIVERY) + 1]} writes are ${(len(FLOOR_WRITES_PER_DELIVERY) + 1) * price:.2f} "
+        f"before a byte leaves AWS, and a 16 KB "
         f"webhook's own transfer out is ${transfer16:.2f}."
         if below
         else "Every goal is above its floor."
@@ -671,7 +675,9 @@ def _floor_section(cost: dict[str, Any]) -> list[str]:
         "The least a delivered webhook can cost with every feature kept, in the worst case the goals name (each batch's",
         "tasks go to different endpoints): the event's write as measured; the limiter's grant, a conditional write per",
         "endpoint and batch (nothing else keeps the up to 50 concurrent delivery and retry instances under an endpoint's",
-        "concurrency limit and rate, and a shared grant needs a write: a read cannot exclude a concurrent sender);",
+        "concurrency limit and rate, and a shared grant needs a write: a read cannot exclude a concurrent sender), and its",
+        "give-back, the write per endpoint and batch that frees the slots once the batch's requests have ended (a slot",
+        "left to its lease's expiry would hold the endpoint's concurrency for the lease's whole 120 s);",
         "the attempt record of the delivery log; and the requests that leave AWS, SQS and API Gateway as measured. No",
         "read, Lambda, log or storage is counted. 'Without the limiter' is the floor issue 13 names (the event and the",
         "attempt record).",
@@ -680,7 +686,7 @@ def _floor_section(cost: dict[str, Any]) -> list[str]:
         "",
         verdict,
         "What the measured figure still carries above",
-        "the floor: the limiter's give-back, which carries the hourly statistics (a write per endpoint and batch), the reads",
+        "the floor: the conditional writes that lost a race (two batches granting on one endpoint), the reads",
         "(endpoint, breaker and limiter per endpoint; the body and the delivery per task; the give-back's consistent read beside another holder),",
         "Lambda time waiting on receivers, and storage with PITR for the 30-day retention.",
         "",
