@@ -90,7 +90,11 @@ class FakeEventStore:
 
     @atomic
     def read_for_sending(
-        self, event_ids: Iterable[tuple[str, str]], delivery_ids: Iterable[tuple[str, str, str]], attempted: Iterable[tuple[str, str, str]] = ()
+        self,
+        event_ids: Iterable[tuple[str, str]],
+        delivery_ids: Iterable[tuple[str, str, str]],
+        attempted: Iterable[tuple[str, str, str]] = (),
+        consistent: bool = True,  # the fake is always consistent
     ) -> tuple[dict[tuple[str, str], Event], dict[tuple[str, str, str], Delivery]]:
         self.faults.check("read_for_sending")
         events = {k: self.events[k] for k in dict.fromkeys(event_ids) if k in self.events}

@@ -82,13 +82,23 @@ class EventRepository:
         return {(event.tenant, event.id): event for event in events}
 
     def read_for_sending(
-        self, event_ids: Iterable[tuple[str, str]], delivery_ids: Iterable[tuple[str, str, str]], attempted: Iterable[tuple[str, str, str]] = ()
+        self,
+        event_ids: Iterable[tuple[str, str]],
+        delivery_ids: Iterable[tuple[str, str, str]],
+        attempted: Iterable[tuple[str, str, str]] = (),
+        consistent: bool = True,
     ) -> tuple[dict[tuple[str, str], Event], dict[tuple[str, str, str], Delivery]]:
-        """A batch's event bodies and its fresh tasks' deliveries, in one strongly consistent BatchGetItem (what is not found is left out).
+        """A batch's event bodies and its fresh tasks' deliveries, in one BatchGetItem (what is not found is left out).
 
         A delivery not found in its endpoint's log takes a second read in its event's partition when its event is an
         earlier release's (LAYOUT_EVENT_KEYED), or when it is one of `attempted` (an attempt was made, so its item
         exists: during a deploy, the earlier release may have stored it there). Else it is only planned so far.
+
+        `consistent` False reads eventually consistent, at half the read units, where a stale answer is safe: an event's
+        body and planned deliveries never change once stored, and one not seen yet (just written) is read again
+        strongly, its deliveries with it; a delivery read stale can only look earlier than it is, so a fresh task
+        (hookline.core.claims) whose twin recorded within DynamoDB's replication lag sends once more, with the same
+        webhook-id, as two twins handed out at once do anyway.
         """
         attempted = set(attempted)
         delivery_ids = list(dict.fromkeys(delivery_ids))
@@ -106,14 +116,18 @@ class EventRepository:
                     d = items.delivery_from(item)
                     deliveries[(d.tenant, d.event_id, d.id)] = d
 
-        take(batch_get(self._table, wanted, consistent=True))
+        take(batch_get(self._table, wanted, consistent=consistent))
+        unseen = {(t, e) for t, e in dict.fromkeys(event_ids) if (t, e) not in events} if not consistent else set()
+        if unseen:
+            again = [keys.event(t, e) for t, e in unseen] + [keys.delivery(t, e, d) for t, e, d in delivery_ids if (t, e) in unseen]
+            take(batch_get(self._table, again, consistent=True))
         earlier = [
             keys.delivery(t, e, d, LAYOUT_EVENT_KEYED)
             for t, e, d in delivery_ids
             if (t, e, d) not in deliveries and (t, e) in events and (events[(t, e)].layout == LAYOUT_EVENT_KEYED or (t, e, d) in attempted)
         ]
         if earlier:
-            take(batch_get(self._table, earlier, consistent=True))
+            take(batch_get(self._table, earlier, consistent=consistent))
         for t, e, d_id in delivery_ids:
             planned = events[(t, e)].planned_delivery(d_id) if (t, e) in events and (t, e, d_id) not in deliveries else None
             if planned is not None:  # only planned on its event so far

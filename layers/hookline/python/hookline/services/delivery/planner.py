@@ -5,7 +5,7 @@ One BatchGetItem per endpoint reads the endpoint, its breaker and its limiter;
 grant is written conditionally on the version read (re-read and re-planned on a
 conflict: only the item whose write lost is read again). The bodies of the
 tasks, and the deliveries of the fresh ones among them (hookline.core.claims),
-are read in one strongly consistent request: beside the plan on the first lane,
+are read in one eventually consistent request: beside the plan on the first lane,
 after it (only the tasks that will send) on the retry lane.
 """
 
@@ -78,13 +78,15 @@ class Planner:
         return self._with_bodies(plans)
 
     def _read(self, tasks: list[DeliveryTask]) -> tuple[dict[tuple[str, str], Event], dict[tuple[str, str, str], Delivery]] | None:
-        """The tasks' bodies and the fresh ones' deliveries in one strongly consistent read; None if it failed."""
+        """The tasks' bodies and the fresh ones' deliveries in one eventually consistent read (where a stale answer is
+        safe: see DeliveryLog.read_for_sending); None if it failed."""
         try:
             fresh = [t for t in tasks if t.fresh]
             return self.events.read_for_sending(
                 ((t.tenant, t.event_id) for t in tasks),
                 ((t.tenant, t.event_id, t.delivery_id) for t in fresh),
                 ((t.tenant, t.event_id, t.delivery_id) for t in fresh if t.attempt > 1),
+                consistent=False,
             )
         except Exception:  # each task reads its own body, and claims, then
             _log.exception("batch read of event bodies failed")

@@ -72,9 +72,14 @@ class DeliveryLog(Protocol):
     def get_events(self, keys: Iterable[tuple[str, str]]) -> dict[tuple[str, str], Event]: ...
 
     def read_for_sending(
-        self, event_ids: Iterable[tuple[str, str]], delivery_ids: Iterable[tuple[str, str, str]], attempted: Iterable[tuple[str, str, str]] = ()
+        self,
+        event_ids: Iterable[tuple[str, str]],
+        delivery_ids: Iterable[tuple[str, str, str]],
+        attempted: Iterable[tuple[str, str, str]] = (),
+        consistent: bool = True,
     ) -> tuple[dict[tuple[str, str], Event], dict[tuple[str, str, str], Delivery]]:
-        """The events, and the deliveries of `delivery_ids` (`attempted`: those of them an attempt was made for)."""
+        """The events, and the deliveries of `delivery_ids` (`attempted`: those of them an attempt was made for);
+        `consistent` False: a delivery may be read as it was a moment ago (an event, never: one not seen yet is read again)."""
         ...
 
     def claim_attempt(
