@@ -429,9 +429,9 @@ def a_delivery_only_planned_on_its_event_reads_and_acts_as_stored(s: Stores) -> 
     assert s.events.get_delivery("acme", "evt_01", "dlv_01") == planned
     assert s.events.delivery_with_attempts("acme", "evt_01", "dlv_01") == planned
     for consistent in (True, False):  # the batch read for sending reads eventually consistent: the same answer here
-        assert s.events.read_for_sending(
-            [("acme", "evt_01")], [("acme", "evt_01", "dlv_01"), ("acme", "evt_01", "dlv_nope")], consistent=consistent
-        )[1] == {("acme", "evt_01", "dlv_01"): planned}
+        assert s.events.read_for_sending([("acme", "evt_01")], [("acme", "evt_01", "dlv_01"), ("acme", "evt_01", "dlv_nope")], consistent=consistent)[1] == {
+            ("acme", "evt_01", "dlv_01"): planned
+        }
     assert s.events.get_delivery("acme", "evt_01", "dlv_nope") is None
     # Its first recorded attempt (a fresh task's: no claim) stores it
     s.events.record_attempt(whole[0], attempt(1, "succeeded", 200), "succeeded", T0, 2_000_000_000)
