@@ -315,6 +315,11 @@ def state_reset_keeps_the_trip_count(s: Stores) -> None:
     assert s.states.breaker("acme", "ep_01") == Breaker(trips=3, version=5)
     # A missing endpoint loads as None beside default states
     assert s.states.load("acme", "ep_nope") == (None, Breaker(), Limiter())
+    # A batch's endpoints load at once as each alone, a missing one included, a repeated one once
+    s.endpoints.create(endpoint("ep_02"))
+    both = s.states.load_many([("acme", "ep_01"), ("acme", "ep_nope"), ("acme", "ep_01"), ("acme", "ep_02")])
+    assert both == {k: s.states.load(*k) for k in (("acme", "ep_01"), ("acme", "ep_nope"), ("acme", "ep_02"))}
+    assert both[("acme", "ep_01")][1] == Breaker(trips=3, version=5) and both[("acme", "ep_02")][0] is not None
 
 
 def carried_statistics_read_with_their_hour_and_move_once(s: Stores) -> None:

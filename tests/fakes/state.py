@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import fields, replace
 from typing import Any
 
@@ -49,6 +50,9 @@ class FakeEndpointStateStore:
         self.faults.check("load")
         key = (tenant, endpoint_id)
         return self._endpoints.items.get(key), self.breakers.get(key, Breaker()), self.limiters.get(key, Limiter())
+
+    def load_many(self, endpoints: Sequence[tuple[str, str]]) -> dict[tuple[str, str], tuple[Endpoint | None, Breaker, Limiter]]:
+        return {(tenant, endpoint_id): self.load(tenant, endpoint_id) for tenant, endpoint_id in dict.fromkeys(endpoints)}
 
     @atomic
     def breaker(self, tenant: str, endpoint_id: str) -> Breaker:

@@ -1,6 +1,6 @@
 """Planning a batch: each endpoint's state read once, the core planner asked, its state write made conditionally.
 
-One BatchGetItem per endpoint reads the endpoint, its breaker and its limiter;
+One BatchGetItem reads the batch's endpoints, their breakers and their limiters;
 `hookline.core.planning.plan_group` decides; the probe's lease or the limiter's
 grant is written conditionally on the version read (re-read and re-planned on a
 conflict: only the item whose write lost is read again). The bodies of the
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import logging
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -33,6 +33,8 @@ from hookline.services.delivery.ports import DeliveryLog, EndpointStates
 from hookline.services.delivery.token_leases import TokenLeaseBook
 
 _log = logging.getLogger(__name__)
+
+State = tuple[Endpoint | None, Breaker, Limiter]  # an endpoint, its breaker and its limiter, as read for planning
 
 
 @lru_cache(maxsize=1)
@@ -68,14 +70,26 @@ class Planner:
         # the plan instead of after it (one AWS call fewer in a row). The retry lane, where most deferrals are, reads
         # after the plan only the bodies of the tasks that will send.
         early = _early_reads().submit(carried(self._read), unique) if first_lane and unique else None
+        loaded = self._load(list(groups))
         plans: dict[DeliveryTask, Plan] = {}
-        for planned in self.pool.map(partial(self._plan_safely, first_lane=first_lane), list(groups.items())):
+        for planned in self.pool.map(partial(self._plan_safely, first_lane=first_lane, loaded=loaded), list(groups.items())):
             plans.update(planned)
         if early is not None:
             read = early.result()
             if read is not None:
                 return self._attach(plans, *read)
         return self._with_bodies(plans)
+
+    def _load(self, endpoints: list[tuple[str, str]]) -> dict[tuple[str, str], State]:
+        """The batch's endpoints with their breakers and limiters, in one read; {} if it failed (each then reads its
+        own, and one endpoint's trouble fails only its own tasks)."""
+        if len(endpoints) <= 1:
+            return {}  # its planning reads it
+        try:
+            return self.states.load_many(endpoints)
+        except Exception:
+            _log.exception("batch read of endpoint states failed")
+            return {}
 
     def _read(self, tasks: list[DeliveryTask]) -> tuple[dict[tuple[str, str], Event], dict[tuple[str, str, str], Delivery]] | None:
         """The tasks' bodies and the fresh ones' deliveries in one eventually consistent read (where a stale answer is
@@ -101,23 +115,28 @@ class Planner:
 
         return {t: read(t, p) if p.sends else p for t, p in plans.items()}
 
-    def _plan_safely(self, item: tuple[tuple[str, str], list[DeliveryTask]], first_lane: bool = False) -> dict[DeliveryTask, Plan]:
+    def _plan_safely(
+        self, item: tuple[tuple[str, str], list[DeliveryTask]], first_lane: bool = False, loaded: Mapping[tuple[str, str], State] | None = None
+    ) -> dict[DeliveryTask, Plan]:
         (tenant, endpoint_id), group = item
         try:
-            return self._plan_endpoint(tenant, endpoint_id, group, first_lane)
+            return self._plan_endpoint(tenant, endpoint_id, group, first_lane, (loaded or {}).get((tenant, endpoint_id)))
         except Exception as exc:  # one endpoint's trouble must not fail the others' records
             _log.exception("planning failed", extra={"tenant": tenant, "endpoint_id": endpoint_id})
             return {t: Plan(None, failed=f"planning failed: {type(exc).__name__}") for t in group}
 
-    def _plan_endpoint(self, tenant: str, endpoint_id: str, tasks: list[DeliveryTask], first_lane: bool = False) -> dict[DeliveryTask, Plan]:
+    def _plan_endpoint(
+        self, tenant: str, endpoint_id: str, tasks: list[DeliveryTask], first_lane: bool = False, loaded: State | None = None
+    ) -> dict[DeliveryTask, Plan]:
         if self.leases is None:
-            return self._plan_held(tenant, endpoint_id, tasks, first_lane)
+            return self._plan_held(tenant, endpoint_id, tasks, first_lane, loaded)
         with self.leases.planning(tenant, endpoint_id):
-            return self._plan_held(tenant, endpoint_id, tasks, first_lane)
+            # A token lease's endpoint is planned one batch at a time in this process: read it under that turn
+            return self._plan_held(tenant, endpoint_id, tasks, first_lane, None if self.leases.holds(tenant, endpoint_id) else loaded)
 
-    def _plan_held(self, tenant: str, endpoint_id: str, tasks: list[DeliveryTask], first_lane: bool) -> dict[DeliveryTask, Plan]:
+    def _plan_held(self, tenant: str, endpoint_id: str, tasks: list[DeliveryTask], first_lane: bool, loaded: State | None = None) -> dict[DeliveryTask, Plan]:
         now = self.clock()
-        endpoint, breaker, limiter = self.states.load(tenant, endpoint_id)
+        endpoint, breaker, limiter = loaded if loaded is not None else self.states.load(tenant, endpoint_id)
         endpoint_gate = gate(endpoint)
         last: list[GroupPlan] = []
         lost: list[str] = []  # which item's write lost the race: only that one is read again

@@ -4,7 +4,7 @@ in-memory fakes in tests."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Protocol
 
@@ -35,6 +35,10 @@ class EndpointStates(Protocol):
     """Each endpoint's breaker and limiter items; every write is conditional on the version read."""
 
     def load(self, tenant: str, endpoint_id: str) -> tuple[Endpoint | None, Breaker, Limiter]: ...
+
+    def load_many(self, endpoints: Sequence[tuple[str, str]]) -> dict[tuple[str, str], tuple[Endpoint | None, Breaker, Limiter]]:
+        """`load` for each of a batch's endpoints (tenant, endpoint id), in one read."""
+        ...
 
     def breaker(self, tenant: str, endpoint_id: str) -> Breaker: ...
 
