@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import ipaddress
 import random
+import socket
+import struct
+import threading
 from collections.abc import Callable
 
 from hookline.adapters.http import ConnectionPools, WebhookClient
@@ -135,6 +138,39 @@ def test_a_send_on_a_new_connection_that_is_closed_unanswered_is_not_repeated() 
         result = client.post(receiver.url, b"{}", {"content-type": "application/json"})
         # A fresh connection's close may mean the receiver took the webhook: the attempt fails, the policy retries it
         assert (result.status_code, result.error, len(receiver.requests), client.pools.resent) == (None, "connection_reset", 1, 0)
+
+
+def test_a_send_whose_new_tls_connection_is_reset_in_its_handshake_is_not_repeated() -> None:
+    """The connection was the send's own (a TLS handshake reset by the peer): no kept connection closed under it."""
+    with socket.create_server(("127.0.0.1", 0)) as server:
+        accepted: list[int] = []
+
+        def reset_each() -> None:
+            for _ in range(2):
+                try:
+                    conn, _ = server.accept()
+                except OSError:
+                    return
+                accepted.append(1)
+                conn.recv(1024)  # the ClientHello
+                conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                conn.close()  # a reset, not a close
+
+        thread = threading.Thread(target=reset_each, daemon=True)
+        thread.start()
+        client = _client(lambda _h, _p: ["127.0.0.1"], keepalive=30.0)
+        result = client.post(f"https://hooks.example.com:{server.getsockname()[1]}/webhook", b"{}", {"content-type": "application/json"})
+        assert result.status_code is None and result.error in ("connection_reset", "tls_error", "connection_error")
+        assert (len(accepted), client.pools.resent, client.pools.opened()) == (1, 0, 1)
+
+
+def test_a_kept_connection_that_fails_later_than_a_close_would_is_not_repeated() -> None:
+    """A kept connection that dies a while into the request is the receiver's failure, not an idle close."""
+    with keep_alive_receiver(answer_first_only=True, unanswered_after=1.2) as receiver:
+        client = _client(lambda _h, _p: ["127.0.0.1"], keepalive=30.0)
+        _post(client, receiver)
+        result = client.post(f"http://hooks.example.com:{receiver.port}/webhook", b"{}", {"content-type": "application/json"})
+        assert (result.status_code, result.error, client.pools.resent, receiver.requests) == (None, "connection_reset", 0, 2)
 
 
 def test_the_handshake_benchmark_counts_one_connection_per_gap_longer_than_the_connections_life() -> None:

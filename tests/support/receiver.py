@@ -96,10 +96,13 @@ class KeepAliveReceiver:
     `idle_seconds`: like a server's keep-alive timeout (Node's is 5 s), `close_idle` closes the connections unused
     that long by `clock`, so the next send finds it closed. `answer_first_only`: a request that arrives on a
     connection that has already answered one is read and the connection closed with no answer: a server whose
-    idle close crossed the request on the wire, as the sender sees it.
+    idle close crossed the request on the wire, as the sender sees it (or, `unanswered_after` seconds later, one
+    that failed while working on it).
     """
 
-    def __init__(self, idle_seconds: float = 0.0, clock: Callable[[], float] = time.monotonic, answer_first_only: bool = False) -> None:
+    def __init__(
+        self, idle_seconds: float = 0.0, clock: Callable[[], float] = time.monotonic, answer_first_only: bool = False, unanswered_after: float = 0.0
+    ) -> None:
         self.connections = 0
         self.requests = 0  # every request read, answered or not
         self.arrived_at: list[str] = []  # the local address each answered request came in on: the one the sender connected to
@@ -130,6 +133,7 @@ class KeepAliveReceiver:
                     receiver.requests += 1
                     answered_before = self.connection in receiver._last_answer
                 if answer_first_only and answered_before:
+                    time.sleep(unanswered_after)
                     self.close_connection = True
                     return
                 with receiver._lock:

@@ -91,3 +91,21 @@ def test_a_task_that_fails_before_it_finishes_leaves_the_give_back_to_the_batchs
     limiter = rig.states.limiter("acme", "ep_01")
     assert (_limiter_writes(rig), in_flight(limiter, rig.clock.timestamp())) == (2, 0)
     assert limiter.carried.as_dict()["attempts"] == 2
+
+
+def test_the_batchs_end_waits_for_a_give_back_still_on_its_way() -> None:
+    rig = delivery_rig()
+    tasks = _three_tasks(rig)
+    plans = rig.worker.plan(tasks)
+    save_limiter = rig.states.save_limiter
+    slow = threading.Event()
+
+    def saving(*args: object, **kwargs: object) -> bool:
+        slow.wait(0.2)  # the give-back's write takes a while; nothing sets the event
+        return save_limiter(*args, **kwargs)  # type: ignore[arg-type]
+
+    rig.states.save_limiter = saving  # type: ignore[method-assign]
+    reports = [rig.worker.deliver(t, plans[t]) for t in tasks]
+    rig.worker.release(plans.values(), reports)
+    # The invocation ends with no write in flight: the handed-over give-back had landed when release returned
+    assert (_limiter_writes(rig), in_flight(rig.states.limiter("acme", "ep_01"), rig.clock.timestamp())) == (2, 0)

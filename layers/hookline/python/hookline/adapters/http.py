@@ -19,10 +19,11 @@ A receiver may close a kept connection sooner (Node's and Apache's servers do
 after 5 s). urllib3 notices a connection closed before the next send and opens
 a new one; a send that meets a kept connection closed under it (the receiver's
 close on its way as the request went out: no answer, the connection gone) is
-sent once more on a new connection, as Go's HTTP client does for a request that
-carries an idempotency key: the webhook's id is one, and receivers drop
-duplicates by it (Standard Webhooks). A send on a new connection is never
-repeated.
+sent once more (on another kept connection or a new one, in the time the
+request has left), as Go's HTTP client does for a request that carries an
+idempotency key: the webhook's id is one, and receivers drop duplicates by it
+(Standard Webhooks). Only a failure within RESEND_WITHIN_SECONDS of the send
+counts as such a close; a send that opened a connection is never repeated.
 """
 
 from __future__ import annotations
@@ -67,7 +68,7 @@ class _PinnedAdapter(HTTPAdapter):
     def __init__(self, ip: str, hostname: str, connections: int = 1):
         self._ip = ip
         self._hostname = hostname
-        self.connects = 0  # sockets connected (a dropped connection urllib3 reconnects counts again)
+        self.connects = 0  # sockets it set out to connect (a dropped connection urllib3 reconnects counts again)
         self._connects_lock = threading.Lock()
         super().__init__(max_retries=0, pool_connections=1, pool_maxsize=connections)
         self.poolmanager.pool_classes_by_scheme = {
@@ -75,7 +76,8 @@ class _PinnedAdapter(HTTPAdapter):
             "https": _counting_pool(HTTPSConnectionPool, HTTPSConnection, self),
         }
 
-    def connected(self) -> None:
+    def connecting(self) -> None:
+        _this_send.connected = True
         with self._connects_lock:
             self.connects += 1
 
@@ -88,17 +90,22 @@ class _PinnedAdapter(HTTPAdapter):
         return host_params, pool_kwargs
 
 
+_this_send = threading.local()  # whether the send on this thread set out to connect (urllib3 connects on the sender's thread)
+
+
 def _counting_pool(pool: type[HTTPConnectionPool], connection: type[HTTPConnection], adapter: _PinnedAdapter) -> type[HTTPConnectionPool]:
-    """The urllib3 pool class whose connections tell the adapter each time they connect a socket."""
+    """The urllib3 pool class whose connections tell the adapter, and the send on this thread, each time they set out
+    to connect a socket (a TLS handshake that fails counts: it was a connection opened, and never a kept one)."""
 
     class Counting(connection):  # type: ignore[valid-type,misc]
         def connect(self) -> None:
+            adapter.connecting()
             super().connect()
-            adapter.connected()
 
     return type(f"Counting{pool.__name__}", (pool,), {"ConnectionCls": Counting})
 
 
+RESEND_WITHIN_SECONDS = 1.0  # a kept connection closed under a send fails it at once; a later failure is the receiver's
 POOL_HOSTS = 256  # pinned addresses whose connections are kept at once; the least recently used beyond are closed
 POOL_CONNECTIONS = 10  # connections kept per pinned address (a batch's requests to one endpoint run side by side)
 
@@ -176,12 +183,6 @@ class ConnectionPools:
         with self._lock:
             self.resent += 1
 
-    def opened_for(self, key: PoolKey) -> int:
-        """Connections the key's pool has opened so far (0 when none is kept)."""
-        with self._lock:
-            pool = self._pools.get(key)
-            return _opened(pool.adapter) if pool else 0
-
     def opened(self) -> int:
         """Connections opened so far (each a DNS-free TCP connect, and a TLS handshake for https): what pooling saves."""
         with self._lock:
@@ -215,7 +216,7 @@ def _new_session(key: PoolKey, connections: int) -> Iterator[tuple[requests.Sess
 
 
 def _opened(adapter: _PinnedAdapter) -> int:
-    """The connections the adapter's pools opened: each socket connected, a reconnect of a dropped one included."""
+    """The connections the adapter's pools opened: each socket it set out to connect, a reconnect of a dropped one included."""
     return adapter.connects
 
 
@@ -247,7 +248,7 @@ class WebhookClient:
         key = (parts.scheme, parts.hostname or "", port, ip)
         with self.pools.session(key) as session:
             try:
-                response = self._send(session, key, url, body, send_headers)
+                response = self._send(session, url, body, send_headers)
             except requests.exceptions.RequestException as exc:
                 return _result(started, None, _error_class(exc), detail=str(exc)[:300])
             with response:
@@ -259,22 +260,26 @@ class WebhookClient:
                     return _result(started, response.status_code, None, detail=str(exc)[:300])
                 return _result(started, response.status_code, None, body=text, headers=dict(response.headers))
 
-    def _send(self, session: requests.Session, key: PoolKey, url: str, body: bytes, headers: Mapping[str, str]) -> requests.Response:
-        """POST once; once more on a new connection when a kept one was closed under the request (see the module's note)."""
+    def _send(self, session: requests.Session, url: str, body: bytes, headers: Mapping[str, str]) -> requests.Response:
+        """POST once; once more when a kept connection was closed under the request, unanswered, within
+        RESEND_WITHIN_SECONDS of the send (see the module's note). Both sends share the request's deadline."""
 
-        def post() -> requests.Response:
-            timeout = (self._connect_timeout, self._request_timeout)
+        def post(request_timeout: float) -> requests.Response:
+            timeout = (self._connect_timeout, request_timeout)
             return session.post(url, data=body, headers=headers, timeout=timeout, allow_redirects=False, stream=True)
 
-        opened = self.pools.opened_for(key)
+        _this_send.connected = False
+        started = time.monotonic()
         try:
-            return post()
+            return post(self._request_timeout)
         except requests.exceptions.ConnectionError as exc:
-            reused = self.pools.idle_seconds > 0 and self.pools.opened_for(key) == opened  # no connection opened for this send
-            if not (reused and _closed_unanswered(exc)):
+            elapsed = time.monotonic() - started
+            kept = self.pools.idle_seconds > 0 and not _this_send.connected  # it went out on a kept connection, opening none
+            if not (kept and elapsed <= RESEND_WITHIN_SECONDS and _closed_unanswered(exc)):
                 raise
             self.pools.count_resend()
-            return post()  # urllib3 dropped the dead connection: this one is new
+            # urllib3 dropped the dead connection: the send takes another kept one or opens one, in the time left
+            return post(max(self._request_timeout - elapsed, 0.001))
 
     def _vet(self, url: str) -> tuple[SplitResult, str, int] | _Refused:
         """Resolve the URL's host and run every address through the SSRF guard.

@@ -8,10 +8,12 @@ still being recorded (`busy`).
 
 A fresh task (the only one queued for its attempt: a new event's first, or a
 scheduled retry, on its first receive) checks the same rule on the delivery as
-read in the batch's one consistent read, and writes nothing before sending.
-Only two copies of it at once can then both send, which at-least-once allows:
-SQS handing one message to two consumers, or a worker dying between queueing
-the retry and recording the attempt. Both copies carry the same `webhook-id`.
+read in the batch's one read (eventually consistent: a delivery read stale
+only looks earlier than it is), and writes nothing before sending. Only two
+copies of it near each other can then both send, which at-least-once allows:
+SQS handing one message to two consumers (the later within DynamoDB's
+replication lag of the other's record), or a worker dying between queueing the
+retry and recording the attempt. Both copies carry the same `webhook-id`.
 Every other task (a redelivery, a replay, an operator's redrive, a re-queue)
 claims.
 """

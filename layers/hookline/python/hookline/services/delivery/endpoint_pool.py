@@ -42,8 +42,15 @@ class EndpointPool:
         return list(self._executor().map(carried(work), items))
 
     def submit(self, work: Callable[[], None]) -> Future[None]:
-        """`work` on the pool, started now; its future says when it is done."""
-        return self._executor().submit(carried(work))
+        """`work` on the pool, started now; its future says when it is done. A pool that is shutting down (the
+        interpreter's exit) runs it on the caller's thread instead."""
+        try:
+            return self._executor().submit(carried(work))
+        except RuntimeError:
+            done: Future[None] = Future()
+            work()
+            done.set_result(None)
+            return done
 
     def _executor(self) -> ThreadPoolExecutor:
         with self._lock:

@@ -70,7 +70,8 @@ class Planner:
         # the plan instead of after it (one AWS call fewer in a row). The retry lane, where most deferrals are, reads
         # after the plan only the bodies of the tasks that will send.
         early = _early_reads().submit(carried(self._read), unique) if first_lane and unique else None
-        loaded = self._load(list(groups))
+        # A token lease's endpoint is read under its planning turn (_plan_endpoint): not in the batch's read
+        loaded = self._load([k for k in groups if self.leases is None or not self.leases.holds(*k)])
         plans: dict[DeliveryTask, Plan] = {}
         for planned in self.pool.map(partial(self._plan_safely, first_lane=first_lane, loaded=loaded), list(groups.items())):
             plans.update(planned)

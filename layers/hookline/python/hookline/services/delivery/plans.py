@@ -57,9 +57,10 @@ class EndpointBatch:
     ceiling: int  # the endpoint's max_concurrency
     granted: Limiter | None  # the grant's state, to propose the give-back from (see Plan.granted)
     answers: list[Answer] = field(default_factory=list)
-    handed: bool = False  # the give-back went out: the batch's end leaves this endpoint alone
+    handed: bool = False  # the give-back is on its way (`given_back`): the batch's end leaves this endpoint alone
     given_back: Future[None] | None = None
     _finished: int = 0
+    _last_seen: bool = False
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def finished(self, answer: Answer | None) -> bool:
@@ -69,7 +70,12 @@ class EndpointBatch:
             if answer is not None:
                 self.answers.append(answer)
             self._finished += 1
-            if self._finished < self.expected or self.handed:
+            if self._finished < self.expected or self._last_seen:
                 return False
-            self.handed = True
+            self._last_seen = True
             return True
+
+    def hand_over(self, given_back: Future[None]) -> None:
+        """The give-back is on its way: the batch's end waits for it instead of writing one."""
+        self.given_back = given_back
+        self.handed = True

@@ -5,7 +5,9 @@ poison task, restart a redriven one. After an answer: decide what comes next,
 schedule it, then record the attempt. The next attempt is scheduled (or the
 task dead-lettered) *before* the attempt is recorded, so a crash in between
 re-runs the attempt rather than losing the delivery. Statistics are buffered
-per batch and written once at its end.
+(`count`, before the record) and carried on the endpoint's give-back, which
+goes out beside the record of its last task in the batch, or written at the
+batch's end.
 """
 
 from __future__ import annotations
@@ -121,7 +123,9 @@ class Recorder:
 
     def count(self, task: DeliveryTask, delivery: Delivery, result: HttpResult, decision: Decision, now: datetime) -> None:
         """The attempt in the endpoint's statistics and its version's use (held in `stats` until written). Before the
-        attempt is recorded: the endpoint's give-back, which carries the statistics, may go out beside that record."""
+        attempt is recorded: the endpoint's give-back, which carries the statistics, may go out beside that record. A
+        record that then fails leaves the attempt counted, and its task's next copy counts it again: statistics, never
+        deliveries."""
         if result.status_code is None and result.error not in TRANSIENT_ERRORS:  # refused before sending: it never reached out
             return
         ended = decision.status if decision.status in ("succeeded", "failed") else ""

@@ -185,20 +185,9 @@ class DeliveryWorker:
         if batch is None or not batch.finished(answer):
             return
         counts = self.recorder.stats.take(batch.tenant, batch.endpoint_id)  # every task of the batch has counted its attempt
-        batch.given_back = self.pool.submit(
-            partial(
-                self.health.give_back,
-                batch.tenant,
-                batch.endpoint_id,
-                batch.expiry,
-                batch.expected,
-                tuple(batch.answers),
-                batch.ceiling,
-                counts,
-                batch.granted,
-                at=self.clock().timestamp(),
-            )
-        )
+        answers = tuple(batch.answers)
+        give_back = partial(self.health.give_back, batch.tenant, batch.endpoint_id, batch.expiry, batch.expected, answers, batch.ceiling, counts, batch.granted)
+        batch.hand_over(self.pool.submit(partial(give_back, at=self.clock().timestamp())))
 
     def release(self, plans: Iterable[Plan], reports: Iterable[DeliveryReport] = ()) -> None:
         """End of a batch: give back its concurrency leases (they also expire on their own), with what each endpoint's
@@ -269,8 +258,10 @@ class DeliveryWorker:
         # once due (hookline.core.stats.hold_over): not one ADD per batch on its statistics item; and every version's
         # use is held until due (version_use_due): not one ADD per batch on the tenant's version-use item
         writes = self.recorder.stats.writes(now, self.leases.holds) if self.leases is not None else self.recorder.stats.writes(now)
-        self.pool.map(_run, work + writes)
-        _await_given_back(plans)
+        try:
+            self.pool.map(_run, work + writes)
+        finally:
+            _await_given_back(plans)
 
     def _lease_ended(
         self, tenant: str, endpoint_id: str, held: dict[float, int], answers: tuple[tuple[float | None, int | None, str | None], ...], now: float
