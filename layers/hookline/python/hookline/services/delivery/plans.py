@@ -11,6 +11,7 @@ from hookline.core.breaker import Breaker
 from hookline.core.models import Delivery, Endpoint, Event
 from hookline.core.planning import PlanKind, Step
 from hookline.core.ratelimit import Limiter
+from hookline.services.delivery.token_leases import Answer
 
 
 @dataclass(frozen=True)
@@ -36,9 +37,6 @@ class Plan:
     @property
     def sends(self) -> bool:
         return self.kind in ("go", "probe")
-
-
-Answer = tuple[float | None, int | None, str | None]  # what a request saw: latency (s), status, error
 
 
 @dataclass(eq=False)

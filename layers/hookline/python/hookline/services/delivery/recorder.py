@@ -128,8 +128,7 @@ class Recorder:
         deliveries."""
         if result.status_code is None and result.error not in TRANSIENT_ERRORS:  # refused before sending: it never reached out
             return
-        ended = decision.status if decision.status in ("succeeded", "failed") else ""
-        first = task.trigger == "scheduled" and delivery.generation == 0 and delivery.budget_attempt(task.attempt) == 1
+        ended, first = _ended(decision), _first(task, delivery)
         self.stats.add(task.tenant, task.endpoint_id, now, attempt_counts(decision.status == "succeeded", result.duration_ms, first, ended))
         if task.version:
             self.stats.add_version(task.tenant, task.version, now)
@@ -155,8 +154,7 @@ class Recorder:
         )
         expires_at = int((now + timedelta(days=self.config.retention_days)).timestamp())
         self.events.record_attempt(delivery, attempt, decision.status, iso(now), expires_at)
-        ended = decision.status if decision.status in ("succeeded", "failed") else ""
-        first = task.trigger == "scheduled" and delivery.generation == 0 and budget_attempt == 1
+        ended, first = _ended(decision), _first(task, delivery)
         if task.replay_id and ended and self.replays is not None:
             self.replays.count(task.tenant, task.replay_id, "delivered" if decision.status == "succeeded" else "failed")
         return DeliveryReport(
@@ -181,3 +179,13 @@ class Recorder:
         self.scheduler.dead_letter(task, decision.exhausted, attributes)
         self.notify(notifications.EXHAUSTED, reason=decision.exhausted, **{k: v for k, v in attributes.items() if v})
         return "dlq"
+
+
+def _ended(decision: Decision) -> str:
+    """How the delivery ended with this attempt ("succeeded", "failed"), or "" while it goes on."""
+    return decision.status if decision.status in ("succeeded", "failed") else ""
+
+
+def _first(task: DeliveryTask, delivery: Delivery) -> bool:
+    """Whether the attempt is its delivery's first (not a replay's, nor a retry's)."""
+    return task.trigger == "scheduled" and delivery.generation == 0 and delivery.budget_attempt(task.attempt) == 1

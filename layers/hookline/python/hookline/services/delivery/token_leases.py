@@ -18,7 +18,7 @@ from hookline.core.leases import Holding
 ANSWERS_KEPT = 200  # an endpoint's latest answers under a lease, folded into its adaptive limit when the lease is given back
 ENDPOINTS_KEPT = 10_000  # endpoints remembered at most (those with nothing in flight are forgotten first)
 
-Answer = tuple[float | None, int | None, str | None]
+Answer = tuple[float | None, int | None, str | None]  # what a request saw: latency (s), status, error
 
 
 class TokenLeaseBook:

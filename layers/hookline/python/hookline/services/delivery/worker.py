@@ -35,10 +35,10 @@ from hookline.core.reports import DeliveryReport
 from hookline.services.delivery.endpoint_pool import EndpointPool
 from hookline.services.delivery.health import HealthTracker
 from hookline.services.delivery.planner import Planner
-from hookline.services.delivery.plans import Answer, EndpointBatch, Plan
+from hookline.services.delivery.plans import EndpointBatch, Plan
 from hookline.services.delivery.recorder import Recorder
 from hookline.services.delivery.sender import WebhookSender
-from hookline.services.delivery.token_leases import TokenLeaseBook
+from hookline.services.delivery.token_leases import Answer, TokenLeaseBook
 
 _log = logging.getLogger(__name__)
 
@@ -207,7 +207,7 @@ class DeliveryWorker:
                 ceilings[key] = p.endpoint.max_concurrency
                 if p.granted is not None:
                     granted[key] = p.granted
-        answers: dict[tuple[str, str], list[tuple[float | None, int | None, str | None]]] = defaultdict(list)
+        answers: dict[tuple[str, str], list[Answer]] = defaultdict(list)
         for r in reports:
             if r.outcome not in NOT_SENT:
                 answers[(r.task.tenant, r.task.endpoint_id)].append((r.duration_ms / 1000, r.status_code, r.error))
@@ -263,9 +263,7 @@ class DeliveryWorker:
         finally:
             _await_given_back(plans)
 
-    def _lease_ended(
-        self, tenant: str, endpoint_id: str, held: dict[float, int], answers: tuple[tuple[float | None, int | None, str | None], ...], now: float
-    ) -> dict[float, int]:
+    def _lease_ended(self, tenant: str, endpoint_id: str, held: dict[float, int], answers: tuple[Answer, ...], now: float) -> dict[float, int]:
         """The requests under this process's token lease end in its book; the leases of other grants are left to give back."""
         assert self.leases is not None
         lease = self.leases.holding(tenant, endpoint_id).lease
