@@ -36,6 +36,10 @@ COST_GOALS = (
 FLOOR_MULTIPLE = 1.4  # the 1 KB on-demand row's second goal: at most this times its floor
 # Two runs of `make bench` agree within 5 % (issue 28): a CPU floor that exceeds the goal by less is not shown to.
 RUN_AGREEMENT = 0.05
+# CPU milliseconds move with the machine's speed from run to run more than cost totals do: two full runs of one code
+# here measured the floor at 4.52 and 5.27 ms (and the handler at 7.64 and 8.66). A floor over the goal by less than
+# this is not shown out of reach.
+CPU_RUN_SPREAD = 0.2
 
 
 def _dynamodb(write_units: float, read_units: float, mode: str) -> float:
@@ -135,11 +139,12 @@ def _cpu_note(cpu: float, floor_ms: dict[str, float] | None) -> str:
     least = least_cpu(floor_ms)
     total = round(sum(least.values()), 2)
     arithmetic = _sum(total, least, "ms")
-    if total > CPU_GOAL_MS * (1 + RUN_AGREEMENT):
+    if total > CPU_GOAL_MS * (1 + CPU_RUN_SPREAD):
         return f"below what the kept features allow: the least is {arithmetic} > {CPU_GOAL_MS:g} ms (the bare calls, as measured beside the handler)"
     if total > CPU_GOAL_MS:
         return (
-            f"at the floor: the least is {arithmetic}, over {CPU_GOAL_MS:g} ms by less than the {RUN_AGREEMENT:.0%} two runs may differ by, "
+            f"at the floor: the least is {arithmetic}, over {CPU_GOAL_MS:g} ms by less than the {CPU_RUN_SPREAD:.0%} the CPU figures move by "
+            "from run to run, "
             f"so not shown out of reach; this run carries {cpu - total:.2f} ms above it"
         )
     return _within_reach(arithmetic, f"{CPU_GOAL_MS:g} ms", cpu - total, "ms")

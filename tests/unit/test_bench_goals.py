@@ -175,10 +175,12 @@ def test_the_least_cpu_takes_each_write_through_the_cheaper_client_the_signature
             "within reach of the kept features: the least is 4.83 ms = grant 1.13 ms + attempt record 1.16 ms + give-back 1.16 ms "
             "+ signing 0.01 ms + POST 1.37 ms <= 5 ms; this run carries 4.97 ms above it",
         ),
-        # Table only (no low-level figures): 1.25 + 1.28 + 1.26 + 0.01 + 1.37 = 5.17, over 5 by less than 5 %: not proven
+        # Table only (no low-level figures): 1.25 + 1.28 + 1.26 + 0.01 + 1.37 = 5.17, over 5 by less than 20 %: not proven
         (9.8, {k: v for k, v in FLOOR.items() if "low_level" not in k}, "at the floor: the least is 5.17 ms = grant 1.25 ms"),
-        # a POST of 1.9 ms: 1.13 + 1.16 + 1.16 + 0.01 + 1.9 = 5.36 > 5.25: the goal is below what the kept features allow
-        (9.8, FLOOR | {"post": 1.9}, "below what the kept features allow: the least is 5.36 ms = grant 1.13 ms + attempt record 1.16 ms"),
+        # a POST of 1.9 ms: 1.13 + 1.16 + 1.16 + 0.01 + 1.9 = 5.36, over 5 by less than the CPU figures' 20 % spread: not proven
+        (9.8, FLOOR | {"post": 1.9}, "at the floor: the least is 5.36 ms = grant 1.13 ms"),
+        # a POST of 2.8 ms: 1.13 + 1.16 + 1.16 + 0.01 + 2.8 = 6.26 > 6: the goal is below what the kept features allow
+        (9.8, FLOOR | {"post": 2.8}, "below what the kept features allow: the least is 6.26 ms = grant 1.13 ms + attempt record 1.16 ms"),
     ],
 )
 def test_the_cpu_row_says_how_far_the_goal_is_from_the_bare_calls(cpu: float, floor_ms: dict[str, float] | None, note: str) -> None:
