@@ -5,6 +5,7 @@ before it finishes leaves the give-back to the batch's end, as before."""
 from __future__ import annotations
 
 import threading
+from concurrent.futures import ThreadPoolExecutor
 
 from hookline.core.models import DeliveryTask
 from hookline.core.ratelimit import in_flight
@@ -109,3 +110,22 @@ def test_the_batchs_end_waits_for_a_give_back_still_on_its_way() -> None:
     rig.worker.release(plans.values(), reports)
     # The invocation ends with no write in flight: the handed-over give-back had landed when release returned
     assert (_limiter_writes(rig), in_flight(rig.states.limiter("acme", "ep_01"), rig.clock.timestamp())) == (2, 0)
+
+
+def test_tasks_on_threads_of_their_own_give_each_endpoints_leases_back_once_with_all_its_statistics() -> None:
+    """As the handler runs a batch: every task on a thread of its own, two endpoints' tasks interleaved."""
+    rig = delivery_rig()
+    pipe = Pipeline(rig)
+    first, second = pipe.endpoint(endpoint()), pipe.endpoint(endpoint("ep_02", url="https://example.com/other"))
+    tasks = [pipe.event(first, n) for n in range(4)] + [pipe.event(second, n) for n in range(3)]
+    plans = rig.worker.plan(tasks)
+    with ThreadPoolExecutor(max_workers=len(tasks)) as pool:
+        reports = list(pool.map(lambda t: rig.worker.deliver(t, plans[t]), tasks))
+    rig.worker.release(plans.values(), reports)
+    now = rig.clock.timestamp()
+    for ep, sent in (("ep_01", 4), ("ep_02", 3)):
+        limiter = rig.states.limiter("acme", ep)
+        writes = sum(1 for kind, endpoint_id, _ in rig.states.writes if kind == "limiter" and endpoint_id == ep)
+        # One grant and one give-back per endpoint, every lease back, every attempt's statistics carried on it
+        assert (writes, in_flight(limiter, now), limiter.carried.as_dict()["attempts"]) == (2, 0, sent)
+    assert all(r.outcome == "succeeded" for r in reports) and len(rig.http.requests) == len(tasks)
