@@ -17,6 +17,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import boto3
@@ -149,17 +150,20 @@ def _spec(name: str) -> topology.FunctionSpec:
 
 
 @contextmanager
-def _aws(server: bool) -> Iterator[None]:
-    """moto in process, or (`server`) a moto server in a process of its own that boto3 reaches over HTTP, as AWS is reached."""
-    if not server:
-        with mock_aws():
-            yield
-        return
+def aws_server() -> Iterator[str]:
+    """moto served by bench.awsserver in a process of its own, reset and answering: its URL.
+
+    Its own process: moto's Python work does not compete with the handler's threads for one GIL. bench.awsserver,
+    not `python -m moto.server`: its connections are kept alive between calls, as AWS's are for a warm Lambda."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    # Its own process: moto's Python work does not compete with the handler's threads for one GIL.
-    moto = subprocess.Popen([sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    moto = subprocess.Popen(
+        [sys.executable, "-m", "bench.awsserver", "-H", "127.0.0.1", "-p", str(port)],
+        cwd=Path(__file__).resolve().parents[1],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         url = f"http://127.0.0.1:{port}"
         deadline = time.monotonic() + 30
@@ -171,11 +175,22 @@ def _aws(server: bool) -> Iterator[None]:
                 if time.monotonic() > deadline or moto.poll() is not None:
                     raise RuntimeError("moto server did not start") from None
                 time.sleep(0.2)
-        os.environ["AWS_ENDPOINT_URL"] = url
-        yield
+        yield url
     finally:
         moto.terminate()
         moto.wait(10)
+
+
+@contextmanager
+def _aws(server: bool) -> Iterator[None]:
+    """moto in process, or (`server`) a moto server in a process of its own that boto3 reaches over HTTP, as AWS is reached."""
+    if not server:
+        with mock_aws():
+            yield
+        return
+    with aws_server() as url:
+        os.environ["AWS_ENDPOINT_URL"] = url
+        yield
 
 
 @contextmanager
