@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from bench import api, connections, cost, destinations, duration, goals, localmode, ordered, report, scale, scenarios, standin, throughput
+from bench import api, connections, cost, destinations, duration, goals, localmode, ordered, profile, report, scale, scenarios, standin, throughput
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -71,6 +71,7 @@ def _steps(args: argparse.Namespace) -> int:
         + localmode.BATCHES
         + 1
         + 2
+        + 1
         + 1
         + 1
     )
@@ -136,6 +137,8 @@ def main(argv: list[str] | None = None) -> int:
     results["ordered"] = ordered.measure(progress=lambda s: progress.step(f"ordered endpoint {s}"), events=args.ordered_events)
     results["local_mode"] = localmode.measure(progress=lambda s: progress.step(f"local mode {s}"))
     results["api"] = api.measure(progress=lambda s: progress.step(f"api {s}"))
+    results["profile"] = {"after": profile.profile_delivery(), "before": profile.recorded_before()}
+    progress.step("profile of the delivery handler")
     results["meta"] = {
         "command": "make bench" if args.scale == 1.0 and args.out is None else "python -m bench " + " ".join(argv if argv is not None else sys.argv[1:]),
         "generated_at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),

@@ -42,7 +42,17 @@ from hookline.wiring.topology import CLAIM_LEASE_SECONDS
 EPOCH = 1_700_000_000.0  # virtual time 0, as epoch seconds (the core works in epoch seconds)
 BATCH_SIZE = 10
 REQUEST_TIMEOUT = Settings().request_timeout_seconds
-BATCH_OVERHEAD = 0.05  # receive + state loads + writes of one invocation
+BATCH_OVERHEAD = 0.05  # the least an invocation takes, receive to answer: a worker takes no batch sooner after the last
+# The worker's AWS calls around a batch's requests (hookline.services.delivery.planner and .worker), each one round trip
+# of bench.duration's model (Assumptions.aws_call_ms; tests/unit/test_bench_scenarios.py checks they agree). They place
+# an endpoint's concurrency leases in time: taken when the grant is computed, after the batch's read of its endpoints'
+# states; the first request leaves once the grant's write has landed (and, on the retry lane, the sending tasks' bodies
+# are read: the first lane reads them beside the plan); given back a write after the group's last answer (the
+# give-back goes out beside that task's record). The invocation ends a write after its last answer (the record).
+AWS_CALL_SECONDS = 0.005
+# Before any of them: the event source mapping hands the batch over and the handler starts (no lease held yet): what
+# is left of BATCH_OVERHEAD after the four calls of a sending batch (state read, grant, body read, record).
+INVOKE_SECONDS = BATCH_OVERHEAD - 4 * AWS_CALL_SECONDS
 BASELINE_RETRY_SECONDS = 10.0
 LEASE_SECONDS = CLAIM_LEASE_SECONDS  # the stack's claim and concurrency-lease bound
 
@@ -156,10 +166,41 @@ class Queue:
         return len(self.ready)
 
 
+Finish = Callable[[float], None]  # an invocation tells its pool the virtual time it ends
+
+
+@dataclass
+class LeaseHolds:
+    """How long an endpoint's concurrency leases were held, summed over its requests, in the parts of a lease's life."""
+
+    leases: int = 0
+    grant: float = 0.0  # from the grant to the moment a request may leave (its write; on the retry lane, the bodies' read)
+    pacing: float = 0.0  # waiting for its paced send time
+    request: float = 0.0  # the request itself
+    batch: float = 0.0  # waiting for the group's slowest answer: the leases go back together
+    give_back: float = 0.0  # the give-back's write
+
+    def add(self, granted: float, ready: float, sent: list[tuple[float, float]], last: float) -> None:
+        for send, end in sent:
+            self.leases += 1
+            self.grant += ready - granted
+            self.pacing += send - ready
+            self.request += end - send
+            self.batch += last - end
+            self.give_back += AWS_CALL_SECONDS
+
+    def mean_ms(self) -> dict[str, float]:
+        """Each part per lease (ms), and the whole."""
+        n = max(1, self.leases)
+        parts = {"grant": self.grant, "pacing": self.pacing, "request": self.request, "batch": self.batch, "give_back": self.give_back}
+        out = {k: round(v * 1000 / n, 1) for k, v in parts.items()}
+        return out | {"held": round(sum(parts.values()) * 1000 / n, 1)}
+
+
 class Pool:
     """`size` concurrent workers draining one queue in batches."""
 
-    def __init__(self, sim: Sim, queue: Queue, size: int, handler: Callable[[list[Task]], float], batch_size: int = BATCH_SIZE) -> None:
+    def __init__(self, sim: Sim, queue: Queue, size: int, handler: Callable[[list[Task], Finish], None], batch_size: int = BATCH_SIZE) -> None:
         self.sim = sim
         self.queue = queue
         self.batch_size = batch_size
@@ -171,8 +212,13 @@ class Pool:
         while self.idle > 0 and self.queue.ready:
             batch = [self.queue.ready.popleft() for _ in range(min(self.batch_size, len(self.queue.ready)))]
             self.idle -= 1
-            end = self.handler(batch)  # the virtual time the invocation finishes
-            self.sim.at(max(end, self.sim.now + BATCH_OVERHEAD), self._free)
+            self.handler(batch, self._finish_at(self.sim.now))  # the handler says when the invocation ends, once it knows
+
+    def _finish_at(self, started: float) -> Finish:
+        def finish(end: float) -> None:
+            self.sim.at(max(end, started + BATCH_OVERHEAD), self._free)
+
+        return finish
 
     def _free(self) -> None:
         self.idle += 1
@@ -255,9 +301,9 @@ class Baseline(Delivery):
     def backlog(self, group: str | None = None) -> int:
         return sum(self.pending.values()) if group is None else self.pending[group]
 
-    def _handle(self, batch: list[Task]) -> float:
+    def _handle(self, batch: list[Task], finish: Finish) -> None:
         start = self.sim.now + BATCH_OVERHEAD
-        return max(self.sim.send(t, start, self._done) for t in batch)
+        finish(max(self.sim.send(t, start, self._done) for t in batch))
 
     def _done(self, task: Task, outcome: Outcome) -> None:
         verdict = classify(outcome).verdict
@@ -289,10 +335,11 @@ class Hookline(Delivery):
         first = max(1, round(workers * settings.delivery_concurrency / (settings.delivery_concurrency + settings.retry_concurrency)))
         self.first = Queue(sim, "delivery")
         self.retry = Queue(sim, "retry")
-        Pool(sim, self.first, first, lambda batch: self._handle(batch, first_lane=True))
+        Pool(sim, self.first, first, lambda batch, finish: self._handle(batch, finish, first_lane=True))
         Pool(sim, self.retry, max(1, workers - first), self._handle, settings.retry_batch_size)
         self.pending: Counter[str] = Counter()
         self.parked: Counter[str] = Counter()
+        self.holds: dict[str, LeaseHolds] = defaultdict(LeaseHolds)  # by endpoint group: how long its leases were held, and why
 
     def submit(self, task: Task) -> None:
         self.pending[task.endpoint.group] += 1
@@ -302,22 +349,29 @@ class Hookline(Delivery):
     def backlog(self, group: str | None = None) -> int:
         return sum(self.pending.values()) if group is None else self.pending[group]
 
-    def _handle(self, batch: list[Task], first_lane: bool = False) -> float:
+    def _handle(self, batch: list[Task], finish: Finish, first_lane: bool = False) -> None:
+        """The batch is handed over and its endpoint states read (one call); then each endpoint's tasks are planned and carried out."""
+        self.sim.at(self.sim.now + INVOKE_SECONDS + AWS_CALL_SECONDS, self._plan_batch, batch, finish, first_lane)
+
+    def _plan_batch(self, batch: list[Task], finish: Finish, first_lane: bool) -> None:
         groups: dict[int, list[Task]] = {}
         for t in batch:
             groups.setdefault(t.endpoint.id, []).append(t)
-        end = self.sim.now + BATCH_OVERHEAD
+        end = self.sim.now
         for tasks in groups.values():
             end = max(end, self._carry_out(tasks[0].endpoint, tasks, first_lane))
-        return end
+        finish(end + AWS_CALL_SECONDS)  # the last answer's record
 
     def _carry_out(self, ep: Endpoint, tasks: list[Task], first_lane: bool) -> float:
         """Plan one endpoint's tasks of a batch and act on the plan; returns when its last request ends."""
         sim = self.sim
-        now = sim.now + BATCH_OVERHEAD
+        now = sim.now
         plan = self.plan(ep, len(tasks), now, first_lane)
+        # the grant's write lands; on the retry lane the sending tasks' bodies are read after it
+        ready = now + AWS_CALL_SECONDS * (1 if first_lane else 2)
         end = now
         seen: list[tuple[float | None, int | None, str | None]] = []
+        sent: list[tuple[float, float]] = []  # (send, end) of each request under a lease
         for task, step in zip(tasks, plan.steps, strict=True):
             if step.kind == "defer":
                 sim.metrics.deferrals += 1
@@ -325,12 +379,15 @@ class Hookline(Delivery):
             elif step.kind == "park":
                 self.parked[ep.group] += 1
             else:
-                send_at = now if step.kind == "probe" else step.send_at - EPOCH
+                send_at = ready if step.kind == "probe" else max(ready, step.send_at - EPOCH)
                 finished = sim.send(task, send_at, self._on_done(step.kind == "probe"))
                 end = max(end, finished)
                 seen.append((finished - send_at, task.last.status_code, task.last.error))
+                if step.lease_expiry is not None:
+                    sent.append((send_at, finished))
+        self.holds[ep.group].add(sim.now, ready, sent, end)
         for expiry, count in leases_held(plan.steps).items():
-            sim.at(end, self._release, ep, expiry, count, tuple(seen))
+            sim.at(end + AWS_CALL_SECONDS, self._release, ep, expiry, count, tuple(seen))  # the give-back's write
         return end
 
     def plan(self, ep: Endpoint, tasks: int, now: float, first_lane: bool = False) -> GroupPlan:

@@ -152,3 +152,38 @@ def test_timing_out_endpoints_are_kept_off_the_first_lane(monkeypatch: pytest.Mo
     # until the breaker opens
     with_lanes, without = _first_lane_requests(monkeypatch, True), _first_lane_requests(monkeypatch, False)
     assert with_lanes <= 0.75 * without, (with_lanes, without)
+
+
+def test_a_lease_is_held_from_the_grant_to_the_give_back_not_for_the_invocation_start(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The worker takes an endpoint's concurrency after the batch is handed over and its states read, sends once the
+    grant's write has landed, and gives the lease back a write after the last answer; the simulator places them so."""
+    from bench import duration
+    from bench import sim as simulation
+
+    assert duration.ASSUMED.aws_call_ms / 1000 == simulation.AWS_CALL_SECONDS  # one round trip, as the duration model has it
+    assert simulation.INVOKE_SECONDS > 0
+    sim = Sim(3)
+    system = make("hookline", sim, 1)
+    ep = Endpoint(0, "x", Receiver(median_s=0.1, sigma=0.0))
+    taken: list[float] = []
+    given: list[float] = []
+    plan, give = simulation.Hookline.plan, simulation.Hookline._release
+
+    def planned(self: Any, endpoint: Endpoint, tasks: int, now: float, first_lane: bool = False) -> Any:
+        taken.append(sim.now)
+        return plan(self, endpoint, tasks, now, first_lane)
+
+    def released(self: Any, *args: Any) -> None:
+        given.append(sim.now)
+        give(self, *args)
+
+    monkeypatch.setattr(simulation.Hookline, "plan", planned)
+    monkeypatch.setattr(simulation.Hookline, "_release", released)
+    system.submit(Task(ep, 0.0))
+    sim.run(until=60.0)
+    [(created, finished, attempts, _group, ok)] = sim.metrics.done
+    assert ok and attempts == 1 and created == 0.0
+    call = simulation.AWS_CALL_SECONDS
+    assert taken == [pytest.approx(simulation.INVOKE_SECONDS + call)]  # handed over, states read: then the grant
+    assert finished == pytest.approx(taken[0] + call + 0.1)  # the grant's write, then the 100 ms request
+    assert given == [pytest.approx(finished + call)]  # the give-back's write after the answer
