@@ -886,26 +886,27 @@ def _ideal_section(results: dict[str, Any]) -> list[str]:
 
 
 def _storm_drain(storm: dict[str, Any]) -> list[str]:
-    """What stops the retry storm's drain at its goal, from this run's figures (bench.sim.LeaseHolds)."""
+    """How a lease carries the retry storm's backlog after recovery, from this run's figures (bench.sim.LeaseHolds)."""
     hold = storm.get("lease_hold_ms") or {}
+    per = hold.get("requests_per_lease", 1.0) or 1.0
     held = hold.get("held", 0.0)
-    pace = 10_000 / held if held else 0.0
     return [
-        "- **Retry storm drain.** The probe comes within seconds of the recovery (`first_success_after_recovery_s`",
-        "  in `bench/results.json`), so what is left is the pace after it, with the endpoint's ten leases held almost",
-        "  the whole time. Measured in the simulator (`bench.sim.LeaseHolds`, this run), a request holds its lease"
-        f" {held:.0f} ms: the grant's write and, on the retry lane, the body's read before it may leave"
-        f" ({hold.get('grant', 0):.0f} ms), the wait for its paced send time ({hold.get('pacing', 0):.0f} ms), the request"
-        f" ({hold.get('request', 0):.0f} ms), the wait for its batch's slowest answer ({hold.get('batch', 0):.0f} ms: a batch's leases go back together,",
-        f"  in one write) and the give-back's write ({hold.get('give_back', 0):.0f} ms); 10 / {held / 1000:.3f} s = {pace:.0f}/s at most. Until this",
-        "  release the simulator held a lease for the invocation's whole start (50 ms) as well, which the worker does",
-        "  not (it takes its leases after the batch is handed over and its states read): 1.49 then. The pacing margin",
-        "  (requests 1.1/rate apart, so network jitter cannot squeeze 101 into a second) bounds any design at about",
-        "  1.15. Tried in the simulator, with the old start: a give-back per request, 1.26 (and a conditional write",
-        "  more per delivery, $0.63 per million); a smaller share per batch, 1.25 to 1.35; a batch handing a lease",
-        "  whose request has ended to its next task waiting on the limit, 1.19 and 1.21 at two seeds, with a",
-        "  conditional write for each such send and the worker holding the waiting tasks in their threads. That third",
-        "  one is the way to the goal and is not built: it changes how the worker runs a batch's tasks.",
+        "- **A lease is a slot, not a request** (`core.planning.under_lease`, `services.delivery.plans.EndpointBatch`): a",
+        "  batch's tasks the limiter deferred wait, each on its own thread, for one of the batch's leases; when a request",
+        "  under a lease ends with a 2xx, the first of them takes a send time of its own (one conditional write: the",
+        "  endpoint's rate holds across instances) and goes under that lease. A failed answer hands nothing on, and the",
+        "  tasks still waiting when the batch's last lease ends are deferred as planned. In the retry storm (this run,",
+        f"  `bench.sim.LeaseHolds`), a lease carried {per:.1f} requests and was held {held:.0f} ms: the grant's write, and on the",
+        f"  retry lane the bodies' read and the claim, before its first request ({hold.get('grant', 0):.0f} ms), the wait for that",
+        f"  request's paced send time ({hold.get('pacing', 0):.0f} ms), the requests ({hold.get('request', 0):.0f} ms), the waits between one",
+        f"  request's end and the next one's send ({hold.get('hand_on', 0):.0f} ms: the next send time's write and claim, and the",
+        f"  pace), the wait for the batch's slowest answer ({hold.get('batch', 0):.0f} ms) and the give-back's write"
+        f" ({hold.get('give_back', 0):.0f} ms). The pace is what binds now: requests leave 1.1/rate apart (so network jitter cannot",
+        "  squeeze 101 into a second), 500 s / 0.91 = 550 s for the backlog, and the probe comes",
+        f"  {storm.get('first_success_after_recovery_s', 0):g} s after the recovery. Before this release a lease carried one request and went",
+        "  back with its batch's, and the simulator also held it through the invocation's start: 1.49 of the ideal.",
+        "  The worker holds a waiting task at most `core.config.hand_on_seconds` after its plan, so the last request and",
+        "  its record end within the function's timeout.",
     ]
 
 
@@ -936,11 +937,13 @@ def _ideal_mechanisms(storm: dict[str, Any]) -> list[str]:
         "  write of its own; `GET /v1/endpoints/{id}` shows it under `health.concurrency`.",
         "- **Overlapping batches** (`core.ratelimit.batch_share`): a batch holds its leases until its last request ends,",
         "  paced ones included, so with a limit of 8 or more one batch takes at most half of it and two batches overlap",
-        "  instead of taking turns each holding every slot (the retry storm's pace after recovery: 48/s -> about 70/s at a limit of 10).",
+        "  instead of taking turns each holding every slot (the retry storm's pace after recovery: 48/s -> about 70/s at a limit of 10);",
+        "  at the endpoint's ceiling, with some of it taken, a batch takes half of what is free, at least one: its leases",
+        "  then carry its tasks one after another (below), and the batches after it find some too.",
+        *_storm_drain(storm),
         "",
         "### What stops the goals not met",
         "",
-        *_storm_drain(storm),
         "- **The capacity-limited receiver.** Adaptive concurrency holds it near its knee most of the time but",
         "  overshoots past its capacity now and then (the figure above; the naive baseline has hundreds in flight).",
         "  The latency of the requests sent at a raised limit is known only when they answer, a round trip later, and a",

@@ -25,6 +25,7 @@ from collections import Counter, defaultdict, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from itertools import pairwise
 from typing import Any
 
 import bench  # noqa: F401  - puts the hookline layer on sys.path
@@ -33,7 +34,7 @@ from hookline.core.classify import TIMEOUT, Outcome, Verdict, classify
 from hookline.core.config import endpoint_rules, retry_policy
 from hookline.core.health import breaker_after, endpoint_after, limiter_after
 from hookline.core.models import DEFAULT_MAX_CONCURRENCY, DEFAULT_RATE_LIMIT_PER_SECOND
-from hookline.core.planning import Gate, GroupPlan, leases_held, plan_group
+from hookline.core.planning import Gate, GroupPlan, Step, leases_held, plan_group, under_lease, waits_for_lease
 from hookline.core.policy import Decision, decide
 from hookline.core.ratelimit import Limiter, give_back
 from hookline.core.settings import Settings
@@ -46,9 +47,11 @@ BATCH_OVERHEAD = 0.05  # the least an invocation takes, receive to answer: a wor
 # The worker's AWS calls around a batch's requests (hookline.services.delivery.planner and .worker), each one round trip
 # of bench.duration's model (Assumptions.aws_call_ms; tests/unit/test_bench_scenarios.py checks they agree). They place
 # an endpoint's concurrency leases in time: taken when the grant is computed, after the batch's read of its endpoints'
-# states; the first request leaves once the grant's write has landed (and, on the retry lane, the sending tasks' bodies
-# are read: the first lane reads them beside the plan); given back a write after the group's last answer (the
-# give-back goes out beside that task's record). The invocation ends a write after its last answer (the record).
+# states; the first request leaves once the grant's write has landed (on the retry lane also once the sending tasks'
+# bodies are read, which the first lane reads beside the plan, and the task has claimed its attempt, which a first
+# attempt need not); a lease handed on to a waiting task carries its next request once that task's send time is
+# written (and, on the retry lane, its attempt claimed); the leases go back a write after the group's last answer
+# (the give-back goes out beside that task's record). The invocation ends a write after its last answer (the record).
 AWS_CALL_SECONDS = 0.005
 # Before any of them: the event source mapping hands the batch over and the handler starts (no lease held yet): what
 # is left of BATCH_OVERHEAD after the four calls of a sending batch (state read, grant, body read, record).
@@ -171,30 +174,37 @@ Finish = Callable[[float], None]  # an invocation tells its pool the virtual tim
 
 @dataclass
 class LeaseHolds:
-    """How long an endpoint's concurrency leases were held, summed over its requests, in the parts of a lease's life."""
+    """How long an endpoint's concurrency leases were held, summed over them, in the parts of a lease's life."""
 
     leases: int = 0
-    grant: float = 0.0  # from the grant to the moment a request may leave (its write; on the retry lane, the bodies' read)
-    pacing: float = 0.0  # waiting for its paced send time
-    request: float = 0.0  # the request itself
+    requests: int = 0  # the requests they carried (more than one a lease when leases were handed on)
+    grant: float = 0.0  # from the grant to the moment a request may leave (its write; on the retry lane, the bodies' read and the claim)
+    pacing: float = 0.0  # waiting for its first request's paced send time
+    request: float = 0.0  # its requests
+    hand_on: float = 0.0  # from a request's end to the next one's send under the same lease (its send time's write, its claim)
     batch: float = 0.0  # waiting for the group's slowest answer: the leases go back together
     give_back: float = 0.0  # the give-back's write
 
-    def add(self, granted: float, ready: float, sent: list[tuple[float, float]], last: float) -> None:
-        for send, end in sent:
+    def add(self, granted: float, ready: float, leases: list[list[tuple[float, float]]], last: float) -> None:
+        """One group's leases: each the (send, end) of the requests it carried, in order."""
+        for chain in leases:
+            if not chain:
+                continue
             self.leases += 1
+            self.requests += len(chain)
             self.grant += ready - granted
-            self.pacing += send - ready
-            self.request += end - send
-            self.batch += last - end
+            self.pacing += chain[0][0] - ready
+            self.request += sum(end - send for send, end in chain)
+            self.hand_on += sum(nxt[0] - prev[1] for prev, nxt in pairwise(chain))
+            self.batch += last - chain[-1][1]
             self.give_back += AWS_CALL_SECONDS
 
     def mean_ms(self) -> dict[str, float]:
-        """Each part per lease (ms), and the whole."""
+        """Each part per lease (ms), the whole, and the requests a lease carried."""
         n = max(1, self.leases)
-        parts = {"grant": self.grant, "pacing": self.pacing, "request": self.request, "batch": self.batch, "give_back": self.give_back}
+        parts = {"grant": self.grant, "pacing": self.pacing, "request": self.request, "hand_on": self.hand_on, "batch": self.batch, "give_back": self.give_back}
         out = {k: round(v * 1000 / n, 1) for k, v in parts.items()}
-        return out | {"held": round(sum(parts.values()) * 1000 / n, 1)}
+        return out | {"held": round(sum(parts.values()) * 1000 / n, 1), "requests_per_lease": round(self.requests / n, 2)}
 
 
 class Pool:
@@ -315,6 +325,21 @@ class Baseline(Delivery):
         self.sim.finish(task, verdict is Verdict.SUCCESS)
 
 
+@dataclass
+class _Group:
+    """One endpoint's tasks of one invocation, while its requests are out."""
+
+    done: Finish
+    granted: float  # virtual seconds: its plan
+    end: float  # when its last request ended (so far)
+    ready: float  # when its first request could leave
+    first_lane: bool
+    live: int = 0  # its requests out
+    waiting: deque[tuple[Task, Step]] = field(default_factory=deque)  # deferred by the limiter, waiting for one of its leases
+    seen: list[tuple[float | None, int | None, str | None]] = field(default_factory=list)  # what its requests saw
+    leases: list[list[tuple[float, float]]] = field(default_factory=list)  # each lease's requests, (send, end)
+
+
 class Hookline(Delivery):
     """hookline's delivery worker in virtual time: every rule comes from the core.
 
@@ -357,38 +382,92 @@ class Hookline(Delivery):
         groups: dict[int, list[Task]] = {}
         for t in batch:
             groups.setdefault(t.endpoint.id, []).append(t)
-        end = self.sim.now
-        for tasks in groups.values():
-            end = max(end, self._carry_out(tasks[0].endpoint, tasks, first_lane))
-        finish(end + AWS_CALL_SECONDS)  # the last answer's record
+        ends: list[float] = []
 
-    def _carry_out(self, ep: Endpoint, tasks: list[Task], first_lane: bool) -> float:
-        """Plan one endpoint's tasks of a batch and act on the plan; returns when its last request ends."""
+        def group_done(end: float) -> None:
+            ends.append(end)
+            if len(ends) == len(groups):
+                finish(max(ends) + AWS_CALL_SECONDS)  # the last answer's record
+
+        for tasks in groups.values():
+            self._carry_out(tasks[0].endpoint, tasks, first_lane, group_done)
+
+    def _carry_out(self, ep: Endpoint, tasks: list[Task], first_lane: bool, done: Finish) -> None:
+        """Plan one endpoint's tasks of a batch and act on the plan; `done` hears when its last request ends.
+
+        The tasks the limiter deferred wait for the batch's own leases (`core.planning.under_lease`, as the worker
+        does): a request under a lease that ends hands its lease to the next of them, which takes a send time (a
+        conditional write) and leaves; those still waiting when the group's requests are all over are deferred as
+        planned."""
         sim = self.sim
         now = sim.now
         plan = self.plan(ep, len(tasks), now, first_lane)
-        # the grant's write lands; on the retry lane the sending tasks' bodies are read after it
-        ready = now + AWS_CALL_SECONDS * (1 if first_lane else 2)
-        end = now
-        seen: list[tuple[float | None, int | None, str | None]] = []
-        sent: list[tuple[float, float]] = []  # (send, end) of each request under a lease
+        # the grant's write lands; on the retry lane the sending tasks' bodies are read after it, and each claims its attempt
+        ready = now + AWS_CALL_SECONDS * (1 if first_lane else 3)
+        held = leases_held(plan.steps)
+        group = _Group(done, now, now, ready, first_lane)
         for task, step in zip(tasks, plan.steps, strict=True):
-            if step.kind == "defer":
+            if held and waits_for_lease(step):
+                group.waiting.append((task, step))
+            elif step.kind == "defer":
                 sim.metrics.deferrals += 1
                 self.retry.put(task, step.defer_seconds)
             elif step.kind == "park":
                 self.parked[ep.group] += 1
             else:
                 send_at = ready if step.kind == "probe" else max(ready, step.send_at - EPOCH)
-                finished = sim.send(task, send_at, self._on_done(step.kind == "probe"))
-                end = max(end, finished)
-                seen.append((finished - send_at, task.last.status_code, task.last.error))
-                if step.lease_expiry is not None:
-                    sent.append((send_at, finished))
-        self.holds[ep.group].add(sim.now, ready, sent, end)
-        for expiry, count in leases_held(plan.steps).items():
-            sim.at(end + AWS_CALL_SECONDS, self._release, ep, expiry, count, tuple(seen))  # the give-back's write
-        return end
+                self._send(ep, task, step, send_at, group, held)
+        if group.live == 0:
+            self._close(ep, group, held)
+
+    def _send(
+        self, ep: Endpoint, task: Task, step: Step, send_at: float, group: _Group, held: dict[float, int], lease: list[tuple[float, float]] | None = None
+    ) -> None:
+        """One request of the group; `lease`: the requests its lease carried before it (None: a lease of its own, if any)."""
+        group.live += 1
+        probe = step.kind == "probe"
+        if step.lease_expiry is not None and lease is None:
+            lease = []
+            group.leases.append(lease)
+
+        def ended(task: Task, outcome: Outcome) -> None:
+            group.end = max(group.end, self.sim.now)
+            group.seen.append((self.sim.now - send_at, outcome.status_code, outcome.error))
+            if lease is not None:
+                lease.append((send_at, self.sim.now))
+            self._conclude(task, outcome, probe)
+            group.live -= 1
+            if step.lease_expiry is not None and lease is not None and group.waiting and 200 <= (outcome.status_code or 0) <= 299:
+                self._hand_on(ep, step.lease_expiry, outcome, group, held, lease)
+            if group.live == 0:
+                self._close(ep, group, held)
+
+        self.sim.send(task, send_at, ended)
+
+    def _hand_on(self, ep: Endpoint, expiry: float, outcome: Outcome, group: _Group, held: dict[float, int], lease: list[tuple[float, float]]) -> None:
+        """A request under the batch's lease `expiry` ended with a 2xx: it is offered to the first waiting task, which
+        goes under it if the core says so, its send time written (a conditional write) before it leaves; if the core
+        says no, that task is deferred as planned and the lease ends (as the worker does: EndpointBatch)."""
+        task, step = group.waiting.popleft()
+        reused, limiter = under_lease(ep.gate(), ep.breaker, ep.limiter, step, expiry, outcome.status_code, EPOCH + self.sim.now, self.rules)
+        if limiter is None:
+            self.sim.metrics.deferrals += 1
+            self.retry.put(task, step.defer_seconds)
+            return
+        ep.limiter = limiter
+        calls = 1 if group.first_lane else 2  # its send time's write, and on the retry lane its claim
+        self._send(ep, task, reused, max(self.sim.now + calls * AWS_CALL_SECONDS, reused.send_at - EPOCH), group, held, lease)
+
+    def _close(self, ep: Endpoint, group: _Group, held: dict[float, int]) -> None:
+        """The group's requests are all over: its leases go back with what it saw, and the tasks still waiting are deferred as planned."""
+        while group.waiting:
+            task, step = group.waiting.popleft()
+            self.sim.metrics.deferrals += 1
+            self.retry.put(task, step.defer_seconds)
+        self.holds[ep.group].add(group.granted, group.ready, group.leases, group.end)
+        for expiry, count in held.items():
+            self.sim.at(group.end + AWS_CALL_SECONDS, self._release, ep, expiry, count, tuple(group.seen))  # the give-back's write
+        group.done(group.end)
 
     def plan(self, ep: Endpoint, tasks: int, now: float, first_lane: bool = False) -> GroupPlan:
         """The core's plan for `tasks` tasks of `ep` at virtual time `now`; its state writes always land (no contention here)."""

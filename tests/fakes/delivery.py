@@ -94,6 +94,7 @@ def delivery_rig(
     lease_seconds: int = 120,
     emails: CustomerEmails | None = None,
     usage: VersionUsageSink | None = None,
+    hand_on_seconds: float = 0.0,
 ) -> DeliveryRig:
     clock = FakeClock()
     endpoints = FakeEndpointStore()
@@ -119,5 +120,6 @@ def delivery_rig(
         stats=stats,
         emails=emails,
         usage=usage,
+        hand_on_seconds=hand_on_seconds,
     )
     return DeliveryRig(worker, clock, endpoints, states, events, http, scheduler, notify, stats, replays)

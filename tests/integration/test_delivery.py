@@ -6,6 +6,7 @@ import io
 import json
 import logging
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -14,8 +15,10 @@ from standardwebhooks.webhooks import Webhook
 
 from hookline.adapters import aws
 from hookline.adapters.dynamo import keys
+from hookline.adapters.dynamo.state import EndpointStateRepository
 from hookline.adapters.observability import get_logger
 from hookline.core.models import LAYOUT_ENDPOINT_KEYED, DeliveryTask
+from hookline.core.ratelimit import in_flight
 from hookline.wiring import topology
 from tests.conftest import Hookline
 from tests.support.receiver import Answer, Received, running_receiver
@@ -331,3 +334,33 @@ def test_a_first_success_is_recorded_with_one_write_to_the_delivery(hookline: Ho
     _, event = hookline.api("GET", f"/v1/events/{accepted['id']}")
     [delivery] = event["deliveries"]
     assert (delivery["status"], [a["status_code"] for a in delivery["attempts"]]) == ("succeeded", [200])
+
+
+def test_a_batchs_tasks_beyond_its_endpoints_concurrency_go_under_its_leases_one_after_another(hookline: Hookline) -> None:
+    """A lease is a slot, not a request (hookline.core.planning.under_lease): of six tasks to an endpoint that takes
+    two at once, the batch's grant sends two and the four the limit deferred wait for those leases, each sent once a
+    request under one has ended with a 2xx: all six in one invocation, never more than two at the receiver."""
+    busy, most, lock = [0], [0], threading.Lock()
+
+    def answer(_received: Received) -> Answer:
+        with lock:
+            busy[0] += 1
+            most[0] = max(most[0], busy[0])
+        try:
+            return Answer(delay=0.05)
+        finally:
+            with lock:
+                busy[0] -= 1
+
+    with running_receiver(answer) as receiver:
+        # max_concurrency under the initial concurrency: the adaptive limit is at its ceiling from the start
+        status, ep = hookline.api("POST", "/v1/endpoints", {"url": receiver.url, "max_concurrency": 2, "rate_limit_per_second": 50})
+        assert status == 201
+        hookline.api("POST", "/v1/events/batch", {"events": [{"type": "a.b", "data": {"n": n}} for n in range(6)]})
+        assert hookline.deliver(hookline.queued()) == {"batchItemFailures": []}
+        assert len({r.headers["webhook-id"] for r in receiver.requests}) == 6  # each event once
+        assert not hookline.queued()  # none deferred
+    assert most[0] <= 2
+    # And both leases went back: the endpoint has nothing in flight
+    limiter = EndpointStateRepository(aws.dynamodb_table(hookline.env[topology.TABLE.env])).limiter("acme", ep["id"])
+    assert in_flight(limiter, time.time()) == 0

@@ -27,7 +27,7 @@ from hookline.adapters.dynamo import waits as wait_notes
 from hookline.core import adaptive, apikeys, breaker, customers, models, portal, ratelimit, sessions, stats, validation, versions, waits
 from hookline.core import settings as settings_module
 from hookline.core.backoff import BackoffPolicy
-from hookline.core.config import retry_policy
+from hookline.core.config import hand_on_seconds, retry_policy
 from hookline.core.replay import FAILURES_READ_BOUND
 from hookline.core.settings import MAX_AUTHORIZER_CACHE_SECONDS, MAX_STACK_NAME, Settings
 from hookline.services import broadcast, bulk, cas, catalog, drain, jobs, replay
@@ -404,6 +404,12 @@ FACTS = [
         "a sweeper stopped for longer than a note lives",
         "(its TTL, a week past due)" if timedelta(days=7) == wait_notes.KEPT else "?",
         "adapters.dynamo.waits.KEPT",
+    ),
+    Fact(
+        ARCHITECTURE,
+        "up to `core.config.hand_on_seconds`",
+        f"`core.config.hand_on_seconds` ({hand_on_seconds(S, topology.DELIVERY_TIMEOUT_SECONDS):g} s)",
+        "core.config.hand_on_seconds with topology.DELIVERY_TIMEOUT_SECONDS",
     ),
     # docs/architecture.md: broadcasts and bulk jobs
     Fact(ARCHITECTURE, "one page of 100 endpoints of the tenant's", f"one page of {broadcast.PAGE} endpoints", "services.broadcast.PAGE"),

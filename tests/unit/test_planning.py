@@ -11,7 +11,21 @@ from hookline.core.breaker import Breaker
 from hookline.core.classify import Classification, Outcome, Verdict
 from hookline.core.config import breaker_config, limiter_config
 from hookline.core.health import EndpointChange, breaker_after, endpoint_after, limiter_after, should_disable
-from hookline.core.planning import LIMIT_SPREAD, MAX_OPEN_SPREAD, PROBING_SPREAD, TO_RETRY_LANE, Gate, GroupPlan, Step, gave_up, leases_held, plan_group
+from hookline.core.planning import (
+    LIMIT_SPREAD,
+    LIMITED,
+    MAX_OPEN_SPREAD,
+    PROBING_SPREAD,
+    TO_RETRY_LANE,
+    Gate,
+    GroupPlan,
+    Step,
+    gave_up,
+    leases_held,
+    plan_group,
+    under_lease,
+    waits_for_lease,
+)
 from hookline.core.policy import Decision
 from hookline.core.ratelimit import Limiter
 from hookline.core.rules import EndpointRules
@@ -226,3 +240,42 @@ def test_a_probe_takes_its_place_in_the_pace() -> None:
     # A probe is sent outside the limiter: its answer moves the next grant one interval (1.1 / rate) past it
     after = limiter_after(Limiter(tat=NOW - 100, version=3), OK, 10.0, NOW, HEALTH, was_probe=True)
     assert after is not None and after.tat == pytest.approx(NOW + 0.11) and after.version == 4
+
+
+# --- a lease is a slot: a batch's task the limiter deferred goes under the batch's own lease once a request under it ends ---
+
+LIMITED_STEP = Step("defer", defer_seconds=1.4, reason=LIMITED)
+HELD = Limiter(tat=NOW - 1, leases=(NOW + 60,) * 5, version=7)  # the batch's 5 leases: every slot of GATE's ceiling of 5
+
+# name: (gate, breaker, the waiting step, the answer under the lease) -> goes under the lease
+UNDER_LEASE: dict[str, tuple[tuple[Gate | None, Breaker, Step, int | None], bool]] = {
+    "a 2xx: the next task goes under that lease": ((GATE, Breaker(), LIMITED_STEP, 200), True),
+    "a 503: the receiver is struggling, the task waits as planned": ((GATE, Breaker(), LIMITED_STEP, 503), False),
+    "a 429: the same": ((GATE, Breaker(), LIMITED_STEP, 429), False),
+    "no answer (a timeout): the same": ((GATE, Breaker(), LIMITED_STEP, None), False),
+    "the breaker opened meanwhile": ((GATE, OPEN, LIMITED_STEP, 200), False),
+    "paused by a Retry-After meanwhile": ((Gate(True, NOW + 30, 10, 5), Breaker(), LIMITED_STEP, 200), False),
+    "disabled meanwhile": ((Gate(False, None, 10, 5), Breaker(), LIMITED_STEP, 200), False),
+    "endpoint deleted": ((None, Breaker(), LIMITED_STEP, 200), False),
+    "a task deferred for another reason": ((GATE, Breaker(), Step("defer", defer_seconds=5.0, reason="circuit half-open: probing"), 200), False),
+}
+
+
+@pytest.mark.parametrize("name", list(UNDER_LEASE))
+def test_a_deferred_task_goes_under_the_batchs_lease_only_after_a_success(name: str) -> None:
+    (gate, breaker, waiting, answered), goes = UNDER_LEASE[name]
+    step, limiter = under_lease(gate, breaker, HELD, waiting, NOW + 60, answered, NOW, CFG)
+    if not goes:
+        assert (step, limiter) == (waiting, None)
+        return
+    assert limiter is not None
+    assert (step.kind, step.send_at, step.lease_expiry, step.reused) == ("go", NOW, NOW + 60, True)
+    assert limiter.leases == HELD.leases and limiter.tat > HELD.tat  # the pace moves on; no lease taken or given back
+    # what the batch gives back is still the 5 leases it was granted: the reused step holds none of its own
+    assert leases_held([Step("go", send_at=NOW, lease_expiry=NOW + 60)] * 5 + [step]) == {NOW + 60: 5}
+    assert waits_for_lease(waiting)
+
+
+def test_only_limiter_deferrals_wait_for_a_lease() -> None:
+    plan = plan_group(GATE, Breaker(), Limiter(), 8, NOW, CFG, FixedRandom(0.5))
+    assert [waits_for_lease(s) for s in plan.steps] == [False] * 5 + [True] * 3

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import random
+from dataclasses import replace
+
+import pytest
+
 from hookline.core.adaptive import AdaptiveConfig
-from hookline.core.ratelimit import Limiter, LimiterConfig, acquire, current_rate, release, slow_down
+from hookline.core.ratelimit import Limiter, LimiterConfig, TokenLease, acquire, batch_share, current_rate, pace, release, slow_down
 
 # The adaptive concurrency limit starts at the ceiling here: these tests are about pacing and leases (test_adaptive.py is about the limit).
 CFG = LimiterConfig(
@@ -61,3 +66,86 @@ def test_nothing_granted_means_nothing_to_write() -> None:
 def test_pacing_margin_keeps_sends_under_the_rate() -> None:
     g = acquire(Limiter(), 10, 10, 100, 0.0, LimiterConfig(lease_seconds=120, adaptive=AdaptiveConfig(initial=5), pacing_margin=0.10))
     assert g.send_at[:3] == (0.0, 0.11, 0.22)
+
+
+# --- a lease is a slot: a batch's next task goes under a lease it holds, taking only a send time (pace) ---
+
+# name: (limiter, ceiling, now) -> the send time granted (None: nothing granted, the state unchanged)
+PACES: dict[str, tuple[tuple[Limiter, int, float], float | None]] = {
+    "idle pace: it leaves now": ((Limiter(tat=90.0, leases=(160.0,) * 3), 3, 100.0), 100.0),
+    "paced: it leaves one interval after the last grant": ((Limiter(tat=100.4, leases=(160.0,) * 3), 3, 100.0), 100.4),
+    "beyond the horizon: nothing": ((Limiter(tat=101.5, leases=(160.0,) * 3), 3, 100.0), None),
+    "more leases out than the limit (it was lowered): nothing": ((Limiter(tat=90.0, leases=(160.0,) * 3), 2, 100.0), None),
+    "below its ceiling the limit is still learning, once per give-back: nothing": (
+        (Limiter(tat=90.0, leases=(160.0,) * 2, concurrency_limit=2), 3, 100.0),
+        None,
+    ),
+    "token leases pace the endpoint: nothing": (
+        (Limiter(tat=90.0, token_leases=(TokenLease("h", 5.0, 1, 99.5, 100.5, 130.0),)), 3, 100.0),
+        None,
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(PACES))
+def test_pace_grants_a_send_time_and_no_lease(name: str) -> None:
+    (lim, ceiling, now), expected = PACES[name]
+    g = pace(lim, 5, ceiling, now, CFG)
+    if expected is None:
+        assert g.send_at == () and g.state is lim and g.retry_in > 0
+        return
+    assert g.send_at == (expected,)
+    assert g.state.leases == lim.leases  # no lease taken, none given back
+    assert g.state.tat == pytest.approx(expected + 0.2)  # the pace moves on one interval, as a grant's does
+    assert g.state.version == lim.version + 1
+
+
+def test_leases_carrying_tasks_one_after_another_stay_within_the_rate_and_the_leases() -> None:
+    # A batch holds 3 leases of a limit of 3 and carries 60 tasks under them; each request ends after a random latency
+    # and hands its lease to the next task (pace); a second batch takes per-batch grants meanwhile (acquire).
+    rng = random.Random(7)
+    g = acquire(Limiter(), 3, 20, 3, 0.0, CFG)
+    lim, sends, out = g.state, list(g.send_at), [(t + rng.uniform(0.01, 0.3), t) for t in g.send_at]
+    left = 57
+    while out:
+        out.sort()
+        end, _ = out.pop(0)
+        if left:
+            nxt = pace(lim, 20, 3, end, CFG)
+            assert nxt.send_at, "a free lease at the ceiling with the pace within the horizon is always reused"
+            lim, left = nxt.state, left - 1
+            sends.append(nxt.send_at[0])
+            out.append((nxt.send_at[0] + rng.uniform(0.01, 0.3), nxt.send_at[0]))
+        other = acquire(lim, 2, 20, 3, end, CFG)
+        assert other.send_at == ()  # every lease is the batch's: nobody else gets one while it carries its tasks
+        # in flight at any send: never more than the batch's 3 leases
+        assert sum(1 for e, s in out if s <= end < e) <= 3
+    sends.sort()
+    assert len(sends) == 60
+    for i, t in enumerate(sends):
+        assert len([s for s in sends[i:] if s < t + 1.0]) <= 20
+
+
+# name: (limit, free) -> the most leases one batch takes
+SHARES: dict[str, tuple[tuple[int, int | None], int]] = {
+    "a small limit: all of it": ((5, None), 5),
+    "a limit of 8 or more: half": ((10, None), 5),
+    "nothing out: half": ((10, 10), 5),
+    "others hold some: half of what is free": ((10, 6), 3),
+    "others hold most: at least one": ((10, 1), 1),
+    "a small limit, others hold some: half of what is free": ((5, 4), 2),
+}
+
+
+@pytest.mark.parametrize("name", list(SHARES))
+def test_batch_share(name: str) -> None:
+    (limit, free), expected = SHARES[name]
+    assert batch_share(limit, free) == expected
+
+
+def test_at_its_ceiling_a_batch_takes_half_of_what_other_batches_left() -> None:
+    busy = Limiter(leases=(160.0,) * 4)  # 4 of a ceiling of 10 out
+    assert len(acquire(busy, 10, 100, 10, 100.0, CFG).send_at) == 3
+    # below its ceiling (the adaptive limit still rising) a batch takes half of the limit, as before
+    learning = replace(busy, concurrency_limit=8)
+    assert len(acquire(learning, 10, 100, 10, 100.0, CFG).send_at) == 4

@@ -34,6 +34,14 @@ def breaker_config(settings: Settings) -> BreakerConfig:
     )
 
 
+def hand_on_seconds(settings: Settings, function_timeout_seconds: float) -> float:
+    """How long after its plan a batch may still hand one of its leases to its next task waiting on the limit
+    (hookline.core.planning.under_lease): what is left of the delivery function's timeout once the batch's first
+    requests (a whole request deadline, after at most the pacing horizon) and one more handed-on request have room."""
+    request = settings.connect_timeout_seconds + settings.request_timeout_seconds
+    return max(0.0, function_timeout_seconds - 2 * request - LimiterConfig.horizon_seconds)
+
+
 def limiter_config(settings: Settings, lease_seconds: float) -> LimiterConfig:
     # A token lease's slots outlive the requests started in it, as a probe's lease does.
     leases = TokenLeaseConfig(min_rate=settings.token_lease_min_rate, slot_seconds=2 * (settings.connect_timeout_seconds + settings.request_timeout_seconds))

@@ -10,7 +10,9 @@ Before any request leaves, each endpoint of a batch is looked at once:
   half-open probe: deferred a few seconds, by when the probe has answered;
 - breaker due for a probe: the first task probes, the rest wait a little;
 - closed: the limiter hands out send times and concurrency leases; what does
-  not fit is deferred until a slot frees.
+  not fit is deferred until a slot frees, unless, at the endpoint's ceiling, one
+  of the batch's own requests ends with a 2xx first: then the task goes under
+  that request's lease (`under_lease`).
 
 Two lanes: first attempts arrive on the delivery queue, everything else on the
 retry queue, each drained by its own function. An endpoint whose answers hold
@@ -40,7 +42,8 @@ from hookline.core.adaptive import AdaptiveConfig, slow
 from hookline.core.backoff import RandomSource
 from hookline.core.breaker import Breaker, admit, outage_seconds
 from hookline.core.leases import Holding, leased, take
-from hookline.core.ratelimit import Limiter, acquire
+from hookline.core.models import Endpoint
+from hookline.core.ratelimit import Limiter, acquire, pace
 from hookline.core.rules import EndpointRules
 
 PlanKind = Literal["go", "probe", "defer", "park"]
@@ -50,6 +53,7 @@ PROBING_SPREAD = 5.0
 LIMIT_SPREAD = 1.0
 MAX_OPEN_SPREAD = 30.0
 TO_RETRY_LANE = "endpoint slow or timing out: served from the retry lane"
+LIMITED = "endpoint rate or concurrency limit"
 
 
 @dataclass(frozen=True)
@@ -71,6 +75,7 @@ class Step:
     lease_expiry: float | None = None  # the concurrency lease a go holds
     defer_seconds: float = 0.0
     reason: str = ""
+    reused: bool = False  # a go under a lease its batch already holds (`under_lease`): it holds none of its own
 
 
 @dataclass(frozen=True)
@@ -151,26 +156,63 @@ def retry_lane_only(breaker: Breaker, limiter: Limiter, cfg: AdaptiveConfig) -> 
 def _grant(gate: Gate, limiter: Limiter, tasks: int, now: float, cfg: EndpointRules, rng: RandomSource) -> GroupPlan:
     grant = acquire(limiter, tasks, gate.rate_per_second, gate.max_concurrency, now, cfg.limiter)
     granted = tuple(Step("go", send_at=at, lease_expiry=grant.lease_expiry) for at in grant.send_at)
-    rest = _defer_each(tasks - len(granted), grant.retry_in, LIMIT_SPREAD, "endpoint rate or concurrency limit", rng)
+    rest = _defer_each(tasks - len(granted), grant.retry_in, LIMIT_SPREAD, LIMITED, rng)
     return GroupPlan(granted + rest, limiter=grant.state if granted else None, retry_in=grant.retry_in)
 
 
 def _lease(gate: Gate, limiter: Limiter, holding: Holding, holder: str, tasks: int, now: float, cfg: EndpointRules, rng: RandomSource) -> GroupPlan:
     grant = take(limiter, holding, holder, tasks, gate.rate_per_second, gate.max_concurrency, now, cfg.limiter)
     granted = tuple(Step("go", send_at=at, lease_expiry=grant.lease_expiry) for at in grant.send_at)
-    rest = _defer_each(tasks - len(granted), grant.retry_in, LIMIT_SPREAD, "endpoint rate or concurrency limit", rng)
+    rest = _defer_each(tasks - len(granted), grant.retry_in, LIMIT_SPREAD, LIMITED, rng)
     return GroupPlan(granted + rest, limiter=grant.state, retry_in=grant.retry_in, holding=grant.holding)
 
 
 def gave_up(last: GroupPlan, rng: RandomSource) -> GroupPlan:
     """Every task deferred as the limiter would defer it: the plan when its state write lost the race every time."""
-    return GroupPlan(_defer_each(len(last.steps), last.retry_in, LIMIT_SPREAD, "endpoint rate or concurrency limit", rng))
+    return GroupPlan(_defer_each(len(last.steps), last.retry_in, LIMIT_SPREAD, LIMITED, rng))
+
+
+def gate(endpoint: Endpoint | None) -> Gate | None:
+    """What the planner needs of an endpoint's configuration (None: it is gone)."""
+    if endpoint is None:
+        return None
+    return Gate(endpoint.status == "active", endpoint.paused_until, endpoint.rate_limit_per_second, endpoint.max_concurrency)
 
 
 def leases_held(steps: Sequence[Step]) -> dict[float, int]:
     """Concurrency leases a group's steps hold, by expiry: what the batch gives back when it ends."""
     held: dict[float, int] = {}
     for s in steps:
-        if s.lease_expiry is not None:
+        if s.lease_expiry is not None and not s.reused:
             held[s.lease_expiry] = held.get(s.lease_expiry, 0) + 1
     return held
+
+
+def waits_for_lease(step: Step) -> bool:
+    """A task the limiter deferred (rate or concurrency): its batch may still send it under one of its own leases
+    (`under_lease`); if it does not, the task is deferred as planned when the batch ends."""
+    return step.kind == "defer" and step.reason == LIMITED
+
+
+def under_lease(
+    gate: Gate | None, breaker: Breaker, limiter: Limiter, waiting: Step, lease_expiry: float, answered: int | None, now: float, cfg: EndpointRules
+) -> tuple[Step, Limiter | None]:
+    """A lease is a slot, not a request. A request of the batch under its lease `lease_expiry` has ended with
+    `answered` (its status code; None: no answer): the batch's next task to the endpoint that the limiter deferred
+    (`waits_for_lease`) goes under that lease instead, taking only a send time (`ratelimit.pace`), if that answer
+    was a 2xx and the endpoint is still active, unpaused and its breaker closed. So a batch's leases carry its
+    tasks one after another, each lease idle only between a request's end and the next one's send, and the
+    endpoint's requests in flight never pass the leases its batches were granted.
+
+    Returns the step to take (a go holding no lease of its own: `reused`, not counted by `leases_held`) and the
+    limiter to write (conditionally, as a grant) before it is sent; or `waiting` unchanged and None: the task is
+    deferred as planned when the batch ends (so is every task after a lease's first answer that was not a 2xx:
+    a failing or overloaded receiver gets no more from this batch)."""
+    if not waits_for_lease(waiting) or answered is None or not 200 <= answered <= 299:
+        return waiting, None
+    if gate is None or not gate.active or (gate.paused_until is not None and gate.paused_until > now) or breaker.state != "closed":
+        return waiting, None
+    grant = pace(limiter, gate.rate_per_second, gate.max_concurrency, now, cfg.limiter)
+    if not grant.send_at:
+        return waiting, None
+    return Step("go", send_at=grant.send_at[0], lease_expiry=lease_expiry, reused=True), grant.state

@@ -30,7 +30,7 @@ from hookline.adapters.http import WebhookClient
 from hookline.adapters.notifications import Notifier
 from hookline.adapters.queues import MessageHolds, OrderedScheduler, TaskQueue, TaskScheduler
 from hookline.adapters.system import utcnow
-from hookline.core.config import endpoint_rules
+from hookline.core.config import endpoint_rules, hand_on_seconds
 from hookline.core.jobs import BROADCAST_JOB, DELETE_CUSTOMER_ENDPOINTS, DRAIN_DLQ, REPLAY_WINDOW, REQUEUE_PAUSED
 from hookline.core.settings import Settings
 from hookline.services.access import AccessGuard
@@ -228,6 +228,7 @@ def _worker(settings: Settings, scheduler: TaskScheduler | OrderedScheduler) -> 
         stats=_stats(settings),
         emails=customer_emails(settings),
         usage=_usage(settings),
+        hand_on_seconds=hand_on_seconds(settings, topology.DELIVERY_TIMEOUT_SECONDS),
     )
 
 

@@ -38,6 +38,7 @@ def assemble(
     stats: StatsSink | None = None,
     emails: CustomerEmails | None = None,
     usage: VersionUsageSink | None = None,
+    hand_on_seconds: float = 0.0,
 ) -> DeliveryWorker:
     pool = EndpointPool()
     leases = TokenLeaseBook()  # one per process: a warm instance spends its leases over its batches
@@ -60,4 +61,5 @@ def assemble(
         sleep=sleep,
         pool=pool,
         leases=leases,
+        hand_on_seconds=hand_on_seconds,
     )

@@ -11,6 +11,7 @@ import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
+from functools import partial
 
 from hookline.core import notifications
 from hookline.core.breaker import Breaker, Transition, outage_seconds
@@ -20,6 +21,7 @@ from hookline.core.errors import error_code
 from hookline.core.health import breaker_after, endpoint_after, limiter_after, slows_down
 from hookline.core.models import Endpoint
 from hookline.core.notifications import Notify
+from hookline.core.planning import Step, gate, under_lease
 from hookline.core.policy import Decision
 from hookline.core.ratelimit import Limiter, give_back
 from hookline.core.responses import HttpResult
@@ -72,6 +74,25 @@ class HealthTracker:
         if change.disable:
             self.disable(endpoint, transition.state if transition is not None else breaker or Breaker(), now, change.disable)
         return transition.event if transition is not None else ""
+
+    def under_lease(
+        self, endpoint: Endpoint, breaker: Breaker, waiting: Step, expiry: float, answered: int | None, start: Limiter | None
+    ) -> tuple[Step, Limiter] | None:
+        """A waiting task offered a lease of its batch (the request under it ended with `answered`): the step to
+        send it under that lease, and the limiter as written with its send time (hookline.core.planning.under_lease):
+        one conditional write, proposed from `start` (the state the batch last wrote; None: read first), re-read and
+        retried on a conflict. None when the core says no or every try lost the race: the lease then ends, and the
+        task is deferred as planned."""
+        tenant, endpoint_id = endpoint.tenant, endpoint.id
+
+        def propose(state: Limiter) -> tuple[tuple[Step, Limiter] | None, Limiter | None]:
+            step, written = under_lease(gate(endpoint), breaker, state, waiting, expiry, answered, self.clock().timestamp(), self.config)
+            return (None, None) if written is None else ((step, written), written)
+
+        read = partial(self.states.limiter, tenant, endpoint_id)
+        return compare_and_swap(
+            start if start is not None else read(), propose, lambda write, base: self.states.save_limiter(tenant, endpoint_id, write, base.version), read
+        )
 
     def disable(self, endpoint: Endpoint, state: Breaker, now: datetime, reason: str) -> None:
         """Disabled (410 Gone, or failing for longer than the threshold): its tasks are parked until it is re-enabled."""

@@ -22,7 +22,7 @@ from functools import lru_cache, partial
 from hookline.core.backoff import RandomSource
 from hookline.core.breaker import Breaker
 from hookline.core.models import Delivery, DeliveryTask, Endpoint, Event
-from hookline.core.planning import Gate, GroupPlan, gave_up, plan_group
+from hookline.core.planning import GroupPlan, gate, gave_up, plan_group, waits_for_lease
 from hookline.core.ratelimit import Limiter, in_flight
 from hookline.core.rules import EndpointRules
 from hookline.services.cas import compare_and_swap
@@ -37,16 +37,15 @@ _log = logging.getLogger(__name__)
 State = tuple[Endpoint | None, Breaker, Limiter]  # an endpoint, its breaker and its limiter, as read for planning
 
 
+def _may_send(plan: Plan) -> bool:
+    """A task that sends, or may: one the limiter deferred waits for a lease of its batch's."""
+    return plan.sends or (plan.step is not None and waits_for_lease(plan.step))
+
+
 @lru_cache(maxsize=1)
 def _early_reads() -> ThreadPoolExecutor:
     """One thread for the life of the process (a warm Lambda reuses it): a first-lane batch's body read, beside its plan."""
     return ThreadPoolExecutor(max_workers=2, thread_name_prefix="bodies")
-
-
-def gate(endpoint: Endpoint | None) -> Gate | None:
-    if endpoint is None:
-        return None
-    return Gate(endpoint.status == "active", endpoint.paused_until, endpoint.rate_limit_per_second, endpoint.max_concurrency)
 
 
 @dataclass(frozen=True)
@@ -114,7 +113,7 @@ class Planner:
         def read(t: DeliveryTask, p: Plan) -> Plan:
             return replace(p, event=events.get((t.tenant, t.event_id)), delivery=deliveries.get((t.tenant, t.event_id, t.delivery_id)), delivery_read=t.fresh)
 
-        return {t: read(t, p) if p.sends else p for t, p in plans.items()}
+        return {t: read(t, p) if _may_send(p) else p for t, p in plans.items()}
 
     def _plan_safely(
         self, item: tuple[tuple[str, str], list[DeliveryTask]], first_lane: bool = False, loaded: Mapping[tuple[str, str], State] | None = None
@@ -184,8 +183,9 @@ class Planner:
         return {t: Plan(step, endpoint, planned_breaker, granted=granted) for t, step in zip(tasks, group.steps, strict=True)}
 
     def _with_bodies(self, plans: dict[DeliveryTask, Plan]) -> dict[DeliveryTask, Plan]:
-        """The bodies of the tasks that will send and the fresh ones' deliveries, in one read (a deferred task reads nothing)."""
-        sending = [t for t, p in plans.items() if p.sends]
+        """The bodies of the tasks that may send and the fresh ones' deliveries, in one read (a deferred task reads
+        nothing, unless it waits for one of its batch's leases: hookline.services.delivery.plans.EndpointBatch)."""
+        sending = [t for t, p in plans.items() if _may_send(p)]
         if not sending:
             return plans
         read = self._read(sending)

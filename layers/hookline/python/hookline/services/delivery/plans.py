@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from collections import deque
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Literal
@@ -45,6 +46,12 @@ class EndpointBatch:
     endpoint's give-back (its concurrency leases, its adaptive limit, its statistics: one write), so it goes out
     beside that task's record instead of after every record of the batch: one AWS call fewer in a row on a task's path.
 
+    A lease is a slot, not a request (hookline.core.planning.under_lease): the batch's tasks the limiter deferred
+    wait for its leases (`waiters`, each on its own thread), and a task whose request under a lease ends with a 2xx
+    offers that lease to the first of them (`finished` with `offer`), which takes a send time for it and sends. A
+    lease ends when its request ends with no offer taken; the last lease to end hands over the give-back, and the
+    tasks still waiting are deferred as planned.
+
     A task that fails before it finishes never counts, and the batch's end gives the leases back then
     (hookline.services.delivery.worker.DeliveryWorker.release)."""
 
@@ -57,21 +64,50 @@ class EndpointBatch:
     answers: list[Answer] = field(default_factory=list)
     handed: bool = False  # the give-back is on its way (`given_back`): the batch's end leaves this endpoint alone
     given_back: Future[None] | None = None
+    waiters: int = 0  # the batch's tasks to the endpoint waiting for one of its leases, not yet answered
+    hand_on_until: float = 0.0  # epoch seconds: no lease is offered after this (the invocation must end in time)
+    limiter: Limiter | None = None  # the limiter as the batch's last hand-on wrote it: the next proposes from it
     _finished: int = 0
     _last_seen: bool = False
-    _lock: threading.Lock = field(default_factory=threading.Lock)
+    _offers: deque[Answer] = field(default_factory=deque)  # leases offered, by the answer their request ended with
+    _lock: threading.Condition = field(default_factory=threading.Condition)
 
-    def finished(self, answer: Answer | None) -> bool:
+    def finished(self, answer: Answer | None, offer: bool = False, now: float = 0.0) -> bool:
         """One task done with its request (`answer`; None: it sent none after all, e.g. its attempt was claimed by a
-        twin). True once, for the last: its caller hands the give-back over."""
+        twin). With `offer` (its answer lets the lease go on) and a task waiting, before `hand_on_until`, the lease
+        goes to that task and stays out. True once, for the last lease to end: its caller hands the give-back over."""
         with self._lock:
             if answer is not None:
                 self.answers.append(answer)
-            self._finished += 1
-            if self._finished < self.expected or self._last_seen:
+            if offer and answer is not None and self.waiters > len(self._offers) and now < self.hand_on_until:
+                self._offers.append(answer)
+                self._lock.notify()
                 return False
-            self._last_seen = True
-            return True
+            return self._ended()
+
+    def declined(self) -> bool:
+        """A waiting task was offered a lease and could not use it (hookline.core.planning.under_lease said no): the
+        lease ends. True once, for the last lease to end: its caller hands the give-back over."""
+        with self._lock:
+            return self._ended()
+
+    def wait_for_lease(self, timeout: float) -> Answer | None:
+        """For a waiting task: the answer of the request whose lease it is offered, once one is; None when every
+        lease has ended first, or after `timeout` seconds (no offer comes after `hand_on_until`; a holder that died
+        without ending its lease leaves the batch's end to give it back): the task is then deferred as planned.
+        Each waiting task asks once."""
+        with self._lock:
+            self._lock.wait_for(lambda: bool(self._offers) or self._last_seen, timeout=max(0.0, timeout))
+            self.waiters -= 1
+            return self._offers.popleft() if self._offers else None
+
+    def _ended(self) -> bool:
+        self._finished += 1
+        if self._finished < self.expected or self._last_seen:
+            return False
+        self._last_seen = True
+        self._lock.notify_all()  # the tasks still waiting: no lease will come
+        return True
 
     def hand_over(self, given_back: Future[None]) -> None:
         """The give-back is on its way: the batch's end waits for it instead of writing one."""

@@ -29,9 +29,10 @@ from functools import partial
 
 from hookline.core.clock import parse_iso
 from hookline.core.models import LIVE_STATUSES, DeliveryTask
-from hookline.core.planning import Step, leases_held
+from hookline.core.planning import Step, leases_held, waits_for_lease
 from hookline.core.ratelimit import Limiter
 from hookline.core.reports import DeliveryReport
+from hookline.core.responses import HttpResult
 from hookline.services.delivery.endpoint_pool import EndpointPool
 from hookline.services.delivery.health import HealthTracker
 from hookline.services.delivery.planner import Planner
@@ -101,6 +102,9 @@ class DeliveryWorker:
     pool: EndpointPool
     sunsets_told: OncePerProcess = field(default_factory=OncePerProcess)  # the email's marker makes it once ever; this, one try per process
     leases: TokenLeaseBook | None = None  # this process's token leases on hot endpoints (the planner's book); None: none are taken
+    # How long after its plan a batch's lease may still be handed to its next task waiting on the limit
+    # (EndpointBatch): the last request and its record must end within the function's timeout (core.config.hand_on_seconds)
+    hand_on_seconds: float = 0.0
 
     # -- redrive: a dead-lettered task moved back by an operator ---------------------
 
@@ -161,29 +165,53 @@ class DeliveryWorker:
 
     def _batched(self, plans: dict[DeliveryTask, Plan]) -> dict[DeliveryTask, Plan]:
         """Each endpoint's plans sharing one `EndpointBatch`, so the last of its tasks to finish gives its leases back
-        beside its record. Not for an endpoint this process paces by a token lease (its slots go back when the lease
-        is over) nor for one whose tasks hold no lease or leases of more than one grant: those the batch's end does."""
+        beside its record, and its tasks the limiter deferred wait for its leases. Not for an endpoint this process
+        paces by a token lease (its slots go back when the lease is over) nor for one whose tasks hold no lease or
+        leases of more than one grant: those the batch's end does."""
         groups: dict[tuple[str, str], list[DeliveryTask]] = defaultdict(list)
+        waiting: dict[tuple[str, str], list[DeliveryTask]] = defaultdict(list)
         for t, p in plans.items():
             if p.endpoint is not None and p.step is not None and p.sends:
                 groups[(p.endpoint.tenant, p.endpoint.id)].append(t)
+            elif p.endpoint is not None and p.step is not None and waits_for_lease(p.step):
+                waiting[(p.endpoint.tenant, p.endpoint.id)].append(t)
         out = dict(plans)
+        until = self.clock().timestamp() + self.hand_on_seconds
         for (tenant, endpoint_id), group in groups.items():
             expiries = {plans[t].step.lease_expiry for t in group}  # type: ignore[union-attr]
             if None in expiries or len(expiries) != 1 or (self.leases is not None and self.leases.holds(tenant, endpoint_id)):
                 continue
             first = plans[group[0]]
             assert first.endpoint is not None
-            batch = EndpointBatch(tenant, endpoint_id, len(group), next(iter(expiries)) or 0.0, first.endpoint.max_concurrency, first.granted)
-            for t in group:
+            waiters = waiting[(tenant, endpoint_id)] if self.hand_on_seconds > 0 else []
+            batch = EndpointBatch(
+                tenant,
+                endpoint_id,
+                len(group),
+                next(iter(expiries)) or 0.0,
+                first.endpoint.max_concurrency,
+                first.granted,
+                waiters=len(waiters),
+                hand_on_until=until,
+            )
+            batch.limiter = first.granted
+            for t in group + waiters:
                 out[t] = replace(plans[t], batch=batch)
         return out
 
     def _finished(self, plan: Plan, answer: Answer | None) -> None:
-        """A task done with its request: the last of its endpoint's in the batch hands over the endpoint's give-back."""
+        """A task done with its request: its lease goes on to a task of the batch waiting for one if its answer was a
+        2xx (EndpointBatch); the last of its endpoint's leases to end hands over the endpoint's give-back."""
         batch = plan.batch
-        if batch is None or not batch.finished(answer):
+        offer = answer is not None and answer[1] is not None and 200 <= answer[1] <= 299
+        if batch is None or not batch.finished(answer, offer, self.clock().timestamp()):
             return
+        self._hand_over(plan)
+
+    def _hand_over(self, plan: Plan) -> None:
+        """The endpoint's give-back, handed over by the task that ended its batch's last lease."""
+        batch = plan.batch
+        assert batch is not None
         counts = self.recorder.stats.take(batch.tenant, batch.endpoint_id)  # every task of the batch has counted its attempt
         answers = tuple(batch.answers)
         give_back = partial(self.health.give_back, batch.tenant, batch.endpoint_id, batch.expiry, batch.expected, answers, batch.ceiling, counts, batch.granted)
@@ -292,18 +320,26 @@ class DeliveryWorker:
         step = plan.step
         if step is None:  # planning failed: the record fails and SQS delivers it again
             raise RuntimeError(plan.failed)
+        if step.kind == "defer" and plan.batch is not None and waits_for_lease(step):
+            plan = self._under_lease(plan, step)
+            step, now = plan.step, self.clock()
+            assert step is not None
         if step.kind == "defer":
             return self.recorder.defer(task, step.defer_seconds, step.reason, now)
         if step.kind == "park":
             return self.recorder.park(task, step.reason, now)
-        claimed = self.recorder.claim(task, now, plan)
-        if isinstance(claimed, DeliveryReport):
-            self._finished(plan, None)
-            return claimed
-        wait = step.send_at - self.clock().timestamp()
-        if wait > 0:
-            self.sleep(wait)  # paced by the endpoint's limiter; bounded by its horizon
-        result = self.sender.send(task, plan)
+        ended = False  # its lease (if its batch shares one): ended once, whatever happens
+        try:
+            claimed = self.recorder.claim(task, now, plan)
+            if isinstance(claimed, DeliveryReport):
+                ended = True
+                self._finished(plan, None)
+                return claimed
+            result = self._send(task, plan, step)
+        except BaseException:
+            if not ended:
+                self._finished(plan, None)
+            raise
         done = self.clock()
         sunset = plan.event.sunset_of(task.version) if plan.event is not None and task.version else None
         if sunset is not None and plan.endpoint is not None and parse_iso(sunset) <= done and self.sunsets_told.first(plan.endpoint.id, task.version):
@@ -315,3 +351,30 @@ class DeliveryWorker:
         self.recorder.count(task, claimed, result, decision, done)
         self._finished(plan, (result.duration_ms / 1000, result.status_code, result.error))
         return self.recorder.conclude(task, claimed, result, decision, done, breaker_event)
+
+    def _send(self, task: DeliveryTask, plan: Plan, step: Step) -> HttpResult:
+        wait = step.send_at - self.clock().timestamp()
+        if wait > 0:
+            self.sleep(wait)  # paced by the endpoint's limiter; bounded by its horizon
+        return self.sender.send(task, plan)
+
+    def _under_lease(self, plan: Plan, step: Step) -> Plan:
+        """A task the limiter deferred waits for one of its batch's leases (EndpointBatch): offered one, it sends
+        under it with a send time of its own (HealthTracker.under_lease, one conditional write); not offered one, or
+        the core says no, it is deferred as planned (a declined lease ends, and may be the batch's last)."""
+        batch = plan.batch
+        assert batch is not None and plan.endpoint is not None and plan.breaker is not None
+        answer = batch.wait_for_lease(batch.hand_on_until - self.clock().timestamp())
+        if answer is None:
+            return plan
+        try:
+            granted = self.health.under_lease(plan.endpoint, plan.breaker, step, batch.expiry, answer[1], batch.limiter)
+        except Exception:
+            _log.exception("lease not handed on", extra={"tenant": batch.tenant, "endpoint_id": batch.endpoint_id})
+            granted = None
+        if granted is None:
+            if batch.declined():
+                self._hand_over(plan)
+            return plan
+        reused, batch.limiter = granted
+        return replace(plan, step=reused)
