@@ -10,11 +10,14 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 
+import pytest
+
 from hookline.core.models import DeliveryTask
 from hookline.core.ratelimit import LimiterConfig, in_flight
 from hookline.core.reports import DeliveryReport
 from hookline.core.responses import HttpResult
 from hookline.core.settings import Settings
+from hookline.services.delivery.health import HealthTracker
 from tests.fakes.contracts import endpoint
 from tests.fakes.delivery import DeliveryRig, delivery_rig
 from tests.fakes.outside import Request
@@ -24,6 +27,7 @@ LIMIT = 2  # the endpoint's max_concurrency (under 8, so one batch may take all 
 RATE = 50.0  # its rate: under HOOKLINE_TOKEN_LEASE_MIN_RATE, so paced per batch
 PACING_MARGIN = LimiterConfig.pacing_margin
 TASKS = 6
+DEADLINE_SECONDS = 5.0  # a task's outcome comes within milliseconds; a lease left open would hold one for the whole window
 # Its adaptive limit at that ceiling from the start: a lease is handed on only there (hookline.core.ratelimit.pace)
 AT_CEILING = replace(Settings(), initial_concurrency=LIMIT)
 
@@ -101,3 +105,28 @@ def test_without_a_hand_on_window_the_limit_defers_as_before() -> None:
     assert receiver.count == LIMIT
     assert sorted(r.outcome for r in reports) == ["deferred"] * (TASKS - LIMIT) + ["succeeded"] * LIMIT
     assert _limiter_writes(rig) == 2  # the grant and the give-back
+
+
+def test_a_task_that_fails_after_its_answer_ends_its_lease_and_frees_the_waiting_ones(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Both granted tasks fail between their answer and their lease's end (here the breaker's update): their leases end
+    with them, so the tasks waiting for one are deferred at once, not held until the hand-on window closes."""
+
+    def broken(*_args: object, **_kwargs: object) -> str:
+        raise RuntimeError("breaker write failed")
+
+    monkeypatch.setattr(HealthTracker, "after_attempt", broken)
+    rig = _rig(3 * DEADLINE_SECONDS)  # a window longer than the deadline: a lease left open would hold the waiting tasks past it
+    pipe = Pipeline(rig)
+    ep = pipe.endpoint(endpoint(max_concurrency=LIMIT, rate_limit_per_second=RATE))
+    tasks = [pipe.event(ep, n) for n in range(TASKS)]
+    rig.http.answer = Receiver()
+    plans = rig.worker.plan(tasks)
+    with ThreadPoolExecutor(max_workers=TASKS) as pool:
+        futures = [pool.submit(rig.worker.deliver, t, plans[t]) for t in tasks]
+        outcomes = []
+        for f in futures:
+            try:
+                outcomes.append(f.result(timeout=DEADLINE_SECONDS).outcome)
+            except RuntimeError:
+                outcomes.append("failed")
+    assert sorted(outcomes) == ["deferred"] * (TASKS - LIMIT) + ["failed"] * LIMIT

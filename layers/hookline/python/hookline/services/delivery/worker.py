@@ -328,7 +328,7 @@ class DeliveryWorker:
             return self.recorder.defer(task, step.defer_seconds, step.reason, now)
         if step.kind == "park":
             return self.recorder.park(task, step.reason, now)
-        ended = False  # its lease (if its batch shares one): ended once, whatever happens
+        ended = False  # its lease (if its batch shares one): ended once, whatever fails on the way (a task may wait for it)
         try:
             claimed = self.recorder.claim(task, now, plan)
             if isinstance(claimed, DeliveryReport):
@@ -336,20 +336,21 @@ class DeliveryWorker:
                 self._finished(plan, None)
                 return claimed
             result = self._send(task, plan, step)
+            done = self.clock()
+            sunset = plan.event.sunset_of(task.version) if plan.event is not None and task.version else None
+            if sunset is not None and plan.endpoint is not None and parse_iso(sunset) <= done and self.sunsets_told.first(plan.endpoint.id, task.version):
+                self.health.past_sunset(plan.endpoint, task.version, sunset)
+            decision = self.recorder.decide(task, claimed, result, done)
+            breaker_event = ""
+            if plan.endpoint is not None:
+                breaker_event = self.health.after_attempt(plan.endpoint, plan.breaker, step.kind == "probe", result, decision, done)
+            self.recorder.count(task, claimed, result, decision, done)
+            ended = True
+            self._finished(plan, (result.duration_ms / 1000, result.status_code, result.error))
         except BaseException:
             if not ended:
                 self._finished(plan, None)
             raise
-        done = self.clock()
-        sunset = plan.event.sunset_of(task.version) if plan.event is not None and task.version else None
-        if sunset is not None and plan.endpoint is not None and parse_iso(sunset) <= done and self.sunsets_told.first(plan.endpoint.id, task.version):
-            self.health.past_sunset(plan.endpoint, task.version, sunset)
-        decision = self.recorder.decide(task, claimed, result, done)
-        breaker_event = ""
-        if plan.endpoint is not None:
-            breaker_event = self.health.after_attempt(plan.endpoint, plan.breaker, step.kind == "probe", result, decision, done)
-        self.recorder.count(task, claimed, result, decision, done)
-        self._finished(plan, (result.duration_ms / 1000, result.status_code, result.error))
         return self.recorder.conclude(task, claimed, result, decision, done, breaker_event)
 
     def _send(self, task: DeliveryTask, plan: Plan, step: Step) -> HttpResult:
