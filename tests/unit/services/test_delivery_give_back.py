@@ -1,6 +1,6 @@
 """An endpoint's give-back goes out as the last of its tasks in the batch finishes, beside that task's record
 (hookline.services.delivery.plans.EndpointBatch): one AWS call fewer in a row on a task's path. A task that fails
-before it finishes leaves the give-back to the batch's end, as before."""
+before it finishes still ends its lease, so the last to end hands the give-back over; the batch's end waits for it."""
 
 from __future__ import annotations
 

@@ -108,7 +108,7 @@ def batch_share(limit: int, free: int | None = None) -> int:
     (`pace`): with fewer than the limit free, other batches hold the rest, and the batch takes half of what is
     free, at least one. A few leases then carry its tasks, the batches after it find some too, and a batch's
     start (before its first send) and end (waiting for its last answer) idle few of the endpoint's slots
-    (the retry storm after recovery: 81/s -> 90/s, its paced 91/s, at a limit of 10)."""
+    (the retry storm's lease holds, bench.sim.LeaseHolds, in docs/benchmarks.md)."""
     share = limit // 2 if limit >= 8 else limit
     if free is not None and free < limit:
         share = min(share, max(1, free // 2))
@@ -180,8 +180,8 @@ def pace(lim: Limiter, configured_rate: float, max_concurrency: int, now: float,
     (the state unchanged) while the endpoint has more leases out than its concurrency limit now (another batch's
     answers lowered it), while token leases pace it, when the send would fall beyond the horizon, or while the
     adaptive limit is below its ceiling: it learns once per give-back, and a batch carrying tasks under its
-    leases gives them back several round trips later (the slow subscriber's adaptive climb then lagged: its
-    backlog at the end 0 -> 2 % of what it was sent, p50 262 s -> 348 s)."""
+    leases gives them back several round trips later, so below the ceiling its climb would lag (the slow
+    subscriber's backlog, tried without this rule)."""
     rate = current_rate(lim, configured_rate, now, cfg)
     interval = (1.0 + cfg.pacing_margin) / rate
     leased_until = max((lease.counted_until for lease in lim.token_leases), default=0.0)

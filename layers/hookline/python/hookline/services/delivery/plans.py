@@ -52,8 +52,9 @@ class EndpointBatch:
     lease ends when its request ends with no offer taken; the last lease to end hands over the give-back, and the
     tasks still waiting are deferred as planned.
 
-    A task that fails before it finishes never counts, and the batch's end gives the leases back then
-    (hookline.services.delivery.worker.DeliveryWorker.release)."""
+    A task that fails between its claim and its lease's end still ends its lease (so no task waits for it in vain);
+    one that fails before it holds one (planning, its wait) leaves the give-back to the batch's end
+    (hookline.services.delivery.worker.DeliveryWorker.release), which writes one unless it was handed over."""
 
     tenant: str
     endpoint_id: str
@@ -66,29 +67,29 @@ class EndpointBatch:
     given_back: Future[None] | None = None
     waiters: int = 0  # the batch's tasks to the endpoint waiting for one of its leases, not yet answered
     hand_on_until: float = 0.0  # epoch seconds: no lease is offered after this (the invocation must end in time)
-    limiter: Limiter | None = None  # the limiter as the batch's last hand-on wrote it: the next proposes from it
+    limiter: Limiter | None = None  # the state to propose the next hand-on from: the grant's (`granted`), then each hand-on's
     _finished: int = 0
     _last_seen: bool = False
     _offers: deque[Answer] = field(default_factory=deque)  # leases offered, by the answer their request ended with
-    _lock: threading.Condition = field(default_factory=threading.Condition)
+    _changed: threading.Condition = field(default_factory=threading.Condition)  # an offer made, or the last lease ended
 
     def finished(self, answer: Answer | None, offer: bool = False, now: float = 0.0) -> bool:
         """One task done with its request (`answer`; None: it sent none after all, e.g. its attempt was claimed by a
         twin). With `offer` (its answer lets the lease go on) and a task waiting, before `hand_on_until`, the lease
         goes to that task and stays out. True once, for the last lease to end: its caller hands the give-back over."""
-        with self._lock:
+        with self._changed:
             if answer is not None:
                 self.answers.append(answer)
             if offer and answer is not None and self.waiters > len(self._offers) and now < self.hand_on_until:
                 self._offers.append(answer)
-                self._lock.notify()
+                self._changed.notify()
                 return False
             return self._ended()
 
     def declined(self) -> bool:
         """A waiting task was offered a lease and could not use it (hookline.core.planning.under_lease said no): the
         lease ends. True once, for the last lease to end: its caller hands the give-back over."""
-        with self._lock:
+        with self._changed:
             return self._ended()
 
     def wait_for_lease(self, timeout: float) -> Answer | None:
@@ -96,8 +97,8 @@ class EndpointBatch:
         lease has ended first, or after `timeout` seconds (no offer comes after `hand_on_until`; a holder that died
         without ending its lease leaves the batch's end to give it back): the task is then deferred as planned.
         Each waiting task asks once."""
-        with self._lock:
-            self._lock.wait_for(lambda: bool(self._offers) or self._last_seen, timeout=max(0.0, timeout))
+        with self._changed:
+            self._changed.wait_for(lambda: bool(self._offers) or self._last_seen, timeout=max(0.0, timeout))
             self.waiters -= 1
             return self._offers.popleft() if self._offers else None
 
@@ -106,7 +107,7 @@ class EndpointBatch:
         if self._finished < self.expected or self._last_seen:
             return False
         self._last_seen = True
-        self._lock.notify_all()  # the tasks still waiting: no lease will come
+        self._changed.notify_all()  # the tasks still waiting: no lease will come
         return True
 
     def hand_over(self, given_back: Future[None]) -> None:

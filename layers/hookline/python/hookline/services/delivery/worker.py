@@ -193,8 +193,8 @@ class DeliveryWorker:
                 first.granted,
                 waiters=len(waiters),
                 hand_on_until=until,
+                limiter=first.granted,
             )
-            batch.limiter = first.granted
             for t in group + waiters:
                 out[t] = replace(plans[t], batch=batch)
         return out
