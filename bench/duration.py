@@ -154,9 +154,10 @@ def _cpu(run: Callable[[], Any]) -> float:
 # features kept: the limiter's grant (a conditional write per endpoint and batch: strict concurrency and rate across
 # instances), the attempt record (the delivery log), the give-back that frees the concurrency and carries the
 # endpoint's statistics (a conditional write per endpoint and batch), the signature, and the POST itself. Each write
-# is measured twice: through the handler's own Table (boto3's resource layer, as the handler writes), and
-# (`*_low_level`) the same request through a low-level client with the same Config, its values serialized on the
-# clock: the resource layer is a choice, not a feature, so the floor takes the cheaper of the two.
+# is measured twice: through the handler's own Table (hookline.adapters.aws.dynamodb_table: boto3's Table with
+# hookline's codec and transport, as the handler writes), and (`*_low_level`) the same request through a low-level
+# client with the same Config and botocore's own send, its values serialized on the clock: how a request is built and
+# sent is a choice, not a feature, so the floor takes the cheaper of the two.
 FLOOR_WRITES = ("grant", "attempt_record", "give_back")
 FLOOR_CALLS = (*FLOOR_WRITES, *(f"{w}_low_level" for w in FLOOR_WRITES), "sign", "post")
 

@@ -72,7 +72,8 @@ _WRITE_NAMES = {"grant": "grant", "attempt_record": "attempt record", "give_back
 def least_cpu(floor_ms: dict[str, float]) -> dict[str, float]:
     """Per delivery at batch 10, each task to an endpoint of its own, the least handler CPU (ms) the kept features
     need, from `measure_cpu`'s `floor_ms` (bench.duration.FLOOR_CALLS): the limiter's grant, the attempt record and
-    the give-back, each a conditional UpdateItem through the cheaper of boto3's Table and its low-level client; the
+    the give-back, each a conditional UpdateItem through the cheaper of the handler's own Table (hookline's codec and
+    transport, hookline.adapters.dynamo) and boto3's low-level client (botocore's own send); the
     signature; the POST through the webhook client on a kept connection. No read (a task's body could ride in its
     message), no SQS event, plan, thread, log or metric."""
     out = {_WRITE_NAMES[w]: min(floor_ms[w], floor_ms.get(f"{w}_low_level", floor_ms[w])) for w in FLOOR_WRITES}

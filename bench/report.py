@@ -844,7 +844,9 @@ def _profile_section(found: dict[str, Any] | None) -> list[str]:
         "of its own (the CPU goal's case), DynamoDB and SQS in a moto server and the receiver in processes of their own. Each AWS",
         "call and webhook POST is timed on its own thread's CPU clock as it runs (a sampling or single-thread profiler",
         "misplaces the CPU of a batch's threads); the last line is what no timed call took: the SQS event, planning, the",
-        "threads, logs and metrics. The AWS lines include boto3's resource layer around each call. Of two runs, the one",
+        "threads, logs and metrics. The AWS lines include all the work around each call: the values' conversion",
+        "(`adapters/dynamo/codec.py`), botocore's request building, the signature and the send (`adapters/dynamo/transport.py`).",
+        "Of two runs, the one
         "with the least CPU. The totals here include the timing's own cost and are a little above the CPU row's.",
         "",
         f"Before: commit {before['commit']}, the last before issue 28's work, measured {before['measured_at']} ({before['how']}):"

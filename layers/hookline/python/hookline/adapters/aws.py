@@ -14,6 +14,9 @@ import boto3
 from boto3.dynamodb.conditions import ConditionExpressionBuilder
 from botocore.config import Config
 
+from hookline.adapters.dynamo.codec import AttributeCodec
+from hookline.adapters.dynamo.transport import Connections, FastSend
+
 # A delivery batch talks to AWS from many threads at once (one per task, one per endpoint while planning).
 # botocore's client-side parameter validation is off: it re-checks, on every call, requests hookline builds itself
 # (and the service validates them anyway), and cost about a tenth of the delivery handler's CPU (docs/benchmarks.md).
@@ -55,7 +58,26 @@ def dynamodb_table(name: str) -> Any:
     if not hasattr(injector, "_condition_builder"):
         raise RuntimeError("boto3's DynamoDB resource no longer keeps its condition builder where hookline replaces it")
     injector._condition_builder = ThreadLocalConditionBuilder()
+    client = table.meta.client
+    # boto3's conversions of values and conditions, compiled per operation (hookline.adapters.dynamo.codec)
+    AttributeCodec(injector._condition_builder).install(client.meta.events)
+    # The data plane's requests go out on connections of hookline's own (hookline.adapters.dynamo.transport): the
+    # last of the client's `before-call` handlers (botocore calls the most specific event's first, so the least
+    # specific name, last), so every one before it still runs: botocore's own (the recursion detection header),
+    # an injected fault, a stubber.
+    connections = Connections(connect_timeout=_CONFIG.connect_timeout, read_timeout=_CONFIG.read_timeout, most_idle=_CONFIG.max_pool_connections)
+    _fast_sends[name] = FastSend(client, connections)
+    client.meta.events.register_last("before-call", _fast_sends[name], unique_id="hookline-fast-send")
     return table
+
+
+_fast_sends: dict[str, FastSend] = {}
+
+
+def fast_send(table_name: str) -> FastSend:
+    """The FastSend of `dynamodb_table(table_name)`: what it sent itself, what it handed to botocore."""
+    dynamodb_table(table_name)
+    return _fast_sends[table_name]
 
 
 @cache
@@ -88,3 +110,6 @@ def reset_clients() -> None:
     """Forget cached clients (tests start a fresh moto per test)."""
     dynamodb_table.cache_clear()
     _client.cache_clear()
+    for sender in _fast_sends.values():
+        sender.close()
+    _fast_sends.clear()

@@ -1,0 +1,206 @@
+"""hookline.adapters.dynamo.transport on real sockets: hookline's Table sends DynamoDB's requests itself on kept
+connections and reads the answers as botocore does; what it cannot finish, botocore's own send takes over."""
+
+from __future__ import annotations
+
+import json
+import threading
+import zlib
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import boto3
+import pytest
+from boto3.dynamodb.types import Binary
+from botocore.config import Config
+from botocore.exceptions import ClientError
+
+from bench.harness import aws_server
+from hookline.adapters import aws
+from hookline.adapters.dynamo.transport import Connections, FastSend
+
+CREDENTIALS = {"aws_access_key_id": "AKIDTEST", "aws_secret_access_key": "secret", "region_name": "us-east-1"}
+
+
+@pytest.fixture(scope="module")
+def moto_endpoint() -> Iterator[str]:
+    with aws_server() as url:
+        yield url
+
+
+@pytest.fixture
+def table(moto_endpoint: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    """hookline's own Table (hookline.adapters.aws.dynamodb_table) on moto served over kept-alive HTTP."""
+    for name in ("HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("AWS_ENDPOINT_URL", moto_endpoint)
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "AKIDTEST")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "secret")
+    monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
+    boto3.setup_default_session()
+    name = f"transport-{threading.get_ident()}-{id(monkeypatch)}"
+    boto3.client("dynamodb").create_table(
+        TableName=name,
+        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "sk", "KeyType": "RANGE"}],
+        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}, {"AttributeName": "sk", "AttributeType": "S"}],
+        BillingMode="PAY_PER_REQUEST",
+    )
+    aws.reset_clients()
+    yield aws.dynamodb_table(name)
+    aws.reset_clients()
+    boto3.setup_default_session()
+
+
+def test_a_tables_calls_go_out_on_one_kept_connection_and_read_as_boto3s(table: Any) -> None:
+    sender = aws.fast_send(table.name)
+    item = {"pk": "a", "sk": "1", "n": 3, "blob": Binary(b"\x00\xff"), "m": {"B": "x", "l": [1, None, True]}, "s": {"x", "y"}}
+    table.put_item(Item=item)
+    table.update_item(Key={"pk": "a", "sk": "1"}, UpdateExpression="SET n = n + :one", ExpressionAttributeValues={":one": 1})
+    for sk in "234":
+        table.put_item(Item={"pk": "a", "sk": sk})
+    got = table.get_item(Key={"pk": "a", "sk": "1"}, ConsistentRead=True)["Item"]
+    queried = table.query(KeyConditionExpression="pk = :p", ExpressionAttributeValues={":p": "a"}, Limit=2)
+    batch = table.meta.client.batch_get_item(RequestItems={table.name: {"Keys": [{"pk": "a", "sk": "2"}, {"pk": "a", "sk": "9"}]}})
+
+    assert got == {**item, "n": 4}
+    assert [i["sk"] for i in queried["Items"]] == ["1", "2"]
+    assert queried["LastEvaluatedKey"] == {"pk": "a", "sk": "2"}
+    assert batch["Responses"][table.name] == [{"pk": "a", "sk": "2"}]
+    assert (sender.sent, sender.handed_over) == (8, 0)
+    assert sender.connections.opened == 1
+
+
+def test_a_refused_condition_raises_botocores_error_with_the_same_answer(table: Any) -> None:
+    table.put_item(Item={"pk": "c", "sk": "1", "version": 2})
+    plain = boto3.session.Session().resource("dynamodb").Table(table.name)  # botocore's own send, for comparison
+    answers = []
+    for through in (table, plain):
+        with pytest.raises(through.meta.client.exceptions.ConditionalCheckFailedException) as refused:
+            through.put_item(
+                Item={"pk": "c", "sk": "1", "version": 3},
+                ConditionExpression="version = :v",
+                ExpressionAttributeValues={":v": 1},
+                ReturnValuesOnConditionCheckFailure="ALL_OLD",
+            )
+        answers.append(refused.value.response)
+    ours, botocores = answers
+    assert ours["Error"] == botocores["Error"]
+    assert ours["Item"] == botocores["Item"] == {"pk": {"S": "c"}, "sk": {"S": "1"}, "version": {"N": "2"}}
+    with pytest.raises(ClientError) as invalid:
+        table.update_item(Key={"pk": "c", "sk": "1"}, UpdateExpression="SET = nonsense")
+    assert invalid.value.response["Error"]["Code"] == "ValidationException"
+    assert aws.fast_send(table.name).handed_over == 0
+
+
+def test_under_a_proxy_botocore_sends(table: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HTTPS_PROXY", "http://proxy.invalid:3128")
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")  # botocore itself goes straight to the local endpoint
+    sender = aws.fast_send(table.name)
+    table.put_item(Item={"pk": "p", "sk": "1"})
+    assert table.get_item(Key={"pk": "p", "sk": "1"})["Item"] == {"pk": "p", "sk": "1"}
+    assert sender.sent == 0
+
+
+# -- a scripted DynamoDB: what the transport does with a closed connection, a throttle, a 5xx, a bad checksum ----------
+
+
+class Scripted:
+    """A DynamoDB endpoint that answers each request with the next of `answers`: (status, body, how), where `how`
+    is "" (keep the connection), "close" (answer, then close the connection without saying so) or "bad-crc"."""
+
+    def __init__(self, answers: list[tuple[int, dict[str, Any], str]]):
+        self.answers = list(answers)
+        self.requests: list[dict[str, str]] = []
+        self.connections = 0
+        scripted = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def setup(self) -> None:
+                super().setup()
+                scripted.connections += 1
+
+            def log_message(self, format: str, *args: Any) -> None:
+                """Quiet."""
+
+            def do_POST(self) -> None:
+                self.rfile.read(int(self.headers["Content-Length"]))
+                scripted.requests.append({k.lower(): v for k, v in self.headers.items()})
+                status, body, how = scripted.answers.pop(0)
+                data = json.dumps(body).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/x-amz-json-1.0")
+                self.send_header("x-amzn-RequestId", f"req-{len(scripted.requests)}")
+                self.send_header("x-amz-crc32", str(zlib.crc32(data) + (1 if how == "bad-crc" else 0)))
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+                self.wfile.flush()
+                if how == "close":
+                    self.close_connection = True
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+ITEM = {"Item": {"pk": {"S": "a"}}}
+THROTTLED = {"__type": "com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededException", "message": "slow down"}
+
+
+def _scripted(answers: list[tuple[int, dict[str, Any], str]], monkeypatch: pytest.MonkeyPatch) -> tuple[Scripted, Any, FastSend, list[float]]:
+    for name in ("HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    endpoint = Scripted(answers)
+    client = boto3.session.Session().client(
+        "dynamodb", endpoint_url=endpoint.url, config=Config(retries={"mode": "standard", "max_attempts": 3}), **CREDENTIALS
+    )
+    pauses: list[float] = []
+    sender = FastSend(client, Connections(connect_timeout=3, read_timeout=5, most_idle=4), pause=pauses.append)
+    client.meta.events.register_last("before-call", sender)
+    return endpoint, client, sender, pauses
+
+
+def test_a_kept_connection_the_server_closed_is_not_a_try(monkeypatch: pytest.MonkeyPatch) -> None:
+    endpoint, client, sender, pauses = _scripted([(200, ITEM, "close"), (200, ITEM, ""), (200, ITEM, "")], monkeypatch)
+    try:
+        answers = [client.get_item(TableName="t", Key={"pk": {"S": "a"}})["Item"] for _ in range(3)]
+    finally:
+        endpoint.close()
+    assert answers == [ITEM["Item"]] * 3
+    assert (sender.sent, sender.handed_over, pauses) == (3, 0, [])
+    assert (endpoint.connections, sender.connections.opened) == (2, 2)
+    assert all(r["authorization"].startswith("AWS4-HMAC-SHA256 Credential=AKIDTEST/") for r in endpoint.requests)
+
+
+@pytest.mark.parametrize(
+    ("first", "why"),
+    [((400, THROTTLED, ""), "a throttle"), ((500, {"message": "oops"}, ""), "a 5xx"), ((200, ITEM, "bad-crc"), "a checksum that does not match")],
+)
+def test_a_try_that_did_not_finish_is_botocores_to_send_again(first: tuple[int, dict[str, Any], str], why: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    endpoint, client, sender, pauses = _scripted([first, (200, {"Item": {"pk": {"S": "again"}}}, "")], monkeypatch)
+    try:
+        answer = client.get_item(TableName="t", Key={"pk": {"S": "a"}})
+    finally:
+        endpoint.close()
+    assert answer["Item"] == {"pk": {"S": "again"}}, why
+    assert (sender.sent, sender.handed_over, len(pauses)) == (0, 1, 1)
+    assert 0 <= pauses[0] <= 1.0
+    assert [("amz-sdk-invocation-id" in r) for r in endpoint.requests] == [False, True]  # the second is botocore's own send
+
+
+def test_an_answer_that_is_a_refusal_is_not_sent_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    refused = {"__type": "com.amazonaws.dynamodb.v20120810#ConditionalCheckFailedException", "message": "The conditional request failed"}
+    endpoint, client, sender, _ = _scripted([(400, refused, "")], monkeypatch)
+    try:
+        with pytest.raises(client.exceptions.ConditionalCheckFailedException):
+            client.put_item(TableName="t", Item={"pk": {"S": "a"}}, ConditionExpression="attribute_not_exists(pk)")
+    finally:
+        endpoint.close()
+    assert (sender.sent, sender.handed_over, len(endpoint.requests)) == (1, 0, 1)
