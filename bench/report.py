@@ -846,8 +846,8 @@ def _profile_section(found: dict[str, Any] | None) -> list[str]:
         "misplaces the CPU of a batch's threads); the last line is what no timed call took: the SQS event, planning, the",
         "threads, logs and metrics. The AWS lines include all the work around each call: the values' conversion",
         "(`adapters/dynamo/codec.py`), botocore's request building, the signature and the send (`adapters/dynamo/transport.py`).",
-        "Of two runs, the one
-        "with the least CPU. The totals here include the timing's own cost and are a little above the CPU row's.",
+        "Of two runs, the one with the least CPU. The totals here include the timing's own cost and are a little above the",
+        "CPU row's.",
         "",
         f"Before: commit {before['commit']}, the last before issue 28's work, measured {before['measured_at']} ({before['how']}):"
         f" {before['cpu_ms_per_task']:.2f} ms per task.",

@@ -31,6 +31,7 @@ import base64
 import hashlib
 import hmac
 import http.client
+import itertools
 import json
 import os
 import random
@@ -231,7 +232,9 @@ class Connections:
         if kept is not None:
             return kept, True
         if origin[0] == "https" and self._tls is None:
-            self._tls = ssl.create_default_context(cafile=get_cert_path(True))
+            # botocore's bundle: AWS_CA_BUNDLE when set, else its own (certifi's); a certificate it refuses fails the
+            # try, and botocore's send, with the client's own `verify`, takes it over
+            self._tls = ssl.create_default_context(cafile=os.environ.get("AWS_CA_BUNDLE") or get_cert_path(True))
         return Connection(origin, self.connect_timeout, self.read_timeout, self._tls), False
 
     def give_back(self, origin: Origin, connection: Connection) -> None:
@@ -346,8 +349,18 @@ class FastSend:
         self._pause = pause
         self._now = now or (lambda: datetime.now(UTC))
         self._keys = SigningKeys()
-        self.sent = 0  # requests it sent itself
-        self.handed_over = 0  # tries botocore took over
+        self._sent = itertools.count()
+        self._handed_over = itertools.count()
+
+    @property
+    def sent(self) -> int:
+        """Requests it sent itself (answered by the endpoint or by a `before-send` handler)."""
+        return _peek(self._sent)
+
+    @property
+    def handed_over(self) -> int:
+        """Tries botocore's own send took over."""
+        return _peek(self._handed_over)
 
     def __call__(self, model: Any, params: dict[str, Any], request_signer: Any, context: dict[str, Any], **_: Any) -> tuple[AWSResponse, dict[str, Any]] | None:
         url = params.get("url", "")
@@ -377,10 +390,10 @@ class FastSend:
                 status, answer_headers, answer_body = self._send(parts, headers, body)
             result = self._checked(status, answer_headers, answer_body)
         except HandOver:
-            self.handed_over += 1
+            next(self._handed_over)
             self._pause(random.random() * HAND_OVER_PAUSE_SECONDS)
             return None
-        self.sent += 1
+        next(self._sent)
         response = AWSResponse(url, status, answer_headers, None)
         response._content = answer_body
         return response, result
@@ -430,6 +443,11 @@ class FastSend:
             else:
                 connection.close()
             return status, answer_headers, answer_body
+
+
+def _peek(counter: itertools.count[int]) -> int:
+    """How far `counter` has counted (a count taken from many threads at once: next() is atomic, += is not)."""
+    return int(repr(counter)[6:-1])
 
 
 def _head(headers: dict[str, str]) -> bytes:
