@@ -86,6 +86,11 @@ def _event_type(body: bytes) -> str:
 def _handler_for(receiver: BenchReceiver) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+        # The answer leaves in one write, as a real server's does: unbuffered, its headers and its body went out in
+        # two, and the body waited for the client's delayed ACK of the headers (Nagle's algorithm): 40 ms a POST,
+        # and the client's thread woke from that wait on a cold core.
+        wbufsize = -1
+        disable_nagle_algorithm = True
 
         def do_POST(self) -> None:
             body = self.rfile.read(int(self.headers.get("content-length") or 0))
