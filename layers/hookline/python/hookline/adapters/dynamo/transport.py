@@ -28,6 +28,7 @@ all) is not a try: the request goes again at once on a new connection, as urllib
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import hmac
 import http.client
@@ -253,14 +254,28 @@ class Connections:
             c.close()
 
 
-def _host(parts: Any) -> str:
-    """The Host header SigV4 signs: botocore's (lowercase, the port only if not the scheme's default)."""
+@dataclass(frozen=True)
+class Target:
+    """What a request's URL says to the transport: where to connect, the Host header SigV4 signs (botocore's:
+    lowercase, the port only if not the scheme's default), and whether it is a URL the transport sends to (http or
+    https, a path of "/", no query)."""
+
+    origin: Origin
+    host: str
+    sendable: bool
+
+
+@functools.lru_cache(maxsize=64)
+def target(url: str) -> Target:
+    parts = urlsplit(url)
     host = str(parts.hostname)
     if ":" in host:
         host = f"[{host}]"
     if parts.port is not None and parts.port != _DEFAULT_PORTS.get(parts.scheme):
         host = f"{host}:{parts.port}"
-    return host
+    sendable = parts.scheme in _DEFAULT_PORTS and parts.path in ("", "/") and not parts.query
+    port = parts.port or _DEFAULT_PORTS.get(parts.scheme, 0)
+    return Target((parts.scheme, str(parts.hostname), port), host, sendable)
 
 
 class SigningKeys:
@@ -292,7 +307,7 @@ def sign(
     if credentials.token:
         signed["X-Amz-Security-Token"] = credentials.token
     canonical = {k.lower(): " ".join(v.split()) for k, v in signed.items() if k.lower() not in UNSIGNED_HEADERS}
-    canonical["host"] = _host(urlsplit(url))
+    canonical["host"] = target(url).host
     names = sorted(canonical)
     signed_names = ";".join(names)
     request = "\n".join(("POST", "/", "", *(f"{n}:{canonical[n]}" for n in names), "", signed_names, hashlib.sha256(body).hexdigest()))
@@ -366,8 +381,8 @@ class FastSend:
         url = params.get("url", "")
         if model.name not in DATA_PLANE or context.get("auth_type") not in (None, "v4") or self._proxied():
             return None
-        parts = urlsplit(url)
-        if parts.path not in ("", "/") or parts.query or parts.scheme not in _DEFAULT_PORTS:
+        to = target(url)
+        if not to.sendable:
             return None
         signing = context.get("signing") or {}
         region = signing.get("region") or self._client.meta.region_name
@@ -387,7 +402,7 @@ class FastSend:
             if answer is not None:
                 status, answer_headers, answer_body = answer.status_code, {k.lower(): v for k, v in answer.headers.items()}, answer.content
             else:
-                status, answer_headers, answer_body = self._send(parts, headers, body)
+                status, answer_headers, answer_body = self._send(to.origin, headers, body)
             result = self._checked(status, answer_headers, answer_body)
         except HandOver:
             next(self._handed_over)
@@ -420,8 +435,7 @@ class FastSend:
             raise HandOver(result["Error"]["Code"])
         return result
 
-    def _send(self, parts: Any, headers: dict[str, str], body: bytes) -> tuple[int, dict[str, str], bytes]:
-        origin = (parts.scheme, str(parts.hostname), parts.port or _DEFAULT_PORTS[parts.scheme])
+    def _send(self, origin: Origin, headers: dict[str, str], body: bytes) -> tuple[int, dict[str, str], bytes]:
         head = _head(headers)
         while True:
             try:
