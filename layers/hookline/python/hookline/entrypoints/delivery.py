@@ -16,13 +16,14 @@ whose receiver exhausted its attempts is not (hookline.core.internal_failures).
 
 from __future__ import annotations
 
+import asyncio
 from collections import Counter
-from concurrent.futures import Future, ThreadPoolExecutor, wait
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
+from aws_lambda_powertools.utilities.batch import AsyncBatchProcessor, EventType, async_process_partial_response
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 
 from hookline.adapters import metrics
@@ -168,41 +169,36 @@ def _handle_batch(event: dict[str, Any], context: Any, worker: DeliveryWorker | 
     successes = container.log_successes()
     resolved = _resolve(event, worker, fate)
     plans = worker.plan((t for t in resolved.values() if t is not None), first_lane=lane == "first")
-    # Every task starts now, each on a thread of its own (`carried` takes the invocation's log keys along: a pool
-    # thread does not inherit context variables); Powertools' processor then takes the records in turn, each waiting
-    # for its own task. (Its asyncio processor did the same with an event loop per invocation, at several times the CPU.)
+    processor = AsyncBatchProcessor(event_type=EventType.SQS)
     executor = _task_pool()
-    running: dict[str, Future[DeliveryReport]] = {
-        message_id: executor.submit(carried(_deliver), worker, task, plans.get(task)) for message_id, task in resolved.items() if task is not None
-    }
+
     reports: list[DeliveryReport] = []
 
-    def deliver(record: SQSRecord) -> None:
+    async def deliver(record: SQSRecord) -> None:
         if record.message_id not in resolved:
             raise RuntimeError("task could not be resolved; SQS will redeliver it")
-        task = running.get(record.message_id)
+        task = resolved[record.message_id]
         if task is None:
             return
-        report = task.result()
+        loop = asyncio.get_running_loop()
+        # run_in_executor does not carry context variables to the pool's thread; `carried` takes the invocation's log keys along.
+        report = await loop.run_in_executor(executor, carried(_deliver), worker, task, plans.get(task))
         log_report(report, successes)
         reports.append(report)
         if report.path == SET_ASIDE:  # its delivery is gone: poison
             fate.poison.append(internal_failures.poison(record.raw_event, "DeliveryNotFound"))
 
-    def record_handler(record: SQSRecord) -> None:
+    async def record_handler(record: SQSRecord) -> None:
         try:
-            deliver(record)
+            await deliver(record)
         except Exception as exc:  # the record fails (SQS redelivers it); its resolution's own error, when that failed, says more
             fate.failed.setdefault(record.message_id, exc)
             raise
 
     response: dict[str, Any] = {}
     try:
-        response = dict(
-            process_partial_response(event=event, record_handler=record_handler, processor=BatchProcessor(event_type=EventType.SQS), context=context)
-        )
+        response = dict(async_process_partial_response(event=event, record_handler=record_handler, processor=processor, context=context))
     finally:
-        wait(running.values())  # every task has ended before its leases go back
         worker.release(plans.values(), reports)
         metrics.publish(reports)
         log_batch(len(event.get("Records", [])), reports, len(response.get("batchItemFailures", [])))
