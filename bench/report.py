@@ -209,17 +209,17 @@ CHANGES = (
         "the same bytes as botocore's signer), sends it and reads the answer as botocore's parser does; a throttle, a 5xx, "
         "a failed connection or a bad checksum is handed to botocore's own send. boto3's resource layer is compiled per "
         "operation (`adapters/dynamo/codec.py`: the same conversions, no deep copy, no walk of the whole model). A bare "
-        "DynamoDB write through the handler's Table: 0.48 to 0.49 ms of CPU in this run, against 1.16 to 1.32 ms through "
-        "botocore's own send beside it. The benchmark's receiver now answers in one write with Nagle's algorithm off, as "
-        "real servers do: its headers and body went out in two writes, so every POST waited 40 ms for the client's delayed "
-        "ACK and woke on a cold core (the floor's bare POST 1.31 -> 0.73 ms of CPU); the stated duration model never used "
-        "that wait. Handler CPU per delivery 6.99 -> 5.65 ms, the floor of the kept features 4.36 -> 2.19 ms; this machine "
-        "ran slower than in the last run (a bare write through botocore's own send 1.0 -> 1.2 to 1.3 ms), and on the same "
-        "minutes the old and new code measured 8.9 to 9.4 and 5.3 to 6.4 ms side by side. The profile: 8.5 -> 5.7 ms a "
-        "task. The stand-ins' one invocation at batch 10: 0.792 of the ideal (goal 0.8; 0.802 and 0.811 in the last two "
-        "runs): that run uses no DynamoDB, receiver or code this change touched, and measured 0.801, 0.802 and 0.803 in "
-        "three runs beside this one; its calls in a row 3. Every cost total within 2 % of the last run (1.1 % lower to 2.0 % "
-        "higher).",
+        "DynamoDB write through the handler's Table: 0.45 to 0.52 ms of CPU over two runs of this code, against 1.16 to "
+        "1.41 ms through botocore's own send beside it. The benchmark's receiver now answers in one write with Nagle's "
+        "algorithm off, as real servers do: its headers and body went out in two writes, so every POST waited 40 ms for "
+        "the client's delayed ACK and woke on a cold core (the floor's bare POST 1.31 -> 0.73 and 0.79 ms of CPU); the "
+        "stated duration model never used that wait. Handler CPU per delivery 6.99 -> 5.65 and 5.83 ms, the floor of the "
+        "kept features 4.36 -> 2.19 and 2.28 ms; this machine ran slower than in the last runs (a bare write through "
+        "botocore's own send 1.0 -> 1.2 to 1.4 ms), and on the same minutes the old and new code measured 8.9 to 9.4 and "
+        "5.3 to 6.4 ms side by side. The profile: 8.5 -> 5.7 and 5.6 ms a task. The stand-ins' one invocation at batch "
+        "10: 0.792 and 0.801 of the ideal (goal 0.8; 0.802 and 0.811 in the last two runs): that run uses no DynamoDB, "
+        "receiver or code this change touched; its calls in a row 3 in both. Every cost total of the two runs within "
+        "2.2 % of the other, and within 2 % of the last run.",
     ),
     (
         "2026-12-06 (later)",
