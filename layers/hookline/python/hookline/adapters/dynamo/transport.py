@@ -32,7 +32,6 @@ import functools
 import hashlib
 import hmac
 import http.client
-import itertools
 import json
 import os
 import random
@@ -364,18 +363,9 @@ class FastSend:
         self._pause = pause
         self._now = now or (lambda: datetime.now(UTC))
         self._keys = SigningKeys()
-        self._sent = itertools.count()
-        self._handed_over = itertools.count()
-
-    @property
-    def sent(self) -> int:
-        """Requests it sent itself (answered by the endpoint or by a `before-send` handler)."""
-        return _peek(self._sent)
-
-    @property
-    def handed_over(self) -> int:
-        """Tries botocore's own send took over."""
-        return _peek(self._handed_over)
+        self.sent = 0  # requests it sent itself (answered by the endpoint or by a `before-send` handler)
+        self.handed_over = 0  # tries botocore's own send took over
+        self._counting = threading.Lock()  # a batch's tasks count from many threads at once
 
     def __call__(self, model: Any, params: dict[str, Any], request_signer: Any, context: dict[str, Any], **_: Any) -> tuple[AWSResponse, dict[str, Any]] | None:
         url = params.get("url", "")
@@ -405,10 +395,12 @@ class FastSend:
                 status, answer_headers, answer_body = self._send(to.origin, headers, body)
             result = self._checked(status, answer_headers, answer_body)
         except HandOver:
-            next(self._handed_over)
+            with self._counting:
+                self.handed_over += 1
             self._pause(random.random() * HAND_OVER_PAUSE_SECONDS)
             return None
-        next(self._sent)
+        with self._counting:
+            self.sent += 1
         response = AWSResponse(url, status, answer_headers, None)
         response._content = answer_body
         return response, result
@@ -457,11 +449,6 @@ class FastSend:
             else:
                 connection.close()
             return status, answer_headers, answer_body
-
-
-def _peek(counter: itertools.count[int]) -> int:
-    """How far `counter` has counted (a count taken from many threads at once: next() is atomic, += is not)."""
-    return int(repr(counter)[6:-1])
 
 
 def _head(headers: dict[str, str]) -> bytes:
