@@ -1,5 +1,6 @@
 """hookline.adapters.dynamo.transport on real sockets: hookline's Table sends DynamoDB's requests itself on kept
-connections and reads the answers as botocore does; what it cannot finish, botocore's own send takes over."""
+connections and reads the answers as botocore does; what it cannot finish, botocore's own send takes over. And
+hookline.adapters.dynamo.calls: a later call is made from what botocore built for the first, and behaves alike."""
 
 from __future__ import annotations
 
@@ -12,12 +13,14 @@ from typing import Any
 
 import boto3
 import pytest
+from boto3.dynamodb.conditions import Attr, Key
 from boto3.dynamodb.types import Binary
 from botocore.config import Config
 from botocore.exceptions import ClientError
 
 from bench.harness import aws_server
 from hookline.adapters import aws
+from hookline.adapters.dynamo.calls import DataPlaneCalls
 from hookline.adapters.dynamo.transport import Connections, FastSend
 
 CREDENTIALS = {"aws_access_key_id": "AKIDTEST", "aws_secret_access_key": "secret", "region_name": "us-east-1"}
@@ -204,3 +207,85 @@ def test_an_answer_that_is_a_refusal_is_not_sent_again(monkeypatch: pytest.Monke
     finally:
         endpoint.close()
     assert (sender.sent, sender.handed_over, len(endpoint.requests)) == (1, 0, 1)
+
+
+# -- hookline.adapters.dynamo.calls: a later call made from what botocore built for the first -------------------------
+
+
+def test_a_tables_later_calls_send_what_botocore_built_for_the_first(table: Any) -> None:
+    client = table.meta.client
+    calls = client._make_api_call
+    assert isinstance(calls, DataPlaneCalls)
+    seen: list[tuple[str, Any, str, dict[str, str]]] = []
+
+    def record(model: Any, params: dict[str, Any], **_: Any) -> None:
+        headers = {k: v for k, v in params["headers"].items() if k.lower() not in ("x-amzn-trace-id", "user-agent")}
+        body = json.loads(params["body"])
+        if model.name == "TransactWriteItems":  # botocore's idempotency token: a new one each call, on either path
+            assert len(body.pop("ClientRequestToken")) == 36
+        seen.append((model.name, body, params["url"], headers))
+
+    client.meta.events.register("before-call.dynamodb", record)
+    item = {"pk": "t", "sk": "1", "n": 3, "blob": Binary(b"\x00\xff"), "m": {"B": "x", "l": [1, None, True]}, "s": {"x", "y"}}
+    key = {"pk": "t", "sk": "1"}
+    rounds: list[list[Any]] = []
+    for _ in range(2):
+        answers = [
+            table.put_item(Item=item),
+            table.update_item(
+                Key=key, UpdateExpression="SET n = :n", ConditionExpression=Attr("n").eq(3), ExpressionAttributeValues={":n": 3}, ReturnValues="ALL_NEW"
+            )["Attributes"],
+            table.get_item(Key=key, ConsistentRead=True)["Item"],
+            table.query(KeyConditionExpression=Key("pk").eq("t"), Limit=1)["Items"],
+            client.batch_get_item(RequestItems={table.name: {"Keys": [key]}})["Responses"],
+            client.batch_write_item(RequestItems={table.name: [{"PutRequest": {"Item": {"pk": "t", "sk": "2"}}}]})["UnprocessedItems"],
+            client.transact_write_items(
+                TransactItems=[{"ConditionCheck": {"TableName": table.name, "Key": key, "ConditionExpression": "attribute_exists(pk)"}}]
+            ),
+        ]
+        rounds.append([{k: v for k, v in a.items() if k != "ResponseMetadata"} if isinstance(a, dict) else a for a in answers])
+    assert rounds[0] == rounds[1]
+    assert rounds[0][2] == item
+    operations = ["PutItem", "UpdateItem", "GetItem", "Query", "BatchGetItem", "BatchWriteItem", "TransactWriteItems"]
+    assert calls.learned == {(op, (table.name,)) for op in operations}
+    assert [s[0] for s in seen] == operations * 2
+    assert seen[: len(operations)] == seen[len(operations) :]  # the same requests, built by botocore, then from its templates
+    assert aws.fast_send(table.name).sent == 2 * len(operations)
+
+
+def _learning(client: Any) -> DataPlaneCalls:
+    calls = DataPlaneCalls(client)
+    calls.install()
+    return calls
+
+
+def test_a_call_from_a_template_botocore_cannot_finish_goes_on_with_botocores_send(monkeypatch: pytest.MonkeyPatch) -> None:
+    endpoint, client, sender, _pauses = _scripted([(200, ITEM, ""), (500, {"message": "oops"}, ""), (200, {"Item": {"pk": {"S": "again"}}}, "")], monkeypatch)
+    calls = _learning(client)
+    try:
+        answers = [client.get_item(TableName="t", Key={"pk": {"S": "a"}})["Item"] for _ in range(2)]
+    finally:
+        endpoint.close()
+    assert answers == [ITEM["Item"], {"pk": {"S": "again"}}]
+    assert calls.learned == {("GetItem", ("t",))}
+    assert (sender.sent, sender.handed_over) == (1, 1)
+    assert [("amz-sdk-invocation-id" in r) for r in endpoint.requests] == [False, False, True]  # the third is botocore's own send
+
+
+def test_a_refusal_of_a_call_from_a_template_is_botocores_error() -> None:
+    refused = {"__type": "com.amazonaws.dynamodb.v20120810#ConditionalCheckFailedException", "message": "The conditional request failed", "Item": ITEM["Item"]}
+    errors = []
+    for learn in (False, True):
+        with pytest.MonkeyPatch.context() as monkeypatch:
+            endpoint, client, _sender, _ = _scripted([(200, {}, ""), (400, refused, "")], monkeypatch)
+            calls = _learning(client) if learn else None
+            try:
+                client.put_item(TableName="t", Item={"pk": {"S": "a"}})
+                with pytest.raises(client.exceptions.ConditionalCheckFailedException) as caught:
+                    client.put_item(TableName="t", Item={"pk": {"S": "a"}}, ConditionExpression="attribute_not_exists(pk)")
+            finally:
+                endpoint.close()
+            assert calls is None or calls.learned == {("PutItem", ("t",))}
+            errors.append({k: v for k, v in caught.value.response.items() if k != "ResponseMetadata"})
+    assert errors[0] == errors[1]
+    assert (errors[1]["Error"], errors[1]["Item"]) == ({"Code": "ConditionalCheckFailedException", "Message": "The conditional request failed"}, ITEM["Item"])

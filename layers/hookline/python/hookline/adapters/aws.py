@@ -14,6 +14,7 @@ import boto3
 from boto3.dynamodb.conditions import ConditionExpressionBuilder
 from botocore.config import Config
 
+from hookline.adapters.dynamo.calls import DataPlaneCalls
 from hookline.adapters.dynamo.codec import AttributeCodec
 from hookline.adapters.dynamo.transport import Connections, FastSend
 
@@ -68,6 +69,8 @@ def dynamodb_table(name: str) -> Any:
     connections = Connections(connect_timeout=_CONFIG.connect_timeout, read_timeout=_CONFIG.read_timeout, most_idle=_CONFIG.max_pool_connections)
     _fast_sends[name] = FastSend(client, connections)
     client.meta.events.register_last("before-call", _fast_sends[name], unique_id="hookline-fast-send")
+    # Its data-plane calls made from what botocore built for the first of each (hookline.adapters.dynamo.calls)
+    DataPlaneCalls(client).install()
     return table
 
 

@@ -35,6 +35,7 @@ import http.client
 import json
 import os
 import random
+import re
 import socket
 import ssl
 import threading
@@ -106,6 +107,7 @@ HAND_OVER_PAUSE_SECONDS = 1.0  # the most a throttled or failed try waits before
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 _PROXY_VARIABLES = ("HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy")
 MOST_HEAD_BYTES = 65536  # an answer's status line and headers together
+_BINARY_KEY = re.compile(rb'"BS?"\s*:')  # an answer that may hold a binary attribute value (or a name "B" or "BS")
 
 Origin = tuple[str, str, int]  # scheme, host, port
 
@@ -343,7 +345,7 @@ def parsed(status: int, headers: dict[str, str], body: bytes) -> dict[str, Any]:
         if status >= 500:
             raise HandOver(f"an unreadable {status} answer") from exc
         raise ResponseParserError(f"DynamoDB's answer is not JSON: {body[:80]!r}") from exc
-    if b'"B' in body:
+    if _BINARY_KEY.search(body):
         fields = _binary(fields)
     metadata = {"RequestId": headers.get("x-amzn-requestid", ""), "HTTPStatusCode": status, "HTTPHeaders": headers, "RetryAttempts": 0}
     if status < 300:
