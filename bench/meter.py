@@ -33,7 +33,7 @@ from bench.harness import redirect_logs
 from bench.prices import US_EAST_1, Prices
 from hookline.adapters import aws, system
 from hookline.adapters.destinations import AwsDestinations
-from hookline.adapters.http import WebhookClient
+from hookline.adapters.http import WebhookClient, request_size
 from hookline.core.settings import Settings
 from hookline.entrypoints import delivery as delivery_entrypoint
 from hookline.services.delivery.endpoint_pool import EndpointPool
@@ -45,8 +45,6 @@ SQS_CHUNK = 64 * KB
 PLATFORM_LOG_BYTES = 350
 # DynamoDB bills 100 bytes of overhead per stored item (and per index entry) on top of its attributes.
 ITEM_OVERHEAD_BYTES = 100
-# What `requests` adds to each webhook POST besides hookline's headers: the request line and its own headers.
-REQUEST_OVERHEAD_BYTES = 160
 RETENTION_DAYS = Settings().retention_days
 DAYS_PER_MONTH = 30.4375
 
@@ -285,7 +283,7 @@ class Meter:
                     inv.sleeps.append((started, time.perf_counter()))
 
         def posted(client: WebhookClient, url: str, body: bytes, headers: Any) -> Any:
-            sent = len(body) + REQUEST_OVERHEAD_BYTES + sum(len(k) + len(v) + 4 for k, v in headers.items())
+            sent = request_size(url, body, headers)  # the request as the webhook client writes it
             now = time.monotonic()
             with meter._lock:
                 fresh = now - meter._last_send.get(url, -math.inf) >= meter.keepalive_seconds

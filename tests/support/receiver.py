@@ -139,14 +139,14 @@ class KeepAliveReceiver:
                 with receiver._lock:
                     receiver.arrived_at.append(self.connection.getsockname()[0])
                     receiver.cookies.append(self.headers.get("cookie"))
+                with receiver._lock:  # before the answer goes out: the sender moves on (and the clock with it) once it has it
+                    receiver._last_answer[self.connection] = receiver.clock()
                 self.send_response(200)
                 self.send_header("set-cookie", "session=receiver-secret; Path=/")
                 self.send_header("content-length", "2")
                 self.end_headers()
                 self.wfile.write(b"ok")
                 self.wfile.flush()
-                with receiver._lock:
-                    receiver._last_answer[self.connection] = receiver.clock()
 
             def log_message(self, format: str, *args: Any) -> None:
                 pass

@@ -3,9 +3,9 @@
 The hostname is resolved once per POST, every address is checked by the SSRF
 guard, and the connection goes to the vetted address, so a DNS answer that
 changes between check and connect (rebinding) cannot slip through. TLS still
-verifies the certificate against the hostname and sends it as SNI. Redirects
-are never followed, proxies from the environment are ignored, and only the
-first bytes of the response body are kept.
+verifies the certificate against the hostname (the CA bundle botocore trusts)
+and sends it as SNI. Redirects are never followed, no proxy is used, no cookie
+is sent, and only the first `body_limit` bytes of the answer's body are read.
 
 Connections are kept between POSTs (`ConnectionPools`), per (scheme, host, port,
 vetted address): a connection is reused only to the very address the guard just
@@ -13,37 +13,43 @@ approved for this POST, and a DNS answer that changed opens a new one. A warm
 Lambda instance keeps them across batches, so a busy endpoint pays its DNS, TCP
 and TLS handshake once per keep-alive, not per webhook; one unused for the idle
 time is closed, and at most POOL_HOSTS addresses are kept, the least recently
-used closed first.
+used closed first. A connection goes back to its pool only after an answer read
+whole that lets it stay open (HTTP/1.1, no `Connection: close`).
 
 A receiver may close a kept connection sooner (Node's and Apache's servers do
-after 5 s). urllib3 notices a connection closed before the next send and opens
-a new one; a send that meets a kept connection closed under it (the receiver's
-close on its way as the request went out: no answer, the connection gone) is
-sent once more (on another kept connection or a new one, in the time the
-request has left), as Go's HTTP client does for a request that carries an
-idempotency key: the webhook's id is one, and receivers drop duplicates by it
-(Standard Webhooks). Only a failure within RESEND_WITHIN_SECONDS of the send
-counts as such a close; a send that opened a connection is never repeated.
+after 5 s). A kept connection with something to read while idle (the receiver's
+close) is closed before a send and another taken; a send that meets a kept
+connection closed under it (the receiver's close on its way as the request went
+out: no answer, the connection gone) is sent once more (on another kept
+connection or a new one, in the time the request has left), as Go's HTTP client
+does for a request that carries an idempotency key: the webhook's id is one, and
+receivers drop duplicates by it (Standard Webhooks). Only a failure within
+RESEND_WITHIN_SECONDS of the send counts as such a close; a send that opened a
+connection is never repeated.
+
+The client speaks the HTTP/1.1 a webhook needs, on `socket` and `ssl` (it was
+requests and urllib3, whose layers cost about a fifth of the delivery handler's
+CPU: docs/benchmarks.md): a POST with a Content-Length body; an answer with a
+Content-Length body, a chunked one, or one that ends with the connection; an
+informational (1xx) answer skipped; a gzip or deflate body decoded (none is asked
+for).
 """
 
 from __future__ import annotations
 
+import select
 import socket
+import ssl
 import threading
 import time
+import zlib
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
 from dataclasses import dataclass, field
-from http.client import RemoteDisconnected
-from http.cookiejar import DefaultCookiePolicy
 from typing import Any
-from urllib.parse import SplitResult, urlsplit
+from urllib.parse import SplitResult, quote, urlsplit
 
-import requests
-from requests.adapters import HTTPAdapter
-from urllib3.connection import HTTPConnection, HTTPSConnection
-from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
+from botocore.httpsession import get_cert_path
 
 from hookline.core import classify, ssrf
 from hookline.core.responses import HttpResult
@@ -62,67 +68,69 @@ class _Refused:
     detail: str
 
 
-class _PinnedAdapter(HTTPAdapter):
-    """Connects to one vetted IP while TLS checks the certificate for the hostname."""
-
-    def __init__(self, ip: str, hostname: str, connections: int = 1):
-        self._ip = ip
-        self._hostname = hostname
-        self.connects = 0  # sockets it set out to connect (a dropped connection urllib3 reconnects counts again)
-        self._connects_lock = threading.Lock()
-        super().__init__(max_retries=0, pool_connections=1, pool_maxsize=connections)
-        self.poolmanager.pool_classes_by_scheme = {
-            "http": _counting_pool(HTTPConnectionPool, HTTPConnection, self),
-            "https": _counting_pool(HTTPSConnectionPool, HTTPSConnection, self),
-        }
-
-    def connecting(self) -> None:
-        _this_send.connected = True
-        with self._connects_lock:
-            self.connects += 1
-
-    def build_connection_pool_key_attributes(self, request: Any, verify: Any, cert: Any = None) -> tuple[dict[str, Any], dict[str, Any]]:
-        host_params, pool_kwargs = super().build_connection_pool_key_attributes(request, verify, cert)
-        host_params["host"] = self._ip
-        if host_params.get("scheme") == "https":
-            pool_kwargs["server_hostname"] = self._hostname
-            pool_kwargs["assert_hostname"] = self._hostname
-        return host_params, pool_kwargs
-
-
-_this_send = threading.local()  # whether the send on this thread set out to connect (urllib3 connects on the sender's thread)
-
-
-def _counting_pool(pool: type[HTTPConnectionPool], connection: type[HTTPConnection], adapter: _PinnedAdapter) -> type[HTTPConnectionPool]:
-    """The urllib3 pool class whose connections tell the adapter, and the send on this thread, each time they set out
-    to connect a socket (a TLS handshake that fails counts: it was a connection opened, and never a kept one)."""
-
-    class Counting(connection):  # type: ignore[valid-type,misc]
-        def connect(self) -> None:
-            adapter.connecting()
-            super().connect()
-
-    return type(f"Counting{pool.__name__}", (pool,), {"ConnectionCls": Counting})
-
-
 RESEND_WITHIN_SECONDS = 1.0  # a kept connection closed under a send fails it at once; a later failure is the receiver's
 POOL_HOSTS = 256  # pinned addresses whose connections are kept at once; the least recently used beyond are closed
 POOL_CONNECTIONS = 10  # connections kept per pinned address (a batch's requests to one endpoint run side by side)
+MOST_HEAD_BYTES = 65536  # an answer's status line and headers together
+READ_BYTES = 16384  # what one read of an answer's body asks for at most
 
 PoolKey = tuple[str, str, int, str]  # scheme, hostname, port, the vetted address connected to
 
 
+class ClosedUnanswered(ConnectionError):
+    """The connection ended before any answer: the receiver closed it, or it was closed while kept."""
+
+
+class AnswerUnreadable(ValueError):
+    """An answer that is not HTTP/1.x as this client reads it."""
+
+
+_CLOSED = (ClosedUnanswered, ConnectionResetError, BrokenPipeError, ConnectionAbortedError)
+
+
+class _Connection:
+    """One connection to a vetted address (TLS for https, checked against the hostname)."""
+
+    def __init__(self, key: PoolKey, connect_timeout: float, tls: Callable[[], ssl.SSLContext]):
+        scheme, hostname, port, ip = key
+        raw = socket.create_connection((ip, port), timeout=connect_timeout)
+        try:
+            raw.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            self.socket: socket.socket = tls().wrap_socket(raw, server_hostname=hostname) if scheme == "https" else raw
+        except BaseException:
+            raw.close()
+            raise
+        self.reader = self.socket.makefile("rb")
+        self.idle_since = 0.0
+
+    def dropped(self) -> bool:
+        """Whether the peer closed it (or sent what nobody asked for) while it was kept: something to read."""
+        try:
+            if isinstance(self.socket, ssl.SSLSocket) and self.socket.pending():
+                return True
+            poll = select.poll()
+            poll.register(self.socket, select.POLLIN)
+            return bool(poll.poll(0))
+        except (OSError, ValueError):
+            return True
+
+    def close(self) -> None:
+        try:
+            self.reader.close()
+        finally:
+            self.socket.close()
+
+
 @dataclass
 class _Pool:
-    session: requests.Session
-    adapter: _PinnedAdapter
+    idle: list[_Connection]
     last_used: float
     in_flight: int = 0
 
 
 @dataclass
 class ConnectionPools:
-    """Kept-alive connections per pinned address: a session (one pinned adapter) per (scheme, host, port, address).
+    """Kept-alive connections per pinned address (scheme, host, port, address), up to `connections` idle each.
 
     `idle_seconds` 0 keeps none: every POST opens and closes its own connection.
     """
@@ -133,51 +141,74 @@ class ConnectionPools:
     clock: Callable[[], float] = time.monotonic
     _pools: OrderedDict[PoolKey, _Pool] = field(default_factory=OrderedDict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
-    _closed_connections: int = 0
+    _opened: int = 0
+    _tls: ssl.SSLContext | None = None
     resent: int = 0  # sends repeated on a new connection because the kept one was closed under them
 
-    @contextmanager
-    def session(self, key: PoolKey) -> Iterator[requests.Session]:
-        """The session that connects to the key's address only, for one request."""
-        if self.idle_seconds <= 0:
-            with _new_session(key, 1) as (session, adapter):
-                try:
-                    yield session
-                finally:
-                    with self._lock:
-                        self._closed_connections += _opened(adapter)
-            return
-        pool = self._acquire(key)
+    def take(self, key: PoolKey, connect_timeout: float) -> tuple[_Connection, bool]:
+        """A kept connection to the key's address and True, or a new one and False (OSError if it cannot connect)."""
+        stale: list[_Connection] = []
+        kept = None
+        with self._lock:
+            if self.idle_seconds > 0:
+                pool = self._acquire(key, stale)
+                while pool.idle and kept is None:
+                    candidate = pool.idle.pop()
+                    if candidate.dropped():
+                        stale.append(candidate)
+                    else:
+                        kept = candidate
+            self._opened += kept is None
+        for old in stale:
+            old.close()
+        if kept is not None:
+            return kept, True
         try:
-            yield pool.session
-        finally:
-            with self._lock:
+            return _Connection(key, connect_timeout, self._tls_context), False
+        except BaseException:
+            self._done(key)
+            raise
+
+    def give_back(self, key: PoolKey, connection: _Connection | None) -> None:
+        """The send on the key's address is over; `connection` may carry another (None: it was closed)."""
+        with self._lock:
+            pool = self._pools.get(key) if self.idle_seconds > 0 else None
+            if pool is not None:
                 pool.in_flight -= 1
                 pool.last_used = self.clock()
+                if connection is not None and len(pool.idle) < self.connections:
+                    connection.idle_since = pool.last_used
+                    pool.idle.append(connection)
+                    return
+        if connection is not None:
+            connection.close()
 
-    def _acquire(self, key: PoolKey) -> _Pool:
-        with self._lock:
-            now = self.clock()
-            for stale in [k for k, p in self._pools.items() if p.in_flight == 0 and now - p.last_used >= self.idle_seconds]:
-                self._close(stale)
-            pool = self._pools.get(key)
-            if pool is None:
-                session, adapter = _session(key, self.connections)
-                pool = self._pools[key] = _Pool(session, adapter, now)
-            self._pools.move_to_end(key)
-            pool.in_flight += 1
-            pool.last_used = now
-            while len(self._pools) > self.max_hosts:
-                oldest = next((k for k, p in self._pools.items() if p.in_flight == 0), None)
-                if oldest is None:
-                    break
-                self._close(oldest)
-            return pool
+    def _done(self, key: PoolKey) -> None:
+        self.give_back(key, None)
 
-    def _close(self, key: PoolKey) -> None:
-        pool = self._pools.pop(key)
-        self._closed_connections += _opened(pool.adapter)
-        pool.session.close()
+    def _acquire(self, key: PoolKey, stale: list[_Connection]) -> _Pool:
+        now = self.clock()
+        for old in [k for k, p in self._pools.items() if p.in_flight == 0 and now - p.last_used >= self.idle_seconds]:
+            stale.extend(self._pools.pop(old).idle)
+        pool = self._pools.get(key)
+        if pool is None:
+            pool = self._pools[key] = _Pool([], now)
+        self._pools.move_to_end(key)
+        pool.in_flight += 1
+        pool.last_used = now
+        while len(self._pools) > self.max_hosts:
+            oldest = next((k for k, p in self._pools.items() if p.in_flight == 0), None)
+            if oldest is None:
+                break
+            stale.extend(self._pools.pop(oldest).idle)
+        return pool
+
+    def _tls_context(self) -> ssl.SSLContext:
+        if self._tls is None:
+            # the CA bundle botocore trusts, as the DynamoDB transport does (hookline.adapters.dynamo.transport):
+            # certifi's where it is installed, else botocore's own
+            self._tls = ssl.create_default_context(cafile=get_cert_path(True))
+        return self._tls
 
     def count_resend(self) -> None:
         with self._lock:
@@ -186,7 +217,7 @@ class ConnectionPools:
     def opened(self) -> int:
         """Connections opened so far (each a DNS-free TCP connect, and a TLS handshake for https): what pooling saves."""
         with self._lock:
-            return self._closed_connections + sum(_opened(p.adapter) for p in self._pools.values())
+            return self._opened
 
     def kept(self) -> list[PoolKey]:
         with self._lock:
@@ -194,30 +225,17 @@ class ConnectionPools:
 
     def close(self) -> None:
         with self._lock:
-            for key in list(self._pools):
-                self._close(key)
+            kept = [c for p in self._pools.values() for c in p.idle]
+            self._pools.clear()
+        for c in kept:
+            c.close()
 
 
-def _session(key: PoolKey, connections: int) -> tuple[requests.Session, _PinnedAdapter]:
-    scheme, hostname, _port, ip = key
-    session = requests.Session()
-    session.trust_env = False  # never route through an environment proxy
-    session.cookies.set_policy(DefaultCookiePolicy(allowed_domains=[]))  # a receiver's Set-Cookie is never sent back
-    adapter = _PinnedAdapter(ip, hostname, connections)
-    session.mount(f"{scheme}://", adapter)
-    return session, adapter
-
-
-@contextmanager
-def _new_session(key: PoolKey, connections: int) -> Iterator[tuple[requests.Session, _PinnedAdapter]]:
-    session, adapter = _session(key, connections)
-    with session:
-        yield session, adapter
-
-
-def _opened(adapter: _PinnedAdapter) -> int:
-    """The connections the adapter's pools opened: each socket it set out to connect, a reconnect of a dropped one included."""
-    return adapter.connects
+@dataclass
+class _Answer:
+    status: int
+    headers: dict[str, str]  # as the receiver named them; a repeated header's values joined by ", "
+    keep: bool  # the connection may carry another request once the body is read
 
 
 class WebhookClient:
@@ -243,43 +261,49 @@ class WebhookClient:
         if isinstance(target, _Refused):
             return _result(started, None, target.error, detail=target.detail)
         parts, ip, port = target
-        send_headers = dict(headers)
-        send_headers["Host"] = parts.netloc.rsplit("@", 1)[-1]
-        key = (parts.scheme, parts.hostname or "", port, ip)
-        with self.pools.session(key) as session:
-            try:
-                response = self._send(session, url, body, send_headers)
-            except requests.exceptions.RequestException as exc:
-                return _result(started, None, _error_class(exc), detail=str(exc)[:300])
-            with response:
-                try:
-                    text = self._read_limited(response, started)
-                except TimeoutError:
-                    return _result(started, None, classify.TIMEOUT, detail="response body exceeded the request deadline")
-                except (requests.exceptions.RequestException, OSError) as exc:
-                    return _result(started, response.status_code, None, detail=str(exc)[:300])
-                return _result(started, response.status_code, None, body=text, headers=dict(response.headers))
-
-    def _send(self, session: requests.Session, url: str, body: bytes, headers: Mapping[str, str]) -> requests.Response:
-        """POST once; once more when a kept connection was closed under the request, unanswered, within
-        RESEND_WITHIN_SECONDS of the send (see the module's note). Both sends share the request's deadline."""
-
-        def post(request_timeout: float) -> requests.Response:
-            timeout = (self._connect_timeout, request_timeout)
-            return session.post(url, data=body, headers=headers, timeout=timeout, allow_redirects=False, stream=True)
-
-        _this_send.connected = False
-        started = time.monotonic()
         try:
-            return post(self._request_timeout)
-        except requests.exceptions.ConnectionError as exc:
-            elapsed = time.monotonic() - started
-            kept = self.pools.idle_seconds > 0 and not _this_send.connected  # it went out on a kept connection, opening none
-            if not (kept and elapsed <= RESEND_WITHIN_SECONDS and _closed_unanswered(exc)):
-                raise
-            self.pools.count_resend()
-            # urllib3 dropped the dead connection: the send takes another kept one or opens one, in the time left
-            return post(max(self._request_timeout - elapsed, 0.001))
+            request = _request(parts, body, headers)
+        except ValueError as exc:
+            return _result(started, None, classify.CONNECTION_ERROR, detail=str(exc)[:300])
+        key = (parts.scheme, parts.hostname or "", port, ip)
+        deadline = started + self._request_timeout
+        try:
+            connection, answer = self._send(key, request, started, deadline)
+        except (OSError, AnswerUnreadable, ValueError) as exc:
+            return _result(started, None, _error_class(exc), detail=str(exc)[:300] or type(exc).__name__)
+        kept: _Connection | None = None
+        try:
+            text, whole = self._read_limited(connection, answer, deadline)
+            kept = connection if whole and answer.keep else None
+        except TimeoutError:
+            return _result(started, None, classify.TIMEOUT, detail="response body exceeded the request deadline")
+        except (OSError, AnswerUnreadable, ValueError, zlib.error) as exc:
+            return _result(started, answer.status, None, detail=str(exc)[:300] or type(exc).__name__)
+        finally:
+            if kept is None:
+                connection.close()
+            self.pools.give_back(key, kept)
+        return _result(started, answer.status, None, body=text, headers=answer.headers)
+
+    def _send(self, key: PoolKey, request: bytes, started: float, deadline: float) -> tuple[_Connection, _Answer]:
+        """POST once; once more when a kept connection was closed under the request, unanswered, within
+        RESEND_WITHIN_SECONDS of the send (see the module's note). Both sends share the request's deadline. The
+        connection comes back with the answer's head read; the caller gives it back."""
+        for last in (False, True):
+            connection, kept = self.pools.take(key, min(self._connect_timeout, max(deadline - time.monotonic(), 0.001)))
+            sent_at = time.monotonic()
+            try:
+                connection.socket.settimeout(max(deadline - sent_at, 0.001))
+                connection.socket.sendall(request)
+                return connection, _read_head(connection.reader)
+            except BaseException as exc:
+                connection.close()
+                self.pools.give_back(key, None)
+                closed = isinstance(exc, _CLOSED) and not isinstance(exc, TimeoutError)
+                if last or not (kept and closed and time.monotonic() - sent_at <= RESEND_WITHIN_SECONDS):
+                    raise
+                self.pools.count_resend()
+        raise AssertionError("unreachable")
 
     def _vet(self, url: str) -> tuple[SplitResult, str, int] | _Refused:
         """Resolve the URL's host and run every address through the SSRF guard.
@@ -311,51 +335,173 @@ class WebhookClient:
             return _Refused(classify.DNS_FAILURE, str(exc))
         return parts, vetted[0], port
 
-    def _read_limited(self, response: requests.Response, started: float) -> str:
+    def _read_limited(self, connection: _Connection, answer: _Answer, deadline: float) -> tuple[str, bool]:
+        """The body's first `body_limit` bytes as text, and whether the body was read to its end (a connection left
+        in the middle of one is closed, not kept). TimeoutError past the request's deadline."""
+        limit = self._body_limit
+        decoder = _decoder(answer.headers)
         chunks: list[bytes] = []
         size = 0
-        for chunk in response.iter_content(chunk_size=1024):
-            if time.monotonic() - started > self._request_timeout:
-                raise TimeoutError
-            chunks.append(chunk)
-            size += len(chunk)
-            if size >= self._body_limit:
+        whole = True
+        for chunk, last in _body(connection, answer, deadline):
+            data = decoder.decompress(chunk, limit - size) if decoder is not None else chunk
+            chunks.append(data)
+            size += len(data)
+            if size >= limit:
+                whole = last
                 break
-        return b"".join(chunks)[: self._body_limit].decode("utf-8", errors="replace")
+        return b"".join(chunks)[:limit].decode("utf-8", errors="replace"), whole
+
+
+def request_size(url: str, body: bytes, headers: Mapping[str, str]) -> int:
+    """The bytes a POST of `body` with `headers` to `url` puts on the wire (TLS aside): request line, headers, body."""
+    return len(_request(urlsplit(url), body, headers))
+
+
+def _request(parts: SplitResult, body: bytes, headers: Mapping[str, str]) -> bytes:
+    """The POST's request line, headers and body, as bytes; ValueError for a header that would break the request."""
+    target = quote(parts.path or "/", safe="/%:@!$&'()*+,;=-._~") + (f"?{quote(parts.query, safe='=&%:@!$()*+,;/?-._~')}" if parts.query else "")
+    lines = [f"POST {target} HTTP/1.1", f"Host: {parts.netloc.rsplit('@', 1)[-1]}"]
+    for name, value in headers.items():
+        if name.lower() in ("host", "content-length", "connection", "transfer-encoding"):
+            continue
+        if any(c in name for c in "\r\n:") or "\r" in value or "\n" in value:
+            raise ValueError(f"a header that would break the request: {name!r}")
+        lines.append(f"{name}: {value}")
+    lines.append(f"Content-Length: {len(body)}")
+    return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + body
+
+
+def _read_head(reader: Any) -> _Answer:
+    """The answer's status and headers, past any informational (1xx) answer."""
+    while True:
+        line = reader.readline(MOST_HEAD_BYTES)
+        if not line:
+            raise ClosedUnanswered("the connection ended before an answer")
+        version, _, rest = line.partition(b" ")
+        if not version.startswith(b"HTTP/1.") or not rest[:3].isdigit():
+            raise AnswerUnreadable(f"not an HTTP/1.x status line: {line[:60]!r}")
+        status = int(rest[:3])
+        headers: dict[str, str] = {}
+        size = len(line)
+        while True:
+            line = reader.readline(MOST_HEAD_BYTES)
+            size += len(line)
+            if size >= MOST_HEAD_BYTES or not line.endswith(b"\n"):
+                raise AnswerUnreadable("an answer's head too long or cut short")
+            if line in (b"\r\n", b"\n"):
+                break
+            name, colon, value = line.decode("latin-1").partition(":")
+            if not colon:
+                continue  # not a header line: ignored, as http.client ignores it
+            name, value = name.strip(), value.strip()
+            same = next((k for k in headers if k.lower() == name.lower()), name)
+            headers[same] = f"{headers[same]}, {value}" if same in headers else value
+        if 100 <= status < 200 and status != 101:
+            continue
+        connection = _header(headers, "connection").lower()
+        keep = version == b"HTTP/1.1" and "close" not in connection and status != 101
+        return _Answer(status, headers, keep)
+
+
+def _header(headers: Mapping[str, str], name: str) -> str:
+    return next((v for k, v in headers.items() if k.lower() == name), "")
+
+
+class _Deadlined:
+    """Reads of a connection's answer, each bounded by the time the request has left (TimeoutError past it)."""
+
+    def __init__(self, connection: _Connection, deadline: float):
+        self._connection = connection
+        self._deadline = deadline
+
+    def _arm(self) -> None:
+        left = self._deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError
+        self._connection.socket.settimeout(left)
+
+    def read(self, size: int) -> bytes:
+        self._arm()
+        return bytes(self._connection.reader.read1(size))
+
+    def line(self) -> bytes:
+        self._arm()
+        return bytes(self._connection.reader.readline(MOST_HEAD_BYTES))
+
+
+def _body(connection: _Connection, answer: _Answer, deadline: float) -> Iterator[tuple[bytes, bool]]:
+    """The answer's body in pieces, each with whether it is the last: by Content-Length, chunked, or to the close."""
+    reading = _Deadlined(connection, deadline)
+    if answer.status in (204, 304):
+        return iter(())
+    if "chunked" in _header(answer.headers, "transfer-encoding").lower():
+        return _chunked(reading)
+    length = _header(answer.headers, "content-length")
+    if length:
+        try:
+            return _sized(reading, int(length.split(",")[0]))
+        except ValueError as exc:
+            raise AnswerUnreadable(f"a bad Content-Length: {length[:20]!r}") from exc
+    answer.keep = False  # a body that ends with the connection
+    return _to_close(reading)
+
+
+def _sized(reading: _Deadlined, size: int) -> Iterator[tuple[bytes, bool]]:
+    if size == 0:
+        yield b"", True
+    while size > 0:
+        piece = reading.read(min(size, READ_BYTES))
+        if not piece:
+            raise ClosedUnanswered("the connection ended inside the body")
+        size -= len(piece)
+        yield piece, size == 0
+
+
+def _chunked(reading: _Deadlined) -> Iterator[tuple[bytes, bool]]:
+    while True:
+        size_line = reading.line()
+        try:
+            size = int(size_line.split(b";", 1)[0].strip() or b"x", 16)
+        except ValueError as exc:
+            raise AnswerUnreadable(f"a bad chunk size: {size_line[:20]!r}") from exc
+        if size == 0:
+            while reading.line() not in (b"\r\n", b"\n", b""):
+                pass  # trailers
+            yield b"", True
+            return
+        for piece, _ in _sized(reading, size):
+            yield piece, False
+        if reading.line() not in (b"\r\n", b"\n"):
+            raise AnswerUnreadable("a chunk without its line end")
+
+
+def _to_close(reading: _Deadlined) -> Iterator[tuple[bytes, bool]]:
+    while piece := reading.read(READ_BYTES):
+        yield piece, False
+    yield b"", True
+
+
+def _decoder(headers: Mapping[str, str]) -> Any:
+    encoding = _header(headers, "content-encoding").lower().strip()
+    if encoding in ("gzip", "x-gzip"):
+        return zlib.decompressobj(16 + zlib.MAX_WBITS)
+    if encoding == "deflate":
+        return zlib.decompressobj()
+    return None
 
 
 def _result(started: float, status: int | None, error: str | None, **kw: Any) -> HttpResult:
     return HttpResult(status, error, int((time.monotonic() - started) * 1000), **kw)
 
 
-_CLOSED = (RemoteDisconnected, ConnectionResetError, BrokenPipeError, ConnectionAbortedError)
-
-
-def _closed_unanswered(exc: BaseException) -> bool:
-    """Whether the error is the peer's close or reset of the connection (urllib3 wraps it in its ProtocolError)."""
-    todo, visited = [exc], set()
-    while todo:
-        error = todo.pop()
-        if id(error) in visited:
-            continue
-        visited.add(id(error))
-        if isinstance(error, _CLOSED):
-            return True
-        todo.extend(a for a in error.args if isinstance(a, BaseException))
-        todo.extend(e for e in (error.__cause__, error.__context__) if e is not None)
-    return False
-
-
-def _error_class(exc: requests.exceptions.RequestException) -> str:
-    if isinstance(exc, requests.exceptions.Timeout):
+def _error_class(exc: BaseException) -> str:
+    if isinstance(exc, TimeoutError):
         return classify.TIMEOUT
-    if isinstance(exc, requests.exceptions.SSLError):
+    if isinstance(exc, ssl.SSLError | ssl.CertificateError):
         return classify.TLS_ERROR
-    text = repr(exc).lower()
-    if "refused" in text:
+    if isinstance(exc, ConnectionRefusedError):
         return classify.CONNECTION_REFUSED
-    if "reset" in text or "aborted" in text or "remotedisconnected" in text:
+    if isinstance(exc, _CLOSED):
         return classify.CONNECTION_RESET
-    if "timed out" in text or "timeout" in text:
-        return classify.TIMEOUT
     return classify.CONNECTION_ERROR

@@ -1,0 +1,179 @@
+"""The webhook client's HTTP/1.1 (hookline.adapters.http) against a receiver that answers scripted bytes on loopback:
+what it writes, each way an answer's body can end, what keeps a connection and what closes it, and how a failure
+is classified."""
+
+from __future__ import annotations
+
+import gzip
+import ipaddress
+import socket
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+import pytest
+
+from hookline.adapters.http import ConnectionPools, WebhookClient, request_size
+from hookline.core.ssrf import UrlPolicy
+
+POLICY = UrlPolicy((ipaddress.ip_network("127.0.0.0/8"),), allow_http=True, allowed_ports=None)
+Script = Callable[[socket.socket], None]  # writes one answer (and may close, wait, drip)
+
+
+@dataclass
+class RawReceiver:
+    """Accepts connections and answers each request with the next script; records each request's raw bytes."""
+
+    scripts: list[Script]
+    requests: list[bytes] = field(default_factory=list)
+    connections: int = 0
+
+    def serve(self, server: socket.socket) -> None:
+        while True:
+            try:
+                conn, _ = server.accept()
+            except OSError:
+                return
+            self.connections += 1
+            threading.Thread(target=self._one, args=(conn,), daemon=True).start()
+
+    def _one(self, conn: socket.socket) -> None:
+        reader = conn.makefile("rb")
+        with conn:
+            try:
+                while self.scripts:
+                    head = b""
+                    while not head.endswith(b"\r\n\r\n"):
+                        line = reader.readline()
+                        if not line:
+                            return
+                        head += line
+                    length = next(int(h.split(b":", 1)[1]) for h in head.split(b"\r\n") if h.lower().startswith(b"content-length:"))
+                    self.requests.append(head + reader.read(length))
+                    self.scripts.pop(0)(conn)
+            except OSError:
+                return  # the client closed the connection
+
+
+@contextmanager
+def raw_receiver(*scripts: Script) -> Iterator[tuple[RawReceiver, str]]:
+    receiver = RawReceiver(list(scripts))
+    with socket.create_server(("127.0.0.1", 0)) as server:
+        threading.Thread(target=receiver.serve, args=(server,), daemon=True).start()
+        yield receiver, f"http://hooks.example.com:{server.getsockname()[1]}/in/a%20b?x=1"
+
+
+def answer(raw: bytes, close: bool = False, wait: float = 0.0) -> Script:
+    def write(conn: socket.socket) -> None:
+        time.sleep(wait)
+        conn.sendall(raw)
+        if close:
+            conn.shutdown(socket.SHUT_RDWR)
+
+    return write
+
+
+def _client(keepalive: float = 30.0, body_limit: int = 4096, request_timeout: float = 5.0) -> WebhookClient:
+    client = WebhookClient(2, request_timeout, body_limit, POLICY, resolver=lambda _h, _p: ["127.0.0.1"], keepalive_seconds=keepalive)
+    client.pools = ConnectionPools(keepalive)
+    return client
+
+
+HEADERS = {"content-type": "application/json", "webhook-id": "msg_1", "user-agent": "hookline/test"}
+OK = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
+
+
+def test_the_request_is_the_post_written_whole_and_its_size_is_what_the_meter_counts() -> None:
+    with raw_receiver(answer(OK)) as (receiver, url):
+        result = _client().post(url, b'{"a":1}', HEADERS)
+    assert (result.status_code, result.body) == (200, "ok")
+    port = url.split(":")[2].split("/")[0]
+    assert receiver.requests == [
+        f"POST /in/a%20b?x=1 HTTP/1.1\r\nHost: hooks.example.com:{port}\r\ncontent-type: application/json\r\nwebhook-id: msg_1\r\n"
+        'user-agent: hookline/test\r\nContent-Length: 7\r\n\r\n{"a":1}'.encode()
+    ]
+    assert request_size(url, b'{"a":1}', HEADERS) == len(receiver.requests[0])
+
+
+def test_a_chunked_answer_is_read_whole_and_its_connection_kept() -> None:
+    chunked = b"HTTP/1.1 202 Accepted\r\nTransfer-Encoding: chunked\r\n\r\n3;ext=1\r\nabc\r\n2\r\nde\r\n0\r\nX-Trailer: 1\r\n\r\n"
+    with raw_receiver(answer(chunked), answer(OK)) as (receiver, url):
+        client = _client()
+        results = [client.post(url, b"{}", HEADERS) for _ in range(2)]
+    assert [(r.status_code, r.body) for r in results] == [(202, "abcde"), (200, "ok")]
+    assert receiver.connections == client.pools.opened() == 1
+
+
+def test_only_the_first_bytes_of_a_long_body_are_kept_and_its_connection_is_not() -> None:
+    long = b"HTTP/1.1 500 Oops\r\nContent-Length: 100000\r\n\r\n" + b"x" * 100000
+    with raw_receiver(answer(long), answer(OK)) as (receiver, url):
+        client = _client(body_limit=10)
+        results = [client.post(url, b"{}", HEADERS) for _ in range(2)]
+    assert [(r.status_code, r.body) for r in results] == [(500, "x" * 10), (200, "ok")]
+    assert receiver.connections == client.pools.opened() == 2  # the first was left mid-body: closed, not kept
+
+
+@pytest.mark.parametrize(
+    "first",
+    [
+        b"HTTP/1.0 200 OK\r\n\r\nto the close",  # a body that ends with the connection
+        b"HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 12\r\n\r\nto the close",
+        b"HTTP/1.1 200 OK\r\n\r\nto the close",  # neither a length nor chunks: to the close
+    ],
+)
+def test_an_answer_that_ends_its_connection_is_read_and_the_next_post_opens_another(first: bytes) -> None:
+    with raw_receiver(answer(first, close=True), answer(OK)) as (receiver, url):
+        client = _client()
+        results = [client.post(url, b"{}", HEADERS) for _ in range(2)]
+    assert [(r.status_code, r.body) for r in results] == [(200, "to the close"), (200, "ok")]
+    assert receiver.connections == 2 and client.pools.resent == 0
+
+
+def test_an_informational_answer_is_skipped_and_headers_keep_their_names() -> None:
+    raw = b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 429 Too Many\r\nRetry-After: 7\r\nX-A: 1\r\nx-a: 2\r\nContent-Length: 0\r\n\r\n"
+    with raw_receiver(answer(raw)) as (_receiver, url):
+        result = _client().post(url, b"{}", HEADERS)
+    assert (result.status_code, result.body, dict(result.headers)) == (429, "", {"Retry-After": "7", "X-A": "1, 2", "Content-Length": "0"})
+    assert result.outcome.retry_after == "7"
+
+
+def test_a_gzip_body_is_read_as_text() -> None:
+    packed = gzip.compress(b'{"received": true}')
+    raw = b"HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: %d\r\n\r\n" % len(packed) + packed
+    with raw_receiver(answer(raw)) as (_receiver, url):
+        result = _client().post(url, b"{}", HEADERS)
+    assert (result.status_code, result.body) == (200, '{"received": true}')
+
+
+def test_an_answer_slower_than_the_deadline_is_a_timeout_and_so_is_a_body_that_drips_past_it() -> None:
+    def drip(conn: socket.socket) -> None:
+        conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 50\r\n\r\n")
+        for _ in range(50):
+            conn.sendall(b"x")
+            time.sleep(0.05)
+
+    with raw_receiver(answer(OK, wait=2.0)) as (_receiver, url):
+        slow = _client(request_timeout=0.5).post(url, b"{}", HEADERS)
+    with raw_receiver(drip) as (_receiver, url):
+        dripping = _client(request_timeout=0.5).post(url, b"{}", HEADERS)
+    assert (slow.status_code, slow.error) == (None, "timeout")
+    assert (dripping.status_code, dripping.error) == (None, "timeout")
+    assert dripping.detail == "response body exceeded the request deadline"
+
+
+def test_what_is_not_an_http_answer_is_a_connection_error_and_a_refused_connect_is_refused() -> None:
+    with raw_receiver(answer(b"SSH-2.0-OpenSSH\r\n\r\n", close=True)) as (_receiver, url):
+        garbage = _client().post(url, b"{}", HEADERS)
+    with socket.create_server(("127.0.0.1", 0)) as closed:
+        port = closed.getsockname()[1]
+    refused = _client().post(f"http://hooks.example.com:{port}/", b"{}", HEADERS)
+    assert (garbage.status_code, garbage.error) == (None, "connection_error")
+    assert (refused.status_code, refused.error) == (None, "connection_refused")
+
+
+def test_a_header_that_would_break_the_request_is_never_sent() -> None:
+    with raw_receiver(answer(OK)) as (receiver, url):
+        result = _client().post(url, b"{}", {**HEADERS, "x-evil": "a\r\nX-Injected: 1"})
+    assert (result.status_code, result.error, receiver.requests) == (None, "connection_error", [])
