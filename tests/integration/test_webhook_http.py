@@ -1,19 +1,27 @@
 """The webhook client's HTTP/1.1 (hookline.adapters.http) against a receiver that answers scripted bytes on loopback:
 what it writes, each way an answer's body can end, what keeps a connection and what closes it, and how a failure
-is classified."""
+is classified; and over TLS, a receiver verified for the URL's hostname while connected to the pinned address."""
 
 from __future__ import annotations
 
 import gzip
 import ipaddress
 import socket
+import ssl
 import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
 
 import pytest
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import NameOID
 
 from hookline.adapters.http import ConnectionPools, WebhookClient, request_size
 from hookline.core.ssrf import UrlPolicy
@@ -30,13 +38,19 @@ class RawReceiver:
     requests: list[bytes] = field(default_factory=list)
     connections: int = 0
 
-    def serve(self, server: socket.socket) -> None:
+    def serve(self, server: socket.socket, wrap: Callable[[socket.socket], socket.socket] = lambda conn: conn) -> None:
+        """Accept connections until the server closes; `wrap` each (a TLS handshake), one that fails to wrap dropped."""
         while True:
             try:
                 conn, _ = server.accept()
             except OSError:
                 return
             self.connections += 1
+            try:
+                conn = wrap(conn)
+            except OSError:
+                conn.close()
+                continue
             threading.Thread(target=self._one, args=(conn,), daemon=True).start()
 
     def _one(self, conn: socket.socket) -> None:
@@ -177,3 +191,74 @@ def test_a_header_that_would_break_the_request_is_never_sent() -> None:
     with raw_receiver(answer(OK)) as (receiver, url):
         result = _client().post(url, b"{}", {**HEADERS, "x-evil": "a\r\nX-Injected: 1"})
     assert (result.status_code, result.error, receiver.requests) == (None, "connection_error", [])
+
+
+# -- https: the pinned connection verifies the receiver's certificate for the URL's hostname ----------------------
+
+
+def _certificate(tmp_path: Path, names: list[str], issuer: tuple[Any, Any] | None = None) -> tuple[Any, Any, Path, Path]:
+    """A key and certificate for `names` (a CA's when no issuer), signed by `issuer` (key, certificate); their PEM files."""
+    key = ec.generate_private_key(ec.SECP256R1())
+    subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, names[0] if names else "test CA")])
+    now = datetime.now(UTC)
+    builder = (
+        x509.CertificateBuilder()
+        .subject_name(subject)
+        .issuer_name(issuer[1].subject if issuer else subject)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - timedelta(days=1))
+        .not_valid_after(now + timedelta(days=1))
+        .add_extension(x509.BasicConstraints(ca=issuer is None, path_length=None), critical=True)
+        .add_extension(x509.SubjectKeyIdentifier.from_public_key(key.public_key()), critical=False)
+        .add_extension(x509.AuthorityKeyIdentifier.from_issuer_public_key((issuer[0] if issuer else key).public_key()), critical=False)
+    )
+    if names:
+        builder = builder.add_extension(x509.SubjectAlternativeName([x509.DNSName(n) for n in names]), critical=False)
+    if issuer is None:
+        builder = builder.add_extension(x509.KeyUsage(True, False, False, False, False, True, True, False, False), critical=True)
+    certificate = builder.sign(issuer[0] if issuer else key, hashes.SHA256())
+    stem = tmp_path / (names[0] if names else "ca")
+    key_path, cert_path = stem.with_suffix(".key"), stem.with_suffix(".pem")
+    key_path.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()))
+    cert_path.write_bytes(certificate.public_bytes(serialization.Encoding.PEM))
+    return key, certificate, key_path, cert_path
+
+
+@contextmanager
+def tls_receiver(key_path: Path, cert_path: Path) -> Iterator[tuple[RawReceiver, int, list[str | None]]]:
+    """A RawReceiver answering OK over TLS with the certificate; the server names (SNI) its handshakes asked for."""
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.load_cert_chain(cert_path, key_path)
+    asked: list[str | None] = []
+    context.sni_callback = lambda _socket, name, _context: asked.append(name)  # type: ignore[assignment,func-returns-value]
+    receiver = RawReceiver([answer(OK) for _ in range(4)])
+    with socket.create_server(("127.0.0.1", 0)) as server:
+        threading.Thread(target=receiver.serve, args=(server, lambda conn: context.wrap_socket(conn, server_side=True)), daemon=True).start()
+        yield receiver, server.getsockname()[1], asked
+
+
+def test_an_https_receiver_is_verified_for_the_urls_hostname_on_the_pinned_address(tmp_path: Path) -> None:
+    ca_key, ca, _, ca_path = _certificate(tmp_path, [])
+    _, _, key_path, cert_path = _certificate(tmp_path, ["hooks.example.com"], (ca_key, ca))
+    _, _, other_key, other_cert = _certificate(tmp_path, ["other.example.com"], (ca_key, ca))
+    stranger = tmp_path / "stranger"
+    stranger.mkdir()
+    _, _, _, stranger_ca = _certificate(stranger, [])  # a CA that signed neither
+
+    def client(ca_file: Path) -> WebhookClient:
+        made = _client()
+        made.pools = ConnectionPools(30.0, ca_file=str(ca_file))
+        return made
+
+    with tls_receiver(key_path, cert_path) as (receiver, port, asked):
+        trusting = client(ca_path)
+        kept = [trusting.post(f"https://hooks.example.com:{port}/in", b"{}", HEADERS) for _ in range(2)]
+        untrusting = client(stranger_ca).post(f"https://hooks.example.com:{port}/in", b"{}", HEADERS)
+    with tls_receiver(other_key, other_cert) as (other, other_port, _):
+        wrong_name = client(ca_path).post(f"https://hooks.example.com:{other_port}/in", b"{}", HEADERS)
+    assert [(r.status_code, r.body) for r in kept] == [(200, "ok"), (200, "ok")], kept
+    assert trusting.pools.opened() == 1 and asked[0] == "hooks.example.com"  # one handshake, with the hostname as SNI
+    assert receiver.requests[0].startswith(f"POST /in HTTP/1.1\r\nHost: hooks.example.com:{port}\r\n".encode())
+    assert (untrusting.status_code, untrusting.error) == (None, "tls_error")
+    assert (wrong_name.status_code, wrong_name.error, other.requests) == (None, "tls_error", [])

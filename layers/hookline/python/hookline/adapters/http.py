@@ -139,6 +139,7 @@ class ConnectionPools:
     max_hosts: int = POOL_HOSTS
     connections: int = POOL_CONNECTIONS
     clock: Callable[[], float] = time.monotonic
+    ca_file: str | None = None  # the CA bundle https receivers are verified against; None: botocore's (below)
     _pools: OrderedDict[PoolKey, _Pool] = field(default_factory=OrderedDict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _opened: int = 0
@@ -207,7 +208,7 @@ class ConnectionPools:
         if self._tls is None:
             # the CA bundle botocore trusts, as the DynamoDB transport does (hookline.adapters.dynamo.transport):
             # certifi's where it is installed, else botocore's own
-            self._tls = ssl.create_default_context(cafile=get_cert_path(True))
+            self._tls = ssl.create_default_context(cafile=self.ca_file or get_cert_path(True))
         return self._tls
 
     def count_resend(self) -> None:
