@@ -16,15 +16,14 @@ whose receiver exhausted its attempts is not (hookline.core.internal_failures).
 
 from __future__ import annotations
 
-import asyncio
 from collections import Counter
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from aws_lambda_powertools.utilities.batch import AsyncBatchProcessor, EventType, async_process_partial_response
-from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
+from aws_lambda_powertools.utilities.batch.exceptions import BatchProcessingError, ExceptionInfo
 
 from hookline.adapters import metrics
 from hookline.adapters.observability import get_logger
@@ -169,40 +168,54 @@ def _handle_batch(event: dict[str, Any], context: Any, worker: DeliveryWorker | 
     successes = container.log_successes()
     resolved = _resolve(event, worker, fate)
     plans = worker.plan((t for t in resolved.values() if t is not None), first_lane=lane == "first")
-    processor = AsyncBatchProcessor(event_type=EventType.SQS)
-    executor = _task_pool()
-
     reports: list[DeliveryReport] = []
 
-    async def deliver(record: SQSRecord) -> None:
-        if record.message_id not in resolved:
-            raise RuntimeError("task could not be resolved; SQS will redeliver it")
-        task = resolved[record.message_id]
-        if task is None:
-            return
-        loop = asyncio.get_running_loop()
-        # run_in_executor does not carry context variables to the pool's thread; `carried` takes the invocation's log keys along.
-        report = await loop.run_in_executor(executor, carried(_deliver), worker, task, plans.get(task))
-        log_report(report, successes)
-        reports.append(report)
-        if report.path == SET_ASIDE:  # its delivery is gone: poison
-            fate.poison.append(internal_failures.poison(record.raw_event, "DeliveryNotFound"))
-
-    async def record_handler(record: SQSRecord) -> None:
+    def deliver(record: dict[str, Any]) -> None:
+        message_id = str(record.get("messageId", ""))
         try:
-            await deliver(record)
+            if message_id not in resolved:
+                raise RuntimeError("task could not be resolved; SQS will redeliver it")
+            task = resolved[message_id]
+            if task is None:
+                return
+            report = _deliver(worker, task, plans.get(task))
+            log_report(report, successes)
+            reports.append(report)
+            if report.path == SET_ASIDE:  # its delivery is gone: poison
+                fate.poison.append(internal_failures.poison(record, "DeliveryNotFound"))
         except Exception as exc:  # the record fails (SQS redelivers it); its resolution's own error, when that failed, says more
-            fate.failed.setdefault(record.message_id, exc)
+            fate.failed.setdefault(message_id, exc)
             raise
 
     response: dict[str, Any] = {}
     try:
-        response = dict(async_process_partial_response(event=event, record_handler=record_handler, processor=processor, context=context))
+        response = side_by_side(event.get("Records", []), deliver)
     finally:
         worker.release(plans.values(), reports)
         metrics.publish(reports)
         log_batch(len(event.get("Records", [])), reports, len(response.get("batchItemFailures", [])))
     return response
+
+
+def side_by_side(records: list[dict[str, Any]], handle: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
+    """Each record handled on a thread of its own (`_task_pool`, the invocation's log keys carried along); the
+    partial batch response SQS reads (ReportBatchItemFailures): the records whose handling raised. A batch whose
+    every record failed fails the invocation (BatchProcessingError), as Powertools' batch processor does.
+
+    Not Powertools' AsyncBatchProcessor: an asyncio loop for threads that do the work cost the delivery handler
+    about 0.4 ms of CPU a task on the invocation's own thread, before the first request and after the last."""
+    pool = _task_pool()
+    running = [(record, pool.submit(carried(handle), record)) for record in records]
+    failed: list[dict[str, str]] = []
+    errors: list[ExceptionInfo] = []
+    for record, future in running:
+        error = future.exception()
+        if error is not None:
+            failed.append({"itemIdentifier": str(record.get("messageId", ""))})
+            errors.append((type(error), error, error.__traceback__))
+    if records and len(failed) == len(records):
+        raise BatchProcessingError(msg=f"All records failed processing. {len(errors)} individual errors logged separately below.", child_exceptions=errors)
+    return {"batchItemFailures": failed}
 
 
 # -- the ordered lane --------------------------------------------------------------------------------------------
