@@ -224,6 +224,10 @@ class Meter:
         for owner, name, original in reversed(self._patched):
             setattr(owner, name, original)
         self._patched.clear()
+        # A fresh default session, without the meter's handlers, for whatever runs next in this process; and
+        # hookline's clients rebuilt from it (they were made from the metered one)
+        boto3.setup_default_session()
+        aws.reset_clients()
         container.reset()
 
     # -- attributing work to the invocation it belongs to ------------------------------------
