@@ -60,11 +60,15 @@ def timed_calls() -> Iterator[Timed]:
     """Every AWS call and webhook POST of the process timed while inside."""
     import botocore.client
 
+    from hookline.adapters.dynamo.calls import DataPlaneCalls
     from hookline.adapters.http import WebhookClient
 
     timed = Timed()
     undo = [
         timed.wrap(botocore.client.BaseClient, "_make_api_call", lambda client, operation, *_: f"AWS {client.meta.service_model.service_name} {operation}"),
+        # hookline's Table makes its data-plane calls through DataPlaneCalls, in place of botocore's method on that
+        # client (the first of each, which it hands to botocore's own, is timed here once)
+        timed.wrap(DataPlaneCalls, "__call__", lambda _calls, operation, *_: f"AWS dynamodb {operation}"),
         timed.wrap(WebhookClient, "post", lambda *_: "webhook POST"),
     ]
     try:
