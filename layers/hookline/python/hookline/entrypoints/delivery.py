@@ -151,7 +151,7 @@ def handle_batch(event: dict[str, Any], context: Any, worker: DeliveryWorker | N
     """
     fate = Fate()
     try:
-        return _handle_batch(event, context, worker, fate, lane)
+        return _handle_batch(event, worker, fate, lane)
     except Exception as exc:  # the invocation fails: SQS hands every record out again, or moves it on its last receive
         for record in event.get("Records", []):
             fate.failed.setdefault(str(record.get("messageId", "")), exc)
@@ -163,7 +163,7 @@ def handle_batch(event: dict[str, Any], context: Any, worker: DeliveryWorker | N
             get_logger().exception("internal failures not counted")
 
 
-def _handle_batch(event: dict[str, Any], context: Any, worker: DeliveryWorker | None, fate: Fate, lane: DeliveryLane) -> dict[str, Any]:
+def _handle_batch(event: dict[str, Any], worker: DeliveryWorker | None, fate: Fate, lane: DeliveryLane) -> dict[str, Any]:
     worker = worker or container.delivery_worker()
     successes = container.log_successes()
     resolved = _resolve(event, worker, fate)
