@@ -13,18 +13,13 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
 
 import pytest
-from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.x509.oid import NameOID
 
 from hookline.adapters.http import ConnectionPools, WebhookClient, request_size
 from hookline.core.ssrf import UrlPolicy
+from tests.support.certificates import make_certificates
 
 POLICY = UrlPolicy((ipaddress.ip_network("127.0.0.0/8"),), allow_http=True, allowed_ports=None)
 Script = Callable[[socket.socket], None]  # writes one answer (and may close, wait, drip)
@@ -196,35 +191,6 @@ def test_a_header_that_would_break_the_request_is_never_sent() -> None:
 # -- https: the pinned connection verifies the receiver's certificate for the URL's hostname ----------------------
 
 
-def _certificate(tmp_path: Path, names: list[str], issuer: tuple[Any, Any] | None = None) -> tuple[Any, Any, Path, Path]:
-    """A key and certificate for `names` (a CA's when no issuer), signed by `issuer` (key, certificate); their PEM files."""
-    key = ec.generate_private_key(ec.SECP256R1())
-    subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, names[0] if names else "test CA")])
-    now = datetime.now(UTC)
-    builder = (
-        x509.CertificateBuilder()
-        .subject_name(subject)
-        .issuer_name(issuer[1].subject if issuer else subject)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - timedelta(days=1))
-        .not_valid_after(now + timedelta(days=1))
-        .add_extension(x509.BasicConstraints(ca=issuer is None, path_length=None), critical=True)
-        .add_extension(x509.SubjectKeyIdentifier.from_public_key(key.public_key()), critical=False)
-        .add_extension(x509.AuthorityKeyIdentifier.from_issuer_public_key((issuer[0] if issuer else key).public_key()), critical=False)
-    )
-    if names:
-        builder = builder.add_extension(x509.SubjectAlternativeName([x509.DNSName(n) for n in names]), critical=False)
-    if issuer is None:
-        builder = builder.add_extension(x509.KeyUsage(True, False, False, False, False, True, True, False, False), critical=True)
-    certificate = builder.sign(issuer[0] if issuer else key, hashes.SHA256())
-    stem = tmp_path / (names[0] if names else "ca")
-    key_path, cert_path = stem.with_suffix(".key"), stem.with_suffix(".pem")
-    key_path.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()))
-    cert_path.write_bytes(certificate.public_bytes(serialization.Encoding.PEM))
-    return key, certificate, key_path, cert_path
-
-
 @contextmanager
 def tls_receiver(key_path: Path, cert_path: Path) -> Iterator[tuple[RawReceiver, int, list[str | None]]]:
     """A RawReceiver answering OK over TLS with the certificate; the server names (SNI) its handshakes asked for."""
@@ -239,12 +205,10 @@ def tls_receiver(key_path: Path, cert_path: Path) -> Iterator[tuple[RawReceiver,
 
 
 def test_an_https_receiver_is_verified_for_the_urls_hostname_on_the_pinned_address(tmp_path: Path) -> None:
-    ca_key, ca, _, ca_path = _certificate(tmp_path, [])
-    _, _, key_path, cert_path = _certificate(tmp_path, ["hooks.example.com"], (ca_key, ca))
-    _, _, other_key, other_cert = _certificate(tmp_path, ["other.example.com"], (ca_key, ca))
-    stranger = tmp_path / "stranger"
-    stranger.mkdir()
-    _, _, _, stranger_ca = _certificate(stranger, [])  # a CA that signed neither
+    make_certificates(tmp_path, ["hooks.example.com", "other.example.com"])
+    ca_path, stranger_ca = tmp_path / "ca.pem", tmp_path / "stranger-ca.pem"  # the stranger signed neither
+    key_path, cert_path = tmp_path / "hooks.example.com.key", tmp_path / "hooks.example.com.pem"
+    other_key, other_cert = tmp_path / "other.example.com.key", tmp_path / "other.example.com.pem"
 
     def client(ca_file: Path) -> WebhookClient:
         made = _client()
