@@ -18,6 +18,7 @@ import pytest
 
 from hookline.core.breaker import Breaker
 from hookline.core.broadcast import Fanout
+from hookline.core.conflicts import Lost
 from hookline.core.customers import Customer, CustomerLimits
 from hookline.core.destinations import Destination
 from hookline.core.errors import DependencyFailed, InvalidCursor
@@ -271,8 +272,9 @@ def state_saves_are_conditional_on_the_version(s: Stores) -> None:
     # Given nothing stored yet: any expected version wins the first write
     opened = Breaker(state="open", consecutive_failures=10, open_until=NOW + 60, open_since=NOW, cooldown_seconds=60.0, trips=1, version=1)
     assert s.states.save_breaker("acme", "ep_01", opened, 0)
-    # When a writer that read version 0 writes again, it loses; one that read version 1 wins
-    assert not s.states.save_breaker("acme", "ep_01", replace(opened, trips=9, version=1), 0)
+    # When a writer that read version 0 writes again, it loses, and its refusal returns the breaker that won; one that read version 1 wins
+    lost = s.states.save_breaker("acme", "ep_01", replace(opened, trips=9, version=1), 0)
+    assert isinstance(lost, Lost) and lost.current == opened and not lost
     assert s.states.save_breaker("acme", "ep_01", replace(opened, state="half_open", probe_until=NOW + 70, version=2), 1)
     # Then the state reads back as the winner wrote it, alone and with the endpoint
     got = s.states.breaker("acme", "ep_01")
@@ -281,7 +283,8 @@ def state_saves_are_conditional_on_the_version(s: Stores) -> None:
     assert (ep.id, breaker, limiter) == ("ep_01", got, Limiter())
     # And the limiter has a version of its own
     assert s.states.save_limiter("acme", "ep_01", Limiter(tat=NOW, leases=(NOW + LEASE,), version=1), 0)
-    assert not s.states.save_limiter("acme", "ep_01", Limiter(tat=NOW + 1, version=1), 0)
+    lost_limiter = s.states.save_limiter("acme", "ep_01", Limiter(tat=NOW + 1, version=1), 0)
+    assert isinstance(lost_limiter, Lost) and lost_limiter.current == Limiter(tat=NOW, leases=(NOW + LEASE,), version=1)
     assert s.states.limiter("acme", "ep_01").leases == (NOW + LEASE,)
 
 

@@ -7,6 +7,7 @@ from dataclasses import fields, replace
 from typing import Any
 
 from hookline.core.breaker import Breaker
+from hookline.core.conflicts import Lost
 from hookline.core.models import Endpoint
 from hookline.core.ratelimit import Limiter
 from tests.fakes.atomic import atomic, new_lock
@@ -65,12 +66,12 @@ class FakeEndpointStateStore:
         return self.limiters.get((tenant, endpoint_id), Limiter())
 
     @atomic
-    def save_breaker(self, tenant: str, endpoint_id: str, state: Breaker, expected_version: int) -> bool:
+    def save_breaker(self, tenant: str, endpoint_id: str, state: Breaker, expected_version: int) -> bool | Lost[Breaker]:
         self.faults.check("save_breaker")
         return self._save("breaker", self.breakers, tenant, endpoint_id, state, expected_version)
 
     @atomic
-    def save_limiter(self, tenant: str, endpoint_id: str, state: Limiter, expected_version: int) -> bool:
+    def save_limiter(self, tenant: str, endpoint_id: str, state: Limiter, expected_version: int) -> bool | Lost[Limiter]:
         self.faults.check("save_limiter")
         return self._save("limiter", self.limiters, tenant, endpoint_id, state, expected_version)
 
@@ -83,11 +84,11 @@ class FakeEndpointStateStore:
 
     def _save[State: (Breaker, Limiter)](
         self, kind: str, store: dict[tuple[str, str], State], tenant: str, endpoint_id: str, state: State, expected_version: int
-    ) -> bool:
+    ) -> bool | Lost[State]:
         current = store.get((tenant, endpoint_id))
         if current is not None and current.version != expected_version:
             self.conflicts += 1
-            return False
+            return Lost(current)  # as DynamoDB's refusal returns the item (ReturnValuesOnConditionCheckFailure=ALL_OLD)
         store[(tenant, endpoint_id)] = stored = _as_stored(state)
         self.writes.append((kind, endpoint_id, stored))
         return True

@@ -17,9 +17,10 @@ from typing import Any
 
 from hookline.adapters.dynamo import keys
 from hookline.adapters.dynamo.endpoints import EndpointRepository
-from hookline.adapters.dynamo.ops import batch_get, write_if
+from hookline.adapters.dynamo.ops import Refused, batch_get, try_write
 from hookline.adapters.failures import translate_failures
 from hookline.core.breaker import Breaker
+from hookline.core.conflicts import Lost
 from hookline.core.models import Endpoint
 from hookline.core.ratelimit import Limiter, TokenLease
 from hookline.core.stats import Carried
@@ -127,24 +128,30 @@ class EndpointStateRepository:
     def limiter(self, tenant: str, endpoint_id: str) -> Limiter:
         return _limiter(self._table.get_item(Key=keys.limiter(tenant, endpoint_id), ConsistentRead=True).get("Item"))
 
-    def _save(self, key: keys.Key, state: Breaker | Limiter, expected_version: int) -> bool:
-        item = {**key, **_attributes(state)}
-        saved = write_if(
+    def _save(self, key: keys.Key, state: Breaker | Limiter, expected_version: int) -> dict[str, Any] | None:
+        """Write `state` if the item's version is still `expected_version`: None when it landed, else the item as it
+        is now ({} if the refusal did not carry it). The refusal returns the item (ALL_OLD) at no read units, and the
+        caller proposes again from it instead of reading it (hookline.services.cas)."""
+        result = try_write(
             self._table.put_item,
-            Item=item,
+            Item={**key, **_attributes(state)},
             ConditionExpression=f"attribute_not_exists({keys.PK}) OR version = :v",
             ExpressionAttributeValues={":v": expected_version},
+            ReturnValuesOnConditionCheckFailure="ALL_OLD",
         )
-        return saved is not None
+        return (result.item or {}) if isinstance(result, Refused) else None
 
-    def save_breaker(self, tenant: str, endpoint_id: str, state: Breaker, expected_version: int) -> bool:
-        """Write the breaker if nobody changed it since `expected_version`; False if someone did."""
-        return self._save(keys.breaker(tenant, endpoint_id), state, expected_version)
+    def save_breaker(self, tenant: str, endpoint_id: str, state: Breaker, expected_version: int) -> bool | Lost[Breaker]:
+        """Write the breaker if nobody changed it since `expected_version`: True, or Lost with the breaker as it is."""
+        now = self._save(keys.breaker(tenant, endpoint_id), state, expected_version)
+        return True if now is None else Lost(_breaker(now) if now else None)
 
     def reset_breaker(self, tenant: str, endpoint_id: str) -> None:
         """A fresh, closed breaker (re-enabling an endpoint); it keeps counting trips."""
         old = self.breaker(tenant, endpoint_id)
         self._table.put_item(Item={**keys.breaker(tenant, endpoint_id), "state": "closed", "trips": old.trips, "version": old.version + 1})
 
-    def save_limiter(self, tenant: str, endpoint_id: str, state: Limiter, expected_version: int) -> bool:
-        return self._save(keys.limiter(tenant, endpoint_id), state, expected_version)
+    def save_limiter(self, tenant: str, endpoint_id: str, state: Limiter, expected_version: int) -> bool | Lost[Limiter]:
+        """Write the limiter if nobody changed it since `expected_version`: True, or Lost with the limiter as it is."""
+        now = self._save(keys.limiter(tenant, endpoint_id), state, expected_version)
+        return True if now is None else Lost(_limiter(now) if now else None)

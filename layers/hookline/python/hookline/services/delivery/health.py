@@ -16,6 +16,7 @@ from functools import partial
 from hookline.core import notifications
 from hookline.core.breaker import Breaker, Transition, outage_seconds
 from hookline.core.clock import iso
+from hookline.core.conflicts import Lost
 from hookline.core.emails import StatusNotice
 from hookline.core.errors import error_code
 from hookline.core.health import breaker_after, endpoint_after, limiter_after, slows_down
@@ -55,7 +56,7 @@ class HealthTracker:
             change = breaker_after(state, outcome, at, self.config, was_probe)
             return change, change.state if change is not None else None
 
-        def save_breaker(write: Breaker, base: Breaker) -> bool:
+        def save_breaker(write: Breaker, base: Breaker) -> bool | Lost[Breaker]:
             return self.states.save_breaker(tenant, endpoint_id, write, base.version)
 
         transition = compare_and_swap(breaker or Breaker(), propose_breaker, save_breaker, lambda: self.states.breaker(tenant, endpoint_id))
@@ -137,7 +138,7 @@ class HealthTracker:
             over = carry(state.carried, batch, str(returned.version))
             return over, replace(returned, carried=over.carried)
 
-        def save(write: Limiter, base: Limiter) -> bool:
+        def save(write: Limiter, base: Limiter) -> bool | Lost[Limiter]:
             if self.stats is not None and base.carried.counts and base.carried.hour != write.carried.hour:
                 self.stats.move(tenant, endpoint_id, base.carried)  # before the write: a retried move adds nothing
             return self.states.save_limiter(tenant, endpoint_id, write, base.version)

@@ -2,8 +2,8 @@
 
 One BatchGetItem reads the batch's endpoints, their breakers and their limiters;
 `hookline.core.planning.plan_group` decides; the probe's lease or the limiter's
-grant is written conditionally on the version read (re-read and re-planned on a
-conflict: only the item whose write lost is read again). The bodies of the
+grant is written conditionally on the version read, and re-planned on a conflict from the item as the refusal
+returned it (read again only when it did not, and then only the item whose write lost). The bodies of the
 tasks, and the deliveries of the fresh ones among them (hookline.core.claims),
 are read in one eventually consistent request: beside the plan on the first lane,
 after it (only the tasks that will send) on the retry lane.
@@ -21,6 +21,7 @@ from functools import lru_cache, partial
 
 from hookline.core.backoff import RandomSource
 from hookline.core.breaker import Breaker
+from hookline.core.conflicts import Lost
 from hookline.core.models import Delivery, DeliveryTask, Endpoint, Event
 from hookline.core.planning import GroupPlan, gate, gave_up, plan_group, waits_for_lease
 from hookline.core.ratelimit import Limiter, in_flight
@@ -35,6 +36,21 @@ from hookline.services.delivery.token_leases import TokenLeaseBook
 _log = logging.getLogger(__name__)
 
 State = tuple[Endpoint | None, Breaker, Limiter]  # an endpoint, its breaker and its limiter, as read for planning
+
+
+BreakerAndLimiter = tuple[Breaker, Limiter]  # the part of it a plan writes
+
+
+def _save_changed(
+    states: EndpointStates, tenant: str, endpoint_id: str, new: BreakerAndLimiter, base: BreakerAndLimiter
+) -> tuple[str, bool | Lost[BreakerAndLimiter]]:
+    """Save the item of (breaker, limiter) that the plan changed, conditionally on `base`'s version: which one it was,
+    and True, or Lost with the pair as it is now when the refusal returned the item."""
+    if new[0] is not base[0]:
+        breaker = states.save_breaker(tenant, endpoint_id, new[0], base[0].version)
+        return "breaker", breaker if not isinstance(breaker, Lost) else Lost(None if breaker.current is None else (breaker.current, base[1]))
+    limiter = states.save_limiter(tenant, endpoint_id, new[1], base[1].version)
+    return "limiter", limiter if not isinstance(limiter, Lost) else Lost(None if limiter.current is None else (base[0], limiter.current))
 
 
 def _may_send(plan: Plan) -> bool:
@@ -144,27 +160,26 @@ class Planner:
         holding = self.leases.holding(tenant, endpoint_id) if self.leases is not None else None
         holder = self.leases.holder if self.leases is not None else ""
 
-        def propose(state: tuple[Breaker, Limiter]) -> tuple[tuple[GroupPlan, Breaker], tuple[Breaker, Limiter] | None]:
+        def propose(state: BreakerAndLimiter) -> tuple[tuple[GroupPlan, Breaker], BreakerAndLimiter | None]:
             planned = plan_group(endpoint_gate, state[0], state[1], len(tasks), now.timestamp(), self.config, self.rng, first_lane, holding, holder)
             last.append(planned)
             if planned.write is None:
                 return (planned, state[0]), None
             return (planned, planned.breaker or state[0]), (planned.breaker or state[0], planned.limiter or state[1])
 
-        def save(new: tuple[Breaker, Limiter], base: tuple[Breaker, Limiter]) -> bool:
-            kind = "breaker" if new[0] is not base[0] else "limiter"
-            landed = (
-                self.states.save_breaker(tenant, endpoint_id, new[0], base[0].version)
-                if kind == "breaker"
-                else self.states.save_limiter(tenant, endpoint_id, new[1], base[1].version)
-            )
-            if not landed:
-                lost.append(kind)
-            elif kind == "limiter":
-                written.append((new[1], base[1]))
-            return landed
+        def save(new: BreakerAndLimiter, base: BreakerAndLimiter) -> bool | Lost[BreakerAndLimiter]:
+            nonlocal breaker, limiter
+            kind, saved = _save_changed(self.states, tenant, endpoint_id, new, base)
+            if saved is True:
+                if kind == "limiter":
+                    written.append((new[1], base[1]))
+                return True
+            lost.append(kind)
+            if isinstance(saved, Lost) and saved.current is not None:
+                breaker, limiter = saved.current  # what beat the write, as its refusal returned it: nothing to read
+            return saved
 
-        def read() -> tuple[Breaker, Limiter]:
+        def read() -> BreakerAndLimiter:
             nonlocal breaker, limiter
             if lost[-1] == "breaker":
                 breaker = self.states.breaker(tenant, endpoint_id)

@@ -9,6 +9,7 @@ from datetime import datetime
 from typing import Protocol
 
 from hookline.core.breaker import Breaker
+from hookline.core.conflicts import Lost
 from hookline.core.contract.portal import PortalSession
 from hookline.core.emails import Email, Waiting
 from hookline.core.models import Attempt, Delivery, DeliveryTask, EmailOutcome, Endpoint, Event, LineHead
@@ -44,9 +45,13 @@ class EndpointStates(Protocol):
 
     def limiter(self, tenant: str, endpoint_id: str) -> Limiter: ...
 
-    def save_breaker(self, tenant: str, endpoint_id: str, state: Breaker, expected_version: int) -> bool: ...
+    def save_breaker(self, tenant: str, endpoint_id: str, state: Breaker, expected_version: int) -> bool | Lost[Breaker]:
+        """True when it landed; else Lost, with the breaker that beat it when the refusal returned it."""
+        ...
 
-    def save_limiter(self, tenant: str, endpoint_id: str, state: Limiter, expected_version: int) -> bool: ...
+    def save_limiter(self, tenant: str, endpoint_id: str, state: Limiter, expected_version: int) -> bool | Lost[Limiter]:
+        """True when it landed; else Lost, with the limiter that beat it when the refusal returned it."""
+        ...
 
 
 class EndpointControl(Protocol):
