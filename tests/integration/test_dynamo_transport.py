@@ -1,15 +1,21 @@
 """hookline.adapters.dynamo.transport on real sockets: hookline's Table sends DynamoDB's requests itself on kept
-connections and reads the answers as botocore does; what it cannot finish, botocore's own send takes over. And
-hookline.adapters.dynamo.calls: a later call is made from what botocore built for the first, and behaves alike."""
+connections (over TLS verified as botocore verifies) and reads the answers as botocore does; what it cannot finish,
+botocore's own send takes over. And hookline.adapters.dynamo.calls: a later call is made from what botocore built for
+the first, and behaves alike."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import socket
+import ssl
 import threading
 import uuid
 import zlib
 from collections.abc import Iterator
+from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 import boto3
@@ -17,12 +23,13 @@ import pytest
 from boto3.dynamodb.conditions import Attr, Key
 from boto3.dynamodb.types import Binary
 from botocore.config import Config
-from botocore.exceptions import ClientError
+from botocore.exceptions import ClientError, SSLError
 
 from bench.harness import aws_server
 from hookline.adapters import aws
 from hookline.adapters.dynamo.calls import DataPlaneCalls
-from hookline.adapters.dynamo.transport import Connections, FastSend
+from hookline.adapters.dynamo.transport import Connections, FastSend, target
+from tests.support.certificates import make_certificates
 
 CREDENTIALS = {"aws_access_key_id": "AKIDTEST", "aws_secret_access_key": "secret", "region_name": "us-east-1"}
 
@@ -290,3 +297,76 @@ def test_a_refusal_of_a_call_from_a_template_is_botocores_error() -> None:
             errors.append({k: v for k, v in caught.value.response.items() if k != "ResponseMetadata"})
     assert errors[0] == errors[1]
     assert (errors[1]["Error"], errors[1]["Item"]) == ({"Code": "ConditionalCheckFailedException", "Message": "The conditional request failed"}, ITEM["Item"])
+
+
+# -- over TLS, as to DynamoDB's own endpoint: the certificate is verified, and the connection kept ---------------------
+
+
+@contextmanager
+def tls_front(backend: str, key: Path, cert: Path) -> Iterator[tuple[int, list[str]]]:
+    """A TLS endpoint on loopback in front of the moto server at `backend`, with the certificate: its port, and one
+    entry per TLS connection it accepted ("ok", or the handshake's failure)."""
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.load_cert_chain(cert, key)
+    backend_address = target(backend).origin[1:]
+    accepted: list[str] = []
+
+    def pipe(source: socket.socket, sink: socket.socket) -> None:
+        with contextlib.suppress(OSError):
+            while data := source.recv(65536):
+                sink.sendall(data)
+        with contextlib.suppress(OSError):
+            sink.shutdown(socket.SHUT_WR)
+
+    def serve(server: socket.socket) -> None:
+        while True:
+            try:
+                raw, _ = server.accept()
+            except OSError:
+                return
+            try:
+                front = context.wrap_socket(raw, server_side=True)
+            except (OSError, ssl.SSLError) as exc:
+                accepted.append(type(exc).__name__)
+                raw.close()
+                continue
+            accepted.append("ok")
+            back = socket.create_connection(backend_address)
+            threading.Thread(target=pipe, args=(front, back), daemon=True).start()
+            threading.Thread(target=pipe, args=(back, front), daemon=True).start()
+
+    with socket.create_server(("127.0.0.1", 0)) as server:
+        threading.Thread(target=serve, args=(server,), daemon=True).start()
+        yield server.getsockname()[1], accepted
+
+
+def test_over_tls_the_tables_calls_verify_the_endpoints_certificate_on_one_kept_connection(
+    table: Any, moto_endpoint: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    make_certificates(tmp_path, ["localhost"])
+    with tls_front(moto_endpoint, tmp_path / "localhost.key", tmp_path / "localhost.pem") as (port, accepted):
+        monkeypatch.setenv("AWS_ENDPOINT_URL", f"https://localhost:{port}")
+        monkeypatch.setenv("AWS_CA_BUNDLE", str(tmp_path / "ca.pem"))  # as botocore takes it: the CA that signed the endpoint's
+        aws.reset_clients()
+        boto3.setup_default_session()
+        secure = aws.dynamodb_table(table.name)
+        sender = aws.fast_send(table.name)
+        secure.put_item(Item={"pk": "t", "sk": "1", "n": 1})
+        secure.update_item(Key={"pk": "t", "sk": "1"}, UpdateExpression="SET n = n + :one", ExpressionAttributeValues={":one": 1})
+        got = secure.get_item(Key={"pk": "t", "sk": "1"}, ConsistentRead=True)["Item"]
+        sent, handed_over, opened = sender.sent, sender.handed_over, sender.connections.opened
+
+        monkeypatch.setenv("AWS_CA_BUNDLE", str(tmp_path / "stranger-ca.pem"))  # a CA that signed nothing of the endpoint's
+        aws.reset_clients()
+        boto3.setup_default_session()
+        untrusting = aws.dynamodb_table(table.name)
+        with pytest.raises(SSLError):
+            untrusting.get_item(Key={"pk": "t", "sk": "1"})
+        refused = aws.fast_send(table.name)
+
+    assert got == {"pk": "t", "sk": "1", "n": 2}
+    assert (sent, handed_over, opened) == (3, 0, 1)  # hookline's own send, over one verified connection
+    assert accepted[0] == "ok" and accepted.count("ok") == 1
+    # Its own try refused the certificate and handed the call over; botocore's send refused it too: nothing went out
+    assert (refused.sent, refused.handed_over) == (0, 1)
+    assert "ok" not in accepted[1:]
