@@ -204,6 +204,24 @@ def write(results: dict[str, Any], doc: Path, img: Path) -> None:
 CHANGES = (
     (
         "2026-12-06 (last)",
+        "Issue 28, item 4 (fewer reads), and what a lost conditional write costs. A breaker or limiter save that loses "
+        "the race asks for the item that beat it (`ReturnValuesOnConditionCheckFailure=ALL_OLD`: no read units, the same "
+        "write units as any refused write), and the compare-and-swap proposes again from that item (`core/conflicts.py`, "
+        "`services/cas.py`) instead of a consistent GetItem of it; a refusal that carries no item is read as before, and "
+        "no read follows the last try. Per successful 1 KB attempt, over two runs of this code: 3.25 -> 2.59 and 2.52 RRU "
+        "(the goal's 2 is not met: five items of 0.5 RRU each, the endpoint, breaker and limiter per endpoint and batch "
+        "and the body and delivery per task, plus the give-back's read beside another holder), 3.69 -> 3.32 and 3.39 WRU; "
+        "lost conditional writes 0.65 -> 0.29 and 0.36 per attempt (no rule about them changed: they move with the "
+        "timing of the two batches on one endpoint). 1 KB, 98.5 %, batched: $4.89 -> $4.56 and $4.58 per million on "
+        "demand, $2.88 -> $2.73 and $2.73 provisioned; fan-out 5 $4.17 -> $3.85 and $3.87; 16 KB $10.26 -> $10.19 and "
+        "$10.50 (its lost writes 0.62 and 1.10 per attempt over the two runs). Handler CPU per delivery 4.26 -> 3.55 and "
+        "3.16 ms, mostly this machine's speed: every line of the profile took about a fifth less CPU per call (a PutItem "
+        "0.52 -> 0.42 ms, a POST 0.38 -> 0.31 ms) with its code unchanged, and GetItems per task 0.14 -> 0.10. New: a test "
+        "of DynamoDB's transport over TLS (a verified certificate, one kept connection; an untrusted one refused by "
+        "hookline's try and botocore's alike). Every cost total of the two runs within 3.0 % of the other.",
+    ),
+    (
+        "2026-12-06 (late evening)",
         "Issue 28, item 2 (the CPU row), met in both runs of this code: 4.07 and 4.26 ms per delivery (5.65 and 5.83 "
         "before). Three changes. DynamoDB's data-plane calls on hookline's Table are made from what botocore built for "
         "the first call of each operation and table (`adapters/dynamo/calls.py`: the same events in the same order, the "
