@@ -66,6 +66,47 @@ def least_cost(row: dict[str, Any], event_wru: float, mode: str) -> dict[str, fl
     return {k: round(v, 4) for k, v in lines.items()}
 
 
+def above_least(row: dict[str, Any], event_wru: float, mode: str) -> dict[str, float]:
+    """Per million webhooks, what a configuration's measured figure carries above `least_cost`, line by line, priced
+    from the same measured units in the same mode: the conditional writes that lost a race (1 write unit each), the
+    other writes beyond the floor's (items over 1 KB, the version use, the breaker after a failure, retries), the reads
+    beyond the one, Lambda's seconds (the wait on the receivers, the CPU, the AWS calls), the logs, and whatever else
+    the figure holds (Step Functions, SNS; the rest of a lost write over 1 KB is in the other writes)."""
+    b, u = row["breakdown"], row["units"]
+    lost, writes, reads = (u.get(key, 0.0) / MILLION for key in ("conditional_conflicts", "dynamodb_write_units", "dynamodb_read_units"))
+    lines = {
+        "lost conditional writes": _dynamodb(lost, 0, mode) * MILLION,
+        "other writes": _dynamodb(writes - lost - event_wru - sum(FLOOR_WRITES_PER_DELIVERY.values()), 0, mode) * MILLION,
+        "reads beyond one": _dynamodb(0, reads - 1, mode) * MILLION,
+        "Lambda seconds": b.get("lambda", 0.0) - u["lambda_requests"] * US_EAST_1.lambda_request,
+        "logs": b.get("cloudwatch_logs", 0.0),
+        "the rest": b.get("step_functions", 0.0) + b.get("sns", 0.0),
+    }
+    return {k: round(v, 4) for k, v in lines.items()}
+
+
+def figure_of(row: dict[str, Any], mode: str) -> float:
+    """A configuration's measured total per million in `mode`."""
+    return row["total"] if mode == "on-demand" else (row.get("provisioned") or provisioned(row["total"], row["breakdown"], row["units"]))["total"]
+
+
+def above_rows(results: dict[str, Any]) -> list[list[str]]:
+    """Each cost goal's configuration: this run's figure, the least, and what the figure carries above it."""
+    out = []
+    for what, _then, (size, rate, ingest), _goal, mode in COST_GOALS:
+        row = results["cost"]["per_million_usd"].get(size, {}).get(rate, {}).get(ingest)
+        path = results["cost"]["per_path"].get(size, {}).get("ingest_batch_fanout5" if ingest == "batch_fanout5" else "ingest_batch")
+        if row is None or path is None:
+            continue
+        event_wru = path["units"]["dynamodb_write_units"]
+        figure, least = figure_of(row, mode), sum(least_cost(row, event_wru, mode).values())
+        out.append([what, f"${figure:.2f}", f"${least:.2f}", *(f"${v:.2f}" for v in above_least(row, event_wru, mode).values())])
+    return out
+
+
+ABOVE_HEADER = ["configuration", "this run", "least", *above_least({"breakdown": {}, "units": {"lambda_requests": 0}}, 0.0, "on-demand")]
+
+
 _WRITE_NAMES = {"grant": "grant", "attempt_record": "attempt record", "give_back": "give-back"}
 
 
@@ -103,7 +144,7 @@ def _cost_rows(results: dict[str, Any], floors: dict[str, float]) -> list[dict[s
         units = cost["per_path"].get(size, {}).get(path)
         if row is None or units is None:
             continue
-        figure = row["total"] if mode == "on-demand" else (row.get("provisioned") or provisioned(row["total"], row["breakdown"], row["units"]))["total"]
+        figure = figure_of(row, mode)
         least = least_cost(row, units["units"]["dynamodb_write_units"], mode)
         least_total = round(sum(least.values()), 2)
         floor = floors.get(f"{size}/{rate}/{ingest}")

@@ -876,6 +876,14 @@ def _efficiency_section(results: dict[str, Any]) -> list[str]:
         "",
         _table(goals.HEADER, goals.table_rows(found)),
         "",
+        "What each cost row's figure carries above that least, per million webhooks (`bench.goals.above_least`: the same",
+        "measured units, priced in the row's mode). The lost writes are the limiter's and breaker's conditional writes",
+        "that another batch's beat (each is billed; its refusal returns the item, so no read follows); the reads beyond",
+        "one are the endpoint, breaker and limiter per endpoint and batch, the delivery per task beside its body, and the",
+        "give-back's read beside another holder; Lambda's seconds are mostly the wait on the batch's slowest answer.",
+        "",
+        _table(goals.ABOVE_HEADER, goals.above_rows(results)),
+        "",
     ]
 
 

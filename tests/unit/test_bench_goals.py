@@ -187,3 +187,27 @@ def test_the_cpu_row_says_how_far_the_goal_is_from_the_bare_calls(cpu: float, fl
     row = _found(_results(total=3.0, cpu=cpu, floor_ms=floor_ms))[CPU]
     assert row["met"] is (cpu <= goals.CPU_GOAL_MS)
     assert row["note"].startswith(note) and (note != "" or row["note"] == "")
+
+
+def test_what_a_figure_carries_above_the_least_is_each_line_of_the_gap_and_adds_up_to_it() -> None:
+    # 4.5 WRU and 2.5 RRU per webhook, 0.3 of the writes lost races: DynamoDB $2.8125 + $0.3125 on demand
+    units = {"dynamodb_write_units": 4.5e6, "dynamodb_read_units": 2.5e6, "conditional_conflicts": 0.3e6, "lambda_requests": 1.1e5}
+    breakdown = {"dynamodb": 3.125, "lambda": 0.3, "cloudwatch_logs": 0.07, "dynamodb_storage": 0.45, "dynamodb_pitr": 0.35}
+    breakdown |= {"sqs": 0.13, "data_transfer_out": 0.11, "api_gateway": 0.01, "step_functions": 0.0, "sns": 0.0}
+    row = {"total": round(sum(breakdown.values()), 4), "breakdown": breakdown, "units": units}
+    above = goals.above_least(row, event_wru=1.0, mode="on-demand")
+    assert above == {
+        "lost conditional writes": 0.1875,  # 0.3 x $0.625
+        "other writes": 0.125,  # (4.5 - 0.3 lost - 1 event - 3 the floor's) x $0.625
+        "reads beyond one": 0.1875,  # 1.5 x $0.125
+        "Lambda seconds": 0.278,  # $0.30 less 110,000 requests at $0.20 a million
+        "logs": 0.07,
+        "the rest": 0.0,
+    }
+    least = goals.least_cost(row, event_wru=1.0, mode="on-demand")
+    assert sum(least.values()) + sum(above.values()) == pytest.approx(row["total"], abs=1e-3)
+    # Priced provisioned, the same units: the lines move with the price and still add up to that figure
+    provisioned_above = goals.above_least(row, event_wru=1.0, mode="provisioned")
+    provisioned_least = goals.least_cost(row, event_wru=1.0, mode="provisioned")
+    assert provisioned_above["lost conditional writes"] == pytest.approx(provisioned_dynamodb(0.3, 0, 0.7) * 1e6, abs=1e-4)
+    assert sum(provisioned_least.values()) + sum(provisioned_above.values()) == pytest.approx(goals.figure_of(row, "provisioned"), abs=1e-3)
