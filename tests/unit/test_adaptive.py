@@ -19,6 +19,10 @@ def steady(in_flight: int, rtt: float = 0.1) -> Sample:
     [
         # a new endpoint, kept busy at a steady latency: up by smoothing * sqrt(limit)
         (Concurrency(), steady(5), 50, 5 + 0.2 * 5**0.5),
+        # answers within a millisecond (a loopback receiver: durations are whole milliseconds, so they read 0), kept busy:
+        # at its baseline, up as any steady receiver (a division by that 0 once failed every give-back of such an endpoint)
+        (Concurrency(), Sample((0.0,) * 5, False, 5), 50, 5 + 0.2 * 5**0.5),
+        (Concurrency(16.0, 0.1, 0.1), Sample((0.0,) * 16, False, 16), 50, 16 + 0.2 * 4),
         # kept busy at its baseline: it earns more
         (Concurrency(16.0, 0.1, 0.1), steady(16), 50, 16 + 0.2 * 4),
         # not kept busy (under half the limit in flight): no demonstration, no raise

@@ -14,7 +14,7 @@ couple of round trips) and a long one (its baseline, which follows a faster
 receiver within seconds and a slower one only over most of an hour, so a queue
 building up at the receiver cannot drag it up). Their ratio is the gradient:
 
-    gradient = clamp(tolerance * max(long, floor) / short, 0.5, 1)
+    gradient = clamp(tolerance * max(long, floor) / short, 0.5, 1)   (1 while short is 0: answers within a millisecond)
     target   = limit * gradient + sqrt(limit)   (the sqrt only when steady and the limit was used)
     limit    = limit + smoothing * (target - limit)
     overload: limit = limit * backoff
@@ -93,8 +93,9 @@ def current(state: Concurrency, ceiling: int, cfg: AdaptiveConfig) -> int:
 
 
 def _average(old: float, sample: float, elapsed: float, seconds: float) -> float:
-    """A moving average with a time constant: `elapsed` seconds since the last sample move it by 1 - e^(-elapsed/seconds)."""
-    if old <= 0:
+    """A moving average with a time constant: `elapsed` seconds since the last sample move it by 1 - e^(-elapsed/seconds)
+    (no time constant yet, every latency so far 0: the sample)."""
+    if old <= 0 or seconds <= 0:
         return sample
     return old + (1.0 - math.exp(-max(0.0, elapsed) / seconds)) * (sample - old)
 
@@ -121,7 +122,9 @@ def observe(state: Concurrency, sample: Sample, ceiling: int, cfg: AdaptiveConfi
         return observed
     if sample.overloaded:
         return replace(observed, limit=max(floor, limit * cfg.backoff), changed_at=sample.ended)
-    gradient = max(0.5, min(1.0, cfg.tolerance * max(long, cfg.baseline_floor_seconds) / short))
+    # Latencies are whole milliseconds (HttpResult.duration_ms): a receiver that answers within one (on loopback) reads 0,
+    # at its baseline whatever that is
+    gradient = 1.0 if short <= 0 else max(0.5, min(1.0, cfg.tolerance * max(long, cfg.baseline_floor_seconds) / short))
     used = sample.in_flight >= limit / 2  # kept busy: a limit that was not used proves nothing
     growth = math.sqrt(limit) if used and gradient >= 1.0 else 0.0
     adapted = round(max(floor, min(float(ceiling), limit + cfg.smoothing * (limit * gradient + growth - limit))), 4)
