@@ -13,7 +13,7 @@ from hookline.core.reports import DeliveryReport
 from hookline.core.responses import HttpResult
 from tests.fakes.contracts import endpoint
 from tests.fakes.delivery import DeliveryRig, delivery_rig
-from tests.fakes.outside import Request
+from tests.fakes.outside import Request, answering
 from tests.unit.services.pipeline import Pipeline
 
 WAIT_SECONDS = 5.0  # the longest the last record waits for the give-back: it comes at once when handed over
@@ -128,3 +128,18 @@ def test_tasks_on_threads_of_their_own_give_each_endpoints_leases_back_once_with
         # One grant and one give-back per endpoint, every lease back, every attempt's statistics carried on it
         assert (writes, in_flight(limiter, now), limiter.carried.as_dict()["attempts"]) == (2, 0, sent)
     assert all(r.outcome == "succeeded" for r in reports) and len(rig.http.requests) == len(tasks)
+
+
+def test_answers_within_a_millisecond_still_give_the_leases_back() -> None:
+    """A loopback receiver answers within a millisecond, which reads 0 ms (durations are whole milliseconds): the
+    give-back folds those answers into a new endpoint's adaptive limit and returns the leases (a division by that 0
+    once failed every such give-back, logged and swallowed, and left the slots held to their lease's expiry)."""
+    rig = delivery_rig()
+    rig.http.answer = answering(200, duration_ms=0)
+    tasks = _three_tasks(rig)
+    plans = rig.worker.plan(tasks)
+    reports = [rig.worker.deliver(t, plans[t]) for t in tasks]
+    rig.worker.release(plans.values(), reports)
+    limiter = rig.states.limiter("acme", "ep_01")
+    assert (_limiter_writes(rig), in_flight(limiter, rig.clock.timestamp())) == (2, 0)
+    assert limiter.concurrency.observed_at > 0 and limiter.carried.as_dict()["attempts"] == 3
