@@ -44,6 +44,7 @@ FIRST_ATTEMPT_SUCCESS = "FirstAttemptSuccess"  # Count
 # exhausted retries never count.
 INTERNAL_FAILURES = "InternalFailures"  # Count
 EMAIL_FAILED = "EmailFailed"  # Count: a customer email SES refused
+LEASES_NOT_GIVEN_BACK = "LeasesNotGivenBack"  # Count: a batch's leases on an endpoint left to expire (the give-back failed)
 OVERDUE_RETRIES_REQUEUED = "OverdueRetriesRequeued"  # Count: the sweeper re-queued a retry whose long wait never queued it
 UNQUEUED_FOUND = "UnqueuedFound"  # Count
 # The API's access-log metric filter: requests answered 429 (the stage's throttle).
@@ -97,6 +98,7 @@ class AlarmSet:
     unqueued_found: cloudwatch.Alarm  # the sweeper queued events that were stored and never queued
     internal_failures: cloudwatch.Alarm  # a task dead-lettered through hookline's own fault (rolls consumers' canaries back)
     email_failed: cloudwatch.Alarm  # SES refused a customer email
+    leases_not_given_back: cloudwatch.Alarm  # a batch's give-back failed: its leases hold the endpoint's slots until they expire
     overdue_retries: cloudwatch.Alarm  # the sweeper re-queued retries whose long wait never queued them
     api_server_errors: cloudwatch.Alarm  # the API answered 5xx to more than API_5XX_PERCENT of its requests (rolls the api's canary back)
     api_throttled: cloudwatch.Alarm  # the API's stage throttle answered 429
@@ -114,6 +116,7 @@ class AlarmSet:
             self.unqueued_found,
             self.internal_failures,
             self.email_failed,
+            self.leases_not_given_back,
             self.overdue_retries,
             self.api_server_errors,
             self.api_throttled,
@@ -193,6 +196,15 @@ class Monitoring(Construct):
                 description="SES refused a customer email (an endpoint disabled or recovered): the sender identity is not verified, the "
                 "account is in the SES sandbox, or the grant does not cover the identity. The endpoint's health shows the last "
                 "email's failure; make preflight checks the identity.",
+            ),
+            leases_not_given_back=self._count_alarm(
+                "LeasesNotGivenBackAlarm",
+                name="leases-not-given-back",
+                metric=LEASES_NOT_GIVEN_BACK,
+                description="A delivery batch could not give its concurrency leases on an endpoint back: the write raised (a DynamoDB "
+                "error, or a fault in hookline's limiter rules) or lost the race to other batches on every try. The leases expire on "
+                "their own, and until then the endpoint has fewer requests in flight than it may. The delivery and retry functions' "
+                "'leases not given back' lines name the endpoint and the cause; many at once after a deploy point at the new version.",
             ),
             overdue_retries=self._count_alarm(
                 "OverdueRetriesAlarm",

@@ -85,6 +85,7 @@ class DeliveryRig:
     notify: RecordingNotify
     stats: FakeStats
     replays: FakeReplayProgress
+    give_backs_failed: list[int]  # one entry per count of the LeasesNotGivenBack metric
 
 
 def delivery_rig(
@@ -102,6 +103,7 @@ def delivery_rig(
     events = FakeEventStore()
     http = http or FakeSender()
     scheduler, notify, stats, replays = FakeScheduler(), RecordingNotify(), FakeStats(states), FakeReplayProgress()
+    give_backs_failed: list[int] = []
     if emails is not None and emails.outcomes is None:  # each email's outcome kept on the endpoint, as the container wires it
         emails = replace(emails, outcomes=endpoints, clock=clock)
     worker = assemble(
@@ -121,5 +123,6 @@ def delivery_rig(
         emails=emails,
         usage=usage,
         hand_on_seconds=hand_on_seconds,
+        count_give_back_failure=lambda: give_backs_failed.append(1),
     )
-    return DeliveryRig(worker, clock, endpoints, states, events, http, scheduler, notify, stats, replays)
+    return DeliveryRig(worker, clock, endpoints, states, events, http, scheduler, notify, stats, replays, give_backs_failed)

@@ -264,7 +264,7 @@ def test_every_alarm_notifies_the_notifications_topic(synth: Synth) -> None:
         + 2 * len(FUNCTIONS)
         + 4 * len(STATE_MACHINES)  # failed, timed out, throttled, aborted executions
         + 2  # breakers opening, the sweeper's finding of unqueued events
-        + 3  # internal failures, a failed customer email, overdue retries the sweeper re-queued
+        + 4  # internal failures, a failed customer email, leases not given back, overdue retries the sweeper re-queued
         + 2  # the API's 5xx and its throttle
         + 1  # the table's throttled reads and writes
     )
@@ -298,7 +298,13 @@ def test_cloudwatch_may_use_the_key_that_encrypts_the_topic(synth: Synth) -> Non
 
 
 @pytest.mark.parametrize(
-    ("metric", "name"), [("InternalFailures", "internal-failures"), ("EmailFailed", "email-failed"), ("OverdueRetriesRequeued", "overdue-retries-requeued")]
+    ("metric", "name"),
+    [
+        ("InternalFailures", "internal-failures"),
+        ("EmailFailed", "email-failed"),
+        ("LeasesNotGivenBack", "leases-not-given-back"),
+        ("OverdueRetriesRequeued", "overdue-retries-requeued"),
+    ],
 )
 def test_the_functions_counts_of_what_must_not_happen_alarm(synth: Synth, metric: str, name: str) -> None:
     # Given the EMF count the functions emit (service dimension only, so a Sum over it covers every function)

@@ -676,6 +676,13 @@ FACTS = [
         f"a task {topology.DELIVERY_QUEUE.max_receive_count} times",
         "topology.DELIVERY_QUEUE.max_receive_count",
     ),
+    Fact(OPERATIONS, "lost the race to other batches on all", f"on all {cas.SAVE_TRIES} tries", "services.cas.SAVE_TRIES"),
+    Fact(
+        OPERATIONS,
+        "the leases expire on their own within",
+        f"within {topology.CLAIM_LEASE_SECONDS} s ({topology.CLAIM_LEASE_SECONDS // topology.DELIVERY_TIMEOUT_SECONDS} × the function timeout)",
+        "topology.CLAIM_LEASE_SECONDS",
+    ),
     Fact(OPERATIONS, "a step on the job queue failed", f"failed {topology.REPLAY_QUEUE.max_receive_count} times", "topology.REPLAY_QUEUE.max_receive_count"),
     Fact(
         OPERATIONS,

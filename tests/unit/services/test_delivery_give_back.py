@@ -4,13 +4,20 @@ before it finishes still ends its lease, so the last to end hands the give-back 
 
 from __future__ import annotations
 
+import logging
 import threading
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 
+import pytest
+
+from hookline.core.conflicts import Lost
 from hookline.core.models import DeliveryTask
-from hookline.core.ratelimit import in_flight
+from hookline.core.ratelimit import Limiter, in_flight
 from hookline.core.reports import DeliveryReport
 from hookline.core.responses import HttpResult
+from hookline.services.cas import SAVE_TRIES
+from hookline.services.delivery.health import LEASES_NOT_GIVEN_BACK
 from tests.fakes.contracts import endpoint
 from tests.fakes.delivery import DeliveryRig, delivery_rig
 from tests.fakes.outside import Request, answering
@@ -143,3 +150,72 @@ def test_answers_within_a_millisecond_still_give_the_leases_back() -> None:
     limiter = rig.states.limiter("acme", "ep_01")
     assert (_limiter_writes(rig), in_flight(limiter, rig.clock.timestamp())) == (2, 0)
     assert limiter.concurrency.observed_at > 0 and limiter.carried.as_dict()["attempts"] == 3
+
+
+def _leases_not_given_back(caplog: pytest.LogCaptureFixture) -> list[logging.LogRecord]:
+    return [r for r in caplog.records if r.getMessage() == LEASES_NOT_GIVEN_BACK]
+
+
+def test_a_give_back_that_raises_is_logged_and_counted_and_the_batch_stands(caplog: pytest.LogCaptureFixture) -> None:
+    rig = delivery_rig()
+    tasks = _three_tasks(rig)
+    plans = rig.worker.plan(tasks)  # the grant lands
+    rig.states.faults.fail("save_limiter")  # then the table refuses every limiter write
+    reports = [rig.worker.deliver(t, plans[t]) for t in tasks]
+    with caplog.at_level(logging.WARNING):
+        rig.worker.release(plans.values(), reports)
+    # Then the batch's results stand, the failure is counted once (the LeasesNotGivenBack metric) and logged as an
+    # error naming the endpoint, and its three leases stay out until they expire
+    assert all(r.outcome == "succeeded" for r in reports)
+    assert rig.give_backs_failed == [1]
+    (line,) = _leases_not_given_back(caplog)
+    assert (line.levelno, line.endpoint_id, line.leases, line.exc_info is not None) == (logging.ERROR, "ep_01", 3, True)  # type: ignore[attr-defined]
+    assert in_flight(rig.states.limiter("acme", "ep_01"), rig.clock.timestamp()) == 3
+    # And the batch's statistics, not carried on the limiter, were added on their own
+    (counted,) = [c for (_, ep, _), c in rig.stats.slots.items() if ep == "ep_01"]
+    assert counted["attempts"] == 3
+
+
+def test_a_give_back_that_loses_every_try_is_logged_as_contended_and_counted(caplog: pytest.LogCaptureFixture) -> None:
+    rig = delivery_rig()
+    tasks = _three_tasks(rig)
+    plans = rig.worker.plan(tasks)
+    save_limiter, key = rig.states.save_limiter, ("acme", "ep_01")
+
+    def another_batch_writes_first(tenant: str, endpoint_id: str, state: Limiter, expected_version: int) -> bool | Lost[Limiter]:
+        current = rig.states.limiters[key]
+        rig.states.limiters[key] = replace(current, version=current.version + 1)  # another batch's write lands just before
+        return save_limiter(tenant, endpoint_id, state, expected_version)
+
+    rig.states.save_limiter = another_batch_writes_first  # type: ignore[method-assign]
+    reports = [rig.worker.deliver(t, plans[t]) for t in tasks]
+    with caplog.at_level(logging.WARNING):
+        rig.worker.release(plans.values(), reports)
+    # Then every one of the compare-and-swap's tries lost, and that is counted once and logged as contention
+    assert rig.states.conflicts == SAVE_TRIES
+    assert rig.give_backs_failed == [1]
+    (line,) = _leases_not_given_back(caplog)
+    assert (line.levelno, line.reason, line.leases) == (logging.WARNING, "contended", 3)  # type: ignore[attr-defined]
+    assert in_flight(rig.states.limiter(*key), rig.clock.timestamp()) == 3
+
+
+def test_a_give_back_that_lands_counts_nothing(caplog: pytest.LogCaptureFixture) -> None:
+    rig = delivery_rig()
+    tasks = _three_tasks(rig)
+    plans = rig.worker.plan(tasks)
+    save_limiter, lost = rig.states.save_limiter, [0]
+
+    def losing_once(tenant: str, endpoint_id: str, state: Limiter, expected_version: int) -> bool | Lost[Limiter]:
+        if not lost[0]:
+            lost[0] = 1
+            current = rig.states.limiters[(tenant, endpoint_id)]
+            rig.states.limiters[(tenant, endpoint_id)] = replace(current, version=current.version + 1)
+        return save_limiter(tenant, endpoint_id, state, expected_version)
+
+    rig.states.save_limiter = losing_once  # type: ignore[method-assign]
+    reports = [rig.worker.deliver(t, plans[t]) for t in tasks]
+    with caplog.at_level(logging.WARNING):
+        rig.worker.release(plans.values(), reports)
+    # A give-back that lost once and landed on its second try is not a failure
+    assert (rig.states.conflicts, rig.give_backs_failed, _leases_not_given_back(caplog)) == (1, [], [])
+    assert in_flight(rig.states.limiter("acme", "ep_01"), rig.clock.timestamp()) == 0

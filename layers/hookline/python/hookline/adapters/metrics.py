@@ -10,7 +10,8 @@ which the handler's `log_metrics` decorator flushes. Attempts carries an
 per dimension, so each outcome's count is its own `single_metric` document,
 written when its block ends (Powertools' way for a metric with other dimensions).
 
-EmailFailed (a customer email that did not go out) and InternalFailures (tasks
+EmailFailed (a customer email that did not go out), LeasesNotGivenBack (a
+batch's concurrency leases left to expire) and InternalFailures (tasks
 dead-lettered because of hookline itself, the canaries' rollback signal) are
 written at once, each its own document with the `service` dimension alone: an
 alarm on the metric with that one dimension sees every one of them.
@@ -73,6 +74,13 @@ def _count_now(name: str, value: int) -> None:
     metrics = get_metrics()
     with single_metric(name=name, unit=MetricUnit.Count, value=value, namespace=metrics.namespace, default_dimensions={"service": str(metrics.service)}):
         pass
+
+
+def leases_not_given_back() -> None:
+    """`LeasesNotGivenBack`: one batch's concurrency leases on an endpoint that stay out until they expire (the
+    give-back raised, or lost the race on every try; hookline.services.delivery.health). Its endpoint and cause are in
+    the log line beside it, never in the metric."""
+    _count_now("LeasesNotGivenBack", 1)
 
 
 def email_failed() -> None:

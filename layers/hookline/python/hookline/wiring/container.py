@@ -9,7 +9,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Literal
 
-from hookline.adapters import aws, system
+from hookline.adapters import aws, metrics, system
 from hookline.adapters.destinations import AwsDestinations, DestinationSender
 from hookline.adapters.dlq import SqsDeadLetterQueue
 from hookline.adapters.dynamo import keys
@@ -229,6 +229,7 @@ def _worker(settings: Settings, scheduler: TaskScheduler | OrderedScheduler) -> 
         emails=customer_emails(settings),
         usage=_usage(settings),
         hand_on_seconds=hand_on_seconds(settings, topology.DELIVERY_TIMEOUT_SECONDS),
+        count_give_back_failure=metrics.leases_not_given_back,
     )
 
 

@@ -39,11 +39,12 @@ def assemble(
     emails: CustomerEmails | None = None,
     usage: VersionUsageSink | None = None,
     hand_on_seconds: float = 0.0,
+    count_give_back_failure: Callable[[], None] | None = None,
 ) -> DeliveryWorker:
     pool = EndpointPool()
     leases = TokenLeaseBook()  # one per process: a warm instance spends its leases over its batches
     rules = endpoint_rules(settings, lease_seconds)
-    health = HealthTracker(states, endpoints, notify, rules, clock, emails, stats)
+    health = HealthTracker(states, endpoints, notify, rules, clock, emails, stats, count_give_back_failure)
     recording = RecordingConfig(
         retry_policy(settings),
         lease_seconds,

@@ -34,6 +34,10 @@ from hookline.services.delivery.ports import EndpointControl, EndpointStates, St
 
 _log = logging.getLogger(__name__)
 
+# Logged, and counted (`count_give_back_failure`), when a batch's leases stay out until they expire: the give-back
+# raised, or lost the race on every try. The endpoint then has fewer requests in flight than it may, for up to a lease.
+LEASES_NOT_GIVEN_BACK = "leases not given back"
+
 
 @dataclass(frozen=True)
 class HealthTracker:
@@ -44,6 +48,7 @@ class HealthTracker:
     clock: Callable[[], datetime]
     emails: CustomerEmails | None = None  # the customer's email about a disabled or recovered endpoint; None: SNS only
     stats: StatsSink | None = None  # where carried statistics move (None: statistics are not kept)
+    count_give_back_failure: Callable[[], None] | None = None  # counts leases not given back (the LeasesNotGivenBack metric)
 
     def after_attempt(self, endpoint: Endpoint, breaker: Breaker | None, was_probe: bool, result: HttpResult, decision: Decision, now: datetime) -> str:
         """Feed an answer to the breaker (and a 429 or a probe to the limiter), then pause or disable the endpoint if it asks for it.
@@ -118,7 +123,8 @@ class HealthTracker:
         started: float | None = None,
         at: float | None = None,
     ) -> None:
-        """Return a batch's concurrency leases (they also expire on their own, so a failure here is only logged),
+        """Return a batch's concurrency leases (they also expire on their own, so a failure here, an exception or every
+        try lost, is logged and counted, never raised),
         folding in what its requests to the endpoint saw, (latency s, status, error) each, for the adaptive limit,
         and the batch's statistics of the endpoint by hour (`counts`), carried on the same item in the same write
         (hookline.core.stats.carry): an earlier hour's carried counters are moved to their item first, and a late
@@ -143,15 +149,29 @@ class HealthTracker:
                 self.stats.move(tenant, endpoint_id, base.carried)  # before the write: a retried move adds nothing
             return self.states.save_limiter(tenant, endpoint_id, write, base.version)
 
+        where = {"tenant": tenant, "endpoint_id": endpoint_id, "leases": count}
         try:
             start = granted if granted is not None else self.states.limiter(tenant, endpoint_id)
             over = compare_and_swap(start, propose, save, lambda: self.states.limiter(tenant, endpoint_id))
         except Exception:  # the leases expire on their own; the batch's results stand
-            _log.exception("leases not given back", extra={"tenant": tenant, "endpoint_id": endpoint_id})
+            _log.exception(LEASES_NOT_GIVEN_BACK, extra=where)
+            self._count_give_back_failure()
             over = None
+        else:
+            if over is None:  # every try lost the race: other batches kept writing the limiter
+                _log.warning(LEASES_NOT_GIVEN_BACK, extra={**where, "reason": "contended"})
+                self._count_give_back_failure()
         late = over.added if over is not None else tuple((hour, dict(c)) for hour, c in batch.items())  # not carried: added on their own
         for hour, hour_counts in late:
             self._add_stats(tenant, endpoint_id, hour, dict(hour_counts))
+
+    def _count_give_back_failure(self) -> None:
+        if self.count_give_back_failure is None:
+            return
+        try:
+            self.count_give_back_failure()
+        except Exception:  # a metric never fails the batch
+            _log.exception("LeasesNotGivenBack not counted")
 
     def _add_stats(self, tenant: str, endpoint_id: str, hour: str, counts: dict[str, int]) -> None:
         if self.stats is None or not counts:
