@@ -118,7 +118,8 @@ def test_under_a_proxy_botocore_sends(table: Any, monkeypatch: pytest.MonkeyPatc
 
 class Scripted:
     """A DynamoDB endpoint that answers each request with the next of `answers`: (status, body, how), where `how`
-    is "" (keep the connection), "close" (answer, then close the connection without saying so) or "bad-crc"."""
+    is "" (keep the connection), "close" (answer, then close the connection without saying so), "bad-crc", "cut"
+    (a body ten bytes short of its Content-Length, then the connection closed) or "interim" (a 100 Continue first)."""
 
     def __init__(self, answers: list[tuple[int, dict[str, Any], str]]):
         self.answers = list(answers)
@@ -141,15 +142,17 @@ class Scripted:
                 scripted.requests.append({k.lower(): v for k, v in self.headers.items()})
                 status, body, how = scripted.answers.pop(0)
                 data = json.dumps(body).encode()
+                if how == "interim":
+                    self.wfile.write(b"HTTP/1.1 100 Continue\r\n\r\n")
                 self.send_response(status)
                 self.send_header("Content-Type", "application/x-amz-json-1.0")
                 self.send_header("x-amzn-RequestId", f"req-{len(scripted.requests)}")
                 self.send_header("x-amz-crc32", str(zlib.crc32(data) + (1 if how == "bad-crc" else 0)))
-                self.send_header("Content-Length", str(len(data)))
+                self.send_header("Content-Length", str(len(data) + (10 if how == "cut" else 0)))
                 self.end_headers()
                 self.wfile.write(data)
                 self.wfile.flush()
-                if how == "close":
+                if how in ("close", "cut"):
                     self.close_connection = True
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
@@ -204,6 +207,30 @@ def test_a_try_that_did_not_finish_is_botocores_to_send_again(first: tuple[int, 
     assert (sender.sent, sender.handed_over, len(pauses)) == (0, 1, 1)
     assert 0 <= pauses[0] <= 1.0
     assert [("amz-sdk-invocation-id" in r) for r in endpoint.requests] == [False, True]  # the second is botocore's own send
+
+
+def test_an_answer_cut_short_on_a_kept_connection_is_a_try_botocore_sends_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Unlike a kept connection closed before any answer, a body cut short means the request reached DynamoDB: it is
+    not sent again at once as if it had not, but handed to botocore's send as a failed try."""
+    endpoint, client, sender, pauses = _scripted([(200, ITEM, ""), (200, ITEM, "cut"), (200, {"Item": {"pk": {"S": "again"}}}, "")], monkeypatch)
+    try:
+        first = client.get_item(TableName="t", Key={"pk": {"S": "a"}})
+        second = client.get_item(TableName="t", Key={"pk": {"S": "a"}})
+    finally:
+        endpoint.close()
+    assert (first["Item"], second["Item"]) == (ITEM["Item"], {"pk": {"S": "again"}})
+    assert (sender.sent, sender.handed_over, len(pauses)) == (1, 1, 1)
+    assert [("amz-sdk-invocation-id" in r) for r in endpoint.requests] == [False, False, True]
+
+
+def test_an_informational_answer_before_the_answer_is_skipped(monkeypatch: pytest.MonkeyPatch) -> None:
+    endpoint, client, sender, _ = _scripted([(200, ITEM, "interim"), (200, ITEM, "")], monkeypatch)
+    try:
+        answers = [client.get_item(TableName="t", Key={"pk": {"S": "a"}})["Item"] for _ in range(2)]
+    finally:
+        endpoint.close()
+    assert answers == [ITEM["Item"]] * 2
+    assert (sender.sent, sender.handed_over, endpoint.connections) == (2, 0, 1)
 
 
 def test_an_answer_that_is_a_refusal_is_not_sent_again(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -44,13 +44,15 @@ import threading
 import time
 import zlib
 from collections import OrderedDict
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import SplitResult, quote, urlsplit
 
 from botocore.httpsession import get_cert_path
 
+from hookline.adapters import http1
+from hookline.adapters.http1 import MOST_HEAD_BYTES, AnswerUnreadable, ClosedUnanswered, Head
 from hookline.core import classify, ssrf
 from hookline.core.responses import HttpResult
 
@@ -71,18 +73,8 @@ class _Refused:
 RESEND_WITHIN_SECONDS = 1.0  # a kept connection closed under a send fails it at once; a later failure is the receiver's
 POOL_HOSTS = 256  # pinned addresses whose connections are kept at once; the least recently used beyond are closed
 POOL_CONNECTIONS = 10  # connections kept per pinned address (a batch's requests to one endpoint run side by side)
-MOST_HEAD_BYTES = 65536  # an answer's status line and headers together
-READ_BYTES = 16384  # what one read of an answer's body asks for at most
 
 PoolKey = tuple[str, str, int, str]  # scheme, hostname, port, the vetted address connected to
-
-
-class ClosedUnanswered(ConnectionError):
-    """The connection ended before any answer: the receiver closed it, or it was closed while kept."""
-
-
-class AnswerUnreadable(ValueError):
-    """An answer that is not HTTP/1.x as this client reads it."""
 
 
 _CLOSED = (ClosedUnanswered, ConnectionResetError, BrokenPipeError, ConnectionAbortedError)
@@ -232,13 +224,6 @@ class ConnectionPools:
             c.close()
 
 
-@dataclass
-class _Answer:
-    status: int
-    headers: dict[str, str]  # as the receiver named them; a repeated header's values joined by ", "
-    keep: bool  # the connection may carry another request once the body is read
-
-
 class WebhookClient:
     def __init__(
         self,
@@ -286,7 +271,7 @@ class WebhookClient:
             self.pools.give_back(key, kept)
         return _result(started, answer.status, None, body=text, headers=answer.headers)
 
-    def _send(self, key: PoolKey, request: bytes, started: float, deadline: float) -> tuple[_Connection, _Answer]:
+    def _send(self, key: PoolKey, request: bytes, started: float, deadline: float) -> tuple[_Connection, Head]:
         """POST once; once more when a kept connection was closed under the request, unanswered, within
         RESEND_WITHIN_SECONDS of the send (see the module's note). Both sends share the request's deadline. The
         connection comes back with the answer's head read; the caller gives it back."""
@@ -296,7 +281,7 @@ class WebhookClient:
             try:
                 connection.socket.settimeout(max(deadline - sent_at, 0.001))
                 connection.socket.sendall(request)
-                return connection, _read_head(connection.reader)
+                return connection, http1.read_head(connection.reader.readline)
             except BaseException as exc:
                 connection.close()
                 self.pools.give_back(key, None)
@@ -336,7 +321,7 @@ class WebhookClient:
             return _Refused(classify.DNS_FAILURE, str(exc))
         return parts, vetted[0], port
 
-    def _read_limited(self, connection: _Connection, answer: _Answer, deadline: float) -> tuple[str, bool]:
+    def _read_limited(self, connection: _Connection, answer: Head, deadline: float) -> tuple[str, bool]:
         """The body's first `body_limit` bytes as text, and whether the body was read to its end (a connection left
         in the middle of one is closed, not kept). TimeoutError past the request's deadline."""
         limit = self._body_limit
@@ -344,7 +329,7 @@ class WebhookClient:
         chunks: list[bytes] = []
         size = 0
         whole = True
-        for chunk, last in _body(connection, answer, deadline):
+        for chunk, last in http1.body(_Deadlined(connection, deadline), answer):
             data = decoder.decompress(chunk, limit - size) if decoder is not None else chunk
             chunks.append(data)
             size += len(data)
@@ -373,42 +358,6 @@ def _request(parts: SplitResult, body: bytes, headers: Mapping[str, str]) -> byt
     return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + body
 
 
-def _read_head(reader: Any) -> _Answer:
-    """The answer's status and headers, past any informational (1xx) answer."""
-    while True:
-        line = reader.readline(MOST_HEAD_BYTES)
-        if not line:
-            raise ClosedUnanswered("the connection ended before an answer")
-        version, _, rest = line.partition(b" ")
-        if not version.startswith(b"HTTP/1.") or not rest[:3].isdigit():
-            raise AnswerUnreadable(f"not an HTTP/1.x status line: {line[:60]!r}")
-        status = int(rest[:3])
-        headers: dict[str, str] = {}
-        size = len(line)
-        while True:
-            line = reader.readline(MOST_HEAD_BYTES)
-            size += len(line)
-            if size >= MOST_HEAD_BYTES or not line.endswith(b"\n"):
-                raise AnswerUnreadable("an answer's head too long or cut short")
-            if line in (b"\r\n", b"\n"):
-                break
-            name, colon, value = line.decode("latin-1").partition(":")
-            if not colon:
-                continue  # not a header line: ignored, as http.client ignores it
-            name, value = name.strip(), value.strip()
-            same = next((k for k in headers if k.lower() == name.lower()), name)
-            headers[same] = f"{headers[same]}, {value}" if same in headers else value
-        if 100 <= status < 200 and status != 101:
-            continue
-        connection = _header(headers, "connection").lower()
-        keep = version == b"HTTP/1.1" and "close" not in connection and status != 101
-        return _Answer(status, headers, keep)
-
-
-def _header(headers: Mapping[str, str], name: str) -> str:
-    return next((v for k, v in headers.items() if k.lower() == name), "")
-
-
 class _Deadlined:
     """Reads of a connection's answer, each bounded by the time the request has left (TimeoutError past it)."""
 
@@ -431,60 +380,8 @@ class _Deadlined:
         return bytes(self._connection.reader.readline(MOST_HEAD_BYTES))
 
 
-def _body(connection: _Connection, answer: _Answer, deadline: float) -> Iterator[tuple[bytes, bool]]:
-    """The answer's body in pieces, each with whether it is the last: by Content-Length, chunked, or to the close."""
-    reading = _Deadlined(connection, deadline)
-    if answer.status in (204, 304):
-        return iter(())
-    if "chunked" in _header(answer.headers, "transfer-encoding").lower():
-        return _chunked(reading)
-    length = _header(answer.headers, "content-length")
-    if length:
-        try:
-            return _sized(reading, int(length.split(",")[0]))
-        except ValueError as exc:
-            raise AnswerUnreadable(f"a bad Content-Length: {length[:20]!r}") from exc
-    answer.keep = False  # a body that ends with the connection
-    return _to_close(reading)
-
-
-def _sized(reading: _Deadlined, size: int) -> Iterator[tuple[bytes, bool]]:
-    if size == 0:
-        yield b"", True
-    while size > 0:
-        piece = reading.read(min(size, READ_BYTES))
-        if not piece:
-            raise ClosedUnanswered("the connection ended inside the body")
-        size -= len(piece)
-        yield piece, size == 0
-
-
-def _chunked(reading: _Deadlined) -> Iterator[tuple[bytes, bool]]:
-    while True:
-        size_line = reading.line()
-        try:
-            size = int(size_line.split(b";", 1)[0].strip() or b"x", 16)
-        except ValueError as exc:
-            raise AnswerUnreadable(f"a bad chunk size: {size_line[:20]!r}") from exc
-        if size == 0:
-            while reading.line() not in (b"\r\n", b"\n", b""):
-                pass  # trailers
-            yield b"", True
-            return
-        for piece, _ in _sized(reading, size):
-            yield piece, False
-        if reading.line() not in (b"\r\n", b"\n"):
-            raise AnswerUnreadable("a chunk without its line end")
-
-
-def _to_close(reading: _Deadlined) -> Iterator[tuple[bytes, bool]]:
-    while piece := reading.read(READ_BYTES):
-        yield piece, False
-    yield b"", True
-
-
 def _decoder(headers: Mapping[str, str]) -> Any:
-    encoding = _header(headers, "content-encoding").lower().strip()
+    encoding = http1.header(headers, "content-encoding").lower().strip()
     if encoding in ("gzip", "x-gzip"):
         return zlib.decompressobj(16 + zlib.MAX_WBITS)
     if encoding == "deflate":

@@ -31,7 +31,6 @@ import base64
 import functools
 import hashlib
 import hmac
-import http.client
 import json
 import os
 import random
@@ -50,6 +49,9 @@ from urllib.parse import urlsplit
 from botocore.awsrequest import AWSPreparedRequest, AWSResponse
 from botocore.httpsession import get_cert_path
 from botocore.parsers import ResponseParserError
+
+from hookline.adapters import http1
+from hookline.adapters.http1 import MOST_HEAD_BYTES, ClosedUnanswered
 
 DATA_PLANE = frozenset(
     {"GetItem", "PutItem", "UpdateItem", "DeleteItem", "Query", "Scan", "BatchGetItem", "BatchWriteItem", "TransactGetItems", "TransactWriteItems"}
@@ -106,7 +108,6 @@ IDLE_SECONDS = 50.0  # a connection idle longer is closed, not reused: AWS's end
 HAND_OVER_PAUSE_SECONDS = 1.0  # the most a throttled or failed try waits before botocore's send: its first retry's bound
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 _PROXY_VARIABLES = ("HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy")
-MOST_HEAD_BYTES = 65536  # an answer's status line and headers together
 _BINARY_KEY = re.compile(rb'"BS?"\s*:')  # an answer that may hold a binary attribute value (or a name "B" or "BS")
 
 Origin = tuple[str, str, int]  # scheme, host, port
@@ -123,17 +124,12 @@ class Credentials:
     token: str | None = None
 
 
-class ClosedWhileIdle(ConnectionError):
-    """A kept connection the server had closed: the request got no answer at all."""
-
-
-_CLOSED_WHILE_IDLE = (ClosedWhileIdle, BrokenPipeError, ConnectionResetError, ConnectionAbortedError)
+_CLOSED_WHILE_IDLE = (ClosedUnanswered, BrokenPipeError, ConnectionResetError, ConnectionAbortedError)
 
 
 class Connection:
-    """One HTTP/1.1 connection (TLS for https): a request written whole, its answer read whole (a Content-Length
-    body, a chunked one, or one that ends with the connection). Only what an AWS endpoint answers is read: no
-    100-continue, no upgrade; a header line or the head past MOST_HEAD_BYTES is refused."""
+    """One HTTP/1.1 connection (TLS for https): a request written whole, its answer read whole as
+    hookline.adapters.http1 reads one (it is the `http1.Reading` of its own answers)."""
 
     def __init__(self, origin: Origin, connect_timeout: float, read_timeout: float, tls: ssl.SSLContext | None):
         scheme, host, port = origin
@@ -152,47 +148,15 @@ class Connection:
         """Send a request's `head` (request line and headers, ending in a blank line) and `body`; the answer's
         status, headers (lower-case names), body, and whether the connection may carry another request."""
         self._socket.sendall(head + body)
-        line = self._reader.readline(MOST_HEAD_BYTES)
-        if not line:
-            raise ClosedWhileIdle("the connection was closed before an answer")
-        version, _, rest = line.partition(b" ")
-        status = int(rest[:3])
-        headers: dict[str, str] = {}
-        size = len(line)
-        while True:
-            line = self._reader.readline(MOST_HEAD_BYTES)
-            size += len(line)
-            if size >= MOST_HEAD_BYTES or not line.endswith(b"\n"):
-                raise http.client.HTTPException("an answer's head too long or cut short")
-            if line in (b"\r\n", b"\n"):
-                break
-            name, _, value = line.decode("latin-1").partition(":")
-            name = name.strip().lower()
-            headers[name] = f"{headers[name]}, {value.strip()}" if name in headers else value.strip()
-        keep = version == b"HTTP/1.1" and headers.get("connection", "").lower() != "close"
-        if "chunked" in headers.get("transfer-encoding", "").lower():
-            answer = self._chunked()
-        elif "content-length" in headers:
-            length = int(headers["content-length"])
-            answer = self._reader.read(length)
-            if len(answer) != length:
-                raise http.client.IncompleteRead(answer, length - len(answer))
-        else:
-            answer, keep = self._reader.read(), False
-        return status, headers, answer, keep
+        answer = http1.read_head(self._reader.readline)
+        whole = b"".join(piece for piece, _ in http1.body(self, answer))
+        return answer.status, {k.lower(): v for k, v in answer.headers.items()}, whole, answer.keep
 
-    def _chunked(self) -> bytes:
-        parts: list[bytes] = []
-        while True:
-            size = int(self._reader.readline(MOST_HEAD_BYTES).split(b";", 1)[0].strip() or b"0", 16)
-            if size == 0:
-                while self._reader.readline(MOST_HEAD_BYTES) not in (b"\r\n", b"\n", b""):
-                    pass  # trailers
-                return b"".join(parts)
-            chunk = self._reader.read(size + 2)
-            if len(chunk) != size + 2:
-                raise http.client.IncompleteRead(chunk)
-            parts.append(chunk[:size])
+    def read(self, size: int) -> bytes:
+        return self._reader.read1(size)
+
+    def line(self) -> bytes:
+        return self._reader.readline(MOST_HEAD_BYTES)
 
     def close(self) -> None:
         self._reader.close()
@@ -443,7 +407,7 @@ class FastSend:
                 if kept:
                     continue  # the server closed it while it idled: no try yet
                 raise HandOver(type(exc).__name__) from exc
-            except (OSError, ValueError, http.client.HTTPException) as exc:
+            except (OSError, ValueError) as exc:
                 connection.close()
                 raise HandOver(type(exc).__name__) from exc
             if keep:
