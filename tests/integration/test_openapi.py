@@ -437,8 +437,11 @@ def test_live_success_responses_match_the_document(hookline: Hookline, monkeypat
         status, retried = api.call("POST", "/v1/events/{event_id}/deliveries/{delivery_id}/retry", event_id=refused["id"], delivery_id=failed["id"])
         assert status == 202
         assert retried["generation"] == 1
-        # Then a second retry while it is pending is a documented conflict
-        assert api.call("POST", "/v1/events/{event_id}/deliveries/{delivery_id}/retry", event_id=refused["id"], delivery_id=failed["id"])[0] == 409
+        # Then its repeat before the attempt is made is accepted again, and a retry of a paused delivery is a documented conflict
+        status, again = api.call("POST", "/v1/events/{event_id}/deliveries/{delivery_id}/retry", event_id=refused["id"], delivery_id=failed["id"])
+        assert (status, again["generation"]) == (202, 1)
+        status, _ = api.call("POST", "/v1/events/{event_id}/deliveries/{delivery_id}/retry", event_id=paid["id"], delivery_id=paused["items"][0]["id"])
+        assert status == 409
         hookline.pump()
 
         # When a window is replayed: the document's example (an old window) and the last hour

@@ -6,7 +6,7 @@ from dataclasses import replace
 
 import pytest
 
-from hookline.core.claims import claim_verdict
+from hookline.core.claims import claim_verdict, unsent_restart
 from hookline.core.models import Delivery
 
 NOW = 1_000.0
@@ -29,3 +29,22 @@ CASES = {
 @pytest.mark.parametrize(("delivery", "number", "generation", "verdict"), CASES.values(), ids=CASES.keys())
 def test_claim_verdict(delivery: Delivery | None, number: int, generation: int, verdict: str) -> None:
     assert claim_verdict(delivery, number, generation, NOW) == verdict
+
+
+RESTARTED = Delivery("dlv_1", "acme", "evt_1", "ep_1", status="pending", attempts_made=12, generation=1, generation_first_attempt=13)
+
+UNSENT_RESTARTS = {
+    "restarted, its first attempt not made": (RESTARTED, 0, True),
+    "any restart, when no generation is given": (replace(RESTARTED, generation=3), None, True),
+    "the first attempt made": (replace(RESTARTED, attempts_made=13), 0, False),
+    "restarted from another generation": (RESTARTED, 1, False),
+    "never restarted: a new event's fresh task does not claim": (replace(RESTARTED, generation=0, attempts_made=0, generation_first_attempt=1), None, False),
+    "paused: its endpoint's re-enable queues it": (replace(RESTARTED, status="paused"), 0, False),
+    "finished": (replace(RESTARTED, status="succeeded"), 0, False),
+    "gone": (None, 0, False),
+}
+
+
+@pytest.mark.parametrize(("delivery", "from_generation", "unsent"), UNSENT_RESTARTS.values(), ids=UNSENT_RESTARTS.keys())
+def test_unsent_restart(delivery: Delivery | None, from_generation: int | None, unsent: bool) -> None:
+    assert unsent_restart(delivery, from_generation) is unsent

@@ -77,13 +77,41 @@ def test_a_redriven_dead_letter_restarts_its_delivery_once_with_a_fresh_budget()
     # When an operator moves its dead-lettered task back, twice (a duplicate)
     resolved = rig.worker.resolve(dead)
     duplicate = rig.worker.resolve(dead)
-    # Then it runs once, as manual attempt 13 of generation 1, and the duplicate restarts nothing
+    # Then it restarts once, as manual attempt 13 of generation 1; the duplicate, before that attempt is made, resumes
+    # the same attempt (the first copy may have died), and both claim it, so it is made once
     assert resolved == DeliveryTask(task.tenant, task.event_id, task.delivery_id, task.endpoint_id, 13, 1, trigger="manual")
-    assert duplicate is None
+    assert duplicate == resolved
     assert rig.worker.deliver(resolved).outcome == "succeeded"
+    assert rig.worker.deliver(duplicate).outcome == "skipped"
+    assert len(pipe.sent) == 1
+    # And a copy after the attempt was made restarts nothing
+    assert rig.worker.resolve(dead) is None
     delivered: Delivery = pipe.delivery(task)
     assert (delivered.status, delivered.generation, delivered.attempts_made, delivered.budget_attempt(13)) == ("succeeded", 1, 13, 1)
     assert [(a.number, a.trigger) for a in delivered.attempts] == [(13, "manual")]
+
+
+def test_a_redriven_dead_letter_whose_run_failed_after_its_restart_makes_its_attempt_on_the_next_receive() -> None:
+    rig, pipe, task = _one_task()
+    row = rig.events.rows[(task.tenant, task.event_id, task.delivery_id)]
+    row.delivery = replace(row.delivery, status="failed", attempts_made=12)
+    dead = replace(task, attempt=12, fresh=False, dead_lettered="max_attempts")
+    # Given the letter's first receive restarted the delivery and claimed attempt 13, then died before recording it
+    first = rig.worker.resolve(dead)
+    assert first == DeliveryTask(task.tenant, task.event_id, task.delivery_id, task.endpoint_id, 13, 1, trigger="manual")
+    assert rig.events.claim_attempt(task.tenant, task.event_id, task.delivery_id, 13, rig.clock.timestamp(), LEASE, generation=1).delivery is not None
+    # When SQS hands the letter out again: its restart is refused (already made), and it resumes that generation
+    again = rig.worker.resolve(dead, received_before=True)
+    assert again == first
+    # Then it sends nothing while the first run's claim lives, and makes the attempt once it has run out
+    assert rig.worker.deliver(again).outcome == "skipped"
+    rig.clock.advance(LEASE + 1)
+    assert rig.worker.resolve(dead, received_before=True) == first
+    assert rig.worker.deliver(first).outcome == "succeeded"
+    delivered: Delivery = pipe.delivery(task)
+    assert (delivered.status, delivered.generation, delivered.attempts_made, len(pipe.sent)) == ("succeeded", 1, 13, 1)
+    # And once the attempt is recorded, another copy of the letter restarts and resumes nothing
+    assert rig.worker.resolve(dead, received_before=True) is None
 
 
 def test_a_fresh_task_sends_without_a_claim_and_a_claiming_copy_of_it_then_sends_nothing(monkeypatch: pytest.MonkeyPatch) -> None:

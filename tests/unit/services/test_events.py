@@ -211,12 +211,47 @@ def test_a_manual_retry_restarts_a_finished_delivery_once_and_queues_it_on_the_r
     assert out == RetryAccepted(id=d.id, event_id=answer.id, status="pending", generation=1)
     [task] = world.retry_queue.tasks()
     assert (task.delivery_id, task.attempt, task.generation, task.trigger) == (d.id, 2, 1, "manual")
-    # And a second retry while it is pending is refused
+    # And a repeat before that attempt is made (the first answer may have been a 503, or lost) queues it again in the
+    # same generation: every copy claims its attempt, so one is made
+    assert service.retry("acme", answer.id, d.id) == out
+    assert [(t.attempt, t.generation, t.fresh) for t in world.retry_queue.tasks()] == [(2, 1, False), (2, 1, False)]
+    # Once the attempt is made and the delivery waits for its next one, a retry is refused: it will be attempted anyway
+    claimed = world.events.claim_attempt("acme", answer.id, d.id, 2, world.clock.timestamp(), 120, generation=1).delivery
+    assert claimed is not None
+    world.events.record_attempt(claimed, attempt(2), "pending", "2026-11-29T12:01:01.000Z", 0)
     with pytest.raises(Conflict) as err:
         service.retry("acme", answer.id, d.id)
     assert err.value.code == "delivery_in_progress"
     with pytest.raises(NotFound):
         service.retry("other", answer.id, d.id)
+
+
+def test_a_delivery_not_attempted_yet_is_not_retried_by_hand(world: World) -> None:
+    # Given a new event's delivery, pending in its first generation: its first task is fresh and does not claim
+    world.add_endpoint()
+    service = world.event_service()
+    answer = service.accept("acme", EVENT)
+    [d] = world.events.all_deliveries()
+    # Then a manual retry is refused, and nothing more is queued (a claiming copy beside a fresh task could send twice)
+    with pytest.raises(Conflict) as err:
+        service.retry("acme", answer.id, d.id)
+    assert err.value.code == "delivery_in_progress"
+    assert world.retry_queue.sent == []
+
+
+def test_a_retry_answered_unavailable_is_queued_by_its_repeat(world: World) -> None:
+    # Given a retry whose task SQS refused after the delivery was restarted (503: repeat the request)
+    service, answer, d = _one_failed_delivery(world)
+    world.retry_queue.faults.fail("send", times=1)
+    with pytest.raises(Unavailable):
+        service.retry("acme", answer.id, d.id)
+    assert world.events.get_delivery("acme", answer.id, d.id).generation == 1
+    # When the client repeats it, as told
+    out = service.retry("acme", answer.id, d.id)
+    # Then the new generation's attempt is queued (it was stuck pending with no task before), and no second restart made
+    assert out == RetryAccepted(id=d.id, event_id=answer.id, status="pending", generation=1)
+    [task] = world.retry_queue.tasks()
+    assert (task.attempt, task.generation, task.trigger, task.fresh) == (2, 1, "manual", False)
 
 
 def test_a_retry_that_cannot_be_queued_answers_unavailable(world: World) -> None:

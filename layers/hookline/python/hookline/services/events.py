@@ -15,6 +15,7 @@ from dataclasses import replace
 from datetime import datetime, timedelta
 
 from hookline.core import ids, validation
+from hookline.core.claims import unsent_restart
 from hookline.core.clock import epoch_ms, iso, parse_iso
 from hookline.core.contract import events as contract
 from hookline.core.contract.events import IndexedStatus, LogStatus
@@ -349,9 +350,12 @@ class EventService:
         delivery = self._events.get_delivery(tenant, event_id, delivery_id) if ids.is_id(event_id, ids.EVENT) and ids.is_id(delivery_id, ids.DELIVERY) else None
         if delivery is None:
             raise NotFound(f"delivery {delivery_id[:64]} of event {event_id[:64]} not found")
-        if delivery.status in ("pending", "paused"):
+        if unsent_restart(delivery):
+            restarted: Delivery | None = delivery  # restarted by a request whose task may not have been queued: queue it (again)
+        elif delivery.status in ("pending", "paused"):
             raise Conflict(f"delivery is {delivery.status}: it will be attempted without a manual retry", code="delivery_in_progress")
-        restarted = self._events.restart(tenant, event_id, delivery_id, delivery.generation, ("failed", "succeeded"), iso(self._clock()))
+        else:
+            restarted = self._events.restart(tenant, event_id, delivery_id, delivery.generation, ("failed", "succeeded"), iso(self._clock()))
         if restarted is None:
             raise Conflict("the delivery changed meanwhile; read it again", code="delivery_changed")
         task = DeliveryTask.of(restarted, trigger="manual")

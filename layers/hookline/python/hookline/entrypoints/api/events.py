@@ -134,6 +134,10 @@ GET_DELIVERY_DOC = "One Query of the delivery's items, whatever the size of its 
 RETRY_DOC = """Queues a manual attempt of a `failed` or `succeeded` delivery with a fresh
 attempt budget (a new `generation`). A `pending` or `paused` delivery is
 409: it will be attempted anyway. No request body.
+
+Repeating the request is safe: until the new generation's attempt is made,
+a repeat (after a 503, or a lost 202) queues its attempt again and answers
+202 with the same generation; the attempt is made once.
 """
 DELIVERIES_DOC = """The endpoint's deliveries created in `[since, until]`, oldest first
 (`order=desc`: newest first, as the portal shows them), paged. `status`:
@@ -518,7 +522,7 @@ def get_delivery(event_id: EventId, delivery_id: DeliveryId) -> Response[Deliver
         "NotFound",
         refusal(
             409,
-            "The delivery is `pending` or `paused` (`delivery_in_progress`), or it\nchanged while the retry was being set up (`delivery_changed`: read it again).\n",
+            "The delivery is `pending` or `paused` (`delivery_in_progress`; not a manual retry's own generation\nbefore its attempt, which a repeat queues again), or it changed while the retry was being set up\n(`delivery_changed`: read it again).\n",
             examples=RETRY_REFUSED,
         ),
         "Unavailable",

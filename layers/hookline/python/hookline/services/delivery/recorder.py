@@ -18,7 +18,7 @@ from datetime import datetime, timedelta
 
 from hookline.core import notifications
 from hookline.core.backoff import RandomSource
-from hookline.core.claims import ClaimVerdict, claim_verdict
+from hookline.core.claims import ClaimVerdict, claim_verdict, unsent_restart
 from hookline.core.classify import TRANSIENT_ERRORS
 from hookline.core.clock import iso, parse_iso
 from hookline.core.errors import DependencyFailed
@@ -56,12 +56,25 @@ class Recorder:
     replays: ReplayProgress | None = None
 
     def restart(self, task: DeliveryTask, now: datetime) -> DeliveryTask | None:
-        """A dead-lettered task redriven by an operator: a new generation with a fresh budget, once (None for a duplicate)."""
+        """A dead-lettered task redriven by an operator: a new generation with a fresh budget, once (None for a duplicate).
+
+        A letter whose restart is refused because it already restarted the delivery, on an earlier receive that then
+        failed before its attempt was recorded (a throttled write, a timeout), runs that generation's first attempt
+        (hookline.core.claims.unsent_restart): acknowledged as a duplicate, it would leave the delivery pending with
+        no task anywhere. Its task claims, so a copy of the letter running meanwhile sends nothing twice."""
         restarted = self.events.restart(task.tenant, task.event_id, task.delivery_id, task.generation, ("failed",), iso(now))
-        if restarted is None:
-            _log.info("redriven task skipped: already replayed or not failed", extra={"delivery_id": task.delivery_id, "event_id": task.event_id})
-            return None
-        return DeliveryTask.of(restarted, trigger="manual")
+        if restarted is not None:
+            return DeliveryTask.of(restarted, trigger="manual")
+        key = (task.tenant, task.event_id, task.delivery_id)
+        current = self.events.read_for_sending((), (key,))[1].get(key)
+        if unsent_restart(current, task.generation):
+            assert current is not None
+            _log.info(
+                "redriven task resumed: restarted on an earlier receive, no attempt made", extra={"delivery_id": task.delivery_id, "event_id": task.event_id}
+            )
+            return DeliveryTask.of(current, trigger="manual")
+        _log.info("redriven task skipped: already replayed or not failed", extra={"delivery_id": task.delivery_id, "event_id": task.event_id})
+        return None
 
     def arrived(self, tasks: list[DeliveryTask]) -> None:
         """Tasks out of a wait in Step Functions are in SQS's hands again: their notes go (hookline.core.waits). Best
