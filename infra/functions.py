@@ -12,7 +12,6 @@ from aws_cdk import aws_lambda_event_sources as event_sources
 from aws_cdk import aws_logs as logs
 from constructs import Construct
 
-from hookline.core.destinations import ACTIONS
 from hookline.core.settings import Settings
 from hookline.wiring.topology import (
     FUNCTIONS,
@@ -322,36 +321,17 @@ class Functions(Construct):
         self._storage.key.grant(fn, *(KEY_READ_ACTIONS + (KEY_WRITE_ACTIONS if writes else ())))
 
 
-# What one delivery to each non-HTTP destination type calls (hookline.core.destinations.ACTIONS), and on which resources.
-_DESTINATION_RESOURCES: dict[str, str] = {
-    "sqs": "arn:{partition}:sqs:*:*:*",
-    "sns": "arn:{partition}:sns:*:*:*",
-    "eventbridge": "arn:{partition}:events:*:*:event-bus/*",
-    "kinesis": "arn:{partition}:kinesis:*:*:stream/*",
-    "s3": "arn:{partition}:s3:::*/*",
-}
-DESTINATION_ACTIONS: dict[str, tuple[str, str]] = {kind: (action, _DESTINATION_RESOURCES[kind]) for kind, action in ACTIONS.items()}
-
-
 def destination_statements(spec: CustomerDestinationsSpec, stack: Stack) -> list[iam.PolicyStatement]:
-    """A customer's destination is in the customer's account, named only at run time: the resources are every one of
-    their kind, outside the stack's own account (`aws:ResourceAccount`), so no endpoint can reach hookline's own
-    queues, topic or buckets whatever it names. Two ways in: assume the customer's role (named with the prefix, and
-    trusting this role with the endpoint's external id), or call as this role where the destination's resource
-    policy grants it (both policies are needed across accounts, so that policy decides)."""
-    elsewhere = {"StringNotEquals": {"aws:ResourceAccount": stack.account}}
+    """A customer's destination is in the customer's account, named only at run time. The one way in is to assume the
+    customer's role (named with the prefix, trusting this role only with the endpoint's external id), outside the
+    stack's own account (`aws:ResourceAccount`). This role may put into no destination itself: a destination whose
+    resource policy granted it could be named by any tenant or customer of the stack (hookline.core.destinations)."""
     return [
         iam.PolicyStatement(
             sid="AssumeCustomerDestinationRoles",
             actions=["sts:AssumeRole"],
             resources=[f"arn:{stack.partition}:iam::*:role/{spec.role_name_prefix}*"],
-            conditions=elsewhere,
-        ),
-        iam.PolicyStatement(
-            sid="DeliverToCustomerDestinations",
-            actions=sorted(action for action, _ in DESTINATION_ACTIONS.values()),
-            resources=sorted(arn.format(partition=stack.partition) for _, arn in DESTINATION_ACTIONS.values()),
-            conditions=elsewhere,
+            conditions={"StringNotEquals": {"aws:ResourceAccount": stack.account}},
         ),
     ]
 

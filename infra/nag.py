@@ -10,7 +10,6 @@ from constructs import IConstruct
 
 from hookline.core.destinations import ROLE_NAME_PREFIX
 from hookline.wiring.topology import FUNCTIONS, STATE_MACHINES, TableSpec
-from infra.functions import DESTINATION_ACTIONS
 
 if TYPE_CHECKING:
     from infra.api import Api
@@ -30,25 +29,18 @@ def _ack(scope: IConstruct, rule: str, reason: str) -> None:
 
 
 def destination_acknowledgements() -> dict[str, str]:
-    """The wildcards of the grant to deliver into customers' destinations (infra.functions.destination_statements), each with its reason."""
+    """The wildcard of the grant to reach customers' destinations, their roles (infra.functions.destination_statements), with its reason."""
     outside = (
         "The statement carries the condition aws:ResourceAccount != this stack's account, so nothing of the account hookline "
         "runs in (its own queues, topic, buckets) matches, whatever an endpoint names."
     )
-    reasons = {
+    return {
         "AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:iam::*:role/"
         + ROLE_NAME_PREFIX
         + "*]": "A customer's destination role lives in the customer's account, known only when the endpoint is made: the delivery role may "
         "assume any role in another account whose name starts with the documented prefix, and each such role's trust policy "
         "admits it only with the endpoint's own external id (sts:ExternalId), which stops the confused deputy. " + outside,
     }
-    for kind, (action, arn) in DESTINATION_ACTIONS.items():
-        reasons[f"AwsSolutions-IAM5[Resource::{arn.format(partition='<AWS::Partition>')}]"] = (
-            f"{action} into a customer's {kind} destination: the resource is in the customer's account, named only at run time "
-            "by the endpoint, so the resource cannot be listed in advance. Across accounts the destination's own resource "
-            "policy must also grant this role, so the customer's policy decides what it may reach. " + outside
-        )
-    return reasons
 
 
 def acknowledge(*, functions: Functions, storage: Storage, state_machines: StateMachines, api: Api, deploys: Deploys) -> None:

@@ -215,19 +215,23 @@ def test_an_sqs_endpoint_shows_where_it_delivers_its_role_and_downloads_the_role
     assert saved["destination"] == queue["destination"] and saved["url"] is None
 
 
-def test_a_destination_without_a_role_and_a_read_only_session_still_get_the_template(page: Page, producer: Producer, customer: str) -> None:
-    # Given an S3-destination endpoint with a key prefix and no role, and a read-only session
-    bucket = producer.destination_endpoint(customer, {"type": "s3", "bucket": "acme-archive", "prefix": "webhooks/orders"})
+def test_an_earlier_releases_destination_without_a_role_and_a_read_only_session_still_get_the_template(page: Page, producer: Producer, customer: str) -> None:
+    # Given an S3-destination endpoint with a key prefix, which the API answers as an earlier release stored it (no
+    # role: the API refuses one without today), and a read-only session
+    bucket = producer.destination_endpoint(customer, {"type": "s3", "bucket": "acme-archive", "prefix": "webhooks/orders", "role_arn": ROLE_ARN})
+    handler = _shown_as(bucket["id"], lambda ep: {**ep, "destination": {**ep["destination"], "role_arn": None}})
+    page.route(f"**/v1/endpoints/{bucket['id']}", handler)
+    page.route("**/v1/endpoints?*", handler)
     open_portal(page, producer.session(customer, read_only=True)["url"])
 
     # Then it is named as the bucket with its prefix
     expect(card(page, bucket["id"]).get_by_test_id("endpoint-link")).to_have_text("S3 bucket acme-archive/webhooks/orders")
 
-    # And its settings say the bucket's own policy must grant access, and still offer the role's template
+    # And its settings say nothing is delivered until a role is set, and still offer the role's template
     open_endpoint(page, bucket["id"])
     expect(page.get_by_test_id("config-where")).to_have_text("S3 bucket acme-archive/webhooks/orders")
     panel = page.get_by_test_id("destination")
-    expect(panel.get_by_test_id("destination-role")).to_have_text("none: the destination's resource policy must grant hookline")
+    expect(panel.get_by_test_id("destination-role")).to_have_text("none: nothing is delivered until a role is set")
     with page.expect_download() as download_info:
         panel.get_by_test_id("download-role-template").click()
     template = json.loads(download_info.value.path().read_text(encoding="utf-8"))
@@ -235,12 +239,11 @@ def test_a_destination_without_a_role_and_a_read_only_session_still_get_the_temp
     assert statement["Resource"] == "arn:aws:s3:::acme-archive/webhooks/orders/*"
 
 
-def _disabled_as(endpoint_id: str, reason: str) -> Callable[[Route], None]:
-    """A route handler that answers the API's endpoint, alone or in the list, as disabled for `reason`: only a delivery the
-    destination refuses sets such a reason, and local mode's AWS grants every access."""
+def _shown_as(endpoint_id: str, change: Callable[[dict[str, Any]], dict[str, Any]]) -> Callable[[Route], None]:
+    """A route handler that answers the API's endpoint, alone or in the list, changed by `change`."""
 
-    def disabled(endpoint: dict[str, Any]) -> dict[str, Any]:
-        return {**endpoint, "status": "disabled", "disabled_reason": reason} if endpoint.get("id") == endpoint_id else endpoint
+    def changed(endpoint: dict[str, Any]) -> dict[str, Any]:
+        return change(endpoint) if endpoint.get("id") == endpoint_id else endpoint
 
     def handle(route: Route) -> None:
         if route.request.method != "GET":
@@ -248,15 +251,23 @@ def _disabled_as(endpoint_id: str, reason: str) -> Callable[[Route], None]:
             return
         answer = route.fetch()
         body: dict[str, Any] = answer.json()
-        shown = {**body, "items": [disabled(item) for item in body["items"]]} if "items" in body else disabled(body)
+        shown = {**body, "items": [changed(item) for item in body["items"]]} if "items" in body else changed(body)
         route.fulfill(response=answer, json=shown)
 
     return handle
 
 
+def _disabled_as(endpoint_id: str, reason: str) -> Callable[[Route], None]:
+    """The API's endpoint answered as disabled for `reason`: only a delivery the destination refuses sets such a reason,
+    and local mode's AWS grants every access."""
+    return _shown_as(endpoint_id, lambda endpoint: {**endpoint, "status": "disabled", "disabled_reason": reason})
+
+
 def test_a_destinations_refusal_reads_as_words(page: Page, producer: Producer, customer: str) -> None:
     # Given an SQS endpoint whose queue does not exist, so its first delivery disables it (destination_missing)
-    missing = producer.destination_endpoint(customer, {"type": "sqs", "queue_url": "https://sqs.us-east-1.amazonaws.com/111122223333/no-such-queue"})
+    missing = producer.destination_endpoint(
+        customer, {"type": "sqs", "queue_url": "https://sqs.us-east-1.amazonaws.com/111122223333/no-such-queue", "role_arn": ROLE_ARN}
+    )
     producer.event(customer, "order.created", {"n": 1})
     wait_until(lambda: producer.get_endpoint(missing["id"])["status"] == "disabled", "the missing queue's endpoint to be disabled", timeout=30)
     assert producer.get_endpoint(missing["id"])["disabled_reason"] == "destination_missing"

@@ -205,7 +205,11 @@ def test_an_sqs_destination_created_with_the_aws_cli_receives_signed_messages(lo
     sqs = boto3.client("sqs", endpoint_url=local_hookline.aws_endpoint, region_name=local_hookline.region)
     queue_url = sqs.create_queue(QueueName="customer-orders")["QueueUrl"]
     account = queue_url.rstrip("/").split("/")[-2]
-    destination = {"type": "sqs", "queue_url": f"https://sqs.{local_hookline.region}.amazonaws.com/{account}/customer-orders"}
+    destination = {
+        "type": "sqs",
+        "queue_url": f"https://sqs.{local_hookline.region}.amazonaws.com/{account}/customer-orders",
+        "role_arn": f"arn:aws:iam::{account}:role/hookline-delivery-orders",  # local mode's STS hands out its credentials
+    }
     created = requests.post(
         f"{local_hookline.base_url}/v1/endpoints",
         json={"destination": destination, "event_types": ["order.shipped"]},

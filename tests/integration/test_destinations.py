@@ -15,8 +15,9 @@ import pytest
 from standardwebhooks.webhooks import Webhook
 
 from hookline.adapters import destinations as adapter
+from hookline.adapters.dynamo import keys
 from hookline.core.destinations import ROLE_NAME_PREFIX
-from hookline.wiring import container
+from hookline.wiring import container, topology
 from tests.conftest import Hookline
 
 CUSTOMER_ACCOUNT = "111122223333"
@@ -241,11 +242,58 @@ def test_a_destination_that_denies_access_is_disabled_and_loses_nothing(hookline
     assert sorted(p["id"] for p in got if p["type"] == "order.paid") == sorted(ids)
 
 
+def test_an_earlier_releases_destination_without_a_role_is_never_sent_to_and_loses_nothing(hookline: Hookline, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An endpoint stored without a role (an earlier release let a destination's resource policy grant hookline's own
+    role, which any tenant could then name): it reads back, but nothing goes out as hookline's role until a role is set."""
+    sqs = customer().client("sqs")
+    queue_url = sqs.create_queue(QueueName="orders")["QueueUrl"]
+    endpoint = make_endpoint(hookline, {"type": "sqs", "queue_url": f"https://sqs.{REGION}.amazonaws.com/{CUSTOMER_ACCOUNT}/orders"})
+    table = boto3.resource("dynamodb").Table(hookline.env[topology.TABLE.env])
+    key = keys.endpoint("acme", endpoint["id"])
+    stored = json.loads(table.get_item(Key=key)["Item"]["destination"])
+    table.update_item(Key=key, UpdateExpression="SET destination = :d", ExpressionAttributeValues={":d": json.dumps({**stored, "role_arn": None})})
+    calls: list[str] = []
+    real = boto3.Session
+
+    def session(*args: Any, **kwargs: Any) -> boto3.Session:
+        made = real(*args, **kwargs)
+        made.events.register("before-call.*.*", lambda model, **_: calls.append(model.name))
+        return made
+
+    monkeypatch.setattr(adapter.boto3, "Session", session)
+    monkeypatch.setenv("HOOKLINE_RETRY_BASE_SECONDS", "1")
+    container.reset()
+    # Given it reads back, its role shown as none
+    status, shown = hookline.api("GET", f"/v1/endpoints/{endpoint['id']}")
+    assert (status, shown["destination"]["role_arn"]) == (200, None)
+    # When events are sent to it
+    ids = [send_order(hookline, amount) for amount in (1, 2)]
+    hookline.pump()
+    # Then no call went to AWS as hookline's role (no role assumed, no message put): the attempts fail as access denied,
+    # which disables the endpoint and parks its deliveries
+    assert [c for c in calls if c in ("AssumeRole", "SendMessage")] == []
+    assert receive_all(sqs, queue_url, 0) == []
+    status, shown = hookline.api("GET", f"/v1/endpoints/{endpoint['id']}")
+    assert (shown["status"], shown["disabled_reason"]) == ("disabled", "access_denied")
+    hookline.pump_until(lambda: all(delivered_ok(hookline, i)["status"] == "paused" for i in ids), seconds=60)
+    first = delivered_ok(hookline, ids[0])["attempts"][0]
+    assert first["error"] == "aws.AccessDenied"
+    # When the customer sets a role and enables the endpoint, Then every parked delivery arrives through that role
+    fixed = {"type": "sqs", "queue_url": f"https://sqs.{REGION}.amazonaws.com/{CUSTOMER_ACCOUNT}/orders", "role_arn": ROLE_ARN}
+    status, patched = hookline.api("PATCH", f"/v1/endpoints/{endpoint['id']}", {"destination": fixed})
+    assert status == 200, patched
+    status, enabled = hookline.api("POST", f"/v1/endpoints/{endpoint['id']}/enable")
+    assert status == 200, enabled
+    hookline.pump_until(lambda: all(delivered_ok(hookline, i)["status"] == "succeeded" for i in ids), seconds=60)
+    assert "AssumeRole" in calls
+    assert len(receive_all(sqs, queue_url, 3)) == 3  # the two, and the enable's test event
+
+
 def test_a_destination_in_the_stacks_own_account_is_refused(hookline: Hookline, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HOOKLINE_OWN_ACCOUNT_ID", "123456789012")
     container.reset()
     for destination in (
-        {"type": "sqs", "queue_url": "https://sqs.us-east-1.amazonaws.com/123456789012/hookline-delivery"},
+        {"type": "sqs", "queue_url": "https://sqs.us-east-1.amazonaws.com/123456789012/hookline-delivery", "role_arn": ROLE_ARN},
         {"type": "s3", "bucket": "anything", "role_arn": f"arn:aws:iam::123456789012:role/{ROLE_NAME_PREFIX}x"},
     ):
         status, body = hookline.api("POST", "/v1/endpoints", {"destination": destination})
@@ -261,8 +309,12 @@ def test_a_destination_in_the_stacks_own_account_is_refused(hookline: Hookline, 
         ({"type": "sqs", "queue_url": "https://evil.example.com/111122223333/q"}, "destination.queue_url"),
         ({"type": "sns", "topic_arn": "arn:aws:sns:us-east-1:111122223333:t", "role_arn": "arn:aws:iam::111122223333:role/admin"}, "destination.role_arn"),
         ({"type": "s3", "bucket": "Not_A_Bucket"}, "destination.bucket"),
-        ({"type": "s3", "bucket": "ok-bucket", "prefix": "../up"}, "destination.prefix"),
-        ({"type": "eventbridge", "event_bus_arn": "arn:aws:events:us-east-1:111122223333:event-bus/b", "source": "aws.fake"}, "destination.source"),
+        ({"type": "s3", "bucket": "ok-bucket", "prefix": "../up", "role_arn": ROLE_ARN}, "destination.prefix"),
+        (
+            {"type": "eventbridge", "event_bus_arn": "arn:aws:events:us-east-1:111122223333:event-bus/b", "source": "aws.fake", "role_arn": ROLE_ARN},
+            "destination.source",
+        ),
+        ({"type": "sqs", "queue_url": "https://sqs.us-east-1.amazonaws.com/111122223333/q"}, "'destination.role_arn' is required"),
         ({"type": "kinesis", "stream_arn": "arn:aws:kinesis:us-east-1:111122223333:stream/s", "prefix": "x"}, "'prefix'"),
     ],
 )

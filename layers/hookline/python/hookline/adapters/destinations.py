@@ -1,9 +1,10 @@
 """Sending one delivery to an endpoint's destination: an HTTP POST (hookline.adapters.http), or a message, event,
 record or object in the customer's own AWS account. One adapter per destination type behind the `Sender` port.
 
-Access to the customer's account: with a `role_arn`, hookline assumes the role with the endpoint's external id and
-caches the credentials (per role and external id) until shortly before they expire; without one, the call goes out
-as hookline's delivery role, which the destination's resource policy must grant. Every AWS error becomes an
+Access to the customer's account: hookline assumes the destination's `role_arn` with the endpoint's external id and
+caches the credentials (per role and external id) until shortly before they expire. Nothing goes out as hookline's
+own delivery role (an earlier release's endpoint without a role is refused before any call:
+hookline.core.destinations.refusal). Every AWS error becomes an
 HttpResult with the error code (`aws.<Code>`, classified by hookline.core.classify) and the request id in place of a
 status and body; a success keeps the request id (and the message's id) as its body.
 """
@@ -81,27 +82,26 @@ class AwsDestinations:
     # -- clients, as hookline's own role or an assumed one ----------------------------------------------------------
 
     def _client(self, service: str, region: str, role_arn: str, external_id: str) -> Any:
-        credentials = self._assumed(role_arn, external_id) if role_arn else None
-        key = (service, region, role_arn, external_id, credentials.expires_at if credentials else 0.0)
+        if not role_arn or not external_id:  # `refusal` stops such a destination first: never call as hookline's own role
+            raise ValueError("a destination is called only through its role, with the endpoint's external id")
+        credentials = self._assumed(role_arn, external_id)
+        key = (service, region, role_arn, external_id, credentials.expires_at)
         with self._lock:
             client = self._clients.get(key)
         if client is not None:
             return client
-        if credentials is None:
-            client = self._session.client(service, region_name=region, config=_CONFIG)
-        else:
-            client = self._session.client(
-                service,
-                region_name=region,
-                config=_CONFIG,
-                aws_access_key_id=credentials.key,
-                aws_secret_access_key=credentials.secret,
-                aws_session_token=credentials.token,
-            )
+        client = self._session.client(
+            service,
+            region_name=region,
+            config=_CONFIG,
+            aws_access_key_id=credentials.key,
+            aws_secret_access_key=credentials.secret,
+            aws_session_token=credentials.token,
+        )
         with self._lock:
             # Clients of expired credentials go: the cache holds at most the live ones.
             now = self._clock()
-            for stale in [k for k in self._clients if k[4] and k[4] - REFRESH_BEFORE_EXPIRY_SECONDS <= now]:
+            for stale in [k for k in self._clients if k[4] - REFRESH_BEFORE_EXPIRY_SECONDS <= now]:
                 del self._clients[stale]
             self._clients[key] = client
         return client
@@ -193,15 +193,13 @@ def _put_kinesis(client: Any, d: Destination, _e: Endpoint, m: Outbound) -> tupl
 
 
 def _put_s3(client: Any, d: Destination, _e: Endpoint, m: Outbound) -> tuple[str | None, str | None]:
-    owner = destinations.role_account(d.role_arn)
-    extra = {"ExpectedBucketOwner": owner} if owner else {}  # a bucket by that name in another account is not written to
     answer = client.put_object(
         Bucket=d.address,
         Key=destinations.object_key(d.prefix, m.created_at, m.event_id),
         Body=m.body,
         ContentType="application/json",
         Metadata=destinations.signature_of(m.headers),
-        **extra,
+        ExpectedBucketOwner=destinations.role_account(d.role_arn),  # a bucket by that name in another account is not written to
     )
     return _request_id(answer), answer.get("ETag")
 

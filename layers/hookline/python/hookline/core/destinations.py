@@ -16,10 +16,12 @@ payload version) with the same Standard Webhooks signature, so one verification 
 A FIFO queue or topic (a name ending `.fifo`) gets the endpoint as message group and the delivery as
 deduplication id. A Kinesis record's partition key is the event's customer, or its id when it has none.
 
-Access: with a `role_arn` (a role in the customer's account whose name starts with ROLE_NAME_PREFIX),
-hookline assumes the role with the endpoint's external id. Without one, the destination's resource policy
-must grant hookline's delivery role. Either way no destination may be in the stack's own account
-(`refusal`): a customer must never be able to address hookline's own queues.
+Access: through a `role_arn`, always: a role in the customer's account whose name starts with ROLE_NAME_PREFIX,
+which hookline assumes with the endpoint's external id. There is no other way in: a destination whose resource
+policy granted hookline's delivery role itself could be named by any tenant or customer of the stack (the policy
+cannot tell them apart: a confused deputy), so an endpoint stored without a role by an earlier release is never
+sent to (`refusal`). No destination may be in the stack's own account either: a customer must never be able to
+address hookline's own queues.
 """
 
 from __future__ import annotations
@@ -86,7 +88,7 @@ class Destination:
 
     type: DestinationType
     address: str  # queue_url | topic_arn | event_bus_arn | stream_arn | bucket
-    role_arn: str = ""  # a role in the customer's account to assume; "": its resource policy grants hookline's delivery role
+    role_arn: str = ""  # the role in the customer's account to assume (required; "" only on an earlier release's endpoint)
     source: str = ""  # eventbridge: the events' `Source` ("" means DEFAULT_EVENT_SOURCE)
     prefix: str = ""  # s3: the objects' key prefix, without a trailing slash
 
@@ -141,10 +143,11 @@ def _string(body: Mapping[str, Any], name: str, *, required: bool) -> str:
     return value
 
 
-def parse_destination(value: Any, check_url: Any = None) -> Destination | str:
+def parse_destination(value: Any, check_url: Any = None, stored: bool = False) -> Destination | str:
     """The `destination` object of an endpoint: a Destination, or for `{"type": "http", "url": …}` the URL
     (checked by `check_url`, the URL rule, when given). Anything malformed is 422 `invalid_destination`,
-    naming the field."""
+    naming the field. `stored`: one read back from the table, where an earlier release's may have no role (it
+    reads as one with `role_arn` "", which `refusal` never sends to)."""
     if not isinstance(value, dict):
         raise ValidationFailed("'destination' must be an object with a 'type'", code=CODE)
     kind = value.get("type")
@@ -163,8 +166,8 @@ def parse_destination(value: Any, check_url: Any = None) -> Destination | str:
             raise ValidationFailed("'destination.bucket' must be an S3 bucket name: 3 to 63 lowercase letters, digits, dots and hyphens", code=CODE)
     elif not _PATTERNS[kind].match(address):
         raise ValidationFailed(f"'destination.{address_field}' must look like {_EXAMPLES[kind]}", code=CODE)
-    role_arn = _string(value, "role_arn", required=False)
-    if role_arn and not _ROLE.match(role_arn):
+    role_arn = _string(value, "role_arn", required=not stored)
+    if (role_arn or not stored) and not _ROLE.match(role_arn):
         raise ValidationFailed(
             f"'destination.role_arn' must be an IAM role ARN (no path) whose name starts with {ROLE_NAME_PREFIX}, "
             f"e.g. arn:aws:iam::111122223333:role/{ROLE_NAME_PREFIX}orders",
@@ -181,8 +184,14 @@ def parse_destination(value: Any, check_url: Any = None) -> Destination | str:
     return Destination(kind, address, role_arn, source, prefix)
 
 
+NO_ROLE = "a destination is delivered to only through its role_arn, assumed with the endpoint's external id: set one (PATCH the endpoint's destination), then enable the endpoint"
+
+
 def refusal(destination: Destination, own_account: str) -> str | None:
-    """Why the stack may not deliver there, or None: nothing in the stack's own account (the queues hookline runs on)."""
+    """Why the stack may not deliver there, or None: nothing without a role (an earlier release's endpoint: see the
+    module's text) and nothing in the stack's own account (the queues hookline runs on)."""
+    if not destination.role_arn:
+        return NO_ROLE
     if not own_account:
         return None
     if destination.account == own_account or role_account(destination.role_arn) == own_account:

@@ -173,8 +173,8 @@ class EmailIdentitySpec:
 @dataclass(frozen=True)
 class CustomerDestinationsSpec:
     """The customers' own queues, topics, event buses, streams and buckets (hookline.core.destinations), in their
-    accounts: never the stack's own. Reached through a role of theirs whose name starts with `role_name_prefix`, or
-    as the function's own role where the destination's resource policy grants it."""
+    accounts: never the stack's own. Reached only through a role of theirs whose name starts with `role_name_prefix`,
+    assumed with the endpoint's external id."""
 
     key: str
     role_name_prefix: str

@@ -310,7 +310,7 @@ def _destination(stored: str | None) -> Destination | None:
     """The stored destination (JSON as the API shows it), checked by the rules it was accepted by; none for an HTTP endpoint."""
     if not stored:
         return None
-    parsed = parse_destination({k: v for k, v in json.loads(stored).items() if v is not None})
+    parsed = parse_destination({k: v for k, v in json.loads(stored).items() if v is not None}, stored=True)
     return parsed if isinstance(parsed, Destination) else None
 
 

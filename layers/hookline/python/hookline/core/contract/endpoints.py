@@ -170,18 +170,19 @@ def _aws_destination(kind: str, address: dict[str, Any], description: str, **mor
         "type": "object",
         "title": kind,
         "description": description,
-        "required": ["type", address_field],
+        "required": ["type", address_field, "role_arn"],
         "additionalProperties": False,
         "properties": {
             "type": {"type": "string", "enum": [kind]},
             address_field: address,
             **more,
             "role_arn": {
-                "anyOf": [{"type": "string", "pattern": f"^arn:aws[a-z-]*:iam::[0-9]{{12}}:role/{destinations.ROLE_NAME_PREFIX}"}, {"type": "null"}],
+                "type": "string",
+                "pattern": f"^arn:aws[a-z-]*:iam::[0-9]{{12}}:role/{destinations.ROLE_NAME_PREFIX}",
                 "description": (
                     f"A role in the customer's account, named `{destinations.ROLE_NAME_PREFIX}…`, that hookline assumes with the\n"
-                    "endpoint's `external_id` (`GET /v1/destinations/role-template` makes one). Absent: the\n"
-                    "destination's resource policy grants hookline's delivery role.\n"
+                    "endpoint's `external_id` (`GET /v1/destinations/role-template` makes one): the only way\n"
+                    "hookline reaches a destination.\n"
                 ),
             },
         },

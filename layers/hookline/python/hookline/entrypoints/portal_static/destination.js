@@ -1,5 +1,5 @@
 // The settings tab's destination panel, for an endpoint that delivers into the customer's AWS account: its type and
-// address, the role hookline assumes (or the resource policy that must grant hookline instead), the external id that
+// address, the role hookline assumes (none on an earlier release's endpoint: it is not sent to until one is set), the external id that
 // role must require, and the role's CloudFormation template (GET /v1/endpoints/{id}/role-template) as a file to deploy.
 // Reading the template changes nothing, so read-only sessions get it too.
 
@@ -11,7 +11,7 @@ import { producerName } from "./session.js";
 const TEMPLATE_FILE = "role.json";
 const DEPLOY_COMMAND = `aws cloudformation deploy --template-file ${TEMPLATE_FILE} --stack-name hookline-role --capabilities CAPABILITY_NAMED_IAM`;
 const REVOKE_AFTER_MS = 60 * 1000; // the object URL outlives the click long enough for the browser to save the file
-const NO_ROLE = "none: the destination's resource policy must grant hookline";
+const NO_ROLE = "none: nothing is delivered until a role is set";
 
 // null for an HTTP endpoint: its URL is all there is to show.
 export function destinationSection(detail) {
