@@ -172,6 +172,36 @@ def test_an_answer_slower_than_the_deadline_is_a_timeout_and_so_is_a_body_that_d
     assert dripping.detail == "response body exceeded the request deadline"
 
 
+@pytest.mark.parametrize(
+    ("before", "then"),
+    [
+        (b"HTTP/1.1 200 OK\r\nX-Slow: ", b"y\r\nContent-Length: 0\r\n\r\n"),  # a header line dripped
+        (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n", b"0\r\n\r\n"),  # a chunk's size line dripped
+    ],
+    ids=["head", "chunk size"],
+)
+def test_a_receiver_that_drips_a_line_is_stopped_at_the_deadline(before: bytes, then: bytes) -> None:
+    """Each byte arrives well within the socket's timeout, so only a deadline on every wait stops the request: the
+    drip alone would take 40 s (the request's deadline is 0.5 s)."""
+    stop = threading.Event()
+
+    def drip(conn: socket.socket) -> None:
+        conn.sendall(before)
+        for _ in range(200):
+            if stop.wait(0.2):
+                return
+            conn.sendall(b" ")
+        conn.sendall(then)
+
+    with raw_receiver(drip) as (_receiver, url):
+        started = time.monotonic()
+        result = _client(request_timeout=0.5).post(url, b"{}", HEADERS)
+        took = time.monotonic() - started
+        stop.set()
+    assert (result.status_code, result.error) == (None, "timeout")
+    assert took < 20  # far below the drip's 40 s, however busy the machine
+
+
 def test_what_is_not_an_http_answer_is_a_connection_error_and_a_refused_connect_is_refused() -> None:
     with raw_receiver(answer(b"SSH-2.0-OpenSSH\r\n\r\n", close=True)) as (_receiver, url):
         garbage = _client().post(url, b"{}", HEADERS)

@@ -827,6 +827,12 @@ FACTS = [
         f"({MAX_AUTHORIZER_CACHE_SECONDS} s, and settings refuse more)",
         "core.settings.MAX_AUTHORIZER_CACHE_SECONDS",
     ),
+    Fact(
+        SECURITY,
+        "is bounded by the time the request has left",
+        f"(`HOOKLINE_REQUEST_TIMEOUT_SECONDS`, {S.request_timeout_seconds:g} s)",
+        "HOOKLINE_REQUEST_TIMEOUT_SECONDS",
+    ),
     Fact(SECURITY, "a revoked session is refused within", f"at most {MAX_AUTHORIZER_CACHE_SECONDS} s", "core.settings.MAX_AUTHORIZER_CACHE_SECONDS"),
     Fact(
         SECURITY,

@@ -281,7 +281,7 @@ class WebhookClient:
             try:
                 connection.socket.settimeout(max(deadline - sent_at, 0.001))
                 connection.socket.sendall(request)
-                return connection, http1.read_head(connection.reader.readline)
+                return connection, http1.read_head(_Deadlined(connection, deadline).readline)
             except BaseException as exc:
                 connection.close()
                 self.pools.give_back(key, None)
@@ -359,7 +359,10 @@ def _request(parts: SplitResult, body: bytes, headers: Mapping[str, str]) -> byt
 
 
 class _Deadlined:
-    """Reads of a connection's answer, each bounded by the time the request has left (TimeoutError past it)."""
+    """Reads of a connection's answer, every wait on the socket bounded by the time the request has left (TimeoutError
+    past it). A buffered readline waits once per piece that arrives, each with the socket's whole timeout, so a
+    receiver dripping its head a byte at a time would hold the request past its deadline: a line is read one wait at
+    a time instead, from what the buffer holds."""
 
     def __init__(self, connection: _Connection, deadline: float):
         self._connection = connection
@@ -375,9 +378,26 @@ class _Deadlined:
         self._arm()
         return bytes(self._connection.reader.read1(size))
 
+    def readline(self, most: int) -> bytes:
+        """One line of at most `most` bytes (b"" at the connection's end)."""
+        reader = self._connection.reader
+        parts: list[bytes] = []
+        size = 0
+        while size < most:
+            self._arm()
+            held = reader.peek(1)  # what the buffer holds, after at most one wait on the socket
+            if not held:
+                break
+            end = held.find(b"\n", 0, most - size)
+            piece = reader.read(end + 1 if end >= 0 else min(len(held), most - size))  # buffered: no wait
+            parts.append(piece)
+            size += len(piece)
+            if end >= 0:
+                break
+        return b"".join(parts)
+
     def line(self) -> bytes:
-        self._arm()
-        return bytes(self._connection.reader.readline(MOST_HEAD_BYTES))
+        return self.readline(MOST_HEAD_BYTES)
 
 
 def _decoder(headers: Mapping[str, str]) -> Any:
