@@ -56,8 +56,10 @@ def test_a_patch_replaces_or_removes_the_filter(hookline: Hookline) -> None:
         {"type": [{"wildcard": "order.*"}]},
         {"detail": {"x": [1]}},
         "amount >= 100",
+        {"data": {"amount": [{"numeric": [">", 10**400]}]}},
+        {"data": {"amount": [10**400]}},
     ],
-    ids=["empty", "numeric-string", "leaf-not-array", "wildcard", "unknown-top-field", "not-an-object"],
+    ids=["empty", "numeric-string", "leaf-not-array", "wildcard", "unknown-top-field", "not-an-object", "bound-beyond-a-float", "value-beyond-a-float"],
 )
 def test_a_malformed_filter_is_a_422_and_creates_nothing(hookline: Hookline, pattern: object) -> None:
     status, body = hookline.api("POST", "/v1/endpoints", {"url": "https://receiver.example.com/x", "filter": pattern})

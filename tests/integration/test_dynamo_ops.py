@@ -157,7 +157,25 @@ TAMPERED = {
     "an extra attribute": ops.encode_cursor(_item("P", "S0", extra="x")),
     "no sort key": ops.encode_cursor({keys.PK: "P"}),
     "a value that is not a string": _raw_cursor('{"pk": "P", "sk": 1}'),
+    "an empty sort key": ops.encode_cursor({keys.PK: "P", keys.SK: ""}),
 }
+
+
+class _RefusingTable:
+    """A table whose query DynamoDB refuses as moto does not: a start key outside the query's key range."""
+
+    def query(self, **_: Any) -> Any:
+        error = {"Code": "ValidationException", "Message": "The provided starting key is outside query boundaries based on provided conditions"}
+        raise ClientError({"Error": error}, "Query")
+
+
+def test_a_cursor_dynamodb_refuses_as_outside_the_query_is_an_invalid_cursor() -> None:
+    condition = Key(keys.PK).eq("P") & Key(keys.SK).begins_with("CUS#")
+    with pytest.raises(InvalidCursor):
+        ops.query_page(_RefusingTable(), 2, ops.encode_cursor(_item("P", "A")), "P", KeyConditionExpression=condition)
+    # Without a cursor, the same refusal is the stack's own fault and stays an error
+    with pytest.raises(ClientError):
+        ops.query_page(_RefusingTable(), 2, None, "P", KeyConditionExpression=condition)
 
 
 @pytest.mark.parametrize("cursor", TAMPERED.values(), ids=TAMPERED.keys())

@@ -76,6 +76,26 @@ def test_a_schema_violation_is_a_422_with_the_pointer_and_nothing_is_stored(hook
         assert hookline.api("POST", "/v1/events", {"type": "other.thing", "data": {"amount_cents": "free-form"}})[0] == 202
 
 
+def test_a_number_too_large_for_its_schema_is_that_events_422_and_its_batch_strands_nothing(hookline: Hookline) -> None:
+    # Given a type whose schema asks for multiples of 0.5 (jsonschema divides by it as a float)
+    _versions(hookline)
+    halves = {"versions": {"2026-10-01": {"schema": {"type": "object", "properties": {"n": {"multipleOf": 0.5}}}}}}
+    status, registered = hookline.api("PUT", "/v1/event-types/m.one", halves)
+    assert status in (200, 201), registered
+    with running_receiver() as receiver:
+        _endpoint(hookline, receiver.url)
+        huge = {"type": "m.one", "data": {"n": 10**400}}
+        # When one event alone, and one in a batch between two good ones, carry an integer beyond a float's range
+        status, single = hookline.api("POST", "/v1/events", huge)
+        status_batch, batch = hookline.api(
+            "POST", "/v1/events/batch", {"events": [{"type": "m.one", "data": {"n": 1}, "id": "ok-1"}, huge, {"type": "m.one", "data": {"n": 2}}]}
+        )
+    # Then it is a 422 schema violation, and the good events of the batch are stored and queued (none left unqueued)
+    assert (status, single["error"]["code"], single["error"]["rule"]) == (422, "schema_violation", "multipleOf")
+    assert (status_batch, [r["status"] for r in batch["results"]]) == (207, [202, 422, 202])
+    assert len(hookline.queued()) == 2
+
+
 def test_each_endpoint_gets_its_pinned_version_signed_as_the_exact_bytes(hookline: Hookline) -> None:
     hookline.api("PUT", "/v1/event-types/invoice.paid", INVOICE)
     with running_receiver() as receiver:

@@ -239,6 +239,8 @@ REFUSALS: list[tuple[str, Any, str, str]] = [
     ("an array inside the array", {"type": [["a"]]}, "filter.type[0]", "array inside an array"),
     ("a value that is not JSON", {"type": [{1, 2}]}, "filter.type[0]", "not a match value"),
     ("a number that is not finite", {"data": {"x": [math.inf]}}, "filter.data.x[0]", "not a finite number"),
+    ("an integer beyond a float's range", {"data": {"x": [10**400]}}, "filter.data.x[0]", "not a finite number"),
+    ("a numeric bound beyond a float's range", {"data": {"x": [{"numeric": [">", 10**400]}]}}, "filter.data.x[0]", "numeric needs"),
     ("a field name that is not a string", {"data": {1: ["x"]}}, "filter.data", "not a string"),
     ("a string too long", {"type": ["x" * (MAX_STRING_LENGTH + 1)]}, "filter.type[0]", f"at most {MAX_STRING_LENGTH}"),
     ("a field name too long", {"data": {"k" * (MAX_STRING_LENGTH + 1): ["x"]}}, "filter.data." + "k" * (MAX_STRING_LENGTH + 1), "field name"),

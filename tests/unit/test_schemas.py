@@ -253,3 +253,10 @@ def test_the_caller_schema_is_not_changed() -> None:
     violation(schema, {"a": 1})
     # Then the caller's object is as it was
     assert json.dumps(schema) == before
+
+
+def test_an_integer_too_large_for_multiple_of_is_a_violation_not_an_overflow() -> None:
+    # jsonschema divides the number by the divisor as a float: an integer beyond a float's range overflows there
+    schema = {"type": "object", "properties": {"n": {"multipleOf": 0.5}}}
+    assert violation(schema, {"n": 10**400}) == Violation("", "multipleOf", "a number of the data is too large to check against `multipleOf`")
+    assert violation(schema, {"n": 2}) is None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 import pytest
 
@@ -179,6 +180,27 @@ def test_a_batch_answers_each_event_and_a_failed_chunk_only_fails_its_own(world:
     assert [r.status for r in again] == [202] * 12
     assert [r.id for r in again[10:]] == [r.id for r in results[10:]]
     assert len(world.events.events) == 12 and len(world.events.all_deliveries()) == 12
+
+
+def test_a_fault_midway_through_a_batch_notes_the_events_already_stored_for_the_sweeper(world: World, monkeypatch: pytest.MonkeyPatch) -> None:
+    world.add_endpoint()
+    service = world.event_service()
+    stage, staged = service._stage, [0]
+
+    def failing(*args: Any, **kwargs: Any) -> Any:
+        staged[0] += 1
+        if staged[0] == 3:
+            raise RuntimeError("a fault of hookline's own")
+        return stage(*args, **kwargs)
+
+    monkeypatch.setattr(service, "_stage", failing)
+    # When the third event of a batch meets a fault that is no refusal (the request fails as a whole)
+    with pytest.raises(RuntimeError):
+        service.accept_batch("acme", _batch(*({"type": "a.b", "data": {"n": i}} for i in range(4))))
+    # Then the two stored before it, never queued, are noted for the sweeper (without an id, a repeat makes new events)
+    assert world.delivery_queue.sent == []
+    [note] = world.unqueued.notes.values()
+    assert sorted(note.event_ids) == sorted(event_id for _, event_id in world.events.events) and len(note.event_ids) == 2
 
 
 def test_an_id_repeated_within_a_batch_is_queued_once(world: World) -> None:

@@ -307,13 +307,21 @@ def _parse_leaf(values: list[Any], path: str, budget: _Budget) -> Leaf:
     return Leaf(tuple(matchers))
 
 
+def _finite(number: float) -> bool:
+    """A number a filter may hold: finite, and an integer within a float's range (beyond it, `isfinite` overflows)."""
+    try:
+        return math.isfinite(number)
+    except OverflowError:
+        return False
+
+
 def _exact(value: Any, path: str) -> Equals:
     kind = _kind(value)
     if kind == "other":
         raise _refuse(path, f"is not a match value (a string, number, boolean or null) but a {type(value).__name__}")
     if kind == "string":
         _check_length(path, value, "a string")
-    if kind == "number" and not math.isfinite(value):
+    if kind == "number" and not _finite(value):
         raise _refuse(path, "is not a finite number")
     return Equals(kind, value)
 
@@ -367,7 +375,7 @@ def _parse_numeric(argument: Any, path: str) -> Numeric:
         raise _refuse(path, problem)
     comparisons = []
     for operator, bound in zip(argument[::2], argument[1::2], strict=True):
-        if operator not in NUMERIC_OPERATORS or _kind(bound) != "number" or not math.isfinite(bound):
+        if operator not in NUMERIC_OPERATORS or _kind(bound) != "number" or not _finite(bound):
             raise _refuse(path, problem)
         comparisons.append((str(operator), bound))
     if len(comparisons) == 2:

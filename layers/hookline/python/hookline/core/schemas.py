@@ -89,6 +89,9 @@ def violation(schema: dict[str, Any], instance: object) -> Violation | None:
         raise SchemaInvalid(f"a reference does not resolve within the schema: {unresolvable}") from None
     except RecursionError:
         raise SchemaInvalid("the schema refers to itself without consuming the instance (a $ref cycle)") from None
+    except OverflowError:
+        # `multipleOf` divides the number by the divisor as a float: an integer beyond a float's range cannot be checked
+        return Violation(pointer="", rule="multipleOf", message="a number of the data is too large to check against `multipleOf`")
     if error is None:
         return None
     rule, message = error.validator, error.message

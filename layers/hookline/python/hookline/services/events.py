@@ -180,6 +180,11 @@ class EventService:
             except DependencyFailed as exc:
                 results[i] = _unavailable(i, exc)
                 continue
+            except Exception:
+                # A fault of hookline's own (the request fails as a whole): the events stored before it are not queued,
+                # so they are noted for the sweeper, as a 503's are (an event without an `id` is new on every repeat).
+                self._note_failed(tenant, list(dict.fromkeys(event_ids[r.index] for r in results if r is not None and r.status == 202)), now)
+                raise
             results[i] = contract.EventBatchResult.accepted(i, accepted)
             for task in tasks:
                 queued.setdefault(task.delivery_id, task)

@@ -76,7 +76,14 @@ def query_page(table: Any, limit: int, cursor: str | None, partition: str, **que
     start = decode_cursor(cursor, partition, query.get("IndexName", ""))
     if start:
         query["ExclusiveStartKey"] = start
-    result = table.query(Limit=limit, **query)
+    try:
+        result = table.query(Limit=limit, **query)
+    except ClientError as exc:
+        # A cursor made by hand inside the caller's partition may still lie outside the query's key range, which
+        # DynamoDB refuses as a ValidationException: that is the cursor's fault, not the stack's.
+        if start and exc.response.get("Error", {}).get("Code") == "ValidationException":
+            raise InvalidCursor("cursor is not valid") from None
+        raise
     return list(result.get("Items", [])), encode_cursor(result.get("LastEvaluatedKey"))
 
 
@@ -155,6 +162,6 @@ def decode_cursor(cursor: str | None, partition: str, index: str = "") -> dict[s
     index_keys = keys.INDEX_KEYS[index] if index else ()
     expected = {keys.PK, keys.SK, *index_keys}
     owner = index_keys[0] if index_keys else keys.PK
-    if not isinstance(key, dict) or set(key) != expected or key.get(owner) != partition or not all(isinstance(v, str) for v in key.values()):
+    if not isinstance(key, dict) or set(key) != expected or key.get(owner) != partition or not all(isinstance(v, str) and v for v in key.values()):
         raise InvalidCursor("cursor is not valid")
     return key

@@ -162,8 +162,10 @@ class RequestContract(OpenAPIRequestValidationMiddleware):
     def handler(self, app: Any, next_middleware: Any) -> Response:
         route = app.context["_route"]
         found = declared(route.func)
-        # A query parameter given with no value (`?since=`) is refused, whether the route reads it or not.
-        validation.query_values(app.current_event.query_string_parameters)
+        # A query parameter the route reads, given with no value (`?since=`), is refused rather than taken as absent;
+        # one it does not read is ignored, as with a value (the document declares no 422 for a route without any).
+        reads = {p.alias for p in route.dependant.query_params}
+        validation.query_values({k: v for k, v in (app.current_event.query_string_parameters or {}).items() if k in reads})
         if found is not None:
             who = principal_of(app.current_event.raw_event)
             who.require(found.access)
