@@ -203,6 +203,21 @@ def write(results: dict[str, Any], doc: Path, img: Path) -> None:
 # Why figures moved between regenerations, newest first: a figure that moves for any other reason is news.
 CHANGES = (
     (
+        "2026-12-07",
+        "Two runs of code that changed on measured paths without a cost lever: one HTTP/1.1 reader for the webhook "
+        "client and the table's transport (`adapters/http1.py`), every wait on a webhook's socket bounded by the "
+        "request's deadline (a line is read one wait at a time: about 10 us more CPU an answer, measured apart), and a "
+        "give-back that fails counted (`LeasesNotGivenBack`). 1 KB, 98.5 %, batched: $4.93 and $4.87 per million (the "
+        "last session's runs $4.61 and $4.67), fan-out 5 $4.22 and $4.15, 16 KB $10.29 and $10.27, provisioned $2.90 and "
+        "$2.86. What rose is the lost conditional writes ($0.31 -> $0.54 and $0.48 at 1 KB) and the CPU (3.09 -> 4.25 and "
+        "3.81 ms), and the machine, not the code, moved them: the profile's lines rose alike, its last line (the "
+        "handler's own Python, unchanged) 1.50 -> 1.91 and 1.82 ms, and the cost paths of the last session's commit and "
+        "of this one, run in turn on the same minutes, lost 0.59 and 0.73 against 0.58 and 0.69 writes per 1 KB attempt "
+        "(the limiter's races lengthen with every call). AWS calls in a row 3.1 and 3 (goal 3): a figure read off wall "
+        "time over the stand-ins, whose path this change leaves as it was. Every cost total of the two runs within 1.5 % "
+        "of the other.",
+    ),
+    (
         "2026-12-06 (last)",
         "Two more runs of the code after one fix no bench path reaches: adaptive concurrency no longer divides by a "
         "short latency of 0 (durations are whole milliseconds, so a receiver answering within one read 0, and a new "
