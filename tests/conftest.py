@@ -98,6 +98,18 @@ class Hookline:
             if len(got) >= max_messages:
                 return got
 
+    def queued_once_visible(self, count: int, seconds: float = 30.0, queue: topology.QueueSpec = topology.DELIVERY_QUEUE) -> list[dict[str, Any]]:
+        """`queued`, gathered until `count` messages came (real time, up to `seconds`): a repeated request's copies
+        wait out their DelaySeconds before SQS hands them out."""
+        got: list[dict[str, Any]] = []
+        deadline = real_monotonic() + seconds
+        while len(got) < count:
+            assert real_monotonic() < deadline, f"{len(got)} of {count} messages after {seconds} s"
+            got.extend(self.queued(queue))
+            if len(got) < count:
+                time.sleep(0.2)  # real time: freezegun leaves sleep alone
+        return got
+
     def deliver(self, messages: list[dict[str, Any]]) -> dict[str, Any]:
         return dict(self.handlers["delivery"](sqs_event(messages), None))
 

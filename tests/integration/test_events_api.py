@@ -11,6 +11,7 @@ import pytest
 from hookline.adapters import aws
 from hookline.core import ids
 from hookline.core.models import DeliveryTask
+from hookline.wiring import container
 from tests.conftest import Hookline
 from tests.support.events import http_event
 from tests.support.receiver import running_receiver
@@ -93,8 +94,14 @@ def test_idempotency_keys_are_per_tenant(hookline: Hookline) -> None:
     assert a != b
 
 
-def test_sqs_failure_answers_5xx_and_a_repeat_finishes_without_duplicates(hookline: Hookline) -> None:
-    # Given two endpoints and an SQS that fails the next send
+def _repeat_requeue_delay(monkeypatch: pytest.MonkeyPatch, seconds: int) -> None:
+    monkeypatch.setenv("HOOKLINE_REPEAT_REQUEUE_DELAY_SECONDS", str(seconds))
+    container.reset()
+
+
+def test_sqs_failure_answers_5xx_and_a_repeat_finishes_without_duplicates(hookline: Hookline, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Given two endpoints and an SQS that fails the next send, and a repeat's copies waiting 2 s in the queue
+    _repeat_requeue_delay(monkeypatch, 2)
     _endpoint(hookline)
     _endpoint(hookline)
     client = aws.sqs_client()
@@ -115,19 +122,21 @@ def test_sqs_failure_answers_5xx_and_a_repeat_finishes_without_duplicates(hookli
     assert hookline.queued() == []
     # When the producer repeats the same request
     status, body = hookline.api("POST", "/v1/events", request)
-    # Then it is accepted, and each delivery is queued exactly once
+    # Then it is accepted, and each delivery is queued exactly once, to be handed out after the repeat's delay
     assert status == 202
     assert body["deliveries"] == 2
-    tasks = [DeliveryTask.from_message(m["Body"]) for m in hookline.queued()]
-    assert len(tasks) == 2
+    assert hookline.queued() == []
+    tasks = [DeliveryTask.from_message(m["Body"]) for m in hookline.queued_once_visible(2)]
+    assert len(tasks) == 2 and not any(t.fresh for t in tasks)  # copies claim their attempt
     assert len({t.delivery_id for t in tasks}) == 2
     _, event = hookline.api("GET", f"/v1/events/{body['id']}")
     assert sorted(d["id"] for d in event["deliveries"]) == sorted(t.delivery_id for t in tasks)
 
 
-def test_dynamodb_failure_while_storing_deliveries_is_finished_by_a_repeat(hookline: Hookline) -> None:
+def test_dynamodb_failure_while_storing_deliveries_is_finished_by_a_repeat(hookline: Hookline, monkeypatch: pytest.MonkeyPatch) -> None:
     # Given an active endpoint (its delivery is only planned on the event) and a disabled one (its paused delivery is
     # written at once, for the index that re-enabling reads)
+    _repeat_requeue_delay(monkeypatch, 1)
     _endpoint(hookline)
     off = _endpoint(hookline)
     hookline.api("PATCH", f"/v1/endpoints/{off}", {"status": "disabled"})
@@ -146,7 +155,7 @@ def test_dynamodb_failure_while_storing_deliveries_is_finished_by_a_repeat(hookl
     assert hookline.api("POST", "/v1/events", request)[0] == 503
     status, body = hookline.api("POST", "/v1/events", request)
     assert status == 202
-    assert len(hookline.queued()) == 1
+    assert len(hookline.queued_once_visible(1)) == 1
     _, event = hookline.api("GET", f"/v1/events/{body['id']}")
     assert sorted(d["status"] for d in event["deliveries"]) == ["paused", "pending"]
     # The repeat stored the paused delivery where the disabled endpoint's backlog counts it

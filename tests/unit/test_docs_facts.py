@@ -676,6 +676,18 @@ FACTS = [
         f"a task {topology.DELIVERY_QUEUE.max_receive_count} times",
         "topology.DELIVERY_QUEUE.max_receive_count",
     ),
+    Fact(
+        README,
+        "A repeat queues",
+        f"`HOOKLINE_REPEAT_REQUEUE_DELAY_SECONDS` ({S.repeat_requeue_delay_seconds} s) later",
+        "HOOKLINE_REPEAT_REQUEUE_DELAY_SECONDS",
+    ),
+    Fact(
+        ARCHITECTURE,
+        "the copy waits in the queue for",
+        f"({topology.DELIVERY_TIMEOUT_SECONDS} s, the delivery function's timeout",
+        "topology.DELIVERY_TIMEOUT_SECONDS: HOOKLINE_REPEAT_REQUEUE_DELAY_SECONDS's default is it",
+    ),
     Fact(OPERATIONS, "lost the race to other batches on all", f"on all {cas.SAVE_TRIES} tries", "services.cas.SAVE_TRIES"),
     Fact(
         OPERATIONS,
@@ -882,6 +894,8 @@ def test_the_docs_quote_the_code(fact: Fact) -> None:
 def test_the_quoted_shapes_hold() -> None:
     """What the facts above read off a constant in words: the numbers behind those words."""
     assert ratelimit.batch_share(8) == 4 and ratelimit.batch_share(7) == 7  # "at most half of a limit of 8 or more"
+    # A repeat's copies wait the delivery function's timeout by default (README, architecture.md)
+    assert S.repeat_requeue_delay_seconds == topology.DELIVERY_TIMEOUT_SECONDS
     assert topology.RETRY.sqs_source is not None and topology.RETRY.sqs_source.max_batching_window_seconds == 1  # "at most a second"
     assert S.breaker_cooldown_fraction in SHARES and adaptive.AdaptiveConfig.smoothing in SHARES
     # Tokens: 256 random bits, 43 base64url characters behind the prefix (security.md)

@@ -37,7 +37,14 @@ def test_values_parse_by_type() -> None:
 
 
 @pytest.mark.parametrize(
-    ("name", "value"), [("HOOKLINE_PORT", "eighty"), ("HOOKLINE_DELIVERY_CONCURRENCY", "-1"), ("HOOKLINE_ALLOW_PRIVATE_NETWORKS", "not-a-cidr")]
+    ("name", "value"),
+    [
+        ("HOOKLINE_PORT", "eighty"),
+        ("HOOKLINE_DELIVERY_CONCURRENCY", "-1"),
+        ("HOOKLINE_ALLOW_PRIVATE_NETWORKS", "not-a-cidr"),
+        ("HOOKLINE_REPEAT_REQUEUE_DELAY_SECONDS", "901"),  # past SQS's DelaySeconds
+        ("HOOKLINE_REPEAT_REQUEUE_DELAY_SECONDS", "-1"),
+    ],
 )
 def test_bad_values_name_the_variable(name: str, value: str) -> None:
     with pytest.raises(SettingsError, match=name):

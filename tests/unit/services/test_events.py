@@ -108,6 +108,12 @@ def test_the_same_id_and_body_answers_the_same_and_stores_nothing_new(world: Wor
     assert world.events.all_deliveries() == stored
     assert len(world.events.events) == 1
     assert world.delivery_queue.tasks()[len(queued_first) :] == queued_first
+    # And the first request's tasks are fresh and leave at once; the repeat's copies claim, and wait first (the delivery
+    # function's timeout), so a fresh task still on its way has recorded its attempt when its copy looks (it then sends nothing)
+    sent = world.delivery_queue.sent
+    assert [(s.task.fresh, s.delay) for s in sent] == [(True, 0)] * len(queued_first) + [(False, world.settings.repeat_requeue_delay_seconds)] * len(
+        queued_first
+    )
     # And once a delivery has been attempted, a repeat queues nothing for it
     [d] = stored
     _attempted_once(world, d, "succeeded")

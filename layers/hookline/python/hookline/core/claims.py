@@ -14,9 +14,12 @@ copies of it near each other can then both send, which at-least-once allows:
 SQS handing one message to two consumers (the later within DynamoDB's
 replication lag of the other's record), a worker dying between queueing the
 retry and recording the attempt, or an ingest request repeated (or an
-unqueued event swept) while the first request's fresh task is still being
-sent: the re-queued copy claims, but the fresh task wrote no claim for it to
-meet. Both copies carry the same `webhook-id`.
+unqueued event swept) while the first request's fresh task is still on its
+way: the re-queued copy claims, but the fresh task wrote no claim for it to
+meet. A repeat's copy waits out the claim's lease in the queue first
+(hookline.services.events), and the sweeper's comes after its grace period,
+so only a fresh task held back longer (a backlog) meets one. Both copies carry
+the same `webhook-id`.
 Every other task (a redelivery, a replay, an operator's redrive, a re-queue)
 claims.
 """

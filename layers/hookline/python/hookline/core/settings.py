@@ -211,6 +211,11 @@ class Settings:
     )
     # API.
     max_event_bytes: int = _setting("HOOKLINE_MAX_EVENT_BYTES", 262144, "Largest accepted request body for an event (413 above).")
+    repeat_requeue_delay_seconds: int = _setting(
+        "HOOKLINE_REPEAT_REQUEUE_DELAY_SECONDS",
+        60,
+        "How long a repeated event request's copy of a delivery not attempted yet waits in the queue before it may run (0 to 900): the first request's task, if it got out, writes no claim, so its copy waits until that task has recorded its attempt (the delivery function's timeout bounds it), which the copy then finds and skips. A delivery the first request never queued goes out that much later.",
+    )
     sweep_grace_seconds: float = _setting(
         "HOOKLINE_SWEEP_GRACE_SECONDS",
         120.0,
@@ -378,12 +383,29 @@ class Settings:
 
     def _check_delivery(self) -> None:
         """The settings the functions read."""
-        if not 1 <= self.sqs_max_delay_seconds <= sqs.MAX_DELAY_SECONDS:
-            raise SettingsError(f"HOOKLINE_SQS_MAX_DELAY_SECONDS={self.sqs_max_delay_seconds}: must be 1..{sqs.MAX_DELAY_SECONDS} (the SQS limit)")
+        for env, seconds, least in (
+            ("HOOKLINE_SQS_MAX_DELAY_SECONDS", self.sqs_max_delay_seconds, 1),
+            ("HOOKLINE_REPEAT_REQUEUE_DELAY_SECONDS", self.repeat_requeue_delay_seconds, 0),
+        ):
+            if not least <= seconds <= sqs.MAX_DELAY_SECONDS:
+                raise SettingsError(f"{env}={seconds}: must be {least}..{sqs.MAX_DELAY_SECONDS} (the SQS limit)")
         if self.allowed_ports.strip() != "*" and not all(p.strip().isdigit() for p in self.allowed_ports.split(",")):
             raise SettingsError(f"HOOKLINE_ALLOWED_PORTS={self.allowed_ports!r}: comma-separated port numbers, or *")
         if self.max_attempts < 1:
             raise SettingsError("HOOKLINE_MAX_ATTEMPTS must be at least 1")
+        self._check_batches()
+        for env, mb in (("HOOKLINE_DELIVERY_MEMORY_MB", self.delivery_memory_mb), ("HOOKLINE_RETRY_MEMORY_MB", self.retry_memory_mb)):
+            if not MEMORY_MB[0] <= mb <= MEMORY_MB[1]:
+                raise SettingsError(f"{env}={mb}: must be {MEMORY_MB[0]}..{MEMORY_MB[1]} (what Lambda accepts)")
+        if not 1 <= self.ordered_batch_size <= 10:
+            raise SettingsError(f"HOOKLINE_ORDERED_BATCH_SIZE={self.ordered_batch_size}: must be 1..10 (SQS's most for a FIFO event source)")
+        if not 0 < self.breaker_cooldown_fraction <= 1:
+            raise SettingsError(f"HOOKLINE_BREAKER_COOLDOWN_FRACTION={self.breaker_cooldown_fraction}: must be above 0 and at most 1")
+        if self.initial_concurrency < 1 or self.breaker_timeout_threshold < 1:
+            raise SettingsError("HOOKLINE_INITIAL_CONCURRENCY and HOOKLINE_BREAKER_TIMEOUT_THRESHOLD must be at least 1")
+
+    def _check_batches(self) -> None:
+        """The delivery lanes' batches, as their SQS event sources take them."""
         for lane, size, window in (
             ("DELIVERY", self.delivery_batch_size, self.delivery_batch_window_seconds),
             ("RETRY", self.retry_batch_size, self.retry_batch_window_seconds),
@@ -394,15 +416,6 @@ class Settings:
                 raise SettingsError(
                     f"HOOKLINE_{lane}_BATCH_WINDOW_SECONDS={window}: must be 0..{MAX_BATCHING_WINDOW_SECONDS}, and at least 1 with a batch above 10 (SQS's rule)"
                 )
-        for env, mb in (("HOOKLINE_DELIVERY_MEMORY_MB", self.delivery_memory_mb), ("HOOKLINE_RETRY_MEMORY_MB", self.retry_memory_mb)):
-            if not MEMORY_MB[0] <= mb <= MEMORY_MB[1]:
-                raise SettingsError(f"{env}={mb}: must be {MEMORY_MB[0]}..{MEMORY_MB[1]} (what Lambda accepts)")
-        if not 1 <= self.ordered_batch_size <= 10:
-            raise SettingsError(f"HOOKLINE_ORDERED_BATCH_SIZE={self.ordered_batch_size}: must be 1..10 (SQS's most for a FIFO event source)")
-        if not 0 < self.breaker_cooldown_fraction <= 1:
-            raise SettingsError(f"HOOKLINE_BREAKER_COOLDOWN_FRACTION={self.breaker_cooldown_fraction}: must be above 0 and at most 1")
-        if self.initial_concurrency < 1 or self.breaker_timeout_threshold < 1:
-            raise SettingsError("HOOKLINE_INITIAL_CONCURRENCY and HOOKLINE_BREAKER_TIMEOUT_THRESHOLD must be at least 1")
 
     @classmethod
     def documented(cls) -> list[tuple[str, str, str]]:

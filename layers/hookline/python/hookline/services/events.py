@@ -71,6 +71,16 @@ class EventService:
         self._settings = settings
         self._clock = clock
 
+    def _sent(self, tasks: list[DeliveryTask]) -> None:
+        """Queue a request's tasks. A new event's are fresh: their first attempt writes no claim (hookline.core.claims).
+        A repeated request's copies of its unattempted deliveries claim, but the first request's fresh tasks, when they
+        were queued, do not, so a copy that ran beside one could send that attempt a second time: each copy waits
+        HOOKLINE_REPEAT_REQUEUE_DELAY_SECONDS (the delivery function's timeout, which bounds a first attempt from its
+        read to its record) before a consumer may take it, and by then the fresh task has recorded its attempt, which
+        the copy finds and skips. A delivery whose task the first request never queued goes out that much later."""
+        wait = self._settings.repeat_requeue_delay_seconds
+        self._queue.send(tasks, delays=[0 if t.fresh else wait for t in tasks])
+
     def _expires_at(self, now: datetime) -> int:
         return int((now + timedelta(days=self._settings.retention_days)).timestamp())
 
@@ -108,7 +118,7 @@ class EventService:
         event_id = ids.event_id(tenant, data.idempotency_key, int(now.timestamp() * 1000))
         try:
             result, tasks = self._stage(tenant, data, now, self._targets(tenant), self._catalog.load(tenant, [data.type]), event_id)
-            self._queue.send(tasks)
+            self._sent(tasks)
         except DependencyFailed as exc:
             self._note_failed(tenant, [event_id], now)
             raise Unavailable(f"the event could not be queued ({exc.cause}); repeat the request with the same id") from None
@@ -193,7 +203,7 @@ class EventService:
         for start in range(0, len(pending), MAX_BATCH_ENTRIES):
             chunk = pending[start : start + MAX_BATCH_ENTRIES]
             try:
-                self._queue.send(chunk)
+                self._sent(chunk)
             except DependencyFailed as exc:
                 for task in chunk:
                     for i in owners[task.delivery_id]:
