@@ -256,3 +256,39 @@ def test_an_https_receiver_is_verified_for_the_urls_hostname_on_the_pinned_addre
     assert receiver.requests[0].startswith(f"POST /in HTTP/1.1\r\nHost: hooks.example.com:{port}\r\n".encode())
     assert (untrusting.status_code, untrusting.error) == (None, "tls_error")
     assert (wrong_name.status_code, wrong_name.error, other.requests) == (None, "tls_error", [])
+
+
+def test_a_receiver_that_drips_its_tls_handshake_is_stopped_at_the_connect_timeout() -> None:
+    """The server announces a 16,000-byte handshake record and sends it a byte every 0.2 s: each byte arrives within
+    the socket's timeout (the connect timeout, 2 s), so only a bound on the handshake as a whole stops the request
+    (the drip alone would take almost an hour). CPython's `do_handshake` gives the socket's timeout to the whole
+    handshake, not to each read: this holds it to that."""
+    stop = threading.Event()
+
+    def drip(conn: socket.socket) -> None:
+        with conn:
+            conn.recv(4096)  # the ClientHello
+            conn.sendall(b"\x16\x03\x03\x3e\x80")  # a handshake record's header: 16,000 bytes follow
+            while not stop.wait(0.2):
+                try:
+                    conn.sendall(b"\x00")
+                except OSError:
+                    return
+
+    with socket.create_server(("127.0.0.1", 0)) as server:
+        port = server.getsockname()[1]
+
+        def accept() -> None:
+            try:
+                conn, _ = server.accept()
+            except OSError:
+                return
+            threading.Thread(target=drip, args=(conn,), daemon=True).start()
+
+        threading.Thread(target=accept, daemon=True).start()
+        started = time.monotonic()
+        result = _client(request_timeout=30.0).post(f"https://hooks.example.com:{port}/in", b"{}", HEADERS)
+        took = time.monotonic() - started
+        stop.set()
+    assert (result.status_code, result.error) == (None, "timeout"), result
+    assert took < 20  # the connect timeout is 2 s; the request's own 30 s deadline was never the bound

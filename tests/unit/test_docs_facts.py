@@ -845,6 +845,12 @@ FACTS = [
         f"(`HOOKLINE_REQUEST_TIMEOUT_SECONDS`, {S.request_timeout_seconds:g} s)",
         "HOOKLINE_REQUEST_TIMEOUT_SECONDS",
     ),
+    Fact(
+        SECURITY,
+        "The connect and the TLS handshake are bounded by",
+        f"(`HOOKLINE_CONNECT_TIMEOUT_SECONDS`, {S.connect_timeout_seconds:g} s)",
+        "HOOKLINE_CONNECT_TIMEOUT_SECONDS",
+    ),
     Fact(SECURITY, "a revoked session is refused within", f"at most {MAX_AUTHORIZER_CACHE_SECONDS} s", "core.settings.MAX_AUTHORIZER_CACHE_SECONDS"),
     Fact(
         SECURITY,
