@@ -79,11 +79,11 @@ def every_page(fetch: Callable[[str | None], tuple[list[Any], str | None]]) -> l
 def endpoint_create_is_once_and_reads_back(s: Stores) -> None:
     # Given an endpoint created
     ep = endpoint(headers=(("x-team", "billing"),), event_types=("a.b", "c.d"), rate_limit_per_second=2.5)
-    s.endpoints.create(ep)
+    s.endpoints.create(ep, most=100)
     # Then it reads back as written, and creating the same id again is refused
     assert s.endpoints.get("acme", "ep_01") == ep
     with pytest.raises(DependencyFailed):
-        s.endpoints.create(replace(ep, url="https://example.com/other"))
+        s.endpoints.create(replace(ep, url="https://example.com/other"), most=100)
     assert s.endpoints.get("acme", "ep_01") == ep
     # And another tenant cannot see it
     assert s.endpoints.get("other", "ep_01") is None
@@ -93,7 +93,7 @@ def endpoint_destination_reads_back_and_a_save_moves_it(s: Stores) -> None:
     # Given an endpoint that delivers into a customer's FIFO queue through a role
     queue = Destination("sqs", "https://sqs.eu-west-1.amazonaws.com/111122223333/orders.fifo", "arn:aws:iam::111122223333:role/hookline-delivery-o")
     ep = endpoint(url="", destination=queue, external_id="hookline-0123")
-    s.endpoints.create(ep)
+    s.endpoints.create(ep, most=100)
     # Then it reads back as written, external id included
     assert s.endpoints.get("acme", "ep_01") == ep
     # And a save moves it to another destination, then back to HTTP
@@ -107,7 +107,7 @@ def endpoint_destination_reads_back_and_a_save_moves_it(s: Stores) -> None:
 
 def endpoint_save_keeps_what_others_own(s: Stores) -> None:
     # Given an endpoint with a rotated secret and a Retry-After pause
-    s.endpoints.create(endpoint())
+    s.endpoints.create(endpoint(), most=100)
     assert s.endpoints.rotate_secret("acme", "ep_01", "whsec_two", NOW, T0)
     s.endpoints.pause("acme", "ep_01", NOW + 60)
     # When a caller saves a copy read before either
@@ -119,7 +119,7 @@ def endpoint_save_keeps_what_others_own(s: Stores) -> None:
 
 
 def endpoint_writes_answer_false_when_it_is_gone(s: Stores) -> None:
-    s.endpoints.create(endpoint())
+    s.endpoints.create(endpoint(), most=100)
     assert s.endpoints.delete("acme", "ep_01")
     assert not s.endpoints.delete("acme", "ep_01")
     assert not s.endpoints.save(endpoint())
@@ -131,7 +131,7 @@ def endpoint_writes_answer_false_when_it_is_gone(s: Stores) -> None:
 
 
 def endpoint_pause_keeps_the_later_one(s: Stores) -> None:
-    s.endpoints.create(endpoint())
+    s.endpoints.create(endpoint(), most=100)
     s.endpoints.pause("acme", "ep_01", NOW + 300)
     s.endpoints.pause("acme", "ep_01", NOW + 60)
     assert s.endpoints.get("acme", "ep_01").paused_until == NOW + 300
@@ -145,8 +145,8 @@ def endpoint_pause_keeps_the_later_one(s: Stores) -> None:
 def endpoint_pages_visit_each_once(s: Stores) -> None:
     # Given five endpoints of one tenant and one of another
     for i in range(5):
-        s.endpoints.create(endpoint(f"ep_0{i}"))
-    s.endpoints.create(endpoint("ep_09", tenant="other"))
+        s.endpoints.create(endpoint(f"ep_0{i}"), most=100)
+    s.endpoints.create(endpoint("ep_09", tenant="other"), most=100)
     # When the tenant's endpoints are paged two at a time
     pages = every_page(lambda cursor: s.endpoints.page("acme", 2, cursor))
     # Then each came once, in id order, in pages of at most two, and the last page has no cursor
@@ -156,12 +156,31 @@ def endpoint_pages_visit_each_once(s: Stores) -> None:
     assert [e.id for e in s.endpoints.all_of_owner("acme", None)] == seen
 
 
+def endpoint_create_stops_at_its_owners_most(s: Stores) -> None:
+    # Given customer "a" with two endpoints, the most it may have here
+    assert s.endpoints.create(endpoint("ep_01", customer="a"), most=2)
+    assert s.endpoints.create(endpoint("ep_02", customer="a"), most=2)
+    # Then a third is refused and not stored
+    assert s.endpoints.create(endpoint("ep_03", customer="a"), most=2) is False
+    assert s.endpoints.get("acme", "ep_03") is None
+    # And every other owner counts apart: customer "b", the tenant's own, another tenant's "a"
+    assert s.endpoints.create(endpoint("ep_04", customer="b"), most=2)
+    assert s.endpoints.create(endpoint("ep_05"), most=2)
+    assert s.endpoints.create(endpoint("ep_06", tenant="other", customer="a"), most=2)
+    # And a deleted endpoint makes room; deleting it again frees nothing more
+    assert s.endpoints.delete("acme", "ep_01")
+    assert not s.endpoints.delete("acme", "ep_01")
+    assert s.endpoints.create(endpoint("ep_03", customer="a"), most=2)
+    assert s.endpoints.create(endpoint("ep_07", customer="a"), most=2) is False
+    assert [e.id for e in s.endpoints.all_of_owner("acme", "a")] == ["ep_02", "ep_03"]
+
+
 def endpoints_are_read_by_owner_and_no_other(s: Stores) -> None:
     # Given endpoints of customers "a" and "a.b", the tenant's own, and another tenant's under the same uid
     for ep_id, customer in (("ep_01", "a"), ("ep_02", None), ("ep_03", "a.b"), ("ep_04", "a"), ("ep_05", None), ("ep_06", "a")):
-        s.endpoints.create(endpoint(ep_id, customer=customer))
-    s.endpoints.create(endpoint("ep_07", tenant="other", customer="a"))
-    s.endpoints.create(endpoint("ep_08", tenant="other"))
+        s.endpoints.create(endpoint(ep_id, customer=customer), most=100)
+    s.endpoints.create(endpoint("ep_07", tenant="other", customer="a"), most=100)
+    s.endpoints.create(endpoint("ep_08", tenant="other"), most=100)
     # Then each owner's endpoints come back whole, in id order, and only those
     assert [e.id for e in s.endpoints.all_of_owner("acme", "a")] == ["ep_01", "ep_04", "ep_06"]
     assert [e.id for e in s.endpoints.all_of_owner("acme", "a.b")] == ["ep_03"]
@@ -189,7 +208,7 @@ def endpoints_are_read_by_owner_and_no_other(s: Stores) -> None:
 
 def endpoint_cursor_of_another_tenant_is_refused(s: Stores) -> None:
     for i in range(3):
-        s.endpoints.create(endpoint(f"ep_0{i}"))
+        s.endpoints.create(endpoint(f"ep_0{i}"), most=100)
     _, cursor = s.endpoints.page("acme", 1, None)
     assert cursor
     with pytest.raises(InvalidCursor):
@@ -268,7 +287,7 @@ def customer_pages_visit_each_once_within_the_tenant(s: Stores) -> None:
 
 
 def state_saves_are_conditional_on_the_version(s: Stores) -> None:
-    s.endpoints.create(endpoint())
+    s.endpoints.create(endpoint(), most=100)
     # Given nothing stored yet: any expected version wins the first write
     opened = Breaker(state="open", consecutive_failures=10, open_until=NOW + 60, open_since=NOW, cooldown_seconds=60.0, trips=1, version=1)
     assert s.states.save_breaker("acme", "ep_01", opened, 0)
@@ -319,14 +338,14 @@ def state_reset_keeps_the_trip_count(s: Stores) -> None:
     # A missing endpoint loads as None beside default states
     assert s.states.load("acme", "ep_nope") == (None, Breaker(), Limiter())
     # A batch's endpoints load at once as each alone, a missing one included, a repeated one once
-    s.endpoints.create(endpoint("ep_02"))
+    s.endpoints.create(endpoint("ep_02"), most=100)
     both = s.states.load_many([("acme", "ep_01"), ("acme", "ep_nope"), ("acme", "ep_01"), ("acme", "ep_02")])
     assert both == {k: s.states.load(*k) for k in (("acme", "ep_01"), ("acme", "ep_nope"), ("acme", "ep_02"))}
     assert both[("acme", "ep_01")][1] == Breaker(trips=3, version=5) and both[("acme", "ep_02")][0] is not None
 
 
 def carried_statistics_read_with_their_hour_and_move_once(s: Stores) -> None:
-    s.endpoints.create(endpoint())
+    s.endpoints.create(endpoint(), most=100)
     ten, eleven = datetime(2026, 11, 29, 10, 30, tzinfo=UTC), datetime(2026, 11, 29, 11, 5, tzinfo=UTC)
     # Given an hour's counters added to its item, and the next hour's carried on the limiter
     s.stats.add("acme", "ep_01", "2026-11-29T10", {"attempts": 2, "succeeded": 2})
@@ -680,6 +699,7 @@ CHECKS: list[Callable[[Stores], None]] = [
     endpoint_pause_keeps_the_later_one,
     endpoint_pages_visit_each_once,
     endpoint_cursor_of_another_tenant_is_refused,
+    endpoint_create_stops_at_its_owners_most,
     endpoints_are_read_by_owner_and_no_other,
     customer_put_creates_then_replaces_keeping_its_creation,
     customer_session_epoch_is_bumped_and_survives_a_put,

@@ -35,7 +35,7 @@ class FakeEndpointStore:
     EmailOutcomes (the customer emails').
 
     Contract, as the adapter's: `create` refuses an id that exists
-    (DependencyFailed, the adapter's failed condition); `save`, `delete` and
+    (DependencyFailed, the adapter's failed condition), and answers False past its owner's `most`; `save`, `delete` and
     `rotate_secret` answer False for an endpoint that is gone; `pause` keeps
     the later of two pauses; `pause`, `disable` and `record_email` on a missing
     endpoint do nothing. Epochs are kept to the millisecond, as the adapter stores them.
@@ -53,12 +53,15 @@ class FakeEndpointStore:
         return endpoint
 
     @atomic
-    def create(self, ep: Endpoint) -> None:
+    def create(self, ep: Endpoint, most: int) -> bool:
         self.faults.check("create")
         if (ep.tenant, ep.id) in self.items:
             raise DependencyFailed(f"endpoint {ep.id} exists", cause="ConditionalCheckFailedException")
+        if sum(1 for e in self.items.values() if (e.tenant, e.customer) == (ep.tenant, ep.customer)) >= most:
+            return False
         # The adapter's item holds neither a pause nor a rotation yet, and no empty reason.
         self.items[(ep.tenant, ep.id)] = replace(ep, paused_until=None, previous_secret="", rotated_at=None, disabled_reason=ep.disabled_reason or None)
+        return True
 
     def get(self, tenant: str, endpoint_id: str) -> Endpoint | None:
         self.faults.check("get")

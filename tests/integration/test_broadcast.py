@@ -55,7 +55,7 @@ def _add_endpoints(hookline: Hookline, url: str) -> dict[str, str]:
             updated_at=STAMP,
             customer=f"c{i:03d}",
         )
-        repo.create(ep)
+        repo.create(ep, most=100)
         labels[ep.id] = f"c{i:03d}"
     for label, body, tenant in (
         ("own", {"url": f"{url}/own"}, "acme"),
@@ -192,7 +192,7 @@ def test_the_previous_releases_broadcast_message_finishes_as_the_broadcasts_job(
     repo = EndpointRepository(boto3.resource("dynamodb").Table(hookline.env[topology.TABLE.env]))
     for i in range(CUSTOMERS):
         ep_id = ids.new_id(ids.ENDPOINT, 1_767_225_600_000 + i)
-        repo.create(Endpoint(id=ep_id, tenant="acme", url="https://example.com/hook", secret=SECRET, created_at=STAMP, updated_at=STAMP))
+        repo.create(Endpoint(id=ep_id, tenant="acme", url="https://example.com/hook", secret=SECRET, created_at=STAMP, updated_at=STAMP), most=100)
     # Given a broadcast as the previous release stored it: its event with the fan-out at step 0, no job, and its message
     status, answer = hookline.api("POST", "/v1/events/broadcast", BODY)
     assert status == 202

@@ -139,7 +139,7 @@ def test_a_mark_the_table_refused_is_written_by_the_next_read_of_the_tenants_own
     # Given a tenant's own endpoint, and a table that refuses the next PutItem (throttled)
     table = boto3.resource("dynamodb").Table(create_table(boto3.client("dynamodb"), topology.TABLE, "marks"))
     repo = EndpointRepository(table)
-    repo.create(endpoint("ep_01"))
+    repo.create(endpoint("ep_01"), most=100)
     refused: list[str] = []
 
     def refuse_once(**_: Any) -> None:

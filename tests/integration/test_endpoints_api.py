@@ -6,7 +6,10 @@ import re
 
 import pytest
 
+from hookline.adapters import aws
+from hookline.adapters.dynamo import keys
 from hookline.core import ids
+from hookline.wiring import container, topology
 from tests.conftest import Hookline
 
 
@@ -140,3 +143,32 @@ def test_unknown_route_and_missing_tenant(hookline: Hookline) -> None:
 
 def test_health_needs_no_tenant(hookline: Hookline) -> None:
     assert hookline.api("GET", "/health", tenant=None) == (200, {"status": "ok"})
+
+
+def test_an_owner_past_its_most_endpoints_gets_409_and_a_delete_makes_room(hookline: Hookline, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HOOKLINE_MAX_ENDPOINTS_PER_OWNER", "2")
+    container.reset()
+    table = aws.dynamodb_table(hookline.env[topology.TABLE.env])
+    # Given customer A with two endpoints, and two of the tenant's own whose count a release before the count never
+    # kept (its item removed: the first create of this release counts them)
+    assert hookline.api("PUT", "/v1/customers/A", {"name": "A"})[0] == 201
+    first = [hookline.api("POST", "/v1/endpoints", {"url": f"https://example.com/a{i}", "customer": "A"})[1]["id"] for i in range(2)]
+    own = [hookline.api("POST", "/v1/endpoints", {"url": f"https://example.com/own{i}"})[1]["id"] for i in range(2)]
+    table.delete_item(Key=keys.owned_endpoints("acme", None))
+    container.reset()  # a new process: nothing of the owners' counts in memory
+    # When a third is created for each
+    status, refused = hookline.api("POST", "/v1/endpoints", {"url": "https://example.com/a2", "customer": "A"})
+    own_status, own_refused = hookline.api("POST", "/v1/endpoints", {"url": "https://example.com/own2"})
+    # Then each is 409 endpoint_limit_reached, and nothing was stored
+    assert (status, refused["error"]["code"], own_status, own_refused["error"]["code"]) == (409, "endpoint_limit_reached", 409, "endpoint_limit_reached")
+    assert "customer A" in refused["error"]["message"] and "(2)" in refused["error"]["message"]
+    listed = hookline.api("GET", "/v1/endpoints", query={"limit": "100"})[1]["items"]
+    assert sorted(e["id"] for e in listed) == sorted(first + own)
+    # And another customer is not held to A's count
+    assert hookline.api("PUT", "/v1/customers/B", {"name": "B"})[0] == 201
+    assert hookline.api("POST", "/v1/endpoints", {"url": "https://example.com/b0", "customer": "B"})[0] == 201
+    # And once one of A's is deleted, A may have another, and not one more
+    assert hookline.api("DELETE", f"/v1/endpoints/{first[0]}")[0] == 204
+    assert hookline.api("POST", "/v1/endpoints", {"url": "https://example.com/a2", "customer": "A"})[0] == 201
+    assert hookline.api("POST", "/v1/endpoints", {"url": "https://example.com/a3", "customer": "A"})[0] == 409
+    assert int(table.get_item(Key=keys.owned_endpoints("acme", "A"))["Item"]["endpoints"]) == 2

@@ -49,7 +49,7 @@ def _endpoint() -> Endpoint:
 
 CALLS: dict[str, Callable[[EndpointRepository], object]] = {
     "get": lambda repo: repo.get("acme", "ep_1"),
-    "create": lambda repo: repo.create(_endpoint()),
+    "create": lambda repo: repo.create(_endpoint(), most=100),
     "conditional delete": lambda repo: repo.delete("acme", "ep_1"),
     "page": lambda repo: repo.page("acme", 10, None),
 }

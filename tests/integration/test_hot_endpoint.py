@@ -223,7 +223,7 @@ def _to_moto(world: World, table: Any, endpoint_id: str, settings: Settings) -> 
     fake_states = cast(FakeEndpointStateStore, world.states.target)
     endpoint_, _breaker, limiter = fake_states.load(TENANT, endpoint_id)
     assert endpoint_ is not None
-    EndpointRepository(table).create(endpoint_)
+    EndpointRepository(table).create(endpoint_, most=100)
     assert EndpointStateRepository(table).save_limiter(TENANT, endpoint_id, limiter, 0)
     assert not fake_states.breakers  # nothing failed: no breaker to copy
     world.states.target, world.endpoints.target = EndpointStateRepository(table), EndpointRepository(table)

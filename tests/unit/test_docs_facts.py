@@ -194,6 +194,12 @@ FACTS = [
     ),
     Fact(README, '"max_concurrency"? (', f'"max_concurrency"? ({models.DEFAULT_MAX_CONCURRENCY})', "core.models.DEFAULT_MAX_CONCURRENCY"),
     Fact(README, "Both limits are ceilings: a new endpoint starts at", f"starts at {S.initial_concurrency} requests in flight", "HOOKLINE_INITIAL_CONCURRENCY"),
+    Fact(
+        README,
+        "One owner (a customer, or the tenant's own) has at most",
+        f"`HOOKLINE_MAX_ENDPOINTS_PER_OWNER` endpoints ({S.max_endpoints_per_owner})",
+        "HOOKLINE_MAX_ENDPOINTS_PER_OWNER",
+    ),
     Fact(README, "each counted up to", f"each counted up to {thousands(endpoint_service.BACKLOG_COUNT_BOUND)}", "services.endpoints.BACKLOG_COUNT_BOUND"),
     Fact(
         README, "deliveries carry both signatures", f"`HOOKLINE_SECRET_OVERLAP_SECONDS` ({hours(S.secret_overlap_seconds)})", "HOOKLINE_SECRET_OVERLAP_SECONDS"
@@ -826,6 +832,13 @@ FACTS = [
         f"`HOOKLINE_DISABLE_AFTER_SECONDS` ({S.disable_after_seconds / DAY:g} days)",
         "HOOKLINE_DISABLE_AFTER_SECONDS",
     ),
+    Fact(
+        OPERATIONS,
+        "From this release an owner",
+        f"`HOOKLINE_MAX_ENDPOINTS_PER_OWNER` endpoints ({S.max_endpoints_per_owner} by default)",
+        "HOOKLINE_MAX_ENDPOINTS_PER_OWNER",
+    ),
+    Fact(OPERATIONS, "if a customer needs more", f"(up to {settings_module.MAX_ENDPOINTS_PER_OWNER:,})", "core.settings.MAX_ENDPOINTS_PER_OWNER"),
     # docs/security.md
     Fact(
         SECURITY,

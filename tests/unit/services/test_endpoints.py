@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from datetime import timedelta
 
 import pytest
@@ -10,7 +11,7 @@ import pytest
 from hookline.core import ids, notifications
 from hookline.core.breaker import Breaker
 from hookline.core.contract.endpoints import CreateEndpoint, Endpoint, EndpointSecret, TestAttempt, UpdateEndpoint
-from hookline.core.errors import DependencyFailed, FailedDependency, NotFound, ValidationFailed
+from hookline.core.errors import Conflict, DependencyFailed, FailedDependency, NotFound, ValidationFailed
 from hookline.core.models import EmailOutcome
 from hookline.core.ratelimit import Limiter
 from hookline.core.signing import sign
@@ -50,6 +51,21 @@ def test_create_refuses_an_unsafe_url_and_stores_nothing(world: World) -> None:
     with pytest.raises(ValidationFailed):
         world.endpoint_service().create("acme", CreateEndpoint(url="https://10.0.0.1/hook"))
     assert world.endpoints.items == {}
+
+
+def test_create_past_the_owners_most_is_409_and_stores_nothing(world: World) -> None:
+    # Given a tenant whose owners may have two endpoints each, and two of its own
+    world.settings = replace(world.settings, max_endpoints_per_owner=2)
+    service = world.endpoint_service()
+    kept = [service.create("acme", NEW).id for _ in range(2)]
+    # When a third is created, Then it is 409 endpoint_limit_reached naming the most, and nothing more is stored
+    with pytest.raises(Conflict) as refused:
+        service.create("acme", NEW)
+    assert (refused.value.code, "(2)" in refused.value.message) == ("endpoint_limit_reached", True)
+    assert sorted(e.id for e in world.endpoints.items.values()) == sorted(kept)
+    # And once one is deleted, another may be created
+    service.delete("acme", kept[0])
+    assert service.create("acme", NEW).id not in kept
 
 
 def test_patch_changes_fields_at_the_clocks_time_and_names_why_it_was_disabled(world: World) -> None:

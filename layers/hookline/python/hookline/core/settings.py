@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from hookline.core import sqs
+from hookline.core.models import DEFAULT_MAX_ENDPOINTS_PER_OWNER
 from hookline.core.profiles import DEFAULT_SIZE, PROFILES, SIZES
 from hookline.core.ssrf import Network, UrlPolicy
 
@@ -33,6 +34,9 @@ MAX_TABLE_CAPACITY = 40_000  # a table's (and an index's) default quota of read 
 
 # A revoked portal session (or API key) must stop working within a minute; the authorizer's cache bounds that.
 MAX_AUTHORIZER_CACHE_SECONDS = 60
+# Ingest reads an event's owner's endpoints inside its request, and a customer's statistics each of its endpoints'
+# (in parallel): 1,000 such reads stay well inside API Gateway's 29 s.
+MAX_ENDPOINTS_PER_OWNER = 1_000
 
 
 class SettingsError(ValueError):
@@ -236,6 +240,11 @@ class Settings:
         "HOOKLINE_MAX_BATCH_BYTES", 4194304, "Largest accepted request body for `POST /v1/events/batch` (413 above; Lambda takes at most 6 MB)."
     )
     page_limit_max: int = _setting("HOOKLINE_PAGE_LIMIT_MAX", 100, "Largest `limit` a list route accepts.")
+    max_endpoints_per_owner: int = _setting(
+        "HOOKLINE_MAX_ENDPOINTS_PER_OWNER",
+        DEFAULT_MAX_ENDPOINTS_PER_OWNER,
+        f"Most endpoints one customer, or the tenant itself, may have (1..{MAX_ENDPOINTS_PER_OWNER:,}); creating one more answers 409 endpoint_limit_reached. Ingest reads an event's owner's endpoints, and a customer's statistics read each of its endpoints', inside the request: this bounds them.",
+    )
     authorizer_cache_seconds: int = _setting(
         "HOOKLINE_AUTHORIZER_CACHE_SECONDS",
         60,
@@ -393,6 +402,8 @@ class Settings:
             raise SettingsError(f"HOOKLINE_ALLOWED_PORTS={self.allowed_ports!r}: comma-separated port numbers, or *")
         if self.max_attempts < 1:
             raise SettingsError("HOOKLINE_MAX_ATTEMPTS must be at least 1")
+        if not 1 <= self.max_endpoints_per_owner <= MAX_ENDPOINTS_PER_OWNER:
+            raise SettingsError(f"HOOKLINE_MAX_ENDPOINTS_PER_OWNER={self.max_endpoints_per_owner}: must be 1..{MAX_ENDPOINTS_PER_OWNER:,}")
         self._check_batches()
         for env, mb in (("HOOKLINE_DELIVERY_MEMORY_MB", self.delivery_memory_mb), ("HOOKLINE_RETRY_MEMORY_MB", self.retry_memory_mb)):
             if not MEMORY_MB[0] <= mb <= MEMORY_MB[1]:

@@ -31,7 +31,7 @@ from hookline.core.customers import endpoint_limits
 from hookline.core.destinations import Destination
 from hookline.core.errors import Conflict, DependencyFailed, FailedDependency, NotFound, Unavailable, ValidationFailed
 from hookline.core.jobs import REQUEUE_PAUSED
-from hookline.core.models import Endpoint, webhook_body
+from hookline.core.models import ENDPOINT_LIMIT_REACHED, Endpoint, webhook_body
 from hookline.core.planning import retry_lane_only
 from hookline.core.ratelimit import Limiter, current_rate
 from hookline.core.responses import HttpResult
@@ -116,7 +116,12 @@ class EndpointService:
             filter=data.filter,
             ordered=data.ordered,
         )
-        self.repo.create(ep)
+        if not self.repo.create(ep, self.settings.max_endpoints_per_owner):
+            whose = f"customer {data.customer}" if data.customer else "the tenant's own endpoints"
+            raise Conflict(
+                f"{whose} already has the most endpoints one owner may have ({self.settings.max_endpoints_per_owner}): delete one first",
+                code=ENDPOINT_LIMIT_REACHED,
+            )
         # The API shows the secret here, on rotation and on `GET …/secret`: never in the endpoint itself.
         return EndpointCreated.of(ep, secret=ep.secret)
 

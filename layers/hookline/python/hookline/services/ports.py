@@ -133,7 +133,9 @@ class EventEndpoints(TenantEndpoints, EndpointPages, Protocol):
 class EndpointStore(EndpointReader, EndpointPages, Protocol):
     """Endpoint management: one item per endpoint, addressed by tenant and id."""
 
-    def create(self, ep: Endpoint) -> None: ...
+    def create(self, ep: Endpoint, most: int) -> bool:
+        """Store a new endpoint: False, and nothing stored, when its owner (its customer, or the tenant's own) already has `most`."""
+        ...
 
     def save(self, ep: Endpoint) -> bool:
         """Write the fields a caller may change; False if the endpoint no longer exists."""

@@ -22,6 +22,7 @@ from hookline.adapters.dynamo import keys
 from hookline.adapters.dynamo.ops import query_all, query_page, write_if
 from hookline.adapters.failures import translate_failures
 from hookline.core.destinations import Destination, parse_destination
+from hookline.core.errors import DependencyFailed
 from hookline.core.filters import parse_filter
 from hookline.core.models import DEFAULT_MAX_CONCURRENCY, DEFAULT_RATE_LIMIT_PER_SECOND, EmailOutcome, Endpoint
 from hookline.core.versions import BASE_VERSION
@@ -32,6 +33,7 @@ _log = logging.getLogger(__name__)
 # customer-endpoints index: an endpoint the mark's own read gave index keys to is in the (eventually consistent)
 # index within a second or so, and an event must not miss it meanwhile.
 OWN_INDEX_SETTLE_SECONDS = 60.0
+OWNED_COUNT = "endpoints"  # the attribute of an owner's count of endpoints (keys.owned_endpoints)
 
 
 @translate_failures
@@ -42,6 +44,8 @@ class EndpointRepository:
         # By tenant, from when its own endpoints are read from the index (its mark's `index_from`, epoch seconds).
         # A mark is never removed, so a process reads it once per tenant.
         self._own_indexed_from: dict[str, float] = {}
+        # Owners (tenant, customer) whose count of endpoints this process saw stored: a count is never removed.
+        self._owners_counted: set[tuple[str, str | None]] = set()
 
     @staticmethod
     def _to_item(ep: Endpoint) -> dict[str, Any]:
@@ -107,8 +111,26 @@ class EndpointRepository:
             ordered=bool(item.get("ordered", False)),
         )
 
-    def create(self, ep: Endpoint) -> None:
-        self._table.put_item(Item=self._to_item(ep), ConditionExpression=Attr(keys.PK).not_exists())
+    def create(self, ep: Endpoint, most: int) -> bool:
+        """Store a new endpoint and count it on its owner (keys.owned_endpoints), in one transaction: False, and
+        nothing written, when the owner already has `most` endpoints. An endpoint with the id already stored raises."""
+        counter = self._counted(ep.tenant, ep.customer)
+        refused = self._transact(
+            {"Put": {"Item": self._to_item(ep), "ConditionExpression": f"attribute_not_exists({keys.PK})"}},
+            {
+                "Update": {
+                    **counter,
+                    "UpdateExpression": "ADD #n :one",
+                    "ConditionExpression": "#n < :most",
+                    "ExpressionAttributeValues": {":one": 1, ":most": most},
+                }
+            },
+        )
+        if refused == [False, True]:
+            return False
+        if refused:
+            raise DependencyFailed(f"endpoint {ep.id} exists", cause="ConditionalCheckFailedException")
+        return True
 
     def save(self, ep: Endpoint) -> bool:
         """Write the fields a caller may change; False if the endpoint no longer exists (a concurrent delete wins).
@@ -213,7 +235,60 @@ class EndpointRepository:
         return self.from_item(item) if item else None
 
     def delete(self, tenant: str, endpoint_id: str) -> bool:
-        return write_if(self._table.delete_item, Key=keys.endpoint(tenant, endpoint_id), ConditionExpression=Attr(keys.PK).exists()) is not None
+        """Delete the endpoint and count it off its owner, in one transaction: False if it is not there (or a
+        concurrent delete won)."""
+        item = self._table.get_item(Key=keys.endpoint(tenant, endpoint_id), ConsistentRead=True).get("Item")
+        if item is None:
+            return False
+        counter = self._counted(tenant, item.get("customer"))
+        refused = self._transact(
+            {"Delete": {"Key": keys.endpoint(tenant, endpoint_id), "ConditionExpression": f"attribute_exists({keys.PK})"}},
+            {"Update": {**counter, "UpdateExpression": "ADD #n :less", "ExpressionAttributeValues": {":less": -1}}},
+        )
+        return not refused
+
+    def _counted(self, tenant: str, customer: str | None) -> dict[str, Any]:
+        """The owner's count of endpoints, as a transaction's Update names it. An owner no count was kept for yet (its
+        endpoints stored by a release before the count) is counted first, once: the count is put only if still absent,
+        so two processes counting at once agree, and every create and delete after it goes through a transaction."""
+        key = keys.owned_endpoints(tenant, customer)
+        if (tenant, customer) not in self._owners_counted:
+            if self._table.get_item(Key=key, ConsistentRead=True).get("Item") is None:
+                count = self._count_of_owner(tenant, customer)
+                write_if(self._table.put_item, Item={**key, OWNED_COUNT: count}, ConditionExpression=Attr(keys.PK).not_exists())
+            self._owners_counted.add((tenant, customer))
+        return {"Key": key, "ExpressionAttributeNames": {"#n": OWNED_COUNT}}
+
+    def _count_of_owner(self, tenant: str, customer: str | None) -> int:
+        """How many endpoints the owner has, counted where an earlier release kept them: a customer's in the
+        customer-endpoints index, the tenant's own in its partition of the table (one stored before the index has no
+        index keys). Once per owner (`_counted`); the reads cost what the owner's endpoints cost."""
+        query: dict[str, Any] = (
+            {"IndexName": keys.CUSTOMER_INDEX, "KeyConditionExpression": Key(keys.GSI2_PK).eq(keys.owner_partition(tenant, customer))}
+            if customer
+            else {"KeyConditionExpression": self._of_tenant(tenant), "FilterExpression": Attr("customer").not_exists()}
+        )
+        count = 0
+        while True:
+            page = self._table.query(**query, Select="COUNT")
+            count += int(page.get("Count", 0))
+            if "LastEvaluatedKey" not in page:
+                return count
+            query["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+
+    def _transact(self, *actions: dict[str, Any]) -> list[bool]:
+        """One TransactWriteItems of `actions` on the table: [] when it landed, else which actions' conditions failed
+        (a cancellation for any other reason raises)."""
+        try:
+            self._table.meta.client.transact_write_items(
+                TransactItems=[{kind: {**spec, "TableName": self._table.name} for kind, spec in a.items()} for a in actions]
+            )
+        except ClientError as exc:
+            reasons = [r.get("Code") for r in exc.response.get("CancellationReasons") or ()]
+            if exc.response.get("Error", {}).get("Code") != "TransactionCanceledException" or "ConditionalCheckFailed" not in reasons:
+                raise
+            return [code == "ConditionalCheckFailed" for code in reasons]
+        return []
 
     def page(self, tenant: str, limit: int, cursor: str | None) -> tuple[list[Endpoint], str | None]:
         items, cursor = query_page(self._table, limit, cursor, keys.tenant_partition(tenant), KeyConditionExpression=self._of_tenant(tenant))

@@ -16,6 +16,7 @@ every key the API reads, so no query can reach another tenant's items.
     Customer    C#<tenant>              CUS#<uid>               customer (customer_partition, CUSTOMER_PREFIX)
     Endpoint    T#<tenant>              EP#<ep_id>              endpoint (tenant_partition, ENDPOINT_PREFIX)
     Own indexed OWN#<tenant>            INDEXED                 own_endpoints_indexed: all of the tenant's own endpoints are in the customer-endpoints index
+    Owned       OWN#<tenant>            CNT#<uid>               owned_endpoints: how many endpoints one customer has (`CNT#`: the tenant's own)
     Event       E#<tenant>#<evt_id>     EVENT                   event (event_partition)
     Delivery    D#<tenant>#<mark>#<n>   <dlv_id>                delivery (delivery_log_partition, endpoint_log_partitions): in its endpoint's log
     (earlier)   E#<tenant>#<evt_id>     DLV#<dlv_id>            delivery(..., LAYOUT_EVENT_KEYED): an event the previous release accepted
@@ -189,6 +190,12 @@ def own_endpoints_indexed(tenant: str) -> Key:
     """The mark that every endpoint of the tenant's own carries its customer-endpoints index keys (and from when the
     index may be read for them): written once, by the first read of them, once it gave those without keys theirs."""
     return _key(f"OWN#{tenant}", "INDEXED")
+
+
+def owned_endpoints(tenant: str, customer: str | None) -> Key:
+    """How many endpoints one owner has (a customer, or None: the tenant's own), kept by the transactions that create
+    and delete an endpoint, so creation can refuse one past the owner's cap (Settings.max_endpoints_per_owner)."""
+    return _key(f"OWN#{tenant}", f"CNT#{customer or ''}")
 
 
 def breaker(tenant: str, endpoint_id: str) -> Key:

@@ -195,7 +195,7 @@ ERROR_CODES = (
     "Stable, machine-readable: `malformed_json`, `malformed_body` (400), `unauthorized`,\n"
     "`session_expired` (401), `forbidden` (403), `not_found`, `customer_not_found`, `job_not_found`\n"
     "(404), `method_not_allowed` (405, with `Allow`), `idempotency_conflict`, `delivery_in_progress`,\n"
-    "`delivery_changed` (409), `payload_too_large` (413),\n"
+    "`delivery_changed`, `endpoint_limit_reached` (409), `payload_too_large` (413),\n"
     "`validation_failed`, `missing_field`, `wrong_type`, `unknown_field`,\n"
     "`invalid_url`, `forbidden_url`, `forbidden_header`, `invalid_cursor`,\n"
     "`invalid_customer_uid`, `invalid_email`, `above_customer_limit`\n"

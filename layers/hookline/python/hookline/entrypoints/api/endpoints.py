@@ -31,6 +31,7 @@ from hookline.core.contract.endpoints import (
 from hookline.core.contract.stats import Stats
 from hookline.core.destinations import Destination, role_template
 from hookline.core.errors import envelope
+from hookline.core.models import DEFAULT_MAX_ENDPOINTS_PER_OWNER, ENDPOINT_LIMIT_REACHED
 from hookline.entrypoints.api.answers import answers, ok, refusal
 from hookline.entrypoints.api.params import DEFAULT_LIMIT, Cursor, EndpointId, Limit, Since, Until
 from hookline.entrypoints.api.routing import allow, caller, no_content, respond
@@ -203,6 +204,10 @@ def _test_failed(message: str, status_code: int, duration_ms: int) -> dict[str, 
         "the tenant's default at this moment (a later change of the default\n"
         "does not move it). An unknown version is 422 `unknown_version`; one\n"
         "past its `sunset_at` is 422 `version_sunset`.\n"
+        "\n"
+        "One owner (a customer, or the tenant's own) has at most\n"
+        f"`HOOKLINE_MAX_ENDPOINTS_PER_OWNER` endpoints ({DEFAULT_MAX_ENDPOINTS_PER_OWNER} by default): one more is\n"
+        "409 `endpoint_limit_reached`, and deleting one makes room.\n"
     ),
     responses=answers(
         ok(
@@ -213,6 +218,13 @@ def _test_failed(message: str, status_code: int, duration_ms: int) -> dict[str, 
         ),
         "BadRequest",
         "CustomerNotFound",
+        refusal(
+            409,
+            "The owner already has the most endpoints it may have (`endpoint_limit_reached`).",
+            envelope(
+                ENDPOINT_LIMIT_REACHED, f"customer acme already has the most endpoints one owner may have ({DEFAULT_MAX_ENDPOINTS_PER_OWNER}): delete one first"
+            ),
+        ),
         "PayloadTooLarge",
         "ValidationFailed",
     ),
