@@ -255,6 +255,29 @@ def test_a_session_sees_a_broadcast_with_its_own_deliveries_only(world: World) -
         assert [d["endpoint_id"] for d in seen["deliveries"]] == [endpoints["A"]] and seen["deliveries_next"] is None
 
 
+def test_a_customer_made_again_under_its_uid_does_not_see_what_the_earlier_one_had(world: World) -> None:
+    # Given customer A's endpoint and an event addressed to A, with its failed delivery
+    old = world.resources("A", next(r for r in MATRIX if r.path == "/v1/events/{evt}"))
+    # When A is deleted (its endpoints' deletion job not run yet) and a customer is made again under A's uid
+    world.producer("DELETE", "/v1/customers/cus-a")
+    time.sleep(0.002)  # a later millisecond: creation times are kept to the millisecond
+    world.producer("PUT", "/v1/customers/cus-a", {"name": "another A"})
+    world.tokens["new_a"] = world.producer("POST", "/v1/customers/cus-a/portal-sessions", {})["token"]
+    new_ep = world.producer("POST", "/v1/endpoints", {"url": world.receiver.url, "customer": "cus-a", "event_types": ["fresh"]})["id"]
+    new_evt = world.producer("POST", "/v1/events", {"type": "fresh", "data": {}, "customer": "cus-a"})["id"]
+    # Then the earlier A's sessions no longer work, and the new A's session sees the new A's endpoint and event only:
+    # the earlier A's answer 404 like ids that do not exist, and its endpoint is not listed
+    assert world.call("session", "GET", "/v1/endpoints")[0] == 401
+    for path in (f"/v1/endpoints/{old['ep']}", f"/v1/events/{old['evt']}", f"/v1/events/{old['evt']}/deliveries/{old['dlv']}", f"/v1/replays/{old['rpl']}"):
+        assert world.call("new_a", "GET", path)[0] == 404, path
+    status, listed = world.call("new_a", "GET", "/v1/endpoints")
+    assert (status, [e["id"] for e in listed["items"]]) == (200, [new_ep])
+    assert world.call("new_a", "GET", f"/v1/endpoints/{new_ep}")[0] == 200
+    assert world.call("new_a", "GET", f"/v1/events/{new_evt}")[0] == 200
+    # And the producer still sees both, until the deletion job removes the earlier A's endpoint
+    assert {e["id"] for e in world.producer("GET", "/v1/endpoints?customer=cus-a")["items"]} == {old["ep"], new_ep}
+
+
 def _event_types(world: World, key: str) -> tuple[dict[str, dict[str, Any]], list[str]]:
     """Every page of `GET /v1/event-types` for the key, two types a page: the registered types by name, and the first page's `sent`."""
     registered: dict[str, dict[str, Any]] = {}

@@ -111,6 +111,18 @@ def test_who_may_use_which_route(who: Principal, access: Access, allowed: bool) 
             who.require(access)
 
 
+T = "2026-11-29T12:00:00.000Z"
+
+
 def test_a_session_sees_only_its_own_customer() -> None:
-    assert PRODUCER.sees(None) and PRODUCER.sees("a") and PRODUCER.sees("b")
-    assert SESSION_A.sees("a") and not SESSION_A.sees("b") and not SESSION_A.sees(None)
+    assert PRODUCER.sees(None, T) and PRODUCER.sees("a", T) and PRODUCER.sees("b", T)
+    assert SESSION_A.sees("a", T) and not SESSION_A.sees("b", T) and not SESSION_A.sees(None, T)
+
+
+def test_a_session_does_not_see_what_an_earlier_customer_of_its_uid_made() -> None:
+    # Given a session of customer "a" made (again) at T, after an earlier "a" was deleted
+    session = Principal("acme", "a", since=T)
+    # Then what "a" made from T on is its own, and what the uid named before is not; the producer sees both
+    assert session.sees("a", T) and session.sees("a", "2026-11-29T12:00:00.001Z")
+    assert not session.sees("a", "2026-11-29T11:59:59.999Z")
+    assert PRODUCER.sees("a", "2026-11-29T11:59:59.999Z")

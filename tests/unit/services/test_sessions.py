@@ -37,8 +37,9 @@ def test_a_session_is_stored_by_hash_and_authenticates_as_its_customer(world: Wo
     assert issued.url == f"https://api.example.com/portal?t=acme#token={token}"
     assert issued.expires_at == "2026-11-29T12:02:00.000Z" and issued.read_only is True
     assert list(store.items) == [hash_token(token)] and token not in repr(store.items)
-    # And it authenticates as that customer, read-only, until it expires
-    assert service.authenticate(token) == Principal("acme", "cus-1", True, world.clock.timestamp() + 120)
+    # And it authenticates as that customer (the one made at its creation time, not an earlier one of the uid), read-only, until it expires
+    made = world.customers.get("acme", "cus-1").created_at
+    assert service.authenticate(token) == Principal("acme", "cus-1", True, world.clock.timestamp() + 120, since=made)
     world.clock.advance(120)
     assert service.authenticate(token) is None
 

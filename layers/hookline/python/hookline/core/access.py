@@ -38,14 +38,19 @@ class Principal:
     customer: str | None = None  # None: the producer, who sees the whole tenant
     read_only: bool = False
     expires_at: float | None = None  # a session's expiry (epoch seconds), checked on every request
+    # A session's customer's creation time (its `customer_created_at`): what the uid named before it, an endpoint
+    # made or an event accepted earlier, was an earlier customer's of that uid, deleted since. "": no such bound.
+    since: str = ""
 
     @property
     def is_producer(self) -> bool:
         return self.customer is None
 
-    def sees(self, owner: str | None) -> bool:
-        """Whether a resource owned by `owner` (a customer's uid, or None for the tenant's own) is visible."""
-        return self.is_producer or owner == self.customer
+    def sees(self, owner: str | None, created_at: str) -> bool:
+        """Whether a resource owned by `owner` (a customer's uid, or None for the tenant's own) and created at
+        `created_at` (an ISO timestamp, as every item keeps it) is visible: the producer sees all of its tenant, a
+        session what its own customer made, not what an earlier customer of the same uid did."""
+        return self.is_producer or (owner == self.customer and created_at >= self.since)
 
     def require(self, access: Access) -> None:
         """Raise Forbidden (403) unless this principal may use a route of that access."""

@@ -2,7 +2,7 @@
 
 HTTP API, payload 2.0, simple responses: `{"isAuthorized", "context"}`. An API
 key's context is `{"tenant"}`; a portal session's is `{"tenant", "customer",
-"read_only", "expires_at"}`, which the API scopes every route by. API Gateway
+"read_only", "expires_at", "customer_since"}` (its customer's creation time), which the API scopes every route by. API Gateway
 caches each answer per Authorization header for HOOKLINE_AUTHORIZER_CACHE_SECONDS
 (at most 60 s), so a revoked key or session stops working within that; the API
 checks a session's expiry itself on every request. Neither the key nor the
@@ -44,7 +44,13 @@ def authorize(event: dict[str, Any], repo: ApiKeyRepository | None = None, sessi
         who = (sessions or container.session_service()).authenticate(key)
         if who is None or who.customer is None:
             return DENY
-        context = {"tenant": who.tenant, "customer": who.customer, "read_only": who.read_only, "expires_at": int(who.expires_at or 0)}
+        context = {
+            "tenant": who.tenant,
+            "customer": who.customer,
+            "read_only": who.read_only,
+            "expires_at": int(who.expires_at or 0),
+            "customer_since": who.since,
+        }
         return {"isAuthorized": True, "context": context}
     repo = repo or ApiKeyRepository(aws.dynamodb_table(get_settings().table_name))
     record = repo.find(key)

@@ -37,7 +37,7 @@ class AccessGuard:
 
     def _owns_endpoint(self, who: Principal, endpoint_id: str) -> bool:
         endpoint = self.endpoints.get(who.tenant, endpoint_id) if ids.is_id(endpoint_id, ids.ENDPOINT) else None
-        return endpoint is not None and who.sees(endpoint.customer)
+        return endpoint is not None and who.sees(endpoint.customer, endpoint.created_at)
 
     def endpoint(self, who: Principal, endpoint_id: str) -> None:
         if not who.is_producer and not self._owns_endpoint(who, endpoint_id):
@@ -47,7 +47,7 @@ class AccessGuard:
         if who.is_producer:
             return
         event = find_event(self.events, who.tenant, event_id)
-        if event is None or not (who.sees(event.customer) or event.broadcast is not None):
+        if event is None or not (who.sees(event.customer, event.created_at) or event.broadcast is not None):
             raise NotFound(f"event {event_id[:64]} not found")
 
     def delivery(self, who: Principal, event_id: str, delivery_id: str) -> None:
@@ -77,7 +77,7 @@ class AccessGuard:
         """The event types a session sees of the catalog; None for the producer, who sees every one."""
         if who.customer is None:
             return None
-        filters = (ep.event_types for ep in self.endpoints.all_of_owner(who.tenant, who.customer))
+        filters = (ep.event_types for ep in self.endpoints.all_of_owner(who.tenant, who.customer) if who.sees(ep.customer, ep.created_at))
         return customer_event_types(filters, self.types.sent_to(who.tenant, who.customer))
 
     def event_type(self, who: Principal, name: str) -> None:

@@ -131,14 +131,16 @@ class EndpointService:
             raise NotFound(f"endpoint {endpoint_id[:64]} not found")
         return ep
 
-    def list(self, tenant: str, limit: int, cursor: str | None = None, customer: str | None = None) -> EndpointPage:
-        """A page of `limit` of the tenant's endpoints, or only of one customer's (404 customer_not_found if it has none such)."""
+    def list(self, tenant: str, limit: int, cursor: str | None = None, customer: str | None = None, since: str = "") -> EndpointPage:
+        """A page of `limit` of the tenant's endpoints, or only of one customer's (404 customer_not_found if it has none such).
+        `since`: only those made then or later (a portal session's customer's creation: one an earlier customer of the
+        uid made is not shown, so a page may hold fewer than `limit` until the deletion job has removed them)."""
         if customer is None:
             items, nxt = self.repo.page(tenant, limit, cursor)
         else:
             uid = require_customer(self.customers, tenant, customer).uid
             items, nxt = self.repo.page_of_owner(tenant, uid, limit, cursor)
-        return EndpointPage(items=[EndpointAnswer.of(e) for e in items], next=nxt)
+        return EndpointPage(items=[EndpointAnswer.of(e) for e in items if e.created_at >= since], next=nxt)
 
     def update(self, tenant: str, endpoint_id: str, body: UpdateEndpoint) -> EndpointAnswer:
         """Change the endpoint (the fields the body gives). A new payload version must be pinnable, and the endpoint must first accept

@@ -15,6 +15,7 @@ from dataclasses import replace
 from datetime import datetime, timedelta
 
 from hookline.core import ids, validation
+from hookline.core.access import Principal
 from hookline.core.claims import unsent_restart
 from hookline.core.clock import epoch_ms, iso, parse_iso
 from hookline.core.contract import events as contract
@@ -303,21 +304,23 @@ class EventService:
         """The delivery's task; on the ordered lane when its endpoint is one of `ordered`."""
         return DeliveryTask.of(d, ordered=d.endpoint_id in ordered)
 
-    def describe(self, tenant: str, event_id: str, limit: int, cursor: str | None = None, viewer: str | None = None) -> contract.Event:
+    def describe(self, tenant: str, event_id: str, limit: int, cursor: str | None = None, viewer: Principal | None = None) -> contract.Event:
         """The event with its deliveries and their attempts; `event_id` is its `evt_` id or the producer's idempotency key.
 
         A broadcast has thousands of deliveries: it shows its fan-out's
         progress and one page of `limit` deliveries from `cursor`
         (`deliveries_next` leads on). An ordinary event shows all of its own.
-        A customer (`viewer`, a portal session's) sees only its own endpoints'
+        A customer (`viewer`, a portal session) sees only its own endpoints'
         deliveries of a broadcast: each found by its derived id, one read per
-        endpoint of the customer, never a page of everyone's.
+        endpoint of the customer, never a page of everyone's (nor one an earlier
+        customer of its uid made: Principal.sees).
         """
         event = find_event(self._events, tenant, event_id)
         if event is None:
             raise NotFound(f"event {event_id[:64]} not found")
-        if event.broadcast is not None and viewer is not None:
-            ids_ = (event.broadcast_delivery_id(ep.id) for ep in self._endpoints.all_of_owner(tenant, viewer))
+        if event.broadcast is not None and viewer is not None and viewer.customer is not None:
+            own_endpoints = (ep for ep in self._endpoints.all_of_owner(tenant, viewer.customer) if viewer.sees(ep.customer, ep.created_at))
+            ids_ = (event.broadcast_delivery_id(ep.id) for ep in own_endpoints)
             own = [d for d in (self._events.delivery_with_attempts(tenant, event.id, i) for i in ids_) if d is not None]
             # Only the status: the fan-out's counters span every customer, which a customer must not learn.
             progress = contract.BroadcastStatus(status=contract.BroadcastProgress.of(event.broadcast).status)

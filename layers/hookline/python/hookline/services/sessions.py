@@ -74,4 +74,4 @@ class PortalSessionService:
             return None
         if check(session, self.customers.get(session.tenant, session.customer), self.clock().timestamp()) is not None:
             return None
-        return Principal(session.tenant, session.customer, session.read_only, float(session.expires_at))
+        return Principal(session.tenant, session.customer, session.read_only, float(session.expires_at), session.customer_created_at)

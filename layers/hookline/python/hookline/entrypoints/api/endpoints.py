@@ -264,7 +264,7 @@ def create_endpoint(body: Annotated[CreateEndpoint, Body(openapi_examples=_CREAT
 def list_endpoints(limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None, customer: CustomerFilter = None) -> Response[EndpointPage]:
     who = caller()
     owner = container.access_guard().owner(who, customer)
-    return respond(200, container.endpoint_service().list(who.tenant, limit, cursor, owner))
+    return respond(200, container.endpoint_service().list(who.tenant, limit, cursor, owner, since=who.since))
 
 
 @router.get(

@@ -495,7 +495,7 @@ def broadcast_event(body: Annotated[CreateBroadcast, Body(openapi_examples={"bro
 )
 @allow(Access.READ, "event")
 def get_event(event_id: EventId, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> Response[Event]:
-    return respond(200, container.event_service().describe(caller().tenant, event_id, limit, cursor, viewer=caller().customer))
+    return respond(200, container.event_service().describe(caller().tenant, event_id, limit, cursor, viewer=caller()))
 
 
 @router.get(

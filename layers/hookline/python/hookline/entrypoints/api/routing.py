@@ -130,7 +130,9 @@ def principal_of(raw_event: Mapping[str, Any]) -> Principal:
     expires_at = float(raw_expiry) if isinstance(raw_expiry, int | float) and not isinstance(raw_expiry, bool) else 0.0
     if utcnow().timestamp() >= expires_at:
         raise Unauthorized("this portal session has expired; ask for a new link", code="session_expired")
-    return Principal(tenant, customer, ctx.get("read_only") in (True, "true"), expires_at)
+    # An answer the previous release's authorizer gave (cached for at most a minute) has no `customer_since`.
+    since = ctx.get("customer_since")
+    return Principal(tenant, customer, ctx.get("read_only") in (True, "true"), expires_at, since if isinstance(since, str) else "")
 
 
 def caller() -> Principal:
