@@ -15,7 +15,7 @@ from typing import Any
 from boto3.dynamodb.conditions import Attr, Key
 
 from hookline.adapters.dynamo import keys
-from hookline.adapters.dynamo.ops import query_page, write_if
+from hookline.adapters.dynamo.ops import query_page, transact_write, write_if
 from hookline.adapters.failures import translate_failures
 from hookline.core.customers import Customer, CustomerLimits
 
@@ -95,8 +95,14 @@ class CustomerRepository:
         return bumped is not None
 
     def delete(self, tenant: str, uid: str) -> bool:
-        """False if there was no such customer."""
-        return write_if(self._table.delete_item, Key=keys.customer(tenant, uid), ConditionExpression=Attr(keys.PK).exists()) is not None
+        """False if there was no such customer. The event types sent to its uid (keys.customer_event_types) go with it,
+        in the same transaction: a customer made again under the uid does not see what was sent to this one."""
+        refused = transact_write(
+            self._table,
+            {"Delete": {"Key": keys.customer(tenant, uid), "ConditionExpression": f"attribute_exists({keys.PK})"}},
+            {"Delete": {"Key": keys.customer_event_types(tenant, uid)}},
+        )
+        return not refused
 
     def page(self, tenant: str, limit: int, cursor: str | None) -> tuple[list[Customer], str | None]:
         """A page of the tenant's customers in uid order, and the cursor to the next (None at the end)."""

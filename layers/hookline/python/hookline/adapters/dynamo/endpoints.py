@@ -19,7 +19,7 @@ from boto3.dynamodb.conditions import Attr, Key
 from botocore.exceptions import BotoCoreError, ClientError
 
 from hookline.adapters.dynamo import keys
-from hookline.adapters.dynamo.ops import query_all, query_page, write_if
+from hookline.adapters.dynamo.ops import query_all, query_page, transact_write, write_if
 from hookline.adapters.failures import translate_failures
 from hookline.core.destinations import Destination, parse_destination
 from hookline.core.errors import DependencyFailed
@@ -115,7 +115,8 @@ class EndpointRepository:
         """Store a new endpoint and count it on its owner (keys.owned_endpoints), in one transaction: False, and
         nothing written, when the owner already has `most` endpoints. An endpoint with the id already stored raises."""
         counter = self._counted(ep.tenant, ep.customer)
-        refused = self._transact(
+        refused = transact_write(
+            self._table,
             {"Put": {"Item": self._to_item(ep), "ConditionExpression": f"attribute_not_exists({keys.PK})"}},
             {
                 "Update": {
@@ -241,7 +242,8 @@ class EndpointRepository:
         if item is None:
             return False
         counter = self._counted(tenant, item.get("customer"))
-        refused = self._transact(
+        refused = transact_write(
+            self._table,
             {"Delete": {"Key": keys.endpoint(tenant, endpoint_id), "ConditionExpression": f"attribute_exists({keys.PK})"}},
             {"Update": {**counter, "UpdateExpression": "ADD #n :less", "ExpressionAttributeValues": {":less": -1}}},
         )
@@ -275,20 +277,6 @@ class EndpointRepository:
             if "LastEvaluatedKey" not in page:
                 return count
             query["ExclusiveStartKey"] = page["LastEvaluatedKey"]
-
-    def _transact(self, *actions: dict[str, Any]) -> list[bool]:
-        """One TransactWriteItems of `actions` on the table: [] when it landed, else which actions' conditions failed
-        (a cancellation for any other reason raises)."""
-        try:
-            self._table.meta.client.transact_write_items(
-                TransactItems=[{kind: {**spec, "TableName": self._table.name} for kind, spec in a.items()} for a in actions]
-            )
-        except ClientError as exc:
-            reasons = [r.get("Code") for r in exc.response.get("CancellationReasons") or ()]
-            if exc.response.get("Error", {}).get("Code") != "TransactionCanceledException" or "ConditionalCheckFailed" not in reasons:
-                raise
-            return [code == "ConditionalCheckFailed" for code in reasons]
-        return []
 
     def page(self, tenant: str, limit: int, cursor: str | None) -> tuple[list[Endpoint], str | None]:
         items, cursor = query_page(self._table, limit, cursor, keys.tenant_partition(tenant), KeyConditionExpression=self._of_tenant(tenant))

@@ -55,6 +55,19 @@ def try_write(operation: Callable[..., Item], **request: Any) -> Item | Refused:
         return Refused({k: _DESERIALIZE(v) for k, v in raw.items()} if raw else None)
 
 
+def transact_write(table: Any, *actions: dict[str, Any]) -> list[bool]:
+    """One TransactWriteItems of `actions` ({"Put" | "Update" | "Delete": its request, without the table's name}) on
+    `table`: [] when it landed, else which actions' conditions failed, in order (a cancellation for any other reason raises)."""
+    try:
+        table.meta.client.transact_write_items(TransactItems=[{kind: {**spec, "TableName": table.name} for kind, spec in a.items()} for a in actions])
+    except ClientError as exc:
+        reasons = [r.get("Code") for r in exc.response.get("CancellationReasons") or ()]
+        if exc.response.get("Error", {}).get("Code") != "TransactionCanceledException" or "ConditionalCheckFailed" not in reasons:
+            raise
+        return [code == "ConditionalCheckFailed" for code in reasons]
+    return []
+
+
 def write_if(operation: Callable[..., Item], **request: Any) -> Item | None:
     """Run a conditional write: its response, or None if the condition failed."""
     result = try_write(operation, **request)
