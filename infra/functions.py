@@ -312,7 +312,9 @@ class Functions(Construct):
 
         Not Table.grant_read_data / grant_read_write_data: those add Scan, the stream actions, ConditionCheckItem
         and DescribeTable, which no code path calls (reads are GetItem, BatchGetItem and Query; writes PutItem,
-        UpdateItem, DeleteItem and BatchWriteItem, none in a transaction).
+        UpdateItem, DeleteItem and BatchWriteItem). A TransactWriteItems (an endpoint's create or delete with its
+        owner's count, a customer's delete) is authorized action by action as those, and holds no ConditionCheck,
+        the one kind that would need ConditionCheckItem.
         """
         table = self._storage.table(spec)
         table.grant(fn, *(TABLE_READ_ACTIONS + (TABLE_WRITE_ACTIONS if writes else ())))

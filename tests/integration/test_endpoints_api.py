@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import pytest
+from botocore.exceptions import ClientError
 
 from hookline.adapters import aws
 from hookline.adapters.dynamo import keys
@@ -172,3 +174,52 @@ def test_an_owner_past_its_most_endpoints_gets_409_and_a_delete_makes_room(hookl
     assert hookline.api("POST", "/v1/endpoints", {"url": "https://example.com/a2", "customer": "A"})[0] == 201
     assert hookline.api("POST", "/v1/endpoints", {"url": "https://example.com/a3", "customer": "A"})[0] == 409
     assert int(table.get_item(Key=keys.owned_endpoints("acme", "A"))["Item"]["endpoints"]) == 2
+
+
+def _conflicting(table: Any, times: int) -> dict[str, int]:
+    """The next `times` TransactWriteItems are cancelled as DynamoDB cancels one that another transaction on the same
+    items beat (botocore does not retry it)."""
+    left = {"n": times}
+
+    def conflict(**_: Any) -> None:
+        if left["n"] > 0:
+            left["n"] -= 1
+            reasons = [{"Code": "None"}, {"Code": "TransactionConflict"}]
+            raise ClientError({"Error": {"Code": "TransactionCanceledException", "Message": "injected"}, "CancellationReasons": reasons}, "TransactWriteItems")
+
+    table.meta.client.meta.events.register("before-call.dynamodb.TransactWriteItems", conflict, unique_id="test-conflict")
+    return left
+
+
+def test_a_create_another_transaction_cancelled_is_tried_again_and_one_that_keeps_losing_is_503(hookline: Hookline) -> None:
+    table = aws.dynamodb_table(hookline.env[topology.TABLE.env])
+    try:
+        # Given the owner's count being written by others: the first two tries are cancelled
+        left = _conflicting(table, 2)
+        # When an endpoint is created, Then the third try lands
+        status, created = hookline.api("POST", "/v1/endpoints", {"url": "https://example.com/a"})
+        assert (status, left["n"]) == (201, 0)
+        # And when every try is cancelled, the answer is 503 (repeat the request), and nothing is stored
+        left["n"] = 100
+        status, refused = hookline.api("POST", "/v1/endpoints", {"url": "https://example.com/b"})
+        assert (status, refused["error"]["code"]) == (503, "unavailable")
+        status, deleted = hookline.api("DELETE", f"/v1/endpoints/{created['id']}")
+        assert (status, deleted["error"]["code"]) == (503, "unavailable")
+    finally:
+        table.meta.client.meta.events.unregister("before-call.dynamodb.TransactWriteItems", unique_id="test-conflict")
+    assert [e["id"] for e in hookline.api("GET", "/v1/endpoints")[1]["items"]] == [created["id"]]
+
+
+def test_a_count_the_previous_release_left_high_is_corrected_at_the_next_refusal(hookline: Hookline, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HOOKLINE_MAX_ENDPOINTS_PER_OWNER", "2")
+    container.reset()
+    table = aws.dynamodb_table(hookline.env[topology.TABLE.env])
+    # Given two of the tenant's own endpoints, and one of them deleted as the previous release deletes (no count)
+    made = [hookline.api("POST", "/v1/endpoints", {"url": f"https://example.com/{i}"})[1]["id"] for i in range(2)]
+    table.delete_item(Key=keys.endpoint("acme", made[0]))
+    assert int(table.get_item(Key=keys.owned_endpoints("acme", None))["Item"]["endpoints"]) == 2
+    # When one more is created, Then it is, on the count corrected to the one endpoint there was
+    assert hookline.api("POST", "/v1/endpoints", {"url": "https://example.com/2"})[0] == 201
+    assert int(table.get_item(Key=keys.owned_endpoints("acme", None))["Item"]["endpoints"]) == 2
+    # And the next one is refused: the owner has its two
+    assert hookline.api("POST", "/v1/endpoints", {"url": "https://example.com/3"})[0] == 409

@@ -260,6 +260,7 @@ def test_a_customer_made_again_under_its_uid_does_not_see_what_the_earlier_one_h
     old = world.resources("A", next(r for r in MATRIX if r.path == "/v1/events/{evt}"))
     world.producer("POST", "/v1/events", {"type": "only.for.old.a", "data": {}, "customer": "cus-a"})
     assert "only.for.old.a" in _event_types(world, "session")[1]
+    catch_all = world.producer("POST", "/v1/endpoints", {"url": world.receiver.url, "customer": "cus-a"})["id"]  # every type
     # When A is deleted (its endpoints' deletion job not run yet) and a customer is made again under A's uid
     world.producer("DELETE", "/v1/customers/cus-a")
     time.sleep(0.002)  # a later millisecond: creation times are kept to the millisecond
@@ -276,10 +277,12 @@ def test_a_customer_made_again_under_its_uid_does_not_see_what_the_earlier_one_h
     assert (status, [e["id"] for e in listed["items"]]) == (200, [new_ep])
     assert world.call("new_a", "GET", f"/v1/endpoints/{new_ep}")[0] == 200
     assert world.call("new_a", "GET", f"/v1/events/{new_evt}")[0] == 200
+    # And the new A's event reached the new A's endpoint alone, not the earlier A's that takes every type
+    assert [d["endpoint_id"] for d in world.producer("GET", f"/v1/events/{new_evt}")["deliveries"]] == [new_ep]
     # And of the types sent, it sees those sent to the new A, none sent to the earlier one
     assert _event_types(world, "new_a")[1] == ["fresh"]
     # And the producer still sees both, until the deletion job removes the earlier A's endpoint
-    assert {e["id"] for e in world.producer("GET", "/v1/endpoints?customer=cus-a")["items"]} == {old["ep"], new_ep}
+    assert {e["id"] for e in world.producer("GET", "/v1/endpoints?customer=cus-a")["items"]} == {old["ep"], catch_all, new_ep}
 
 
 def _event_types(world: World, key: str) -> tuple[dict[str, dict[str, Any]], list[str]]:

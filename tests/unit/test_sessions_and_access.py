@@ -20,6 +20,7 @@ from hookline.core.sessions import (
     hash_token,
     is_session_token,
     portal_url,
+    session_fields,
 )
 
 CUSTOMER = Customer("acme", "cus-1", "Customer One", created_at="2026-11-29T12:00:00.000Z")
@@ -126,3 +127,10 @@ def test_a_session_does_not_see_what_an_earlier_customer_of_its_uid_made() -> No
     assert session.sees("a", T) and session.sees("a", "2026-11-29T12:00:00.001Z")
     assert not session.sees("a", "2026-11-29T11:59:59.999Z")
     assert PRODUCER.sees("a", "2026-11-29T11:59:59.999Z")
+
+
+def test_a_session_request_with_another_field_is_unknown_field_naming_it() -> None:
+    with pytest.raises(ValidationFailed) as refused:
+        session_fields({"ttl_seconds": 60, "ttl": 5})
+    assert (refused.value.code, "'ttl'" in refused.value.message) == ("unknown_field", True)
+    session_fields({"ttl_seconds": 60, "read_only": True})  # the two it takes

@@ -157,6 +157,19 @@ def test_each_new_customer_and_type_pair_costs_one_write_and_a_known_one_none(te
     assert tenant.store.writes == before + 1
 
 
+def test_a_customer_made_again_under_its_uid_gets_its_types_noted_again(world: World, tenant: Tenant) -> None:
+    # Given welcome.sent noted for customer a in this process
+    assert "welcome.sent" in tenant.store.types_sent_to("acme", "a")
+    # When a is deleted (its noted types with it) and made again under the uid, and sent welcome.sent once more
+    world.customers.delete("acme", "a")
+    tenant.store.sets.pop("acme/a")
+    world.clock.advance(1)
+    world.customers.put(customer("a", created_at="2026-11-29T12:00:01.000Z"))
+    tenant.events.accept("acme", CreateEvent.model_validate({"type": "welcome.sent", "data": {}, "customer": "a"}))
+    # Then the type is noted for the new a: this process's note of it for the earlier a does not stand for it
+    assert tenant.store.types_sent_to("acme", "a") == ["news.posted", "welcome.sent"]
+
+
 def test_a_sessions_types_page_in_name_order_with_a_cursor_of_its_own(tenant: Tenant) -> None:
     # A page of one at a time gives the same names as one page of all
     assert tenant.listed(Principal("acme", "b"), limit=1) == tenant.listed(Principal("acme", "b"))

@@ -109,7 +109,8 @@ class DependencyFailed(Exception):
     The adapters behind the services' ports raise it instead of the SDK's
     errors, so no service handles botocore. It is not a HooklineError: each
     service decides what it means (the event routes answer 503, "repeat the
-    request"); left unhandled it is an internal error like any other. `cause`
+    request"); left unhandled, the API answers 503 `unavailable` too, and a
+    function's invocation fails (its messages come back). `cause`
     names the original error (its class name, or its AWS error code when botocore raised the generic
     ClientError), for the answer and the log.
     """

@@ -55,7 +55,7 @@ def session_fields(body: dict[str, Any]) -> None:
     """A session request takes `ttl_seconds` and `read_only` only; 422 naming the first other field."""
     unknown = sorted(set(body) - set(SESSION_FIELDS))
     if unknown:
-        raise ValidationFailed(f"unknown field {unknown[0]!r}; a portal session takes 'ttl_seconds' and 'read_only'")
+        raise ValidationFailed(f"unknown field {unknown[0]!r}; a portal session takes 'ttl_seconds' and 'read_only'", code="unknown_field")
 
 
 def ttl_seconds(value: Any) -> int:

@@ -69,7 +69,7 @@ class CustomerService:
 
         The job is started before the customer is deleted, with an id derived from the customer (its uid and
         creation time), so a request that fails midway (503) can be repeated and starts no second job. The job
-        stops if the uid names a new customer meanwhile.
+        deletes the endpoints made before it, none of a customer made again under the uid meanwhile.
         """
         customer = require_customer(self.customers, tenant, uid)
         try:

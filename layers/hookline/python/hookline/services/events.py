@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from datetime import datetime, timedelta
 
@@ -34,8 +34,27 @@ from hookline.services.ports import CatalogReader, CustomerReader, EventEndpoint
 _log = logging.getLogger(__name__)
 BROADCAST_SCAN_BOUND = 1000  # endpoints one page of a broadcast's deliveries reads at most
 
+
 # The endpoints an event is addressed to, by owner: a customer's uid, or None for the tenant's own.
-Targets = Callable[[str | None], list[Endpoint]]
+class Targets:
+    """The endpoints of one owner, read once per owner (a request may name several, or one many times), and when each
+    customer it named was made (`made`: what its event types are noted under)."""
+
+    def __init__(self, read: Callable[[str | None], tuple[list[Endpoint], str]]):
+        self._read = read
+        self._found: dict[str | None, list[Endpoint] | NotFound] = {}
+        self.made: dict[str | None, str] = {}
+
+    def __call__(self, customer: str | None) -> list[Endpoint]:
+        if customer not in self._found:
+            try:
+                self._found[customer], self.made[customer] = self._read(customer)
+            except NotFound as missing:
+                self._found[customer] = missing
+        found = self._found[customer]
+        if isinstance(found, NotFound):
+            raise found
+        return found
 
 
 def find_event(events: EventReader, tenant: str, named: str) -> Event | None:
@@ -90,24 +109,18 @@ class EventService:
 
         Only that owner's endpoints are read (the customer-endpoints index), so
         no event can reach another customer's. An unknown customer raises
-        NotFound (customer_not_found).
+        NotFound (customer_not_found). A customer's endpoints made before it
+        was are an earlier customer's of its uid, deleted since (their deletion
+        job may not have reached them yet): no event of the customer reaches them.
         """
-        read: dict[str | None, list[Endpoint] | NotFound] = {}
 
-        def of(customer: str | None) -> list[Endpoint]:
-            if customer not in read:
-                try:
-                    if customer is not None:
-                        require_customer(self._customers, tenant, customer)
-                    read[customer] = list(self._endpoints.all_of_owner(tenant, customer))
-                except NotFound as missing:
-                    read[customer] = missing
-            found = read[customer]
-            if isinstance(found, NotFound):
-                raise found
-            return found
+        def read(customer: str | None) -> tuple[list[Endpoint], str]:
+            if customer is None:
+                return list(self._endpoints.all_of_owner(tenant, None)), ""
+            made = require_customer(self._customers, tenant, customer).created_at
+            return [ep for ep in self._endpoints.all_of_owner(tenant, customer) if ep.created_at >= made], made
 
-        return of
+        return Targets(read)
 
     def accept(self, tenant: str, request: contract.CreateEvent) -> contract.EventAccepted:
         """Store the event and fan it out to the endpoints it is addressed to: the named customer's, else the tenant's own.
@@ -118,12 +131,13 @@ class EventService:
         now = self._clock()
         event_id = ids.event_id(tenant, data.idempotency_key, int(now.timestamp() * 1000))
         try:
-            result, tasks = self._stage(tenant, data, now, self._targets(tenant), self._catalog.load(tenant, [data.type]), event_id)
+            targets = self._targets(tenant)
+            result, tasks = self._stage(tenant, data, now, targets, self._catalog.load(tenant, [data.type]), event_id)
             self._sent(tasks)
         except DependencyFailed as exc:
             self._note_failed(tenant, [event_id], now)
             raise Unavailable(f"the event could not be queued ({exc.cause}); repeat the request with the same id") from None
-        self._note_types(tenant, [(data.customer, data.type)])
+        self._note_types(tenant, [(data.customer, data.type)], targets.made)
         return result
 
     def _note_failed(self, tenant: str, event_ids: list[str], now: datetime) -> None:
@@ -148,15 +162,16 @@ class EventService:
         self._queue.send([self._task(d, ordered) for d in unsent])
         return len(unsent)
 
-    def _note_types(self, tenant: str, sent: Iterable[tuple[str | None, str]]) -> None:
-        """Note the types of accepted events, each with the customer it was addressed to (None: the tenant's own)."""
+    def _note_types(self, tenant: str, sent: Iterable[tuple[str | None, str]], made: Mapping[str | None, str]) -> None:
+        """Note the types of accepted events, each with the customer it was addressed to (None: the tenant's own) and
+        when that customer was made (`made`, as the request's Targets read it)."""
         if self._types is None:
             return
         by_customer: dict[str | None, set[str]] = {}
         for customer, event_type in sent:
             by_customer.setdefault(customer, set()).add(event_type)
         for customer, types in by_customer.items():
-            self._types.note(tenant, types, customer)
+            self._types.note(tenant, types, customer, made.get(customer, ""))
 
     def accept_batch(self, tenant: str, batch: contract.CreateEventBatch) -> contract.EventBatchAccepted:
         """Up to 100 events in one request: one result per event, in order, each as the single route would answer.
@@ -211,7 +226,7 @@ class EventService:
                         results[i] = _unavailable(i, exc)
         done = [r for r in results if r is not None]
         self._note_failed(tenant, list(dict.fromkeys(event_ids[r.index] for r in done if r.status == 503)), now)
-        self._note_types(tenant, [(inputs[r.index].customer, inputs[r.index].type) for r in done if r.status == 202])
+        self._note_types(tenant, [(inputs[r.index].customer, inputs[r.index].type) for r in done if r.status == 202], targets.made)
         if all(r.status == 503 for r in done):
             raise Unavailable("no event of the batch could be stored and queued; repeat the request (events with an id are idempotent)")
         return contract.EventBatchAccepted.of(done)

@@ -45,12 +45,14 @@ class SentEventTypes:
     _seen: set[tuple[str, ...]] = field(default_factory=set)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def note(self, tenant: str, types: Iterable[str], customer: str | None = None) -> None:
-        """The tenant sent these types, to `customer` when it names one (None: to the tenant's own endpoints)."""
+    def note(self, tenant: str, types: Iterable[str], customer: str | None = None, made: str = "") -> None:
+        """The tenant sent these types, to `customer` when it names one (None: to the tenant's own endpoints), the
+        customer made at `made`: a customer made again under a deleted one's uid starts with no types noted (its
+        deletion deleted them), so what this process noted for the earlier one is not taken for noted."""
         types = set(types)
         self._once(("tenant", tenant), types, lambda new: self.store.remember_types(tenant, new))
         if customer is not None:
-            self._once(("customer", tenant, customer), types, lambda new: self.store.remember_customer_types(tenant, customer, new))
+            self._once(("customer", tenant, customer, made), types, lambda new: self.store.remember_customer_types(tenant, customer, new))
 
     def note_broadcast(self, tenant: str, types: Iterable[str]) -> None:
         """The tenant broadcast these types: sent to every customer."""

@@ -501,8 +501,8 @@ class UnqueuedNoteWriter(Protocol):
 
 
 class TypeNotes(Protocol):
-    def note(self, tenant: str, types: Iterable[str], customer: str | None = None) -> None:
-        """Remember that the tenant sent these event types, to `customer` when named (best effort: never raises)."""
+    def note(self, tenant: str, types: Iterable[str], customer: str | None = None, made: str = "") -> None:
+        """Remember that the tenant sent these event types, to `customer` (made at `made`) when named (best effort: never raises)."""
         ...
 
 

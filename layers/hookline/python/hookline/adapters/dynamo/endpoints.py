@@ -113,25 +113,47 @@ class EndpointRepository:
 
     def create(self, ep: Endpoint, most: int) -> bool:
         """Store a new endpoint and count it on its owner (keys.owned_endpoints), in one transaction: False, and
-        nothing written, when the owner already has `most` endpoints. An endpoint with the id already stored raises."""
+        nothing written, when the owner already has `most` endpoints. An endpoint with the id already stored raises.
+
+        The count can be off where something else wrote endpoints: the previous release, during a deploy, creates and
+        deletes them without it. A refusal therefore counts the owner's endpoints again and, if they are fewer than
+        the count says, corrects it (conditionally on the count it read) and tries once more."""
         counter = self._counted(ep.tenant, ep.customer)
-        refused = transact_write(
-            self._table,
-            {"Put": {"Item": self._to_item(ep), "ConditionExpression": f"attribute_not_exists({keys.PK})"}},
-            {
-                "Update": {
-                    **counter,
-                    "UpdateExpression": "ADD #n :one",
-                    "ConditionExpression": "#n < :most",
-                    "ExpressionAttributeValues": {":one": 1, ":most": most},
-                }
-            },
-        )
+        put = {"Put": {"Item": self._to_item(ep), "ConditionExpression": f"attribute_not_exists({keys.PK})"}}
+        add = {
+            "Update": {
+                **counter,
+                "UpdateExpression": "ADD #n :one",
+                "ConditionExpression": "#n < :most",
+                "ExpressionAttributeValues": {":one": 1, ":most": most},
+            }
+        }
+        refused = transact_write(self._table, put, add)
+        if refused == [False, True] and self._recounted(ep.tenant, ep.customer, counter):
+            refused = transact_write(self._table, put, add)
         if refused == [False, True]:
             return False
         if refused:
             raise DependencyFailed(f"endpoint {ep.id} exists", cause="ConditionalCheckFailedException")
         return True
+
+    def _recounted(self, tenant: str, customer: str | None, counter: dict[str, Any]) -> bool:
+        """Whether the owner's count said more endpoints than it has, and was set to what it has."""
+        stored = (self._table.get_item(Key=counter["Key"], ConsistentRead=True).get("Item") or {}).get(OWNED_COUNT)
+        real = self._count_of_owner(tenant, customer)
+        if stored is None or real >= int(stored):
+            return False
+        corrected = write_if(
+            self._table.update_item,
+            Key=counter["Key"],
+            UpdateExpression="SET #n = :real",
+            ConditionExpression="#n = :stored",
+            ExpressionAttributeNames=counter["ExpressionAttributeNames"],
+            ExpressionAttributeValues={":real": real, ":stored": stored},
+        )
+        if corrected is not None:
+            _log.warning("an owner's count of endpoints corrected", extra={"tenant": tenant, "customer": customer, "counted": int(stored), "found": real})
+        return corrected is not None
 
     def save(self, ep: Endpoint) -> bool:
         """Write the fields a caller may change; False if the endpoint no longer exists (a concurrent delete wins).

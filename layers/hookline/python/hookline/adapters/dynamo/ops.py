@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import base64
 import json
+import random
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -29,6 +30,8 @@ Item = dict[str, Any]
 _DESERIALIZE = TypeDeserializer().deserialize
 BATCH_GET_LIMIT = 100  # DynamoDB's limit on keys per BatchGetItem
 BATCH_GET_TRIES = 5
+TRANSACT_TRIES = 4  # a transaction cancelled by another writing the same items is tried this many times
+TRANSACT_PAUSE_SECONDS = 0.02  # before the next try: this times the try's number, jittered
 
 
 @dataclass(frozen=True)
@@ -55,17 +58,27 @@ def try_write(operation: Callable[..., Item], **request: Any) -> Item | Refused:
         return Refused({k: _DESERIALIZE(v) for k, v in raw.items()} if raw else None)
 
 
-def transact_write(table: Any, *actions: dict[str, Any]) -> list[bool]:
+def transact_write(table: Any, *actions: dict[str, Any], tries: int = TRANSACT_TRIES) -> list[bool]:
     """One TransactWriteItems of `actions` ({"Put" | "Update" | "Delete": its request, without the table's name}) on
-    `table`: [] when it landed, else which actions' conditions failed, in order (a cancellation for any other reason raises)."""
-    try:
-        table.meta.client.transact_write_items(TransactItems=[{kind: {**spec, "TableName": table.name} for kind, spec in a.items()} for a in actions])
-    except ClientError as exc:
-        reasons = [r.get("Code") for r in exc.response.get("CancellationReasons") or ()]
-        if exc.response.get("Error", {}).get("Code") != "TransactionCanceledException" or "ConditionalCheckFailed" not in reasons:
-            raise
-        return [code == "ConditionalCheckFailed" for code in reasons]
-    return []
+    `table`: [] when it landed, else which actions' conditions failed, in order. A transaction cancelled because
+    another one was writing the same items (TransactionConflict, which botocore does not retry) is tried again, up to
+    `tries` times, after a jittered pause; a cancellation for any other reason raises."""
+    items = [{kind: {**spec, "TableName": table.name} for kind, spec in a.items()} for a in actions]
+    for attempt in range(1, tries + 1):
+        try:
+            table.meta.client.transact_write_items(TransactItems=items)
+        except ClientError as exc:
+            reasons = [r.get("Code") for r in exc.response.get("CancellationReasons") or ()]
+            if exc.response.get("Error", {}).get("Code") != "TransactionCanceledException":
+                raise
+            if "ConditionalCheckFailed" in reasons:
+                return [code == "ConditionalCheckFailed" for code in reasons]
+            if "TransactionConflict" not in reasons or attempt == tries:
+                raise
+            time.sleep(random.uniform(0.5, 1.5) * TRANSACT_PAUSE_SECONDS * attempt)
+            continue
+        return []
+    raise AssertionError("unreachable")
 
 
 def write_if(operation: Callable[..., Item], **request: Any) -> Item | None:

@@ -21,7 +21,7 @@ from aws_lambda_powertools.event_handler.exceptions import NotFoundError
 from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
 
 from hookline.adapters.observability import get_logger
-from hookline.core.errors import HooklineError, MethodNotAllowed, NotFound
+from hookline.core.errors import DependencyFailed, HooklineError, MethodNotAllowed, NotFound, Unavailable
 from hookline.entrypoints.api import catalog, customers, endpoints, events, filters, jobs, portal
 from hookline.entrypoints.api.routing import RequestContract, contract_error, respond
 
@@ -46,6 +46,13 @@ def build() -> APIGatewayHttpResolver:
     @resolver.exception_handler(HooklineError)
     def _domain_error(exc: HooklineError) -> Response:
         return error_response(exc)
+
+    @resolver.exception_handler(DependencyFailed)
+    def _dependency(exc: DependencyFailed) -> Response:
+        """A dependency failed after the SDK's retries, on a route whose service gave it no meaning of its own: 503,
+        repeat the request (a refused or failed write changed nothing)."""
+        get_logger().warning("dependency failed", extra={"cause": exc.cause})
+        return error_response(Unavailable(f"a dependency failed ({exc.cause}); repeat the request"))
 
     @resolver.exception_handler(RequestValidationError)
     def _invalid(exc: RequestValidationError) -> Response:

@@ -131,10 +131,12 @@ def get_customer(uid: CustomerUid) -> Response[Customer]:
         "shows its progress (`counts.endpoints_deleted`). Events for the customer\n"
         "are refused (404) from then on; its stored events and deliveries expire by\n"
         "TTL as usual. The job is started first, with an id derived from the\n"
-        "customer, so on a 503 repeat the request: it starts no second job. If the\n"
-        "uid names a new customer (`PUT`) before the job is done, the job stops\n"
-        "(`cancelled`): the endpoints it has not deleted yet stay, and belong to\n"
-        "the uid's new customer. Create it again only once the job is `done`.\n"
+        "customer, so on a 503 repeat the request: it starts no second job. A\n"
+        "customer made again under the uid (`PUT`) before the job is done is a new\n"
+        "customer: the job still deletes every endpoint made before the deletion,\n"
+        "and none of the new customer's; until then, those endpoints count toward\n"
+        "the uid's `HOOKLINE_MAX_ENDPOINTS_PER_OWNER`, and no event or portal\n"
+        "session of the new customer reaches them.\n"
     ),
     responses=answers(
         ok(

@@ -86,7 +86,7 @@ _ACCEPTED = {"id": "rpl_bh2s1be9ng8g0p4z59zep35xe8", "status": "running", "job":
         "`replay_window`, counting `matched` and `queued`). `status` is `running` until its last\n"
         "page, then `done`; `cancelled` (with a `note`) when it cannot go on (the\n"
         "endpoint was deleted, or was never marked active: its backlog stays\n"
-        "paused; the uid names a new customer). A portal session sees the jobs of\n"
+        "paused). A portal session sees the jobs of\n"
         "its own endpoints and no other (404). A job is kept for the retention\n"
         "period (`HOOKLINE_RETENTION_DAYS`).\n"
     ),
