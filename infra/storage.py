@@ -37,7 +37,7 @@ class Storage(Construct):
         stack = Stack.of(self)
         self.key.add_to_resource_policy(
             iam.PolicyStatement(
-                principals=[iam.ServicePrincipal(f"logs.{stack.region}.amazonaws.com")],
+                principals=[iam.ServicePrincipal(f"logs.{stack.region}.{stack.url_suffix}")],
                 actions=["kms:Encrypt*", "kms:Decrypt*", "kms:ReEncrypt*", "kms:GenerateDataKey*", "kms:Describe*"],
                 resources=["*"],
                 conditions={"ArnLike": {"kms:EncryptionContext:aws:logs:arn": f"arn:{stack.partition}:logs:{stack.region}:{stack.account}:log-group:*"}},

@@ -96,12 +96,15 @@ class Synth:
         return self.outdir / str(manifest["files"][asset_hash]["source"]["path"])
 
 
+PSEUDO = {"AWS::Partition": "aws", "AWS::URLSuffix": "amazonaws.com"}  # pseudo parameters, as in the commercial partition
+
+
 def resolve(value: Any, refs: dict[str, str]) -> str:
     """A template value as a string: `{"Ref": id}` from `refs`, Fn::Join joined; anything else is an error."""
     if isinstance(value, str):
         return value
     if isinstance(value, dict) and set(value) == {"Ref"}:
-        return refs[value["Ref"]]
+        return PSEUDO.get(value["Ref"]) or refs[value["Ref"]]
     if isinstance(value, dict) and set(value) == {"Fn::Join"}:
         separator, parts = value["Fn::Join"]
         return str(separator).join(resolve(part, refs) for part in parts)
