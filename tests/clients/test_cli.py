@@ -6,6 +6,7 @@ import argparse
 import json
 from collections.abc import Iterator
 from datetime import UTC, datetime
+from pathlib import Path
 
 import pytest
 
@@ -142,3 +143,20 @@ def test_the_delivery_log_lists_every_status_newest_first_or_one_event(api: Fake
     assert api.requests[0].query == {"status": "all", "order": "desc"}
     assert cli.main(["deliveries", "list", "ep_1", "--status", "succeeded", "--event", "invoice-in_123-paid", "--oldest-first"]) == 0
     assert api.requests[1].query == {"status": "succeeded", "event": "invoice-in_123-paid"}
+
+
+def test_a_batch_with_failed_events_exits_1_and_shows_each_events_key(api: FakeApi, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    # Given a batch of two events without ids, the second of which the API could not queue
+    unavailable = {"code": "unavailable", "message": "repeat the request with the same id"}
+    results = [{"index": 0, "status": 202, "id": "evt_a", "deliveries": 1}, {"index": 1, "status": 503, "error": unavailable}]
+    api.answer(Answer(207, {"accepted": 1, "failed": 1, "results": results}))
+    path = tmp_path / "batch.json"
+    path.write_text(json.dumps([{"type": "a.b", "data": {"n": 1}}, {"type": "a.b", "data": {"n": 2}}]))
+    # When it is sent, Then the command exits 1, and the table shows the key each event went with
+    assert cli.main(["events", "batch", str(path)]) == 1
+    out, err = capsys.readouterr()
+    [sent] = api.requests
+    keys = [e["id"] for e in sent.json()["events"]]
+    assert all(k.startswith("hlc_") for k in keys)
+    assert "KEY" in out and all(k in out for k in keys)
+    assert "1 of the batch's events failed" in err

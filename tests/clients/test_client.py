@@ -180,10 +180,12 @@ def test_a_batch_gives_each_event_without_an_id_one_kept_across_retries(api: Fak
     }
     api.answer(UNAVAILABLE, Answer(202, results))
     events = [{"type": "a.b", "data": {"n": 1}, "id": "mine-1"}, {"type": "a.b", "data": {"n": 2}, "customer": "org_1"}]
-    assert client.events.send_batch(events) == results
+    answer = client.events.send_batch(events)
     first, second = (r.json()["events"] for r in api.requests)
     assert first == second
     assert first[0]["id"] == "mine-1" and first[1]["id"].startswith("hlc_")
+    # And each result names its event's key, the caller's or the client's, to send a failed one again as itself
+    assert answer == {**results, "results": [{**r, "key": first[r["index"]]["id"]} for r in results["results"]]}
     assert first[1]["customer"] == "org_1"
     assert "id" not in events[1]  # the caller's dicts are left as they were
     assert api.requests[0].path == "/v1/events/batch"
@@ -290,3 +292,28 @@ def test_the_client_checks_its_settings(monkeypatch: pytest.MonkeyPatch) -> None
         HooklineClient.from_env()
     monkeypatch.setenv("HOOKLINE_KEY", KEY)
     assert HooklineClient.from_env(max_retries=0).base_url == "http://127.0.0.1:8787"
+
+
+def test_a_send_that_fails_for_good_names_the_key_to_repeat_it_with(api: FakeApi, client: HooklineClient) -> None:
+    # Given an API that answers 503 to every try (the event may be stored: a repeat must carry the same key)
+    api.answer(*[UNAVAILABLE] * 4)
+    # When an event is sent without an id, Then the error names the key the client made and sent on every try
+    with pytest.raises(HooklineError) as failed:
+        client.events.send("user.created", {"user": "u1"})
+    sent = {r.json()["id"] for r in api.requests}
+    assert len(api.requests) == 4 and sent == {failed.value.idempotency_key}
+    assert failed.value.code == "unavailable" and f"idempotency key {failed.value.idempotency_key}" in str(failed.value)
+
+
+def test_a_batch_that_fails_as_a_whole_names_every_events_key(api: FakeApi, client: HooklineClient) -> None:
+    api.answer(Answer(400, {"error": {"code": "malformed_body", "message": "no"}}))
+    with pytest.raises(HooklineError) as failed:
+        client.events.send_batch([{"type": "a.b", "data": {}, "id": "mine"}, {"type": "a.b", "data": {}}])
+    [request] = api.requests
+    assert failed.value.details["keys"] == [e["id"] for e in request.json()["events"]]
+
+
+def test_a_key_with_a_newline_is_refused_without_showing_it() -> None:
+    with pytest.raises(ValueError, match="whitespace") as refused:
+        HooklineClient("http://127.0.0.1:8787", "hk_secret_part\n")
+    assert "secret_part" not in str(refused.value)

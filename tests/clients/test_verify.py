@@ -67,3 +67,9 @@ def test_the_error_is_standardwebhooks_own_and_bad_arguments_are_programming_err
         verify(BODY, signed(), [])
     with pytest.raises(TypeError, match="raw body"):
         verify(json.loads(BODY), signed(), SECRET)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("secret", ["whsec_!!!!", "whsec_ ", "whsec_=="])
+def test_a_secret_that_decodes_to_no_key_is_a_value_error(secret: str) -> None:
+    with pytest.raises(ValueError, match="base64"):
+        verify(secret, b"{}", {"webhook-id": "msg_1", "webhook-timestamp": "1", "webhook-signature": "v1,x"})

@@ -108,6 +108,8 @@ class Transport:
             raise ValueError(f"base_url must be an http:// or https:// URL, not {base_url!r}")
         if not api_key:
             raise ValueError("api_key is empty")
+        if any(c.isspace() or not c.isprintable() for c in api_key):  # the key itself is never put in the message
+            raise ValueError("api_key holds whitespace or a control character (a newline read from a file with it?)")
         self.base_url = base_url.rstrip("/")
         self._api_key = api_key
         self.timeout = timeout
@@ -152,7 +154,7 @@ class Transport:
                 transient = isinstance(exc, requests.exceptions.ConnectionError | requests.exceptions.Timeout | requests.exceptions.ChunkedEncodingError)
                 retryable = transient and (retry is Retry.IDEMPOTENT or _never_sent(exc))
                 if not retryable or tries >= self.policy.max_retries:
-                    raise HooklineConnectionError(f"{method} {path}: {type(exc).__name__}: {exc}") from exc
+                    raise HooklineConnectionError(f"{method} {path}: {type(exc).__name__}: {str(exc).replace(self._api_key, '***')}") from exc
                 self._sleep(self.backoff(tries))
                 tries += 1
                 continue

@@ -31,6 +31,10 @@ class UsageError(Exception):
     """A command line the API cannot be asked with (exit status 2)."""
 
 
+class PartlyFailed(Exception):
+    """The API answered, and part of what was asked failed (exit status 1): a batch's failed events."""
+
+
 # -- values from the command line -------------------------------------------------------------
 
 _RELATIVE = re.compile(r"^(\d+(?:\.\d+)?)\s*([smhdw])$")
@@ -157,10 +161,15 @@ def events_batch(client: HooklineClient, args: argparse.Namespace) -> Any:
         raise UsageError('the batch must be a JSON list of events, or {"events": [...]}')
     result = client.events.send_batch(events)
     if args.json:
-        return result
-    args.out.write(f"accepted {result['accepted']}, failed {result['failed']}\n")
-    rows = [(r["index"], r["status"], r.get("id"), r.get("deliveries"), r["error"]["code"] if "error" in r else None) for r in result["results"]]
-    table(rows, ("INDEX", "STATUS", "EVENT", "DELIVERIES", "ERROR"), args.out)
+        _dump(result, args.out)
+    else:
+        args.out.write(f"accepted {result['accepted']}, failed {result['failed']}\n")
+        rows = [
+            (r["index"], r["status"], r.get("id"), r.get("key"), r.get("deliveries"), r["error"]["code"] if "error" in r else None) for r in result["results"]
+        ]
+        table(rows, ("INDEX", "STATUS", "EVENT", "KEY", "DELIVERIES", "ERROR"), args.out)
+    if result["failed"]:
+        raise PartlyFailed(f"{result['failed']} of the batch's events failed: send those again with their KEY as `id`")
     return None
 
 
@@ -468,6 +477,9 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None, err: T
     except UsageError as exc:
         err.write(f"hookline: error: {exc}\n")
         return 2
+    except PartlyFailed as exc:
+        err.write(f"hookline: error: {exc}\n")
+        return 1
     except HooklineError as exc:
         err.write(f"hookline: error: {exc}\n")
         if exc.details:

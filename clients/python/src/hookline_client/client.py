@@ -14,6 +14,7 @@ import requests
 
 from ._transport import USER_AGENT_PREFIX, Retry, RetryPolicy, Transport, path_segment
 from ._version import __version__
+from .errors import HooklineError
 from .models import (
     BroadcastAccepted,
     Customer,
@@ -114,17 +115,29 @@ class Events(_Resource):
             body["customer"] = customer
         if versions is not None:
             body["versions"] = {k: dict(v) for k, v in versions.items()}
-        return cast(EventAccepted, self._t.request("POST", "/v1/events", retry=Retry.IDEMPOTENT, body=body))
+        try:
+            return cast(EventAccepted, self._t.request("POST", "/v1/events", retry=Retry.IDEMPOTENT, body=body))
+        except HooklineError as exc:  # a 503 may have stored the event: the caller repeats with this key, not a new one
+            raise exc.keyed(body["id"]) from None
 
     def send_batch(self, events: Iterable[EventInput | Mapping[str, Any]]) -> EventBatchAccepted:
         """Send up to 100 events in one request (`POST /v1/events/batch`).
 
         Each event without an `id` gets one from the client, so the whole batch can be repeated safely.
         The answer has one result per event, in order: look at `failed` and each result's `status`
-        (a 503 result can be sent again with the same id).
+        (a 503 result can be sent again with the same id). Each result carries its event's idempotency key
+        (`key`: yours, or the one the client made), so a failed one can be sent again as itself.
         """
         batch = [{**dict(e), "id": e.get("id") or new_idempotency_key()} for e in events]
-        return cast(EventBatchAccepted, self._t.request("POST", "/v1/events/batch", retry=Retry.IDEMPOTENT, body={"events": batch}))
+        try:
+            answer = cast(EventBatchAccepted, self._t.request("POST", "/v1/events/batch", retry=Retry.IDEMPOTENT, body={"events": batch}))
+        except HooklineError as exc:
+            exc.details.setdefault("keys", [e["id"] for e in batch])  # a whole-batch 503: repeat it with these ids
+            raise
+        for result in answer["results"]:
+            if 0 <= result["index"] < len(batch):
+                result["key"] = batch[result["index"]]["id"]
+        return answer
 
     def broadcast(
         self, type: str, data: Mapping[str, Any], *, id: str | None = None, versions: Mapping[str, Mapping[str, Any]] | None = None
@@ -133,7 +146,10 @@ class Events(_Resource):
         body: dict[str, Any] = {"type": type, "data": dict(data), "id": id or new_idempotency_key()}
         if versions is not None:
             body["versions"] = {k: dict(v) for k, v in versions.items()}
-        return cast(BroadcastAccepted, self._t.request("POST", "/v1/events/broadcast", retry=Retry.IDEMPOTENT, body=body))
+        try:
+            return cast(BroadcastAccepted, self._t.request("POST", "/v1/events/broadcast", retry=Retry.IDEMPOTENT, body=body))
+        except HooklineError as exc:
+            raise exc.keyed(body["id"]) from None
 
     def get(self, id: str, *, limit: int | None = None, cursor: str | None = None) -> Event:
         """An event by its `evt_` id or the `id` you sent it with, with its deliveries and every attempt.

@@ -24,6 +24,17 @@ class HooklineError(Exception):
         self.code = code
         self.message = message
         self.details: dict[str, Any] = dict(details or {})
+        # The idempotency key a call to send an event went with (the caller's `id`, or the one the client made):
+        # repeat the call with `id=` it, and no second event is made, however the failed call ended.
+        self.idempotency_key: str | None = None
+
+    def keyed(self, key: str) -> HooklineError:
+        """This error, naming the idempotency key of the call that failed (`idempotency_key`; and in the message when
+        repeating it can help: no answer, 429 or 5xx, after which the event may be stored)."""
+        self.idempotency_key = key
+        if self.status in {0, 429} or self.status >= 500:
+            self.args = (f"{self.args[0]} (idempotency key {key}: repeat with this id)",)
+        return self
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(status={self.status!r}, code={self.code!r}, message={self.message!r})"

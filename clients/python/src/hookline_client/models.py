@@ -68,6 +68,7 @@ class _EventBatchResultOptional(TypedDict, total=False):
     id: str
     deliveries: int
     error: ErrorBody
+    key: str  # the event's idempotency key (yours, or the one the client made): send a failed one again with it
 
 
 class EventBatchResult(_EventBatchResultOptional):

@@ -6,7 +6,7 @@ import binascii
 from collections.abc import Iterable, Mapping
 from typing import cast
 
-from standardwebhooks.webhooks import Webhook
+from standardwebhooks.webhooks import EmptyWebhookSecretError, Webhook
 from standardwebhooks.webhooks import WebhookVerificationError as _StandardWebhookVerificationError
 
 from .errors import WebhookVerificationError
@@ -20,7 +20,7 @@ def _webhook(secret: str) -> Webhook:
         raise ValueError("the secret must be the endpoint's signing secret, `whsec_` and base64 (GET /v1/endpoints/{id}/secret shows it)")
     try:
         return Webhook(secret)
-    except (binascii.Error, ValueError) as exc:
+    except (binascii.Error, ValueError, EmptyWebhookSecretError) as exc:  # base64 that decodes to nothing: no key
         raise ValueError(f"the secret is not `whsec_` and base64: {exc}") from None
 
 
