@@ -160,3 +160,14 @@ def test_a_batch_with_failed_events_exits_1_and_shows_each_events_key(api: FakeA
     assert all(k.startswith("hlc_") for k in keys)
     assert "KEY" in out and all(k in out for k in keys)
     assert "1 of the batch's events failed" in err
+
+
+def test_customers_put_sends_the_limits_it_is_given_and_none_it_is_not(api: FakeApi, capsys: pytest.CaptureFixture[str]) -> None:
+    stored = {"uid": "org_1", "name": "Org", "limits": {"max_rate_per_second": 5.0, "max_concurrency": 2}, "created_at": "t", "updated_at": "t"}
+    api.answer(Answer(200, stored), Answer(200, stored))
+    assert cli.main(["customers", "put", "org_1", "--name", "Org", "--max-rate", "5", "--max-concurrency", "2", "--json"]) == 0
+    assert cli.main(["customers", "put", "org_1", "--name", "Org"]) == 0
+    with_limits, without = (r.json() for r in api.requests)
+    assert with_limits == {"name": "Org", "limits": {"max_rate_per_second": 5.0, "max_concurrency": 2}}
+    assert without == {"name": "Org"}
+    capsys.readouterr()

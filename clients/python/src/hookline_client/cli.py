@@ -299,7 +299,12 @@ def portal_link(client: HooklineClient, args: argparse.Namespace) -> Any:
 
 def customers_put(client: HooklineClient, args: argparse.Namespace) -> Any:
     metadata = json_object(args.metadata, "--metadata") if args.metadata else None
-    customer = client.customers.put(args.uid, args.name, email=args.email, metadata=metadata)
+    limits: dict[str, Any] = {}
+    if args.max_rate is not None:
+        limits["max_rate_per_second"] = args.max_rate
+    if args.max_concurrency is not None:
+        limits["max_concurrency"] = args.max_concurrency
+    customer = client.customers.put(args.uid, args.name, email=args.email, metadata=metadata, limits=limits or None)
     if args.json:
         return customer
     _print_customer(customer, args.out)
@@ -429,11 +434,18 @@ class _Commands:
 
     def customers(self) -> None:
         customers = self.group("customers", "create and read customers")
-        put = self.command(customers, "put", customers_put, "create or replace a customer")
+        put = self.command(
+            customers,
+            "put",
+            customers_put,
+            "create or replace a customer: as a whole, so what is left out (email, metadata, limits) takes its default, not what it was",
+        )
         put.add_argument("uid", help="the customer's uid, chosen by you (1-64 of A-Za-z0-9._:-)")
         put.add_argument("--name", required=True)
         put.add_argument("--email", help="where notices about its endpoints go")
         put.add_argument("--metadata", help="a JSON object of string pairs, @file or -")
+        put.add_argument("--max-rate", type=float, help="the ceiling of its endpoints' rate_limit_per_second (left out: the default)")
+        put.add_argument("--max-concurrency", type=int, help="the ceiling of its endpoints' max_concurrency (left out: the default)")
         get = self.command(customers, "get", customers_get, "read a customer")
         get.add_argument("uid")
 
