@@ -162,11 +162,12 @@ def test_a_refused_connection_is_retried_then_raised_for_every_call(sleeps: list
 
 
 def test_a_read_timeout_retries_an_event_with_its_id_but_not_an_endpoint_creation(api: FakeApi, sleeps: list[float]) -> None:
-    with HooklineClient(api.url, KEY, timeout=0.2, sleep=sleeps.append) as client:
-        api.answer(Answer(202, {"id": "evt_late"}, delay=0.5), ACCEPTED)
+    # A 1 s timeout against answers 3 s late: the retry that succeeds has a whole second for a loopback round trip
+    with HooklineClient(api.url, KEY, timeout=1.0, sleep=sleeps.append) as client:
+        api.answer(Answer(202, {"id": "evt_late"}, delay=3.0), ACCEPTED)
         assert client.events.send("a.b", {})["id"] == "evt_1"
         assert api.requests[0].body == api.requests[1].body
-        api.answer(Answer(201, {"id": "ep_late"}, delay=0.5))
+        api.answer(Answer(201, {"id": "ep_late"}, delay=3.0))
         with pytest.raises(HooklineConnectionError):
             client.endpoints.create("https://example.com/hook")
     assert len(api.requests) == 3
