@@ -27,7 +27,12 @@ INSTALL := $(PY) -m pip install -q uv==$(UV_VERSION) 2> >(grep -v "is ignored: i
 # depends on the machine's Node.
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
-export CDK_OUTDIR := cdk.out
+CDK_OUTDIR ?= cdk.out
+export CDK_OUTDIR
+# The stack synth, preflight, deploy and rollback work on: its settings are stacks/$(STACK).json (infra/stack_settings.py),
+# committed with the app; a HOOKLINE_* variable in the shell that disagrees with that file stops the command.
+STACK ?= hookline
+export STACK
 
 .PHONY: setup browser run demo test test-scale lint unit bench synth preflight deploy deps-layer api-key revoke-api-key dlq-drain portal-link rollback portal-screenshots clean contract-fuzz openapi
 
@@ -129,18 +134,21 @@ portal-screenshots: $(STAMP)
 
 synth: setup
 	$(PY) app.py
-	$(VENV)/bin/cfn-lint cdk.out/*.template.json
+	$(VENV)/bin/cfn-lint $(CDK_OUTDIR)/$(STACK).template.json
 
-# Reads the account before a deploy (infra/preflight.py): the CDK bootstrap, the Lambda concurrency quota against
-# HOOKLINE_SIZE, and with HOOKLINE_NOTIFICATION_SENDER the SES identity and sandbox; exits non-zero, with the fix,
-# when something would make the deploy fail. BOOTSTRAP=1 runs `cdk bootstrap` when the bootstrap is missing or too
-# old (on a terminal it offers to). node_modules: the bootstrap runs the pinned CDK CLI.
-preflight: $(STAMP) node_modules/.installed
+# Reads the account before a deploy (infra/preflight.py), with the template `make synth` wrote for STACK: the CDK
+# bootstrap, the Lambda concurrency quota against the stack's HOOKLINE_SIZE, the SES sender, and the deployed stack
+# itself (what the deploy changes, whether CloudFormation accepts the update). BOOTSTRAP=1 runs `cdk bootstrap` when
+# the bootstrap is missing or too old (on a terminal it offers to); CONFIRM=1 lets a deploy remove a subscription,
+# a grant or capacity; PREFLIGHT=warn lets a check that cannot read the account warn instead of stopping.
+# node_modules: the bootstrap runs the pinned CDK CLI.
+preflight: synth node_modules/.installed
 	$(PY) -m infra.preflight $(if $(BOOTSTRAP),--bootstrap,)
 
-# The preflight first: a problem it finds stops the deploy before CloudFormation creates anything.
-deploy: setup preflight
-	npx cdk deploy --require-approval never
+# The preflight first: a problem it finds stops the deploy before CloudFormation creates anything. What is deployed is
+# the cloud assembly the preflight checked (--app), not a second synth.
+deploy: preflight
+	npx cdk deploy --app $(CDK_OUTDIR) $(STACK) --require-approval never
 
 # Create an API key for TENANT in the deployed stack (TABLE defaults to the stack's table).
 api-key: $(LOCAL_STAMP)

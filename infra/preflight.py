@@ -34,13 +34,14 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from email.utils import parseaddr
+from pathlib import Path
 from typing import Any, Literal, TextIO
 
 import boto3
 from botocore.exceptions import BotoCoreError, ClientError
 
 from hookline.core.settings import Settings, SettingsError
-from infra import REPO_ROOT, sizing
+from infra import REPO_ROOT, sizing, stack_settings
 
 # What the synthesized template's Rules.CheckBootstrapVersion requires (aws-cdk-lib's DefaultStackSynthesizer).
 MIN_BOOTSTRAP_VERSION = 6
@@ -612,16 +613,18 @@ def main(
     ask: Callable[[str], bool] | None = None,
     run: Callable[[Sequence[str]], int] = run_command,
     out: TextIO | None = None,
+    stacks_dir: Path = stack_settings.STACKS_DIR,
 ) -> int:
-    """The command: the exit status. Without `clients`, they are made for the region boto3 resolves (AWS_REGION,
+    """The command: the exit status. The settings are the stack file's (`stacks_dir`/<STACK>.json, checked against
+    `env`'s HOOKLINE_* variables: infra.stack_settings). Without `clients`, they are made for the region boto3 resolves (AWS_REGION,
     AWS_DEFAULT_REGION, the profile's); without `ask`, the preflight asks on a terminal only."""
     args = build_parser().parse_args(argv)
     out = out if out is not None else sys.stdout
     env = env if env is not None else os.environ
     try:
-        settings = Settings.from_env(env)
+        settings = stack_settings.load(env, stacks_dir=stacks_dir)
     except SettingsError as exc:
-        return _report([Finding("settings", "problem", str(exc), "correct or unset that variable")], strict=args.strict, out=out)
+        return _report([Finding("settings", "problem", str(exc), "correct the stack file, or unset the variable")], strict=args.strict, out=out)
     if clients is None:
         region = deploy_region(env, boto3.session.Session().region_name)
         if not region:

@@ -29,8 +29,8 @@ from typing import Any, Literal
 
 import boto3
 
-from hookline.core.settings import Settings
 from hookline.wiring.topology import FUNCTIONS
+from infra import stack_settings
 from infra.deploy_names import FUNCTION_TAG, LIVE_ALIAS, STACK_TAG, deployment_application_name, deployment_group_name
 
 # The statuses of a deployment that StopDeployment can still stop.
@@ -144,8 +144,8 @@ def rollback(*, lambda_client: Any, codedeploy: Any, stack: str, only: Iterable[
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m infra.rollback", description=(__doc__ or "").splitlines()[0])
-    stack = Settings.from_env(os.environ).stack_name
-    parser.add_argument("--stack", default=stack, help=f"the stack's name (default: HOOKLINE_STACK_NAME, here {stack})")
+    stack = stack_settings.stack_name(os.environ)
+    parser.add_argument("--stack", default=stack, help=f"the stack's name (default: STACK, here {stack})")
     parser.add_argument("--function", action="append", default=[], help="only these functions (topology names, comma-separated or repeated)")
     args = parser.parse_args(argv)
     only = [name.strip() for value in args.function for name in value.split(",") if name.strip()]

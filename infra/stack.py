@@ -9,7 +9,7 @@ from constructs import Construct
 
 from hookline.core.settings import Settings
 from hookline.wiring.topology import API, AUTHORIZER, NOTIFICATIONS, QUEUES, REPLAY, RETRY_WAIT, TABLE, TOPICS, QueueSpec
-from infra import construct_name, nag
+from infra import construct_name, nag, stack_settings
 from infra.api import Api
 from infra.deploys import Deploys
 from infra.functions import Functions
@@ -34,6 +34,8 @@ class HooklineStack(Stack):
         self.storage = Storage(self, "Storage", prefix=prefix, settings=settings)
         if data_only:
             return
+        # What the stack was made from, so `make preflight` can read back what is deployed (GetTemplate).
+        self.template_options.metadata = {stack_settings.TEMPLATE_METADATA: stack_settings.template_metadata(settings)}
         self.queues = Queues(self, "Queues", prefix=prefix)
         self.state_machines = StateMachines(self, "StateMachines", prefix=prefix, queues=self.queues, key=self.storage.key)
         self.topics = Topics(self, "Topics", prefix=prefix, key=self.storage.key, settings=settings)

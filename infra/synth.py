@@ -9,7 +9,7 @@ from typing import Any
 from aws_cdk import App
 
 from hookline.core.settings import Settings
-from infra import REPO_ROOT, nag, sizing
+from infra import REPO_ROOT, nag, sizing, stack_settings
 from infra.stack import HooklineStack
 
 # The context key that synthesizes the data alone, for `cdk import`.
@@ -27,10 +27,12 @@ def build_app(
 ) -> tuple[App, HooklineStack]:
     """The app with the one hookline stack; `checks` adds cdk-nag's AwsSolutions validation.
 
-    Settings default to `Settings.from_env(os.environ)`, read at synth time; HOOKLINE_STACK_NAME names the stack.
-    Raises sizing.SizingError when the reserved concurrency does not fit HOOKLINE_ACCOUNT_CONCURRENCY_QUOTA.
+    Settings default to the stack file's (infra.stack_settings: `stacks/<STACK>.json`, STACK from the environment,
+    `hookline` without it), read at synth time; a HOOKLINE_* variable that disagrees with the file raises
+    StackSettingsError. Raises sizing.SizingError when the reserved concurrency does not fit
+    HOOKLINE_ACCOUNT_CONCURRENCY_QUOTA.
     """
-    settings = settings if settings is not None else Settings.from_env(os.environ)
+    settings = settings if settings is not None else stack_settings.load(os.environ)
     # Before any construct: a reservation the declared quota cannot hold would only fail in CloudFormation.
     sizing.check(settings)
     app = App(outdir=outdir, context={**cdk_json_context(), **(context or {})})

@@ -16,13 +16,14 @@ import re
 import shlex
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 import yaml
 
 from hookline.core.settings import Settings
 from hookline.wiring import topology
-from infra import preflight, sizing
+from infra import preflight, sizing, stack_settings
 from tests.infrastructure.test_preflight import Runner, bootstrap_account, make_clients, verify_identity
 from tests.support import walkthrough
 
@@ -102,7 +103,7 @@ def test_every_make_target_it_names_is_a_makefile_target() -> None:
 
 def test_every_make_variable_it_passes_is_one_the_makefile_reads() -> None:
     passed = {assignment.split("=", 1)[0] for shown in code(DEPLOYING) for match in MAKE_RUN.findall(shown) for assignment in match[2].split()}
-    assert {"BOOTSTRAP", "TENANT", "TABLE"} <= passed
+    assert {"BOOTSTRAP", "TENANT", "TABLE", "STACK"} <= passed
     for name in passed:
         assert f"$({name})" in MAKEFILE, f"the Makefile never reads {name}"
 
@@ -111,7 +112,7 @@ def test_every_setting_it_names_is_a_setting() -> None:
     # (less the API's URL and key the first event exports for curl, as the walk-through and `make run` name them)
     named = set(SETTING.findall(DEPLOYING)) - {"HOOKLINE_URL", "HOOKLINE_KEY"}
     known = {env for env, _, _ in Settings.documented()}
-    assert {"HOOKLINE_STACK_NAME", "HOOKLINE_SIZE", "HOOKLINE_ALARM_EMAIL", "HOOKLINE_NOTIFICATION_SENDER"} <= named
+    assert {"HOOKLINE_SIZE", "HOOKLINE_ALARM_EMAIL", "HOOKLINE_NOTIFICATION_SENDER"} <= named
     assert named <= known, named - known
 
 
@@ -128,16 +129,26 @@ def test_the_concurrency_it_states_is_the_sizing_rule() -> None:
 
 
 def _preflight_argv(make_line: str) -> tuple[dict[str, str], list[str], list[str]]:
-    """A documented make line as make runs it: the settings it sets, the preflight's arguments, and every command
-    `make -n` lists (nothing is run)."""
+    """A documented make line as make runs it: the variables it passes (STACK among them), the preflight's arguments,
+    and every command `make -n` lists (nothing is run)."""
     words = shlex.split(make_line.split(" #", 1)[0])
     at = words.index("make")
-    settings = dict(word.split("=", 1) for word in words[:at])
-    env = {k: v for k, v in os.environ.items() if k not in {"MAKEFLAGS", "MAKELEVEL", "MFLAGS"}} | settings
+    variables = dict(word.split("=", 1) for word in words[at + 1 :] if "=" in word)
+    env = {k: v for k, v in os.environ.items() if k not in {"MAKEFLAGS", "MAKELEVEL", "MFLAGS"}}
     listed = subprocess.run(["make", "-n", *words[at + 1 :]], cwd=REPO, env=env, capture_output=True, text=True, check=True).stdout.splitlines()
     [command] = [line for line in listed if "-m infra.preflight" in line]
     argv = shlex.split(command)
-    return settings, argv[argv.index("infra.preflight") + 1 :], listed
+    return variables, argv[argv.index("infra.preflight") + 1 :], listed
+
+
+def _stack_file(stack: str) -> dict[str, str]:
+    """The settings of stacks/<stack>.json: the committed file, or the one the section shows for that name."""
+    committed = stack_settings.stack_file(stack)
+    if committed.exists():
+        return stack_settings.read_file(committed)
+    shown = re.search(rf"`stacks/{re.escape(stack)}\.json`[^`]*?```json\s*$(.*?)^```", DEPLOYING, re.S | re.M)
+    assert shown, f"the section deploys STACK={stack} but neither commits nor shows stacks/{stack}.json"
+    return stack_settings.file_values(json.loads(shown[1]), f"README's stacks/{stack}.json")
 
 
 def _documented_make_lines(target: str) -> list[str]:
@@ -157,17 +168,20 @@ DOCUMENTED_RUNS = _documented_make_lines("preflight") + _documented_make_lines("
 
 
 @pytest.mark.parametrize("make_line", DOCUMENTED_RUNS, ids=[line.split(" #", 1)[0].strip() for line in DOCUMENTED_RUNS])
-def test_each_documented_preflight_runs_and_passes(aws: None, make_line: str) -> None:
-    settings, argv, _ = _preflight_argv(make_line)
+def test_each_documented_preflight_runs_and_passes(aws: None, make_line: str, tmp_path: Path) -> None:
+    variables, argv, _ = _preflight_argv(make_line)
+    stack = variables.get("STACK", stack_settings.DEFAULT_STACK)
+    settings = _stack_file(stack)
+    (tmp_path / f"{stack}.json").write_text(json.dumps(settings))
     bootstrapping = "--bootstrap" in argv
     if not bootstrapping:
         bootstrap_account()
-    if "HOOKLINE_NOTIFICATION_SENDER" in settings:
-        verify_identity(settings["HOOKLINE_NOTIFICATION_SENDER"].split("@", 1)[1])
-    # The line that says it is for an account whose quota is 10 is checked against one.
+    if settings.get("HOOKLINE_NOTIFICATION_SENDER"):
+        verify_identity(settings["HOOKLINE_NOTIFICATION_SENDER"].rstrip(">").split("@", 1)[1])
+    # A stack that says it is for an account whose quota is 10 is checked against one.
     quota = 10 if settings.get("HOOKLINE_SIZE") == "small" else 1000
     runner, out = Runner(), io.StringIO()
-    status = preflight.main(argv, env=settings, clients=make_clients(quota=quota), run=runner, ask=None, out=out)
+    status = preflight.main(argv, env={"STACK": stack}, clients=make_clients(quota=quota), run=runner, ask=None, out=out, stacks_dir=tmp_path)
     assert status == 0, out.getvalue()
     assert len(runner.commands) == int(bootstrapping)
     assert not [line for line in out.getvalue().splitlines() if line.startswith("problem")], out.getvalue()

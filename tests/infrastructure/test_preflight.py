@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import io
 import json
+import tempfile
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 from typing import Any
 
 import boto3
@@ -129,10 +131,13 @@ class Runner:
 
 
 def run(argv: Sequence[str] = (), env: dict[str, str] | None = None, **kw: Any) -> tuple[int, str]:
-    """`python -m infra.preflight ARGV` with these settings and clients: its exit status and what it printed."""
+    """`python -m infra.preflight ARGV` with these settings (written to the stack's file, as a deploy reads them) and
+    clients: its exit status and what it printed."""
     out = io.StringIO()
     kw.setdefault("run", Runner(status=99))  # a bootstrap nobody asked for would show as a failure
-    status = preflight.main(list(argv), env=env or {}, out=out, **kw)
+    stacks = Path(tempfile.mkdtemp(prefix="stacks-"))
+    (stacks / "hookline.json").write_text(json.dumps(env or {}))
+    status = preflight.main(list(argv), env={}, out=out, stacks_dir=stacks, **kw)
     return status, out.getvalue()
 
 
@@ -546,7 +551,8 @@ def test_the_region_is_the_one_cdk_deploys_to() -> None:
 def test_unusable_settings_are_a_problem(aws: None) -> None:
     status, output = run(env={"HOOKLINE_SIZE": "huge"}, clients=make_clients())
     assert status == 1
-    assert line(output, "settings").startswith("problem  settings: HOOKLINE_SIZE='huge': must be one of small, default")
+    assert line(output, "settings").startswith("problem  settings: ")
+    assert "hookline.json: HOOKLINE_SIZE='huge': must be one of small, default" in line(output, "settings")
 
 
 def test_help_and_usage_errors(capsys: pytest.CaptureFixture[str]) -> None:

@@ -266,7 +266,7 @@ class Settings:
     stack_name: str = _setting(
         "HOOKLINE_STACK_NAME",
         "hookline",
-        "Name of the CloudFormation stack. Every physical name (table, queues, state machine, topic, alarms, dashboard, schedules) starts with it, so one account and region holds as many installs as it has names. Stack configuration.",
+        "Name of the CloudFormation stack: `make synth`, `make preflight` and `make deploy` take it from STACK, the name of the stack's settings file (`stacks/<stack>.json`); set here, it must agree. Every physical name (table, queues, state machine, topic, alarms, dashboard, schedules) starts with it, so one account and region holds as many installs as it has names. Stack configuration.",
     )
     size: str = _setting(
         "HOOKLINE_SIZE",
@@ -350,7 +350,7 @@ class Settings:
                 if profile is not None and f.name in profile.values:
                     values[f.name] = profile.values[f.name]
                 continue
-            values[f.name] = _parse(name, f.default, raw.strip())
+            values[f.name] = parse_setting(name, f.default, raw.strip())
         return cls(**values)
 
     def __post_init__(self) -> None:
@@ -439,7 +439,8 @@ class Settings:
         return rows
 
 
-def _parse(name: str, default: Any, raw: str) -> Any:
+def parse_setting(name: str, default: Any, raw: str) -> Any:
+    """`raw`, the variable `name`'s text, as a value of `default`'s type (SettingsError when it is not one)."""
     try:
         if isinstance(default, bool):
             return raw.lower() in {"1", "true", "yes", "on"}
