@@ -5,7 +5,10 @@ function added to the topology is graphed and alarmed on without touching this f
 The delivery metrics are the functions' EMF metrics (Powertools Metrics, namespace
 `hookline`, with the dimension `service`=POWERTOOLS_SERVICE_NAME that Powertools adds).
 
-Every alarm notifies the notifications topic. That topic is encrypted with the stack's
+Every alarm here notifies the notifications topic when it goes into ALARM and when it is OK again, but
+the not-empty alarms of the DLQs customers' exhausted deliveries fill (the delivery and ordered DLQs), which
+only graph it on the dashboard and say when the queue is OK again: a receiver out of retries is no page.
+The canary alarms, which roll a deploy back, are infra/deploys.py's. That topic is encrypted with the stack's
 KMS key and its policy is replaced by the stack's (TLS only), so CloudWatch is allowed,
 for this stack's alarms only, to publish to it and to use the key for that.
 """
@@ -52,8 +55,6 @@ API_THROTTLED = "ApiThrottled"  # Count
 RESPONSE_TIME_PERCENTILES = ("p50", "p95", "p99")
 
 PERIOD = Duration.minutes(5)
-# The new-letters alarms (canary rollback) look at this many one-minute points, any one rising.
-NEW_LETTERS_MINUTES = 3
 # BreakerOpened sum over one PERIOD at or above this: many endpoints failing at once, likely on our side.
 BREAKER_SPIKE_THRESHOLD = 5
 # The API's 5xx alarm: more than this share of its requests in a PERIOD, once at least API_5XX_LEAST of them
@@ -79,6 +80,14 @@ def internal_dead_letter_queues() -> tuple[QueueSpec, ...]:
     return tuple(q for q in dead_letter_queues() if q.key not in sent_to)
 
 
+def customer_dead_letter_queues() -> tuple[QueueSpec, ...]:
+    """Dead-letter queues that hold customers' deliveries given up on (a receiver out of retries, by design): their
+    not-empty alarms page no one. hookline's own failures among those letters have alarms of their own that do
+    (internal-failures, retry-wait-failed)."""
+    internal = {q.key for q in internal_dead_letter_queues()}
+    return tuple(q for q in dead_letter_queues() if q.key not in internal)
+
+
 def source_queues() -> tuple[QueueSpec, ...]:
     """Every queue that is not a dead-letter queue: work waits on these, so their oldest message must stay young."""
     dead = {q.key for q in dead_letter_queues()}
@@ -89,18 +98,17 @@ def source_queues() -> tuple[QueueSpec, ...]:
 class AlarmSet:
     """The alarms by what they watch, for tests and for the dashboard's status widget."""
 
-    dead_letters: dict[str, cloudwatch.Alarm]  # queue key -> ApproximateNumberOfMessagesVisible > 0
-    new_dead_letters: dict[str, cloudwatch.Alarm]  # internal DLQ key -> visible messages rose within the last minutes (rolls canaries back)
+    dead_letters: dict[str, cloudwatch.Alarm]  # queue key -> ApproximateNumberOfMessagesVisible > 0 (a customers' DLQ's pages no one)
     oldest_message: dict[str, cloudwatch.Alarm]  # queue key -> ApproximateAgeOfOldestMessage > setting
     errors: dict[str, cloudwatch.Alarm]  # function name -> Errors > 0
     throttles: dict[str, cloudwatch.Alarm]  # function name -> Throttles > 0
     breaker_spike: cloudwatch.Alarm
     unqueued_found: cloudwatch.Alarm  # the sweeper queued events that were stored and never queued
-    internal_failures: cloudwatch.Alarm  # a task dead-lettered through hookline's own fault (rolls consumers' canaries back)
+    internal_failures: cloudwatch.Alarm  # a task dead-lettered through hookline's own fault, any function, any version
     email_failed: cloudwatch.Alarm  # SES refused a customer email
     leases_not_given_back: cloudwatch.Alarm  # a batch's give-back failed: its leases hold the endpoint's slots until they expire
     overdue_retries: cloudwatch.Alarm  # the sweeper re-queued retries whose long wait never queued them
-    api_server_errors: cloudwatch.Alarm  # the API answered 5xx to more than API_5XX_PERCENT of its requests (rolls the api's canary back)
+    api_server_errors: cloudwatch.Alarm  # the API answered 5xx to more than API_5XX_PERCENT of its requests
     api_throttled: cloudwatch.Alarm  # the API's stage throttle answered 429
     table_throttled: cloudwatch.Alarm  # DynamoDB throttled reads or writes of the data table (docs/scaling.md)
     long_waits: dict[str, cloudwatch.Alarm]  # "<state machine>-<failed|timed-out|throttled|aborted>" -> executions > 0
@@ -108,7 +116,6 @@ class AlarmSet:
     def all(self) -> list[cloudwatch.Alarm]:
         return [
             *self.dead_letters.values(),
-            *self.new_dead_letters.values(),
             *self.oldest_message.values(),
             *self.errors.values(),
             *self.throttles.values(),
@@ -165,7 +172,6 @@ class Monitoring(Construct):
         self._allow_alarms_to_notify(topic, key)
         self.alarms = AlarmSet(
             dead_letters={q.key: self._dead_letter_alarm(q) for q in dead_letter_queues()},
-            new_dead_letters={q.key: self._new_dead_letters_alarm(q) for q in internal_dead_letter_queues()},
             oldest_message={q.key: self._oldest_message_alarm(q) for q in source_queues() if q not in HELD_QUEUES},
             errors={spec.name: self._function_alarm(spec.name, "errors") for spec in FUNCTIONS},
             throttles={spec.name: self._function_alarm(spec.name, "throttles") for spec in FUNCTIONS},
@@ -187,7 +193,7 @@ class Monitoring(Construct):
                 metric=INTERNAL_FAILURES,
                 description="A task is being dead-lettered because of hookline itself, not a receiver: a poison message, or a task whose "
                 "processing failed (an exception, a dependency failure) on its last receive. The delivery, retry, ordered and replay functions' "
-                "ERROR lines say which; a canary deployment in progress rolls back on it.",
+                "ERROR lines say which.",
             ),
             email_failed=self._count_alarm(
                 "EmailFailedAlarm",
@@ -273,8 +279,10 @@ class Monitoring(Construct):
         threshold: float,
         comparison: cloudwatch.ComparisonOperator,
         missing: cloudwatch.TreatMissingData,
+        page: bool = True,
     ) -> cloudwatch.Alarm:
-        """One alarm over one period, notifying the notifications topic when it goes into ALARM."""
+        """One alarm over one period, notifying the notifications topic when it is OK again, and when it goes into
+        ALARM if it pages."""
         alarm = cloudwatch.Alarm(
             self,
             construct_id,
@@ -286,7 +294,9 @@ class Monitoring(Construct):
             evaluation_periods=1,
             treat_missing_data=missing,
         )
-        alarm.add_alarm_action(self._action)
+        if page:
+            alarm.add_alarm_action(self._action)
+        alarm.add_ok_action(self._action)
         return alarm
 
     def _dead_letter_description(self, spec: QueueSpec) -> str:
@@ -310,35 +320,7 @@ class Monitoring(Construct):
             # SQS stops reporting a queue that has been idle for six hours. Missing data keeps the current
             # state: an idle empty DLQ stays OK, and a DLQ left holding messages does not drift back to OK.
             missing=cloudwatch.TreatMissingData.IGNORE,
-        )
-
-    def _new_dead_letters_alarm(self, spec: QueueSpec) -> cloudwatch.Alarm:
-        """Letters arrived within the last few minutes: what rolls a canary back (infra/deploys.py).
-
-        Not the not-empty alarm: letters an operator has not drained yet would keep that one in ALARM, and
-        CodeDeploy would roll every deploy back until the queue is empty. This one watches the rise of the
-        visible count from one minute to the next. SQS reports a queue while it holds messages or is used,
-        and stops reporting one that has been idle and empty for six hours, so a gap is filled with 0 (an
-        empty queue): the first letters after a quiet night are a rise, as they must be. Letters from before
-        the deploy (a steady count) and a drain (a fall) leave it OK. Any one of the last NEW_LETTERS_MINUTES
-        minutes rising sets it off, so a datapoint SQS publishes late still counts. It notifies no one: the
-        not-empty alarm already does.
-        """
-        visible = self._queues.queue(spec).metric_approximate_number_of_messages_visible(period=Duration.minutes(1), statistic="Maximum")
-        return cloudwatch.Alarm(
-            self,
-            f"{construct_name(spec.key)}NewLettersAlarm",
-            alarm_name=self.alarm_name(f"{spec.key}-new-letters"),
-            alarm_description=f"{spec.physical_name(self._prefix)} received messages within the last {NEW_LETTERS_MINUTES} minutes; "
-            "a canary deployment in progress rolls back on it.",
-            metric=cloudwatch.MathExpression(
-                expression="DIFF(FILL(visible, 0))", using_metrics={"visible": visible}, period=Duration.minutes(1), label="new letters"
-            ),
-            threshold=0,
-            comparison_operator=cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
-            evaluation_periods=NEW_LETTERS_MINUTES,
-            datapoints_to_alarm=1,
-            treat_missing_data=cloudwatch.TreatMissingData.NOT_BREACHING,
+            page=spec not in customer_dead_letter_queues(),
         )
 
     def _oldest_message_alarm(self, spec: QueueSpec) -> cloudwatch.Alarm:
@@ -563,6 +545,13 @@ class Monitoring(Construct):
                 width=8,
             ),
             cloudwatch.SingleValueWidget(title="Dead-letter queue depth", metrics=[depth(q) for q in dead_letter_queues()], width=8, height=6),
+            *(
+                # What pages no one is graphed: customers' deliveries given up on, against the alarm's threshold.
+                cloudwatch.AlarmWidget(
+                    title=f"{q.physical_name(self._prefix)}: customers' given-up deliveries", alarm=self.alarms.dead_letters[q.key], width=12
+                )
+                for q in customer_dead_letter_queues()
+            ),
         ]
 
     def _api_and_wait_widgets(self) -> list[cloudwatch.IWidget]:

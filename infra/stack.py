@@ -74,8 +74,8 @@ class HooklineStack(Stack):
         )
         # The sweeper's schedule (and any other scheduled invocation of topology.SCHEDULES).
         self.schedules = Schedules(self, "Schedules", prefix=prefix, settings=settings, functions=self.functions, key=self.storage.key)
-        # How a new version of each function goes live: a CodeDeploy canary that rolls back on those alarms, or all at once.
-        self.deploys = Deploys(self, "Deploys", prefix=prefix, settings=settings, functions=self.functions, alarms=self.monitoring.alarms)
+        # How a new version of each function goes live: a CodeDeploy canary that rolls back on the new version's alarms, or all at once.
+        self.deploys = Deploys(self, "Deploys", prefix=prefix, settings=settings, functions=self.functions)
         nag.acknowledge(functions=self.functions, storage=self.storage, state_machines=self.state_machines, api=self.api, deploys=self.deploys)
 
         CfnOutput(self, "ApiUrl", value=self.api.stage.url, description="Base URL of the HTTP API")

@@ -1,13 +1,14 @@
 """Canary deploys: every function serves through its `live` alias, and HOOKLINE_DEPLOY_STRATEGY says how a new version gets there.
 
 `canary` (the default): a CodeDeploy deployment group per function shifts 10 % for 5 minutes, then all, and rolls back
-on the function's error alarm, the new-letters alarms of the dead-letter queues its work can reach, a failure or a stop.
+on a failure, a stop, or the new version's own alarms: a rate of its failures per invocation, from a few failures up.
 `all_at_once`: no CodeDeploy resource; CloudFormation moves the alias itself.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from dataclasses import replace
@@ -21,40 +22,29 @@ from hookline.wiring.topology import (
     API,
     AUTHORIZER,
     DELIVERY,
-    DELIVERY_DLQ,
     FUNCTIONS,
     ORDERED,
     REPLAY,
-    REPLAY_DLQ,
     RETRY,
     STATE_MACHINES,
     FunctionSpec,
-    QueueSpec,
 )
+from infra.deploy_names import CANARY_LEAST, CANARY_PERCENT
+from infra.deploys import rollback_alarms
 from tests.infrastructure.conftest import BASE_SETTINGS, SENDER, Synth, references, synthesize
 
 CFN_LINT = Path(sys.executable).parent / "cfn-lint"
 
-# Written out here rather than derived as infra/deploys.py derives them, so a wrong rule there shows up: the
-# dead-letter queues only hookline's own failures fill (no function sends to them) that each function's work can
-# end up in. The delivery DLQ is in none: a receiver that exhausts its retries is dead-lettered there by design,
-# and that must never roll a deploy back. The authorizer's work reaches no queue.
-ROLLBACK_DLQS: dict[str, tuple[QueueSpec, ...]] = {
-    API.name: (REPLAY_DLQ,),
-    AUTHORIZER.name: (),
-    DELIVERY.name: (),
-    RETRY.name: (),
-    ORDERED.name: (),  # its DLQ takes the given-up deliveries of customers' receivers, as the delivery DLQ does
-    REPLAY.name: (REPLAY_DLQ,),
-}
-# Beside each function's Errors alarm: the EMF and API metrics that say hookline itself failed.
+# Written out here rather than derived as infra/deploy_names.py derives them, so a wrong rule there shows up: what
+# says the new version of each function failed, each beside the version's Invocations. A receiver out of retries (the
+# delivery and ordered DLQs) is never one of them. EMF counts are the functions' own (namespace hookline).
 ROLLBACK_METRICS: dict[str, tuple[str, ...]] = {
-    API.name: ("5xx",),
-    AUTHORIZER.name: (),
-    DELIVERY.name: ("InternalFailures",),
-    RETRY.name: ("InternalFailures",),
-    ORDERED.name: ("InternalFailures",),
-    REPLAY.name: ("InternalFailures",),
+    API.name: ("Errors", "ServerErrors"),
+    AUTHORIZER.name: ("Errors",),
+    DELIVERY.name: ("Errors", "InternalFailures"),
+    RETRY.name: ("Errors", "InternalFailures"),
+    ORDERED.name: ("Errors", "InternalFailures"),
+    REPLAY.name: ("Errors", "InternalFailures"),
 }
 ROLLBACK_EVENTS = {"DEPLOYMENT_FAILURE", "DEPLOYMENT_STOP_ON_REQUEST", "DEPLOYMENT_STOP_ON_ALARM"}
 
@@ -93,23 +83,16 @@ def _names_an_alias_only(synth: Synth, value: Any) -> bool:
     return bool(named & _alias_ids(synth)) and not named & _function_ids(synth)
 
 
-def _alarm_id(synth: Synth, group: dict[str, Any], metric: str) -> list[str]:
-    """The group's alarms on a metric, by logical id: on the metric itself, or on an expression over it."""
-    ids = [alarm["Name"]["Ref"] for alarm in group["Properties"]["AlarmConfiguration"]["Alarms"]]
-    return [i for i in ids if metric in _metrics_of(synth.resources[i]["Properties"])]
+def _stats(alarm: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """An expression alarm's metrics by their id in the expression."""
+    return {q["Id"]: q["MetricStat"] for q in alarm["Metrics"] if "MetricStat" in q}
 
 
-def _metrics_of(alarm: dict[str, Any]) -> set[str]:
-    if "MetricName" in alarm:
-        return {alarm["MetricName"]}
-    return {q["MetricStat"]["Metric"]["MetricName"] for q in alarm.get("Metrics", []) if "MetricStat" in q}
-
-
-def _watched_dimensions(alarm: dict[str, Any]) -> list[Any]:
-    """The dimensions of the one metric an expression alarm reads."""
-    (stat,) = [q["MetricStat"] for q in alarm["Metrics"] if "MetricStat" in q]
-    dimensions: list[Any] = stat["Metric"]["Dimensions"]
-    return dimensions
+def _expression(alarm: dict[str, Any]) -> str:
+    (query,) = [q for q in alarm["Metrics"] if "Expression" in q]
+    assert query.get("ReturnData", True)
+    expression: str = query["Expression"]
+    return expression
 
 
 def _deployment_group(synth: Synth, spec: FunctionSpec) -> tuple[str, dict[str, Any]]:
@@ -219,33 +202,7 @@ def test_each_function_deploys_as_a_canary_that_rolls_back_on_its_alarms(synth: 
     assert set(props["AutoRollbackConfiguration"]["Events"]) == ROLLBACK_EVENTS
     assert props["AlarmConfiguration"]["Enabled"] is True
     assert not props["AlarmConfiguration"].get("IgnorePollAlarmFailure", False)
-    # And the alarms are the function's Lambda Errors alarm ...
-    (errors,) = _alarm_id(synth, group, "Errors")
-    errors_alarm = synth.resources[errors]["Properties"]
-    assert errors_alarm["Namespace"] == "AWS/Lambda"
-    assert errors_alarm["Dimensions"] == [{"Name": "FunctionName", "Value": {"Ref": synth.function_id(spec)}}]
-    assert errors_alarm["AlarmName"] == f"hookline-{spec.name}-errors"
-    # ... and the new-letters alarm of each internal dead-letter queue its work can end up in, and nothing else:
-    # letters that arrived during the deploy, by the rise of the visible count, not letters left from before
-    dlq_alarms = _alarm_id(synth, group, "ApproximateNumberOfMessagesVisible")
-    assert len(dlq_alarms) == len(ROLLBACK_DLQS[spec.name])
-    for a in dlq_alarms:
-        (expression,) = [q for q in synth.resources[a]["Properties"]["Metrics"] if q.get("ReturnData", True) and "Expression" in q]
-        assert expression["Expression"] == "DIFF(FILL(visible, 0))"
-        assert synth.resources[a]["Properties"]["Threshold"] == 0
-        assert synth.resources[a]["Properties"]["TreatMissingData"] == "notBreaching"
-    watched = {json.dumps(_watched_dimensions(synth.resources[a]["Properties"]), sort_keys=True) for a in dlq_alarms}
-    expected = {
-        json.dumps([{"Name": "QueueName", "Value": {"Fn::GetAtt": [synth.queue_id(q), "QueueName"]}}], sort_keys=True) for q in ROLLBACK_DLQS[spec.name]
-    }
-    assert watched == expected
-    assert {synth.resources[a]["Properties"]["AlarmName"] for a in dlq_alarms} == {f"hookline-{q.key}-new-letters" for q in ROLLBACK_DLQS[spec.name]}
-    # And the alarms that say hookline failed: a task dead-lettered through its own fault (consumers), the API's 5xx (api)
-    for metric in ROLLBACK_METRICS[spec.name]:
-        assert len(_alarm_id(synth, group, metric)) == 1, metric
-    for metric in {"InternalFailures", "5xx"} - set(ROLLBACK_METRICS[spec.name]):
-        assert not _alarm_id(synth, group, metric), metric
-    assert len(props["AlarmConfiguration"]["Alarms"]) == 1 + len(ROLLBACK_METRICS[spec.name]) + len(ROLLBACK_DLQS[spec.name])
+    assert len(props["AlarmConfiguration"]["Alarms"]) == len(ROLLBACK_METRICS[spec.name])
     # And only CodeDeploy may assume its service role
     role = synth.resources[props["ServiceRoleArn"]["Fn::GetAtt"][0]]["Properties"]
     assert [s["Principal"] for s in role["AssumeRolePolicyDocument"]["Statement"]] == [{"Service": "codedeploy.amazonaws.com"}]
@@ -304,17 +261,61 @@ def test_the_deploy_strategy_configures_the_stack_not_the_functions(synth: Synth
         assert "HOOKLINE_DEPLOY_STRATEGY" not in synth.resources[synth.function_id(spec)]["Properties"]["Environment"]["Variables"], spec.name
 
 
-def test_a_customers_dead_letter_never_rolls_a_canary_back_and_hooklines_fault_does(synth: Synth) -> None:
-    # Given every deployment group's alarms
-    watched = {alarm["Name"]["Ref"] for spec in FUNCTIONS for alarm in _deployment_group(synth, spec)[1]["Properties"]["AlarmConfiguration"]["Alarms"]}
-    names = {synth.resources[a]["Properties"]["AlarmName"] for a in watched}
-    # Then none watches the delivery DLQ, where a receiver's exhausted deliveries go (reason max_attempts or max_age)
-    delivery_dlq = {"Name": "QueueName", "Value": {"Fn::GetAtt": [synth.queue_id(DELIVERY_DLQ), "QueueName"]}}
-    assert not [a for a in watched if json.dumps(delivery_dlq) in json.dumps(synth.resources[a]["Properties"])]
-    assert "hookline-delivery-dlq-new-letters" not in names and "hookline-delivery-dlq-not-empty" not in names
-    # And the internal-failures alarm (a poison message, or a task failing through hookline's fault on its last receive)
-    # rolls back every consumer, on the functions' shared EMF metric with the service dimension alone
-    (internal,) = [a for a in watched if synth.resources[a]["Properties"]["AlarmName"] == "hookline-internal-failures"]
-    props = synth.resources[internal]["Properties"]
-    assert (props["Namespace"], props["MetricName"], props["Dimensions"]) == ("hookline", "InternalFailures", [{"Name": "service", "Value": "hookline"}])
-    assert props["Threshold"] == 0 and props["ComparisonOperator"] == "GreaterThanThreshold"
+@pytest.mark.parametrize("spec", FUNCTIONS, ids=[f.name for f in FUNCTIONS])
+def test_each_canary_judges_the_new_version_alone_by_a_rate_of_its_failures(synth: Synth, spec: FunctionSpec) -> None:
+    # Given the function's deployment group, and the version its alias moves to (what the deploy publishes)
+    _, group = _deployment_group(synth, spec)
+    alias = synth.resources[synth.alias_id(spec)]
+    version = alias["Properties"]["FunctionVersion"]
+    function = {"Ref": synth.function_id(spec)}
+    lambda_dimensions = [
+        {"Name": "ExecutedVersion", "Value": version},
+        {"Name": "FunctionName", "Value": function},
+        {"Name": "Resource", "Value": {"Fn::Join": ["", [function, ":live"]]}},
+    ]
+    emf_dimensions = [{"Name": "function", "Value": function}, {"Name": "service", "Value": "hookline"}, {"Name": "version", "Value": version}]
+    # When its alarms are read
+    ids = [a["Name"]["Ref"] for a in group["Properties"]["AlarmConfiguration"]["Alarms"]]
+    alarms = {i: synth.resources[i]["Properties"] for i in ids}
+    # Then they are the ones infra.deploys names (docs/operations.md's table is checked against those), one per signal
+    assert [a["AlarmName"] for a in alarms.values()] == list(rollback_alarms("hookline", spec))
+    failing = []
+    for alarm in alarms.values():
+        stats = _stats(alarm)
+        # And each is a rate: more than CANARY_PERCENT failures per 100 of the version's invocations in 5 minutes,
+        # counted only from CANARY_LEAST failures (one throttle on a last receive is no rollback, at any volume)
+        assert _expression(alarm) == f"IF(failed >= {CANARY_LEAST}, 100 * failed / invocations, 0)"
+        assert (alarm["Threshold"], alarm["ComparisonOperator"], alarm["EvaluationPeriods"]) == (CANARY_PERCENT, "GreaterThanThreshold", 1)
+        assert alarm["TreatMissingData"] == "notBreaching"
+        assert {s["Period"] for s in stats.values()} == {300} and {s["Stat"] for s in stats.values()} == {"Sum"}
+        # And every metric it reads is the new version's: Lambda's by alias and executed version, the EMF count's by
+        # function and version (never the function as a whole, never a service-wide count, never a queue)
+        invocations = stats["invocations"]["Metric"]
+        assert (invocations["Namespace"], invocations["MetricName"]) == ("AWS/Lambda", "Invocations")
+        assert sorted(invocations["Dimensions"], key=lambda d: d["Name"]) == lambda_dimensions
+        failed = stats["failed"]["Metric"]
+        expected = lambda_dimensions if failed["Namespace"] == "AWS/Lambda" else emf_dimensions
+        assert failed["Namespace"] == ("AWS/Lambda" if failed["MetricName"] == "Errors" else "hookline")
+        assert sorted(failed["Dimensions"], key=lambda d: d["Name"]) == expected, alarm["AlarmName"]
+        failing.append(failed["MetricName"])
+        # And it pages no one: the function's own alarms do
+        assert not alarm.get("AlarmActions") and not alarm.get("OKActions")
+    assert tuple(failing) == ROLLBACK_METRICS[spec.name]
+    # And the alias's update, which is the deployment, waits for its alarms to watch the new version
+    assert set(ids) <= set(alias.get("DependsOn", []))
+
+
+def test_the_canary_table_in_operations_md_is_the_stacks(synth: Synth) -> None:
+    # Given docs/operations.md's table of what rolls each function's canary back
+    text = (Path(__file__).resolve().parents[2] / "docs" / "operations.md").read_text()
+    rows = {}
+    for line in text[text.index("| function | alarms that roll its canary back |") :].splitlines()[2:]:
+        if not line.startswith("|"):
+            break
+        functions, alarms = (cell.strip() for cell in line.strip("|").split("|"))
+        for function in re.findall(r"`([a-z]+)`", functions):
+            rows[function] = tuple(re.findall(r"`([^`]+)`", alarms))
+    # Then it has a row for every function, naming its alarms as the stack names them
+    assert set(rows) == {spec.name for spec in FUNCTIONS}
+    for spec in FUNCTIONS:
+        assert tuple(a.replace("<function>", spec.name) for a in rows[spec.name]) == rollback_alarms("hookline", spec), spec.name

@@ -16,6 +16,7 @@ from hookline.wiring.topology import (
     FUNCTIONS,
     HELD_QUEUES,
     NOTIFICATIONS,
+    ORDERED_DLQ,
     QUEUES,
     REPLAY_DLQ,
     RETRY,
@@ -31,6 +32,8 @@ DEAD_LETTER_QUEUES = tuple(q for q in QUEUES if any(source.dead_letter == q for 
 SOURCE_QUEUES = tuple(q for q in QUEUES if q not in DEAD_LETTER_QUEUES)
 # Dead-letter queues that no function sends to: only a redrive policy (hookline failing a task 5 times) fills them.
 INTERNAL_DEAD_LETTER_QUEUES = tuple(q for q in DEAD_LETTER_QUEUES if not any(Grant(q, "send") in spec.grants for spec in FUNCTIONS))
+# Those a worker sends customers' given-up deliveries to (the delivery and ordered DLQs): their letters page no one.
+CUSTOMER_DEAD_LETTER_QUEUES = tuple(q for q in DEAD_LETTER_QUEUES if q not in INTERNAL_DEAD_LETTER_QUEUES)
 EMF_METRICS = ("Attempts", "ResponseTime", "BreakerOpened", "DeadLettered", "FirstAttemptSuccess")
 
 
@@ -223,38 +226,32 @@ def test_only_the_job_queues_dlq_counts_as_internal() -> None:
     assert INTERNAL_DEAD_LETTER_QUEUES == (REPLAY_DLQ,)
 
 
-def test_the_delivery_dlq_has_no_new_letters_alarm(synth: Synth) -> None:
-    # A customer's exhausted retries arrive there at any time: a rise says nothing of hookline
-    assert not [a for a in _alarms(synth) if a["AlarmName"] == f"hookline-{DELIVERY_DLQ.key}-new-letters"]
+def test_no_alarm_watches_new_letters_any_more(synth: Synth) -> None:
+    # The canaries judge the new version by its own metrics (test_deploys): a dead letter's rise says nothing of which
+    # version made it, and the delivery DLQ's say nothing of hookline at all
+    assert not [a for a in _alarms(synth) if a["AlarmName"].endswith("-new-letters")]
 
 
-@pytest.mark.parametrize("queue", INTERNAL_DEAD_LETTER_QUEUES, ids=[q.key for q in INTERNAL_DEAD_LETTER_QUEUES])
-def test_each_internal_dead_letter_queue_has_a_quiet_new_letters_alarm_for_canaries(synth: Synth, queue: QueueSpec) -> None:
-    # Given a dead-letter queue's new-letters alarm (what rolls a canary back: see test_deploys)
-    (alarm,) = [a for a in _alarms(synth) if a["AlarmName"] == f"hookline-{queue.key}-new-letters"]
-    # Then it fires on a rise of the visible count from one minute to the next, a reporting gap counted as empty
-    # (an idle empty queue is not reported: its first letters are a rise), in any one of the last three minutes
-    (expression,) = [q for q in alarm["Metrics"] if "Expression" in q]
-    (stat,) = [q["MetricStat"] for q in alarm["Metrics"] if "MetricStat" in q]
-    assert expression["Expression"] == f"DIFF(FILL({stat_id(alarm)}, 0))"
-    assert stat["Metric"]["MetricName"] == "ApproximateNumberOfMessagesVisible" and stat["Stat"] == "Maximum"
-    assert stat["Period"] == 60 and expression.get("Period", 60) == 60
-    assert stat["Metric"]["Dimensions"] == _queue_dimensions(synth, queue)
-    assert (alarm["Threshold"], alarm["ComparisonOperator"], alarm["TreatMissingData"]) == (0, "GreaterThanThreshold", "notBreaching")
-    assert (alarm["EvaluationPeriods"], alarm["DatapointsToAlarm"]) == (3, 1)
-    # And it notifies no one: the not-empty alarm already does
-    assert not alarm.get("AlarmActions")
-
-
-def stat_id(alarm: dict[str, Any]) -> str:
-    (query,) = [q for q in alarm["Metrics"] if "MetricStat" in q]
-    identifier: str = query["Id"]
-    return identifier
+def test_customers_dead_letters_are_graphed_and_say_when_ok_but_page_no_one(synth: Synth) -> None:
+    # Given the delivery and ordered DLQs, which a receiver out of retries fills by design
+    assert {q.key for q in CUSTOMER_DEAD_LETTER_QUEUES} == {DELIVERY_DLQ.key, ORDERED_DLQ.key}
+    topic = {"Ref": synth.topic_id(NOTIFICATIONS)}
+    _, body = _dashboard(synth)
+    for queue in CUSTOMER_DEAD_LETTER_QUEUES:
+        # When their not-empty alarm is read
+        (alarm,) = [a for a in _alarms(synth) if a["AlarmName"] == f"hookline-{queue.key}-not-empty"]
+        # Then it pages no one, and says when the queue is OK again (drained)
+        assert not alarm.get("AlarmActions"), queue.key
+        assert alarm["OKActions"] == [topic], queue.key
+        # And the dashboard graphs it against the alarm
+        (alarm_id,) = [k for k, r in synth.resources.items() if r["Properties"].get("AlarmName") == alarm["AlarmName"]]
+        widget = body[body.index(f"{queue.physical_name('hookline')}: customers' given-up deliveries") :]
+        assert f'"{alarm_id}", "Arn"' in widget[: widget.find('{"type"')], queue.key
 
 
 def test_every_alarm_notifies_the_notifications_topic(synth: Synth) -> None:
-    # Given every alarm in the stack but the canaries' quiet new-letters alarms
-    alarms = [a for a in _alarms(synth) if not a["AlarmName"].endswith("-new-letters")]
+    # Given every alarm in the stack but the canaries' quiet ones (test_deploys)
+    alarms = [a for a in _alarms(synth) if "-canary-" not in a["AlarmName"]]
     # When their actions are read
     # Then there are the alarms above and no others
     assert len(alarms) == (
@@ -268,10 +265,13 @@ def test_every_alarm_notifies_the_notifications_topic(synth: Synth) -> None:
         + 2  # the API's 5xx and its throttle
         + 1  # the table's throttled reads and writes
     )
-    # And each sends its ALARM state to the notifications topic, and says how it treats missing data
+    # And each sends its ALARM state to the notifications topic (but customers' DLQs', above) and its recovery (OK),
+    # and says how it treats missing data
     topic = {"Ref": synth.topic_id(NOTIFICATIONS)}
+    quiet = {f"hookline-{q.key}-not-empty" for q in CUSTOMER_DEAD_LETTER_QUEUES}
     for alarm in alarms:
-        assert alarm["AlarmActions"] == [topic], alarm["AlarmName"]
+        assert alarm.get("AlarmActions", []) == ([] if alarm["AlarmName"] in quiet else [topic]), alarm["AlarmName"]
+        assert alarm["OKActions"] == [topic], alarm["AlarmName"]
         assert alarm["TreatMissingData"] in {"notBreaching", "ignore"}, alarm["AlarmName"]
         assert alarm["AlarmDescription"], alarm["AlarmName"]
         # And each is named hookline-*, the pattern the topic and key policies let CloudWatch publish for

@@ -2,7 +2,8 @@
 
 It counts a record dead-lettered because of hookline itself: poison set aside, or a record that failed on the last
 receive its queue's redrive policy allows. A customer's receiver running out of attempts is not hookline's fault and
-never counts. The EMF documents are read from stdout; each failure's reason from the log.
+never counts. The EMF documents are read from stdout; each failure's reason from the log. Last, `ServerErrors`, what
+the api function's canary rolls back on: its 5xx answers.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import boto3
 import pytest
 from aws_lambda_powertools.utilities.batch.exceptions import BatchProcessingError
 
@@ -181,3 +183,22 @@ def test_the_job_functions_failed_record_counts_on_its_last_receive_only(
     assert result == {"batchItemFailures": [{"itemIdentifier": "bad-job"}]}
     assert _internal_failures(capsys.readouterr().out) == counted
     assert _reasons(caplog) == [("exception", "JSONDecodeError")] * counted
+
+
+def test_the_apis_5xx_answers_are_counted_by_version_and_its_other_answers_are_not(
+    hookline: Hookline, metrics_on: None, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given the api function as Lambda runs it (its name and version), answering a request
+    monkeypatch.setenv("AWS_LAMBDA_FUNCTION_NAME", "hookline-ApiFunction-AB12")
+    monkeypatch.setenv("AWS_LAMBDA_FUNCTION_VERSION", "12")
+    capsys.readouterr()
+    assert hookline.api("GET", "/v1/endpoints")[0] == 200
+    assert _emf(capsys.readouterr().out, "ServerErrors") == []
+    # When the table is gone, so that it answers 5xx
+    boto3.client("dynamodb").delete_table(TableName=hookline.env[topology.TABLE.env])
+    status, _ = hookline.api("GET", "/v1/endpoints")
+    assert status >= 500
+    # Then that answer is one ServerErrors, filed under the running version too: what its canary rolls back on
+    [document] = _emf(capsys.readouterr().out, "ServerErrors")
+    assert document["ServerErrors"] == [1.0] and (document["function"], document["version"]) == ("hookline-ApiFunction-AB12", "12")
+    assert document["_aws"]["CloudWatchMetrics"][0]["Dimensions"] == [["service"], ["service", "function", "version"]]

@@ -37,7 +37,7 @@ from hookline.services import portal as portal_service
 from hookline.services.delivery import emails as delivery_emails
 from hookline.services.delivery import endpoint_pool
 from hookline.wiring import topology
-from infra import sizing
+from infra import deploy_names, sizing
 
 REPO = Path(__file__).resolve().parents[2]
 PACKAGE = REPO / "layers" / "hookline" / "python" / "hookline"
@@ -125,9 +125,8 @@ MONITORING = REPO / "infra" / "monitoring.py"
 API_5XX_PERCENT = source_constant(MONITORING, "API_5XX_PERCENT")
 API_5XX_LEAST = source_constant(MONITORING, "API_5XX_LEAST")
 BREAKER_SPIKE_THRESHOLD = source_constant(MONITORING, "BREAKER_SPIKE_THRESHOLD")
-NEW_LETTERS_MINUTES = source_constant(MONITORING, "NEW_LETTERS_MINUTES")
 ALARM_PERIOD = source_constant(MONITORING, "PERIOD")
-assert isinstance(ALARM_PERIOD, timedelta) and isinstance(NEW_LETTERS_MINUTES, int)
+assert isinstance(ALARM_PERIOD, timedelta)
 FAULT_EVENTS = source_constant(REPO / "tests" / "integration" / "test_faults.py", "EVENTS")
 
 
@@ -746,7 +745,11 @@ FACTS = [
         f"`HOOKLINE_AUTHORIZER_CACHE_SECONDS` ({MAX_AUTHORIZER_CACHE_SECONDS} s at most)",
         "core.settings.MAX_AUTHORIZER_CACHE_SECONDS",
     ),
-    Fact(OPERATIONS, "it goes off when the visible count", f"in any of the last {WORDS[NEW_LETTERS_MINUTES]} minutes", "infra.monitoring.NEW_LETTERS_MINUTES"),
+    Fact(OPERATIONS, "An alarm goes off when more than", f"more than {deploy_names.CANARY_PERCENT} failure per 100", "infra.deploy_names.CANARY_PERCENT"),
+    Fact(OPERATIONS, "An alarm goes off when more than", f"once at least {deploy_names.CANARY_LEAST} failed", "infra.deploy_names.CANARY_LEAST"),
+    Fact(OPERATIONS, "invocations happened within", f"within {minutes(ALARM_PERIOD)} minutes", "infra.monitoring.PERIOD"),
+    Fact(OPERATIONS, "a new version that fails fewer than", f"fewer than {deploy_names.CANARY_LEAST} times", "infra.deploy_names.CANARY_LEAST"),
+    Fact(OPERATIONS, "An alarm goes off when more than", f"at low volume {deploy_names.CANARY_LEAST} failures", "infra.deploy_names.CANARY_LEAST"),
     Fact(OPERATIONS, "(at most 32 characters", f"(at most {MAX_STACK_NAME} characters", "core.settings.MAX_STACK_NAME"),
     Fact(
         OPERATIONS,

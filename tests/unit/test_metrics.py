@@ -9,10 +9,12 @@ import pytest
 
 from hookline.adapters import metrics
 from hookline.adapters.observability import get_metrics
+from hookline.core.internal_failures import InternalFailure
 from hookline.core.models import DeliveryTask
 from hookline.core.reports import DeliveryReport
 
 TASK = DeliveryTask("acme", "evt_x", "dlv_x", "ep_x")
+FAILURE = InternalFailure("exception", "m-1", 5, "RuntimeError")
 REPORTS = [
     DeliveryReport(TASK, "succeeded", 200, None, 12, first_attempt=True),
     DeliveryReport(TASK, "retrying", 503, None, 40, breaker_event="opened"),
@@ -71,3 +73,28 @@ def test_nothing_is_recorded_while_metrics_are_disabled(capsys: pytest.CaptureFi
     # Then nothing at all is written
     assert before == []
     assert capsys.readouterr().out == ""
+
+
+@pytest.mark.parametrize("publish", [lambda: metrics.publish_internal_failures([FAILURE]), metrics.server_error], ids=["InternalFailures", "ServerErrors"])
+def test_a_canarys_counts_are_filed_by_service_and_by_the_running_version(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, publish: Any
+) -> None:
+    monkeypatch.delenv("POWERTOOLS_METRICS_DISABLED", raising=False)
+    # Given the Lambda runtime's function name and version
+    monkeypatch.setenv("AWS_LAMBDA_FUNCTION_NAME", "hookline-DeliveryFunction-AB12")
+    monkeypatch.setenv("AWS_LAMBDA_FUNCTION_VERSION", "7")
+    # When a count a canary rolls back on is written
+    publish()
+    # Then it is one document (beside the failure's log line) filed under the service alone (the paging alarm, the dashboard) and under the version
+    # too (the canary's alarm, infra/deploys.py): one value, two metrics
+    [document] = [d for d in _documents(capsys) if "_aws" in d]
+    assert document["_aws"]["CloudWatchMetrics"][0]["Dimensions"] == [["service"], ["service", "function", "version"]]
+    assert (document["service"], document["function"], document["version"]) == ("hookline", "hookline-DeliveryFunction-AB12", "7")
+
+
+def test_outside_lambda_a_count_has_the_service_dimension_alone(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("POWERTOOLS_METRICS_DISABLED", raising=False)
+    monkeypatch.delenv("AWS_LAMBDA_FUNCTION_VERSION", raising=False)
+    metrics.server_error()
+    [document] = _documents(capsys)
+    assert document["_aws"]["CloudWatchMetrics"][0]["Dimensions"] == [["service"]] and document["ServerErrors"] == [1.0]

@@ -12,18 +12,27 @@ written when its block ends (Powertools' way for a metric with other dimensions)
 
 EmailFailed (a customer email that did not go out), LeasesNotGivenBack (a
 batch's concurrency leases left to expire) and InternalFailures (tasks
-dead-lettered because of hookline itself, the canaries' rollback signal) are
-written at once, each its own document with the `service` dimension alone: an
-alarm on the metric with that one dimension sees every one of them.
+dead-lettered because of hookline itself) are written at once, each its own
+document with the `service` dimension: an alarm on the metric with that one
+dimension sees every one of them.
+
+InternalFailures and ServerErrors (the api function's 5xx answers) are what a
+canary deploy rolls back on, for the new version only (infra/deploys.py): their
+document carries a second dimension set, `service` + `function` + `version`
+(the Lambda runtime's AWS_LAMBDA_FUNCTION_NAME and AWS_LAMBDA_FUNCTION_VERSION),
+so one count feeds both the service-wide metric and the version's own. A version
+is a metric only once it fails, so the metrics stay few.
 """
 
 from __future__ import annotations
 
+import os
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from aws_lambda_powertools.metrics import MetricUnit, single_metric
 from aws_lambda_powertools.metrics.functions import is_metrics_disabled
+from aws_lambda_powertools.metrics.provider.cloudwatch_emf.cloudwatch import AmazonCloudWatchEMFProvider
 
 from hookline.adapters.observability import get_logger, get_metrics
 from hookline.core.internal_failures import InternalFailure
@@ -76,6 +85,38 @@ def _count_now(name: str, value: int) -> None:
         pass
 
 
+# The dimensions that name the version a count came from, and the runtime's variables they are read from.
+FUNCTION_DIMENSION = "function"
+VERSION_DIMENSION = "version"
+_RUNTIME_VARIABLES = {FUNCTION_DIMENSION: "AWS_LAMBDA_FUNCTION_NAME", VERSION_DIMENSION: "AWS_LAMBDA_FUNCTION_VERSION"}
+
+
+def version_dimensions(environ: Mapping[str, str] = os.environ) -> dict[str, str]:
+    """`function` and `version` of the running code, as the Lambda runtime names them; none outside Lambda (tests,
+    local mode), where there is no version to judge."""
+    found = {dimension: environ.get(variable, "") for dimension, variable in _RUNTIME_VARIABLES.items()}
+    return found if all(found.values()) else {}
+
+
+def _count_by_version(name: str, value: int) -> None:
+    """A count written at once as one document with two dimension sets: `service` alone, and `service` + the version's
+    (when running in Lambda). CloudWatch files the one value under both metrics."""
+    if is_metrics_disabled():
+        return
+    metrics = get_metrics()
+    document = AmazonCloudWatchEMFProvider(namespace=metrics.namespace, service=str(metrics.service))
+    document.add_metric(name=name, unit=MetricUnit.Count, value=value)
+    if by_version := version_dimensions():
+        document.add_dimensions(service=str(metrics.service), **by_version)
+    document.flush_metrics()
+
+
+def server_error() -> None:
+    """`ServerErrors`: the api function answered a request 5xx (an unexpected exception, or a dependency that failed).
+    A canary of the api function rolls back on its version's rate of them; the cause is in the log line beside it."""
+    _count_by_version("ServerErrors", 1)
+
+
 def leases_not_given_back() -> None:
     """`LeasesNotGivenBack`: one batch's concurrency leases on an endpoint that stay out until they expire (the
     give-back raised, or lost the race on every try; hookline.services.delivery.health). Its endpoint and cause are in
@@ -94,11 +135,11 @@ INTERNAL_FAILURE = "internal failure: record dead-lettered"
 
 def publish_internal_failures(failures: Sequence[InternalFailure]) -> None:
     """`InternalFailures`: the batch's records dead-lettered because of hookline itself (hookline.core.internal_failures),
-    one count for them all (no `reason` dimension: a metric with another dimension is another metric, which the
-    `service`-only alarm would not see); each is logged with its reason, message id, receive count and error code."""
+    one count for them all, by service and by version (no `reason` dimension: a metric with another dimension is another
+    metric, which the alarms would not see); each is logged with its reason, message id, receive count and error code."""
     if not failures:
         return
     logger = get_logger()
     for f in failures:
         logger.error(INTERNAL_FAILURE, extra={"reason": f.reason, "message_id": f.message_id, "receive_count": f.receive_count, "error": f.error})
-    _count_now("InternalFailures", len(failures))
+    _count_by_version("InternalFailures", len(failures))

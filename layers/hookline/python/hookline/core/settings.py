@@ -260,7 +260,7 @@ class Settings:
     deploy_strategy: str = _setting(
         "HOOKLINE_DEPLOY_STRATEGY",
         "canary",
-        "How a new version of each function goes live behind its `live` alias: `canary` (CodeDeploy shifts 10 % of traffic for 5 minutes, then all, and rolls back on alarms that say hookline itself failed: the function's errors, tasks dead-lettered through its own fault, the API's 5xx, new letters in the job queue's DLQ; never on a receiver's exhausted retries) or `all_at_once` (the alias moves at once, no CodeDeploy). Stack configuration.",
+        "How a new version of each function goes live behind its `live` alias: `canary` (CodeDeploy shifts 10 % of traffic for 5 minutes, then all, and rolls back on alarms that say the new version itself failed, by its rate of errors, of tasks dead-lettered through its own fault and of the api's 5xx answers; never on a receiver's exhausted retries) or `all_at_once` (the alias moves at once, no CodeDeploy). Stack configuration.",
     )
     # The stack: read at synth/deploy time (infra/), never by the functions.
     stack_name: str = _setting(

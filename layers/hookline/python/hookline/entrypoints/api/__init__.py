@@ -20,6 +20,7 @@ from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response
 from aws_lambda_powertools.event_handler.exceptions import NotFoundError
 from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
 
+from hookline.adapters import metrics
 from hookline.adapters.observability import get_logger
 from hookline.core.errors import DependencyFailed, HooklineError, MethodNotAllowed, NotFound, Unavailable
 from hookline.entrypoints.api import catalog, customers, endpoints, events, filters, jobs, portal
@@ -83,4 +84,8 @@ app = build()
 
 
 def handle(event: dict[str, Any], context: Any) -> dict[str, Any]:
-    return app.resolve(event, context)
+    """The route's answer; a 5xx is counted (`ServerErrors`, by version), which a canary of this function rolls back on."""
+    answer = app.resolve(event, context)
+    if int(answer.get("statusCode", 200)) >= 500:
+        metrics.server_error()
+    return answer
