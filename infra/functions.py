@@ -12,6 +12,7 @@ from aws_cdk import aws_lambda_event_sources as event_sources
 from aws_cdk import aws_logs as logs
 from constructs import Construct
 
+from hookline.core.mailbox import parse_mailbox
 from hookline.core.settings import Settings
 from hookline.wiring.topology import (
     FUNCTIONS,
@@ -342,14 +343,14 @@ def email_identity_arns(settings: Settings, spec: EmailIdentitySpec, stack: Stac
     """The SES identities a send from the configured sender is authorized against.
 
     SES checks the identity that verified the sender: the address itself, or (the usual production set-up) its
-    domain. Both are granted, or the one ARN HOOKLINE_NOTIFICATION_IDENTITY_ARN names. Empty: no sender, no grant.
+    domain. Both are granted, the address as parsed from the setting (`Name <address>` names `address`), or the one
+    ARN HOOKLINE_NOTIFICATION_IDENTITY_ARN names. Empty: no sender, no grant. The settings refused a sender that does
+    not parse (hookline.core.mailbox), so synth stops there.
     """
     sender = str(getattr(settings, spec.setting)).strip()
     if not sender:
         return []
     if settings.notification_identity_arn:
         return [settings.notification_identity_arn]
-    identities = [sender]
-    if "@" in sender:
-        identities.append(sender.rsplit("@", 1)[1])
-    return [stack.format_arn(service="ses", resource="identity", resource_name=identity) for identity in identities]
+    mailbox = parse_mailbox(sender)
+    return [stack.format_arn(service="ses", resource="identity", resource_name=identity) for identity in (mailbox.address, mailbox.domain)]

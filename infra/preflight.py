@@ -33,13 +33,13 @@ import subprocess
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from email.utils import parseaddr
 from pathlib import Path
 from typing import Any, Literal, TextIO
 
 import boto3
 from botocore.exceptions import BotoCoreError, ClientError
 
+from hookline.core.mailbox import parse_mailbox
 from hookline.core.settings import Settings, SettingsError
 from infra import REPO_ROOT, sizing, stack_settings
 
@@ -219,8 +219,9 @@ def parse_identity_arn(arn: str) -> IdentityArn | None:
 
 
 def sender_address(sender: str) -> str:
-    """The bare address of the sender setting (which may be written `Name <address>`)."""
-    return parseaddr(sender)[1] or sender.strip()
+    """The bare address of the sender setting (which may be written `Name <address>`), parsed as the grant and the
+    emails parse it (hookline.core.mailbox; the settings refused one that does not parse)."""
+    return parse_mailbox(sender).address
 
 
 def sender_identities(sender: str) -> list[str]:
@@ -228,10 +229,9 @@ def sender_identities(sender: str) -> list[str]:
 
     SES lets a verified domain send from its subdomains' addresses too.
     """
-    address = sender_address(sender)
-    names = [address] if "@" in address else []
-    labels = address.rsplit("@", 1)[-1].lower().split(".")
-    return names + [".".join(labels[i:]) for i in range(len(labels) - 1)]
+    mailbox = parse_mailbox(sender)
+    labels = mailbox.domain.lower().split(".")
+    return [mailbox.address] + [".".join(labels[i:]) for i in range(len(labels) - 1)]
 
 
 def covers(identity: str, sender: str) -> bool:
@@ -258,7 +258,7 @@ def sender_finding(sender: str, target: Target, identities: Mapping[str, Identit
     region = target.region
     address = sender_address(sender)
     names = sender_identities(sender)
-    grantable = names[:2] if "@" in address else names[:1]
+    grantable = names[:2]  # the address and its domain: what infra.functions grants
     verified = [name for name in names if (facts := identities.get(name)) is not None and facts.verified_for_sending]
     if verified and verified[0] in grantable:
         how = "verified" if verified[0] == address else f"covered by the verified domain {verified[0]}"

@@ -303,9 +303,10 @@ class LocalHookline:
     def _provision(self, session: boto3.Session) -> None:
         """Step 2: tables, queues, state machines and topics from the topology; their names / URLs / ARNs into the environment."""
         self.resources = provision(self.prefix, session=session)
-        sender = os.environ.get("HOOKLINE_NOTIFICATION_SENDER", "")
-        if sender:
-            verify_email_identity(sender, session=session)
+        # The sender's address, as the emails send from it (a sender may be written `Name <address>`).
+        mailbox = Settings.from_env(os.environ).notification_mailbox
+        if mailbox is not None:
+            verify_email_identity(mailbox.address, session=session)
         for name, value in self.resources.items():
             self._setenv(name, value)
         # One process holds every function, so their extra_env is merged.

@@ -464,9 +464,31 @@ def test_a_malformed_identity_arn_is_a_problem(account: None) -> None:
     assert line(output, "ses sender").startswith("problem  ses sender: HOOKLINE_NOTIFICATION_IDENTITY_ARN='example.com' is not an SES identity ARN")
 
 
+@pytest.mark.parametrize(
+    ("sender", "reason"),
+    [
+        ("Hookline", "no address"),
+        ("Hookline <noreply@mail.example.com> <b@example.com>", "two addresses"),
+        ("noreply@", "no domain"),
+        ("noreply@mail.example.com\nBcc: victim@example.net", "control character"),
+    ],
+)
+def test_a_malformed_sender_is_a_settings_problem_with_the_reason(account: None, sender: str, reason: str) -> None:
+    # Given a sender parseaddr would have read as some address (or as none, silently)
+    ses = SesV2WithAccount(account=None)
+    status, output = run(env={"HOOKLINE_NOTIFICATION_SENDER": sender}, clients=make_clients(sesv2=ses))
+    # Then the preflight refuses it as synth does, naming why, and reads no SES identity for it
+    assert status == 1
+    found = line(output, "settings")
+    assert found.startswith("problem  settings: HOOKLINE_NOTIFICATION_SENDER=") and reason in found, found
+    assert ses.identities_read == []
+
+
 def test_the_identity_decisions() -> None:
     verified, pending = IdentityFacts(True, "SUCCESS"), IdentityFacts(False, "PENDING")
     assert preflight.sender_identities("Ops <ops@a.b.example.com>") == ["ops@a.b.example.com", "a.b.example.com", "b.example.com", "example.com"]
+    assert preflight.sender_identities('"Ops, Inc." <ops@example.com>') == ["ops@example.com", "example.com"]
+    assert preflight.sender_address("Hookline <noreply@mail.example.com>") == "noreply@mail.example.com"
     assert preflight.sender_finding(SENDER, TARGET, {SENDER: pending, "example.com": pending}).severity == "warning"
     assert preflight.sender_finding(SENDER, TARGET, {SENDER: pending, "example.com": verified}).severity == "ok"
     arn = preflight.parse_identity_arn(f"arn:aws:ses:{REGION}:{ACCOUNT}:identity/other.org")

@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import re
 import time
+from email.header import decode_header, make_header
+from email.utils import parseaddr
 from typing import Any
 
 import boto3
@@ -71,6 +73,30 @@ def test_one_transition_sends_one_email_through_ses_with_the_paused_count(table:
     # And the marker is on the table, with an expiry
     item = table.get_item(Key=keys.email_mark("acme", "ep_01", "disabled#" + T0))["Item"]
     assert int(item[topology.TABLE.ttl_attribute]) > 0
+
+
+@pytest.mark.parametrize(
+    ("written", "header"),
+    [
+        ("Hookline <noreply@mail.example.com>", "Hookline <noreply@mail.example.com>"),
+        ("noreply@mail.example.com", "noreply@mail.example.com"),
+        ('"Équipe Hookline, Inc." <noreply@mail.example.com>', "=?utf-8?q?=C3=89quipe_Hookline=2C_Inc=2E?= <noreply@mail.example.com>"),
+    ],
+)
+def test_the_email_goes_from_the_parsed_address_showing_the_name_as_written(table: object, written: str, header: str) -> None:
+    # Given SES with the sender's domain verified (not the address), and the sender written as people write it
+    boto3.client("sesv2").create_email_identity(EmailIdentity="mail.example.com")
+    CustomerRepository(table).put(customer("cus-1", email="ops@customer.example"))
+    emails = customer_emails(Settings(table_name=table.name, notification_sender=written))  # type: ignore[attr-defined]
+    assert emails is not None
+    # When a transition is announced
+    assert emails.endpoint_changed(endpoint(customer="cus-1"), GONE, "disabled#" + T0)
+    # Then SES sent it from the parsed address, the From: header carrying the name in 7-bit ASCII (RFC 2047 when it is not)
+    (message,) = _sent()
+    assert message.source == header and message.source.isascii()
+    name, address = parseaddr(message.source)
+    assert address == "noreply@mail.example.com"
+    assert str(make_header(decode_header(name))) == parseaddr(written)[0]
 
 
 def test_the_paused_count_reads_at_most_its_bound(table: object) -> None:

@@ -90,3 +90,28 @@ def test_table_billing_and_capacity_bounds_are_checked(env: dict[str, str], name
     with pytest.raises(SettingsError, match=named):
         Settings.from_env(env)
     assert Settings.from_env({"HOOKLINE_TABLE_BILLING": "provisioned"}).table_billing == "provisioned"
+
+
+@pytest.mark.parametrize(
+    ("sender", "reason"),
+    [
+        ("Hookline", "no address"),
+        ("Hookline <a@example.com> <b@example.com>", "two addresses"),
+        ("Hookline <noreply@>", "no domain"),
+        ("noreply@example.com\r\nBcc: victim@example.net", "control character"),
+        ("noreply@café.example", "Punycode"),
+    ],
+)
+def test_a_malformed_notification_sender_is_refused_with_the_reason(sender: str, reason: str) -> None:
+    # Given a sender that is not one address SES can send from, set directly (as synth's tests do) or from the environment
+    for make in (lambda: Settings(notification_sender=sender), lambda: Settings.from_env({"HOOKLINE_NOTIFICATION_SENDER": sender})):
+        # Then the settings refuse it, naming the variable and why
+        with pytest.raises(SettingsError, match="HOOKLINE_NOTIFICATION_SENDER") as refused:
+            make()
+        assert reason in str(refused.value)
+
+
+def test_the_notification_sender_is_parsed_into_its_mailbox() -> None:
+    mailbox = Settings.from_env({"HOOKLINE_NOTIFICATION_SENDER": "Hookline <noreply@mail.example.com>"}).notification_mailbox
+    assert mailbox is not None and (mailbox.address, mailbox.domain, mailbox.name) == ("noreply@mail.example.com", "mail.example.com", "Hookline")
+    assert Settings().notification_mailbox is None

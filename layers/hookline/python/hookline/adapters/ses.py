@@ -2,9 +2,11 @@
 
 sesv2 rather than v1: it is the maintained API and sends a text-and-HTML message in one
 `SendEmail` call with `Content.Simple`; the IAM action is still `ses:SendEmail`, scoped to
-the sender identity's ARN. A refused send (MessageRejected for an unverified sender or a sandboxed
-account's unverified recipient, AccessDeniedException for a missing grant) raises DependencyFailed
-named by SES's error code, which the customer-email service keeps on the endpoint's health.
+the sender identity's ARN. The sender is the From: value hookline.core.mailbox makes (`Name <address>`,
+the name RFC 2047 encoded when not ASCII, as SES requires); SES authorizes its address. A refused send
+(MessageRejected for an unverified sender or a sandboxed account's unverified recipient,
+AccessDeniedException for a missing grant) raises DependencyFailed named by SES's error code, which
+the customer-email service keeps on the endpoint's health.
 """
 
 from __future__ import annotations

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from hookline.core import sqs
+from hookline.core.mailbox import Mailbox, MailboxError, parse_mailbox
 from hookline.core.models import DEFAULT_MAX_ENDPOINTS_PER_OWNER
 from hookline.core.profiles import DEFAULT_SIZE, PROFILES, SIZES
 from hookline.core.ssrf import Network, UrlPolicy
@@ -73,7 +74,7 @@ class Settings:
     notification_sender: str = _setting(
         "HOOKLINE_NOTIFICATION_SENDER",
         "",
-        "Verified SES identity (an address) that emails customers when their endpoint is disabled or recovers. Empty: no email (SNS still gets the notification).",
+        "Who emails customers when their endpoint is disabled or recovers: a bare address or `Name <address>`. The email comes from the address, whose domain or itself (or the identity HOOKLINE_NOTIFICATION_IDENTITY_ARN names) SES must have verified, and shows the name (RFC 2047 encoded when not ASCII). Synth and the preflight refuse anything but one 7-bit ASCII address with a domain, and name the reason. Empty: no email (SNS still gets the notification).",
     )
     portal_base: str = _setting(  # not named *_url: that suffix marks a per-function resource setting (infra.functions)
         "HOOKLINE_PORTAL_BASE_URL",
@@ -333,6 +334,11 @@ class Settings:
         return UrlPolicy(self.allow_private_networks, self.allow_http, ports)
 
     @property
+    def notification_mailbox(self) -> Mailbox | None:
+        """HOOKLINE_NOTIFICATION_SENDER parsed (its address, domain and From: header); None when it is empty."""
+        return parse_mailbox(self.notification_sender) if self.notification_sender.strip() else None
+
+    @property
     def alarm_emails(self) -> tuple[str, ...]:
         """HOOKLINE_ALARM_EMAIL's addresses, in order, without blanks or repeats."""
         return tuple(dict.fromkeys(part.strip() for part in self.alarm_email.split(",") if part.strip()))
@@ -357,6 +363,7 @@ class Settings:
         if self.retry_jitter not in ("full", "equal"):
             raise SettingsError(f"HOOKLINE_RETRY_JITTER={self.retry_jitter!r}: must be 'full' or 'equal'")
         self._check_stack()
+        self._check_sender()
         self._check_delivery()
 
     def _check_stack(self) -> None:
@@ -389,6 +396,14 @@ class Settings:
             raise SettingsError(
                 f"HOOKLINE_AUTHORIZER_CACHE_SECONDS={self.authorizer_cache_seconds}: at most {MAX_AUTHORIZER_CACHE_SECONDS}, the bound on how long a revoked session works"
             )
+
+    def _check_sender(self) -> None:
+        """HOOKLINE_NOTIFICATION_SENDER: the stack grants its address and domain, the functions send from it."""
+        if self.notification_sender.strip():
+            try:
+                parse_mailbox(self.notification_sender)
+            except MailboxError as exc:
+                raise SettingsError(f"HOOKLINE_NOTIFICATION_SENDER={self.notification_sender!r}: {exc}") from None
 
     def _check_delivery(self) -> None:
         """The settings the functions read."""

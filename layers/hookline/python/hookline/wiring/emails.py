@@ -18,8 +18,13 @@ from hookline.wiring import topology
 
 
 def customer_emails(settings: Settings) -> CustomerEmails | None:
-    """None without HOOKLINE_NOTIFICATION_SENDER: no email, and no SES client is made."""
-    if not settings.notification_sender:
+    """None without HOOKLINE_NOTIFICATION_SENDER: no email, and no SES client is made.
+
+    The emails go from the sender's parsed address, with the display name written before it (hookline.core.mailbox's
+    From: header: `Name <address>`, the name RFC 2047 encoded when not ASCII).
+    """
+    mailbox = settings.notification_mailbox
+    if mailbox is None:
         return None
     table = aws.dynamodb_table(settings.table_name)
     # A marker outlives any retry of its transition by far; it then expires like the events do.
@@ -31,7 +36,7 @@ def customer_emails(settings: Settings) -> CustomerEmails | None:
         SesMailer(aws.sesv2_client()),
         marks,
         marks,
-        settings.notification_sender,
+        mailbox.header,
         Links(settings.portal_base),
         sessions,
         settings.email_portal_session_seconds,

@@ -40,7 +40,7 @@ class CustomerEmails:
     mailer: Mailer
     marks: TransitionMarks
     waiting: WaitingCounter
-    sender: str  # a verified SES identity; empty: no email at all
+    sender: str  # the From: value, `Name <address>` or the address, whose address SES verified; empty: no email at all
     links: Links
     sessions: SessionGrants | None = None  # with a portal configured: each email links a fresh session
     session_seconds: int = 0  # that session's lifetime; 0: no session, the bare portal address

@@ -158,7 +158,8 @@ class VersionUsageSink(Protocol):
 
 class Mailer(Protocol):
     def send(self, sender: str, to: str, email: Email) -> str:
-        """Send one email; returns the provider's message id. Raises if it was not accepted."""
+        """Send one email from `sender` (the From: value: the address, or `Name <address>` with the name RFC 2047
+        encoded when not ASCII); returns the provider's message id. Raises if it was not accepted."""
         ...
 
 
