@@ -64,6 +64,7 @@ STACK_SETTINGS = frozenset(
         "stack_name",
         "size",
         "account_concurrency_quota",
+        "table_deletion_protection",
         "api_throttle_rate",
         "api_throttle_burst",
         "alarm_email",

@@ -109,6 +109,7 @@ def tuned(tmp_path_factory: pytest.TempPathFactory, deps_layer: Path) -> Synth:
             "HOOKLINE_REPLAY_CONCURRENCY": "5",
             "HOOKLINE_REPLAY_BATCH_SIZE": "3",
             "HOOKLINE_OLDEST_MESSAGE_ALARM_SECONDS": "1800",
+            "HOOKLINE_TABLE_DELETION_PROTECTION": "false",
         }
     )
     return synthesize(tmp_path_factory.mktemp("cdk.out.tuned"), settings)
@@ -391,6 +392,18 @@ def test_table_is_encrypted_recoverable_and_expiring(synth: Synth) -> None:
     # And so is every log group: kept after `cdk destroy`, gone with a failed first create
     for log_group in [r for r in synth.resources.values() if r["Type"] == "AWS::Logs::LogGroup"]:
         assert (log_group["DeletionPolicy"], log_group["UpdateReplacePolicy"]) == ("RetainExceptOnCreate", "Retain")
+
+
+def test_table_has_deletion_protection_unless_the_setting_lifts_it(synth: Synth, tuned: Synth) -> None:
+    # Given the default settings, and a stack deployed with HOOKLINE_TABLE_DELETION_PROTECTION=false (the step before
+    # deleting the retained table by hand, docs/operations.md)
+    # When each is synthesized
+    # Then the default's table refuses deletion (by hand or by an update), and the other's may be deleted
+    assert BASE_SETTINGS.table_deletion_protection is True
+    for stack, protected in ((synth, True), (tuned, False)):
+        (table,) = _resources_of_type(stack, "AWS::DynamoDB::Table").values()
+        assert table["Properties"]["DeletionProtectionEnabled"] is protected
+        assert table["DeletionPolicy"] == "RetainExceptOnCreate"
 
 
 def test_table_has_the_endpoint_deliveries_customer_endpoints_endpoint_versions_and_endpoint_log_indexes(synth: Synth) -> None:
