@@ -1025,6 +1025,7 @@ NAME_PROPERTIES = {
     "AWS::CodeDeploy::DeploymentGroup": "DeploymentGroupName",
     "AWS::IAM::Role": "RoleName",
     "AWS::Lambda::Alias": "Name",
+    "AWS::ApiGatewayV2::Api": "Name",
 }
 # Names scoped to a parent resource of the same stack (an alias belongs to its function), not to the account.
 SCOPED_NAME_TYPES = {"AWS::Lambda::Alias"}
@@ -1054,6 +1055,9 @@ def test_two_installs_in_one_account_share_no_physical_name(synth: Synth, tmp_pa
             assert stack in name, name
     # And the table is the stack's own
     assert a.resources[a.logical_id(a.stack.storage.table(TABLE))]["Properties"]["TableName"] == "hl-a-data"
+    # And so is the HTTP API (it was named `HttpApi`, after its construct, in every install)
+    assert [r["Properties"]["Name"] for r in _resources_of_type(a, "AWS::ApiGatewayV2::Api").values()] == ["hl-a-api"]
+    assert [r["Properties"]["Name"] for r in _resources_of_type(b, "AWS::ApiGatewayV2::Api").values()] == ["hookline-api"]
 
 
 @pytest.mark.parametrize("name", ["", "1abc", "has_underscore", "x" * 33, "hl a"])

@@ -296,6 +296,12 @@ def _rules(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
         pytest.param(_template(Q=_queue(None)), _template(Q=_queue(None, FifoQueue=False)), [], id="default-written-out"),
         pytest.param(_template(Q=_queue(None)), _template(Q=_queue(None, VisibilityTimeout=60)), [], id="queue-updated-in-place"),
         pytest.param(
+            _template(A={"Type": "AWS::ApiGatewayV2::Api", "Properties": {"Name": "HttpApi", "ProtocolType": "HTTP"}}),
+            _template(A={"Type": "AWS::ApiGatewayV2::Api", "Properties": {"Name": "hookline-api", "ProtocolType": "HTTP"}}),
+            [],
+            id="http-api-renamed-in-place",
+        ),
+        pytest.param(
             _template(T=_table(policy="RetainExceptOnCreate")),
             _template(T=_table(policy="Retain") | {"UpdateReplacePolicy": "Retain"}),
             [],
