@@ -29,7 +29,7 @@ from hookline.core import settings as settings_module
 from hookline.core.backoff import BackoffPolicy
 from hookline.core.config import hand_on_seconds, retry_policy
 from hookline.core.replay import FAILURES_READ_BOUND
-from hookline.core.settings import MAX_AUTHORIZER_CACHE_SECONDS, MAX_STACK_NAME, Settings
+from hookline.core.settings import MAX_AUTHORIZER_CACHE_SECONDS, MAX_BATCHING_WINDOW_SECONDS, MAX_STACK_NAME, Settings
 from hookline.services import broadcast, bulk, cas, catalog, drain, jobs, replay
 from hookline.services import endpoints as endpoint_service
 from hookline.services import events as event_service
@@ -377,7 +377,7 @@ FACTS = [
     Fact(
         ARCHITECTURE,
         "leaves its message invisible until the visibility timeout",
-        f"({topology.DELIVERY_QUEUE.visibility_timeout_seconds // topology.DELIVERY_TIMEOUT_SECONDS} × the function timeout)",
+        f"({(topology.DELIVERY_QUEUE.visibility_timeout_seconds - MAX_BATCHING_WINDOW_SECONDS) // topology.DELIVERY_TIMEOUT_SECONDS} × the function timeout plus the longest batching window the settings allow: {topology.DELIVERY_QUEUE.visibility_timeout_seconds // 60} minutes)",
         "topology.DELIVERY_QUEUE.visibility_timeout_seconds",
     ),
     Fact(
