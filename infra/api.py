@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import jsii
-from aws_cdk import Duration
+from aws_cdk import Duration, Stack
 from aws_cdk import aws_apigateway as apigw
 from aws_cdk import aws_apigatewayv2 as apigwv2
 from aws_cdk import aws_apigatewayv2_authorizers as authorizers
@@ -37,6 +37,11 @@ ACCESS_LOG_FORMAT = json.dumps(
 )
 
 
+def api_name(stack_name: str) -> str:
+    """The HTTP API's name: `<stack name>-api`, as every other physical name starts with the stack's."""
+    return f"{stack_name}-api"
+
+
 @jsii.implements(apigwv2.IAccessLogSettings)
 class _AccessLogSettings:
     def __init__(self, destination: apigwv2.IAccessLogDestination, log_format: apigw.AccessLogFormat) -> None:
@@ -65,7 +70,11 @@ class Api(Construct):
     ) -> None:
         super().__init__(scope, construct_id)
         self.access_logs = logs.LogGroup(self, "AccessLogs", retention=LOG_RETENTION, encryption_key=key, removal_policy=KEEP)
-        self.http_api = apigwv2.HttpApi(self, "HttpApi", description="hookline webhook API", create_default_stage=False)
+        # Named after the stack, so the console and `aws apigatewayv2 get-apis` tell installs apart (CDK names it after the
+        # construct id otherwise: every install's API was `HttpApi`). Name is no createOnlyProperty: an in-place update.
+        self.http_api = apigwv2.HttpApi(
+            self, "HttpApi", api_name=api_name(Stack.of(self).stack_name), description="hookline webhook API", create_default_stage=False
+        )
         self.stage = apigwv2.HttpStage(
             self,
             "DefaultStage",

@@ -65,6 +65,7 @@ STACK_SETTINGS = frozenset(
         "stack_name",
         "size",
         "account_concurrency_quota",
+        "table_deletion_protection",
         "api_throttle_rate",
         "api_throttle_burst",
         "alarm_email",
@@ -115,6 +116,11 @@ def settings_env(settings: Settings) -> dict[str, str]:
         value = CLOUD_FORCED_SETTINGS.get(name, getattr(settings, name))
         env[env_names[name]] = _env_value(value)
     return env
+
+
+def _env_name(setting: str | None) -> str | None:
+    """The environment variable of a Settings field, as an operator sets it."""
+    return None if setting is None else next(str(f.metadata["env"]) for f in fields(Settings) if f.name == setting)
 
 
 def _env_value(value: Any) -> str:
@@ -247,8 +253,8 @@ class Functions(Construct):
         self.aliases[spec.name] = alias
         if spec.sqs_source is not None:
             source = spec.sqs_source
-            check_consumer(source.queue, spec)
             window = source.batching_window(self._settings)
+            check_consumer(source.queue, spec, window, _env_name(source.batching_window_setting))
             alias.add_event_source(
                 event_sources.SqsEventSource(
                     self._queues.queue(source.queue),

@@ -9,7 +9,8 @@ from constructs import Construct
 from hookline.wiring.topology import QUEUES, FunctionSpec, QueueSpec
 from infra import construct_name
 
-# AWS guidance for an SQS event source: visibility timeout >= 6x the function timeout.
+# AWS's rule for an SQS event source (Lambda Developer Guide, "Using Lambda with Amazon SQS"): the queue's visibility
+# timeout at least 6x the function's timeout, plus the source's MaximumBatchingWindowInSeconds.
 VISIBILITY_TIMEOUT_FACTOR = 6
 
 
@@ -17,13 +18,17 @@ class TopologyError(ValueError):
     """The topology asks for wiring that would misbehave in AWS; raised at synth time."""
 
 
-def check_consumer(queue: QueueSpec, consumer: FunctionSpec) -> None:
-    """Refuse to synthesize a consumer whose timeout the queue's visibility timeout does not cover."""
-    needed = VISIBILITY_TIMEOUT_FACTOR * consumer.timeout_seconds
+def check_consumer(queue: QueueSpec, consumer: FunctionSpec, window_seconds: int = 0, window_setting: str | None = None) -> None:
+    """Refuse to synthesize a consumer whose timeout, with the batching window its event source gathers a batch for
+    (`window_seconds`, from the setting `window_setting`), the queue's visibility timeout does not cover."""
+    needed = VISIBILITY_TIMEOUT_FACTOR * consumer.timeout_seconds + window_seconds
     if queue.visibility_timeout_seconds < needed:
+        window = f"{window_seconds}s" + (f", {window_setting}" if window_setting else "")
         raise TopologyError(
-            f"queue {queue.key!r}: visibility timeout {queue.visibility_timeout_seconds}s is below "
-            f"{VISIBILITY_TIMEOUT_FACTOR}x the timeout of its consumer {consumer.name!r} ({needed}s)"
+            f"queue {queue.key!r}: visibility timeout {queue.visibility_timeout_seconds}s is below {VISIBILITY_TIMEOUT_FACTOR}x the "
+            f"timeout of its consumer {consumer.name!r} ({VISIBILITY_TIMEOUT_FACTOR * consumer.timeout_seconds}s) plus its event "
+            f"source's batching window ({window}): {needed}s. A message would come back while a batch with it still runs; "
+            f"lower the window or raise the queue's visibility timeout"
         )
 
 

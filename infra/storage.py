@@ -63,6 +63,8 @@ class Storage(Construct):
             point_in_time_recovery_specification=dynamodb.PointInTimeRecoverySpecification(point_in_time_recovery_enabled=True),
             time_to_live_attribute=spec.ttl_attribute,
             removal_policy=KEEP,
+            # Retained or not, a table is deleted by hand or by an update only once this is lifted (HOOKLINE_TABLE_DELETION_PROTECTION).
+            deletion_protection=self._settings.table_deletion_protection,
         )
         # String keys; the table's billing carries over to the index (provisioned: capacity of its own, scaled the same way).
         for index in spec.indexes:

@@ -387,6 +387,22 @@ def _indexes(table: _Resource) -> dict[str, dict[str, Any]]:
     return indexes
 
 
+def index_changes(
+    old_template: Mapping[str, Any], new_template: Mapping[str, Any], *, pseudo: Mapping[str, str] | None = None
+) -> dict[str, tuple[list[str], list[str]]]:
+    """Per table both templates hold (by logical id): the global secondary indexes the update creates and those it
+    deletes, by name, sorted (an index whose key schema or projection changes counts in neither: findings refuse it)."""
+    pseudo = pseudo or {}
+    old, new = _resources(old_template, pseudo), _resources(new_template, pseudo)
+    changes: dict[str, tuple[list[str], list[str]]] = {}
+    for logical_id, table in new.items():
+        if table.type != "AWS::DynamoDB::Table" or logical_id not in old:
+            continue
+        before, after = _indexes(old[logical_id]), _indexes(table)
+        changes[logical_id] = (sorted(set(after) - set(before)), sorted(set(before) - set(after)))
+    return changes
+
+
 def _table_changes(old: _Resource, new: _Resource, *, replaced: bool) -> list[Finding]:
     found: list[Finding] = []
     if _table_keys(old) != _table_keys(new):

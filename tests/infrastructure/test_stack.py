@@ -12,7 +12,7 @@ from aws_cdk import Aws, CfnElement, assertions
 
 from hookline.core.deadletters import RETRY_WAIT_FAILED
 from hookline.core.destinations import ROLE_NAME_PREFIX
-from hookline.core.settings import TABLE_CAPACITY_TARGET_PERCENT, Settings, SettingsError
+from hookline.core.settings import MAX_BATCHING_WINDOW_SECONDS, TABLE_CAPACITY_TARGET_PERCENT, Settings, SettingsError
 from hookline.wiring import topology
 from hookline.wiring.topology import (
     API,
@@ -109,6 +109,7 @@ def tuned(tmp_path_factory: pytest.TempPathFactory, deps_layer: Path) -> Synth:
             "HOOKLINE_REPLAY_CONCURRENCY": "5",
             "HOOKLINE_REPLAY_BATCH_SIZE": "3",
             "HOOKLINE_OLDEST_MESSAGE_ALARM_SECONDS": "1800",
+            "HOOKLINE_TABLE_DELETION_PROTECTION": "false",
         }
     )
     return synthesize(tmp_path_factory.mktemp("cdk.out.tuned"), settings)
@@ -313,16 +314,41 @@ def test_dlq_keeps_messages_longer_than_its_sources(synth: Synth) -> None:
         assert dlq["MessageRetentionPeriod"] > queue["MessageRetentionPeriod"] == spec.retention_seconds
 
 
-def test_visibility_timeout_covers_six_consumer_timeouts(synth: Synth) -> None:
-    # Given every function that consumes a queue
-    # When the stack is synthesized
-    # Then the queue's visibility timeout is at least 6x the function's timeout
-    for spec in FUNCTIONS:
-        if spec.sqs_source is None:
-            continue
+def test_visibility_timeout_covers_six_consumer_timeouts_and_the_batching_window(synth: Synth) -> None:
+    # Given every function that consumes a queue, and AWS's rule for an SQS event source: the queue's visibility timeout
+    # at least 6x the function's timeout plus the source's MaximumBatchingWindowInSeconds
+    # When the stack is synthesized (the defaults: the retry lane gathers its batches for a second)
+    mappings = list(_resources_of_type(synth, "AWS::Lambda::EventSourceMapping").values())
+    for spec in SQS_CONSUMERS:
+        assert spec.sqs_source is not None
         queue = synth.resources[_queue_id(synth, spec.sqs_source.queue)]["Properties"]
         function = synth.resources[synth.function_id(spec)]["Properties"]
-        assert queue["VisibilityTimeout"] >= 6 * function["Timeout"]
+        (mapping,) = [m["Properties"] for m in mappings if m["Properties"]["EventSourceArn"] == _queue_arn(synth, spec.sqs_source.queue)]
+        # Then the queue's visibility timeout covers both
+        assert queue["VisibilityTimeout"] >= 6 * function["Timeout"] + mapping.get("MaximumBatchingWindowInSeconds", 0)
+    assert BASE_SETTINGS.retry_batch_window_seconds > 0
+
+
+@pytest.mark.parametrize(
+    "spec", [spec for spec in SQS_CONSUMERS if spec.sqs_source is not None and spec.sqs_source.batching_window_setting], ids=lambda spec: spec.name
+)
+def test_every_batching_window_the_settings_accept_is_covered(spec: topology.FunctionSpec) -> None:
+    # Given a delivery lane whose window is a setting, at the longest the settings accept (300 s)
+    assert spec.sqs_source is not None and spec.sqs_source.batching_window_setting is not None
+    longest = Settings(**{spec.sqs_source.batching_window_setting: MAX_BATCHING_WINDOW_SECONDS})
+    # When the synth-time check runs
+    # Then its queue covers it
+    check_consumer(spec.sqs_source.queue, spec, spec.sqs_source.batching_window(longest))
+
+
+def test_synth_refuses_a_batching_window_the_visibility_timeout_does_not_cover() -> None:
+    # Given the retry queue as it was (6 x the function's timeout, 360 s) and the retry lane's default window of a second
+    before = replace(RETRY_QUEUE, visibility_timeout_seconds=6 * RETRY.timeout_seconds)
+    # When the synth-time check runs
+    # Then it refuses, naming the window's setting and the sum it needed
+    with pytest.raises(TopologyError, match=r"batching window \(1s, HOOKLINE_RETRY_BATCH_WINDOW_SECONDS\): 361s"):
+        check_consumer(before, RETRY, 1, "HOOKLINE_RETRY_BATCH_WINDOW_SECONDS")
+    check_consumer(before, RETRY, 0)
 
 
 def test_synth_refuses_a_short_visibility_timeout_or_dlq_retention() -> None:
@@ -391,6 +417,18 @@ def test_table_is_encrypted_recoverable_and_expiring(synth: Synth) -> None:
     # And so is every log group: kept after `cdk destroy`, gone with a failed first create
     for log_group in [r for r in synth.resources.values() if r["Type"] == "AWS::Logs::LogGroup"]:
         assert (log_group["DeletionPolicy"], log_group["UpdateReplacePolicy"]) == ("RetainExceptOnCreate", "Retain")
+
+
+def test_table_has_deletion_protection_unless_the_setting_lifts_it(synth: Synth, tuned: Synth) -> None:
+    # Given the default settings, and a stack deployed with HOOKLINE_TABLE_DELETION_PROTECTION=false (the step before
+    # deleting the retained table by hand, docs/operations.md)
+    # When each is synthesized
+    # Then the default's table refuses deletion (by hand or by an update), and the other's may be deleted
+    assert BASE_SETTINGS.table_deletion_protection is True
+    for stack, protected in ((synth, True), (tuned, False)):
+        (table,) = _resources_of_type(stack, "AWS::DynamoDB::Table").values()
+        assert table["Properties"]["DeletionProtectionEnabled"] is protected
+        assert table["DeletionPolicy"] == "RetainExceptOnCreate"
 
 
 def test_table_has_the_endpoint_deliveries_customer_endpoints_endpoint_versions_and_endpoint_log_indexes(synth: Synth) -> None:
@@ -1012,6 +1050,7 @@ NAME_PROPERTIES = {
     "AWS::CodeDeploy::DeploymentGroup": "DeploymentGroupName",
     "AWS::IAM::Role": "RoleName",
     "AWS::Lambda::Alias": "Name",
+    "AWS::ApiGatewayV2::Api": "Name",
 }
 # Names scoped to a parent resource of the same stack (an alias belongs to its function), not to the account.
 SCOPED_NAME_TYPES = {"AWS::Lambda::Alias"}
@@ -1041,6 +1080,9 @@ def test_two_installs_in_one_account_share_no_physical_name(synth: Synth, tmp_pa
             assert stack in name, name
     # And the table is the stack's own
     assert a.resources[a.logical_id(a.stack.storage.table(TABLE))]["Properties"]["TableName"] == "hl-a-data"
+    # And so is the HTTP API (it was named `HttpApi`, after its construct, in every install)
+    assert [r["Properties"]["Name"] for r in _resources_of_type(a, "AWS::ApiGatewayV2::Api").values()] == ["hl-a-api"]
+    assert [r["Properties"]["Name"] for r in _resources_of_type(b, "AWS::ApiGatewayV2::Api").values()] == ["hookline-api"]
 
 
 @pytest.mark.parametrize("name", ["", "1abc", "has_underscore", "x" * 33, "hl a"])

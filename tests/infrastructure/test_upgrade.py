@@ -25,6 +25,7 @@ from typing import Any
 
 import pytest
 
+from hookline.wiring.topology import TABLE
 from infra import upgrade
 from infra.upgrade import Allowed, findings, problems
 from tests.infrastructure.conftest import Synth
@@ -152,6 +153,23 @@ def test_upgrade_from_each_release_is_accepted(synth: Synth) -> None:
     )
     stale = [entry.finding for entry in upgrade.ALLOWED if entry not in used]
     assert not stale, f"ALLOWED entries no release's upgrade needs any more (remove them, and their lines in docs/operations.md): {stale}"
+
+
+def test_the_index_change_operations_md_states_is_the_templates(synth: Synth) -> None:
+    # Given the release every upgrade path ends on before this one (tests/upgrade_releases.txt's first)
+    release = releases()[0]
+    short = release[:7]
+    # When its template's table is compared with the current one's
+    changes = upgrade.index_changes(release_template(release), synth.template.to_json(), pseudo={"AWS::StackName": synth.stack.stack_name})
+    (created, deleted) = changes[synth.logical_id(synth.stack.storage.table(TABLE))]
+    # Then operations.md says what the update creates and deletes, and the release-path table's last row is one deploy
+    words = {0: "no index", 1: "one index"}
+    text = " ".join(OPERATIONS.read_text().split())
+    said = f"From {short} to this release the update creates {words[len(created)]}" + "".join(f", `{name}`" for name in created)
+    assert said in text, f"docs/operations.md should say: {said!r}"
+    assert f"and deletes {words[len(deleted)].replace('no index', 'none')}" in text
+    assert len(created) + len(deleted) <= 1, "more than one index changes from the last release: DynamoDB refuses that in one update"
+    assert f"up to {short} (the newest release before issue 24) | three | one deploy |" in text
 
 
 def test_allowed_findings_are_documented() -> None:
@@ -295,6 +313,12 @@ def _rules(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
         pytest.param(_template(Q=_queue()), _template(Q=_queue(FifoQueue=True)), ["replace-named:Q", "replace-stateful:Q"], id="named-queue-made-fifo"),
         pytest.param(_template(Q=_queue(None)), _template(Q=_queue(None, FifoQueue=False)), [], id="default-written-out"),
         pytest.param(_template(Q=_queue(None)), _template(Q=_queue(None, VisibilityTimeout=60)), [], id="queue-updated-in-place"),
+        pytest.param(
+            _template(A={"Type": "AWS::ApiGatewayV2::Api", "Properties": {"Name": "HttpApi", "ProtocolType": "HTTP"}}),
+            _template(A={"Type": "AWS::ApiGatewayV2::Api", "Properties": {"Name": "hookline-api", "ProtocolType": "HTTP"}}),
+            [],
+            id="http-api-renamed-in-place",
+        ),
         pytest.param(
             _template(T=_table(policy="RetainExceptOnCreate")),
             _template(T=_table(policy="Retain") | {"UpdateReplacePolicy": "Retain"}),

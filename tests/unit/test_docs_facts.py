@@ -29,7 +29,7 @@ from hookline.core import settings as settings_module
 from hookline.core.backoff import BackoffPolicy
 from hookline.core.config import hand_on_seconds, retry_policy
 from hookline.core.replay import FAILURES_READ_BOUND
-from hookline.core.settings import MAX_AUTHORIZER_CACHE_SECONDS, MAX_STACK_NAME, Settings
+from hookline.core.settings import MAX_AUTHORIZER_CACHE_SECONDS, MAX_BATCHING_WINDOW_SECONDS, MAX_STACK_NAME, Settings
 from hookline.services import broadcast, bulk, cas, catalog, drain, jobs, replay
 from hookline.services import endpoints as endpoint_service
 from hookline.services import events as event_service
@@ -37,7 +37,7 @@ from hookline.services import portal as portal_service
 from hookline.services.delivery import emails as delivery_emails
 from hookline.services.delivery import endpoint_pool
 from hookline.wiring import topology
-from infra import deploy_names, sizing
+from infra import deploy_names, quotas, sizing
 
 REPO = Path(__file__).resolve().parents[2]
 PACKAGE = REPO / "layers" / "hookline" / "python" / "hookline"
@@ -46,7 +46,8 @@ ARCHITECTURE = "docs/architecture.md"
 OPERATIONS = "docs/operations.md"
 RETRIES = "docs/retries.md"
 SECURITY = "docs/security.md"
-DOCS = {name: (REPO / name).read_text() for name in (README, ARCHITECTURE, OPERATIONS, RETRIES, SECURITY)}
+SCALING = "docs/scaling.md"
+DOCS = {name: (REPO / name).read_text() for name in (README, ARCHITECTURE, OPERATIONS, RETRIES, SECURITY, SCALING)}
 S = Settings()
 DAY = 86_400
 WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight", 9: "nine", 10: "ten"}
@@ -376,7 +377,7 @@ FACTS = [
     Fact(
         ARCHITECTURE,
         "leaves its message invisible until the visibility timeout",
-        f"({topology.DELIVERY_QUEUE.visibility_timeout_seconds // topology.DELIVERY_TIMEOUT_SECONDS} × the function timeout)",
+        f"({(topology.DELIVERY_QUEUE.visibility_timeout_seconds - MAX_BATCHING_WINDOW_SECONDS) // topology.DELIVERY_TIMEOUT_SECONDS} × the function timeout plus the longest batching window the settings allow: {topology.DELIVERY_QUEUE.visibility_timeout_seconds // 60} minutes)",
         "topology.DELIVERY_QUEUE.visibility_timeout_seconds",
     ),
     Fact(
@@ -898,6 +899,47 @@ FACTS = [
         for name in sorted(validation.FORBIDDEN_HEADERS)
     ),
     Fact(SECURITY, "fire from a seeded RNG while", f"while {FAULT_EVENTS} events are accepted", "tests/integration/test_faults.py EVENTS"),
+    # The AWS quotas docs/scaling.md names (infra/quotas.py, from AWS's documentation).
+    Fact(
+        SCALING,
+        "requests a second, burst",
+        f"{quotas.API_GATEWAY_THROTTLE_RATE:,} requests a second, burst {quotas.API_GATEWAY_THROTTLE_BURST:,}, per account and region; "
+        f"{quotas.API_GATEWAY_LOW_THROTTLE_RATE:,}, burst {quotas.API_GATEWAY_LOW_THROTTLE_BURST:,}, in "
+        + ", ".join(quotas.API_GATEWAY_LOW_THROTTLE_REGIONS.values()),
+        "infra.quotas.API_GATEWAY_*",
+    ),
+    Fact(
+        SCALING,
+        "Service Quotas → Amazon API Gateway",
+        f"*Throttle rate* ({quotas.API_GATEWAY_THROTTLE_QUOTA_CODE})",
+        "infra.quotas.API_GATEWAY_THROTTLE_QUOTA_CODE",
+    ),
+    Fact(
+        SCALING,
+        "open executions per account",
+        f"{quotas.STEP_FUNCTIONS_OPEN_EXECUTIONS:,} open executions per account and region",
+        "infra.quotas.STEP_FUNCTIONS_OPEN_EXECUTIONS",
+    ),
+    Fact(
+        SCALING,
+        "a bucket of 5,000",
+        "a bucket of {:,}, refilled {:,} a second, in {}; {:,} and {:,} elsewhere".format(
+            *quotas.STEP_FUNCTIONS_STATE_TRANSITIONS,
+            ", ".join(list(quotas.STEP_FUNCTIONS_LARGE_REGIONS)[:-1]) + " and " + list(quotas.STEP_FUNCTIONS_LARGE_REGIONS)[-1],
+            *quotas.STEP_FUNCTIONS_STATE_TRANSITIONS_ELSEWHERE,
+        ),
+        "infra.quotas.STEP_FUNCTIONS_STATE_TRANSITIONS*",
+    ),
+    Fact(SCALING, "long retries fall due faster", f"over {len(topology.RETRY_WAIT.happy_path())} (the transitions", "topology.RETRY_WAIT.happy_path()"),
+    Fact(
+        SCALING,
+        "in those three regions",
+        "a bucket of {:,}, refilled {:,} a second, in those three regions; {:,} and {:,} elsewhere".format(
+            *quotas.STEP_FUNCTIONS_START_EXECUTION, *quotas.STEP_FUNCTIONS_START_EXECUTION_ELSEWHERE
+        ),
+        "infra.quotas.STEP_FUNCTIONS_START_EXECUTION*",
+    ),
+    Fact(SCALING, "longer than SQS's", f"longer than SQS's {S.sqs_max_delay_seconds // 60} minutes", "HOOKLINE_SQS_MAX_DELAY_SECONDS"),
     Fact(
         SECURITY,
         "the cloud allows https only, on ports",

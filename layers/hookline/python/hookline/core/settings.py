@@ -304,6 +304,11 @@ class Settings:
         4000,
         "With provisioned billing: the most write capacity units the table, and each index, is scaled up to. Stack configuration.",
     )
+    table_deletion_protection: bool = _setting(
+        "HOOKLINE_TABLE_DELETION_PROTECTION",
+        True,
+        'DynamoDB deletion protection on the data table: while on, no one deletes it (by hand, or a stack update that would). The table is retained by `cdk destroy` either way; to delete it with its data, deploy with this off first (docs/operations.md, "What outlives the stack"). Stack configuration.',
+    )
     api_throttle_rate: int = _setting(
         "HOOKLINE_API_THROTTLE_RATE", 100, "The API stage's steady request rate limit, per second (API Gateway answers 429 above it). Stack configuration."
     )

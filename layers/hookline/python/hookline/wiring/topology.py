@@ -14,7 +14,7 @@ from typing import Any, Literal
 from hookline.adapters.dynamo import keys
 from hookline.core.deadletters import RETRY_WAIT_FAILED
 from hookline.core.destinations import ROLE_NAME_PREFIX
-from hookline.core.settings import Settings
+from hookline.core.settings import MAX_BATCHING_WINDOW_SECONDS, Settings
 
 DEFAULT_PREFIX = "hookline"
 # Every deployed function is published as a version behind this alias; every event source, the API, the authorizer
@@ -283,6 +283,10 @@ DELIVERY_TIMEOUT_SECONDS = 60
 # A claim outlives the longest possible invocation, and expires well before the
 # queue's visibility timeout hands a crashed worker's task to someone else.
 CLAIM_LEASE_SECONDS = 2 * DELIVERY_TIMEOUT_SECONDS
+# The delivery lanes' visibility timeout: AWS's rule for an SQS event source (Lambda Developer Guide, "Using Lambda with
+# Amazon SQS"): at least 6x the function's timeout plus its MaximumBatchingWindowInSeconds, here the longest window
+# the settings accept (HOOKLINE_DELIVERY_BATCH_WINDOW_SECONDS, HOOKLINE_RETRY_BATCH_WINDOW_SECONDS), so every one deploys.
+LANE_VISIBILITY_TIMEOUT_SECONDS = 6 * DELIVERY_TIMEOUT_SECONDS + MAX_BATCHING_WINDOW_SECONDS
 # One dead-letter queue for both delivery queues: what hookline could not
 # process (moved by the redrive policies) and what exhausted its attempts (sent
 # by the worker, with the reason in message attributes). Standard-queue
@@ -293,8 +297,7 @@ DELIVERY_QUEUE = QueueSpec(
     key="delivery",
     env="HOOKLINE_DELIVERY_QUEUE_URL",
     retention_seconds=4 * DAY,
-    # Lambda's guidance: at least 6x the consumer's timeout.
-    visibility_timeout_seconds=6 * DELIVERY_TIMEOUT_SECONDS,
+    visibility_timeout_seconds=LANE_VISIBILITY_TIMEOUT_SECONDS,
     dead_letter=DELIVERY_DLQ,
     max_receive_count=5,
 )
@@ -303,7 +306,7 @@ RETRY_QUEUE = QueueSpec(
     key="retry",
     env="HOOKLINE_RETRY_QUEUE_URL",
     retention_seconds=4 * DAY,
-    visibility_timeout_seconds=6 * DELIVERY_TIMEOUT_SECONDS,
+    visibility_timeout_seconds=LANE_VISIBILITY_TIMEOUT_SECONDS,
     dead_letter=DELIVERY_DLQ,
     max_receive_count=5,
 )
