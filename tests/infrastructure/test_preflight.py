@@ -480,7 +480,7 @@ def test_a_malformed_sender_is_a_settings_problem_with_the_reason(account: None,
     # Then the preflight refuses it as synth does, naming why, and reads no SES identity for it
     assert status == 1
     found = line(output, "settings")
-    assert found.startswith("problem  settings: HOOKLINE_NOTIFICATION_SENDER=") and reason in found, found
+    assert found.startswith("problem  settings: ") and "hookline.json: HOOKLINE_NOTIFICATION_SENDER=" in found and reason in found, found
     assert ses.identities_read == []
 
 

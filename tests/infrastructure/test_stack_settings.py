@@ -144,7 +144,14 @@ def _make_synth(outdir: Path, **shell: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(["make", "synth", "STACK=hl-c"], cwd=REPO_ROOT, env=env, capture_output=True, text=True, check=False, timeout=300)
 
 
-def test_make_synth_reads_the_stack_file(hl_c_file: Path, tmp_path: Path, deps_layer: Path) -> None:
+def test_make_synth_reads_the_stack_file_and_stops_on_a_shell_setting_that_disagrees(hl_c_file: Path, tmp_path: Path, deps_layer: Path) -> None:
+    # One test, so that no other worker writes stacks/hl-c.json meanwhile.
+    # Given a shell with HOOKLINE_SIZE=small: make synth stops before synthesizing, naming both values
+    refused = _make_synth(tmp_path, HOOKLINE_SIZE="small")
+    assert refused.returncode != 0
+    assert "HOOKLINE_SIZE=small in the environment, but stacks/hl-c.json gives large" in refused.stderr
+    assert not (tmp_path / "hl-c.template.json").exists()
+    # Given no HOOKLINE_* variable: the template has large's reservations and the file's alarm subscription
     done = _make_synth(tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     template = json.loads((tmp_path / "hl-c.template.json").read_text())
@@ -153,10 +160,3 @@ def test_make_synth_reads_the_stack_file(hl_c_file: Path, tmp_path: Path, deps_l
     assert {300, 200} <= reserved  # large's delivery and retry reservations
     subscriptions = [r["Properties"] for r in resources if r["Type"] == "AWS::SNS::Subscription"]
     assert [(s["Protocol"], s["Endpoint"]) for s in subscriptions] == [("email", "oncall@example.com")]
-
-
-def test_make_synth_stops_on_a_shell_setting_that_disagrees(hl_c_file: Path, tmp_path: Path) -> None:
-    done = _make_synth(tmp_path, HOOKLINE_SIZE="small")
-    assert done.returncode != 0
-    assert "HOOKLINE_SIZE=small in the environment, but stacks/hl-c.json gives large" in done.stderr
-    assert not (tmp_path / "hl-c.template.json").exists()
