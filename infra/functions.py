@@ -111,9 +111,12 @@ def behaviour_settings() -> tuple[str, ...]:
 def settings_env(settings: Settings) -> dict[str, str]:
     """The behaviour settings as the environment variables `Settings.from_env()` reads back."""
     env_names = {f.name: str(f.metadata["env"]) for f in fields(Settings)}
+    # Whether the sweep runs the job queue follows from the size (infra.sizing): set otherwise, jobs would run twice over
+    # or, at `small`, never.
+    forced = {**CLOUD_FORCED_SETTINGS, "sweep_runs_jobs": sizing.sweep_runs_jobs(settings)}
     env: dict[str, str] = {}
     for name in behaviour_settings():
-        value = CLOUD_FORCED_SETTINGS.get(name, getattr(settings, name))
+        value = forced.get(name, getattr(settings, name))
         env[env_names[name]] = _env_value(value)
     return env
 
@@ -251,7 +254,7 @@ class Functions(Construct):
             description=f"hookline {spec.name}: the version in service",
         )
         self.aliases[spec.name] = alias
-        if spec.sqs_source is not None:
+        if spec.sqs_source is not None and sized.source:
             source = spec.sqs_source
             window = source.batching_window(self._settings)
             check_consumer(source.queue, spec, window, _env_name(source.batching_window_setting))
@@ -288,15 +291,8 @@ class Functions(Construct):
             self._grant_table(fn, resource, writes=access == "read_write")
         elif isinstance(resource, QueueSpec) and access == "send":
             self._queues.queue(resource).grant_send_messages(fn)
-        elif isinstance(resource, QueueSpec) and access == "receive":
-            # Messages taken off the queue by hand (the DLQ drain): sqs:ReceiveMessage, DeleteMessage,
-            # ChangeMessageVisibility, GetQueueAttributes and GetQueueUrl on this queue only. No event source:
-            # the function is invoked directly and receives at its own pace. (SQS-managed SSE needs no KMS grant.)
-            self._queues.queue(resource).grant_consume_messages(fn)
-        elif isinstance(resource, QueueSpec) and access == "consume":
-            # The SqsEventSource grants the receive/delete permissions on exactly this queue.
-            if spec.sqs_source is None or spec.sqs_source.queue != resource:
-                raise TopologyError(f"function {spec.name!r} consumes {resource.key!r} without an sqs_source for it")
+        elif isinstance(resource, QueueSpec) and access in ("receive", "consume"):
+            self._grant_receive(fn, spec, resource, by_hand=access == "receive")
         elif isinstance(resource, StateMachineSpec) and access == "start":
             # states:StartExecution on this state machine only.
             self._state_machines.state_machine(resource).grant_start_execution(fn)
@@ -313,6 +309,17 @@ class Functions(Construct):
                 fn.add_to_role_policy(iam.PolicyStatement(actions=["ses:SendEmail"], resources=arns))
         else:
             raise TopologyError(f"function {spec.name!r}: unsupported grant {access!r} on {resource.key!r}")
+
+    def _grant_receive(self, fn: lambda_.Function, spec: FunctionSpec, queue: QueueSpec, *, by_hand: bool) -> None:
+        """`receive`: messages taken off the queue by hand (the DLQ drain): sqs:ReceiveMessage, DeleteMessage,
+        ChangeMessageVisibility, GetQueueAttributes and GetQueueUrl on this queue only. No event source: the function is
+        invoked directly and receives at its own pace. (SQS-managed SSE needs no KMS grant.)
+        `consume`: the SqsEventSource grants those permissions on exactly this queue; at a size that gives the function
+        no source (the replay function at `small`: its sweep runs the jobs), it receives them by hand as well."""
+        if not by_hand and (spec.sqs_source is None or spec.sqs_source.queue != queue):
+            raise TopologyError(f"function {spec.name!r} consumes {queue.key!r} without an sqs_source for it")
+        if by_hand or not sizing.concurrency(spec, self._settings).source:
+            self._queues.queue(queue).grant_consume_messages(fn)
 
     def _grant_table(self, fn: lambda_.Function, spec: TableSpec, *, writes: bool) -> None:
         """The item operations hookline's code calls, on the table and its indexes, and the key's use for them.

@@ -19,10 +19,13 @@ UNRESERVED_MINIMUM = 100
 # The SQS event source's own bounds on maximum concurrency.
 MIN_POLLERS = 2
 MAX_POLLERS = 1000
-# `small`: no reservation; each event source is capped so the queues' consumers leave most of a quota of 10 to
-# the api and authorizer functions (4 x 2 = 8 of 10 at most, while every lane drains a backlog at once; the ordered
-# lane is idle unless an endpoint is ordered).
+# `small`: no reservation; each event source is capped at SQS's least, and the replay function has no job-queue source
+# (its scheduled sweep runs the jobs: hookline.entrypoints.replay), so the queues' consumers leave the api and authorizer
+# at least SMALL_FREE of a quota of SMALL_QUOTA: 3 sources x 2 = 6 while every lane drains a backlog at once (the
+# ordered lane is idle unless an endpoint is ordered), and the sweep's one invocation a minute makes 7.
 SMALL_POLLERS = 2
+SMALL_QUOTA = 10
+SMALL_FREE = 4
 # Concurrency a directly invoked function keeps beyond its event source: the sweeper's schedule and the operators'
 # `make dlq-drain` invoke the replay function while its job-queue source may run at its maximum; without the
 # headroom their invocations are throttled, and the source's own throttled batches move towards the DLQ.
@@ -37,6 +40,7 @@ class SizingError(ValueError):
 class Concurrency:
     reserved: int | None  # reserved concurrent executions; None: none reserved
     pollers: int | None  # the SQS event source's maximum concurrency; None: no source, or uncapped
+    source: bool = True  # False: the function's sqs_source gets no event source at this size (its queue is drained otherwise)
 
 
 def invoked_directly(spec: FunctionSpec) -> bool:
@@ -47,7 +51,12 @@ def invoked_directly(spec: FunctionSpec) -> bool:
 def concurrency(spec: FunctionSpec, settings: Settings) -> Concurrency:
     """The function's reservation and its event source's cap at the configured size."""
     if settings.size == "small":
-        return Concurrency(reserved=None, pollers=SMALL_POLLERS if spec.sqs_source is not None else None)
+        if spec.sqs_source is None:
+            return Concurrency(reserved=None, pollers=None)
+        if spec.name == REPLAY.name:
+            # A fourth source would take 2 more of a quota of 10: the replay function's scheduled sweep runs the jobs.
+            return Concurrency(reserved=None, pollers=None, source=False)
+        return Concurrency(reserved=None, pollers=SMALL_POLLERS)
     reserved = None if spec.reserved_concurrency_setting is None else int(getattr(settings, spec.reserved_concurrency_setting))
     if spec.sqs_source is not None and reserved is None and spec.sqs_source.max_pollers_setting is not None:
         # Nothing reserved, its source capped (the ordered lane): within SQS's bounds on a source's maximum concurrency.
@@ -58,6 +67,22 @@ def concurrency(spec: FunctionSpec, settings: Settings) -> Concurrency:
     # with its receive count raised, so enough of them reach the DLQ undelivered.
     pollers = reserved - DIRECT_HEADROOM if invoked_directly(spec) else reserved
     return Concurrency(reserved=reserved, pollers=min(pollers, MAX_POLLERS))
+
+
+def sweep_runs_jobs(settings: Settings) -> bool:
+    """Whether the replay function's scheduled sweep drains the job queue: it has no event source at this size."""
+    return not concurrency(REPLAY, settings).source
+
+
+def sources_total(settings: Settings) -> int:
+    """The most concurrency the stack's event sources take at once (each at its cap, or its function's reservation);
+    none is uncapped and unreserved at `small`."""
+    total = 0
+    for spec in FUNCTIONS:
+        c = concurrency(spec, settings)
+        if spec.sqs_source is not None and c.source:
+            total += c.pollers if c.pollers is not None else (c.reserved or 0)
+    return total
 
 
 def reserved_total(settings: Settings) -> int:

@@ -8,7 +8,7 @@ import pytest
 
 from hookline.core import profiles
 from hookline.core.settings import Settings, SettingsError
-from hookline.wiring.topology import API, AUTHORIZER, DELIVERY, FUNCTIONS, ORDERED, REPLAY, RETRY
+from hookline.wiring.topology import API, AUTHORIZER, DELIVERY, DELIVERY_DLQ, FUNCTIONS, ORDERED, REPLAY, REPLAY_QUEUE, RETRY
 from infra import sizing
 from infra.synth import build_app
 from tests.infrastructure.conftest import BASE_SETTINGS, Synth, synthesize
@@ -44,9 +44,22 @@ def test_the_small_size_reserves_nothing_and_caps_each_event_source_at_2() -> No
     for spec in FUNCTIONS:
         c = sizing.concurrency(spec, SMALL)
         assert c.reserved is None, spec.name
-        assert c.pollers == (2 if spec.sqs_source is not None else None), spec.name
+        assert c.pollers == (2 if spec.sqs_source is not None and spec is not REPLAY else None), spec.name
     assert sizing.reserved_total(SMALL) == 0
     assert sizing.problems(SMALL, 10) == []
+
+
+def test_the_small_size_leaves_the_api_and_authorizer_at_least_4_of_a_quota_of_10() -> None:
+    # Given the small size, in an account whose quota is the one it declares (10)
+    assert SMALL.account_concurrency_quota == sizing.SMALL_QUOTA == 10
+    # Then the replay function has no job-queue event source: its scheduled sweep runs the jobs
+    assert not sizing.concurrency(REPLAY, SMALL).source and sizing.sweep_runs_jobs(SMALL)
+    assert not sizing.sweep_runs_jobs(BASE_SETTINGS)
+    # And the three sources left, each at its cap, take 6 while every lane drains a backlog at once; with the sweep's
+    # one invocation a minute that is 7, so at least 3 of 10 stay for the api and authorizer even then, 4 without it
+    assert [spec.name for spec in FUNCTIONS if sizing.concurrency(spec, SMALL).pollers] == [DELIVERY.name, RETRY.name, ORDERED.name]
+    assert sizing.sources_total(SMALL) == 6
+    assert SMALL.account_concurrency_quota - sizing.sources_total(SMALL) >= sizing.SMALL_FREE == 4
 
 
 def test_a_directly_invoked_function_needs_headroom_beyond_its_event_source() -> None:
@@ -128,5 +141,27 @@ def test_the_small_stack_reserves_nothing_and_its_pollers_stay_low(tmp_path: Pat
     for spec in FUNCTIONS:
         assert "ReservedConcurrentExecutions" not in small.resources[small.function_id(spec)]["Properties"], spec.name
     mappings = [r["Properties"] for r in small.resources.values() if r["Type"] == "AWS::Lambda::EventSourceMapping"]
-    assert len(mappings) == len([spec for spec in FUNCTIONS if spec.sqs_source is not None])
+    assert len(mappings) == len([spec for spec in FUNCTIONS if spec.sqs_source is not None and spec is not REPLAY])
     assert all(m["ScalingConfig"] == {"MaximumConcurrency": 2} for m in mappings)
+    # And the replay function has no event source on the job queue: it is told its sweep runs the jobs, and may
+    # receive, delete and hide the job queue's messages itself (and no other queue's but the delivery DLQ, its drain's)
+    replay_queue = {"Fn::GetAtt": [small.queue_id(REPLAY_QUEUE), "Arn"]}
+    assert all(m["EventSourceArn"] != replay_queue for m in mappings)
+    env = small.resources[small.function_id(REPLAY)]["Properties"]["Environment"]["Variables"]
+    assert env["HOOKLINE_SWEEP_RUNS_JOBS"] == "True"
+    receives = [
+        resource
+        for statement in small.policy_statements(small.role_id(REPLAY))
+        if {"sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:ChangeMessageVisibility"} <= set(statement["Action"])
+        for resource in (statement["Resource"] if isinstance(statement["Resource"], list) else [statement["Resource"]])
+    ]
+    assert sorted(map(str, receives)) == sorted(map(str, [replay_queue, {"Fn::GetAtt": [small.queue_id(DELIVERY_DLQ), "Arn"]}]))
+
+
+def test_at_every_other_size_the_replay_function_drains_the_job_queue_by_its_event_source(synth: Synth) -> None:
+    # Given the default size
+    env = synth.resources[synth.function_id(REPLAY)]["Properties"]["Environment"]["Variables"]
+    # Then the sweep is told not to run the jobs, whatever the synth machine's environment said
+    assert env["HOOKLINE_SWEEP_RUNS_JOBS"] == "False"
+    sources = [r["Properties"] for r in synth.resources.values() if r["Type"] == "AWS::Lambda::EventSourceMapping"]
+    assert {"Fn::GetAtt": [synth.queue_id(REPLAY_QUEUE), "Arn"]} in [m["EventSourceArn"] for m in sources]

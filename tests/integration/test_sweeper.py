@@ -227,3 +227,35 @@ def test_every_job_kind_of_the_registry_has_its_runner_and_no_other(hookline: Ho
     # The one registry of job kinds (hookline.core.jobs.JOB_KINDS) is what the wiring runs: a kind added there without
     # its JobKind, or wired without being registered, fails here
     assert sorted(container.job_runner().kinds) == sorted(JOB_KINDS)
+
+
+def test_at_small_a_queued_job_is_run_by_the_scheduled_sweep(hookline: Hookline, monkeypatch: pytest.MonkeyPatch) -> None:
+    """HOOKLINE_SIZE=small gives the replay function no event source on the job queue (infra/sizing.py) and tells it
+    HOOKLINE_SWEEP_RUNS_JOBS: its every-minute sweep receives the jobs and runs them through the same handler."""
+    monkeypatch.setenv("HOOKLINE_SWEEP_RUNS_JOBS", "true")
+    container.reset()
+    # Given a customer's deletion: a job whose first step waits on the job queue, and nothing polling it
+    assert hookline.api("PUT", "/v1/customers/gone", {"name": "Gone"})[0] == 201
+    for i in range(3):
+        hookline.api("POST", "/v1/endpoints", {"url": f"https://example.com/{i}", "customer": "gone"})
+    job = hookline.api("DELETE", "/v1/customers/gone")[1]["job"]
+    # And a message whose run fails (its body is no JSON)
+    hookline.sqs.send_message(QueueUrl=hookline.env[topology.REPLAY_QUEUE.env], MessageBody="not json")
+    # When the schedule invokes the replay function, as EventBridge Scheduler does
+    report = hookline.handlers["replay"]({"kind": "sweep"}, None)
+    # Then the job ran to its end (each next step, queued a second ahead, taken in the same sweep), its messages deleted
+    shown = hookline.api("GET", f"/v1/jobs/{job['id']}")[1]
+    assert (shown["status"], shown["counts"]) == ("done", {"endpoints_deleted": 3})
+    assert report["jobs_run"] >= 1 and report["jobs_failed"] == 1
+    # And the failed message is not deleted: in flight until its visibility timeout, when SQS hands it out again
+    attributes = hookline.sqs.get_queue_attributes(QueueUrl=hookline.env[topology.REPLAY_QUEUE.env], AttributeNames=["All"])["Attributes"]
+    assert (attributes["ApproximateNumberOfMessages"], attributes["ApproximateNumberOfMessagesNotVisible"]) == ("0", "1")
+
+
+def test_where_the_event_source_runs_the_jobs_the_sweep_leaves_them(hookline: Hookline) -> None:
+    # Given a queued job, at every size but small (HOOKLINE_SWEEP_RUNS_JOBS off)
+    assert hookline.api("PUT", "/v1/customers/gone", {"name": "Gone"})[0] == 201
+    hookline.api("DELETE", "/v1/customers/gone")
+    # When the sweep runs, its report says nothing of jobs, and the job's step is still queued for the event source
+    assert "jobs_run" not in hookline.handlers["replay"]({"kind": "sweep"}, None)
+    assert len(hookline.queued(topology.REPLAY_QUEUE)) == 1

@@ -184,6 +184,11 @@ class Settings:
         "Reserved concurrency of the replay function (stack configuration). Its job-queue event source takes at most 2 fewer: the sweeper's schedule and `make dlq-drain` invoke it too.",
     )
     replay_batch_size: int = _setting("HOOKLINE_REPLAY_BATCH_SIZE", 1, "Replay jobs handed to one replay invocation.")
+    sweep_runs_jobs: bool = _setting(
+        "HOOKLINE_SWEEP_RUNS_JOBS",
+        False,
+        "The replay function's scheduled sweep also runs the job queue's messages, as its event source would (hookline.entrypoints.replay). The stack sets it: on at HOOKLINE_SIZE=small, where the replay function has no job-queue event source; off at every other size. Local mode polls the job queue itself: off.",
+    )
     ordered_concurrency: int = _setting(
         "HOOKLINE_ORDERED_CONCURRENCY",
         10,
@@ -272,7 +277,7 @@ class Settings:
     size: str = _setting(
         "HOOKLINE_SIZE",
         "default",
-        "The sizing profile (hookline.core.profiles, docs/scaling.md): `small`, `default`, `large` or `xlarge`. It sets the delivery lanes' memory, reserved concurrency and batches, the API throttle, the table's billing and the declared HOOKLINE_ACCOUNT_CONCURRENCY_QUOTA; a setting given in the environment wins. `small` reserves nothing and caps each SQS event source at 2, for a new account whose Lambda concurrency quota is 10. Stack configuration.",
+        "The sizing profile (hookline.core.profiles, docs/scaling.md): `small`, `default`, `large` or `xlarge`. It sets the delivery lanes' memory, reserved concurrency and batches, the API throttle, the table's billing and the declared HOOKLINE_ACCOUNT_CONCURRENCY_QUOTA; a setting given in the environment wins. `small` reserves nothing, caps each SQS event source at 2 and gives the replay function no job-queue source (its every-minute sweep runs the jobs: HOOKLINE_SWEEP_RUNS_JOBS), so the three sources take at most 6 and leave the API and authorizer at least 4 of the quota of 10 a new account has. Stack configuration.",
     )
     account_concurrency_quota: int = _setting(
         "HOOKLINE_ACCOUNT_CONCURRENCY_QUOTA",

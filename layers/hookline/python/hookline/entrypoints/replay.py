@@ -5,7 +5,8 @@ re-enabled endpoint's re-queue, a deleted customer's endpoints, a broadcast's
 fan-out, a customer's time-window replay); a step is idempotent, so a record that
 fails is redelivered by SQS and finished then. A message the previous release
 queued starts the job this release runs for it (hookline.services.compat).
-Direct invocations: the scheduled sweep `{"kind": "sweep"}`; the operators' DLQ drain
+Direct invocations: the scheduled sweep `{"kind": "sweep"}` (which also runs the job queue's messages where the
+function has no event source on it: HOOKLINE_SWEEP_RUNS_JOBS, at HOOKLINE_SIZE=small); the operators' DLQ drain
 `{"kind": "drain_dlq", "rate"?, "tenant"?, "endpoint_id"?, "max_messages"?}`, which
 starts a drain job (hookline.services.drain) and answers `{"job": …}` at once; and
 `{"kind": "job", "job_id"}`, which answers the job as it stands (the CLI watches a
@@ -20,6 +21,7 @@ functions count theirs.
 from __future__ import annotations
 
 import json
+import time
 from typing import Any
 
 from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
@@ -30,12 +32,13 @@ from hookline.adapters.observability import get_logger
 from hookline.core import internal_failures
 from hookline.core.errors import DependencyFailed, HooklineError, envelope
 from hookline.core.jobs import DRAIN_DLQ, JOB_MESSAGE
+from hookline.services.jobsweep import JobQueueSweep
 from hookline.wiring import container
 
 
 def handle(event: Any, context: Any) -> dict[str, Any]:
     if not isinstance(event, dict) or "Records" not in event:
-        return direct(event)
+        return direct(event, context)
     failed: dict[str, BaseException] = {}  # by message id, why its record failed
 
     def record_handler(record: SQSRecord) -> None:
@@ -76,23 +79,43 @@ def run(record: SQSRecord) -> None:
 SWEEP = "sweep"
 
 
-def sweep() -> dict[str, Any]:
+def sweep(context: Any = None) -> dict[str, Any]:
     """The scheduled sweep (hookline.services.sweeper): its report, logged, and `UnqueuedFound` (alarmed on) and
-    `OverdueRetriesRequeued` as metrics."""
-    report = container.sweeper().sweep()
-    get_logger().info("sweep", extra=report)
-    metrics.publish_sweep(report["unqueued_events"])
-    metrics.publish_overdue_retries(report["overdue_retries_requeued"])
-    return report
+    `OverdueRetriesRequeued` as metrics. Where the function has no event source on the job queue (HOOKLINE_SWEEP_RUNS_JOBS,
+    at HOOKLINE_SIZE=small), it then runs the queue's messages through `handle`, as the event source would
+    (hookline.services.jobsweep), even when the sweep itself failed; the report counts them."""
+    try:
+        report: dict[str, Any] = container.sweeper().sweep()
+        get_logger().info("sweep", extra=report)
+        metrics.publish_sweep(report["unqueued_events"])
+        metrics.publish_overdue_retries(report["overdue_retries_requeued"])
+    finally:
+        jobs = run_jobs(context)
+    return {**report, **jobs}
 
 
-def direct(command: Any) -> dict[str, Any]:
+def run_jobs(context: Any) -> dict[str, int]:
+    """The job queue's messages, received by the sweep itself where no event source runs them; {} where one does."""
+    messages = container.swept_job_messages()
+    if messages is None:
+        return {}
+
+    def run_batch(records: list[dict[str, Any]]) -> set[str]:
+        answer = handle({"Records": records}, context)
+        return {str(failure["itemIdentifier"]) for failure in answer.get("batchItemFailures", [])}
+
+    jobs = JobQueueSweep(messages, run_batch, time.monotonic, container.job_batch_size()).run()
+    get_logger().info("jobs run by the sweep", extra=jobs)
+    return jobs
+
+
+def direct(command: Any, context: Any = None) -> dict[str, Any]:
     """A direct invocation: the scheduled sweep, or the operators' CLI starting a DLQ drain or reading a job. A refusal,
     or a dependency that failed, is answered as an error (the CLI prints it), not raised as the function's error."""
     kind = command.get("kind") if isinstance(command, dict) else None
     try:
         if kind == SWEEP:
-            return sweep()
+            return sweep(context)
         if kind == DRAIN_DLQ:
             started = container.drain_control().start(command)
             get_logger().info("dlq drain started", extra=started["job"])

@@ -508,3 +508,11 @@ class TypeNotes(Protocol):
 
 class EventReader(Protocol):
     def get_event(self, tenant: str, event_id: str, consistent: bool = False) -> Event | None: ...
+
+
+class ReceivedMessages(Protocol):
+    def receive(self, max_messages: int, wait_seconds: int) -> list[dict[str, Any]]:
+        """Up to `max_messages` messages as Lambda's event source hands them (hookline.core.sqs.event_record)."""
+        ...
+
+    def delete(self, receipt_handles: list[str]) -> None: ...

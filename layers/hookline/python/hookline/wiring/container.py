@@ -11,7 +11,7 @@ from typing import Literal
 
 from hookline.adapters import aws, metrics, system
 from hookline.adapters.destinations import AwsDestinations, DestinationSender
-from hookline.adapters.dlq import SqsDeadLetterQueue
+from hookline.adapters.dlq import SqsDeadLetterQueue, SqsReceivedMessages
 from hookline.adapters.dynamo import keys
 from hookline.adapters.dynamo.catalog import CatalogRepository, VersionUsageRepository
 from hookline.adapters.dynamo.customers import CustomerRepository
@@ -322,6 +322,17 @@ def job_runner() -> JobRunner:
         REPLAY_WINDOW: WindowReplay(ReplayRepository(table, topology.TABLE.ttl_attribute), events, endpoints, _tasks(settings, settings.retry_queue_url)),
     }
     return JobRunner(JobRepository(table, topology.TABLE.ttl_attribute), _tasks(settings, settings.replay_queue_url), kinds, utcnow, settings.retention_days)
+
+
+def swept_job_messages() -> SqsReceivedMessages | None:
+    """The job queue's messages for the sweep to run, where it runs them (HOOKLINE_SWEEP_RUNS_JOBS: the replay function
+    has no event source on the queue); None where the event source runs them."""
+    settings = get_settings()
+    return SqsReceivedMessages(aws.sqs_client(), settings.replay_queue_url) if settings.sweep_runs_jobs else None
+
+
+def job_batch_size() -> int:
+    return get_settings().replay_batch_size
 
 
 @lru_cache(maxsize=1)
