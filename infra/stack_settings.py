@@ -37,7 +37,8 @@ STACK_VARIABLE = "STACK"
 TEMPLATE_METADATA = "hookline"
 STACK_NAME_SETTING = "HOOKLINE_STACK_NAME"
 # Filled in by the stack from the topology (tables, queue URLs, ARNs), local mode's own, or forced by the cloud.
-_NOT_IN_FILE = frozenset({"stack_name", "api_keys", "port", "aws_port", "allow_private_networks", "own_account_id", "delivery_role_arns"})
+# HOOKLINE_SWEEP_RUNS_JOBS follows the size (infra.sizing.sweep_runs_jobs): the job queue has its event source or the sweep.
+_NOT_IN_FILE = frozenset({"stack_name", "api_keys", "port", "aws_port", "allow_private_networks", "own_account_id", "delivery_role_arns", "sweep_runs_jobs"})
 
 
 class StackSettingsError(SettingsError):

@@ -65,6 +65,7 @@ def test_the_stack_name_comes_from_the_file_alone() -> None:
         ({"HOOKLINE_TABLE_NAME": "t"}, "HOOKLINE_TABLE_NAME is not a setting a stack file can hold"),
         ({"HOOKLINE_PORT": 1}, "HOOKLINE_PORT is not a setting"),
         ({"HOOKLINE_ALLOW_PRIVATE_NETWORKS": "10.0.0.0/8"}, "HOOKLINE_ALLOW_PRIVATE_NETWORKS is not a setting"),
+        ({"HOOKLINE_SWEEP_RUNS_JOBS": True}, "HOOKLINE_SWEEP_RUNS_JOBS is not a setting"),
         ({"HOOKLINE_ALARM_EMAIL": ["a@example.com"]}, "must be a string, a number or true/false"),
     ],
 )
