@@ -85,7 +85,16 @@ def _resources(template: Mapping[str, Any], type_: str) -> dict[str, dict[str, A
 
 
 def _show(value: Any) -> str:
-    return value if isinstance(value, str) else json.dumps(value, sort_keys=True)
+    """A template value as text: a Ref as `${Name}`, an Fn::Join joined (an ARN reads as one); anything else as JSON."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, Mapping) and set(value) == {"Ref"}:
+        return f"${{{value['Ref']}}}"
+    if isinstance(value, Mapping) and set(value) == {"Fn::Join"} and isinstance(value["Fn::Join"], list) and len(value["Fn::Join"]) == 2:
+        separator, parts = value["Fn::Join"]
+        if isinstance(separator, str) and isinstance(parts, list):
+            return separator.join(_show(part) for part in parts)
+    return json.dumps(value, sort_keys=True)
 
 
 def subscriptions(template: Mapping[str, Any]) -> set[tuple[str, str]]:

@@ -1,10 +1,12 @@
-"""`make preflight`: read the AWS account and say, before a deploy, what would make it fail or fall short.
+"""`make preflight`: read the AWS account and the deployed stack and say, before a deploy, what would make it fail or fall short.
 
-    python -m infra.preflight [--bootstrap] [--no-input] [--strict]
+    python -m infra.preflight [--template cdk.out/<stack>.template.json] [--bootstrap] [--confirm]
+                              [--unreadable fail|warn] [--no-input] [--strict]
 
 Checks, each reading the account through the AWS API with the usual credentials and region:
 
-1. credentials: STS GetCallerIdentity names the account; without it nothing else can be read.
+1. credentials: STS GetCallerIdentity names the account; without it nothing else can be read. Without a region, the
+   preflight says so and whether boto3 finds credentials at all, with an unusable stack file, in the same run.
 2. bootstrap: the template's Rules.CheckBootstrapVersion needs the CDK bootstrap (the SSM parameter
    `/cdk-bootstrap/<qualifier>/version`, which the `CDKToolkit` stack creates) at version 6 or later. Missing,
    too old or broken is a problem; `--bootstrap` (make deploy BOOTSTRAP=1) runs `npx cdk bootstrap` then, and on a
@@ -16,11 +18,28 @@ Checks, each reading the account through the AWS API with the usual credentials 
    one HOOKLINE_NOTIFICATION_IDENTITY_ARN names) must be verified for sending, and the account out of the SES
    sandbox. Both are warnings: the stack deploys and works, but customer emails are refused, or reach only
    verified addresses.
+5. the deployed stack (CloudFormation DescribeStacks, GetTemplate), compared with `--template`, the one to deploy:
+   - changes: the settings the two templates record (Metadata.hookline) that differ, as a diff; a template an
+     earlier release deployed records none, which is said;
+   - removes: what the update takes away, read from the resources (infra.deployed.removals): an SNS subscription,
+     an ses:SendEmail grant, capacity (reserved concurrency, memory, an event source's maximum concurrency, the
+     API stage's throttle). Each is a problem until `--confirm` (make deploy CONFIRM=1) says it is meant;
+   - upgrade: infra.upgrade's findings for the update, with the stack's name as AWS::StackName, less those
+     infra.upgrade.ALLOWED accepts; each is a problem naming the release path (RELEASE_PATH), except a replaced
+     or removed queue that SQS GetQueueAttributes says holds no message (visible, in flight or delayed);
+   - a stack with an operation under way is a problem (wait for it).
+   With no stack (or one whose first create failed): leftovers, what a destroyed one left. The retained table
+   `<stack>-data` (with its KMS key) is a problem, since creating the stack fails with "already exists"; the
+   stack's log groups alone are a warning. The fix adopts them (`cdk import -c hookline:data-only=true`,
+   docs/operations.md) or deletes them. The template is read only when there is a stack to compare it with.
 
-Each check prints one line (ok / warning / problem), followed by the fix when there is one, then a summary.
-Exit status: 0 when nothing blocks the deploy, 1 when a problem does (with --strict, a warning too), 2 for a usage
-error. The decisions are pure functions of the facts read (tests/infrastructure/test_preflight.py); the boto3
-clients are arguments, so the tests pass moto's, or botocore Stubber's where moto lacks the call.
+A check that cannot read the account (no permission, throttled, no network) decides nothing: it is a problem,
+or with `--unreadable warn` (make deploy PREFLIGHT=warn) a warning. Each check prints one line (ok / warning /
+problem), the lines it details (the diff), then the fix when there is one; then a summary. Every problem found is
+reported in the one run. Exit status: 0 when nothing blocks the deploy, 1 when a problem does (with --strict, a
+warning too), 2 for a usage error. The decisions are pure functions of the facts read
+(tests/infrastructure/test_preflight.py, test_preflight_deployed.py); the boto3 clients are arguments, so the tests
+pass moto's, or botocore Stubber's where moto lacks the call or cannot create the stack.
 """
 
 from __future__ import annotations
@@ -770,7 +789,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m infra.preflight",
         description="Check the AWS account (credentials and region as for `cdk deploy`) before deploying hookline: "
-        "CDK bootstrap, Lambda concurrency quota, SES sender and sandbox. Exit 0 when nothing blocks the deploy.",
+        "CDK bootstrap, Lambda concurrency quota, SES sender and sandbox, and the deployed stack (what the deploy changes or removes, whether "
+        "CloudFormation accepts the update, or what a destroyed stack left). Exit 0 when nothing blocks the deploy.",
     )
     parser.add_argument(
         "--bootstrap", action="store_true", help="run `npx cdk bootstrap aws://ACCOUNT/REGION` when the bootstrap is missing or too old (make ... BOOTSTRAP=1)"

@@ -305,7 +305,7 @@ def _function(**props: Any) -> tuple[str, str, dict[str, Any]]:
     return ("Fn", "AWS::Lambda::Function", {"FunctionName": "hl-delivery", **props})
 
 
-def _grant(*resources: str) -> tuple[str, str, dict[str, Any]]:
+def _grant(*resources: Any) -> tuple[str, str, dict[str, Any]]:
     statement = {"Effect": "Allow", "Action": ["ses:SendEmail"], "Resource": list(resources)}
     return ("Policy", "AWS::IAM::Policy", {"PolicyDocument": {"Statement": [statement]}})
 
@@ -328,6 +328,11 @@ SUBSCRIPTION = ("Sub", "AWS::SNS::Subscription", {"Protocol": "email", "Endpoint
         (_template(SUBSCRIPTION), _template(SUBSCRIPTION), []),
         (_template(_grant("arn:aws:ses:r:1:identity/x.io")), _template(), [Removal("grant", "the SES grant to send as arn:aws:ses:r:1:identity/x.io")]),
         (_template(_grant("a", "b")), _template(_grant("a")), [Removal("grant", "the SES grant to send as b")]),
+        (
+            _template(_grant({"Fn::Join": ["", ["arn:", {"Ref": "AWS::Partition"}, ":ses:r:1:identity/x.io"]]})),
+            _template(),
+            [Removal("grant", "the SES grant to send as arn:${AWS::Partition}:ses:r:1:identity/x.io")],
+        ),
         (
             _template(_function(ReservedConcurrentExecutions=50)),
             _template(_function()),
