@@ -27,7 +27,7 @@ Checks, each reading the account through the AWS API with the usual credentials 
    - upgrade: infra.upgrade's findings for the update, with the stack's name as AWS::StackName, less those
      infra.upgrade.ALLOWED accepts; each is a problem naming the release path (RELEASE_PATH), except a replaced
      or removed queue that SQS GetQueueAttributes says holds no message (visible, in flight or delayed);
-   - a stack with an operation under way is a problem (wait for it).
+   - a stack with an operation under way, or one a rollback or delete failed on, is a problem (it cannot be updated).
    With no stack (or one whose first create failed): leftovers, what a destroyed one left. The retained table
    `<stack>-data` (with its KMS key) is a problem, since creating the stack fails with "already exists"; the
    stack's log groups alone are a warning. The fix adopts them (`cdk import -c hookline:data-only=true`,
@@ -393,7 +393,9 @@ def with_unreadable(findings: Sequence[Finding], mode: Unreadability) -> list[Fi
 
 # Statuses of a stack that holds no resources of its own: a first create that failed (RetainExceptOnCreate deleted
 # its table, key and log groups with it); `cdk deploy` deletes and creates it again.
-NOT_DEPLOYED = frozenset({"ROLLBACK_COMPLETE", "ROLLBACK_FAILED", "REVIEW_IN_PROGRESS"})
+NOT_DEPLOYED = frozenset({"ROLLBACK_COMPLETE", "REVIEW_IN_PROGRESS"})
+# Statuses CloudFormation updates no stack from: a rollback or a delete that failed needs a hand first.
+STUCK = frozenset({"ROLLBACK_FAILED", "UPDATE_ROLLBACK_FAILED", "DELETE_FAILED"})
 # What a queue holds: a replaced or removed queue with any of them loses messages.
 QUEUE_DEPTH = ("ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible", "ApproximateNumberOfMessagesDelayed")
 QUEUE = "AWS::SQS::Queue"
@@ -614,7 +616,7 @@ def read_deployed(cloudformation: Any, stack: str) -> DeployedFacts | None:
     status = _stack_status(cloudformation, stack)
     if status is None:
         return None
-    if status.endswith("_IN_PROGRESS") or status in NOT_DEPLOYED:
+    if status.endswith("_IN_PROGRESS") or status in NOT_DEPLOYED | STUCK:
         return DeployedFacts(status, None)
     body = _read("cloudformation:GetTemplate", lambda: cloudformation.get_template(StackName=stack, TemplateStage="Original")["TemplateBody"])
     # boto3 decodes a JSON template into a dict; a YAML one stays text (CDK deploys JSON).
@@ -751,6 +753,16 @@ def check_deployed(clients: Clients, settings: Settings, template: Path | None, 
             return [leftovers_finding(stack, read_leftovers(clients.dynamodb, clients.logs, stack))]
         except Unreadable as exc:
             return [unreadable_finding("leftovers", exc, "dynamodb:DescribeTable and logs:DescribeLogGroups")]
+    if facts.status in STUCK:
+        return [
+            Finding(
+                "deployed stack",
+                "problem",
+                f"the stack {stack} is {facts.status}: CloudFormation updates it no further until that is resolved",
+                f"see its events (aws cloudformation describe-stack-events --stack-name {stack}); for UPDATE_ROLLBACK_FAILED, "
+                f"aws cloudformation continue-update-rollback --stack-name {stack}; otherwise retry the delete",
+            )
+        ]
     if facts.template is None:
         return [
             Finding(

@@ -138,6 +138,15 @@ def test_a_stack_being_updated_stops_the_deploy(account: None, synth: Synth) -> 
     assert line(output, "deployed stack").startswith("problem  deployed stack: the stack hookline is UPDATE_IN_PROGRESS")
 
 
+@pytest.mark.parametrize("status", ["UPDATE_ROLLBACK_FAILED", "ROLLBACK_FAILED", "DELETE_FAILED"])
+def test_a_stack_cloudformation_cannot_update_stops_the_deploy(account: None, synth: Synth, status: str) -> None:
+    got, output = run(["--template", str(synth.template_path)], clients=make_clients(cloudformation=DeployedStack(None, status=status)))
+    assert got == 1
+    found = line(output, "deployed stack")
+    assert found.startswith(f"problem  deployed stack: the stack hookline is {status}: CloudFormation updates it no further")
+    assert "describe-stack-events --stack-name hookline" in found
+
+
 def test_a_deployed_stack_that_cannot_be_read_fails_unless_told_to_warn(account: None, synth: Synth) -> None:
     argv = ["--template", str(synth.template_path)]
     status, output = run(argv, clients=make_clients(cloudformation=DeployedStack(None, error="AccessDenied")))
