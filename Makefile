@@ -143,7 +143,7 @@ synth: setup
 # a grant or capacity; PREFLIGHT=warn lets a check that cannot read the account warn instead of stopping.
 # node_modules: the bootstrap runs the pinned CDK CLI.
 preflight: synth node_modules/.installed
-	$(PY) -m infra.preflight $(if $(BOOTSTRAP),--bootstrap,)
+	$(PY) -m infra.preflight --template $(CDK_OUTDIR)/$(STACK).template.json $(if $(BOOTSTRAP),--bootstrap,) $(if $(CONFIRM),--confirm,) $(if $(PREFLIGHT),--unreadable "$(PREFLIGHT)",)
 
 # The preflight first: a problem it finds stops the deploy before CloudFormation creates anything. What is deployed is
 # the cloud assembly the preflight checked (--app), not a second synth.

@@ -2,7 +2,8 @@
 
 Pure: two templates as `cdk synth` writes them (dicts) in, findings out; no CDK, no AWS. The upgrade test
 (tests/infrastructure/test_upgrade.py) runs it from every release in tests/upgrade_releases.txt (and every `v*` tag) to
-the current template, and `python -m infra.upgrade deployed.json cdk.out/<stack>.template.json` runs it before a deploy.
+the current template; `make deploy`'s preflight (infra/preflight.py) runs it from the deployed stack's template to the one
+`make synth` wrote, and `python -m infra.upgrade deployed.json cdk.out/<stack>.template.json` runs it by hand.
 docs/operations.md ("Upgrades") explains each rule and names every entry of ALLOWED.
 
 Each finding has an id `<rule>:<logical id>[:<detail>]`; the rules:

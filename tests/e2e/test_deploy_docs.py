@@ -157,11 +157,20 @@ def _documented_make_lines(target: str) -> list[str]:
 
 def test_make_deploy_runs_the_preflight_before_cdk_deploy() -> None:
     _, argv, listed = _preflight_argv("make deploy")
-    assert argv == []
+    # The preflight compares the template make synth wrote with the deployed stack's
+    outdir = os.environ.get("CDK_OUTDIR") or "cdk.out"
+    assert argv == ["--template", f"{outdir}/hookline.template.json"]
     [preflight_at] = [i for i, line in enumerate(listed) if "-m infra.preflight" in line]
     [deploy_at] = [i for i, line in enumerate(listed) if line.startswith("npx cdk deploy")]
     assert preflight_at < deploy_at
-    assert _preflight_argv("make deploy BOOTSTRAP=1")[1] == ["--bootstrap"]
+    assert _preflight_argv("make deploy BOOTSTRAP=1")[1] == ["--template", f"{outdir}/hookline.template.json", "--bootstrap"]
+    assert _preflight_argv("make deploy STACK=hl-b CONFIRM=1 PREFLIGHT=warn")[1] == [
+        "--template",
+        f"{outdir}/hl-b.template.json",
+        "--confirm",
+        "--unreadable",
+        "warn",
+    ]
 
 
 DOCUMENTED_RUNS = _documented_make_lines("preflight") + _documented_make_lines("deploy")
@@ -190,7 +199,7 @@ def test_each_documented_preflight_runs_and_passes(aws: None, make_line: str, tm
 def test_the_preflight_runs_as_a_module() -> None:
     done = subprocess.run([sys.executable, "-m", "infra.preflight", "--help"], cwd=REPO, capture_output=True, text=True, check=False, timeout=60)
     assert done.returncode == 0, done.stderr
-    assert "--bootstrap" in done.stdout and "--strict" in done.stdout
+    assert all(flag in done.stdout for flag in ("--bootstrap", "--strict", "--template", "--confirm", "--unreadable"))
 
 
 def _routes() -> list[tuple[str, re.Pattern[str]]]:

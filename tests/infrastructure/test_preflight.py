@@ -105,13 +105,16 @@ class SesV2WithAccount:
 
 
 def make_clients(*, quota: int = 1000, unreserved: int | None = None, ses_account: dict[str, Any] | None = PRODUCTION, **override: Any) -> Clients:
-    """The checks' clients: moto for STS, SSM, CloudFormation and SES identities; Stubber for the rest."""
+    """The checks' clients: moto for STS, SSM, CloudFormation, SES identities, SQS, DynamoDB and Logs; Stubber for the rest."""
     clients = {
         "sts": boto3.client("sts", region_name=REGION),
         "ssm": boto3.client("ssm", region_name=REGION),
         "cloudformation": boto3.client("cloudformation", region_name=REGION),
         "lambda_": lambda_with(quota, unreserved),
         "sesv2": SesV2WithAccount(ses_account),
+        "sqs": boto3.client("sqs", region_name=REGION),
+        "dynamodb": boto3.client("dynamodb", region_name=REGION),
+        "logs": boto3.client("logs", region_name=REGION),
     }
     return Clients(REGION, **{**clients, **override})
 
@@ -221,14 +224,19 @@ def test_a_toolkit_stack_being_updated_is_a_warning() -> None:
     assert (finding.severity, finding.message) == ("warning", "bootstrap version 21, but the CDKToolkit stack is UPDATE_IN_PROGRESS")
 
 
-def test_a_bootstrap_that_cannot_be_read_warns_and_blocks_only_when_strict(aws: None) -> None:
+def test_a_bootstrap_that_cannot_be_read_fails_unless_told_to_warn(aws: None) -> None:
     denied = stubbed("ssm", "get_parameter", error="AccessDeniedException")
     status, output = run(clients=make_clients(ssm=denied))
-    assert status == 0
+    assert status == 1
     found = line(output, "bootstrap")
-    assert found.startswith("warning  bootstrap: could not check: ssm:GetParameter failed")
+    assert found.startswith("problem  bootstrap: could not check: ssm:GetParameter failed")
     assert "AccessDeniedException" in found and "allow ssm:GetParameter and cloudformation:DescribeStacks" in found
-    strict_status, _ = run(["--strict"], clients=make_clients(ssm=stubbed("ssm", "get_parameter", error="AccessDeniedException")))
+    assert "or go on without this check: PREFLIGHT=warn make deploy" in found
+    # PREFLIGHT=warn: the same check only warns, and the deploy goes on (except with --strict)
+    status, output = run(["--unreadable", "warn"], clients=make_clients(ssm=stubbed("ssm", "get_parameter", error="AccessDeniedException")))
+    assert status == 0, output
+    assert line(output, "bootstrap").startswith("warning  bootstrap: could not check: ssm:GetParameter failed")
+    strict_status, _ = run(["--strict", "--unreadable", "warn"], clients=make_clients(ssm=stubbed("ssm", "get_parameter", error="AccessDeniedException")))
     assert strict_status == 1
 
 
@@ -311,7 +319,7 @@ def test_a_quota_of_10_fails_the_default_size_with_the_fix_naming_the_small_size
     assert status == 1
     found = line(output, "concurrency")
     assert found.startswith("problem  concurrency: the functions reserve 154 concurrent executions, which leaves -144 of the account's quota of 10")
-    assert "fix: HOOKLINE_SIZE=small make deploy" in found
+    assert "fix: set HOOKLINE_SIZE to small in stacks/hookline.json" in found
     assert "raise the quota (Service Quotas: Lambda, 'Concurrent executions', L-B99A9384) to at least 254" in found
 
 
@@ -340,7 +348,7 @@ def test_a_declared_quota_synth_would_refuse_is_a_problem(account: None) -> None
     assert status == 1
     found = line(output, "concurrency")
     assert "synth checks against HOOKLINE_ACCOUNT_CONCURRENCY_QUOTA=1000 and would refuse it" in found
-    assert "fix: HOOKLINE_ACCOUNT_CONCURRENCY_QUOTA=2000 make deploy" in found
+    assert "fix: set HOOKLINE_ACCOUNT_CONCURRENCY_QUOTA to 2000 in stacks/hookline.json" in found
 
 
 def test_reservations_made_already_leave_a_warning(account: None) -> None:
@@ -351,8 +359,11 @@ def test_reservations_made_already_leave_a_warning(account: None) -> None:
     assert "leaves 66, below AWS's minimum of 100" in found
 
 
-def test_a_quota_that_cannot_be_read_is_a_warning(account: None) -> None:
+def test_a_quota_that_cannot_be_read_is_a_problem_or_with_warn_a_warning(account: None) -> None:
     status, output = run(clients=make_clients(lambda_=stubbed("lambda", "get_account_settings", error="AccessDeniedException")))
+    assert status == 1
+    assert line(output, "concurrency").startswith("problem  concurrency: could not check: lambda:GetAccountSettings failed")
+    status, output = run(["--unreadable", "warn"], clients=make_clients(lambda_=stubbed("lambda", "get_account_settings", error="AccessDeniedException")))
     assert status == 0
     assert line(output, "concurrency").startswith("warning  concurrency: could not check: lambda:GetAccountSettings failed")
 
@@ -426,7 +437,7 @@ def test_a_sender_verified_only_through_a_parent_domain_needs_the_identity_arn(a
     found = line(output, "ses sender")
     assert status == 0
     assert found.startswith("warning  ses sender: alerts@mail.example.com is verified only through the parent domain example.com")
-    assert f"fix: HOOKLINE_NOTIFICATION_IDENTITY_ARN=arn:aws:ses:{REGION}:{ACCOUNT}:identity/example.com make deploy" in found
+    assert f'fix: "HOOKLINE_NOTIFICATION_IDENTITY_ARN": "arn:aws:ses:{REGION}:{ACCOUNT}:identity/example.com" in the stack\'s file' in found
 
 
 def test_the_identity_arn_names_the_identity_checked(account: None) -> None:
@@ -532,14 +543,22 @@ def test_every_check_prints_one_outcome_line_and_a_summary(account: None) -> Non
     assert status == 0
     assert lines[0] == f"preflight: stack hookline, HOOKLINE_SIZE=default, region {REGION}"
     outcomes = [text.split(":", 1)[0].split(maxsplit=1) for text in lines[1:-1] if not text.lstrip().startswith("fix:")]
-    assert outcomes == [["ok", "credentials"], ["ok", "bootstrap"], ["ok", "concurrency"], ["ok", "alarms"], ["ok", "ses sender"], ["warning", "ses account"]]
-    assert lines[-1] == "preflight: 5 ok, 1 warning(s), 0 problem(s). Nothing blocks the deploy."
+    assert outcomes == [
+        ["ok", "credentials"],
+        ["ok", "bootstrap"],
+        ["ok", "concurrency"],
+        ["ok", "alarms"],
+        ["ok", "ses sender"],
+        ["warning", "ses account"],
+        ["ok", "leftovers"],
+    ]
+    assert lines[-1] == "preflight: 6 ok, 1 warning(s), 0 problem(s). Nothing blocks the deploy."
 
 
 def test_a_problem_exits_1_and_says_so(aws: None) -> None:
     status, output = run(clients=make_clients(quota=10))
     assert status == 1
-    assert output.splitlines()[-1].startswith("preflight: 2 ok, 1 warning(s), 2 problem(s). The deploy would fail or fall short")
+    assert output.splitlines()[-1].startswith("preflight: 3 ok, 1 warning(s), 2 problem(s). The deploy would fail or fall short")
 
 
 def test_without_credentials_nothing_else_is_read(aws: None) -> None:
@@ -564,15 +583,40 @@ def test_without_a_region_it_says_how_to_set_one(monkeypatch: pytest.MonkeyPatch
     )
 
 
+def test_a_missing_region_and_missing_credentials_and_bad_settings_are_reported_together(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
+    # Given no region, no credentials anywhere boto3 looks, and a stack file that cannot be used
+    for name in ("AWS_REGION", "AWS_DEFAULT_REGION", "AWS_PROFILE", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN"):
+        monkeypatch.delenv(name, raising=False)
+    for name in ("AWS_CONTAINER_CREDENTIALS_RELATIVE_URI", "AWS_CONTAINER_CREDENTIALS_FULL_URI", "AWS_WEB_IDENTITY_TOKEN_FILE"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "none"))
+    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "none"))
+    monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
+    # When the preflight runs once
+    status, output = run(env={"HOOKLINE_SIZE": "huge"})
+    # Then it names all three, not one per run
+    assert status == 1
+    assert line(output, "settings").startswith("problem  settings: ")
+    assert line(output, "region").startswith("problem  region: no AWS region is configured")
+    assert line(output, "credentials").startswith("problem  credentials: no AWS credentials found\n         fix: configure AWS credentials")
+    assert output.splitlines()[-1].startswith("preflight: 0 ok, 0 warning(s), 3 problem(s).")
+
+
+def test_without_a_region_credentials_found_are_named() -> None:
+    assert [f.severity for f in preflight.credentials_findings(True)] == ["ok"]
+    assert [f.severity for f in preflight.credentials_findings(False)] == ["problem"]
+
+
 def test_the_region_is_the_one_cdk_deploys_to() -> None:
     assert preflight.deploy_region({"AWS_REGION": "eu-west-1"}, "us-east-1") == "eu-west-1"  # the CDK CLI's first choice
     assert preflight.deploy_region({}, "us-east-1") == "us-east-1"  # AWS_DEFAULT_REGION or the profile's, as boto3 resolved
     assert preflight.deploy_region({}, None) is None
 
 
-def test_unusable_settings_are_a_problem(aws: None) -> None:
-    status, output = run(env={"HOOKLINE_SIZE": "huge"}, clients=make_clients())
+def test_unusable_settings_are_a_problem_and_the_credentials_are_still_checked(aws: None) -> None:
+    status, output = run(env={"HOOKLINE_SIZE": "huge"}, clients=make_clients(sts=stubbed("sts", "get_caller_identity", error="ExpiredToken")))
     assert status == 1
+    assert line(output, "credentials").startswith("problem  credentials: cannot read the account (sts:GetCallerIdentity failed")
     assert line(output, "settings").startswith("problem  settings: ")
     assert "hookline.json: HOOKLINE_SIZE='huge': must be one of small, default" in line(output, "settings")
 
@@ -596,7 +640,8 @@ def test_alarms_that_reach_nobody_are_a_warning_and_a_subscriber_is_named() -> N
     # Given no HOOKLINE_ALARM_EMAIL nor HOOKLINE_ALARM_HTTPS_ENDPOINT
     finding = preflight.alarms_finding(preflight.Settings.from_env({}))
     # Then the preflight warns that the alarms reach nobody, with the fix
-    assert finding.severity == "warning" and "reach nobody" in finding.message and "HOOKLINE_ALARM_EMAIL=" in finding.fix
+    assert finding.severity == "warning" and "reach nobody" in finding.message
+    assert finding.fix.startswith("set HOOKLINE_ALARM_EMAIL (or HOOKLINE_ALARM_HTTPS_ENDPOINT) in stacks/hookline.json")
     # And with subscribers it names them, and says an address must confirm
     settings = preflight.Settings.from_env({"HOOKLINE_ALARM_EMAIL": "ops@example.com", "HOOKLINE_ALARM_HTTPS_ENDPOINT": "https://pager.example.com/hook"})
     finding = preflight.alarms_finding(settings)
