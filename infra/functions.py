@@ -30,6 +30,7 @@ from infra import DEPS_LAYER_DIR, FUNCTIONS_DIR, HOOKLINE_LAYER_DIR, construct_n
 from infra.constants import KEEP, LOG_RETENTION
 from infra.deploy_names import FUNCTION_TAG, LIVE_ALIAS, STACK_TAG
 from infra.queues import Queues, TopologyError, check_consumer
+from infra.stack_settings import is_resource_setting
 from infra.storage import Storage
 
 if TYPE_CHECKING:
@@ -80,11 +81,6 @@ LOCAL_ONLY_SETTINGS = frozenset({"api_keys", "port", "aws_port"})
 CLOUD_FORCED_SETTINGS: dict[str, str] = {"allow_private_networks": "", "own_account_id": Aws.ACCOUNT_ID}
 
 
-def _is_resource_setting(name: str) -> bool:
-    """Physical names, URLs and ARNs: each function gets these from the topology, per its grants (the delivery roles' ARNs, from the stack)."""
-    return name == "table_name" or name.endswith(("_url", "_arn", "_arns"))
-
-
 def _stack_settings() -> frozenset[str]:
     named = (
         {spec.reserved_concurrency_setting for spec in FUNCTIONS}
@@ -105,7 +101,7 @@ def behaviour_settings() -> tuple[str, ...]:
     A setting added to `Settings` reaches the functions unless it is put in one of those groups.
     """
     excluded = _stack_settings() | LOCAL_ONLY_SETTINGS
-    return tuple(f.name for f in fields(Settings) if f.name not in excluded and not _is_resource_setting(f.name))
+    return tuple(f.name for f in fields(Settings) if f.name not in excluded and not is_resource_setting(f.name))
 
 
 def settings_env(settings: Settings) -> dict[str, str]:

@@ -45,8 +45,15 @@ class StackSettingsError(SettingsError):
     """A stack file that cannot be read or used, or a shell setting that disagrees with it."""
 
 
+def is_resource_setting(name: str) -> bool:
+    """Physical names, URLs and ARNs: each function gets these from the topology, per its grants (the delivery roles'
+    ARNs, from the stack). Not HOOKLINE_NOTIFICATION_IDENTITY_ARN, which the operator names: use `_resource`."""
+    return name == "table_name" or name.endswith(("_url", "_arn", "_arns"))
+
+
 def _resource(name: str) -> bool:
-    return name == "table_name" or (name.endswith(("_url", "_arn", "_arns")) and name != "notification_identity_arn")
+    """What a stack file cannot name because the stack fills it in: the resource settings less the SES identity's ARN."""
+    return is_resource_setting(name) and name != "notification_identity_arn"
 
 
 def _env_names() -> dict[str, str]:
