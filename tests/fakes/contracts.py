@@ -25,6 +25,7 @@ from hookline.core.errors import DependencyFailed, InvalidCursor
 from hookline.core.models import LAYOUT_EVENT_KEYED, Attempt, Delivery, Endpoint, Event, PlannedDelivery
 from hookline.core.ratelimit import Limiter, TokenLease
 from hookline.core.replay import ReplayWindow
+from hookline.core.rotation import LiveSecret, PreviousSecret, Rotation
 from hookline.core.stats import Carried
 
 NOW = 1_795_953_600.0  # 2026-11-29T12:00:00Z, as T0
@@ -108,14 +109,32 @@ def endpoint_destination_reads_back_and_a_save_moves_it(s: Stores) -> None:
 def endpoint_save_keeps_what_others_own(s: Stores) -> None:
     # Given an endpoint with a rotated secret and a Retry-After pause
     s.endpoints.create(endpoint(), most=100)
-    assert s.endpoints.rotate_secret("acme", "ep_01", "whsec_two", NOW, T0)
+    assert s.endpoints.rotate_secret("acme", "ep_01", _rotation(SECRET, "whsec_two")) == (True, None)
     s.endpoints.pause("acme", "ep_01", NOW + 60)
     # When a caller saves a copy read before either
     assert s.endpoints.save(endpoint(url="https://example.com/new", description="d", max_concurrency=3))
     # Then its fields changed and the secret, the rotation and the pause stayed
     got = s.endpoints.get("acme", "ep_01")
     assert (got.url, got.description, got.max_concurrency) == ("https://example.com/new", "d", 3)
-    assert (got.secret, got.previous_secret, got.rotated_at, got.paused_until) == ("whsec_two", SECRET, NOW, NOW + 60)
+    assert (got.secret, got.previous_secrets, got.rotated_at, got.paused_until) == ("whsec_two", (PreviousSecret(SECRET, NOW + 86400),), NOW, NOW + 60)
+
+
+def _rotation(replaced: str, new: str, *earlier: LiveSecret, at: float = NOW) -> Rotation:
+    return Rotation(replaced, new, (LiveSecret(replaced, at + 86400), *earlier), at, T0)
+
+
+def endpoint_rotation_lands_only_on_the_secret_it_read(s: Stores) -> None:
+    # Given an endpoint rotated once
+    s.endpoints.create(endpoint(), most=100)
+    assert s.endpoints.rotate_secret("acme", "ep_01", _rotation(SECRET, "whsec_two")) == (True, None)
+    # When a second rotation keeps the first one's previous secret beside the one it replaces
+    first = LiveSecret(SECRET, NOW + 86400)
+    assert s.endpoints.rotate_secret("acme", "ep_01", _rotation("whsec_two", "whsec_three", first, at=NOW + 1)) == (True, None)
+    after = s.endpoints.get("acme", "ep_01")
+    assert (after.secret, after.previous_secrets) == ("whsec_three", (PreviousSecret("whsec_two", NOW + 86401), PreviousSecret(SECRET, NOW + 86400)))
+    # Then a rotation that read an earlier secret changes nothing and is answered with the endpoint as it is now
+    assert s.endpoints.rotate_secret("acme", "ep_01", _rotation("whsec_two", "whsec_late", at=NOW + 2)) == (False, after)
+    assert s.endpoints.get("acme", "ep_01") == after
 
 
 def endpoint_writes_answer_false_when_it_is_gone(s: Stores) -> None:
@@ -123,7 +142,7 @@ def endpoint_writes_answer_false_when_it_is_gone(s: Stores) -> None:
     assert s.endpoints.delete("acme", "ep_01")
     assert not s.endpoints.delete("acme", "ep_01")
     assert not s.endpoints.save(endpoint())
-    assert not s.endpoints.rotate_secret("acme", "ep_01", "whsec_two", NOW, T0)
+    assert s.endpoints.rotate_secret("acme", "ep_01", _rotation(SECRET, "whsec_two")) == (False, None)
     # pause and disable of a missing endpoint change nothing (and create nothing)
     s.endpoints.pause("acme", "ep_01", NOW + 60)
     s.endpoints.disable("acme", "ep_01", "failing", T0)
@@ -696,6 +715,7 @@ CHECKS: list[Callable[[Stores], None]] = [
     endpoint_destination_reads_back_and_a_save_moves_it,
     endpoint_save_keeps_what_others_own,
     endpoint_writes_answer_false_when_it_is_gone,
+    endpoint_rotation_lands_only_on_the_secret_it_read,
     endpoint_pause_keeps_the_later_one,
     endpoint_pages_visit_each_once,
     endpoint_cursor_of_another_tenant_is_refused,

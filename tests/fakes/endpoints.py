@@ -7,6 +7,7 @@ from dataclasses import replace
 
 from hookline.core.errors import DependencyFailed
 from hookline.core.models import EmailOutcome, Endpoint
+from hookline.core.rotation import PreviousSecret, Rotation
 from tests.fakes import paging
 from tests.fakes.atomic import atomic, new_lock
 from tests.fakes.faults import Faults
@@ -60,7 +61,7 @@ class FakeEndpointStore:
         if sum(1 for e in self.items.values() if (e.tenant, e.customer) == (ep.tenant, ep.customer)) >= most:
             return False
         # The adapter's item holds neither a pause nor a rotation yet, and no empty reason.
-        self.items[(ep.tenant, ep.id)] = replace(ep, paused_until=None, previous_secret="", rotated_at=None, disabled_reason=ep.disabled_reason or None)
+        self.items[(ep.tenant, ep.id)] = replace(ep, paused_until=None, previous_secrets=(), rotated_at=None, disabled_reason=ep.disabled_reason or None)
         return True
 
     def get(self, tenant: str, endpoint_id: str) -> Endpoint | None:
@@ -82,15 +83,18 @@ class FakeEndpointStore:
         return self.items.pop((tenant, endpoint_id), None) is not None
 
     @atomic
-    def rotate_secret(self, tenant: str, endpoint_id: str, new_secret: str, now_epoch: float, now_iso: str) -> bool:
+    def rotate_secret(self, tenant: str, endpoint_id: str, rotation: Rotation) -> tuple[bool, Endpoint | None]:
         self.faults.check("rotate_secret")
         stored = self.items.get((tenant, endpoint_id))
         if stored is None:
-            return False
+            return False, None
+        if stored.secret != rotation.replaced:
+            return False, stored
+        previous = tuple(PreviousSecret(p.secret, round(p.valid_until, 3)) for p in rotation.previous)
         self.items[(tenant, endpoint_id)] = replace(
-            stored, previous_secret=stored.secret, secret=new_secret, rotated_at=round(now_epoch, 3), updated_at=now_iso
+            stored, secret=rotation.new_secret, previous_secrets=previous, rotated_at=round(rotation.at, 3), updated_at=rotation.at_iso
         )
-        return True
+        return True, None
 
     def page(self, tenant: str, limit: int, cursor: str | None) -> tuple[list[Endpoint], str | None]:
         self.faults.check("page")

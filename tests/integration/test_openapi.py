@@ -464,7 +464,7 @@ def test_live_success_responses_match_the_document(hookline: Hookline, monkeypat
         # When the secret is rotated and the endpoints are tested
         assert api.call("POST", "/v1/endpoints/{endpoint_id}/secret/rotate", endpoint_id=billing["id"])[0] == 200
         status, secrets = api.call("GET", "/v1/endpoints/{endpoint_id}/secret", endpoint_id=billing["id"])
-        assert (status, sorted(secrets)) == (200, ["previous_expires_at", "previous_secret", "secret"])
+        assert (status, sorted(secrets)) == (200, ["created_at", "previous_expires_at", "previous_secret", "previous_secrets", "secret"])
         status, tested = api.call("POST", "/v1/endpoints/{endpoint_id}/test", endpoint_id=billing["id"])
         assert (status, tested["succeeded"]) == (200, True)
         status, enabled = api.call("POST", "/v1/endpoints/{endpoint_id}/enable", endpoint_id=billing["id"])
@@ -749,7 +749,7 @@ def test_live_error_responses_match_the_document(hookline: Hookline) -> None:
 
 def test_error_responses_are_the_error_envelope_or_api_gateways() -> None:
     # Given every documented non-2xx response
-    allowed = {"Error", "TestEventFailed", "GatewayError"}
+    allowed = {"Error", "TestEventFailed", "RotationRefused", "GatewayError"}
     for method, path, op, at in _operations():
         for status, response in op["responses"].items():
             if status.startswith("2"):

@@ -5,15 +5,17 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 from datetime import timedelta
+from typing import Any
 
 import pytest
 
 from hookline.core import ids, notifications
 from hookline.core.breaker import Breaker
-from hookline.core.contract.endpoints import CreateEndpoint, Endpoint, EndpointSecret, TestAttempt, UpdateEndpoint
+from hookline.core.contract.endpoints import CreateEndpoint, Endpoint, EndpointSecret, PreviousSecretShown, TestAttempt, UpdateEndpoint
 from hookline.core.errors import Conflict, DependencyFailed, FailedDependency, NotFound, ValidationFailed
 from hookline.core.models import EmailOutcome
 from hookline.core.ratelimit import Limiter
+from hookline.core.rotation import MAX_LIVE_SECRETS, ROTATION_CONFLICT, TOO_MANY_SECRETS
 from hookline.core.signing import sign
 from hookline.core.stats import attempt_counts, hour_of
 from tests.fakes.contracts import delivery
@@ -135,24 +137,80 @@ def test_rotation_signs_with_both_secrets_for_the_overlap_then_only_the_new_one(
         service.rotate_secret("other", created.id)
 
 
-def test_the_secret_is_revealed_with_the_previous_one_only_during_the_overlap(world: World) -> None:
+def test_the_secret_is_revealed_with_each_previous_one_until_its_own_end(world: World) -> None:
     service = world.endpoint_service()
     ep = world.add_endpoint()
-    assert service.secret("acme", ep.id) == EndpointSecret(secret=ep.secret)
-    assert service.secret("acme", ep.id).model_dump(exclude_none=True) == {"secret": ep.secret}
-    # When the secret is rotated
+    assert service.secret("acme", ep.id) == EndpointSecret(secret=ep.secret, created_at=ep.created_at, previous_secrets=[])
+    assert service.secret("acme", ep.id).model_dump(exclude_none=True) == {"secret": ep.secret, "created_at": ep.created_at, "previous_secrets": []}
+    # When the secret is rotated, and again 100 s later
     world.clock.advance(30)
-    new = service.rotate_secret("acme", ep.id).secret
+    second = service.rotate_secret("acme", ep.id).secret
+    world.clock.advance(100)
+    third = service.rotate_secret("acme", ep.id).secret
     overlap = world.settings.secret_overlap_seconds
-    # Then until the overlap ends both are shown, with when the previous one stops signing
-    world.clock.advance(overlap - 1)
-    assert service.secret("acme", ep.id) == EndpointSecret(secret=new, previous_secret=ep.secret, previous_expires_at="2026-11-30T12:00:30.000Z")
-    # And from then on only the new one
+    # Then until the first overlap ends both earlier secrets are shown, each with when it stops signing
+    world.clock.advance(overlap - 101)
+    first_end, second_end = "2026-11-30T12:00:30.000Z", "2026-11-30T12:02:10.000Z"
+    assert service.secret("acme", ep.id) == EndpointSecret(
+        secret=third,
+        created_at="2026-11-29T12:02:10.000Z",
+        previous_secrets=[PreviousSecretShown(secret=second, valid_until=second_end), PreviousSecretShown(secret=ep.secret, valid_until=first_end)],
+        previous_secret=second,
+        previous_expires_at=second_end,
+    )
+    # And from the first one's end on, only the second one beside the current one
     world.clock.advance(1)
-    assert service.secret("acme", ep.id) == EndpointSecret(secret=new)
+    assert [p.secret for p in service.secret("acme", ep.id).previous_secrets] == [second]
+    world.clock.advance(100)
+    assert service.secret("acme", ep.id) == EndpointSecret(secret=third, created_at="2026-11-29T12:02:10.000Z", previous_secrets=[])
     for tenant, endpoint_id in (("other", ep.id), ("acme", "ep_nope")):
         with pytest.raises(NotFound):
             service.secret(tenant, endpoint_id)
+
+
+def test_a_rotation_past_the_most_live_secrets_is_refused_naming_when_the_oldest_ends(world: World) -> None:
+    service = world.endpoint_service()
+    ep = world.add_endpoint()
+    # Given MAX_LIVE_SECRETS sign (the current one and four earlier ones), a minute apart
+    for _ in range(MAX_LIVE_SECRETS - 1):
+        world.clock.advance(60)
+        service.rotate_secret("acme", ep.id)
+    before = world.endpoints.get("acme", ep.id)
+    # When one more rotation is asked for
+    with pytest.raises(Conflict) as refused:
+        service.rotate_secret("acme", ep.id)
+    # Then it is refused, naming when the oldest stops signing, and nothing changed
+    oldest_end = "2026-11-30T12:01:00.000Z"
+    assert refused.value.code == TOO_MANY_SECRETS and oldest_end in refused.value.message
+    assert refused.value.envelope()["error"]["secrets"]["previous_valid_until"][-1] == oldest_end
+    assert world.endpoints.get("acme", ep.id) == before
+    # And once it has stopped, a rotation lands again
+    world.clock.advance(world.settings.secret_overlap_seconds - 4 * 60 + 60)
+    assert service.rotate_secret("acme", ep.id).secret
+
+
+def test_a_rotation_another_one_beat_answers_409_with_what_signs_and_no_secret(world: World) -> None:
+    service = world.endpoint_service()
+    ep = world.add_endpoint()
+    # Given another rotation lands between this one's read and its write
+    real_get = world.endpoints.get
+    raced: list[str] = []
+
+    def get_then_race(tenant: str, endpoint_id: str) -> Any:
+        read = real_get(tenant, endpoint_id)
+        if not raced:
+            raced.append("racing")
+            raced[0] = service.rotate_secret(tenant, endpoint_id).secret
+        return read
+
+    world.endpoints.get = get_then_race  # type: ignore[method-assign]
+    with pytest.raises(Conflict) as lost:
+        service.rotate_secret("acme", ep.id)
+    # Then this one answers 409 with the state the winner left, and its own secret was never stored
+    error = lost.value.envelope()["error"]
+    assert error["code"] == ROTATION_CONFLICT and "whsec_" not in str(error)
+    assert error["secrets"] == {"current_created_at": "2026-11-29T12:00:00.000Z", "previous_valid_until": ["2026-11-30T12:00:00.000Z"]}
+    assert real_get("acme", ep.id).signing_secrets(world.clock.timestamp(), world.settings.secret_overlap_seconds) == [raced[0], ep.secret]
 
 
 @pytest.mark.parametrize("status", ["active", "disabled"])

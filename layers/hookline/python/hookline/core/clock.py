@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from typing import overload
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
@@ -13,6 +14,10 @@ def iso(moment: datetime) -> str:
     return f"{m.year:04d}-{m.month:02d}-{m.day:02d}T{m.hour:02d}:{m.minute:02d}:{m.second:02d}.{m.microsecond // 1000:03d}Z"
 
 
+@overload
+def iso_epoch(value: float) -> str: ...
+@overload
+def iso_epoch(value: None) -> None: ...
 def iso_epoch(value: float | None) -> str | None:
     """Epoch seconds as `iso`, None kept."""
     return None if value is None else iso(datetime.fromtimestamp(value, UTC))

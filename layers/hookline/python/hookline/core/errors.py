@@ -62,8 +62,17 @@ class MethodNotAllowed(HooklineError):
 
 
 class Conflict(HooklineError):
+    """409; `details` add fields beside the code and message (a refused rotation's `secrets`)."""
+
     status = 409
     code = "conflict"
+
+    def __init__(self, message: str, code: str | None = None, **details: Any):
+        super().__init__(message, code)
+        self.details = details
+
+    def envelope(self) -> dict[str, Any]:
+        return envelope(self.code, self.message, **self.details)
 
 
 class PayloadTooLarge(HooklineError):

@@ -12,6 +12,7 @@ from hookline.core.broadcast import delivery_id as broadcast_delivery_id
 from hookline.core.clock import epoch_ms, parse_iso
 from hookline.core.destinations import Destination
 from hookline.core.filters import EventFilter, matches
+from hookline.core.rotation import LiveSecret, PreviousSecret, live_previous
 from hookline.core.versions import BASE_VERSION, Renderings
 
 EndpointStatus = Literal["active", "disabled"]
@@ -72,8 +73,9 @@ class Endpoint:
     rate_limit_per_second: float = DEFAULT_RATE_LIMIT_PER_SECOND
     max_concurrency: int = DEFAULT_MAX_CONCURRENCY
     headers: tuple[tuple[str, str], ...] = ()  # custom headers sent with every delivery
-    previous_secret: str = ""  # still signed with, beside `secret`, for the overlap after a rotation
-    rotated_at: float | None = None
+    # Secrets rotations replaced, each still signed with, beside `secret`, until its own end (hookline.core.rotation).
+    previous_secrets: tuple[PreviousSecret, ...] = ()
+    rotated_at: float | None = None  # epoch seconds: when `secret` became the current one; None: never rotated
     customer: str | None = None  # the uid of the customer it belongs to; None: the tenant's own. Fixed at creation.
     version: str = BASE_VERSION  # the payload version it receives: the tenant's default at creation; only a PATCH changes it
     last_email: EmailOutcome | None = None  # the last email to its customer about it; written by delivery alone
@@ -84,11 +86,13 @@ class Endpoint:
     # its message group): a delivery that fails holds the ones behind it. Fixed at creation.
     ordered: bool = False
 
+    def live_previous(self, now: float, overlap_seconds: float) -> tuple[LiveSecret, ...]:
+        """The previous secrets still signing at `now`, each with its end, the one signing longest first."""
+        return live_previous(self.previous_secrets, self.rotated_at, now, overlap_seconds)
+
     def signing_secrets(self, now: float, overlap_seconds: float) -> list[str]:
-        """The secrets to sign with: the current one, plus the previous one during the rotation overlap."""
-        if self.previous_secret and self.rotated_at is not None and now - self.rotated_at < overlap_seconds:
-            return [self.secret, self.previous_secret]
-        return [self.secret]
+        """The secrets to sign with: the current one, plus every previous one until its own end."""
+        return [self.secret, *(p.secret for p in self.live_previous(now, overlap_seconds))]
 
     def subscribes_to(self, event_type: str) -> bool:
         return not self.event_types or event_type in self.event_types

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
-from hookline.core import destinations, ids, notifications, signing, validation
+from hookline.core import destinations, ids, notifications, rotation, signing, validation
 from hookline.core.adaptive import current
 from hookline.core.breaker import Breaker
 from hookline.core.clock import iso, iso_epoch
@@ -19,8 +19,10 @@ from hookline.core.contract.endpoints import (
     EndpointPage,
     EndpointSecret,
     EndpointWithHealth,
+    PreviousSecretShown,
     RoleTemplate,
     SecretRotated,
+    SecretsState,
     TestAttempt,
     TestOutcome,
     UpdateEndpoint,
@@ -194,24 +196,51 @@ class EndpointService:
             raise NotFound(f"endpoint {endpoint_id[:64]} not found")
 
     def rotate_secret(self, tenant: str, endpoint_id: str) -> SecretRotated:
-        """A new signing secret, shown in the answer; the old one keeps signing during the overlap."""
-        self.get(tenant, endpoint_id)
+        """A new signing secret, shown in the answer. The one it replaces keeps signing until now + the overlap, and
+        every earlier one until its own end (hookline.core.rotation).
+
+        The write is conditional on the current secret this call read: of concurrent rotations one lands, and each
+        other answers 409 `rotation_conflict` with what signs now (never a secret: the loser made none). A rotation
+        that would make more than MAX_LIVE_SECRETS sign answers 409 `too_many_secrets`, naming when the oldest stops."""
+        endpoint = self.get(tenant, endpoint_id)
         now = self.clock()
-        secret = signing.generate_secret()
-        if not self.repo.rotate_secret(tenant, endpoint_id, secret, now.timestamp(), iso(now)):
+        overlap = self.settings.secret_overlap_seconds
+        kept = rotation.kept_after_rotation(endpoint.secret, endpoint.previous_secrets, endpoint.rotated_at, now.timestamp(), overlap)
+        if isinstance(kept, rotation.TooManySecrets):
+            raise Conflict(
+                f"{rotation.MAX_LIVE_SECRETS} secrets already sign this endpoint's deliveries, the most at once; "
+                f"the oldest stops signing at {iso_epoch(kept.oldest_until)}: rotate again then",
+                code=rotation.TOO_MANY_SECRETS,
+                secrets=self._secrets_state(endpoint, now.timestamp()),
+            )
+        change = rotation.Rotation(endpoint.secret, signing.generate_secret(), kept, now.timestamp(), iso(now))
+        landed, current = self.repo.rotate_secret(tenant, endpoint_id, change)
+        if not landed and current is None:
             raise NotFound(f"endpoint {endpoint_id[:64]} not found")
-        overlap_until = iso(datetime.fromtimestamp(now.timestamp() + self.settings.secret_overlap_seconds, UTC))
-        return SecretRotated(secret=secret, previous_secret_valid_until=overlap_until)
+        if current is not None:
+            raise Conflict(
+                "another rotation of this endpoint's secret landed first, and this one made none: GET /v1/endpoints/{id}/secret shows the secret it made",
+                code=rotation.ROTATION_CONFLICT,
+                secrets=self._secrets_state(current, now.timestamp()),
+            )
+        return SecretRotated(secret=change.new_secret, previous_secret_valid_until=iso_epoch(kept[0].valid_until))
+
+    def _secrets_state(self, endpoint: Endpoint, now: float) -> dict[str, Any]:
+        """What signs the endpoint's deliveries now, without a secret (a refused rotation's answer)."""
+        live = endpoint.live_previous(now, self.settings.secret_overlap_seconds)
+        return SecretsState(current_created_at=self._secret_created_at(endpoint), previous_valid_until=[iso_epoch(p.valid_until) for p in live]).model_dump()
+
+    @staticmethod
+    def _secret_created_at(endpoint: Endpoint) -> str:
+        return iso_epoch(endpoint.rotated_at) if endpoint.rotated_at is not None else endpoint.created_at
 
     def secret(self, tenant: str, endpoint_id: str) -> EndpointSecret:
-        """The current signing secret, plus the previous one and when it stops signing while a rotation's overlap lasts."""
+        """The current signing secret, when it was made, and every previous one still signing with its end."""
         endpoint = self.get(tenant, endpoint_id)
-        overlap = self.settings.secret_overlap_seconds
-        if len(endpoint.signing_secrets(self.clock().timestamp(), overlap)) > 1 and endpoint.rotated_at is not None:
-            return EndpointSecret(
-                secret=endpoint.secret, previous_secret=endpoint.previous_secret, previous_expires_at=iso_epoch(endpoint.rotated_at + overlap)
-            )
-        return EndpointSecret(secret=endpoint.secret)
+        live = endpoint.live_previous(self.clock().timestamp(), self.settings.secret_overlap_seconds)
+        shown = [PreviousSecretShown(secret=p.secret, valid_until=iso_epoch(p.valid_until)) for p in live]
+        newest = {"previous_secret": shown[0].secret, "previous_expires_at": shown[0].valid_until} if shown else {}
+        return EndpointSecret(secret=endpoint.secret, created_at=self._secret_created_at(endpoint), previous_secrets=shown, **newest)
 
     def role_template(self, tenant: str, endpoint_id: str) -> RoleTemplate:
         """The CloudFormation template of the role to create in the customer's account for the endpoint's destination

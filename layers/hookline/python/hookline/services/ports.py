@@ -28,6 +28,7 @@ from hookline.core.portal import PortalSettings
 from hookline.core.ratelimit import Limiter
 from hookline.core.replay import ReplayWindow
 from hookline.core.responses import HttpResult
+from hookline.core.rotation import Rotation
 from hookline.core.sessions import PortalSession
 from hookline.core.unqueued import UnqueuedNote
 from hookline.core.versions import EventType, VersionCatalog
@@ -145,8 +146,9 @@ class EndpointStore(EndpointReader, EndpointPages, Protocol):
         """False if there was no such endpoint."""
         ...
 
-    def rotate_secret(self, tenant: str, endpoint_id: str, new_secret: str, now_epoch: float, now_iso: str) -> bool:
-        """The current secret becomes the previous one; False if there is no such endpoint."""
+    def rotate_secret(self, tenant: str, endpoint_id: str, rotation: Rotation) -> tuple[bool, Endpoint | None]:
+        """Write the rotation only if the current secret is still `rotation.replaced`: (True, None) when it landed,
+        (False, the endpoint as it is now) when another rotation landed first, (False, None) when there is no such endpoint."""
         ...
 
     def page_of_owner(self, tenant: str, customer: str | None, limit: int, cursor: str | None) -> tuple[list[Endpoint], str | None]:

@@ -3,7 +3,8 @@ also in the customer-endpoints index under its owner (keys.owner_keys): one cust
 
 Every change is conditional on the endpoint still existing, so a concurrent
 delete wins: `save`, `rotate_secret` and `delete` then answer False, `pause`
-and `disable` do nothing.
+and `disable` do nothing. A rotation is also conditional on the secret it read:
+of concurrent rotations one lands.
 """
 
 from __future__ import annotations
@@ -19,12 +20,13 @@ from boto3.dynamodb.conditions import Attr, Key
 from botocore.exceptions import BotoCoreError, ClientError
 
 from hookline.adapters.dynamo import keys
-from hookline.adapters.dynamo.ops import query_all, query_page, transact_write, write_if
+from hookline.adapters.dynamo.ops import Refused, query_all, query_page, transact_write, try_write, write_if
 from hookline.adapters.failures import translate_failures
 from hookline.core.destinations import Destination, parse_destination
 from hookline.core.errors import DependencyFailed
 from hookline.core.filters import parse_filter
 from hookline.core.models import DEFAULT_MAX_CONCURRENCY, DEFAULT_RATE_LIMIT_PER_SECOND, EmailOutcome, Endpoint
+from hookline.core.rotation import PreviousSecret, Rotation
 from hookline.core.versions import BASE_VERSION
 
 _log = logging.getLogger(__name__)
@@ -100,7 +102,7 @@ class EndpointRepository:
             rate_limit_per_second=float(item.get("rate_limit_per_second", DEFAULT_RATE_LIMIT_PER_SECOND)),
             max_concurrency=int(item.get("max_concurrency", DEFAULT_MAX_CONCURRENCY)),
             headers=tuple((str(k), str(v)) for k, v in (item.get("headers") or {}).items()),
-            previous_secret=item.get("previous_secret", ""),
+            previous_secrets=_previous_secrets(item),
             rotated_at=float(item["rotated_at"]) if item.get("rotated_at") is not None else None,
             customer=item.get("customer"),
             version=str(item.get("version") or BASE_VERSION),  # an endpoint stored before versions receives the first one
@@ -209,16 +211,33 @@ class EndpointRepository:
         )
         return saved is not None
 
-    def rotate_secret(self, tenant: str, endpoint_id: str, new_secret: str, now_epoch: float, now_iso: str) -> bool:
-        """The current secret becomes the previous one (still signed with during the overlap)."""
-        rotated = write_if(
+    def rotate_secret(self, tenant: str, endpoint_id: str, rotation: Rotation) -> tuple[bool, Endpoint | None]:
+        """Make `rotation.new_secret` the current secret and keep `rotation.previous` (each signing until its end), only
+        if the current secret is still `rotation.replaced`: one update conditional on the secret the rotation read, so
+        of two rotations that read the same state one lands. (True, None) when it landed; (False, the endpoint as it
+        is now) when another rotation landed first; (False, None) when the endpoint is gone.
+
+        `previous_secret` is written too (the secret replaced): the last release reads that one previous secret, so a
+        rollback keeps signing with it until rotated_at + the overlap."""
+        names = {"#s": "secret", "#ps": "previous_secrets", "#p": "previous_secret", "#r": "rotated_at", "#u": "updated_at"}
+        result = try_write(
             self._table.update_item,
             Key=keys.endpoint(tenant, endpoint_id),
-            UpdateExpression="SET previous_secret = secret, secret = :s, rotated_at = :t, updated_at = :now",
-            ConditionExpression=f"attribute_exists({keys.PK})",
-            ExpressionAttributeValues={":s": new_secret, ":t": Decimal(str(round(now_epoch, 3))), ":now": now_iso},
+            UpdateExpression="SET #s = :s, #ps = :ps, #p = :p, #r = :r, #u = :u",
+            ConditionExpression=f"attribute_exists({keys.PK}) AND #s = :p",
+            ExpressionAttributeNames=names,
+            ExpressionAttributeValues={
+                ":s": rotation.new_secret,
+                ":ps": [{"secret": p.secret, "valid_until": Decimal(str(round(p.valid_until, 3)))} for p in rotation.previous],
+                ":p": rotation.replaced,
+                ":r": Decimal(str(round(rotation.at, 3))),
+                ":u": rotation.at_iso,
+            },
+            ReturnValuesOnConditionCheckFailure="ALL_OLD",
         )
-        return rotated is not None
+        if isinstance(result, Refused):
+            return False, self.from_item(result.item) if result.item else None
+        return True, None
 
     def pause(self, tenant: str, endpoint_id: str, until_epoch: float) -> None:
         """Pause every delivery to the endpoint until `until_epoch`; a longer pause already set wins."""
@@ -397,6 +416,16 @@ def _destination(stored: str | None) -> Destination | None:
         return None
     parsed = parse_destination({k: v for k, v in json.loads(stored).items() if v is not None}, stored=True)
     return parsed if isinstance(parsed, Destination) else None
+
+
+def _previous_secrets(item: dict[str, Any]) -> tuple[PreviousSecret, ...]:
+    """The secrets rotations replaced, each with its end; plus `previous_secret` when the list lacks it: the one
+    previous secret the last release kept (an item it stored or rotated), which signs until rotated_at + the overlap."""
+    kept = tuple(PreviousSecret(str(p["secret"]), float(p["valid_until"])) for p in item.get("previous_secrets") or ())
+    legacy = str(item.get("previous_secret") or "")
+    if legacy and all(p.secret != legacy for p in kept):
+        kept = (*kept, PreviousSecret(legacy, None))
+    return kept
 
 
 def _email_item(outcome: EmailOutcome) -> dict[str, str]:

@@ -38,6 +38,7 @@ from hookline.core.contract.common import (
 from hookline.core.contract.jobs import JobSummary
 from hookline.core.errors import ValidationFailed
 from hookline.core.filters import MAX_DEPTH, MAX_FILTER_BYTES, MAX_MATCH_VALUES, EventFilter, parse_filter
+from hookline.core.rotation import MAX_LIVE_SECRETS
 from hookline.core.versions import version_name
 
 # -- the values' schemas, as the document shows them ------------------------------------------------------------
@@ -572,19 +573,49 @@ class EndpointPage(Answer):
     next: NextCursor
 
 
+class PreviousSecretShown(Answer):
+    secret: Annotated[str, shown(SECRET_SCHEMA)]
+    valid_until: Timestamp = Field(description="Until then it signs every delivery too, whatever rotations follow.")
+
+
 class EndpointSecret(Answer):
     secret: Annotated[str, shown(SECRET_SCHEMA)]
+    created_at: Timestamp = Field(description="When `secret` became the current one: the endpoint's creation, or the rotation that made it.")
+    previous_secrets: list[PreviousSecretShown] = Field(
+        description=f"The secrets rotations replaced that still sign every delivery, each until its own `valid_until` (the one signing longest first; at most {MAX_LIVE_SECRETS - 1}); empty when only `secret` signs."
+    )
     previous_secret: Annotated[str | None, shown(SECRET_SCHEMA)] = absent_unless_set(
-        "Present only during a rotation's overlap; deliveries are still signed with it too."
+        "The first of `previous_secrets` (the one the last rotation replaced), present while it signs: kept for clients that read one."
     )
     previous_expires_at: Annotated[str | None, shown(TIMESTAMP_SCHEMA)] = absent_unless_set(
-        "When the previous secret stops signing; present with `previous_secret` only."
+        "When `previous_secret` stops signing; present with `previous_secret` only."
     )
 
 
 class SecretRotated(Answer):
     secret: Annotated[str, shown(SECRET_SCHEMA)]
-    previous_secret_valid_until: Timestamp = Field(description="Until then deliveries are signed with both the new and the previous secret.")
+    previous_secret_valid_until: Timestamp = Field(
+        description="Until then deliveries are signed with the secret this rotation replaced too; earlier secrets still sign until their own ends."
+    )
+
+
+class SecretsState(Answer):
+    """What signs now, without a secret: when the current secret was made, and when each previous one stops signing."""
+
+    current_created_at: Timestamp
+    previous_valid_until: list[Timestamp] = Field(description="Each live previous secret's end, the one signing longest first.")
+
+
+class RotationRefusedDetail(Answer):
+    code: Literal["rotation_conflict", "too_many_secrets"]
+    message: str
+    secrets: Annotated[SecretsState, AS_SHOWN, inline(SecretsState)]
+
+
+class RotationRefused(Answer):
+    # The 409 of a rotation another one beat, or one that would make more than MAX_LIVE_SECRETS sign.
+
+    error: Annotated[RotationRefusedDetail, AS_SHOWN, inline(RotationRefusedDetail)]
 
 
 class TestEventFailedDetail(Answer):

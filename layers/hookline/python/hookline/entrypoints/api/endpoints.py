@@ -23,6 +23,7 @@ from hookline.core.contract.endpoints import (
     EndpointSecret,
     EndpointWithHealth,
     RoleTemplate,
+    RotationRefused,
     SecretRotated,
     TestAttempt,
     TestEventFailed,
@@ -32,6 +33,7 @@ from hookline.core.contract.stats import Stats
 from hookline.core.destinations import Destination, role_template
 from hookline.core.errors import envelope
 from hookline.core.models import DEFAULT_MAX_ENDPOINTS_PER_OWNER, ENDPOINT_LIMIT_REACHED
+from hookline.core.rotation import MAX_LIVE_SECRETS, ROTATION_CONFLICT
 from hookline.entrypoints.api.answers import answers, ok, refusal
 from hookline.entrypoints.api.params import DEFAULT_LIMIT, Cursor, EndpointId, Limit, Since, Until
 from hookline.entrypoints.api.routing import allow, caller, no_content, respond
@@ -356,18 +358,21 @@ def delete_endpoint(endpoint_id: EndpointId) -> Response[None]:
     tags=TAGS,
     summary="Reveal the signing secret",
     description=(
-        "The endpoint's current signing secret. During a rotation's overlap\n"
-        "(`HOOKLINE_SECRET_OVERLAP_SECONDS` after `POST …/secret/rotate`) also the\n"
-        "previous secret, which still signs every delivery until `previous_expires_at`;\n"
-        "after the overlap both fields are absent. The secret is never logged.\n"
+        "The endpoint's current signing secret and when it was made, and every secret a\n"
+        "rotation replaced that still signs every delivery (`previous_secrets`), each until\n"
+        "its own `valid_until` (`HOOKLINE_SECRET_OVERLAP_SECONDS` after the rotation that\n"
+        "replaced it, whatever rotations followed). `previous_secret` and\n"
+        "`previous_expires_at` repeat the first of them. The secret is never logged.\n"
     ),
     responses=answers(
         ok(
             200,
             EndpointSecret,
-            "The secret, and the previous one while it still signs.",
+            "The secret, and the previous ones while they still sign.",
             example={
                 "secret": "whsec_TxQUo8Q3+Cq9ftr+aF1C8EY0LU5tK8Ko",
+                "created_at": "2026-03-14T09:26:53.589Z",
+                "previous_secrets": [{"secret": "whsec_F6olegGyEf36/vms9m44a0nOwYo8ufdX", "valid_until": "2026-03-15T09:26:53.589Z"}],
                 "previous_secret": "whsec_F6olegGyEf36/vms9m44a0nOwYo8ufdX",
                 "previous_expires_at": "2026-03-15T09:26:53.589Z",
             },
@@ -410,10 +415,14 @@ def get_role_template(endpoint_id: EndpointId) -> Response[RoleTemplate]:
     tags=TAGS,
     summary="Rotate the signing secret",
     description=(
-        "A new secret (`GET …/secret` shows it again). Until `previous_secret_valid_until`\n"
-        "(`HOOKLINE_SECRET_OVERLAP_SECONDS`, 24 h by default) every delivery carries\n"
-        "both signatures, space-separated, so receivers can switch without a gap.\n"
-        "No request body.\n"
+        "A new secret (`GET …/secret` shows it again). The secret it replaces keeps\n"
+        "signing until `previous_secret_valid_until` (`HOOKLINE_SECRET_OVERLAP_SECONDS`,\n"
+        "24 h by default), and every earlier one until its own end: each delivery carries\n"
+        "one signature per live secret, space-separated, so receivers can switch without\n"
+        f"a gap. At most {MAX_LIVE_SECRETS} secrets sign at once: a rotation that would make more\n"
+        "is refused (409 `too_many_secrets`, naming when the oldest stops signing). Of\n"
+        "concurrent rotations one lands; the others answer 409 `rotation_conflict` and\n"
+        "made no secret. Either 409 says what signs now, without a secret. No request body.\n"
     ),
     responses=answers(
         ok(
@@ -423,6 +432,16 @@ def get_role_template(endpoint_id: EndpointId) -> Response[RoleTemplate]:
             example={"secret": "whsec_TxQUo8Q3+Cq9ftr+aF1C8EY0LU5tK8Ko", "previous_secret_valid_until": "2026-03-15T09:26:53.589Z"},
         ),
         "NotFound",
+        refusal(
+            409,
+            "Another rotation landed first (`rotation_conflict`), or one more secret would sign than the most (`too_many_secrets`).",
+            model=RotationRefused,
+            example=envelope(
+                ROTATION_CONFLICT,
+                "another rotation of this endpoint's secret landed first, and this one made none: GET /v1/endpoints/{id}/secret shows the secret it made",
+                secrets={"current_created_at": "2026-03-14T09:26:53.589Z", "previous_valid_until": ["2026-03-15T09:26:53.589Z"]},
+            ),
+        ),
     ),
 )
 @allow(Access.WRITE, "endpoint")
