@@ -261,7 +261,7 @@ def test_rotating_the_secret_shows_it_once_and_the_next_webhook_verifies_with_it
         expect(rotated).to_have_text(re.compile(r"^whsec_\S+$"))
         new_secret = rotated.text_content() or ""
         assert new_secret != endpoint["secret"]
-        expect(page.get_by_test_id("rotate-explanation")).to_contain_text("two signatures")
+        expect(page.get_by_test_id("rotate-explanation")).to_contain_text("a signature with the old secret too")
         expect(page.get_by_test_id("secret-value")).to_have_count(0)  # the old one is no longer on screen
 
         # And the next webhook verifies with the new secret (the old one still signs during the overlap)

@@ -24,7 +24,7 @@ from hookline.adapters.dynamo import endpoints as endpoint_items
 from hookline.adapters.dynamo import event_items, keys
 from hookline.adapters.dynamo import portal as portal_items
 from hookline.adapters.dynamo import waits as wait_notes
-from hookline.core import adaptive, apikeys, breaker, customers, models, portal, ratelimit, sessions, stats, validation, versions, waits
+from hookline.core import adaptive, apikeys, breaker, customers, models, portal, ratelimit, rotation, sessions, stats, validation, versions, waits
 from hookline.core import settings as settings_module
 from hookline.core.backoff import BackoffPolicy
 from hookline.core.config import hand_on_seconds, retry_policy
@@ -202,8 +202,12 @@ FACTS = [
     ),
     Fact(README, "each counted up to", f"each counted up to {thousands(endpoint_service.BACKLOG_COUNT_BOUND)}", "services.endpoints.BACKLOG_COUNT_BOUND"),
     Fact(
-        README, "deliveries carry both signatures", f"`HOOKLINE_SECRET_OVERLAP_SECONDS` ({hours(S.secret_overlap_seconds)})", "HOOKLINE_SECRET_OVERLAP_SECONDS"
+        README,
+        "the replaced secret keeps signing for",
+        f"`HOOKLINE_SECRET_OVERLAP_SECONDS` ({hours(S.secret_overlap_seconds)})",
+        "HOOKLINE_SECRET_OVERLAP_SECONDS",
     ),
+    Fact(README, "one signature per live secret", f"at most {rotation.MAX_LIVE_SECRETS} secrets at once", "core.rotation.MAX_LIVE_SECRETS"),
     Fact(README, "re-queues the paused deliveries (a page of", f"a page of {bulk.REQUEUE_PAGE} per step", "services.bulk.REQUEUE_PAGE"),
     Fact(README, "counted by the hour they were created in", f"reading at most {thousands(FAILURES_READ_BOUND)}", "core.replay.FAILURES_READ_BOUND"),
     Fact(README, '`{"events": [up to', f"up to {validation.MAX_BATCH_EVENTS} events", "core.validation.MAX_BATCH_EVENTS"),

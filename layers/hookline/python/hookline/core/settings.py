@@ -148,7 +148,9 @@ class Settings:
         "Comma-separated CIDRs exempt from the SSRF guard. Empty in the cloud; local mode defaults to `127.0.0.0/8,::1/128`.",
     )
     secret_overlap_seconds: float = _setting(
-        "HOOKLINE_SECRET_OVERLAP_SECONDS", 86400.0, "After a secret rotation, deliveries are signed with both secrets for this long."
+        "HOOKLINE_SECRET_OVERLAP_SECONDS",
+        86400.0,
+        "After a secret rotation, deliveries are signed with the replaced secret too for this long (its end is fixed at the rotation).",
     )
     own_account_id: str = _setting(
         "HOOKLINE_OWN_ACCOUNT_ID",

@@ -217,7 +217,7 @@ function secretSection(detail) {
       replaceContent(shown,
         h("p", { class: "secret-label" }, "Current secret"),
         h("code", { class: "secret", "data-testid": "secret-value" }, s.secret),
-        s.previous_secret ? h("p", { class: "muted" }, "The previous secret ", h("code", { class: "secret small", "data-testid": "previous-secret" }, s.previous_secret), " also signs until ", timeEl(s.previous_expires_at), ".") : null,
+        ...(s.previous_secrets || []).map((p) => h("p", { class: "muted" }, "The previous secret ", h("code", { class: "secret small", "data-testid": "previous-secret" }, p.secret), " also signs until ", timeEl(p.valid_until), ".")),
       );
       reveal.textContent = "Hide secret";
       reveal.setAttribute("aria-expanded", "true");
@@ -243,8 +243,8 @@ function secretSection(detail) {
           h("p", { class: "strong" }, "New secret (shown once — copy it now):"),
           h("code", { class: "secret", "data-testid": "rotated-secret" }, r.secret),
           h("p", { "data-testid": "rotate-explanation" },
-            "Until ", timeEl(r.previous_secret_valid_until), " every webhook carries two signatures, one with the new secret and one with the old, in its webhook-signature header. ",
-            "Switch your receiver to the new secret before then; after that only the new secret signs."),
+            "Until ", timeEl(r.previous_secret_valid_until), " every webhook carries a signature with the old secret too, beside the new one, in its webhook-signature header (and one with each earlier secret until its own end). ",
+            "Switch your receiver to the new secret before then; after that the old one no longer signs."),
         ),
       );
     } catch (e) {
