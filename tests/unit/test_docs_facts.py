@@ -24,7 +24,7 @@ from hookline.adapters.dynamo import endpoints as endpoint_items
 from hookline.adapters.dynamo import event_items, keys
 from hookline.adapters.dynamo import portal as portal_items
 from hookline.adapters.dynamo import waits as wait_notes
-from hookline.core import adaptive, apikeys, breaker, customers, models, portal, ratelimit, rotation, sessions, stats, validation, versions, waits
+from hookline.core import adaptive, apikeys, breaker, customers, models, patterns, portal, ratelimit, rotation, sessions, stats, validation, versions, waits
 from hookline.core import settings as settings_module
 from hookline.core.backoff import BackoffPolicy
 from hookline.core.config import hand_on_seconds, retry_policy
@@ -320,6 +320,19 @@ FACTS = [
     Fact(README, "of your response body is kept", f"({S.success_body_limit_bytes} bytes of a 2xx's)", "HOOKLINE_SUCCESS_BODY_LIMIT_BYTES"),
     # README.md: payload versions
     Fact(README, "Every tenant has", f"Every tenant has `{versions.BASE_VERSION}`", "core.versions.BASE_VERSION"),
+    Fact(README, "or has more than", f"more than {patterns.MAX_PATTERN_POSITIONS} positions", "core.patterns.MAX_PATTERN_POSITIONS"),
+    Fact(
+        README,
+        "`\\w` and `\\d` count as",
+        f"count as {patterns.UNICODE_CLASS_POSITIONS}, and a pattern with `\\b` {patterns.UNICODE_CLASS_POSITIONS} times",
+        "core.patterns.UNICODE_CLASS_POSITIONS",
+    ),
+    Fact(
+        README,
+        "or when a schema's patterns have",
+        f"more than {thousands(patterns.MAX_SCHEMA_PATTERN_POSITIONS)} together",
+        "core.patterns.MAX_SCHEMA_PATTERN_POSITIONS",
+    ),
     Fact(
         README, "the endpoints pinned to it (`count`, read up to", f"read up to {thousands(catalog.PINNED_COUNT_BOUND)}", "services.catalog.PINNED_COUNT_BOUND"
     ),

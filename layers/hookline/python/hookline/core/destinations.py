@@ -96,14 +96,14 @@ class Destination:
     def region(self) -> str | None:
         """The region its address names (a bucket's is not in its name: None)."""
         pattern = _PATTERNS.get(self.type)
-        found = pattern.match(self.address) if pattern else None
+        found = pattern.fullmatch(self.address) if pattern else None
         return found["region"] if found else None
 
     @property
     def account(self) -> str | None:
         """The account its address names, else the role's (a bucket's name names no account)."""
         pattern = _PATTERNS.get(self.type)
-        found = pattern.match(self.address) if pattern else None
+        found = pattern.fullmatch(self.address) if pattern else None
         if found:
             return found["account"]
         return role_account(self.role_arn)
@@ -128,7 +128,7 @@ def generate_external_id() -> str:
 
 
 def role_account(role_arn: str) -> str | None:
-    found = _ROLE.match(role_arn) if role_arn else None
+    found = _ROLE.fullmatch(role_arn) if role_arn else None
     return found["account"] if found else None
 
 
@@ -162,24 +162,24 @@ def parse_destination(value: Any, check_url: Any = None, stored: bool = False) -
     if kind == "http":
         return check_url(address) if check_url is not None else address
     if kind == "s3":
-        if not _BUCKET.match(address) or ".." in address or re.fullmatch(r"\d+\.\d+\.\d+\.\d+", address):
+        if not _BUCKET.fullmatch(address) or ".." in address or re.fullmatch(r"\d+\.\d+\.\d+\.\d+", address):
             raise ValidationFailed("'destination.bucket' must be an S3 bucket name: 3 to 63 lowercase letters, digits, dots and hyphens", code=CODE)
-    elif not _PATTERNS[kind].match(address):
+    elif not _PATTERNS[kind].fullmatch(address):
         raise ValidationFailed(f"'destination.{address_field}' must look like {_EXAMPLES[kind]}", code=CODE)
     role_arn = _string(value, "role_arn", required=not stored)
-    if (role_arn or not stored) and not _ROLE.match(role_arn):
+    if (role_arn or not stored) and not _ROLE.fullmatch(role_arn):
         raise ValidationFailed(
             f"'destination.role_arn' must be an IAM role ARN (no path) whose name starts with {ROLE_NAME_PREFIX}, "
             f"e.g. arn:aws:iam::111122223333:role/{ROLE_NAME_PREFIX}orders",
             code=CODE,
         )
     source = _string(value, "source", required=False)
-    if source and (len(source) > MAX_SOURCE_LENGTH or not _SOURCE.match(source) or source.startswith("aws.")):
+    if source and (len(source) > MAX_SOURCE_LENGTH or not _SOURCE.fullmatch(source) or source.startswith("aws.")):
         raise ValidationFailed(
             f"'destination.source' must be up to {MAX_SOURCE_LENGTH} letters, digits, '.', '_', '/' or '-', not starting with 'aws.'", code=CODE
         )
     prefix = _string(value, "prefix", required=False).strip("/")
-    if len(prefix) > MAX_PREFIX_LENGTH or not _PREFIX.match(prefix) or ".." in prefix or "//" in prefix:
+    if len(prefix) > MAX_PREFIX_LENGTH or not _PREFIX.fullmatch(prefix) or ".." in prefix or "//" in prefix:
         raise ValidationFailed(f"'destination.prefix' must be up to {MAX_PREFIX_LENGTH} letters, digits, '/' and !_.*'()=- (no '..' or '//')", code=CODE)
     return Destination(kind, address, role_arn, source, prefix)
 
@@ -243,7 +243,7 @@ ROLE_SESSION_SECONDS = 3600  # how long assumed credentials last (the role's Max
 def resource_arn(destination: Destination) -> str:
     """The ARN a delivery acts on: the queue's (from its URL), the topic's, bus's or stream's, or the bucket's objects under the prefix."""
     if destination.type == "sqs":
-        found = _PATTERNS["sqs"].match(destination.address)
+        found = _PATTERNS["sqs"].fullmatch(destination.address)
         if not found:
             raise ValueError(f"not a queue URL: {destination.address}")
         partition = "aws-cn" if ".amazonaws.com.cn/" in destination.address else "aws"
@@ -256,7 +256,7 @@ def resource_arn(destination: Destination) -> str:
 
 def role_name(destination: Destination, endpoint_id: str) -> str:
     """The role's name: the one `role_arn` names, else one made of the prefix and the endpoint's id."""
-    found = _ROLE.match(destination.role_arn) if destination.role_arn else None
+    found = _ROLE.fullmatch(destination.role_arn) if destination.role_arn else None
     return found["name"] if found else f"{ROLE_NAME_PREFIX}{endpoint_id}"[:64]
 
 

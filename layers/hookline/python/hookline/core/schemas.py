@@ -8,6 +8,11 @@ asserts formats only when given a format checker, and none is given here).
 
 A schema is a JSON object (2020-12 also allows `true` and `false`; `{}` and `{"not": {}}` say the same),
 at most MAX_SCHEMA_BYTES as compact UTF-8 JSON, and declares no dialect but 2020-12's.
+
+Patterns (`pattern`, and `patternProperties` wherever jsonschema reads it: that keyword, `additionalProperties`
+and `unevaluatedProperties`) run on hookline.core.patterns' linear-time engine, never on Python's backtracking
+`re`; that module says what they mean and bounds their cost. A schema with a pattern that engine refuses is
+refused, naming the pattern and where it stands.
 """
 
 from __future__ import annotations
@@ -16,14 +21,18 @@ import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
+from types import FunctionType, ModuleType
 from typing import TYPE_CHECKING, Any
 
 import jsonschema
+import jsonschema._keywords
+import jsonschema._utils
 import referencing
 import referencing.exceptions
 from jsonschema.exceptions import best_match
 from referencing.jsonschema import DRAFT202012
 
+from hookline.core import patterns
 from hookline.core.jsonpatch import format_pointer
 
 if TYPE_CHECKING:
@@ -50,6 +59,33 @@ _SUBSCHEMA_MAPS = frozenset({"$defs", "definitions", "dependentSchemas", "patter
 # location or report `false` themselves (additionalProperties, items, unevaluated*: at the array or object).
 _LOCATING = frozenset({"properties", "patternProperties", "prefixItems"})
 _PROBES: tuple[object, ...] = (None, True, 0, "", [], {})
+# Where jsonschema 4.26 runs a schema's patterns, each with `re.search`: these keywords, and the helpers they call.
+_PATTERN_KEYWORDS = ("pattern", "patternProperties", "additionalProperties", "unevaluatedProperties")
+_PATTERN_HELPERS = ("find_additional_properties", "find_evaluated_property_keys_by_schema")
+
+
+class _LinearRe:
+    """`re` as the keywords of hookline's validator see it: `search` is the linear engine's (and nothing else exists)."""
+
+    search = staticmethod(patterns.search)
+
+
+def _linear(module: ModuleType, names: tuple[str, ...], **more: Any) -> dict[str, Any]:
+    """jsonschema's own functions `names` of `module`, run with `re` meaning _LinearRe (and `more` for other globals).
+
+    The same code, so every keyword keeps exactly jsonschema's evaluation and messages, rather than a copy of it;
+    tests/unit/test_schemas.py checks that no other function of those modules uses `re`.
+    """
+    namespace = {**vars(module), "re": _LinearRe, **more}
+    for name in names:
+        function = namespace[name]
+        namespace[name] = FunctionType(function.__code__, namespace, name, function.__defaults__, function.__closure__)
+    return {name: namespace[name] for name in names}
+
+
+_Validator = jsonschema.validators.extend(
+    jsonschema.Draft202012Validator, _linear(jsonschema._keywords, _PATTERN_KEYWORDS, **_linear(jsonschema._utils, _PATTERN_HELPERS))
+)
 
 
 class SchemaInvalid(ValueError):
@@ -89,6 +125,8 @@ def violation(schema: dict[str, Any], instance: object) -> Violation | None:
         raise SchemaInvalid(f"a reference does not resolve within the schema: {unresolvable}") from None
     except RecursionError:
         raise SchemaInvalid("the schema refers to itself without consuming the instance (a $ref cycle)") from None
+    except patterns.PatternRefused as refused:  # a pattern only a reference into a non-schema keyword reaches
+        raise SchemaInvalid(str(refused)) from None
     except OverflowError:
         # `multipleOf` divides the number by the divisor as a float: an integer beyond a float's range cannot be checked
         return Violation(pointer="", rule="multipleOf", message="a number of the data is too large to check against `multipleOf`")
@@ -116,7 +154,7 @@ def _canonical(schema: object) -> str:
 
 
 @lru_cache(maxsize=CACHED_VALIDATORS)
-def _compiled(canonical: str) -> jsonschema.Draft202012Validator:
+def _compiled(canonical: str) -> jsonschema.protocols.Validator:
     schema = json.loads(canonical)
     if not isinstance(schema, dict):
         raise SchemaInvalid("a schema must be a JSON object ({} accepts anything)")
@@ -134,7 +172,10 @@ def _compiled(canonical: str) -> jsonschema.Draft202012Validator:
     # registry would instead fetch an unknown http(s) or file: URI, so one is always passed.
     registry: referencing.Registry[Any] = referencing.Registry()
     _resolve_every_reference(schema, registry.resolver_with_root(DRAFT202012.create_resource(schema)), [])
-    validator = jsonschema.Draft202012Validator(_false_as_not(schema), registry=registry)
+    counted = _check_patterns(schema, [])
+    if counted > patterns.MAX_SCHEMA_PATTERN_POSITIONS:
+        raise SchemaInvalid(f"the schema's patterns have {counted} positions together; the limit is {patterns.MAX_SCHEMA_PATTERN_POSITIONS}")
+    validator = _Validator(_false_as_not(schema), registry=registry)
     # A reference cycle that consumes nothing ({"$ref": "#"}) recurses on any instance: one value of each
     # type finds those. A cycle taken only for some members' values is caught when validating (`violation`).
     for probe in _PROBES:
@@ -144,6 +185,28 @@ def _compiled(canonical: str) -> jsonschema.Draft202012Validator:
         except RecursionError:
             raise SchemaInvalid("the schema refers to itself without consuming the instance (a $ref cycle)") from None
     return validator
+
+
+def _check_patterns(schema: dict[str, Any], at: list[str]) -> int:
+    """The positions of the patterns of `schema` and its subschemas; SchemaInvalid, at the pattern, for one the engine refuses."""
+
+    def checked(pattern: str, tokens: list[str], most: int = patterns.MAX_PATTERN_POSITIONS) -> int:
+        try:
+            return patterns.check(pattern, most)
+        except patterns.PatternRefused as refused:
+            raise SchemaInvalid(str(refused), format_pointer([*at, *tokens])) from None
+
+    total = 0
+    if isinstance(pattern := schema.get("pattern"), str):
+        total += checked(pattern, ["pattern"])
+    if isinstance(named := schema.get("patternProperties"), dict):
+        total += sum(checked(name, ["patternProperties", name]) for name in named)
+        if len(named) > 1:  # additionalProperties searches them as one pattern, joined with "|"
+            checked("|".join(named), ["patternProperties"], patterns.MAX_SCHEMA_PATTERN_POSITIONS)
+    for tokens, subschema in _subschemas(schema):
+        if isinstance(subschema, dict):
+            total += _check_patterns(subschema, [*at, *tokens])
+    return total
 
 
 def _false_as_not(schema: Any, keyword: str = "") -> Any:

@@ -46,8 +46,8 @@ def window_time(value: Any, name: str) -> str:
     """A window's end as the API reads it (ISO 8601 UTC, to the millisecond), or a 422 naming the field: today's
     rule (hookline.core.validation.time_param) first, then the document's form (WindowTime)."""
     moment = time_param(value, name)
-    if not WINDOW_TIME.match(value):
-        raise ValidationFailed(f"'{name}' is out of range" if _RFC3339_FORM.match(value) else f"'{name}' is not an ISO 8601 time")
+    if not WINDOW_TIME.fullmatch(value):
+        raise ValidationFailed(f"'{name}' is out of range" if _RFC3339_FORM.fullmatch(value) else f"'{name}' is not an ISO 8601 time")
     return iso(moment)
 
 
