@@ -277,6 +277,18 @@ def customer_session_epoch_is_bumped_and_survives_a_put(s: Stores) -> None:
     assert s.customers.get("other", "cus-1") is None
 
 
+def customer_current_is_the_one_under_the_uid_now(s: Stores) -> None:
+    # Given a customer, deleted and made again under its uid
+    s.customers.put(customer())
+    assert s.customers.current("acme", "cus-1") == s.customers.get("acme", "cus-1") == customer()
+    s.customers.delete("acme", "cus-1")
+    assert s.customers.current("acme", "cus-1") is None
+    s.customers.put(customer(created_at="2026-11-30T00:00:00.000Z"))
+    # Then the current one is the new one, and no other tenant's
+    assert s.customers.current("acme", "cus-1").created_at == "2026-11-30T00:00:00.000Z"
+    assert s.customers.current("other", "cus-1") is None
+
+
 def customer_delete_answers_false_when_it_is_gone(s: Stores) -> None:
     s.customers.put(customer())
     assert not s.customers.delete("other", "cus-1")
@@ -724,6 +736,7 @@ CHECKS: list[Callable[[Stores], None]] = [
     customer_put_creates_then_replaces_keeping_its_creation,
     customer_session_epoch_is_bumped_and_survives_a_put,
     customer_delete_answers_false_when_it_is_gone,
+    customer_current_is_the_one_under_the_uid_now,
     customer_pages_visit_each_once_within_the_tenant,
     state_saves_are_conditional_on_the_version,
     state_token_leases_read_back_as_written,

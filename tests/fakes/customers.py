@@ -36,6 +36,10 @@ class FakeCustomerStore:
         self.faults.check("get")
         return self.items.get((tenant, uid))
 
+    def current(self, tenant: str, uid: str) -> Customer | None:
+        self.faults.check("current")
+        return self.items.get((tenant, uid))
+
     @atomic
     def bump_session_epoch(self, tenant: str, uid: str) -> bool:
         self.faults.check("bump_session_epoch")

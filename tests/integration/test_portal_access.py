@@ -19,7 +19,9 @@ from typing import Any
 import boto3
 import pytest
 
+from hookline.core.settings import MAX_AUTHORIZER_CACHE_SECONDS
 from hookline.wiring import topology
+from local.frontdoor import Gateway, IncomingRequest
 from tests.conftest import Hookline
 from tests.support.events import http_event
 from tests.support.receiver import Answer, Received, Receiver, running_receiver
@@ -342,14 +344,82 @@ def test_a_session_lists_only_the_event_types_its_customer_sees(world: World) ->
     assert sorted(registered) == ["a.b", "invoice.created"] and sorted(sent) == ["news.posted", "payment.failed", "welcome.sent"]
 
 
-def test_every_v1_route_declares_its_access() -> None:
+def _v1_routes() -> list[Any]:
+    """The API's `/v1` routes, as its resolver serves them."""
     from hookline.entrypoints import api
+
+    return [r for r in api.app._static_routes + api.app._dynamic_routes if r.path.startswith("/v1")]
+
+
+_PARAMS = {"ep": "endpoint_id", "evt": "event_id", "dlv": "delivery_id", "rpl": "replay_id", "cus": "uid", "type": "name", "ver": "version", "job": "job_id"}
+
+
+def _route_of(row: Row) -> tuple[str, str]:
+    """The route a matrix row calls, as the resolver names it: (`PATCH`, `/v1/endpoints/<endpoint_id>`)."""
+    return row.method, re.sub(r"\{(\w+)\}", lambda m: f"<{_PARAMS[m.group(1)]}>", row.path.split("?")[0])
+
+
+def test_every_v1_route_declares_its_access() -> None:
     from hookline.entrypoints.api.routing import declared
 
-    routes = [r for r in api.app._static_routes + api.app._dynamic_routes if r.path.startswith("/v1")]
+    routes = _v1_routes()
     assert routes and all(declared(r.func) for r in routes), [r.path for r in routes if not declared(r.func)]
     # And the matrix tries every one of them
-    names = {"ep": "endpoint_id", "evt": "event_id", "dlv": "delivery_id", "rpl": "replay_id", "cus": "uid", "type": "name", "ver": "version", "job": "job_id"}
-    tested = {(row.method, re.sub(r"\{(\w+)\}", lambda m: f"<{names[m.group(1)]}>", row.path.split("?")[0])) for row in MATRIX}
     served = {(str(r.method).upper(), r.path) for r in routes}
-    assert served - tested == set(), "routes the access matrix does not try"
+    assert served - {_route_of(row) for row in MATRIX} == set(), "routes the access matrix does not try"
+
+
+def _portal_rows() -> list[Row]:
+    """Every matrix row of every `/v1` route a portal session may call (all but the producer's own), from the route table."""
+    from hookline.core.access import Access
+    from hookline.entrypoints.api.routing import declared
+
+    reachable = {(str(r.method).upper(), r.path) for r in _v1_routes() if (d := declared(r.func)) is not None and d.access is not Access.PRODUCER}
+    rows = [row for row in MATRIX if _route_of(row) in reachable]
+    assert {_route_of(row) for row in rows} == reachable
+    return rows
+
+
+def _gateway(world: World) -> Gateway:
+    """Local mode's front door over the real handlers, with API Gateway's authorizer cache at its longest and a clock
+    that never moves: every answer it caches is used for as long as the test runs (within the cache window)."""
+    api, authorizer = world.hookline.handlers["api"], world.hookline.handlers["authorizer"]
+    return Gateway(
+        lambda e: api(e, None), lambda e: authorizer(e, None), region="us-east-1", authorizer_cache_seconds=MAX_AUTHORIZER_CACHE_SECONDS, clock=lambda: 0.0
+    )
+
+
+def _through(gw: Gateway, token: str, method: str, path: str, body: Any = None) -> tuple[int, Any]:
+    raw = b"" if body is None else json.dumps(body).encode()
+    reply = gw.handle(
+        IncomingRequest(method, path, [("authorization", f"Bearer {token}"), ("content-type", "application/json")], raw, "127.0.0.1"), "127.0.0.1:8787"
+    )
+    return reply.status, (json.loads(reply.body) if reply.body else None)
+
+
+def test_a_deleted_customers_cached_session_reaches_nothing_of_the_customer_made_again_under_its_uid(world: World) -> None:
+    """Issue 50, finding 1: the authorizer's cached answer for the earlier customer's session is refused on every route."""
+    gw = _gateway(world)
+    stale = world.tokens["session"]
+    # Given customer A's session in use, so the gateway caches the authorizer's answer
+    assert _through(gw, stale, "GET", "/v1/endpoints")[0] == 200
+    # When A is deleted and another customer is made under A's uid (a later millisecond: creation times are kept to it)
+    world.producer("DELETE", "/v1/customers/cus-a")
+    time.sleep(0.002)
+    world.producer("PUT", "/v1/customers/cus-a", {"name": "another A", "limits": {"max_rate_per_second": 100, "max_concurrency": 10}})
+    world.tokens["new_a"] = world.producer("POST", "/v1/customers/cus-a/portal-sessions", {})["token"]
+    # Then, within the cache window, the earlier session answers 401 on every route a session may call, aimed at the
+    # new A's resources (its endpoint, secret, events, deliveries, replays, jobs), and changes nothing
+    for row in _portal_rows():
+        ids = world.resources("A", row)
+        before = _everything(world.hookline)
+        status, answer = _through(gw, stale, row.method, _fill(row.path, ids), _fill(row.body, ids))
+        assert (status, answer["error"]["code"]) == (401, "unauthorized"), f"{row.name}: {status} {answer}"
+        assert _everything(world.hookline) == before, f"{row.name} changed something"
+    # And the new A's session, through the same cache, answers on every route as the matrix says a session of A's does
+    for row in _portal_rows():
+        ids = world.resources("A", row)
+        status, answer = _through(gw, world.tokens["new_a"], row.method, _fill(row.path, ids), _fill(row.body, ids))
+        against_a, _, against_own = row.session.split()
+        assert status == int(against_a if against_a != "-" else against_own), f"{row.name}: {status} {answer}"
+    assert _through(gw, world.tokens["new_a"], "GET", "/v1/session")[1]["customer"]["name"] == "another A"

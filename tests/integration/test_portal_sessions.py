@@ -6,16 +6,21 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from datetime import UTC, datetime, timedelta
 from types import SimpleNamespace
 from typing import Any
+from unittest.mock import ANY
 
 import freezegun
 import pytest
 
+from hookline.adapters import aws
+from hookline.adapters.dynamo import keys
 from hookline.core.settings import MAX_AUTHORIZER_CACHE_SECONDS, Settings, SettingsError
+from hookline.wiring import topology
 from infra.api import ACCESS_LOG_FORMAT
-from local.frontdoor import Gateway, IncomingRequest
+from local.frontdoor import AuthDecision, Gateway, IncomingRequest, parse_authorizer_result
 from local.mail import render
 from tests.conftest import Hookline
 
@@ -103,6 +108,72 @@ def test_a_deleted_customers_sessions_stop(gateway: tuple[Gateway, Monotonic]) -
     assert _call(gw, API_KEY, "DELETE", "/v1/customers/cus-a")[0] == 202
     assert _call(gw, API_KEY, "PUT", "/v1/customers/cus-a", {"name": "A again"})[0] == 201
     assert gw.authorizer({"headers": {"authorization": f"Bearer {token}"}}) == {"isAuthorized": False}
+
+
+def test_a_deleted_customers_session_is_refused_while_its_answer_is_cached(gateway: tuple[Gateway, Monotonic]) -> None:
+    gw, clock = gateway
+    # Given a session in use, so its authorizer answer is cached
+    token = _call(gw, API_KEY, "POST", "/v1/customers/cus-a/portal-sessions")[1]["token"]
+    assert _call(gw, token, "GET", "/v1/session")[0] == 200
+    # When the customer is deleted and made again under its uid, well within the cache's lifetime
+    assert _call(gw, API_KEY, "DELETE", "/v1/customers/cus-a")[0] == 202
+    time.sleep(0.002)  # a later millisecond: creation times are kept to it
+    assert _call(gw, API_KEY, "PUT", "/v1/customers/cus-a", {"name": "A again"})[0] == 201
+    clock.now += 1
+    # Then the cached answer no longer works: the API reads the customer on every request of a session
+    status, answer = _call(gw, token, "GET", "/v1/session")
+    assert (status, answer["error"]["code"]) == (401, "unauthorized") and "no longer exists" in answer["error"]["message"]
+    # And the new customer's own session works through the same cache
+    fresh = _call(gw, API_KEY, "POST", "/v1/customers/cus-a/portal-sessions")[1]["token"]
+    assert _call(gw, fresh, "GET", "/v1/session")[1]["customer"]["name"] == "A again"
+
+
+def test_a_session_request_costs_one_consistent_read_of_its_customer_and_a_producers_none(hookline: Hookline, gateway: tuple[Gateway, Monotonic]) -> None:
+    gw, _ = gateway
+    token = _call(gw, API_KEY, "POST", "/v1/customers/cus-a/portal-sessions")[1]["token"]
+    for key in (token, API_KEY):
+        assert _call(gw, key, "GET", "/v1/endpoints")[0] == 200  # the authorizer's answer is cached
+    reads: list[dict[str, Any]] = []
+    client = aws.dynamodb_table(hookline.env[topology.TABLE.env]).meta.client
+    client.meta.events.register("before-parameter-build.dynamodb.GetItem", lambda params, **_: reads.append(params))
+    # When the session and the producer each list their endpoints again
+    assert _call(gw, token, "GET", "/v1/endpoints")[0] == 200
+    session_reads, reads[:] = list(reads), []
+    assert _call(gw, API_KEY, "GET", "/v1/endpoints")[0] == 200
+    # Then the session read its customer strongly consistent, once; the producer did not
+    customer_key = {name: {"S": value} for name, value in keys.customer("acme", "cus-a").items()}
+    assert [r for r in session_reads if r["Key"] == customer_key and r.get("ConsistentRead")] == [
+        {"TableName": ANY, "Key": customer_key, "ConsistentRead": True}
+    ]
+    assert not [r for r in reads if r["Key"] == customer_key]
+
+
+def _previous_release_answer(gw: Gateway, token: str) -> None:
+    """Cache for `token` what the previous release's authorizer answered: its context had no `customer_since`."""
+    decision = parse_authorizer_result(gw.authorizer({"headers": {"authorization": f"Bearer {token}"}}))
+    assert decision.authorized
+    gw.cache.put(f"Bearer {token}", AuthDecision(True, {k: v for k, v in decision.context.items() if k != "customer_since"}))
+
+
+def test_a_cached_answer_of_the_previous_release_works_for_its_customer_and_no_other(gateway: tuple[Gateway, Monotonic]) -> None:
+    gw, _ = gateway
+    # Given a session whose cached answer the previous release's authorizer gave (no customer_since: an upgrade)
+    token = _call(gw, API_KEY, "POST", "/v1/customers/cus-a/portal-sessions")[1]["token"]
+    _previous_release_answer(gw, token)
+    # Then it works while its customer is the one it was made for: an upgrade locks no session out
+    assert _call(gw, token, "GET", "/v1/endpoints")[0] == 200
+    # And once the customer is deleted and made again under its uid, it is refused though the answer is still cached
+    assert _call(gw, API_KEY, "DELETE", "/v1/customers/cus-a")[0] == 202
+    time.sleep(0.002)
+    assert _call(gw, API_KEY, "PUT", "/v1/customers/cus-a", {"name": "A again"})[0] == 201
+    assert _call(gw, token, "GET", "/v1/endpoints")[0] == 401
+    # And an answer cached for one customer's session cannot be borrowed by another customer's token
+    assert _call(gw, API_KEY, "PUT", "/v1/customers/cus-b", {"name": "B"})[0] == 201
+    other = _call(gw, API_KEY, "POST", "/v1/customers/cus-b/portal-sessions")[1]["token"]
+    mine = _call(gw, API_KEY, "POST", "/v1/customers/cus-a/portal-sessions")[1]["token"]
+    _previous_release_answer(gw, mine)
+    gw.cache.put(f"Bearer {other}", gw.cache.get(f"Bearer {mine}"))  # type: ignore[arg-type]
+    assert _call(gw, other, "GET", "/v1/endpoints")[0] == 401
 
 
 def test_no_token_reaches_any_log_line(gateway: tuple[Gateway, Monotonic], caplog: pytest.LogCaptureFixture, capsys: pytest.CaptureFixture[str]) -> None:

@@ -1,5 +1,5 @@
 """`POST /v1/filters/test`, the portal's filter tester, through the real API resolver in-process: it reads nothing (no
-AWS, the network blocked), answers by the same pure rule delivery applies (hookline.core.filters.matches), refuses a
+AWS, the network blocked; a portal session's customer, which every request of a session reads, is in memory), answers by the same pure rule delivery applies (hookline.core.filters.matches), refuses a
 filter by the endpoints' rule (422 `invalid_filter`), and any key or portal session may call it."""
 
 from __future__ import annotations
@@ -11,15 +11,22 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from hookline.core.customers import Customer
 from hookline.core.errors import ValidationFailed
 from hookline.core.filters import matches, parse_filter
 from hookline.entrypoints import api
+from hookline.services.sessions import PortalSessionService
+from hookline.wiring import container
+from tests.fakes.clock import FakeClock
+from tests.fakes.customers import FakeCustomerStore
+from tests.fakes.sessions import FakeSessionStore
 from tests.support.events import http_event
 
 ROUTE = "/v1/filters/test"
 OVER_100 = {"data": {"amount": [{"numeric": [">=", 100]}]}}
 EU_OR_BIG = {"$or": [{"customer": [{"prefix": "eu-"}]}, OVER_100]}
 SESSION_EXPIRES = 4_102_444_800  # 2100-01-01: the session is live whatever the clock
+CUS_A_MADE = "2026-11-29T12:00:00.000Z"
 
 
 def _try(body: Any = None, *, caller: dict[str, Any] | None = None, raw_body: str | None = None) -> tuple[int, Any]:
@@ -141,12 +148,17 @@ def test_a_body_that_is_not_json_or_too_large_is_refused_as_on_every_route() -> 
     "caller",
     [
         {"tenant": "acme"},
-        {"tenant": "acme", "customer": "cus-a", "read_only": False, "expires_at": SESSION_EXPIRES},
-        {"tenant": "acme", "customer": "cus-a", "read_only": True, "expires_at": SESSION_EXPIRES},
+        {"tenant": "acme", "customer": "cus-a", "read_only": False, "expires_at": SESSION_EXPIRES, "customer_since": CUS_A_MADE},
+        {"tenant": "acme", "customer": "cus-a", "read_only": True, "expires_at": SESSION_EXPIRES, "customer_since": CUS_A_MADE},
     ],
     ids=["api-key", "session", "read-only-session"],
 )
-def test_any_key_or_portal_session_may_try_a_filter(caller: dict[str, Any]) -> None:
+def test_any_key_or_portal_session_may_try_a_filter(caller: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    # Given customer cus-a in memory: a session's every request reads its customer (the only read this route makes)
+    customers = FakeCustomerStore()
+    customers.put(Customer("acme", "cus-a", "A", created_at=CUS_A_MADE))
+    sessions = PortalSessionService(FakeSessionStore(), customers, FakeClock())
+    monkeypatch.setattr(container, "session_service", lambda: sessions)
     body = {"filter": {"customer": ["cus-b"]}, "event": {"type": "a.b", "customer": "cus-b", "data": {}}}
     # Another customer's uid is only a value here: nothing of that customer is read
     assert _try(body, caller=caller) == (200, {"matches": True})

@@ -19,6 +19,7 @@ from hookline.core.sessions import (
     generate_token,
     hash_token,
     is_session_token,
+    made_for,
     portal_url,
     session_fields,
 )
@@ -82,6 +83,22 @@ def test_a_bad_session_request_is_refused_naming_the_field(body: dict[str, Any])
 )
 def test_a_session_works_until_it_expires_is_revoked_or_its_customer_goes(customer: Customer | None, now: float, refusal: str | None) -> None:
     assert check(SESSION, customer, now) == refusal
+
+
+@pytest.mark.parametrize(
+    ("customer", "made_at", "bound"),
+    [
+        (CUSTOMER, "2026-11-29T12:00:00.000Z", True),
+        (None, "2026-11-29T12:00:00.000Z", False),
+        (Customer("acme", "cus-1", "A new one of that uid", created_at="2026-11-30T00:00:00.000Z"), "2026-11-29T12:00:00.000Z", False),
+        (CUSTOMER, "2026-11-28T12:00:00.000Z", False),
+        (CUSTOMER, "", False),
+        (Customer("acme", "cus-1", "No creation time"), "", False),
+    ],
+    ids=["the same", "deleted", "a newer one of the uid", "an older one's session", "no creation time named", "neither names one"],
+)
+def test_a_session_is_bound_to_exactly_the_customer_it_was_made_for(customer: Customer | None, made_at: str, bound: bool) -> None:
+    assert made_for(customer, made_at) is bound
 
 
 def test_the_portal_link_carries_the_token_in_its_fragment_only() -> None:

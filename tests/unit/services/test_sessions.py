@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from hookline.core.access import Principal
 from hookline.core.contract.events import CreateEvent
 from hookline.core.contract.portal import CreatePortalSession
-from hookline.core.errors import NotFound
+from hookline.core.errors import NotFound, Unauthorized
 from hookline.core.models import Delivery, Event
 from hookline.core.sessions import hash_token
 from hookline.services.access import AccessGuard
@@ -67,6 +69,59 @@ def test_a_deleted_customer_made_again_does_not_inherit_old_sessions(world: Worl
     assert service.authenticate(token) is None
     world.customers.put(customer("cus-1", created_at="2026-11-30T00:00:00.000Z"))
     assert service.authenticate(token) is None
+
+
+def test_every_request_of_a_session_is_checked_against_the_customer_under_its_uid_now(world: World) -> None:
+    # Given a customer's session, authenticated (what the authorizer answers, and API Gateway may cache)
+    world.customers.put(customer("cus-1"))
+    service, _ = _service(world)
+    token = service.issue("acme", "cus-1", CreatePortalSession(), "o").token
+    who = service.authenticate(token)
+    assert who is not None and service.confirm(who, token) == who
+    # When the customer is deleted, then made again under its uid
+    world.customers.delete("acme", "cus-1")
+    with pytest.raises(Unauthorized, match="no longer exists"):
+        service.confirm(who, token)
+    world.customers.put(customer("cus-1", created_at="2026-11-30T00:00:00.000Z"))
+    # Then the earlier session's principal is refused, with or without its token
+    for given in (token, None):
+        with pytest.raises(Unauthorized):
+            service.confirm(who, given)
+    # And the producer is not checked at all (no read)
+    world.customers.faults.fail("current")
+    assert service.confirm(Principal("acme"), None) == Principal("acme")
+
+
+def test_the_check_reads_the_customer_strongly_consistent(world: World) -> None:
+    # Given a session, and a customer store whose eventually consistent read still shows the deleted customer
+    world.customers.put(customer("cus-1"))
+    service, _ = _service(world)
+    token = service.issue("acme", "cus-1", CreatePortalSession(), "o").token
+    who = service.authenticate(token)
+    assert who is not None
+    earlier = world.customers.get("acme", "cus-1")
+    world.customers.delete("acme", "cus-1")
+    world.customers.put(customer("cus-1", created_at="2026-11-30T00:00:00.000Z"))
+    world.customers.get = lambda tenant, uid: earlier  # type: ignore[method-assign]
+    # Then the check is not fooled by it
+    with pytest.raises(Unauthorized):
+        service.confirm(who, token)
+
+
+def test_a_principal_of_the_previous_release_is_authenticated_again_by_its_token(world: World) -> None:
+    # Given the previous release's authorizer answer for a live session: no creation time of its customer
+    world.customers.put(customer("cus-1"))
+    world.customers.put(customer("cus-2"))
+    service, _ = _service(world)
+    token = service.issue("acme", "cus-1", CreatePortalSession(read_only=True), "o").token
+    other = service.issue("acme", "cus-2", CreatePortalSession(), "o").token
+    previous = replace(service.authenticate(token), since="")  # type: ignore[arg-type]
+    # Then it goes on as the session its token authenticates, bound to its customer
+    assert service.confirm(previous, token) == service.authenticate(token)
+    # And without a token, or with another customer's, it is refused
+    for given in (None, other, "hk_producer"):
+        with pytest.raises(Unauthorized):
+            service.confirm(previous, given)
 
 
 @pytest.mark.parametrize("uid", ["nobody", "bad uid!"])

@@ -7,13 +7,25 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 KEY_PREFIX = "hk_"
 
 
 def generate_api_key() -> str:
     return KEY_PREFIX + secrets.token_urlsafe(32)
+
+
+def bearer_key(headers: Mapping[str, Any] | None) -> str | None:
+    """The credential of an `Authorization: Bearer <key>` header (its name in any case), or None."""
+    for name, value in (headers or {}).items():
+        if name.lower() == "authorization" and isinstance(value, str):
+            scheme, _, key = value.strip().partition(" ")
+            if scheme.lower() == "bearer" and key.strip():
+                return key.strip()
+    return None
 
 
 def hash_api_key(key: str) -> str:

@@ -27,6 +27,8 @@ TOKEN_PREFIX = "hps_"  # noqa: S105  - the visible prefix of every token, not a 
 DEFAULT_TTL_SECONDS = 3600
 MAX_TTL_SECONDS = 604800  # a week
 MIN_TTL_SECONDS = 60
+# What a request of a session whose customer was deleted (and perhaps made again under its uid) is told (401).
+CUSTOMER_GONE = "this portal session's customer no longer exists; ask for a new link"
 
 
 def generate_token() -> str:
@@ -97,11 +99,18 @@ def check(session: PortalSession, customer: Customer | None, now: float) -> Refu
     """
     if now >= session.expires_at:
         return "expired"
-    if customer is None or customer.created_at != session.customer_created_at:
+    if customer is None or not made_for(customer, session.customer_created_at):
         return "customer_gone"
     if customer.session_epoch != session.epoch:
         return "revoked"
     return None
+
+
+def made_for(customer: Customer | None, customer_created_at: str) -> bool:
+    """Whether `customer` (the one under a session's uid now, None: none) is the customer the session was made for,
+    which was created at `customer_created_at`: equal, never later, since a customer deleted and made again under
+    the uid is newer than every session of the earlier one. A session that names no creation time ("") matches none."""
+    return customer is not None and bool(customer_created_at) and customer.created_at == customer_created_at
 
 
 def portal_url(origin: str, token: str, tenant: str) -> str:

@@ -5,7 +5,8 @@ key's context is `{"tenant"}`; a portal session's is `{"tenant", "customer",
 "read_only", "expires_at", "customer_since"}` (its customer's creation time), which the API scopes every route by. API Gateway
 caches each answer per Authorization header for HOOKLINE_AUTHORIZER_CACHE_SECONDS
 (at most 60 s), so a revoked key or session stops working within that; the API
-checks a session's expiry itself on every request. Neither the key nor the
+checks a session's expiry and its customer (the one under the uid now must have
+been created at `customer_since`) itself on every request. Neither the key nor the
 token is ever logged.
 """
 
@@ -15,21 +16,13 @@ from typing import Any
 
 from hookline.adapters import aws
 from hookline.adapters.dynamo.apikeys import ApiKeyRepository
+from hookline.core.apikeys import bearer_key
 from hookline.core.sessions import is_session_token
 from hookline.services.sessions import PortalSessionService
 from hookline.wiring import container
 from hookline.wiring.settings import get_settings
 
 DENY: dict[str, Any] = {"isAuthorized": False}
-
-
-def bearer_key(headers: dict[str, Any] | None) -> str | None:
-    for name, value in (headers or {}).items():
-        if name.lower() == "authorization" and isinstance(value, str):
-            scheme, _, key = value.strip().partition(" ")
-            if scheme.lower() == "bearer" and key.strip():
-                return key.strip()
-    return None
 
 
 def authorize(event: dict[str, Any], repo: ApiKeyRepository | None = None, sessions: PortalSessionService | None = None) -> dict[str, Any]:

@@ -93,6 +93,10 @@ class CustomerStore(CustomerReader, Protocol):
 
 
 class CustomerSessions(CustomerReader, Protocol):
+    def current(self, tenant: str, uid: str) -> Customer | None:
+        """The customer under the uid now, read strongly consistent (one just deleted or made again is seen as such); None if there is none."""
+        ...
+
     def bump_session_epoch(self, tenant: str, uid: str) -> bool:
         """Revoke every portal session of the customer made so far, in one write; False if there is no such customer."""
         ...

@@ -5,8 +5,9 @@ once. Revoking is one write to the customer (its session epoch), whatever
 the number of sessions. Authenticating reads the session and its customer;
 API Gateway caches the authorizer's answer for at most
 HOOKLINE_AUTHORIZER_CACHE_SECONDS (60 s at most), which bounds how long a
-revoked session keeps working, and the API checks a session's expiry on
-every request, so an expired one stops at once.
+revoked session keeps working. The API checks a session's expiry, and that
+its customer is still the one it was made for (`confirm`), on every request,
+so an expired session, or one whose customer was deleted, stops at once.
 """
 
 from __future__ import annotations
@@ -18,8 +19,8 @@ from datetime import UTC, datetime
 from hookline.core.access import Principal
 from hookline.core.clock import iso
 from hookline.core.contract import portal as contract
-from hookline.core.errors import NotFound
-from hookline.core.sessions import PortalSession, SessionRequest, check, generate_token, hash_token, is_session_token, portal_url
+from hookline.core.errors import NotFound, Unauthorized
+from hookline.core.sessions import CUSTOMER_GONE, PortalSession, SessionRequest, check, generate_token, hash_token, is_session_token, made_for, portal_url
 from hookline.services.customers import require_customer
 from hookline.services.ports import CustomerSessions, SessionStore
 
@@ -64,6 +65,29 @@ class PortalSessionService:
         customer = require_customer(self.customers, tenant, uid)
         if not self.customers.bump_session_epoch(tenant, customer.uid):
             raise NotFound(f"customer {uid[:64]} not found", code="customer_not_found")  # deleted meanwhile
+
+    def confirm(self, who: Principal, token: str | None) -> Principal:
+        """The caller of one API request, checked against the customer under its uid now; raises Unauthorized (401).
+
+        `who` comes from the authorizer's answer, which API Gateway may have cached for up to
+        HOOKLINE_AUTHORIZER_CACHE_SECONDS: its customer may have been deleted since, and another made under the
+        same uid. So every request of a portal session reads the customer strongly consistent (one GetItem) and
+        goes on only if it is the one the session was made for (`made_for`: the same creation time, the
+        authorizer's `customer_since`). The producer is returned as it is, with no read. An answer of the previous
+        release's authorizer names no creation time: the session behind `token` (the request's bearer token) is
+        authenticated again, as the authorizer does, and then checked the same way.
+        """
+        if who.is_producer:
+            return who
+        if not who.since:
+            again = self.authenticate(token) if token else None
+            if again is None or (again.tenant, again.customer) != (who.tenant, who.customer):
+                raise Unauthorized(CUSTOMER_GONE)
+            who = again
+        assert who.customer is not None  # a session's principal: narrowed for the type checker
+        if not made_for(self.customers.current(who.tenant, who.customer), who.since):
+            raise Unauthorized(CUSTOMER_GONE)
+        return who
 
     def authenticate(self, token: str) -> Principal | None:
         """The principal a session token stands for, or None if it is unknown, expired or revoked."""

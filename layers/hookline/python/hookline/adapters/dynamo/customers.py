@@ -80,6 +80,11 @@ class CustomerRepository:
         item = self._table.get_item(Key=keys.customer(tenant, uid)).get("Item")
         return self.from_item(item) if item else None
 
+    def current(self, tenant: str, uid: str) -> Customer | None:
+        """`get`, strongly consistent: what a portal session's every request is checked against."""
+        item = self._table.get_item(Key=keys.customer(tenant, uid), ConsistentRead=True).get("Item")
+        return self.from_item(item) if item else None
+
     def bump_session_epoch(self, tenant: str, uid: str) -> bool:
         """Revoke every portal session of the customer made so far (one write); False if there is no such customer.
 

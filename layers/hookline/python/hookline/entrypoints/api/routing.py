@@ -27,6 +27,7 @@ from pydantic import BaseModel
 from hookline.adapters.system import utcnow
 from hookline.core import validation
 from hookline.core.access import Access, Principal
+from hookline.core.apikeys import bearer_key
 from hookline.core.errors import BadRequest, HooklineError, Unauthorized, ValidationFailed
 from hookline.core.settings import Settings
 from hookline.wiring import container
@@ -115,7 +116,8 @@ def _authorizer_context(raw_event: Mapping[str, Any]) -> dict[str, Any]:
 def principal_of(raw_event: Mapping[str, Any]) -> Principal:
     """The caller, from the authorizer's context: the producer, or a portal session of one customer.
 
-    API Gateway caches the authorizer's answer, so a session's expiry is checked here, on every request.
+    API Gateway caches the authorizer's answer, so a session's expiry is checked here, on every request (and its
+    customer by `PortalSessionService.confirm`, which RequestContract calls next).
     """
     ctx = _authorizer_context(raw_event)
     tenant = ctx.get("tenant")
@@ -130,7 +132,8 @@ def principal_of(raw_event: Mapping[str, Any]) -> Principal:
     expires_at = float(raw_expiry) if isinstance(raw_expiry, int | float) and not isinstance(raw_expiry, bool) else 0.0
     if utcnow().timestamp() >= expires_at:
         raise Unauthorized("this portal session has expired; ask for a new link", code="session_expired")
-    # An answer the previous release's authorizer gave (cached for at most a minute) has no `customer_since`.
+    # An answer the previous release's authorizer gave (cached for at most a minute) has no `customer_since`: `confirm`
+    # then authenticates the request's token again.
     since = ctx.get("customer_since")
     return Principal(tenant, customer, ctx.get("read_only") in (True, "true"), expires_at, since if isinstance(since, str) else "")
 
@@ -169,7 +172,10 @@ class RequestContract(OpenAPIRequestValidationMiddleware):
         reads = {p.alias for p in route.dependant.query_params}
         validation.query_values({k: v for k, v in (app.current_event.query_string_parameters or {}).items() if k in reads})
         if found is not None:
-            who = principal_of(app.current_event.raw_event)
+            raw_event = app.current_event.raw_event
+            who = principal_of(raw_event)
+            if not who.is_producer:  # a portal session: its customer must still be the one it was made for
+                who = container.session_service().confirm(who, bearer_key(raw_event.get("headers")))
             who.require(found.access)
             if found.check is not None:
                 found.check(who, app.context["_route_args"])
