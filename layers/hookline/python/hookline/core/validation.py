@@ -136,8 +136,12 @@ def validate_url(value: Any, policy: ssrf.UrlPolicy) -> str:
         raise ValidationFailed("'url' must not contain credentials", code="invalid_url")
     if port == 0:
         raise ValidationFailed("'url' has an invalid port", code="invalid_url")
-    # A name is checked again after resolution on every delivery.
-    why = policy.refusal(parts.scheme, parts.hostname, port or (443 if parts.scheme == "https" else 80))
+    # The same check as every delivery's before it resolves a name (the host normalized as the resolver sees it);
+    # a name is checked again after resolution on every delivery.
+    try:
+        why = policy.refusal(parts.scheme, parts.hostname, port or (443 if parts.scheme == "https" else 80))
+    except ValueError:
+        raise ValidationFailed("'url' has a host that is not a valid (IDNA) host name", code="invalid_url") from None
     if why:
         raise ValidationFailed(f"'url' is not allowed: {why}", code="forbidden_url")
     return value

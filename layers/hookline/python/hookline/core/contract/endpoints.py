@@ -57,8 +57,10 @@ URL_SCHEMA: dict[str, Any] = {
         "Where deliveries are POSTed. https only in the cloud (`HOOKLINE_ALLOW_HTTP`),\n"
         "on an allowed port (`HOOKLINE_ALLOWED_PORTS`, 443/80 by default), without\n"
         "credentials, whitespace or control characters. A literal private, loopback,\n"
-        "link-local or otherwise internal address is refused (422 `forbidden_url`);\n"
-        "a host name is checked again after DNS resolution on every delivery.\n"
+        "link-local or otherwise internal address is refused (422 `forbidden_url`),\n"
+        "in any notation the resolver reads as one: decimal, octal, hex, short, and\n"
+        "the host as IDNA maps it (fullwidth digits, ideographic full stops); a host\n"
+        "name is checked again after DNS resolution on every delivery.\n"
     ),
     "examples": ["https://example.com/webhooks/hookline"],
 }
