@@ -294,21 +294,25 @@ class WebhookClient:
     def _vet(self, url: str) -> tuple[SplitResult, str, int] | _Refused:
         """Resolve the URL's host and run every address through the SSRF guard.
 
-        Returns (url parts, vetted ip, port), or why it may not be contacted.
+        Returns (url parts, vetted ip, port), or why it may not be contacted. The host is judged and resolved as
+        hookline.core.ssrf.lookup_name normalizes it, as endpoint creation judged it.
         """
-        parts = urlsplit(url)
-        host = parts.hostname
+        try:
+            parts = urlsplit(url)
+            host = parts.hostname
+            port = parts.port or (443 if parts.scheme == "https" else 80)
+        except ValueError as exc:
+            return _Refused(classify.INVALID_URL, str(exc)[:300])
         if parts.scheme not in ("http", "https") or not host:
             return _Refused(classify.INVALID_URL, "not an http(s) URL")
         try:
-            port = parts.port or (443 if parts.scheme == "https" else 80)
-        except ValueError:
-            return _Refused(classify.INVALID_URL, "bad port")
-        why = self._policy.refusal(parts.scheme, host, port)
+            why = self._policy.refusal(parts.scheme, host, port)
+        except ValueError as exc:
+            return _Refused(classify.INVALID_URL, str(exc))
         if why:
             return _Refused(classify.SSRF_BLOCKED, why)
         try:
-            addresses = self._resolve(host, port)
+            addresses = self._resolve(ssrf.lookup_name(host), port)
         except (OSError, UnicodeError, ValueError) as exc:
             return _Refused(classify.DNS_FAILURE, str(exc))
         if not addresses:

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from hookline.core import text
 from hookline.core.errors import ValidationFailed
 
 MAX_ORIGINS = 10
@@ -46,9 +47,9 @@ def settings_fields(body: dict[str, Any]) -> None:
 
 def producer_name(value: Any) -> str:
     """The producer's name as customers read it: text of at most MAX_NAME characters, no control characters."""
-    if not isinstance(value, str) or len(value) > MAX_NAME or any(ord(c) < 32 or ord(c) == 127 for c in value):
+    if not isinstance(value, str) or len(value) > MAX_NAME:
         raise ValidationFailed(f"'producer_name' must be text of at most {MAX_NAME} characters, without control characters")
-    return value
+    return text.readable(value, "producer_name")
 
 
 def allowed_origins(value: Any) -> list[str]:

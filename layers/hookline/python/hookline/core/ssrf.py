@@ -4,6 +4,11 @@ An address is refused unless it is globally routable unicast, or it lies in a
 network the operator allowed (HOOKLINE_ALLOW_PRIVATE_NETWORKS, for local mode
 and tests). IPv6 forms that embed an IPv4 address (mapped, NAT64, 6to4,
 Teredo) are judged by the address they embed too.
+
+A host is judged as the resolver is asked for it (`lookup_name`): endpoint
+creation and every delivery normalize it the same way, so a literal written
+with fullwidth digits or ideographic full stops is refused at creation, as
+delivery would refuse it.
 """
 
 from __future__ import annotations
@@ -85,6 +90,20 @@ def check(address: str, allowed: Iterable[Network] = ()) -> IPAddress:
     return ip
 
 
+def lookup_name(host: str) -> str:
+    """`host` as the resolver is asked for it: IDNA-encoded by Python's `idna` codec, the one socket.getaddrinfo
+    applies to a text host. Its nameprep (NFKC, case folding) maps fullwidth digits and letters, circled digits and
+    the like to ASCII, and it splits labels at the ideographic and halfwidth full stops (U+3002, U+FF0E, U+FF61) as
+    at `.`; so `１２７。０．０｡１` is looked up as `127.0.0.1`. ASCII is kept as it is.
+
+    ValueError for a host no resolver can be asked for (an empty or over-long label, a character nameprep prohibits).
+    """
+    try:
+        return host.encode("idna").decode("ascii")
+    except UnicodeError as exc:
+        raise ValueError(f"host {host[:64]!r} is not a valid IDNA host name: {exc}") from None
+
+
 def literal_address(host: str) -> IPAddress | None:
     """The address a host names literally, in any notation a resolver accepts, or None for a name.
 
@@ -136,6 +155,9 @@ class UrlPolicy:
     allowed_ports: frozenset[int] | None = frozenset({443, 80})  # None: any port
 
     def refusal(self, scheme: str, host: str, port: int) -> str | None:
+        """Why a request to `host` (as the URL gives it; judged as `lookup_name` makes it) may not be sent, or None
+        when only the addresses a name resolves to remain to be checked. ValueError for a host `lookup_name` refuses."""
+        host = lookup_name(host)
         if scheme == "http" and not self.allow_http:
             return "plain http is not allowed; use https"
         if scheme not in ("http", "https"):

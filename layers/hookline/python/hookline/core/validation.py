@@ -7,12 +7,15 @@ import math
 import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from decimal import Decimal
+from functools import partial
 from typing import Any
 from urllib.parse import urlsplit
 
-from hookline.core import ids, ssrf
+from hookline.core import ids, ssrf, text
 from hookline.core.customers import CustomerLimits
 from hookline.core.errors import BadRequest, PayloadTooLarge, ValidationFailed
+from hookline.core.jsonpatch import format_pointer
 from hookline.core.versions import version_name
 
 EVENT_TYPE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:/-]{0,127}$")
@@ -33,33 +36,93 @@ MAX_JSON_DEPTH = 32
 
 
 def parse_json_object(body: bytes | str | None, max_bytes: int) -> dict[str, Any]:
+    """A request body as strict JSON, an object, or the error that refuses it.
+
+    400 `malformed_json` for what is not JSON (NaN, Infinity, lone surrogates) or is ambiguous: an object that names
+    a key twice, at any depth (the message names the key). 422 for a number that would not keep its value, naming
+    it by its JSON Pointer: a number with a fraction or an exponent is kept as a double (IEEE 754, what JSON parsers
+    commonly read) and delivered written the shortest way that reads back as that double, so one the double cannot
+    hold as written (`1e-400` underflows to 0, `1e400` overflows, `0.1000000000000000000001` rounds to 0.1) is
+    refused; an integer is kept exactly, however long. DynamoDB's limits on numbers (38 significant digits) never
+    bind: `data`, filters and schemas are stored as JSON text, and the fields stored as numbers are checked to small
+    ranges. A string may hold any character JSON can escape, NUL included (see `text` for the fields people read).
+    """
     raw = body.encode() if isinstance(body, str) else (body or b"")
     if len(raw) > max_bytes:
         raise PayloadTooLarge(f"request body is {len(raw)} bytes; the limit is {max_bytes}")
     if not raw.strip():
         raise BadRequest("request body must be a JSON object", code="malformed_json")
+    changed: list[_Changed] = []
     try:
-        value = json.loads(raw, parse_constant=_no_constant, parse_float=_finite_float)
+        value = json.loads(raw, parse_constant=_no_constant, parse_float=partial(_float, changed), object_pairs_hook=_object)
         # Lone surrogates parse, but can be neither stored nor signed as UTF-8.
         json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except _DuplicateKey as exc:
+        raise BadRequest(f"request body is not valid JSON: an object names the key {exc.key[:64]!r} twice", code="malformed_json") from None
     except (ValueError, RecursionError):
         raise BadRequest("request body is not valid JSON (strict: no NaN, Infinity or lone surrogates)", code="malformed_json") from None
     if not isinstance(value, dict):
         raise ValidationFailed("request body must be a JSON object")
     if _depth(value) > MAX_JSON_DEPTH:
         raise ValidationFailed(f"JSON nesting is deeper than {MAX_JSON_DEPTH}")
+    found = _first_changed(value) if changed else None
+    if found is not None:
+        pointer, number = found
+        raise ValidationFailed(
+            f"the number at {pointer} ({number.text[:64]}) would not keep its value: a number with a fraction or an exponent is "
+            "kept as a double (about 17 significant digits, magnitudes 5e-324 to 1.8e308)"
+        )
     return value
+
+
+class _DuplicateKey(ValueError):
+    def __init__(self, key: str):
+        super().__init__(key)
+        self.key = key
+
+
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    value = dict(pairs)
+    if len(value) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _DuplicateKey(key)
+            seen.add(key)
+    return value
+
+
+class _Changed(float):
+    """A number that the double it reads as does not hold as written (kept as text, to name it)."""
+
+    text: str
+
+
+def _float(changed: list[_Changed], literal: str) -> float:
+    value = float(literal)
+    shortest = repr(value)
+    if shortest == literal or (not math.isinf(value) and Decimal(shortest) == Decimal(literal)):
+        return value
+    marked = _Changed(value)
+    marked.text = literal
+    changed.append(marked)
+    return marked
+
+
+def _first_changed(value: Any, path: tuple[str | int, ...] = ()) -> tuple[str, _Changed] | None:
+    """The JSON Pointer and the text of the first number (in document order) that would not keep its value."""
+    if isinstance(value, _Changed):
+        return format_pointer(path), value
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for key, item in items:
+        found = _first_changed(item, (*path, key))
+        if found is not None:
+            return found
+    return None
 
 
 def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
-
-
-def _finite_float(text: str) -> float:
-    value = float(text)
-    if math.isinf(value) or math.isnan(value):
-        raise ValueError(f"{text} is out of range")
-    return value
 
 
 def time_param(raw: Any, name: str) -> datetime:
@@ -136,8 +199,12 @@ def validate_url(value: Any, policy: ssrf.UrlPolicy) -> str:
         raise ValidationFailed("'url' must not contain credentials", code="invalid_url")
     if port == 0:
         raise ValidationFailed("'url' has an invalid port", code="invalid_url")
-    # A name is checked again after resolution on every delivery.
-    why = policy.refusal(parts.scheme, parts.hostname, port or (443 if parts.scheme == "https" else 80))
+    # The same check as every delivery's before it resolves a name (the host normalized as the resolver sees it);
+    # a name is checked again after resolution on every delivery.
+    try:
+        why = policy.refusal(parts.scheme, parts.hostname, port or (443 if parts.scheme == "https" else 80))
+    except ValueError:
+        raise ValidationFailed("'url' has a host that is not a valid (IDNA) host name", code="invalid_url") from None
     if why:
         raise ValidationFailed(f"'url' is not allowed: {why}", code="forbidden_url")
     return value
@@ -163,7 +230,7 @@ def validate_description(value: Any) -> str:
         raise ValidationFailed("'description' must be a string", code="wrong_type")
     if len(value) > MAX_DESCRIPTION:
         raise ValidationFailed(f"'description' is longer than {MAX_DESCRIPTION} characters")
-    return value
+    return text.readable(value, "description", lines=True)
 
 
 # Below HOOKLINE_TOKEN_LEASE_MIN_RATE an endpoint's limiter item takes a grant and a give-back per batch; above it,
@@ -375,18 +442,12 @@ def customer_uid(value: Any) -> str:
     return value
 
 
-def _no_control(value: str) -> bool:
-    return not any(ord(c) < 32 or ord(c) == 127 for c in value)
-
-
 def validate_customer_name(value: Any) -> str:
     if not isinstance(value, str):
         raise ValidationFailed("'name' must be a string", code="wrong_type")
     if not 1 <= len(value) <= MAX_CUSTOMER_NAME or not value.strip():
         raise ValidationFailed(f"'name' must be 1 to {MAX_CUSTOMER_NAME} characters, not only spaces")
-    if not _no_control(value):
-        raise ValidationFailed("'name' must not contain control characters")
-    return value
+    return text.readable(value, "name")
 
 
 def validate_email(value: Any) -> str | None:
@@ -400,16 +461,17 @@ def validate_email(value: Any) -> str | None:
 
 
 def validate_metadata(value: Any) -> tuple[tuple[str, str], ...]:
-    """A small string map: up to 32 keys of 1-64 characters, values up to 512, 4 KB in all."""
+    """A small string map: up to 32 keys of 1-64 characters, values up to 512, 4 KB in all; no control characters."""
     value = _string_map(value, "metadata", "string keys", MAX_METADATA_KEYS, "keys")
     size = 0
     for key, raw in value.items():
-        if not 1 <= len(key) <= MAX_METADATA_KEY or not _no_control(key):
+        if not 1 <= len(key) <= MAX_METADATA_KEY or text.CONTROL.search(key):
             raise ValidationFailed(f"metadata key {key[:64]!r} must be 1 to {MAX_METADATA_KEY} characters, without control characters")
         if not isinstance(raw, str):
             raise ValidationFailed(f"metadata {key!r} must have a string value", code="wrong_type")
         if len(raw) > MAX_METADATA_VALUE:
             raise ValidationFailed(f"metadata {key!r} is longer than {MAX_METADATA_VALUE} characters")
+        text.readable(raw, f"metadata.{key}")
         size += len(key.encode()) + len(raw.encode())
     if size > MAX_METADATA_BYTES:
         raise ValidationFailed(f"'metadata' adds up to {size} bytes; the limit is {MAX_METADATA_BYTES}")

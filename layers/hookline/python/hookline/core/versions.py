@@ -29,7 +29,7 @@ from dataclasses import dataclass, field, replace
 from datetime import date, datetime
 from typing import Any
 
-from hookline.core import jsonpatch
+from hookline.core import jsonpatch, text
 from hookline.core.clock import iso, parse_iso
 from hookline.core.errors import PayloadTooLarge, ValidationFailed
 
@@ -281,10 +281,10 @@ def event_type_of(
 
 
 def type_description(value: Any) -> str:
-    """An event type's `description`: a string of at most MAX_DESCRIPTION characters."""
+    """An event type's `description`: a string of at most MAX_DESCRIPTION characters, lines of text (hookline.core.text)."""
     if not isinstance(value, str) or len(value) > MAX_DESCRIPTION:
         raise ValidationFailed(f"'description' must be a string of at most {MAX_DESCRIPTION} characters")
-    return value
+    return text.readable(value, "description", lines=True)
 
 
 def type_deprecated(value: Any) -> bool:

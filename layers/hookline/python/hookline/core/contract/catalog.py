@@ -15,7 +15,7 @@ from typing import Annotated, Any, Literal
 from pydantic import ConfigDict, Field, WithJsonSchema
 from pydantic.json_schema import SkipJsonSchema
 
-from hookline.core import jsonpatch
+from hookline.core import jsonpatch, text
 from hookline.core import versions as domain
 from hookline.core.contract.common import (
     ENDPOINT_ID_SCHEMA,
@@ -154,7 +154,12 @@ def _checked_versions(raw: Any) -> Any:
 
 
 class PutEventType(CheckedBody):
-    description: Annotated[str, rule(domain.type_description)] = Field(default="", max_length=domain.MAX_DESCRIPTION)
+    description: Annotated[str, rule(domain.type_description)] = Field(
+        default="",
+        max_length=domain.MAX_DESCRIPTION,
+        description="For humans: lines of text, no control characters but tab and line feed.",
+        json_schema_extra={"pattern": text.LINES_PATTERN},
+    )
     deprecated: Annotated[bool, rule(domain.type_deprecated)] = Field(
         default=False, description="Shown to the producer and the portal; events of the type are still accepted."
     )

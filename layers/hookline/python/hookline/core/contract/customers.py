@@ -8,13 +8,13 @@ from typing import Annotated, Any
 from pydantic import ConfigDict, Field, RootModel, WithJsonSchema
 
 from hookline.core import customers as domain
-from hookline.core import validation
+from hookline.core import text, validation
 from hookline.core.contract.common import Answer, CheckedBody, CustomerUid, NextCursor, RequestBody, Timestamp, rule
 from hookline.core.contract.jobs import JobSummary
 from hookline.core.contract.stats import Stats
 
 # The pattern of a customer's name as the document gives it (hookline.core.validation.validate_customer_name is the rule).
-_NAME_PATTERN = r"^[^\x00-\x1F\x7F]*[^\x00-\x20\x7F\x85\xA0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000][^\x00-\x1F\x7F]*$"
+_NAME_PATTERN = r"^[^\x00-\x1F\x7F-\x9F]*[^\x00-\x20\x7F-\xA0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000][^\x00-\x1F\x7F-\x9F]*$"
 
 
 def _checked(check: Any) -> Any:
@@ -29,8 +29,8 @@ def _checked(check: Any) -> Any:
 
 class CustomerMetadata(RootModel[dict[str, str]]):
     """Free string pairs for the tenant's own use: up to 32 keys of 1 to 64
-    characters (no control characters), values up to 512 characters, keys and
-    values adding up to at most 4096 bytes (UTF-8).
+    characters, values up to 512 characters (neither with control characters),
+    keys and values adding up to at most 4096 bytes (UTF-8).
     """
 
     model_config = ConfigDict(
@@ -38,13 +38,13 @@ class CustomerMetadata(RootModel[dict[str, str]]):
         frozen=True,
         json_schema_extra={
             "maxProperties": validation.MAX_METADATA_KEYS,
-            "propertyNames": {"minLength": 1, "maxLength": validation.MAX_METADATA_KEY, "pattern": r"^[^\x00-\x1F\x7F]*$"},
-            "additionalProperties": {"type": "string", "maxLength": validation.MAX_METADATA_VALUE},
+            "propertyNames": {"minLength": 1, "maxLength": validation.MAX_METADATA_KEY, "pattern": text.ONE_LINE_PATTERN},
+            "additionalProperties": {"type": "string", "maxLength": validation.MAX_METADATA_VALUE, "pattern": text.ONE_LINE_PATTERN},
             "examples": [{"plan": "enterprise"}],
             "description": (
                 "Free string pairs for the tenant's own use: up to 32 keys of 1 to 64\n"
-                "characters (no control characters), values up to 512 characters, keys and\n"
-                "values adding up to at most 4096 bytes (UTF-8).\n"
+                "characters, values up to 512 characters (neither with control characters),\n"
+                "keys and values adding up to at most 4096 bytes (UTF-8).\n"
             ),
         },
     )
@@ -94,7 +94,7 @@ class PutCustomer(CheckedBody):
     name: Annotated[str, rule(validation.validate_customer_name)] = Field(
         min_length=1,
         max_length=validation.MAX_CUSTOMER_NAME,
-        description="For humans; not only spaces, no control characters (U+0000 to U+001F, U+007F).",
+        description="For humans; not only spaces, no control characters (U+0000 to U+001F, U+007F to U+009F).",
         json_schema_extra={"pattern": _NAME_PATTERN},
     )
     email: Annotated[

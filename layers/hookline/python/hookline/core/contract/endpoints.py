@@ -14,7 +14,7 @@ from typing import Annotated, Any, Literal, Self
 
 from pydantic import ConfigDict, Field
 
-from hookline.core import destinations, models, ssrf, validation
+from hookline.core import destinations, models, ssrf, text, validation
 from hookline.core.contract.common import (
     AS_SHOWN,
     CUSTOMER_UID_SCHEMA,
@@ -58,8 +58,10 @@ URL_SCHEMA: dict[str, Any] = {
         "Where deliveries are POSTed. https only in the cloud (`HOOKLINE_ALLOW_HTTP`),\n"
         "on an allowed port (`HOOKLINE_ALLOWED_PORTS`, 443/80 by default), without\n"
         "credentials, whitespace or control characters. A literal private, loopback,\n"
-        "link-local or otherwise internal address is refused (422 `forbidden_url`);\n"
-        "a host name is checked again after DNS resolution on every delivery.\n"
+        "link-local or otherwise internal address is refused (422 `forbidden_url`),\n"
+        "in any notation the resolver reads as one: decimal, octal, hex, short, and\n"
+        "the host as IDNA maps it (fullwidth digits, ideographic full stops); a host\n"
+        "name is checked again after DNS resolution on every delivery.\n"
     ),
     "examples": ["https://example.com/webhooks/hookline"],
 }
@@ -130,7 +132,7 @@ def _status(value: Any) -> str:
 # -- requests ----------------------------------------------------------------------------------------------------
 
 _EVENT_TYPES_SCHEMA = nullable({"type": "array", "maxItems": validation.MAX_EVENT_TYPES, "items": EVENT_TYPE_SCHEMA})
-_DESCRIPTION_SCHEMA = nullable({"type": "string", "maxLength": validation.MAX_DESCRIPTION})
+_DESCRIPTION_SCHEMA = nullable({"type": "string", "maxLength": validation.MAX_DESCRIPTION, "pattern": text.LINES_PATTERN})
 
 Url = Annotated[str, rule(url_form), shown(URL_SCHEMA)]
 # Null is every type, empty, none: the rule makes it so, the field's value is never None.
@@ -287,7 +289,7 @@ class CreateEndpoint(CheckedBody):
     url: GivenUrl = _optional('Where deliveries are POSTed: the same as `destination` `{"type": "http", "url": …}`.')
     destination: Where = _optional()
     event_types: EventTypes = _optional("The event types to deliver; absent, null or empty means every type. Duplicates are dropped.", ())
-    description: Description = _optional("Free text for humans; null is the same as empty.", "")
+    description: Description = _optional("Free text for humans, in lines (no control characters but tab and line feed); null is the same as empty.", "")
     # None: not given (the default, or the customer's ceiling if that is lower).
     rate_limit_per_second: Rate = Field(default=None, json_schema_extra={"default": 50})
     max_concurrency: ConcurrencyLimit = Field(default=None, json_schema_extra={"default": 50})

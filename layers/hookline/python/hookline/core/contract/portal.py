@@ -9,6 +9,7 @@ from pydantic import Field
 
 from hookline.core import portal as settings_rules
 from hookline.core import sessions as session_rules
+from hookline.core import text
 from hookline.core.access import Principal
 from hookline.core.clock import iso_epoch
 from hookline.core.contract.common import Answer, CustomerUid, RequestBody, Timestamp, body_rule, rule, with_pattern
@@ -82,7 +83,7 @@ class PutPortalSettings(RequestBody):
         default="",
         max_length=settings_rules.MAX_NAME,
         description="What customers read; no control characters. Leading and trailing spaces are dropped.",
-        json_schema_extra=with_pattern(r"^[^\x00-\x1F\x7F]*$"),
+        json_schema_extra=with_pattern(text.ONE_LINE_PATTERN),
     )
     allowed_origins: Annotated[list[Origin], rule(settings_rules.allowed_origins)] = Field(default_factory=list, max_length=settings_rules.MAX_ORIGINS)
 

@@ -51,7 +51,7 @@ SECURITY_SCHEMES: Any = {
 }
 REFUSALS: dict[str, Any] = {
     "BadRequest": {
-        "description": "The body is empty or not strict JSON (`malformed_json`: NaN, Infinity and\nlone surrogates are refused too), or not valid UTF-8 / base64\n(`malformed_body`).\n",
+        "description": "The body is empty or not strict JSON (`malformed_json`: NaN, Infinity,\nlone surrogates and an object that names a key twice, at any depth, are\nrefused too; the message names the key), or not valid UTF-8 / base64\n(`malformed_body`).\n",
         "content": {
             "application/json": {
                 "schema": {"$ref": "#/components/schemas/Error"},
@@ -138,7 +138,7 @@ REFUSALS: dict[str, Any] = {
         },
     },
     "ValidationFailed": {
-        "description": "The body is not a JSON object, nests deeper than 32 levels, misses a\nrequired field, has a field of the wrong type or an invalid value, or has\nan unknown field. Codes: `validation_failed`, `missing_field`, `wrong_type`,\n`unknown_field`, `invalid_url`, `forbidden_url`, `forbidden_header`,\n`invalid_customer_uid`, `invalid_email`, `above_customer_limit` (a\ncustomer's endpoint set above the customer's `limits`; the message names\nthe ceiling), and for an endpoint's payload version `unknown_version`\nand `version_sunset` (a version past its `sunset_at` cannot be pinned).\n",
+        "description": "The body is not a JSON object, nests deeper than 32 levels, misses a\nrequired field, has a field of the wrong type or an invalid value, or has\nan unknown field. A number with a fraction or an exponent is kept as a\ndouble: one that a double cannot hold as written (`1e-400`, `1e400`, more\ndigits than a double keeps) is `validation_failed`, its message naming the\nnumber's JSON pointer; an integer is kept exactly. A name, a description or\na metadata value with a control character (U+0000 to U+001F, U+007F to\nU+009F; a description may hold tab and line feed) is `validation_failed`\nnaming the field. Codes: `validation_failed`, `missing_field`, `wrong_type`,\n`unknown_field`, `invalid_url`, `forbidden_url`, `forbidden_header`,\n`invalid_customer_uid`, `invalid_email`, `above_customer_limit` (a\ncustomer's endpoint set above the customer's `limits`; the message names\nthe ceiling), and for an endpoint's payload version `unknown_version`\nand `version_sunset` (a version past its `sunset_at` cannot be pinned).\n",
         "content": {
             "application/json": {
                 "schema": {"$ref": "#/components/schemas/Error"},
