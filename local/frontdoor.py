@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import json
 import logging
+import socket
 import threading
 import time
 import traceback
@@ -37,6 +38,21 @@ DEFAULT_ROUTE = "$default"
 PUBLIC_ROUTES = frozenset({("GET", "/health"), ("GET", "/portal")})
 PORTAL_ASSET_ROUTE = "GET /portal/{name}"  # the portal page's files: public too, one path segment
 IDENTITY_HEADER = "authorization"
+# What the HTTP server refuses before a request reaches the pipeline (BaseHTTPRequestHandler: a request line over
+# LINE_LIMIT bytes is 414; a header line over it, or more than HEADER_COUNT_LIMIT headers, 431; a request line it
+# cannot parse, 400; an HTTP version it does not speak, 505), by the code of hookline's JSON error envelope.
+LINE_LIMIT = 65_536  # http.server reads at most this much of the request line, and http.client (_MAXLINE) of a header line
+HEADER_COUNT_LIMIT = 100  # http.client (_MAXHEADERS)
+UNPARSED_ERRORS = {414: "uri_too_long", 431: "headers_too_large", 505: "http_version_not_supported"}
+# After refusing a request it did not read whole, the front door reads (and drops) what the client still sends, for at
+# most this long, before closing: closing a socket with unread data makes the kernel reset the connection, and a
+# client that gets the reset may lose the answer it has not yet read.
+LINGER_SECONDS = 2.0
+LINGER_MAX_BYTES = 1 << 20
+# Connections waiting to be accepted: a burst of 200 is held (socketserver's default is 5; the rest were dropped or reset).
+# The OS clamps listen()'s backlog: Linux to net.core.somaxconn (4096 since kernel 5.4, 128 before), macOS to
+# kern.ipc.somaxconn (128 by default), where a burst beyond that waits for the client's SYN retries.
+LISTEN_BACKLOG = 256
 
 
 @dataclass(frozen=True)
@@ -345,12 +361,44 @@ class _Handler(BaseHTTPRequestHandler):
             return self._handle
         raise AttributeError(name)
 
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        """What BaseHTTPRequestHandler refuses itself (UNPARSED_ERRORS) is answered in hookline's JSON error envelope,
+        where it would send an HTML page; the connection is then closed, after the rest of the request is read."""
+        reason = message or self.responses.get(code, ("Bad Request",))[0]
+        log.warning("front door refused a request from %s: %d %s", self.address_string(), code, reason)
+        reply = error_reply(code, UNPARSED_ERRORS.get(code, "bad_request"), f"{reason} ({explain})" if explain and explain != reason else reason)
+        self.send_response(code)
+        self.send_header("connection", "close")
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(reply.body)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(reply.body)
+        self.close_connection = True
+        self._linger()
+
+    def _linger(self) -> None:
+        """Half-close, then read what the client still sends until it closes (or LINGER_SECONDS, LINGER_MAX_BYTES)."""
+        try:
+            self.wfile.flush()
+            self.connection.shutdown(socket.SHUT_WR)
+            self.connection.settimeout(LINGER_SECONDS)
+            drained = 0
+            while drained < LINGER_MAX_BYTES:
+                chunk = self.connection.recv(65536)
+                if not chunk:
+                    return
+                drained += len(chunk)
+        except OSError:
+            return
+
     def log_message(self, format: str, *args: Any) -> None:
         log.debug("%s %s", self.address_string(), format % args)
 
 
 class _GatewayServer(ThreadingHTTPServer):
     daemon_threads = True
+    request_queue_size = LISTEN_BACKLOG
     in_flight: AbstractContextManager[Any]
     gateway: Gateway
 

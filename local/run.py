@@ -40,6 +40,11 @@ specs the CDK stack uses), so the laptop and the cloud cannot drift apart:
   its receivers (e.g. HOOKLINE_ALLOW_PRIVATE_NETWORKS without loopback), it is
   skipped and the banner says why; `--no-demo` (`make run HOOKLINE_DEMO=0`)
   skips it too.
+* State: a clean stop (Ctrl-C, SIGTERM) saves the embedded AWS under
+  HOOKLINE_LOCAL_DATA_DIR (`.hookline-local/`) and the next start restores it
+  (local/saved.py); `--fresh` starts empty; a start after a run that did not stop
+  cleanly says so. Restored, the portal demo is not seeded again. `LocalHookline`
+  keeps state only when given a `state` (main() gives it one).
 * Metrics: Powertools metrics are disabled (`POWERTOOLS_METRICS_DISABLED=true`
   unless set), so EMF blobs do not flood the terminal.
 
@@ -87,7 +92,7 @@ from hookline.core.apikeys import generate_api_key, parse_key_list
 from hookline.core.settings import Settings
 from hookline.wiring import topology
 from hookline.wiring.settings import get_settings
-from local import moto_speedups, portal_demo, running
+from local import moto_speedups, portal_demo, running, saved
 from local.atomic import atomic_dynamodb_writes
 from local.frontdoor import FrontDoor, Gateway
 from local.lambda_runtime import LocalFunction, load_handler, unload_handler_module
@@ -149,6 +154,8 @@ class LocalHookline:
     api_keys: `tenant:key,...` (sets HOOKLINE_API_KEYS); None reads the environment.
     env: extra environment variables for the run (restored by stop()).
     reset_aws: wipe moto's state first (moto's backends are process-global).
+    state: where a clean stop saves the embedded AWS and a start restores it (local.saved); None keeps nothing
+    (tests). `fresh`: start empty all the same. `state_note` says, once started, which it did.
     """
 
     def __init__(
@@ -162,6 +169,8 @@ class LocalHookline:
         readable_logs: bool = True,
         poller_threads: int = 1,
         reset_aws: bool = True,
+        state: saved.LocalState | None = None,
+        fresh: bool = False,
     ):
         self.prefix = prefix
         self._port = port
@@ -172,6 +181,9 @@ class LocalHookline:
         self._poller_threads = poller_threads
         self._api_first = ApiFirst()  # API requests before the pollers' next batches (local.priority)
         self._reset_aws = reset_aws
+        self._state = state
+        self._fresh = fresh
+        self.state_note = ""
         self._saved_env: dict[str, str | None] = {}
         self._gc_threshold: tuple[int, int, int] | None = None  # the process's own, restored by stop()
         self._moto: ThreadedMotoServer | None = None
@@ -255,8 +267,12 @@ class LocalHookline:
         ensure_port_free(port, "HOOKLINE_PORT: the API")
         ensure_port_free(aws_port, "HOOKLINE_AWS_PORT: the embedded AWS")
         self._start_aws(aws_port)
+        if self._state is not None:  # into the freshly reset backends, before provisioning finds what exists
+            self.state_note = self._state.begin(fresh=self._fresh)
         session = boto3.Session()
         self._provision(session)
+        if self._state is not None and self._state.restored is not None:
+            saved.restart_executions(session.client("stepfunctions"), self._state.restored.executions)
         settings = self.settings = get_settings()
         self.keys = requested_keys or [(LOCAL_TENANT, generate_api_key())]
         seed_api_keys(self.resources[topology.TABLE.env], self.keys, datetime.now(UTC).isoformat(), session=session)
@@ -401,6 +417,17 @@ class LocalHookline:
             poller.stop()
         self._pollers.clear()
 
+    def _save(self, state: saved.LocalState) -> None:
+        """The embedded AWS to the state file, nothing running against it but Step Functions' waits (local.saved)."""
+        try:
+            sfn = boto3.client("stepfunctions", endpoint_url=self.aws_endpoint, region_name=self.region)
+            executions = saved.running_executions(sfn, [self.resources[m.env] for m in topology.STATE_MACHINES])
+            state.save(executions)
+        except Exception:
+            log.exception("local state NOT saved (the next start says so, and starts from the last save)")
+            return
+        print(f"local state saved in {state.snapshot_path}", flush=True)
+
     def stop(self) -> None:
         with self._lock:
             self._stop_workers()
@@ -410,6 +437,8 @@ class LocalHookline:
             if self._front_door is not None:
                 self._front_door.stop()
                 self._front_door = None
+            if self._state is not None and self.started:
+                self._save(self._state)
             if self._moto is not None:
                 if self._moto_sfn_config is not None:
                     try:
@@ -521,10 +550,18 @@ def ready_line(started: str, now: float) -> str:
 DEMO_OFF = "off (--no-demo, which `make run HOOKLINE_DEMO=0` passes)"
 
 
-def demo_skipped(no_demo: bool, settings: Settings | None) -> str:
-    """Why the portal demo is not seeded, for the banner ('' when it is): --no-demo, or a URL policy that refuses its receivers."""
+NOT_KEPT = "Local state: not kept (HOOKLINE_LOCAL_DATA_DIR=off): this run starts empty and saves nothing."
+DEMO_RESTORED = (
+    "not seeded again: its customer was restored with the rest, and its receivers did not survive the restart (`make run ARGS=--fresh` seeds it anew)"
+)
+
+
+def demo_skipped(no_demo: bool, settings: Settings | None, restored: bool = False) -> str:
+    """Why the portal demo is not seeded, for the banner ('' when it is): --no-demo, a restored state, or a URL policy that refuses its receivers."""
     if no_demo:
         return DEMO_OFF
+    if restored:
+        return DEMO_RESTORED
     why = portal_demo.refusal(settings.url_policy) if settings is not None else None
     return f"skipped, {why}; the API refuses such endpoints (422 forbidden_url)" if why else ""
 
@@ -555,10 +592,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m local.run", description="Run hookline locally.")
     parser.add_argument("--json-logs", action="store_true", help="keep the functions' raw Powertools JSON logs")
     parser.add_argument("--no-demo", action="store_true", help="skip the portal demo (a customer with a healthy and a failing endpoint)")
+    parser.add_argument("--fresh", action="store_true", help="start empty: delete the state the last clean stop saved")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)-8s %(message)s", datefmt="%H:%M:%S")
     logging.getLogger("local").setLevel(logging.INFO)
-    hookline = LocalHookline(readable_logs=not args.json_logs)
+    data_dir = Settings.from_env(os.environ).local_data_dir
+    state = None if data_dir == saved.OFF else saved.LocalState(saved.state_dir(data_dir))
+    hookline = LocalHookline(readable_logs=not args.json_logs, state=state, fresh=args.fresh)
 
     def terminate(signum: int, frame: Any) -> None:
         raise KeyboardInterrupt
@@ -574,7 +614,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"hookline local mode could not start: {exc}", file=sys.stderr)
             return 1
         running.announce(hookline.aws_endpoint, hookline.base_url)
-        skipped = demo_skipped(args.no_demo, hookline.settings)
+        print(hookline.state_note or NOT_KEPT, flush=True)
+        skipped = demo_skipped(args.no_demo, hookline.settings, restored=state is not None and state.restored is not None)
         if not skipped:
             # The demo first, and its first attempts logged, so the banner and the portal link come after them, last.
             print(SEEDING_LINE.format(api=hookline.base_url), flush=True)

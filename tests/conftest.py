@@ -29,6 +29,10 @@ from local.pollers import SqsPoller
 from local.resources import provision, queue_arn
 from tests.support.events import http_event, sqs_event
 
+# Local modes the tests start (`python -m local.run` included) keep no state across restarts, so they neither read nor
+# overwrite the repository's (tests/e2e/test_local_restart.py names a directory of its own).
+os.environ["HOOKLINE_LOCAL_DATA_DIR"] = "off"
+
 # Every property test, unless it says otherwise: no time limit per example (Hypothesis's default, 200 ms, fails a test
 # on a busy machine, not a broken rule), and the same examples on every run (a fresh clone's CI must pass every time).
 settings.register_profile("hookline", deadline=None, derandomize=True, database=None)

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import base64
 import json
+import socket
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 import requests
 
-from local.frontdoor import FrontDoor, Gateway
+from local.frontdoor import HEADER_COUNT_LIMIT, LINE_LIMIT, FrontDoor, Gateway
 
 pytestmark = pytest.mark.slow
 
@@ -157,3 +158,53 @@ def test_paths_no_route_matches_go_to_the_api_function_unauthorized(door: FrontD
     # Then it is $default's: the api function answers it, without the authorizer, in its JSON shape
     assert (response.status_code, response.json()["error"]["code"]) == (404, "not_found")
     assert fakes.authorizer_events == [] and [(e["routeKey"], e["requestContext"]["http"]["method"]) for e in fakes.api_events] == [("$default", method)]
+
+
+@pytest.mark.parametrize(
+    ("headers", "path", "status", "code"),
+    [
+        ({}, "/v1/" + "a" * (LINE_LIMIT + 1), 414, "uri_too_long"),
+        ({"X-Big": "b" * LINE_LIMIT}, "/v1/x", 431, "headers_too_large"),
+        ({f"X-H{i}": "1" for i in range(HEADER_COUNT_LIMIT + 1)}, "/v1/x", 431, "headers_too_large"),
+    ],
+    ids=["long-url", "long-header", "many-headers"],
+)
+def test_oversized_requests_get_the_json_error_envelope(
+    door: FrontDoor, fakes: FakeFunctions, headers: dict[str, str], path: str, status: int, code: str
+) -> None:
+    # When a request's line or headers are more than the HTTP server reads
+    response = requests.get(f"{door.url}{path}", headers={**GOOD, **headers}, timeout=10)
+    # Then it answers in hookline's JSON error envelope (not an HTML page), and nothing reached the functions
+    assert (response.status_code, response.headers["content-type"]) == (status, "application/json")
+    assert response.json()["error"]["code"] == code and response.json()["error"]["message"]
+    assert fakes.authorizer_events == [] and fakes.api_events == []
+
+
+BURST = 200
+
+
+def test_a_burst_of_200_connections_is_held_and_answered(fakes: FakeFunctions) -> None:
+    # Given a front door that listens but accepts nothing yet (its accept loop not started)
+    door = FrontDoor(Gateway(fakes.api, fakes.authorizer, region="us-east-1", authorizer_cache_seconds=300), port=0)
+    clients: list[socket.socket] = []
+    try:
+        # When 200 clients connect and send their request before any is accepted
+        for _ in range(BURST):
+            client = socket.create_connection(("127.0.0.1", door.port), timeout=30)
+            client.sendall(b"GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            clients.append(client)
+        door.start()
+        # Then every one is answered: none was refused or reset while the listen backlog held it
+        answers = [_read_all(client) for client in clients]
+    finally:
+        for client in clients:
+            client.close()
+        door.stop()
+    assert [a.split(b"\r\n", 1)[0] for a in answers] == [b"HTTP/1.1 200 OK"] * BURST
+
+
+def _read_all(client: socket.socket) -> bytes:
+    chunks = []
+    while chunk := client.recv(65536):
+        chunks.append(chunk)
+    return b"".join(chunks)

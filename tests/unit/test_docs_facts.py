@@ -38,6 +38,7 @@ from hookline.services.delivery import emails as delivery_emails
 from hookline.services.delivery import endpoint_pool
 from hookline.wiring import topology
 from infra import deploy_names, quotas, sizing
+from local import frontdoor
 
 REPO = Path(__file__).resolve().parents[2]
 PACKAGE = REPO / "layers" / "hookline" / "python" / "hookline"
@@ -185,6 +186,10 @@ class Fact:
 
 
 FACTS = [
+    # README.md: local mode's front door
+    Fact(README, "a request line over", f"a request line over {thousands(frontdoor.LINE_LIMIT)} bytes with 414", "local.frontdoor.LINE_LIMIT"),
+    Fact(README, "a request line over", f"more than {frontdoor.HEADER_COUNT_LIMIT} headers with 431", "local.frontdoor.HEADER_COUNT_LIMIT"),
+    Fact(README, "It holds a burst of", f"a burst of {frontdoor.LISTEN_BACKLOG} connections", "local.frontdoor.LISTEN_BACKLOG"),
     # README.md: the API
     Fact(
         README,

@@ -339,6 +339,11 @@ class Settings:
     api_keys: str = _setting("HOOKLINE_API_KEYS", "", "Local mode: API keys to seed, as `tenant:key,tenant:key`. Empty seeds tenant `local` with a fresh key.")
     port: int = _setting("HOOKLINE_PORT", 8787, "Local mode: port of the API front door on 127.0.0.1.")
     aws_port: int = _setting("HOOKLINE_AWS_PORT", 4566, "Local mode: port of the embedded AWS (moto server) on 127.0.0.1.")
+    local_data_dir: str = _setting(
+        "HOOKLINE_LOCAL_DATA_DIR",
+        ".hookline-local",
+        "Local mode: where a clean stop (Ctrl-C) saves the embedded AWS's state and the next `make run` restores it; relative to the repository; `off` keeps nothing. `make run ARGS=--fresh` starts empty.",
+    )
 
     @property
     def url_policy(self) -> UrlPolicy:
