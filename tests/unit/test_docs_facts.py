@@ -868,10 +868,11 @@ FACTS = [
     # docs/security.md
     Fact(
         SECURITY,
-        "For `HOOKLINE_SECRET_OVERLAP_SECONDS`",
+        "keeps signing until its own `valid_until`",
         f"`HOOKLINE_SECRET_OVERLAP_SECONDS` ({hours(S.secret_overlap_seconds)})",
         "HOOKLINE_SECRET_OVERLAP_SECONDS",
     ),
+    Fact(SECURITY, "keeps signing until its own `valid_until`", f"at most `MAX_LIVE_SECRETS` ({rotation.MAX_LIVE_SECRETS},", "MAX_LIVE_SECRETS"),
     Fact(
         SECURITY,
         "per key for `HOOKLINE_AUTHORIZER_CACHE_SECONDS`",
@@ -1157,3 +1158,18 @@ def test_the_map_opens_the_architecture_and_its_glossary_defines_each_word_once(
     assert [t for t in GLOSSARY if t not in defined] == []
     assert len(defined) == len(set(defined))
     assert text.count("### Glossary") == 1
+
+
+def test_every_test_security_md_names_exists() -> None:
+    """docs/security.md says which test holds each fix: `tests/<file>.py::<name>`, or `::<name>` after a file in the
+    same table row or paragraph. Each name must be a test function defined in that file (parametrized ids aside)."""
+    named: list[tuple[str, str]] = []
+    for block in (REPO / SECURITY).read_text().split("\n"):
+        file = None
+        for match in re.finditer(r"(tests/[\w/]+\.py)?::(test_\w+)", block):
+            file = match.group(1) or file
+            assert file, f"{SECURITY}: ::{match.group(2)} follows no test file"
+            named.append((file, match.group(2)))
+    assert len(named) >= 16
+    missing = [f"{file}::{name}" for file, name in named if not re.search(rf"^def {name}\(", (REPO / file).read_text(), re.M)]
+    assert not missing, f"{SECURITY} names tests that do not exist: {missing}"
