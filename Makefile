@@ -34,7 +34,7 @@ export CDK_OUTDIR
 STACK ?= hookline
 export STACK
 
-.PHONY: setup browser run demo test test-scale lint unit bench synth preflight deploy deps-layer api-key revoke-api-key dlq-drain portal-link rollback portal-screenshots clean contract-fuzz openapi
+.PHONY: setup browser run demo test test-scale lint unit bench synth preflight deploy deps-layer api-key revoke-api-key dlq-drain portal-link rollback portal-screenshots clean contract-fuzz openapi portal-kinds
 
 setup: $(STAMP) node_modules/.installed $(DEPS_LAYER)/.built-py$(PYTHON_VERSION)
 
@@ -186,3 +186,8 @@ contract-fuzz: $(STAMP)
 openapi: $(STAMP)
 	@mkdir -p build; PYTHONPATH=layers/hookline/python $(PY) -m hookline.entrypoints.api.document > build/openapi.yaml
 	mv build/openapi.yaml docs/openapi.yaml
+
+# The portal's list of destination types, generated from hookline.core.destinations.KINDS (tests/unit/test_destination_kinds.py
+# fails when the committed portal_static/destination_kinds.js differs from what this writes).
+portal-kinds: $(STAMP)
+	PYTHONPATH=layers/hookline/python $(PY) -m hookline.entrypoints.portal_kinds

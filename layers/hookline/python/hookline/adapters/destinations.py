@@ -30,7 +30,6 @@ from hookline.core.webhook import Outbound
 
 # The SDK retries throttling and 5xx itself a little; hookline's own backoff does the rest.
 _CONFIG = Config(retries={"mode": "standard", "max_attempts": 2}, connect_timeout=3, read_timeout=10, max_pool_connections=64)
-SERVICES: dict[str, str] = {"sqs": "sqs", "sns": "sns", "eventbridge": "events", "kinesis": "kinesis", "s3": "s3"}
 ROLE_SESSION_NAME = "hookline-delivery"
 REFRESH_BEFORE_EXPIRY_SECONDS = 300  # assumed-role credentials are renewed this long before they expire
 
@@ -64,8 +63,8 @@ class AwsDestinations:
         if refused:  # accepted before the stack knew its account, or stored by hand: never sent
             return HttpResult(None, classify.aws_error("AccessDenied"), _ms(started), detail=refused)
         try:
-            client = self._client(SERVICES[destination.type], destination.region or self._region, destination.role_arn, endpoint.external_id)
-            request_id, message_id = _PUT[destination.type](client, destination, endpoint, message)
+            client = self._client(destinations.KINDS[destination.type].service, destination.region or self._region, destination.role_arn, endpoint.external_id)
+            request_id, message_id = PUTS[destination.type](client, destination, endpoint, message)
         except ClientError as exc:
             error = exc.response.get("Error", {})
             meta = exc.response.get("ResponseMetadata", {})
@@ -204,7 +203,8 @@ def _put_s3(client: Any, d: Destination, _e: Endpoint, m: Outbound) -> tuple[str
     return _request_id(answer), answer.get("ETag")
 
 
-_PUT: dict[str, Callable[[Any, Destination, Endpoint, Outbound], tuple[str | None, str | None]]] = {
+# The put of each type of hookline.core.destinations.KINDS but http (DestinationSender posts that); a test holds them equal.
+PUTS: dict[str, Callable[[Any, Destination, Endpoint, Outbound], tuple[str | None, str | None]]] = {
     "sqs": _put_sqs,
     "sns": _put_sns,
     "eventbridge": _put_eventbridge,

@@ -37,18 +37,6 @@ from hookline.core.errors import ValidationFailed
 
 DestinationType = Literal["http", "sqs", "sns", "eventbridge", "kinesis", "s3"]
 HTTP: DestinationType = "http"
-TYPES: tuple[DestinationType, ...] = ("http", "sqs", "sns", "eventbridge", "kinesis", "s3")
-# Where each type's address is given: the field of the `destination` object.
-ADDRESS_FIELD: dict[DestinationType, str] = {
-    "http": "url",
-    "sqs": "queue_url",
-    "sns": "topic_arn",
-    "eventbridge": "event_bus_arn",
-    "kinesis": "stream_arn",
-    "s3": "bucket",
-}
-# The optional fields of each type besides `role_arn` (which every type but http takes).
-OPTIONAL_FIELDS: dict[DestinationType, tuple[str, ...]] = {"eventbridge": ("source",), "s3": ("prefix",)}
 
 CODE = "invalid_destination"
 # The delivery role may assume only roles whose name starts with this (infra grants sts:AssumeRole on it).
@@ -58,28 +46,87 @@ DEFAULT_EVENT_SOURCE = "hookline"
 SIGNATURE_HEADERS = ("webhook-id", "webhook-timestamp", "webhook-signature")
 MAX_PREFIX_LENGTH = 512
 MAX_SOURCE_LENGTH = 256
+MIN_BUCKET_LENGTH, MAX_BUCKET_LENGTH = 3, 63
 
+# Every pattern here is written so that Python, the linear-time engine (Rust's regex) and ECMA-262 (a JSON Schema
+# validator, a generated client) read it alike: ASCII classes ([0-9], never \d, which Python reads as any Unicode
+# digit), no named groups and no lookaround. The API document shows them as they are (hookline.core.contract.destinations).
+# An address's groups are, in order: its region, its account, its resource's name.
 _PARTITION = r"aws(?:-cn|-us-gov)?"
-_REGION = r"[a-z]{2}(?:-[a-z]+)+-\d"
-_ACCOUNT = r"\d{12}"
-_PATTERNS: dict[DestinationType, re.Pattern[str]] = {
-    "sqs": re.compile(rf"^https://sqs\.(?P<region>{_REGION})\.amazonaws\.com(?:\.cn)?/(?P<account>{_ACCOUNT})/(?P<name>[A-Za-z0-9_-]{{1,80}}(?:\.fifo)?)$"),
-    "sns": re.compile(rf"^arn:{_PARTITION}:sns:(?P<region>{_REGION}):(?P<account>{_ACCOUNT}):(?P<name>[A-Za-z0-9_-]{{1,256}}(?:\.fifo)?)$"),
-    "eventbridge": re.compile(rf"^arn:{_PARTITION}:events:(?P<region>{_REGION}):(?P<account>{_ACCOUNT}):event-bus/(?P<name>[A-Za-z0-9._/-]{{1,256}})$"),
-    "kinesis": re.compile(rf"^arn:{_PARTITION}:kinesis:(?P<region>{_REGION}):(?P<account>{_ACCOUNT}):stream/(?P<name>[A-Za-z0-9_.-]{{1,128}})$"),
+_REGION = r"[a-z]{2}(?:-[a-z]+)+-[0-9]"
+_ACCOUNT = r"[0-9]{12}"
+ROLE_ARN = re.compile(rf"^arn:{_PARTITION}:iam::({_ACCOUNT}):role/({ROLE_NAME_PREFIX}[A-Za-z0-9+=,.@_-]{{1,46}})$")
+# Lowercase letters, digits, dots and hyphens, starting and ending with a letter or digit, never '..' (and 3 to 63 in all).
+BUCKET = re.compile(r"^[a-z0-9](?:\.?[a-z0-9-])*\.?[a-z0-9]$")
+IP_ADDRESS_FORM = re.compile(r"^[0-9]+\.[0-9]+\.[0-9]+\.[0-9]+$")  # a bucket may not be named like an IPv4 address
+PREFIX = re.compile(r"^[A-Za-z0-9!_.*'()/=-]*$")
+SOURCE = re.compile(r"^[A-Za-z0-9._/-]+$")
+
+
+@dataclass(frozen=True)
+class Kind:
+    """One destination type, as every part of hookline knows it. Its request model is in
+    hookline.core.contract.destinations, its put in hookline.adapters.destinations; the rest is here."""
+
+    label: str  # how people name it (the portal shows it: hookline.entrypoints.portal_static.kinds)
+    address_field: str  # the field of the `destination` object that holds its address
+    example: str  # an address, as refusals and the document show one
+    pattern: re.Pattern[str] | None = None  # its address's rule, matched whole (http: the URL rule; s3: BUCKET and more)
+    action: str = ""  # the one IAM action a delivery calls: the customer's role allows exactly this (http: none)
+    service: str = ""  # the boto3 client that calls it
+    optional: tuple[str, ...] = ()  # the fields it takes besides its address and `role_arn`
+
+
+KINDS: dict[DestinationType, Kind] = {
+    "http": Kind("HTTPS endpoint", "url", "https://example.com/webhooks"),
+    "sqs": Kind(
+        "SQS queue",
+        "queue_url",
+        "https://sqs.eu-west-1.amazonaws.com/111122223333/orders",
+        re.compile(rf"^https://sqs\.({_REGION})\.amazonaws\.com(?:\.cn)?/({_ACCOUNT})/([A-Za-z0-9_-]{{1,80}}(?:\.fifo)?)$"),
+        "sqs:SendMessage",
+        "sqs",
+    ),
+    "sns": Kind(
+        "SNS topic",
+        "topic_arn",
+        "arn:aws:sns:eu-west-1:111122223333:orders",
+        re.compile(rf"^arn:{_PARTITION}:sns:({_REGION}):({_ACCOUNT}):([A-Za-z0-9_-]{{1,256}}(?:\.fifo)?)$"),
+        "sns:Publish",
+        "sns",
+    ),
+    "eventbridge": Kind(
+        "EventBridge bus",
+        "event_bus_arn",
+        "arn:aws:events:eu-west-1:111122223333:event-bus/orders",
+        re.compile(rf"^arn:{_PARTITION}:events:({_REGION}):({_ACCOUNT}):event-bus/([A-Za-z0-9._/-]{{1,256}})$"),
+        "events:PutEvents",
+        "events",
+        ("source",),
+    ),
+    "kinesis": Kind(
+        "Kinesis stream",
+        "stream_arn",
+        "arn:aws:kinesis:eu-west-1:111122223333:stream/orders",
+        re.compile(rf"^arn:{_PARTITION}:kinesis:({_REGION}):({_ACCOUNT}):stream/([A-Za-z0-9_.-]{{1,128}})$"),
+        "kinesis:PutRecord",
+        "kinesis",
+    ),
+    "s3": Kind("S3 bucket", "bucket", "my-webhook-archive", BUCKET, "s3:PutObject", "s3", ("prefix",)),
 }
-_EXAMPLES: dict[DestinationType, str] = {
-    "http": "https://example.com/webhooks",
-    "sqs": "https://sqs.eu-west-1.amazonaws.com/111122223333/orders",
-    "sns": "arn:aws:sns:eu-west-1:111122223333:orders",
-    "eventbridge": "arn:aws:events:eu-west-1:111122223333:event-bus/orders",
-    "kinesis": "arn:aws:kinesis:eu-west-1:111122223333:stream/orders",
-    "s3": "my-webhook-archive",
-}
-_ROLE = re.compile(rf"^arn:{_PARTITION}:iam::(?P<account>{_ACCOUNT}):role/(?P<name>{re.escape(ROLE_NAME_PREFIX)}[A-Za-z0-9+=,.@_-]{{1,46}})$")
-_BUCKET = re.compile(r"^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$")
-_PREFIX = re.compile(r"^[A-Za-z0-9!_.*'()/=-]*$")
-_SOURCE = re.compile(r"^[A-Za-z0-9._/-]+$")
+TYPES: tuple[DestinationType, ...] = tuple(KINDS)
+# Where each type's address is given: the field of the `destination` object.
+ADDRESS_FIELD: dict[DestinationType, str] = {kind: k.address_field for kind, k in KINDS.items()}
+# The optional fields of each type besides `role_arn` (which every type but http takes).
+OPTIONAL_FIELDS: dict[DestinationType, tuple[str, ...]] = {kind: k.optional for kind, k in KINDS.items() if k.optional}
+# The address patterns whose groups are (region, account, name): the queue's URL and the ARNs.
+_PATTERNS: dict[DestinationType, re.Pattern[str]] = {kind: k.pattern for kind, k in KINDS.items() if k.pattern is not None and kind != "s3"}
+_REGION_GROUP, _ACCOUNT_GROUP, _NAME_GROUP = 1, 2, 3
+
+
+def bucket_refused(name: str) -> bool:
+    """Whether S3 refuses `name` as a bucket's (the form alone: 3 to 63 characters, BUCKET, not like an IP address)."""
+    return not MIN_BUCKET_LENGTH <= len(name) <= MAX_BUCKET_LENGTH or not BUCKET.fullmatch(name) or bool(IP_ADDRESS_FORM.fullmatch(name))
 
 
 @dataclass(frozen=True)
@@ -97,7 +144,7 @@ class Destination:
         """The region its address names (a bucket's is not in its name: None)."""
         pattern = _PATTERNS.get(self.type)
         found = pattern.fullmatch(self.address) if pattern else None
-        return found["region"] if found else None
+        return found[_REGION_GROUP] if found else None
 
     @property
     def account(self) -> str | None:
@@ -105,7 +152,7 @@ class Destination:
         pattern = _PATTERNS.get(self.type)
         found = pattern.fullmatch(self.address) if pattern else None
         if found:
-            return found["account"]
+            return found[_ACCOUNT_GROUP]
         return role_account(self.role_arn)
 
     @property
@@ -128,8 +175,8 @@ def generate_external_id() -> str:
 
 
 def role_account(role_arn: str) -> str | None:
-    found = _ROLE.fullmatch(role_arn) if role_arn else None
-    return found["account"] if found else None
+    found = ROLE_ARN.fullmatch(role_arn) if role_arn else None
+    return found[1] if found else None
 
 
 def _string(body: Mapping[str, Any], name: str, *, required: bool) -> str:
@@ -162,24 +209,24 @@ def parse_destination(value: Any, check_url: Any = None, stored: bool = False) -
     if kind == "http":
         return check_url(address) if check_url is not None else address
     if kind == "s3":
-        if not _BUCKET.fullmatch(address) or ".." in address or re.fullmatch(r"\d+\.\d+\.\d+\.\d+", address):
+        if bucket_refused(address):
             raise ValidationFailed("'destination.bucket' must be an S3 bucket name: 3 to 63 lowercase letters, digits, dots and hyphens", code=CODE)
     elif not _PATTERNS[kind].fullmatch(address):
-        raise ValidationFailed(f"'destination.{address_field}' must look like {_EXAMPLES[kind]}", code=CODE)
+        raise ValidationFailed(f"'destination.{address_field}' must look like {KINDS[kind].example}", code=CODE)
     role_arn = _string(value, "role_arn", required=not stored)
-    if (role_arn or not stored) and not _ROLE.fullmatch(role_arn):
+    if (role_arn or not stored) and not ROLE_ARN.fullmatch(role_arn):
         raise ValidationFailed(
             f"'destination.role_arn' must be an IAM role ARN (no path) whose name starts with {ROLE_NAME_PREFIX}, "
             f"e.g. arn:aws:iam::111122223333:role/{ROLE_NAME_PREFIX}orders",
             code=CODE,
         )
     source = _string(value, "source", required=False)
-    if source and (len(source) > MAX_SOURCE_LENGTH or not _SOURCE.fullmatch(source) or source.startswith("aws.")):
+    if source and (len(source) > MAX_SOURCE_LENGTH or not SOURCE.fullmatch(source) or source.startswith("aws.")):
         raise ValidationFailed(
             f"'destination.source' must be up to {MAX_SOURCE_LENGTH} letters, digits, '.', '_', '/' or '-', not starting with 'aws.'", code=CODE
         )
     prefix = _string(value, "prefix", required=False).strip("/")
-    if len(prefix) > MAX_PREFIX_LENGTH or not _PREFIX.fullmatch(prefix) or ".." in prefix or "//" in prefix:
+    if len(prefix) > MAX_PREFIX_LENGTH or not PREFIX.fullmatch(prefix) or ".." in prefix or "//" in prefix:
         raise ValidationFailed(f"'destination.prefix' must be up to {MAX_PREFIX_LENGTH} letters, digits, '/' and !_.*'()=- (no '..' or '//')", code=CODE)
     return Destination(kind, address, role_arn, source, prefix)
 
@@ -230,13 +277,7 @@ def partition_key(customer: str | None, event_id: str) -> str:
 # -- the customer's role, as a CloudFormation template ---------------------------------------------------------------
 
 # What one delivery calls on each type of destination (the customer's role allows exactly this).
-ACTIONS: dict[DestinationType, str] = {
-    "sqs": "sqs:SendMessage",
-    "sns": "sns:Publish",
-    "eventbridge": "events:PutEvents",
-    "kinesis": "kinesis:PutRecord",
-    "s3": "s3:PutObject",
-}
+ACTIONS: dict[DestinationType, str] = {kind: k.action for kind, k in KINDS.items() if k.action}
 ROLE_SESSION_SECONDS = 3600  # how long assumed credentials last (the role's MaxSessionDuration allows it)
 
 
@@ -247,7 +288,7 @@ def resource_arn(destination: Destination) -> str:
         if not found:
             raise ValueError(f"not a queue URL: {destination.address}")
         partition = "aws-cn" if ".amazonaws.com.cn/" in destination.address else "aws"
-        return f"arn:{partition}:sqs:{found['region']}:{found['account']}:{found['name']}"
+        return f"arn:{partition}:sqs:{found[_REGION_GROUP]}:{found[_ACCOUNT_GROUP]}:{found[_NAME_GROUP]}"
     if destination.type == "s3":
         partition = destination.role_arn.split(":")[1] if destination.role_arn else "aws"
         return f"arn:{partition}:s3:::{destination.address}/{destination.prefix + '/' if destination.prefix else ''}*"
@@ -256,8 +297,8 @@ def resource_arn(destination: Destination) -> str:
 
 def role_name(destination: Destination, endpoint_id: str) -> str:
     """The role's name: the one `role_arn` names, else one made of the prefix and the endpoint's id."""
-    found = _ROLE.fullmatch(destination.role_arn) if destination.role_arn else None
-    return found["name"] if found else f"{ROLE_NAME_PREFIX}{endpoint_id}"[:64]
+    found = ROLE_ARN.fullmatch(destination.role_arn) if destination.role_arn else None
+    return found[2] if found else f"{ROLE_NAME_PREFIX}{endpoint_id}"[:64]
 
 
 def role_template(destination: Destination, external_id: str, endpoint_id: str, trusted: tuple[str, ...]) -> dict[str, Any]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import ipaddress
 from typing import Annotated, Any, Literal, Self
 
-from pydantic import ConfigDict, Field
+from pydantic import BeforeValidator, ConfigDict, Field
 
 from hookline.core import destinations, models, ssrf, text, validation
 from hookline.core.contract.common import (
@@ -35,6 +35,8 @@ from hookline.core.contract.common import (
     rule,
     shown,
 )
+from hookline.core.contract.destinations import URL_SCHEMA
+from hookline.core.contract.destinations import Destination as GivenDestination
 from hookline.core.contract.jobs import JobSummary
 from hookline.core.errors import ValidationFailed
 from hookline.core.filters import MAX_DEPTH, MAX_FILTER_BYTES, MAX_MATCH_VALUES, EventFilter, parse_filter
@@ -48,22 +50,6 @@ SECRET_SCHEMA: dict[str, Any] = {
     "pattern": "^whsec_[A-Za-z0-9+/]{32}$",
     "description": "A Standard Webhooks signing secret (`whsec_` + base64 of 24 random bytes).",
     "examples": ["whsec_F6olegGyEf36/vms9m44a0nOwYo8ufdX"],
-}
-URL_SCHEMA: dict[str, Any] = {
-    "type": "string",
-    "format": "uri",
-    "maxLength": validation.MAX_URL_LENGTH,
-    "pattern": "^[Hh][Tt][Tt][Pp][Ss]?://",
-    "description": (
-        "Where deliveries are POSTed. https only in the cloud (`HOOKLINE_ALLOW_HTTP`),\n"
-        "on an allowed port (`HOOKLINE_ALLOWED_PORTS`, 443/80 by default), without\n"
-        "credentials, whitespace or control characters. A literal private, loopback,\n"
-        "link-local or otherwise internal address is refused (422 `forbidden_url`),\n"
-        "in any notation the resolver reads as one: decimal, octal, hex, short, and\n"
-        "the host as IDNA maps it (fullwidth digits, ideographic full stops); a host\n"
-        "name is checked again after DNS resolution on every delivery.\n"
-    ),
-    "examples": ["https://example.com/webhooks/hookline"],
 }
 RATE_SCHEMA: dict[str, Any] = {
     "type": "number",
@@ -167,98 +153,14 @@ FILTER_SCHEMA: dict[str, Any] = {
 Filter = Annotated[EventFilter | None, rule(_filter), shown(nullable(FILTER_SCHEMA))]
 
 
-def _aws_destination(kind: str, address: dict[str, Any], description: str, **more: dict[str, Any]) -> dict[str, Any]:
-    address_field = destinations.ADDRESS_FIELD[kind]  # type: ignore[index]
-    return {
-        "type": "object",
-        "title": kind,
-        "description": description,
-        "required": ["type", address_field, "role_arn"],
-        "additionalProperties": False,
-        "properties": {
-            "type": {"type": "string", "enum": [kind]},
-            address_field: address,
-            **more,
-            "role_arn": {
-                "type": "string",
-                "pattern": f"^arn:aws[a-z-]*:iam::[0-9]{{12}}:role/{destinations.ROLE_NAME_PREFIX}",
-                "description": (
-                    f"A role in the customer's account, named `{destinations.ROLE_NAME_PREFIX}…`, that hookline assumes with the\n"
-                    "endpoint's `external_id` (`GET /v1/destinations/role-template` makes one): the only way\n"
-                    "hookline reaches a destination.\n"
-                ),
-            },
-        },
-    }
-
-
-DESTINATION_SCHEMA: dict[str, Any] = {
-    "description": (
-        "Where deliveries go, instead of `url`: `http` (the same as `url`), or a queue, topic, event bus,\n"
-        "stream or bucket in the customer's AWS account, which gets the exact signed body with the\n"
-        "Standard Webhooks headers as attributes or metadata. Give `url` or `destination`, not both;\n"
-        "anything malformed is 422 `invalid_destination`, one in the stack's own account 422\n"
-        "`forbidden_destination`.\n"
-    ),
-    "oneOf": [
-        {
-            "type": "object",
-            "title": "http",
-            "required": ["type", "url"],
-            "additionalProperties": False,
-            "properties": {"type": {"type": "string", "enum": ["http"]}, "url": URL_SCHEMA},
-        },
-        _aws_destination(
-            "sqs",
-            {"type": "string", "pattern": "^https://sqs\\.[a-z0-9-]+\\.amazonaws\\.com(\\.cn)?/[0-9]{12}/[A-Za-z0-9_-]{1,80}(\\.fifo)?$"},
-            "One message per delivery, with attributes `webhook-id`, `webhook-timestamp`, `webhook-signature`; a FIFO queue gets the endpoint as message group and the delivery as deduplication id.",
-        ),
-        _aws_destination(
-            "sns",
-            {"type": "string", "pattern": "^arn:aws[a-z-]*:sns:[a-z0-9-]+:[0-9]{12}:[A-Za-z0-9_-]{1,256}(\\.fifo)?$"},
-            "One published message per delivery, with the same attributes as SQS.",
-        ),
-        _aws_destination(
-            "eventbridge",
-            {"type": "string", "pattern": "^arn:aws[a-z-]*:events:[a-z0-9-]+:[0-9]{12}:event-bus/[A-Za-z0-9._/-]{1,256}$"},
-            "One event per delivery: `DetailType` the event type; `detail` holds `payload` (the webhook), `body` (its exact signed text) and `metadata` (the signature headers).",
-            source={
-                "type": "string",
-                "maxLength": destinations.MAX_SOURCE_LENGTH,
-                "pattern": "^[A-Za-z0-9._/-]+$",
-                "default": destinations.DEFAULT_EVENT_SOURCE,
-                "description": "The events' `Source` (not `aws.…`).",
-            },
-        ),
-        _aws_destination(
-            "kinesis",
-            {"type": "string", "pattern": "^arn:aws[a-z-]*:kinesis:[a-z0-9-]+:[0-9]{12}:stream/[A-Za-z0-9_.-]{1,128}$"},
-            'One record per delivery: `{"metadata": {signature headers}, "body": "<exact signed text>"}`; the partition key is the event\'s customer, or its id.',
-        ),
-        _aws_destination(
-            "s3",
-            {"type": "string", "minLength": 3, "maxLength": 63, "pattern": "^[a-z0-9][a-z0-9.-]+[a-z0-9]$"},
-            "One object per event, `prefix/yyyy/mm/dd/<event id>.json` (the acceptance day, UTC), the signature headers as its metadata.",
-            prefix={"type": "string", "maxLength": destinations.MAX_PREFIX_LENGTH, "description": "The objects' key prefix."},
-        ),
-    ],
-    "examples": [
-        {
-            "type": "sqs",
-            "queue_url": "https://sqs.eu-west-1.amazonaws.com/111122223333/orders",
-            "role_arn": "arn:aws:iam::111122223333:role/hookline-delivery-orders",
-        }
-    ],
-}
-
-
 def _destination(value: Any) -> destinations.Destination | str:
     if value is None:
         raise ValidationFailed("'destination' must be an object with a 'type'", code=destinations.CODE)
     return destinations.parse_destination(value, url_form)
 
 
-Where = Annotated[destinations.Destination | str | None, rule(_destination), shown(DESTINATION_SCHEMA)]
+# Checked by the server's rule (its refusals, as before the models); shown as the union of the types' models.
+Where = Annotated[destinations.Destination | str | None, BeforeValidator(_destination, json_schema_input_type=GivenDestination)]
 
 
 def _one_place(body: dict[str, Any]) -> None:

@@ -1,6 +1,7 @@
 // How the API's values read on the page: times in the browser's zone (the UTC time on hover), rates, durations,
 // counts and time windows, and the small elements several views show (status and circuit badges, an attempt).
 
+import { DESTINATION_KINDS } from "./destination_kinds.js";
 import { h } from "./dom.js";
 
 export const HOUR_MS = 3600 * 1000;
@@ -92,15 +93,6 @@ const DISABLED_REASONS = {
 };
 
 // ---------------------------------------------------------------- where an endpoint delivers
-
-// The non-HTTP destinations: how each is named for people, and the field of `destination` holding its address.
-export const DESTINATION_KINDS = {
-  sqs: { label: "SQS queue", field: "queue_url" },
-  sns: { label: "SNS topic", field: "topic_arn" },
-  eventbridge: { label: "EventBridge bus", field: "event_bus_arn" },
-  kinesis: { label: "Kinesis stream", field: "stream_arn" },
-  s3: { label: "S3 bucket", field: "bucket" },
-};
 
 const NOT_ADDRESSES = new Set(["type", "role_arn", "external_id", "source", "prefix"]);
 
