@@ -11,6 +11,7 @@ section's numbers by tests/e2e/test_deploy_docs.py; neither is repeated here.
 from __future__ import annotations
 
 import ast
+import inspect
 import math
 import re
 from dataclasses import dataclass
@@ -19,24 +20,46 @@ from pathlib import Path
 
 import pytest
 
+from hookline.adapters import destinations as destination_puts
 from hookline.adapters import queues as task_queues
 from hookline.adapters.dynamo import endpoints as endpoint_items
 from hookline.adapters.dynamo import event_items, keys
 from hookline.adapters.dynamo import portal as portal_items
 from hookline.adapters.dynamo import waits as wait_notes
-from hookline.core import adaptive, apikeys, breaker, customers, models, patterns, portal, ratelimit, rotation, sessions, stats, validation, versions, waits
+from hookline.core import (
+    adaptive,
+    apikeys,
+    breaker,
+    classify,
+    customers,
+    models,
+    patterns,
+    policy,
+    portal,
+    ratelimit,
+    rotation,
+    sessions,
+    stats,
+    validation,
+    versions,
+    waits,
+)
+from hookline.core import destinations as destination_kinds
 from hookline.core import settings as settings_module
 from hookline.core.backoff import BackoffPolicy
 from hookline.core.config import hand_on_seconds, retry_policy
+from hookline.core.contract import destinations as destination_models
 from hookline.core.replay import FAILURES_READ_BOUND
 from hookline.core.settings import MAX_AUTHORIZER_CACHE_SECONDS, MAX_BATCHING_WINDOW_SECONDS, MAX_STACK_NAME, Settings
+from hookline.entrypoints import portal_kinds
+from hookline.entrypoints.api import routing as api_routing
 from hookline.services import broadcast, bulk, cas, catalog, drain, jobs, replay
 from hookline.services import endpoints as endpoint_service
 from hookline.services import events as event_service
 from hookline.services import portal as portal_service
 from hookline.services.delivery import emails as delivery_emails
 from hookline.services.delivery import endpoint_pool
-from hookline.wiring import topology
+from hookline.wiring import container, topology
 from infra import deploy_names, quotas, sizing
 from local import frontdoor
 
@@ -1115,6 +1138,35 @@ def test_every_path_in_the_change_table_exists() -> None:
     assert "hookline/core/backoff.py" in paths and "hookline/wiring/topology.py" in paths
     missing = [p for p in paths if not (PACKAGE.parent / p if p.startswith("hookline/") else REPO / p).exists()]
     assert missing == [], f"architecture.md's '{CHANGE_TABLE}' names paths that do not exist: {missing}"
+
+
+def _change_row(starts: str) -> list[str]:
+    [row] = [line for line in section(ARCHITECTURE, CHANGE_TABLE).splitlines() if line.startswith(f"| {starts}")]
+    return re.findall(r"`([^`]+)`", row.split(" | ", 1)[1])
+
+
+def _named(obj: object) -> str:
+    """The change table's name of the file that defines `obj`: `hookline/...` in the package, else from the repository's root."""
+    found = Path(inspect.getsourcefile(obj))  # type: ignore[arg-type]
+    return str(found.relative_to(PACKAGE.parent)) if found.is_relative_to(PACKAGE) else str(found.relative_to(REPO))
+
+
+def test_the_change_table_names_every_file_a_destination_type_a_route_or_a_retry_rule_touches() -> None:
+    # A destination type: the registry, its model, its put and what the two make targets generate from them
+    named = _change_row("a new destination type")
+    touched = [_named(destination_kinds.Kind), _named(destination_models.HttpDestination), _named(destination_puts.AwsDestinations)]
+    touched += [str(portal_kinds.PATH.relative_to(PACKAGE.parent)), "docs/openapi.yaml", "tests/unit/test_destination_kinds.py"]
+    assert [p for p in touched if p not in named] == []
+    assert all(f"`{name}`" in " ".join(f"`{n}`" for n in named) for name in ("KINDS", "MODELS", "PUTS", "make openapi", "make portal-kinds"))
+    # A route: its router, its access, its models, its service and wiring, the document, the access matrix, the front doors
+    named = _change_row("a new route")
+    touched = [_named(api_routing.allow), "hookline/core/contract/", "hookline/services/", _named(container), "docs/openapi.yaml"]
+    touched += ["tests/integration/test_openapi.py", "tests/integration/test_portal_access.py", "infra/api.py", _named(frontdoor)]
+    assert [p for p in touched if p not in named] == []
+    # A retry rule: the schedule, the classification, the decision, the settings and the policy made of them, the docs
+    named = _change_row("the retry schedule") + _change_row("which answers are retried")
+    touched = [_named(BackoffPolicy), _named(classify), _named(policy), _named(Settings), _named(retry_policy), "docs/retries.md"]
+    assert [p for p in touched if p not in named] == []
 
 
 GLOSSARY = (
