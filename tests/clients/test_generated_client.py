@@ -18,6 +18,7 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+import yaml
 
 from local.receiver import WebhookReceiver
 from local.run import LocalHookline
@@ -131,3 +132,25 @@ def test_generated_client_drives_local_mode(generated: ModuleType, hookline: Loc
         session_body = m.CreatePortalSession(ttl_seconds=600, read_only=True)
         session = parsed(module("api.customers.create_portal_session").sync_detailed(UID, client=client, body=session_body), m.PortalSession, 201)
         assert session.token.startswith("hps_") and (session.customer, session.read_only) == (UID, True)
+
+
+def test_the_generated_client_has_one_model_per_destination_type_with_the_servers_patterns(generated: ModuleType) -> None:
+    # Given the generated package and the document it was made from
+    from hookline.core.contract.destinations import MODELS
+    from hookline.core.destinations import KINDS, ROLE_ARN
+
+    m = module("models")
+    spec = yaml.load(SPEC.read_text(encoding="utf-8"), Loader=yaml.CSafeLoader)["components"]["schemas"]
+    # Then each destination type is a model of its own that writes its `type` (the union is told apart by it)
+    for kind, model in zip(KINDS, MODELS, strict=True):
+        made = getattr(m, model.__name__)
+        assert made.__annotations__["type_"] == f"Literal['{kind}']"
+        if kind != "http":
+            # And the patterns it was generated from are the ones the server matches whole: it cannot be handed an
+            # address or role the server refuses for its pattern without the document saying so
+            shown = spec[model.__name__]["properties"]
+            assert shown[KINDS[kind].address_field]["pattern"] == KINDS[kind].pattern.pattern  # type: ignore[union-attr]
+            assert shown["role_arn"]["pattern"] == ROLE_ARN.pattern
+    role = "arn:aws:iam::111122223333:role/hookline-delivery-orders"
+    body = m.CreateEndpoint(destination=m.SqsDestination(type_="sqs", queue_url=KINDS["sqs"].example, role_arn=role))
+    assert body.to_dict()["destination"] == {"type": "sqs", "queue_url": KINDS["sqs"].example, "role_arn": role}
