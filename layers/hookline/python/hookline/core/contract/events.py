@@ -1,9 +1,9 @@
 """Events and deliveries: what `POST /v1/events` (one, a batch, a broadcast) takes and answers, and how an event, its
 deliveries and their attempts read back.
 
-A request's rules are hookline.core.validation's, run on the body as it came (so their order and messages are those
-of the API before the models); the fields describe the same rules for the document. The per-event size of a batch
-needs the settings, so the service checks it.
+A request's fields are the types of hookline.core.contract.fields, whose constraints are both the server's check and
+the document's schema (the messages those of the API before the models). A batch's events are each validated once,
+the refusal naming the event. The per-event size of a batch needs the settings, so the service checks it.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal, Self, get_args
 
 from pydantic import MISSING, BeforeValidator, Field, GetJsonSchemaHandler, ValidationError
-from pydantic.json_schema import JsonSchemaValue, SkipJsonSchema, WithJsonSchema
+from pydantic.json_schema import JsonSchemaValue, WithJsonSchema
 from pydantic_core import CoreSchema, PydanticCustomError
 
 from hookline.core import ids, models, validation
@@ -112,7 +112,8 @@ Data = Annotated[dict[str, Any], Refused("", wrong_type="'{name}' must be a JSON
 class _EventFields(CheckedBody):
     type: fields.EventType
     data: Data = Field(description=_DATA)
-    id: fields.IdempotencyKey | SkipJsonSchema[None] = Field(
+    # Left out, None; null is refused, as any value that is not a key.
+    id: fields.IdempotencyKey = Field(  # type: ignore[assignment]
         default=None,
         description="The tenant's idempotency key: letters, digits and `_.:-`, up to 128\ncharacters. The event's id (`evt_…`) is derived from it.\n",
     )
@@ -141,7 +142,7 @@ class CreateBroadcast(_EventFields):
     """The body of `POST /v1/events`, without `customer`."""
 
     data: Data = Field(description="The payload, any JSON object (nesting up to 32 levels); delivered as the webhook body's `data`.")
-    id: fields.IdempotencyKey | SkipJsonSchema[None] = Field(
+    id: fields.IdempotencyKey = Field(  # type: ignore[assignment]
         default=None,
         description=(
             "The tenant's idempotency key, as on `POST /v1/events` (the same keys:\nan ordinary event's `id` is 409 here). The event's id is derived from it.\n"
