@@ -11,6 +11,7 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
+from pydantic import ValidationError
 
 from hookline.core.broadcast import fanout_job_id
 from hookline.core.contract.events import BroadcastAccepted, CreateBroadcast, CreateEvent
@@ -176,7 +177,8 @@ def test_repeating_a_broadcast_with_its_id_starts_no_second_job_and_another_body
     ],
 )
 def test_a_broadcast_is_validated_as_an_event_but_names_no_customer(world: World, body: dict[str, object]) -> None:
-    with pytest.raises(ValidationFailed):
+    # A field's rule refuses as a pydantic error carrying hookline's code (the API answers it by contract_error)
+    with pytest.raises((ValidationFailed, ValidationError)):
         world.broadcast_service().start("acme", CreateBroadcast.model_validate(body))
     assert (world.events.events, world.jobs.sent, world.job_store.items) == ({}, [], {})
 

@@ -170,15 +170,6 @@ def reject_unknown(body: dict[str, Any], allowed: set[str]) -> None:
         raise ValidationFailed(f"unknown field(s): {', '.join(unknown)}", code="unknown_field")
 
 
-def _require_str(body: dict[str, Any], name: str) -> str:
-    if name not in body:
-        raise ValidationFailed(f"'{name}' is required", code="missing_field")
-    value = body[name]
-    if not isinstance(value, str):
-        raise ValidationFailed(f"'{name}' must be a string", code="wrong_type")
-    return value
-
-
 def validate_url(value: Any, policy: ssrf.UrlPolicy) -> str:
     if not isinstance(value, str):
         raise ValidationFailed("'url' must be a string", code="wrong_type")
@@ -344,57 +335,7 @@ def supplied_versions(value: Any) -> dict[str, dict[str, Any]]:
     return out
 
 
-def event_create(body: dict[str, Any]) -> EventInput:
-    reject_unknown(body, {"type", "data", "id", "customer", "versions"})
-    event_type = _require_str(body, "type")
-    if not EVENT_TYPE.fullmatch(event_type):
-        raise ValidationFailed("'type' must be letters, digits and _.:/- (up to 128 characters)")
-    if "data" not in body:
-        raise ValidationFailed("'data' is required", code="missing_field")
-    if not isinstance(body["data"], dict):
-        raise ValidationFailed("'data' must be a JSON object", code="wrong_type")
-    key = None
-    if "id" in body:
-        key = _require_str(body, "id")
-        if not IDEMPOTENCY_ID.fullmatch(key):
-            raise ValidationFailed("'id' must be letters, digits and _.:- (up to 128 characters)")
-    customer = customer_uid(body["customer"]) if body.get("customer") is not None else None
-    versions = supplied_versions(body["versions"]) if body.get("versions") is not None else {}
-    return EventInput(type=event_type, data=body["data"], idempotency_key=key, customer=customer, versions=versions)
-
-
-def broadcast_create(body: dict[str, Any]) -> EventInput:
-    """The body of `POST /v1/events/broadcast`: an event as `POST /v1/events` takes it, but addressed to everyone, so without `customer`."""
-    if "customer" in body:
-        raise ValidationFailed("'customer' is not allowed: a broadcast goes to every customer's endpoints and the tenant's own", code="unknown_field")
-    return event_create(body)
-
-
 MAX_BATCH_EVENTS = 100
-
-
-def event_batch(body: dict[str, Any], max_event_bytes: int) -> list[EventInput]:
-    """All of a batch's events, or one error naming the first bad one (so a bad batch stores nothing)."""
-    reject_unknown(body, {"events"})
-    if "events" not in body:
-        raise ValidationFailed("'events' is required", code="missing_field")
-    events = body["events"]
-    if not isinstance(events, list):
-        raise ValidationFailed("'events' must be a JSON array", code="wrong_type")
-    if not 1 <= len(events) <= MAX_BATCH_EVENTS:
-        raise ValidationFailed(f"'events' must hold 1 to {MAX_BATCH_EVENTS} events; it holds {len(events)}")
-    out = []
-    for i, item in enumerate(events):
-        if not isinstance(item, dict):
-            raise ValidationFailed(f"events[{i}] must be a JSON object", code="wrong_type")
-        size = len(json.dumps(item, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
-        if size > max_event_bytes:
-            raise PayloadTooLarge(f"events[{i}] is {size} bytes; the limit for one event is {max_event_bytes}")
-        try:
-            out.append(event_create(item))
-        except ValidationFailed as exc:
-            raise ValidationFailed(f"events[{i}]: {exc.message}", code=exc.code) from None
-    return out
 
 
 def query_values(raw: dict[str, Any] | None) -> dict[str, str]:

@@ -2,9 +2,10 @@
 
 The routes (hookline.entrypoints.api) validate requests against these models
 and answer them; the services take and return them; the OpenAPI document is
-generated from them. A model's rules are hookline.core.validation's, so a
-refusal keeps its code and message: a rule raises hookline's own error,
-which pydantic lets through unchanged, and what pydantic finds by the schema
-alone (a missing field, a wrong type, an unknown field) becomes the same
-codes (hookline.entrypoints.api.routing.contract_error).
+generated from them. A field's rule is declared once, as a type of
+hookline.core.contract.fields (its constraints are the check and the schema,
+its refusal hookline's code and message) or, where no type has it yet, one of
+hookline.core.validation's rules, which raises hookline's own error; what
+pydantic finds by the schema alone (a missing field, a wrong type, an unknown
+field) becomes the same codes (hookline.entrypoints.api.routing.contract_error).
 """

@@ -123,6 +123,11 @@ def with_pattern(pattern: str) -> Callable[[dict[str, Any]], None]:
     return extra
 
 
+def optional(description: str | None = None, default: Any = None) -> Any:
+    """A request's field that may be left out; the document shows no default (left out means the default)."""
+    return Field(default=default, description=description, json_schema_extra=no_default)
+
+
 def _is_none(value: Any) -> bool:
     return value is None
 

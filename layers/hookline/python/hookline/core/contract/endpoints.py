@@ -141,6 +141,7 @@ def _filter(value: Any) -> EventFilter | None:
 
 FILTER_SCHEMA: dict[str, Any] = {
     "type": "object",
+    "minProperties": 1,  # parse_filter refuses an empty pattern
     "maxProperties": 4,
     "description": (
         'A content filter: an EventBridge event pattern over `{"type", "customer", "data"}` (exact values,\n'
@@ -184,8 +185,14 @@ def place(url: str | None, destination: destinations.Destination | str | None) -
     return (destination if isinstance(destination, str) else url or ""), None
 
 
+# `url` and `destination` name the same thing: at most one of them (_one_place, _a_place), as the schema says.
+_NOT_BOTH: dict[str, Any] = {"not": {"required": ["url", "destination"]}}
+
+
 class CreateEndpoint(CheckedBody):
     # A new endpoint. Its fields are checked in this order (the first refusal is the answer).
+    # One of them is needed: without a `destination`, `url` is required.
+    model_config = ConfigDict(json_schema_extra={**_NOT_BOTH, "if": {"not": {"required": ["destination"]}}, "then": {"required": ["url"]}})
 
     _place = body_rule(_a_place)
     url: GivenUrl = _optional('Where deliveries are POSTed: the same as `destination` `{"type": "http", "url": …}`.')
@@ -221,6 +228,7 @@ class UpdateEndpoint(CheckedBody):
     """Only the fields given change. A null `event_types`, `description` or `headers` resets it to its default (every type, empty, none)."""
 
     # The fields are checked in this order (the first refusal is the answer); `changes()` are the ones given.
+    model_config = ConfigDict(json_schema_extra=_NOT_BOTH)
 
     rate_limit_per_second: Rate = _optional()
     max_concurrency: ConcurrencyLimit = _optional()

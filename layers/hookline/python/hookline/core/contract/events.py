@@ -1,21 +1,22 @@
 """Events and deliveries: what `POST /v1/events` (one, a batch, a broadcast) takes and answers, and how an event, its
 deliveries and their attempts read back.
 
-A request's rules are hookline.core.validation's, run on the body as it came (so their order and messages are those
-of the API before the models); the fields describe the same rules for the document. The per-event size of a batch
-needs the settings, so the service checks it.
+A request's fields are the types of hookline.core.contract.fields, whose constraints are both the server's check and
+the document's schema (the messages those of the API before the models). A batch's events are each validated once,
+the refusal naming the event. The per-event size of a batch needs the settings, so the service checks it.
 """
 
 from __future__ import annotations
 
 from typing import Annotated, Any, Literal, Self, get_args
 
-from pydantic import MISSING, Field, GetJsonSchemaHandler
-from pydantic.json_schema import JsonSchemaValue, SkipJsonSchema, WithJsonSchema
-from pydantic_core import CoreSchema
+from pydantic import MISSING, BeforeValidator, Field, GetJsonSchemaHandler, ValidationError
+from pydantic.json_schema import JsonSchemaValue, WithJsonSchema
+from pydantic_core import CoreSchema, PydanticCustomError
 
 from hookline.core import ids, models, validation
 from hookline.core.broadcast import Fanout
+from hookline.core.contract import fields
 from hookline.core.contract.common import (
     DELIVERY_ID_SCHEMA,
     ENDPOINT_ID_SCHEMA,
@@ -23,17 +24,17 @@ from hookline.core.contract.common import (
     EVENT_TYPE_SCHEMA,
     VERSION_NAME_SCHEMA,
     Answer,
-    CustomerUid,
+    CheckedBody,
     ErrorDetail,
     NextCursor,
-    RequestBody,
     Timestamp,
     absent_unless_set,
     body_rule,
     no_default,
+    optional,
     shown,
-    with_pattern,
 )
+from hookline.core.contract.fields import Refused, checked
 from hookline.core.contract.jobs import JobSummary
 from hookline.core.errors import HooklineError, ValidationFailed
 
@@ -93,23 +94,26 @@ derived by the type's downgrades. Each must be a version of the tenant (422
 `unknown_version`) and match the type's schema at it. Null is the same as none. Part of
 the request an `id` names.
 """
-IdempotencyKey = Annotated[str | SkipJsonSchema[None], Field(json_schema_extra=with_pattern(validation.IDEMPOTENCY_ID.pattern))]
 _RENDERINGS_SCHEMA = {
     "type": "object",
     "maxProperties": validation.MAX_SUPPLIED_VERSIONS,
     "propertyNames": VERSION_NAME_SCHEMA,
     "additionalProperties": {"type": "object"},
 }
+# Each name a version (hookline.core.versions.version_name, a date that parses), which `propertyNames` states.
 Renderings = Annotated[
-    Annotated[dict[str, dict[str, Any]], WithJsonSchema(_RENDERINGS_SCHEMA)] | None,
+    Annotated[dict[str, Any], checked(validation.supplied_versions), WithJsonSchema(_RENDERINGS_SCHEMA)] | None,
+    Refused("", wrong_type="'versions' must be an object: payload version to that version's 'data'"),
     Field(description=_VERSIONS, json_schema_extra=no_default),
 ]
+Data = Annotated[dict[str, Any], Refused("", wrong_type="'{name}' must be a JSON object"), Field(json_schema_extra=_any_object)]
 
 
-class _EventFields(RequestBody):
-    type: EventType
-    data: dict[str, Any] = Field(description=_DATA, json_schema_extra=_any_object)
-    id: IdempotencyKey = Field(
+class _EventFields(CheckedBody):
+    type: fields.EventType
+    data: Data = Field(description=_DATA)
+    # Left out, None; null is refused, as any value that is not a key.
+    id: fields.IdempotencyKey = Field(  # type: ignore[assignment]
         default=None,
         description="The tenant's idempotency key: letters, digits and `_.:-`, up to 128\ncharacters. The event's id (`evt_…`) is derived from it.\n",
     )
@@ -123,61 +127,64 @@ class _EventFields(RequestBody):
 
 
 class CreateEvent(_EventFields):
-    customer: CustomerUid | None = Field(
-        default=None,
-        description=(
-            "The customer it is for: only that customer's subscribed endpoints\nreceive it. Absent or null, only the tenant's own endpoints do. "
-            "It is\npart of the request an `id` names.\n"
-        ),
-        json_schema_extra=no_default,
+    customer: fields.customer_uid(or_null=True) = optional(  # type: ignore[valid-type]
+        "The customer it is for: only that customer's subscribed endpoints\nreceive it. Absent or null, only the tenant's own endpoints do. "
+        "It is\npart of the request an `id` names.\n"
     )
 
-    _rules = body_rule(validation.event_create)
+
+def _no_customer(body: dict[str, Any]) -> None:
+    if "customer" in body:
+        raise ValidationFailed("'customer' is not allowed: a broadcast goes to every customer's endpoints and the tenant's own", code="unknown_field")
 
 
 class CreateBroadcast(_EventFields):
     """The body of `POST /v1/events`, without `customer`."""
 
-    data: dict[str, Any] = Field(
-        description="The payload, any JSON object (nesting up to 32 levels); delivered as the webhook body's `data`.", json_schema_extra=_any_object
-    )
-    id: IdempotencyKey = Field(
+    data: Data = Field(description="The payload, any JSON object (nesting up to 32 levels); delivered as the webhook body's `data`.")
+    id: fields.IdempotencyKey = Field(  # type: ignore[assignment]
         default=None,
         description=(
             "The tenant's idempotency key, as on `POST /v1/events` (the same keys:\nan ordinary event's `id` is 409 here). The event's id is derived from it.\n"
         ),
     )
 
-    _rules = body_rule(validation.broadcast_create)
+    _rules = body_rule(_no_customer)
 
 
-def _batch_rules(body: dict[str, Any]) -> None:
-    """The batch's own rules, then each event's, naming it (`events[2]: 'data' is required`): one bad event refuses it."""
-    validation.reject_unknown(body, {"events"})
-    if "events" not in body:
-        raise ValidationFailed("'events' is required", code="missing_field")
-    events = body["events"]
-    if not isinstance(events, list):
-        raise ValidationFailed("'events' must be a JSON array", code="wrong_type")
-    if not 1 <= len(events) <= validation.MAX_BATCH_EVENTS:
-        raise ValidationFailed(f"'events' must hold 1 to {validation.MAX_BATCH_EVENTS} events; it holds {len(events)}")
-    for i, item in enumerate(events):
-        if not isinstance(item, dict):
-            raise ValidationFailed(f"events[{i}] must be a JSON object", code="wrong_type")
-        try:
-            validation.event_create(item)
-        except ValidationFailed as exc:
-            raise ValidationFailed(f"events[{i}]: {exc.message}", code=exc.code) from None
+def _each_event(value: Any) -> list[CreateEvent]:
+    """The batch's own rules, then each event's, once, the refusal naming it (`events[2]: 'data' is required`): one
+    bad event refuses the batch."""
+    if not isinstance(value, list):
+        raise fields.refusal(ValidationFailed("'events' must be a JSON array", code="wrong_type"))
+    if not 1 <= len(value) <= validation.MAX_BATCH_EVENTS:
+        raise fields.refusal(ValidationFailed(f"'events' must hold 1 to {validation.MAX_BATCH_EVENTS} events; it holds {len(value)}"))
+    return [_event_of(i, item) for i, item in enumerate(value)]
 
 
-class CreateEventBatch(RequestBody):
-    events: list[CreateEvent] = Field(
+def _event_of(index: int, item: Any) -> CreateEvent:
+    if not isinstance(item, dict):
+        raise fields.refusal(ValidationFailed(f"events[{index}] must be a JSON object", code="wrong_type"))
+    try:
+        return CreateEvent.model_validate(item)
+    except ValidationFailed as exc:  # an unknown or missing field, found before the event's fields are read
+        raise fields.refusal(ValidationFailed(f"events[{index}]: {exc.message}", code=exc.code)) from None
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        kind = str(first["type"])
+        if kind.startswith("hookline."):
+            raise PydanticCustomError(kind, f"events[{index}]: {first['msg']}") from None
+        name = ".".join(str(p) for p in first["loc"][:1])
+        expected = {"string_type": "a string", "dict_type": "an object"}.get(kind, "of another type")
+        raise PydanticCustomError("hookline.wrong_type", f"events[{index}]: '{name}' must be {expected}") from None
+
+
+class CreateEventBatch(CheckedBody):
+    events: Annotated[list[CreateEvent], BeforeValidator(_each_event)] = Field(
         min_length=1,
         max_length=validation.MAX_BATCH_EVENTS,
         description="Each as the body of `POST /v1/events`; at most `HOOKLINE_MAX_BATCH_BYTES` in all.",
     )
-
-    _rules = body_rule(_batch_rules)
 
 
 # -- answers --------------------------------------------------------------------------------------------------------

@@ -231,6 +231,8 @@ def contract_error(errors: list[dict[str, Any]]) -> HooklineError:
             return ValidationFailed("request body must be a JSON object")
         what = "query parameter" if where == "query" else ""
         return ValidationFailed(f"{what} '{name}' is required".strip(), code="missing_field")
+    if kind.startswith("hookline."):  # a PydanticCustomError of a model's rule: its code and message as they are
+        return ValidationFailed(str(first["msg"]), code=kind.removeprefix("hookline."))
     if unknown and all(e["type"] == "extra_forbidden" for e in errors):
         return ValidationFailed(f"unknown field(s): {', '.join(unknown)}", code="unknown_field")
     if kind.endswith("_type") or kind in ("model_attributes_type", "is_instance_of"):
@@ -238,8 +240,6 @@ def contract_error(errors: list[dict[str, Any]]) -> HooklineError:
         return ValidationFailed(f"'{name}' must be {expected}", code="wrong_type")
     if kind == "extra_forbidden":
         return ValidationFailed(f"unknown field(s): {', '.join(unknown)}", code="unknown_field")
-    if kind.startswith("hookline."):  # a PydanticCustomError of a model's rule: its code and message as they are
-        return ValidationFailed(str(first["msg"]), code=kind.removeprefix("hookline."))
     message = str(first["msg"])
     return ValidationFailed(f"'{name}': {message[:1].lower()}{message[1:]}" if name else message)
 
