@@ -20,6 +20,10 @@ from infra.synth import build_app
 
 # The defaults, independent of whatever HOOKLINE_* variables the test machine exports.
 BASE_SETTINGS = Settings.from_env({})
+# How long a tool these tests run in a subprocess (cfn-lint, make synth, a release's synth) may take before the test
+# gives up on it as hung. A guard against a hang, not a time assertion: on 2 cores at a load of 15, one cfn-lint run of
+# the template took over 120 s (the limit it had), while it takes about 15 s on a quiet machine.
+HANG_SECONDS = 900
 
 
 @dataclass

@@ -6,7 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.infrastructure.conftest import Synth
+from tests.infrastructure.conftest import HANG_SECONDS, Synth
 
 CFN_LINT = Path(sys.executable).parent / "cfn-lint"
 
@@ -23,7 +23,7 @@ def test_cfn_lint_passes(synth: Synth) -> None:
     # Given the template synthesized into the cloud assembly
     assert synth.template_path.is_file()
     # When cfn-lint checks it
-    result = subprocess.run([str(CFN_LINT), "--", str(synth.template_path)], capture_output=True, text=True, timeout=120, check=False)
+    result = subprocess.run([str(CFN_LINT), "--", str(synth.template_path)], capture_output=True, text=True, timeout=HANG_SECONDS, check=False)
     # Then it reports no error and no warning
     assert result.returncode == 0, result.stdout + result.stderr
 

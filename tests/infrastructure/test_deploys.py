@@ -31,7 +31,7 @@ from hookline.wiring.topology import (
 )
 from infra.deploy_names import CANARY_LEAST, CANARY_PERCENT
 from infra.deploys import rollback_alarms
-from tests.infrastructure.conftest import BASE_SETTINGS, SENDER, Synth, references, synthesize
+from tests.infrastructure.conftest import BASE_SETTINGS, HANG_SECONDS, SENDER, Synth, references, synthesize
 
 CFN_LINT = Path(sys.executable).parent / "cfn-lint"
 
@@ -233,7 +233,7 @@ def test_the_variants_all_at_once_and_with_a_sender_pass_cfn_lint_and_cdk_nag(ch
     variant, findings = checked_variant
     assert (variant.stack.settings.deploy_strategy, variant.stack.settings.notification_sender) == ("all_at_once", SENDER)
     # When cfn-lint checks it
-    result = subprocess.run([str(CFN_LINT), "--", str(variant.template_path)], capture_output=True, text=True, timeout=120, check=False)
+    result = subprocess.run([str(CFN_LINT), "--", str(variant.template_path)], capture_output=True, text=True, timeout=HANG_SECONDS, check=False)
     # Then it reports nothing
     assert result.returncode == 0, result.stdout + result.stderr
     # And the app with cdk-nag's checks synthesized (an unacknowledged finding, or one acknowledged on a missing construct, would raise)

