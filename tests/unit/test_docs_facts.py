@@ -1053,13 +1053,12 @@ def test_every_job_kind_is_documented() -> None:
 def _api_routes() -> tuple[set[tuple[str, str]], set[str]]:
     """(method, path with every parameter as {}) of every route the API serves, and the paths that need no key."""
     from hookline.entrypoints import api
-    from hookline.entrypoints.api.routing import declared
 
     routes, public = set(), set()
-    for route in (*api.app._static_routes, *api.app._dynamic_routes):
+    for route in api.SERVED:
         path = re.sub(r"<[^>]+>", "{}", route.path)
-        routes.add((route.method.upper(), path))
-        if declared(route.func) is None:
+        routes.add((route.method, path))
+        if route.declared is None:
             public.add(path)
     return routes, public
 
