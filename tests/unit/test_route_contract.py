@@ -71,3 +71,20 @@ def test_a_path_no_route_takes_is_404_and_another_method_405() -> None:
     assert api.handle(http_event("GET", "/nothing"), None)["statusCode"] == 404
     answer = api.handle(http_event("PUT", "/v1/events/broadcast"), None)
     assert (answer["statusCode"], answer["headers"]["Allow"]) == (405, "POST")
+
+
+def test_the_document_says_which_routes_are_public_as_the_routes_and_the_front_door_do() -> None:
+    # Given the generated document, the routes without `@allow`, and local mode's front door (the stack's routes)
+    from hookline.entrypoints.api.document import document
+    from local import frontdoor
+
+    doc = document()
+    marked = {(m.upper(), p) for p, item in doc["paths"].items() for m, op in item.items() if op.get("security") == []}
+    undeclared = {(r.method, r.path.replace("<name>", "{name}")) for r in api.SERVED if r.declared is None}
+    # Then the operations marked `security: []` are exactly the undeclared routes, the ones the front door lets in
+    # without the authorizer; every other operation is under the API's bearer scheme
+    assert marked == undeclared == {("GET", "/health"), ("GET", "/portal"), ("GET", "/portal/{name}")}
+    assert {route for route in marked if route != ("GET", "/portal/{name}")} == set(frontdoor.PUBLIC_ROUTES)
+    assert " ".join(("GET", "/portal/{name}")) == frontdoor.PORTAL_ASSET_ROUTE
+    assert doc["security"] == [{"bearerAuth": []}]
+    assert all("401" in op["responses"] for p, item in doc["paths"].items() for m, op in item.items() if (m.upper(), p) not in marked)
