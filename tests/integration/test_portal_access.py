@@ -348,7 +348,7 @@ def _v1_routes() -> list[Any]:
     """The API's `/v1` routes, as its resolver serves them."""
     from hookline.entrypoints import api
 
-    return [r for r in api.app._static_routes + api.app._dynamic_routes if r.path.startswith("/v1")]
+    return [r for r in api.SERVED if r.path.startswith("/v1")]
 
 
 _PARAMS = {"ep": "endpoint_id", "evt": "event_id", "dlv": "delivery_id", "rpl": "replay_id", "cus": "uid", "type": "name", "ver": "version", "job": "job_id"}
@@ -360,21 +360,18 @@ def _route_of(row: Row) -> tuple[str, str]:
 
 
 def test_every_v1_route_declares_its_access() -> None:
-    from hookline.entrypoints.api.routing import declared
-
     routes = _v1_routes()
-    assert routes and all(declared(r.func) for r in routes), [r.path for r in routes if not declared(r.func)]
+    assert routes and all(r.declared for r in routes), [r.path for r in routes if not r.declared]
     # And the matrix tries every one of them
-    served = {(str(r.method).upper(), r.path) for r in routes}
+    served = {(r.method, r.path) for r in routes}
     assert served - {_route_of(row) for row in MATRIX} == set(), "routes the access matrix does not try"
 
 
 def _portal_rows() -> list[Row]:
     """Every matrix row of every `/v1` route a portal session may call (all but the producer's own), from the route table."""
     from hookline.core.access import Access
-    from hookline.entrypoints.api.routing import declared
 
-    reachable = {(str(r.method).upper(), r.path) for r in _v1_routes() if (d := declared(r.func)) is not None and d.access is not Access.PRODUCER}
+    reachable = {(r.method, r.path) for r in _v1_routes() if r.declared is not None and r.declared.access is not Access.PRODUCER}
     rows = [row for row in MATRIX if _route_of(row) in reachable]
     assert {_route_of(row) for row in rows} == reachable
     return rows

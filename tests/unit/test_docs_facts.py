@@ -1,4 +1,5 @@
-"""Every constant the docs quote is the code's: README.md, docs/architecture.md, operations.md, retries.md, security.md.
+"""Every constant the docs quote is the code's: README.md, docs/architecture.md, operations.md, retries.md, security.md,
+scaling.md and portal.md (the portal page's own constants are read from its JavaScript).
 
 Each fact names a stable phrase of a doc and the text the sentence holding it must contain, computed from the
 constant it quotes: change the constant (or the doc's number) and the fact fails, naming both. A sentence is one
@@ -71,7 +72,8 @@ OPERATIONS = "docs/operations.md"
 RETRIES = "docs/retries.md"
 SECURITY = "docs/security.md"
 SCALING = "docs/scaling.md"
-DOCS = {name: (REPO / name).read_text() for name in (README, ARCHITECTURE, OPERATIONS, RETRIES, SECURITY, SCALING)}
+PORTAL = "docs/portal.md"
+DOCS = {name: (REPO / name).read_text() for name in (README, ARCHITECTURE, OPERATIONS, RETRIES, SECURITY, SCALING, PORTAL)}
 S = Settings()
 DAY = 86_400
 WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight", 9: "nine", 10: "ten"}
@@ -145,6 +147,18 @@ def source_constant(path: Path, name: str) -> object:
             return ast.literal_eval(value)
     raise AssertionError(f"{path} assigns no {name}")
 
+
+def script_constant(name: str, const: str) -> int:
+    """A numeric `const NAME = 123;` of one of the portal page's scripts (portal_static/<name>)."""
+    found = re.search(rf"^(?:export )?const {const} = (\d+);", (PACKAGE / "entrypoints" / "portal_static" / name).read_text(), flags=re.M)
+    assert found, f"portal_static/{name} declares no numeric {const}"
+    return int(found[1])
+
+
+PORTAL_PAGE_SIZE = script_constant("api.js", "PAGE_SIZE")
+JOB_POLL_MS = script_constant("settings.js", "JOB_POLL_MS")
+JOB_POLL_LIMIT = script_constant("settings.js", "JOB_POLL_LIMIT")
+REPLAY_POLL_MS = script_constant("failures.js", "REPLAY_POLL_MS")
 
 MONITORING = REPO / "infra" / "monitoring.py"
 API_5XX_PERCENT = source_constant(MONITORING, "API_5XX_PERCENT")
@@ -986,6 +1000,79 @@ FACTS = [
         "infra.quotas.STEP_FUNCTIONS_START_EXECUTION*",
     ),
     Fact(SCALING, "longer than SQS's", f"longer than SQS's {S.sqs_max_delay_seconds // 60} minutes", "HOOKLINE_SQS_MAX_DELAY_SECONDS"),
+    Fact(SCALING, "Synth refuses a profile whose reservations", f"unreserved minimum of {sizing.UNRESERVED_MINIMUM}", "infra.sizing.UNRESERVED_MINIMUM"),
+    Fact(
+        SCALING,
+        "each drains a backlog",
+        f"maximum concurrency is at least {sizing.MIN_POLLERS}, so four capped sources",
+        "infra.sizing.MIN_POLLERS",
+    ),
+    Fact(
+        SCALING, "each drains a backlog", f"would take {4 * sizing.SMALL_POLLERS} of a quota of {sizing.SMALL_QUOTA}", "infra.sizing.SMALL_POLLERS, SMALL_QUOTA"
+    ),
+    Fact(
+        SCALING,
+        "The three sources take at most",
+        f"3 × {sizing.SMALL_POLLERS} = {3 * sizing.SMALL_POLLERS} of {sizing.SMALL_QUOTA} and leave at least {sizing.SMALL_FREE}",
+        "infra.sizing.SMALL_POLLERS, SMALL_QUOTA, SMALL_FREE",
+    ),
+    Fact(
+        SCALING,
+        "each of its attempts holds an instance",
+        f"(`HOOKLINE_REQUEST_TIMEOUT_SECONDS`, {S.request_timeout_seconds:g} s)",
+        "HOOKLINE_REQUEST_TIMEOUT_SECONDS",
+    ),
+    Fact(
+        SCALING,
+        "the endpoint's breaker parks the rest",
+        f"`HOOKLINE_BREAKER_TIMEOUT_THRESHOLD` ({S.breaker_timeout_threshold}) timeouts in a row",
+        "HOOKLINE_BREAKER_TIMEOUT_THRESHOLD",
+    ),
+    Fact(
+        SCALING,
+        "Producers that send one event a request",
+        f"throttle ({S.api_throttle_rate} requests a second in the default profile, `HOOKLINE_API_THROTTLE_RATE`) and API Gateway's "
+        f"{quotas.API_GATEWAY_THROTTLE_RATE:,} requests a second",
+        "HOOKLINE_API_THROTTLE_RATE, infra.quotas.API_GATEWAY_THROTTLE_RATE",
+    ),
+    Fact(SCALING, "`POST /v1/events/batch` takes up to", f"up to {validation.MAX_BATCH_EVENTS} events a request", "core.validation.MAX_BATCH_EVENTS"),
+    Fact(
+        SCALING,
+        "Its rate limit goes up to",
+        f"up to {validation.MAX_RATE_PER_SECOND:,.0f} a second and its concurrency to {validation.MAX_CONCURRENCY} in flight",
+        "core.validation.MAX_RATE_PER_SECOND, MAX_CONCURRENCY",
+    ),
+    Fact(SCALING, "each warm instance leases", f"`HOOKLINE_TOKEN_LEASE_MIN_RATE` ({S.token_lease_min_rate:,.0f} a second)", "HOOKLINE_TOKEN_LEASE_MIN_RATE"),
+    # docs/portal.md
+    Fact(PORTAL, "each counted up to", f"each counted up to {endpoint_service.BACKLOG_COUNT_BOUND:,}", "services.endpoints.BACKLOG_COUNT_BOUND"),
+    Fact(PORTAL, "a page of 100 at a time", f"a page of {bulk.REQUEUE_PAGE} at a time", "services.bulk.REQUEUE_PAGE"),
+    Fact(
+        PORTAL,
+        "then follows the job",
+        f"every {JOB_POLL_MS // 1000} seconds for at most {JOB_POLL_MS * JOB_POLL_LIMIT // 1000} seconds",
+        "portal_static/settings.js JOB_POLL_MS, JOB_POLL_LIMIT",
+    ),
+    Fact(PORTAL, 'with a "More" button', f"It loads {PORTAL_PAGE_SIZE} at a time", "portal_static/api.js PAGE_SIZE"),
+    Fact(PORTAL, "a page may show fewer than", f"a page may show fewer than {PORTAL_PAGE_SIZE}", "portal_static/api.js PAGE_SIZE"),
+    Fact(
+        PORTAL,
+        "updates every second until",
+        f"updates every {'second' if REPLAY_POLL_MS == 1000 else REPLAY_POLL_MS}",
+        "portal_static/failures.js REPLAY_POLL_MS",
+    ),
+    Fact(
+        PORTAL,
+        "A session lasts `ttl_seconds`",
+        f"{sessions.DEFAULT_TTL_SECONDS // 3600} hour by default, at most {sessions.MAX_TTL_SECONDS // DAY} days",
+        "core.sessions.DEFAULT_TTL_SECONDS, MAX_TTL_SECONDS",
+    ),
+    Fact(PORTAL, "A revoked session is refused within", f"(at most {MAX_AUTHORIZER_CACHE_SECONDS} s)", "core.settings.MAX_AUTHORIZER_CACHE_SECONDS"),
+    Fact(
+        PORTAL,
+        "its hint says what is accepted",
+        f"a port other than {S.allowed_ports.split(',')[0]} or {S.allowed_ports.split(',')[1]}",
+        "HOOKLINE_ALLOWED_PORTS",
+    ),
     Fact(
         SECURITY,
         "the cloud allows https only, on ports",
@@ -1076,13 +1163,12 @@ def test_every_job_kind_is_documented() -> None:
 def _api_routes() -> tuple[set[tuple[str, str]], set[str]]:
     """(method, path with every parameter as {}) of every route the API serves, and the paths that need no key."""
     from hookline.entrypoints import api
-    from hookline.entrypoints.api.routing import declared
 
     routes, public = set(), set()
-    for route in (*api.app._static_routes, *api.app._dynamic_routes):
+    for route in api.SERVED:
         path = re.sub(r"<[^>]+>", "{}", route.path)
-        routes.add((route.method.upper(), path))
-        if declared(route.func) is None:
+        routes.add((route.method, path))
+        if route.declared is None:
             public.add(path)
     return routes, public
 

@@ -6,7 +6,6 @@ from typing import Annotated, Any
 
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Body, Path
-from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 from pydantic.json_schema import SkipJsonSchema
 
 from hookline.core.access import Access
@@ -15,10 +14,10 @@ from hookline.core.contract.common import EVENT_TYPE_SCHEMA, VERSION_NAME_SCHEMA
 from hookline.core.errors import envelope
 from hookline.entrypoints.api.answers import answers, no_route, ok, refusal, stored
 from hookline.entrypoints.api.params import DEFAULT_LIMIT, Cursor, Limit
-from hookline.entrypoints.api.routing import allow, caller, respond
+from hookline.entrypoints.api.routing import Router, allow, caller, respond
 from hookline.wiring import container
 
-router = APIGatewayHttpRouter()
+router = Router()
 
 # -- parameters -------------------------------------------------------------------------------------------------------
 

@@ -6,16 +6,15 @@ from typing import Annotated, Any
 
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Body
-from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 
 from hookline.core.access import Access
 from hookline.core.contract.customers import Customer, CustomerDeleted, CustomerPage, CustomerStats, PutCustomer
 from hookline.entrypoints.api.answers import answers, no_route, ok, stored
 from hookline.entrypoints.api.params import DEFAULT_LIMIT, Cursor, CustomerUid, Limit, Since, Until
-from hookline.entrypoints.api.routing import allow, caller, respond
+from hookline.entrypoints.api.routing import Router, allow, caller, respond
 from hookline.wiring import container
 
-router = APIGatewayHttpRouter()
+router = Router()
 
 
 # -- examples --------------------------------------------------------------------------------------------------------

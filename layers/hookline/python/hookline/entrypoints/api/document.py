@@ -9,17 +9,18 @@ validation-error schemas, since hookline answers its own envelope.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import yaml
 from pydantic import TypeAdapter
 
 from hookline.core.contract.common import Error, GatewayError
-from hookline.entrypoints.api import app, front
+from hookline.entrypoints.api import SERVED, app, front
 from hookline.entrypoints.api.answers import REF_KEY
 
 OPENAPI_VERSION = "3.1.0"
-# What every /v1 route may answer, whatever it does: no key, a key or session refused, throttled, an internal error.
+# What every route behind the authorizer may answer, whatever it does: no key, a key or session refused, throttled, an internal error.
 _EVERY_V1_ROUTE = {"401": "Unauthorized", "403": "Forbidden", "429": "TooManyRequests", "500": "InternalError"}
 _POWERTOOLS_ONLY = ("HTTPValidationError", "ValidationError", "ResponseValidationError")
 # Bounds Powertools writes as floats (`1.0`) that are whole numbers in the models.
@@ -34,8 +35,10 @@ def document() -> dict[str, Any]:
     generated = json.loads(app.get_openapi_json_schema(title=front.INFO["title"], version=front.INFO["version"], openapi_version=OPENAPI_VERSION))
     doc: dict[str, Any] = {"openapi": OPENAPI_VERSION, "info": front.INFO, "servers": front.SERVERS, "security": front.SECURITY, "tags": front.TAGS}
     paths = generated.get("paths", {})
+    # A route without `@allow` is public: the stack serves it without the authorizer (infra/api.py), so no security.
+    public = {(r.method.lower(), re.sub(r"<(\w+)>", r"{\1}", r.path)) for r in SERVED if r.declared is None}
     for path, item in paths.items():
-        for operation in item.values():
+        for method, operation in item.items():
             responses = operation.get("responses", {})
             if "422" in responses and "HTTPValidationError" in json.dumps(responses["422"]):
                 del responses["422"]
@@ -47,11 +50,11 @@ def document() -> dict[str, Any]:
                 elif "ResponseValidationError" in json.dumps(answer):
                     del responses[status]
             operation["tags"] = sorted(operation.get("tags", []))  # Powertools keeps them in a set
-            if path.startswith("/v1"):
+            if (method, path) in public:
+                operation["security"] = []
+            else:
                 for status, name in _EVERY_V1_ROUTE.items():
                     responses.setdefault(status, {REF_KEY: f"#/components/responses/{name}"})
-            else:
-                operation["security"] = []
             operation["responses"] = dict(sorted(responses.items()))
     doc["paths"] = paths
     schemas = {k: v for k, v in generated.get("components", {}).get("schemas", {}).items() if k not in _POWERTOOLS_ONLY}

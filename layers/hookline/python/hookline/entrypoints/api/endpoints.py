@@ -9,7 +9,6 @@ from typing import Annotated, Any
 
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Body, Query
-from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 
 from hookline.core.access import Access
 from hookline.core.contract.common import CUSTOMER_UID_SCHEMA, Error, given, shown
@@ -36,10 +35,10 @@ from hookline.core.models import DEFAULT_MAX_ENDPOINTS_PER_OWNER, ENDPOINT_LIMIT
 from hookline.core.rotation import MAX_LIVE_SECRETS, ROTATION_CONFLICT
 from hookline.entrypoints.api.answers import answers, ok, refusal
 from hookline.entrypoints.api.params import DEFAULT_LIMIT, Cursor, EndpointId, Limit, Since, Until
-from hookline.entrypoints.api.routing import allow, caller, no_content, respond
+from hookline.entrypoints.api.routing import Router, allow, caller, no_content, respond
 from hookline.wiring import container
 
-router = APIGatewayHttpRouter()
+router = Router()
 TAGS = ["endpoints"]
 
 ROLE_TEMPLATE_EXAMPLE = role_template(

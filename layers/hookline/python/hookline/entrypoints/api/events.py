@@ -7,7 +7,6 @@ from typing import Annotated, Literal
 
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Body, Query
-from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 
 from hookline.core.access import Access
 from hookline.core.contract.common import given
@@ -34,10 +33,10 @@ from hookline.core.errors import envelope
 from hookline.core.settings import Settings
 from hookline.entrypoints.api.answers import answers, ok, refusal
 from hookline.entrypoints.api.params import DEFAULT_LIMIT, Cursor, DeliveryId, EndpointId, EventId, Limit, SinceTime, UntilTime
-from hookline.entrypoints.api.routing import allow, caller, respond
+from hookline.entrypoints.api.routing import Router, allow, caller, respond
 from hookline.wiring import container
 
-router = APIGatewayHttpRouter()
+router = Router()
 
 
 def _batch_bytes(settings: Settings) -> int:

@@ -6,16 +6,15 @@ from typing import Annotated, Any
 
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Body
-from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 
 from hookline.core import filters
 from hookline.core.access import Access
 from hookline.core.contract.filters import FilterTest, FilterTestResult
 from hookline.core.errors import envelope
 from hookline.entrypoints.api.answers import answers, ok, refusal
-from hookline.entrypoints.api.routing import allow, respond
+from hookline.entrypoints.api.routing import Router, allow, respond
 
-router = APIGatewayHttpRouter()
+router = Router()
 
 # -- descriptions and examples ------------------------------------------------------------------------------------------
 

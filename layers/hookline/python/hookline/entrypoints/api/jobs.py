@@ -6,16 +6,15 @@ from typing import Annotated
 
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Body
-from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 
 from hookline.core.access import Access
 from hookline.core.contract.jobs import Job, Replay, ReplayAccepted, ReplayRequest
 from hookline.entrypoints.api.answers import answers, ok
 from hookline.entrypoints.api.params import EndpointId, JobId, ReplayId
-from hookline.entrypoints.api.routing import allow, caller, respond
+from hookline.entrypoints.api.routing import Router, allow, caller, respond
 from hookline.wiring import container
 
-router = APIGatewayHttpRouter()
+router = Router()
 
 _JOB = {
     "id": "job_01km5392zyx2x3fnt8zam6tbwc",

@@ -7,7 +7,6 @@ from typing import Annotated, Any
 
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Body, Path, Query
-from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 from pydantic.json_schema import SkipJsonSchema
 
 from hookline.core.access import Access
@@ -17,11 +16,11 @@ from hookline.core.portal import ASSET, tenant_param
 from hookline.entrypoints import portal as portal_files
 from hookline.entrypoints.api.answers import answers, ok
 from hookline.entrypoints.api.params import CustomerUid
-from hookline.entrypoints.api.routing import allow, caller, no_content, respond
+from hookline.entrypoints.api.routing import Router, allow, caller, no_content, respond
 from hookline.wiring import container
 from hookline.wiring.settings import get_settings
 
-router = APIGatewayHttpRouter()
+router = Router()
 
 
 def _origin() -> str:

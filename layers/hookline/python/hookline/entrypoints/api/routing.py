@@ -2,26 +2,33 @@
 
 A route declares its access with `@allow` (read, write, producer only), which
 resource of its path a portal session must own, and the largest body it
-takes. `RequestContract` runs those checks before Powertools validates the
-request against the route's models, so a caller that may not use a route
-learns nothing from its body's validation; and it reads the body by
-hookline's rules (size first, strict JSON, an object), whatever the
-request's content type says. Validation errors become hookline's error
-envelope (`contract_error`), never Powertools' default answer.
+takes. Every route is registered through `Router`, which gives it its
+contract (`RouteContract`) as a route middleware: those checks run before
+Powertools validates the request against the route's models, so a caller
+that may not use a route learns nothing from its body's validation; and the
+body is judged by hookline's rules (size first, strict JSON, an object),
+whatever the request's content type says. Validation errors become
+hookline's error envelope (`contract_error`), never Powertools' default
+answer. Only Powertools' public interface is used (a test reads the runtime
+for its private names).
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
+import inspect
 import json
+import re
 from collections.abc import Callable, Iterable, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, TypeVar, get_type_hints
 
 from aws_lambda_powertools.event_handler import Response
-from aws_lambda_powertools.event_handler.middlewares.openapi_validation import OpenAPIRequestValidationMiddleware
+from aws_lambda_powertools.event_handler.middlewares.openapi_validation import OpenAPIRequestValidationMiddleware, OpenAPIResponseValidationMiddleware
+from aws_lambda_powertools.event_handler.openapi.params import Body, Query
+from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 from pydantic import BaseModel
 
 from hookline.adapters.system import utcnow
@@ -38,6 +45,7 @@ Resource = Callable[[Principal, Mapping[str, str]], None]
 # The largest body a route takes, from the settings.
 BodyLimit = Callable[[Settings], int]
 
+JSON = "application/json"
 _CALLER: ContextVar[Principal] = ContextVar("hookline_caller")
 
 
@@ -117,7 +125,7 @@ def principal_of(raw_event: Mapping[str, Any]) -> Principal:
     """The caller, from the authorizer's context: the producer, or a portal session of one customer.
 
     API Gateway caches the authorizer's answer, so a session's expiry is checked here, on every request (and its
-    customer by `PortalSessionService.confirm`, which RequestContract calls next).
+    customer by `PortalSessionService.confirm`, which RouteContract calls next).
     """
     ctx = _authorizer_context(raw_event)
     tenant = ctx.get("tenant")
@@ -139,15 +147,14 @@ def principal_of(raw_event: Mapping[str, Any]) -> Principal:
 
 
 def caller() -> Principal:
-    """The principal of the request being served (set by RequestContract before a declared route runs)."""
+    """The principal of the request being served (known to a declared route while it runs: `RouteContract`)."""
     who = _CALLER.get(None)
     assert who is not None, "a /v1 route without @allow"
     return who
 
 
 def read_body(raw_event: Mapping[str, Any], max_bytes: int) -> dict[str, Any]:
-    """The request's body by hookline's rules: at most `max_bytes`, valid base64 and UTF-8, strict JSON, an object.
-    An empty body reads as `{}` for a route whose body is optional (the model then says what is required)."""
+    """The request's body by hookline's rules: at most `max_bytes`, valid base64 and UTF-8, strict JSON, an object."""
     raw = raw_event.get("body") or ""
     try:
         data = base64.b64decode(raw, validate=True) if raw_event.get("isBase64Encoded") else raw.encode("utf-8")
@@ -156,39 +163,131 @@ def read_body(raw_event: Mapping[str, Any], max_bytes: int) -> dict[str, Any]:
     return validation.parse_json_object(data, max_bytes)
 
 
-def _body_is_optional(route: Any) -> bool:
-    params = route.dependant.body_params
-    return bool(params) and all(not p.required for p in params)
+def as_json_request(raw_event: Mapping[str, Any]) -> dict[str, Any]:
+    """The event as Powertools is to resolve it: its body read as JSON, whatever its `content-type` says.
+
+    Powertools parses a body by that header (a form, a multipart upload, or a refusal); hookline takes JSON only and
+    judges the bytes by its own rules first (`RouteContract`), so the event handed on names JSON. The caller's event
+    is not changed.
+    """
+    headers = {k: v for k, v in (raw_event.get("headers") or {}).items() if k.lower() != "content-type"}
+    return {**raw_event, "headers": {**headers, "content-type": JSON}}
 
 
-class RequestContract(OpenAPIRequestValidationMiddleware):
-    """Powertools' request validation, after hookline's own checks: the caller's access, then the body's bytes."""
+@dataclass(frozen=True)
+class Reads:
+    """What a route function reads of a request, from its signature: the query parameters it names, and whether it
+    takes a body (`body`) and may be called without one (`body_optional`)."""
+
+    query: frozenset[str]
+    body: bool
+    body_optional: bool
+
+
+def reads_of(func: Callable[..., Any]) -> Reads:
+    """The request parts a route reads, by the `Query`/`Body` markers of its parameters (as Powertools reads them)."""
+    query: set[str] = set()
+    body, optional = False, False
+    hints = get_type_hints(func, include_extras=True)
+    for name, param in inspect.signature(func).parameters.items():
+        for marker in getattr(hints.get(name), "__metadata__", ()):
+            if isinstance(marker, Query):
+                query.add(marker.alias or name)
+            elif isinstance(marker, Body):
+                body = True
+                optional = param.default is not inspect.Parameter.empty or not marker.is_required()
+    return Reads(frozenset(query), body, optional)
+
+
+class RouteContract(OpenAPIRequestValidationMiddleware):
+    """A route's middleware: hookline's checks, then Powertools' request validation against the route's models.
+
+    First an empty query value the route reads (`?since=`) is refused rather than taken as absent (one it does not
+    read is ignored, as with a value); then the caller (`@allow`): who it is, that it may use the route and owns the
+    resource its path names; then the body's bytes (size first, strict JSON, an object). So a caller that may not use
+    a route learns nothing from its body's validation. The caller is known to `caller()` while the route runs.
+    """
+
+    def __init__(self, declared: Declared | None, reads: Reads):
+        super().__init__()
+        self.declared = declared
+        self.reads = reads
 
     def handler(self, app: Any, next_middleware: Any) -> Response:
-        route = app.context["_route"]
-        found = declared(route.func)
-        # A query parameter the route reads, given with no value (`?since=`), is refused rather than taken as absent;
-        # one it does not read is ignored, as with a value (the document declares no 422 for a route without any).
-        reads = {p.alias for p in route.dependant.query_params}
-        validation.query_values({k: v for k, v in (app.current_event.query_string_parameters or {}).items() if k in reads})
-        if found is not None:
-            raw_event = app.current_event.raw_event
-            who = principal_of(raw_event)
-            if not who.is_producer:  # a portal session: its customer must still be the one it was made for
-                who = container.session_service().confirm(who, bearer_key(raw_event.get("headers")))
-            who.require(found.access)
-            if found.check is not None:
-                found.check(who, app.context["_route_args"])
-            _CALLER.set(who)
+        event = app.current_event
+        validation.query_values({k: v for k, v in (event.query_string_parameters or {}).items() if k in self.reads.query})
+        if self.declared is None:
+            return self.validate(app, next_middleware)
+        who = principal_of(event.raw_event)
+        if not who.is_producer:  # a portal session: its customer must still be the one it was made for
+            who = container.session_service().confirm(who, bearer_key(event.raw_event.get("headers")))
+        who.require(self.declared.access)
+        if self.declared.check is not None:
+            self.declared.check(who, app.request.path_parameters)
+        held = _CALLER.set(who)
+        try:
+            return self.validate(app, next_middleware)
+        finally:
+            _CALLER.reset(held)
+
+    def validate(self, app: Any, next_middleware: Any) -> Response:
+        raw_event = app.current_event.raw_event
+        if self.reads.body and (raw_event.get("body") or not self.reads.body_optional):
+            limit = self.declared.body_limit if self.declared else _event_bytes
+            read_body(raw_event, limit(get_settings()))
         return super().handler(app, next_middleware)
 
-    def _get_body(self, app: Any) -> dict[str, Any]:
-        route = app.context["_route"]
-        found = declared(route.func)
-        raw_event = app.current_event.raw_event
-        if not raw_event.get("body") and _body_is_optional(route):
-            return {}
-        return read_body(raw_event, found.body_limit(get_settings()) if found else get_settings().max_event_bytes)
+
+class Router(APIGatewayHttpRouter):
+    """Powertools' router, each route registered with its contract (`RouteContract`) and Powertools' response
+    validation as its own middlewares, in that order (the route's `enable_validation` is off, since the contract
+    validates the request itself, after hookline's checks). `served` lists what it registered."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.served: list[Served] = []
+
+    def route(self, *args: Any, **kwargs: Any) -> Callable[[Route], Route]:
+        given = _ROUTE_SIGNATURE.bind(self, *args, **kwargs).arguments
+        given.pop("self")
+        register = super().route
+
+        def with_contract(func: Route) -> Route:
+            found = declared(func)
+            contract = [RouteContract(found, reads_of(func)), OpenAPIResponseValidationMiddleware()]
+            methods = (given["method"],) if isinstance(given["method"], str) else tuple(given["method"])
+            self.served += [Served(m.upper(), given["rule"], found) for m in methods]
+            options = {**given, "enable_validation": False, "middlewares": [*contract, *(given.get("middlewares") or [])]}
+            return register(**options)(func)
+
+        return with_contract
+
+
+_ROUTE_SIGNATURE = inspect.signature(APIGatewayHttpRouter.route)
+# A path parameter as Powertools matches one: word characters and RFC 3986's, those API Gateway decodes included.
+SEGMENT = r"[-._~()'!*:@,;=+&$%<> \[\]{}|^\w]+"
+
+
+@dataclass(frozen=True)
+class Served:
+    """A route as a router registered it: its method, its path (`/v1/endpoints/<endpoint_id>`) and its `@allow`."""
+
+    method: str
+    path: str
+    declared: Declared | None
+
+    @property
+    def template(self) -> re.Pattern[str]:
+        """The paths it names, a parameter one segment of the characters Powertools takes in one."""
+        return re.compile(re.sub(r"<\w+>", lambda _: SEGMENT, self.path))
+
+
+def allowed_methods(routes: Iterable[Served], path: str) -> tuple[str, ...]:
+    """The methods served at `path`: those of its most specific route template (`/v1/events/broadcast` is that
+    route's, POST, not `/v1/events/<event_id>`'s GET with "broadcast" for an id)."""
+    matching = [r for r in routes if r.template.fullmatch(path)]
+    fewest = min((r.path.count("<") for r in matching), default=0)
+    return tuple(sorted({r.method for r in matching if r.path.count("<") == fewest}))
 
 
 # -- validation errors, in hookline's envelope --------------------------------------------------------------------
@@ -248,7 +347,7 @@ def respond(status: int, body: Any) -> Response:
     """A JSON answer: a model (Powertools checks it against the route's answer model and serializes it) or JSON data."""
     if isinstance(body, BaseModel):
         return Response(status_code=status, content_type="application/json", body=body)
-    return Response(status_code=status, content_type="application/json", body=json.dumps(body, separators=(",", ":")))
+    return Response(status_code=status, content_type=JSON, body=json.dumps(body, separators=(",", ":")))
 
 
 def no_content() -> Response:
