@@ -25,7 +25,7 @@ from typing import Any
 
 BATCHES = 40
 BEFORE = Path(__file__).with_name("profile_before.json")  # this profile of the code before issue 28's work, as recorded there
-RUNS = 2  # the profile of the fastest run is kept: the slower ones carry other processes' interference (bench.duration.measure_cpu)
+RUNS = 2  # the profile of the fastest run is kept: the slower ones carry other processes' interference (bench.models.duration.measure_cpu)
 
 
 class Timed:
@@ -105,11 +105,11 @@ def lines(timed: Timed, total_seconds: float, tasks: int) -> list[dict[str, Any]
 
 
 def profile_delivery(batches: int = BATCHES, size: int = 1024, runs: int = RUNS) -> dict[str, Any]:
-    """The delivery handler's profile over `batches` batches of 10 first attempts (bench.duration's CPU case): of
+    """The delivery handler's profile over `batches` batches of 10 first attempts (bench.models.duration's CPU case): of
     `runs` runs, the one with the least CPU per task."""
-    from bench.cost import event_body  # here: bench.cost imports bench.duration
-    from bench.duration import BATCH, _receiver_process
-    from bench.harness import moto_hookline, quiet
+    from bench.measurement.harness import moto_hookline, quiet
+    from bench.measurement.payloads import event_body
+    from bench.models.duration import BATCH, _receiver_process
     from hookline.wiring import topology
 
     with quiet(), moto_hookline(server=True) as h, _receiver_process(200) as url:

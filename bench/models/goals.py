@@ -3,7 +3,7 @@ of docs/benchmarks.md.
 
 A goal that lies below what the kept features allow says so with its arithmetic: the least a delivered webhook can
 cost with them (`least_cost`), priced from this run's own measured units, and the least CPU they need (`least_cpu`),
-from the bare calls `bench.duration.measure_cpu` times beside the handler. A goal missed but above that least says
+from the bare calls `bench.models.duration.measure_cpu` times beside the handler. A goal missed but above that least says
 so too, with the same sum: it is within reach.
 """
 
@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from bench.duration import FLOOR_WRITES
-from bench.prices import MILLION, US_EAST_1, provisioned, provisioned_dynamodb
+from bench.models.duration import FLOOR_WRITES
+from bench.models.prices import MILLION, US_EAST_1, provisioned, provisioned_dynamodb
 from hookline.core.settings import TABLE_CAPACITY_TARGET_PERCENT
 
 LAMBDA_FULL_VCPU_MB = 1769  # Lambda's CPU share grows with memory: one full vCPU at 1,769 MB
@@ -23,7 +23,7 @@ CPU_GOAL_MS = 5.0  # handler CPU per delivery at batch 10, full speed
 # the slots the grant took once the batch's requests have ended (a slot only its lease's expiry freed would hold the
 # endpoint's concurrency for the whole lease, topology.CLAIM_LEASE_SECONDS: 5 in flight would carry 5 requests in
 # 120 s); and the attempt record of the delivery log. The event's own write (idempotent ingest) is taken as measured.
-# bench.duration.FLOOR_WRITES times the same three for the CPU goal.
+# bench.models.duration.FLOOR_WRITES times the same three for the CPU goal.
 FLOOR_WRITES_PER_DELIVERY = {"limiter grant": 1.0, "limiter give-back": 1.0, "attempt record": 1.0}
 
 # (what, the issue's figure then, results path to the configuration, goal, the mode it is priced in)
@@ -44,7 +44,7 @@ CPU_RUN_SPREAD = 0.2
 
 def _dynamodb(write_units: float, read_units: float, mode: str) -> float:
     """What request units cost in `mode`: on demand per request, provisioned as capacity-hours at steady load
-    (bench.prices.provisioned_dynamodb, as the provisioned section prices the measured units)."""
+    (bench.models.prices.provisioned_dynamodb, as the provisioned section prices the measured units)."""
     if mode == "provisioned":
         return provisioned_dynamodb(write_units, read_units, TABLE_CAPACITY_TARGET_PERCENT / 100)
     return write_units * US_EAST_1.dynamodb_write_unit + read_units * US_EAST_1.dynamodb_read_unit
@@ -112,7 +112,7 @@ _WRITE_NAMES = {"grant": "grant", "attempt_record": "attempt record", "give_back
 
 def least_cpu(floor_ms: dict[str, float]) -> dict[str, float]:
     """Per delivery at batch 10, each task to an endpoint of its own, the least handler CPU (ms) the kept features
-    need, from `measure_cpu`'s `floor_ms` (bench.duration.FLOOR_CALLS): the limiter's grant, the attempt record and
+    need, from `measure_cpu`'s `floor_ms` (bench.models.duration.FLOOR_CALLS): the limiter's grant, the attempt record and
     the give-back, each a conditional UpdateItem through the cheaper of the handler's own Table (hookline's codec and
     transport, hookline.adapters.dynamo) and boto3's low-level client (botocore's own send); the
     signature; the POST through the webhook client on a kept connection. No read (a task's body could ride in its
@@ -199,7 +199,7 @@ def _cpu_rows(results: dict[str, Any]) -> list[dict[str, Any]]:
         return []
     return [
         {
-            # bench.duration: the handler alone (DynamoDB, SQS and the receiver in processes of their own), a batch of
+            # bench.models.duration: the handler alone (DynamoDB, SQS and the receiver in processes of their own), a batch of
             # 10 first attempts to endpoints of their own, the fastest of its runs
             "what": "handler CPU per delivery, batch 10, full speed (ms)",
             "then": "16-20",
@@ -220,7 +220,7 @@ def rows(results: dict[str, Any], floors: dict[str, float]) -> list[dict[str, An
     conn = results.get("connections")
     if conn:
         g = conn["goal_row"]
-        life = min(conn["keepalive_seconds"], conn.get("receiver_idle_seconds") or conn["keepalive_seconds"])  # bench.connections.lifetime
+        life = min(conn["keepalive_seconds"], conn.get("receiver_idle_seconds") or conn["keepalive_seconds"])  # bench.measurement.connections.lifetime
         need = g["instances"] * 2.302585 / g["rate_per_second"]  # exp(-k r / K) <= 0.1  <=>  k >= K ln 10 / r
         out.append(
             {

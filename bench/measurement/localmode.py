@@ -20,7 +20,7 @@ from typing import Any
 
 import requests
 
-from bench.harness import quiet
+from bench.measurement.harness import quiet
 from local.receiver import WebhookReceiver
 from local.run import LocalHookline
 

@@ -24,14 +24,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench import duration, hotkeys, prices
+from bench.models import duration, hotkeys, prices
 from hookline.core.profiles import SIZES
 from hookline.core.settings import TABLE_CAPACITY_TARGET_PERCENT, Settings
 from hookline.core.stats import VERSION_USE_HOLD_SECONDS
 from hookline.wiring import topology
 from infra import sizing
 
-DOC_BEGIN = "<!-- scale model: written by make bench (bench/scale.py); do not edit by hand -->"
+DOC_BEGIN = "<!-- scale model: written by make bench (bench/models/scale.py); do not edit by hand -->"
 DOC_END = "<!-- end of the scale model -->"
 EVENTS_PER_REQUEST = 100  # the batched ingest route's most events a request (POST /v1/events/batch)
 CONFIG = ("1KB", "98.5%", "batch")  # the cost configuration the model prices (its ingest: the configuration's own)
@@ -200,7 +200,7 @@ HOT_ITEM_BOUND = 500
 
 
 def hot_endpoint() -> dict[str, Any]:
-    """Each key's most writes in any second for one endpoint at HOT_RATE (bench.hotkeys: the core's own rules)."""
+    """Each key's most writes in any second for one endpoint at HOT_RATE (bench.models.hotkeys: the core's own rules)."""
     runs = []
     for batch, processes, limit in HOT_RUNS:
         w = hotkeys.hot_endpoint_writes(HOT_RATE, batch, processes, limit=limit)
