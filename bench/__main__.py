@@ -18,7 +18,7 @@ from typing import Any
 
 from bench.measurement import api, connections, destinations, localmode, ordered, profile, standin, throughput
 from bench.models import cost, duration, goals, scale
-from bench.report import document
+from bench.report import costs, document, floor
 from bench.scenarios import catalog
 
 REPO = Path(__file__).resolve().parent.parent
@@ -48,7 +48,7 @@ class Progress:
 
 
 def _goals(results: dict[str, Any]) -> str:
-    return goals.printed(goals.rows(results, {r["configuration"]: r["floor"] for r in document.floor_rows(results["cost"])}))
+    return goals.printed(goals.rows(results, {r["configuration"]: r["floor"] for r in floor.floor_rows(results["cost"])}))
 
 
 def _write_scaling(results: dict[str, Any], docs: Path) -> None:
@@ -130,7 +130,7 @@ def main(argv: list[str] | None = None) -> int:
         paths_by_size[size_name] = cost.measure_paths(size, count=args.count, progress=cost_step, cpu=cpu_by_size[size_name]["ms"])
         progress.step(f"cost {size_name}: done")
     results["cost"] = cost.cost_report(paths_by_size, cpu=cpu_by_size)
-    results["cost"]["previous_run"] = document.previous_run(previous)
+    results["cost"]["previous_run"] = costs.previous_run(previous)
     results["destinations"] = destinations.measure(
         results["cost"], count=args.count, cpu_runs=args.cpu_runs, progress=lambda s: progress.step(f"destinations {s}")
     )

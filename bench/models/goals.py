@@ -9,6 +9,7 @@ so too, with the same sum: it is within reach.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from bench.models.duration import FLOOR_WRITES
@@ -90,7 +91,7 @@ def figure_of(row: dict[str, Any], mode: str) -> float:
     return row["total"] if mode == "on-demand" else (row.get("provisioned") or provisioned(row["total"], row["breakdown"], row["units"]))["total"]
 
 
-def above_rows(results: dict[str, Any]) -> list[list[str]]:
+def above_rows(results: Mapping[str, Any]) -> list[list[str]]:
     """Each cost goal's configuration: this run's figure, the least, and what the figure carries above it."""
     out = []
     for what, _then, (size, rate, ingest), _goal, mode in COST_GOALS:
@@ -135,7 +136,7 @@ def _within_reach(least: str, bound: str, above: float, unit: str) -> str:
     return f"within reach of the kept features: the least is {least} <= {bound}; this run carries {_shown(above, unit)} above it"
 
 
-def _cost_rows(results: dict[str, Any], floors: dict[str, float]) -> list[dict[str, Any]]:
+def _cost_rows(results: Mapping[str, Any], floors: dict[str, float]) -> list[dict[str, Any]]:
     cost = results["cost"]
     rows = []
     for what, then, (size, rate, ingest), goal, mode in COST_GOALS:
@@ -192,7 +193,7 @@ def _cpu_note(cpu: float, floor_ms: dict[str, float] | None) -> str:
     return _within_reach(arithmetic, f"{CPU_GOAL_MS:g} ms", cpu - total, "ms")
 
 
-def _cpu_rows(results: dict[str, Any]) -> list[dict[str, Any]]:
+def _cpu_rows(results: Mapping[str, Any]) -> list[dict[str, Any]]:
     model = results["cost"].get("duration_model", {}).get("1KB", {})
     cpu = model.get("ms", {}).get("attempt_ok")
     if cpu is None:
@@ -212,7 +213,7 @@ def _cpu_rows(results: dict[str, Any]) -> list[dict[str, Any]]:
     ]
 
 
-def rows(results: dict[str, Any], floors: dict[str, float]) -> list[dict[str, Any]]:
+def rows(results: Mapping[str, Any], floors: dict[str, float]) -> list[dict[str, Any]]:
     """Every goal of issue 28 with this run's figure, "met", and for a missed goal whose least the bench knows (the
     cost rows; the CPU row when the run measured its floor), that least: above the goal (the kept features forbid it)
     or under it (within reach, and what this run carries above it)."""

@@ -21,7 +21,9 @@ from bench import __main__ as bench_cli
 from bench.measurement import destinations, localmode, ordered, standin, throughput
 from bench.measurement.meter import Units
 from bench.models import cost, duration, scale
-from bench.report import document
+from bench.report import costs, local
+from bench.report import destinations as destinations_report
+from bench.report import ordered as ordered_report
 from bench.scenarios import catalog
 
 pytestmark = pytest.mark.bench
@@ -130,7 +132,7 @@ def test_the_report_writes_results_docs_and_plots(paths: dict[str, Units], one_i
     # Given every measurement, at a tiny size
     results: dict[str, Any] = {name: run(scale=0.02) for name, run in catalog.ALL.items()}
     results["cost"] = cost.cost_report({"1KB": paths, "16KB": paths}, cpu={"1KB": cpu, "16KB": cpu})
-    results["cost"]["previous_run"] = document.previous_run(
+    results["cost"]["previous_run"] = costs.previous_run(
         {"meta": {"command": "make bench", "generated_at": "x"}, "cost": {**results["cost"], "duration_model": {}}}
     )
     results["throughput"] = {**one_invocation, "stand_in": standin.measure(runs=1)}
@@ -162,7 +164,7 @@ def test_the_report_writes_results_docs_and_plots(paths: dict[str, Units], one_i
     for name in plots:
         assert f"(img/{name})" in doc
         assert (tmp_path / "img" / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    assert document.SEED_002_CUMULATIVE[0] == 0.70 and "70.00%" in doc
+    assert plots.FLAKY_TABLE_CUMULATIVE[0] == 0.70 and "70.00%" in doc
     # And the scale model ran on the measurements: every profile's rate and binding limit, in results.json and in the
     # table an --out elsewhere gets for docs/scaling.md
     written = json.loads((tmp_path / "results.json").read_text())["scale"]
@@ -207,7 +209,7 @@ def test_local_mode_under_load_is_measured_through_its_front_door() -> None:
     assert set(lm["reads_ms"]) == {"GET /v1/endpoints", "GET /v1/endpoints/{id}"}
     assert all(r["max"] >= r["median"] > 0 for r in lm["reads_ms"].values())
     assert 0 <= lm["backlog_at_reads"] <= 50
-    assert document._local_mode_section(lm, "made")[0] == "## Local mode under load"
+    assert local.local_mode_section(lm, "made")[0] == "## Local mode under load"
 
 
 # -- destinations beside HTTP, and an ordered endpoint's throughput (issue 26) ------------------------------------------
@@ -264,7 +266,7 @@ def test_each_destination_type_is_priced_on_both_sides(destination_run: dict[str
     carried = found["sizes"]["1KB"]["put_bytes"]
     assert carried["eventbridge"] > 2 * carried["s3"] > 0  # the detail holds the body twice
     # And the report renders it
-    section = document._destinations_section(found | {"command": "test", "machine": "test", "seconds": 1.0}, "made")
+    section = destinations_report.destinations_section(found | {"command": "test", "machine": "test", "seconds": 1.0}, "made")
     assert section[0] == "## Cost per million by destination type"
     assert any("billed to the customer's account" in line for line in section)
 
@@ -284,7 +286,7 @@ def test_one_ordered_endpoint_is_served_one_attempt_at_a_time_in_order() -> None
     bounds = [b["here_per_second"] for b in found["bound"].values()]
     assert bounds == sorted(bounds, reverse=True)
     assert found["lambda_model"]["overhead_ms_per_attempt"] > found["lambda_model"]["connect_ms"]
-    section = document._ordered_section(found, "made")
+    section = ordered_report.ordered_section(found, "made")
     assert section[0] == "## Throughput of an ordered (FIFO) endpoint"
 
 

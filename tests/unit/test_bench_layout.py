@@ -1,11 +1,15 @@
-"""bench/ as a package with rooms: no import circle among its modules (function-level imports included)."""
+"""bench/ as a package with rooms: no import circle among its modules (function-level imports included), and no function of
+the report over 80 lines."""
 
 from __future__ import annotations
 
 import ast
 from pathlib import Path
 
+import pytest
+
 BENCH = Path(__file__).resolve().parents[2] / "bench"
+LONGEST_REPORT_FUNCTION = 80
 
 
 def _module_name(path: Path) -> str:
@@ -78,3 +82,17 @@ def test_bench_is_split_into_its_rooms() -> None:
     rooms = {name.split(".")[1] for name in MODULES if name.count(".") >= 2}
     assert rooms == {"measurement", "models", "scenarios", "report"}
     assert {p.name for p in BENCH.glob("*.py")} == {"__init__.py", "__main__.py"}
+
+
+REPORT_FUNCTIONS = [
+    pytest.param(node, id=f"{path.name}:{node.name}")
+    for path in sorted((BENCH / "report").glob("*.py"))
+    for node in ast.walk(ast.parse(path.read_text()))
+    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+]
+
+
+@pytest.mark.parametrize("function", REPORT_FUNCTIONS)
+def test_no_function_of_the_report_is_over_80_lines(function: ast.FunctionDef) -> None:
+    assert function.end_lineno is not None
+    assert function.end_lineno - function.lineno + 1 <= LONGEST_REPORT_FUNCTION
