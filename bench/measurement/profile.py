@@ -1,4 +1,4 @@
-"""Where the delivery handler's CPU goes: a profile of the real handler over the stand-ins (issue 28).
+"""Where the delivery handler's CPU goes: a profile of the real handler over the stand-ins (the CPU goal's case).
 
 The handler's tasks run on threads of their own, so a profiler of the calling thread (cProfile) misses them, a
 sampling one charges a thread's CPU to wherever the thread next waits (a socket's recv, an idle pool thread), and
@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 BATCHES = 40
-BEFORE = Path(__file__).with_name("profile_before.json")  # this profile of the code before issue 28's work, as recorded there
+BEFORE = Path(__file__).with_name("profile_before.json")  # this profile of the code before the efficiency work, as recorded there
 RUNS = 2  # the profile of the fastest run is kept: the slower ones carry other processes' interference (bench.models.duration.measure_cpu)
 
 
@@ -139,7 +139,7 @@ def profile_delivery(batches: int = BATCHES, size: int = 1024, runs: int = RUNS)
 
 
 def recorded_before() -> dict[str, Any]:
-    """The profile of the delivery handler before issue 28's work (`BEFORE`: its commit, when and how it was made)."""
+    """The profile of the delivery handler before the efficiency work (`BEFORE`: its commit, when and how it was made)."""
     recorded: dict[str, Any] = json.loads(BEFORE.read_text())
     return recorded
 

@@ -151,7 +151,7 @@ def _cpu(run: Callable[[], Any]) -> float:
 
 # -- the floor: the bare calls a delivery cannot do without -------------------------------------
 
-# Per delivery, in the worst case issue 28's CPU goal names (a batch of 10, each task a different endpoint), with the
+# Per delivery, in the worst case the CPU goal names (a batch of 10, each task a different endpoint), with the
 # features kept: the limiter's grant (a conditional write per endpoint and batch: strict concurrency and rate across
 # instances), the attempt record (the delivery log), the give-back that frees the concurrency and carries the
 # endpoint's statistics (a conditional write per endpoint and batch), the signature, and the POST itself. Each write

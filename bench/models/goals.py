@@ -1,4 +1,4 @@
-"""Issue 28's efficiency goals, each beside this run's figure: the table `python -m bench` prints and the first one
+"""The efficiency goals, each beside this run's figure: the table `python -m bench` prints and the first one
 of docs/benchmarks.md.
 
 A goal that lies below what the kept features allow says so with its arithmetic: the least a delivered webhook can
@@ -35,7 +35,7 @@ COST_GOALS = (
     ("1 KB / 98.5 % / batched, provisioned at steady load", "-", ("1KB", "98.5%", "batch"), 2.00, "provisioned"),
 )
 FLOOR_MULTIPLE = 1.4  # the 1 KB on-demand row's second goal: at most this times its floor
-# Two runs of `make bench` agree within 5 % (issue 28): a CPU floor that exceeds the goal by less is not shown to.
+# Two runs of `make bench` agree within 5 % (an efficiency goal): a CPU floor that exceeds the goal by less is not shown to.
 RUN_AGREEMENT = 0.05
 # CPU milliseconds move with the machine's speed from run to run more than cost totals do: two full runs of one code
 # here measured the floor at 4.52 and 5.27 ms (and the handler at 7.64 and 8.66). A floor over the goal by less than
@@ -214,7 +214,7 @@ def _cpu_rows(results: Mapping[str, Any]) -> list[dict[str, Any]]:
 
 
 def rows(results: Mapping[str, Any], floors: dict[str, float]) -> list[dict[str, Any]]:
-    """Every goal of issue 28 with this run's figure, "met", and for a missed goal whose least the bench knows (the
+    """Every efficiency goal with this run's figure, "met", and for a missed goal whose least the bench knows (the
     cost rows; the CPU row when the run measured its floor), that least: above the goal (the kept features forbid it)
     or under it (within reach, and what this run carries above it)."""
     out = _cost_rows(results, floors)
@@ -286,7 +286,7 @@ def table_rows(found: list[dict[str, Any]]) -> list[list[str]]:
     return [[r["what"], r["then"], r["figure"], r["goal"], "yes" if r["met"] else "no", r["note"]] for r in found]
 
 
-HEADER = ["configuration", "issue 28's figure", "this run", "goal", "met", "why not, where the kept features forbid it"]
+HEADER = ["configuration", "figure", "this run", "goal", "met", "why not, where the kept features forbid it"]
 
 
 def printed(found: list[dict[str, Any]]) -> str:
@@ -295,4 +295,4 @@ def printed(found: list[dict[str, Any]]) -> str:
     for r in found:
         if r["note"]:
             lines.append(f"    - {r['what']}: {r['note']}")
-    return "Issue 28's goals, this run:\n" + "\n".join(lines)
+    return "The efficiency goals, this run:\n" + "\n".join(lines)

@@ -1,4 +1,4 @@
-"""The scale model (issue 30): how many webhooks a second each sizing profile sustains, which limit binds it, what it
+"""The scale model: how many webhooks a second each sizing profile sustains, which limit binds it, what it
 costs, and which AWS quotas it needs raised.
 
 Built on this run's measured parts, never on guesses:
@@ -190,7 +190,7 @@ def version_use_writes(settings: Settings, rate: float) -> float:
     return min(rate / settings.delivery_batch_size, instances / VERSION_USE_HOLD_SECONDS)
 
 
-# The hot endpoint the model runs (issue 30, item 3): 5,000 deliveries a second offered to one endpoint allowed that
+# The hot endpoint the model runs (its goal: at most 500 writes a second on any item): 5,000 deliveries a second offered to one endpoint allowed that
 # many (its limiter paces it a margin under), over ten warm instances in batches of ten and over twenty in batches of
 # five; and to one allowed 6,000 over twelve instances, which delivers about all 5,000. No item may take more than
 # HOT_ITEM_BOUND writes a second, no partition key more than DynamoDB's 1,000.

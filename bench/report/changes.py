@@ -35,7 +35,7 @@ CHANGES = (
     ),
     (
         "2026-12-06 (night)",
-        "Issue 28, item 4 (fewer reads), and what a lost conditional write costs. A breaker or limiter save that loses "
+        "Fewer reads (an efficiency goal), and what a lost conditional write costs. A breaker or limiter save that loses "
         "the race asks for the item that beat it (`ReturnValuesOnConditionCheckFailure=ALL_OLD`: no read units, the same "
         "write units as any refused write), and the compare-and-swap proposes again from that item (`core/conflicts.py`, "
         "`services/cas.py`) instead of a consistent GetItem of it; a refusal that carries no item is read as before, and "
@@ -53,7 +53,7 @@ CHANGES = (
     ),
     (
         "2026-12-06 (late evening)",
-        "Issue 28, item 2 (the CPU row), met in both runs of this code: 4.07 and 4.26 ms per delivery (5.65 and 5.83 "
+        "The CPU goal (the goal table's CPU row), met in both runs of this code: 4.07 and 4.26 ms per delivery (5.65 and 5.83 "
         "before). Three changes. DynamoDB's data-plane calls on hookline's Table are made from what botocore built for "
         "the first call of each operation and table (`adapters/dynamo/calls.py`: the same events in the same order, the "
         "body as JSON, botocore's own send when no handler answers), not through its endpoint rules, model-driven "
@@ -74,7 +74,7 @@ CHANGES = (
     ),
     (
         "2026-12-06 (evening)",
-        "Issue 28, item 2 (the CPU row). DynamoDB's data plane goes out on hookline's own kept connections "
+        "The CPU goal (the goal table's CPU row). DynamoDB's data plane goes out on hookline's own kept connections "
         "(`adapters/dynamo/transport.py`): botocore still checks and builds each request, then hookline signs it (SigV4, "
         "the same bytes as botocore's signer), sends it and reads the answer as botocore's parser does; a throttle, a 5xx, "
         "a failed connection or a bad checksum is handed to botocore's own send. boto3's resource layer is compiled per "
@@ -93,11 +93,11 @@ CHANGES = (
     ),
     (
         "2026-12-06 (later)",
-        "Issue 28, items 2 and 6. A lease is a slot, not a request: a batch's tasks the limiter deferred wait for its leases "
+        "The CPU goal and the retry storm's drain. A lease is a slot, not a request: a batch's tasks the limiter deferred wait for its leases "
         "and go under one, with a send time of their own, when a request under it ends with a 2xx (only at the endpoint's "
         "concurrency ceiling; `core.planning.under_lease`). The simulator now takes a batch's leases where the worker does, "
         "after the batch is handed over and its states read, not through the invocation's 50 ms start. The retry storm's "
-        "drain: 1.49 -> 1.31 (the simulator's timing) -> 1.165 of the ideal (the hand-on), the same at seeds 2, 3 and 5; the "
+        "drain: 1.49 -> 1.31 (the simulator's timing) -> 1.165 of the ideal (the hand-on), the same with three other random seeds of the simulator (2, 3 and 5); the "
         "pace binds now. Its side effects in the other scenarios: the slow subscriber's latency p50 262 s -> 319 s and its "
         "backlog at the end 0 -> 1.35 % of what it was sent (goal 5 %), the capacity-limited receiver's peak 20 -> 21 in "
         "flight (its capacity 16, not met before either), healthy latencies about 10 ms lower (the simulator's timing). "
@@ -105,12 +105,12 @@ CHANGES = (
         "moto's own server closed each one, so every call the measured handler made opened a TCP connection): a bare "
         "DynamoDB write 1.0 to 1.1 ms of CPU through the low-level client (was 1.3), the CPU floor 4.73 and 4.36 ms over two "
         "runs of this code, under the goal, so the CPU row (8.8 and 7.0 ms, the machine's speed moving both) is now within "
-        "reach and not met, no longer at the floor. New: the handler's profile before issue 28's work and in each run "
+        "reach and not met, no longer at the floor. New: the handler's profile before the efficiency work and in each run "
         "(13.4 -> 9.1 and 8.5 ms a task in the profile, 6.2 -> 3.2 AWS calls). Every cost total of the two runs within 1.8 %.",
     ),
     (
         "2026-12-06",
-        "Issue 28, items 1, 3, 4 and 6. Kept connections live up to `HOOKLINE_KEEPALIVE_SECONDS` (now 30 s), bounded by the "
+        "Kept-alive connections, token leases, fewer reads and the retry storm's drain. Kept connections live up to `HOOKLINE_KEEPALIVE_SECONDS` (now 30 s), bounded by the "
         "receiver's own keep-alive: the handshake bench's receiver now closes a connection unused for 5 s, as Node's does, and a "
         "send that meets a kept connection closed under it is sent once more on a new one: 0.087 handshakes per webhook at 1/s "
         "over two instances (was 0.131). An endpoint's give-back goes out beside the record of its last task to have its answer: "
@@ -125,18 +125,18 @@ CHANGES = (
     ),
     (
         "2026-12-03 (last)",
-        "Kept-alive connections (issue 28, item 1): the webhook client keeps its connections to a receiver's address for "
+        "Kept-alive connections: the webhook client keeps its connections to a receiver's address for "
         "`HOOKLINE_KEEPALIVE_SECONDS`, and the meter now counts the handshakes, each endpoint taken as a host of its own (the "
         "benchmark's endpoints got URLs of their own, since one receiver would flatter the figure): 0.16 per webhook on the "
         "1 KB paths, was 1. Data transfer out $0.18 -> $0.13 per million (the TLS handshake's bytes); the Lambda line now "
         "charges the handshake's 40 ms only to an invocation that opens a connection, and moved with the handlers' measured "
-        "CPU as before. New: both billing modes of the table from the same units (issue 28, item 5): 1 KB, 98.5 %, "
+        "CPU as before. New: both billing modes of the table from the same units (provisioned capacity): 1 KB, 98.5 %, "
         "batched, $6.23 on demand and $3.90 provisioned at steady load in this run. The side-by-side section keeps the "
         "delivery log's pair as measured.",
     ),
     (
         "2026-12-03 (later)",
-        "The delivery log without an index (issue 27): a delivery item is kept in its endpoint's delivery log (its key "
+        "The delivery log without an index: a delivery item is kept in its endpoint's delivery log (its key "
         "names the endpoint and sorts by the delivery's creation), so the write a first success makes anyway is its log "
         "entry and the `endpoint-log` index is no longer written (read only, for the previous release's deliveries). The "
         "cost section ran on the code before the delivery log (97d8a81) and on this code, one after the other on this "
@@ -149,27 +149,27 @@ CHANGES = (
     ),
     (
         "2026-12-03",
-        "The delivery log (issue 27): every delivery item now carries the keys of the keys-only `endpoint-log` index from "
+        "The delivery log: every delivery item now carries the keys of the keys-only `endpoint-log` index from "
         "its first write, so each delivery writes that index once (1 WRU) and stores about 400 bytes more (the index "
         "entry, and the keys on the item, which tip some first-success items over 1 KB); a pending delivery that waits for "
         "a retry is in the sparse index too. Only the cost and destination sections were measured again (the full run "
-        "died in its throughput step under load: issue 28's item 7). Per successful attempt, DynamoDB writes 4.11 -> 4.59 "
+        "died in its throughput step under load). Per successful attempt, DynamoDB writes 4.11 -> 4.59 "
         "WRU on an idle machine (5.20 in a run beside the browser tests), stored bytes 889 -> 1,281. The Lambda line moved "
         "with the handlers' measured CPU on every path, the ones this change does not touch included (a deferral 8.6 -> "
         "17.4 ms, the earlier run on Python 3.11.7): the machine, not the code; and in this run some first-lane tasks "
         "were deferred and sent again (0.2 -> 1.05 SQS requests per success), a matter of timing. 1 KB, 98.5 %, batched: "
         "$5.76 -> $8.29 per million in this run (DynamoDB reads and writes $3.86 -> $4.42, storage and PITR $0.80 -> "
-        "$0.99). That is above issue 27's limit of $0.10: an index that holds every delivery costs at least its write, "
+        "$0.99). That is above the delivery log's limit of $0.10: an index that holds every delivery costs at least its write, "
         "$0.625 per million; keying the delivery item itself by endpoint and time is the design that meets it.",
     ),
     (
         "2026-12-01",
-        "Payload versions and the event-type catalog (issue 15): every accepted request reads the tenant's versions and "
+        "Payload versions and the event-type catalog: every accepted request reads the tenant's versions and "
         "its event types (one BatchGetItem of two small items, eventually consistent); each delivery batch adds its "
         "deliveries per payload version and day (one UpdateItem per version); an endpoint write also writes the keys-only "
-        "endpoint-versions index. Local mode under a backlog (issue 16): moto's ReceiveMessage, Query and request routing "
+        "endpoint-versions index. Local mode under a backlog: moto's ReceiveMessage, Query and request routing "
         "no longer grow with the data, full garbage collections run a tenth as often, and an endpoint's reads run side by "
-        "side: `GET /v1/endpoints/{id}` 418 -> about 105 ms median, a batch 1.9 -> 0.8 s. Bulk work as jobs (issue 17): "
+        "side: `GET /v1/endpoints/{id}` 418 -> about 105 ms median, a batch 1.9 -> 0.8 s. Bulk work as jobs: "
         "re-enabling, customer deletion and broadcasts run as paged jobs (a GetItem and a conditional UpdateItem per page); "
         "the sweeper's notes are written only by a request that fails, so the happy path pays nothing for them (a note "
         "before every store measured +2 WRU per single event, $7.86 -> $9.07, and was dropped); the catalog read is kept "
@@ -178,7 +178,7 @@ CHANGES = (
     ),
     (
         "2026-12-01",
-        "Isolation, recovery and throughput against the ideal (issue 14): a slow or timing-out endpoint is served from the "
+        "Isolation, recovery and throughput against the ideal: a slow or timing-out endpoint is served from the "
         "retry lane only; five timeouts in a row open the breaker; a failed probe reopens it for a fifth of the outage "
         "(was: the cooldown doubled); adaptive concurrency per endpoint, with `max_concurrency` and `rate_limit_per_second` "
         "now ceilings (default 50 and 50/s, start at 5 in flight); the retry function reserves 20 (was 10) and takes batches "
@@ -195,18 +195,18 @@ CHANGES = (
     ),
     (
         "2026-12-01",
-        "Cost levers (issue 13), each measured by this benchmark: the breaker writes only the success that ends a failure "
+        "Cost levers, each measured by this benchmark: the breaker writes only the success that ends a failure "
         "streak (1 success in 66 at 98.5 %, was 3 in 4); a fresh task (a new event's, a scheduled retry) checks its delivery "
         "as read with the batch's bodies instead of claiming it; a delivery's first success is one write on its own item "
         "(no attempt item, no second update); a new event's pending delivery is only planned on the event item until its "
         "first record (ingest writes 1 item, not 2); the delivery function logs failures and one line per batch, not every "
         "success; the handlers' CPU is the fastest of five runs, not their median (the samples are bimodal on this "
         "machine, and the median flipped between the modes: a 6 % move). 1 KB, 98.5 %, batched: $8.38 -> $5.35 to $5.55 per million over this day's runs (DynamoDB $6.09 -> $3.60 to "
-        "$3.79, as many conditional writes as the timing makes lose; logs $0.37 -> $0.08; storage and PITR $0.85 -> $0.77). The scenarios are unchanged. The floor section below says what is left. Local mode under load (issue 16) is a new section.",
+        "$3.79, as many conditional writes as the timing makes lose; logs $0.37 -> $0.08; storage and PITR $0.85 -> $0.77). The scenarios are unchanged. The floor section below says what is left. Local mode under load is a new section.",
     ),
     (
         "2026-12-01",
-        "Cost, made honest (issue 13); the scenarios and throughput are unchanged. Endpoints keep the default limits "
+        "Cost, made honest; the scenarios and throughput are unchanged. Endpoints keep the default limits "
         "(10/s, 5 in flight) instead of 500/s and 100; batches are consumed two at a time, so limiter and breaker writes "
         "conflict and the lost conditional writes are billed (`conditional_conflicts` counts them); the receiver answers "
         "200 B on success and 1 KB on failure (was 17 B), and hookline stores it on every attempt; a success while the "

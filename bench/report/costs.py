@@ -13,7 +13,7 @@ from bench.report.sidebyside import side_by_side_section
 from bench.report.tables import markdown_table
 from hookline.core.settings import Settings
 
-BEFORE = Path(__file__).with_name("before.json")  # the committed figures before the honest benchmark (issue 13)
+BEFORE = Path(__file__).with_name("before.json")  # the committed figures before the cost benchmark was made honest
 
 
 def previous_run(previous: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -143,7 +143,7 @@ def stability_section(cost: Cost) -> list[str]:
         worst = max((abs(current[k]["total"] - v) / v for k, v in prev["totals"].items() if k in current and v), default=0.0)
         out += [
             f"Previous run: `{prev['command']}` on {prev['generated_at']}. This run: see below. Largest move of a total: {worst:.1%} "
-            f"({'within' if worst <= 0.05 else 'OUTSIDE'} the 5 % the issue asks for).",
+            f"({'within' if worst <= 0.05 else 'OUTSIDE'} the 5 % the efficiency goals ask for).",
             "",
             markdown_table(["configuration", "total, previous run", "total, this run", "change", "Lambda, previous run", "Lambda, this run"], table),
             "",

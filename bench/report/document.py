@@ -34,7 +34,7 @@ def write(found: dict[str, Any], doc: Path, img: Path) -> None:
     if meta.get("cost_regenerated_at"):
         made += (
             f" The cost and destination sections were measured again on {meta['cost_regenerated_at']} ({meta['cost_seconds']} s), the"
-            " rest is that run's: a full run died in its throughput step under load (issue 28's item 7)."
+            " rest is that run's: a full run died in its throughput step under load."
         )
     out = [
         "# Benchmarks",

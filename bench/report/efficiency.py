@@ -14,7 +14,7 @@ DELIVERY_MEMORY_MB = 512
 
 
 def ideal_rows(results: Results | dict[str, Any]) -> list[dict[str, Any]]:
-    """Issue 14's figures against their ideal or baseline, each as a ratio with its goal: the first table of the document."""
+    """The isolation, recovery and throughput figures against their ideal or baseline, each as a ratio with its goal: the first table of the document."""
     o, s, w, c = (results[k]["hookline"] for k in ("outage_isolation", "retry_storm", "slow_subscriber", "capacity_limited"))
     rows: list[dict[str, Any]] = [
         {
@@ -92,9 +92,9 @@ def ideal_rows(results: Results | dict[str, Any]) -> list[dict[str, Any]]:
 def efficiency_section(results: Results) -> list[str]:
     found = goals.rows(results, {r["configuration"]: r["floor"] for r in floor_rows(results["cost"])})
     return [
-        "## Efficiency per delivery (issue 28)",
+        "## Efficiency per delivery",
         "",
-        "Each of issue 28's goals beside this run's figure. A goal that lies below what the kept features allow says so",
+        "Each of the efficiency goals beside this run's figure. A goal that lies below what the kept features allow says so",
         "with its arithmetic (`bench.models.goals.least_cost`: the floor's writes, one read, the 30-day retention's storage and",
         "PITR, the requests that leave AWS and Lambda's requests; no Lambda second, no log, nothing else). The",
         "[floor](#the-floor-under-the-goals), [provisioned capacity](#on-demand-and-provisioned-capacity) and",
@@ -124,7 +124,7 @@ def _profile_rows(found: dict[str, Any]) -> list[list[Any]]:
 
 
 def profile_section(found: dict[str, Any] | None) -> list[str]:
-    """The delivery handler's profile (bench.measurement.profile) before issue 28's work and in this run."""
+    """The delivery handler's profile (bench.measurement.profile) before the efficiency work and in this run."""
     if not found:
         return []
     before, after = found["before"], found["after"]
@@ -142,7 +142,7 @@ def profile_section(found: dict[str, Any] | None) -> list[str]:
         "Of two runs, the one with the least CPU. The totals here include the timing's own cost and are a little above the",
         "CPU row's.",
         "",
-        f"Before: commit {before['commit']}, the last before issue 28's work, measured {before['measured_at']} ({before['how']}):"
+        f"Before: commit {before['commit']}, the last before the efficiency work, measured {before['measured_at']} ({before['how']}):"
         f" {before['cpu_ms_per_task']:.2f} ms per task.",
         "",
         markdown_table(header, _profile_rows(before)),
@@ -186,7 +186,7 @@ def ideal_section(results: Results) -> list[str]:
         ["", "figure", "goal", "met"], [[r["what"], r["figure"], r["goal"], "" if r["met"] is None else ("yes" if r["met"] else "no")] for r in rows]
     )
     return [
-        "## Against the ideal (issue 14)",
+        "## Against the ideal",
         "",
         "Each figure beside its ideal or baseline, from this run; the sections below say how each is made and what",
         "moves it, and [What stops the goals not met](#what-stops-the-goals-not-met) says why those are not.",

@@ -52,7 +52,7 @@ _WORDS = {3: "three", 4: "four", 5: "five"}
 
 
 def floor_rows(cost: Cost | dict[str, Any]) -> list[dict[str, Any]]:
-    """For each of issue 13's goals: the least a delivered webhook can cost with the features kept, against the goal and the measured total.
+    """For each of the cost goals: the least a delivered webhook can cost with the features kept, against the goal and the measured total.
 
     The floor counts only the event's write (as measured), the writes of FLOOR_WRITES_PER_DELIVERY, and the
     requests that leave AWS, SQS and API Gateway as measured: no read, no Lambda, no log, no storage."""
@@ -116,7 +116,7 @@ def floor_section(cost: Cost) -> list[str]:
         "give-back, the write per endpoint and batch that frees the slots once the batch's requests have ended (a slot",
         "left to its lease's expiry would hold the endpoint's concurrency for the lease's whole 120 s);",
         "the attempt record of the delivery log; and the requests that leave AWS, SQS and API Gateway as measured. No",
-        "read, Lambda, log or storage is counted. 'Without the limiter' is the floor issue 13 names (the event and the",
+        "read, Lambda, log or storage is counted. 'Without the limiter' is the floor the cost goals were set on (the event and the",
         "attempt record).",
         "",
         markdown_table(["configuration", "goal", "DynamoDB writes per delivery", "floor", "without the limiter", "measured"], table),

@@ -15,7 +15,7 @@ from bench.report.results import Cost, Scenario, Throughput
 
 COLORS = {"hookline": "#1f77b4", "baseline": "#d62728", "seed": "#7f7f7f"}
 
-# Seed 002's table: cumulative success by attempt at a 30 % failure rate (attempt 6 is its DLQ step).
+# The flaky-receivers scenario's specified table: cumulative success by attempt at a 30 % failure rate (attempt 6 is its DLQ step).
 FLAKY_TABLE_CUMULATIVE = [0.70, 0.91, 0.973, 0.9919, 0.9975, 1.0]
 
 
@@ -78,7 +78,7 @@ def plot_flaky(r: Scenario, img: Path) -> str:
         [v * 100 for v in FLAKY_TABLE_CUMULATIVE],
         marker="s",
         linestyle="--",
-        label="seed 002's table",
+        label="the scenario's specified table",
         color=COLORS["seed"],
     )
     ax.set(xlabel="attempt", ylabel="cumulative success (%)", title="Flaky receivers: 50,000 webhooks, 30 % of attempts fail", ylim=(65, 100.5))

@@ -36,13 +36,13 @@ def flaky_by_attempt(scenario: Scenario) -> list[str]:
         ]
         for k in range(8)
     ]
-    return [markdown_table(["attempt", "hookline", "naive baseline", "seed 002's table"], rows), ""]
+    return [markdown_table(["attempt", "hookline", "naive baseline", "the scenario's specified table"], rows), ""]
 
 
 SCENARIOS = (
     ScenarioText(
         key="outage_isolation",
-        heading="1. Outage isolation (seed 001)",
+        heading="1. Outage isolation",
         brief=("3,200 endpoints, 50 concurrent workers, 50 events/s; 200 endpoints time out for 40 minutes.",),
         figures=(
             ("healthy_before_p50_s", "healthy latency before the outage, p50 (s)"),
@@ -60,7 +60,7 @@ SCENARIOS = (
     ),
     ScenarioText(
         key="retry_storm",
-        heading="2. Retry storm (seeds 002 and 003)",
+        heading="2. Retry storm",
         brief=("One endpoint (limit 100 requests/s, true capacity 150/s) answers 503 for 10 minutes while 50,000 events queue for it.",),
         figures=(
             ("limit_rps", "configured limit (requests/s)"),
@@ -83,7 +83,7 @@ SCENARIOS = (
     ),
     ScenarioText(
         key="slow_subscriber",
-        heading="3. Slow subscriber (seed 004)",
+        heading="3. Slow subscriber",
         brief=("One subscriber answers in 900 ms and receives 4,000 events/min; 49 others answer in 15 ms and share another 4,000/min.",),
         figures=(
             ("others_p50_s", "the 49 others' latency, p50 (s)"),
@@ -123,7 +123,7 @@ SCENARIOS = (
     ),
     ScenarioText(
         key="flaky_receivers",
-        heading="4. Flaky receivers (seed 002)",
+        heading="4. Flaky receivers",
         brief=("50,000 webhooks to 100 endpoints; each attempt fails (500) with probability 0.3.",),
         lead=flaky_by_attempt,
         figures=(
@@ -133,7 +133,7 @@ SCENARIOS = (
             ("delivery_p99_s", "delivery latency p99 (s)"),
         ),
         notes=(
-            "The seed's last row (100 %) counts the DLQ as the end; with independent 30 % failures the success after",
+            "The specified table's last row (100 %) counts the DLQ as the end; with independent 30 % failures the success after",
             "six attempts is 1 - 0.3^6 = 99.93 %. hookline keeps trying up to 12 attempts over three days.",
         ),
         plot=("flaky", "Cumulative success by attempt"),

@@ -49,7 +49,7 @@ def _unfinished(system: Delivery, group: str) -> list[float]:
     return [t.created for t in system.inflight() if t.endpoint.group == group]
 
 
-# --- 1. outage isolation (seed 001) -------------------------------------------------------
+# --- 1. outage isolation -------------------------------------------------------------------
 
 
 def outage_isolation(scale: float = 1.0, seed: int = 1) -> Result:
@@ -151,7 +151,7 @@ def retry_storm(scale: float = 1.0, seed: int = 2) -> Result:
     return _both(run, ["peak_rps_first_minute", "attempts_per_event", "drain_seconds", "delivered_fraction"])
 
 
-# --- 3. slow subscriber (seed 004) ---------------------------------------------------------
+# --- 3. slow subscriber ----------------------------------------------------------------------
 
 
 def slow_subscriber(scale: float = 1.0, seed: int = 4) -> Result:
@@ -235,7 +235,7 @@ def capacity_limited(scale: float = 1.0, seed: int = 5) -> Result:
     return _both(run, ["peak_in_flight", "requests_over_capacity", "throughput_rps"])
 
 
-# --- 4. flaky receivers (seed 002) ---------------------------------------------------------
+# --- 4. flaky receivers ----------------------------------------------------------------------
 
 
 def flaky_receivers(scale: float = 1.0, seed: int = 3, max_attempts: int = 12) -> Result:

@@ -143,7 +143,7 @@ def test_the_report_writes_results_docs_and_plots(paths: dict[str, Units], one_i
     # Then the document has every section, its tables and its plots, and names the command that made them
     doc = (tmp_path / "benchmarks.md").read_text()
     for heading in (
-        "Efficiency per delivery (issue 28)",
+        "Efficiency per delivery",
         "Against the ideal",
         "Outage isolation",
         "Retry storm",
@@ -157,7 +157,7 @@ def test_the_report_writes_results_docs_and_plots(paths: dict[str, Units], one_i
     assert doc.count("Made by `make bench`") == 8  # at the top, and under each of the seven sections
     # And the ideal table judges every figure that has a goal
     assert "| outage isolation: healthy p99 during the outage / before it |" in doc
-    # And so does issue 28's
+    # And so does the efficiency goals' table
     assert "| 1 KB / 98.5 % / batched, on-demand |" in doc and "| retry storm: drain / ideal |" in doc
     plots = sorted(p.name for p in (tmp_path / "img").glob("bench-*.png"))
     assert len(plots) == 6

@@ -1,9 +1,10 @@
-"""bench/ as a package with rooms: no import circle among its modules (function-level imports included), and no function of
-the report over 80 lines."""
+"""bench/ as a package with rooms: no import circle among its modules (function-level imports included), no function of
+the report over 80 lines, and no reference to a numbered issue or seed (the thing is named instead)."""
 
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -96,3 +97,11 @@ REPORT_FUNCTIONS = [
 def test_no_function_of_the_report_is_over_80_lines(function: ast.FunctionDef) -> None:
     assert function.end_lineno is not None
     assert function.end_lineno - function.lineno + 1 <= LONGEST_REPORT_FUNCTION
+
+
+NUMBERED = re.compile(r"\b(issue|seed)s?\s+#?\d", re.IGNORECASE)
+
+
+@pytest.mark.parametrize("path", [p for p in sorted(BENCH.rglob("*")) if p.suffix in {".py", ".json"}], ids=lambda p: str(p.relative_to(BENCH)))
+def test_nothing_in_bench_names_a_numbered_issue_or_seed(path: Path) -> None:
+    assert [line for line in path.read_text().splitlines() if NUMBERED.search(line)] == []
