@@ -16,7 +16,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from bench import api, connections, cost, destinations, duration, goals, localmode, ordered, profile, report, scale, scenarios, standin, throughput
+from bench.measurement import api, connections, destinations, localmode, ordered, profile, standin, throughput
+from bench.models import cost, duration, goals, scale
+from bench.report import costs, document, floor
+from bench.scenarios import catalog
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -45,7 +48,7 @@ class Progress:
 
 
 def _goals(results: dict[str, Any]) -> str:
-    return goals.printed(goals.rows(results, {r["configuration"]: r["floor"] for r in report.floor_rows(results["cost"])}))
+    return goals.printed(goals.rows(results, {r["configuration"]: r["floor"] for r in floor.floor_rows(results["cost"])}))
 
 
 def _write_scaling(results: dict[str, Any], docs: Path) -> None:
@@ -60,7 +63,7 @@ def _write_scaling(results: dict[str, Any], docs: Path) -> None:
 def _steps(args: argparse.Namespace) -> int:
     """How many steps the progress bar counts."""
     return (
-        len(scenarios.ALL)
+        len(catalog.ALL)
         + len(cost.SIZES) * (4 + args.cpu_runs + 1)
         + len(cost.SIZES) * 2
         + 1
@@ -97,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
         results = json.loads(results_path.read_text())
         results["scale"] = scale.model(results)  # derived from the measurements alone: the model again, on them
         results_path.write_text(json.dumps(results, indent=1) + "\n")
-        report.write(results, docs / "benchmarks.md", docs / "img")
+        document.write(results, docs / "benchmarks.md", docs / "img")
         _write_scaling(results, docs)
         print(_goals(results))
         print(f"wrote {docs / 'benchmarks.md'} and {docs / 'img'}/bench-*.png from {results_path}")
@@ -107,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
     progress.show("starting")
     started = time.monotonic()
     results = {}
-    for name, run in scenarios.ALL.items():
+    for name, run in catalog.ALL.items():
         progress.show(f"scenario {name}")
         results[name] = run(scale=args.scale)
         progress.step(f"scenario {name}")
@@ -127,7 +130,7 @@ def main(argv: list[str] | None = None) -> int:
         paths_by_size[size_name] = cost.measure_paths(size, count=args.count, progress=cost_step, cpu=cpu_by_size[size_name]["ms"])
         progress.step(f"cost {size_name}: done")
     results["cost"] = cost.cost_report(paths_by_size, cpu=cpu_by_size)
-    results["cost"]["previous_run"] = report.previous_run(previous)
+    results["cost"]["previous_run"] = costs.previous_run(previous)
     results["destinations"] = destinations.measure(
         results["cost"], count=args.count, cpu_runs=args.cpu_runs, progress=lambda s: progress.step(f"destinations {s}")
     )
@@ -150,7 +153,7 @@ def main(argv: list[str] | None = None) -> int:
     results_path.parent.mkdir(parents=True, exist_ok=True)
     results_path.write_text(json.dumps(results, indent=1) + "\n")
     progress.show("plots and docs")
-    report.write(results, docs / "benchmarks.md", docs / "img")
+    document.write(results, docs / "benchmarks.md", docs / "img")
     _write_scaling(results, docs)
     progress.step("done")
     progress.finish()

@@ -1,4 +1,4 @@
-"""bench.awsserver: the benchmark's AWS keeps its connections, as AWS does for a warm Lambda, and serves what moto serves."""
+"""bench.measurement.awsserver: the benchmark's AWS keeps its connections, as AWS does for a warm Lambda, and serves what moto serves."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import boto3
 import pytest
 import requests
 
-from bench.harness import aws_server
+from bench.measurement.harness import aws_server
 
 
 @pytest.fixture(scope="module")

@@ -18,8 +18,13 @@ from typing import Any
 import pytest
 
 from bench import __main__ as bench_cli
-from bench import cost, destinations, duration, localmode, ordered, report, scale, scenarios, standin, throughput
-from bench.meter import Units
+from bench.measurement import destinations, localmode, ordered, standin, throughput
+from bench.measurement.meter import Units
+from bench.models import cost, duration, scale
+from bench.report import costs, local
+from bench.report import destinations as destinations_report
+from bench.report import ordered as ordered_report
+from bench.scenarios import catalog
 
 pytestmark = pytest.mark.bench
 
@@ -28,7 +33,7 @@ pytestmark = pytest.mark.bench
 def cpu() -> dict[str, Any]:
     """Measured in a process of its own, as `make bench` does: the CPU clock of a test worker also counts
     the threads earlier tests left running (receivers, pollers), which made a deferral look dearer than a send."""
-    code = "import json, sys; from bench import duration; json.dump(duration.measure_cpu(runs=1), sys.stdout)"
+    code = "import json, sys; from bench.models import duration; json.dump(duration.measure_cpu(runs=1), sys.stdout)"
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=True, env=env)
     return dict(json.loads(done.stdout.strip().splitlines()[-1]))
@@ -125,9 +130,9 @@ def test_one_invocation_is_measured_against_the_ideal(one_invocation: dict[str, 
 
 def test_the_report_writes_results_docs_and_plots(paths: dict[str, Units], one_invocation: dict[str, Any], cpu: dict[str, Any], tmp_path: Path) -> None:
     # Given every measurement, at a tiny size
-    results: dict[str, Any] = {name: run(scale=0.02) for name, run in scenarios.ALL.items()}
+    results: dict[str, Any] = {name: run(scale=0.02) for name, run in catalog.ALL.items()}
     results["cost"] = cost.cost_report({"1KB": paths, "16KB": paths}, cpu={"1KB": cpu, "16KB": cpu})
-    results["cost"]["previous_run"] = report.previous_run(
+    results["cost"]["previous_run"] = costs.previous_run(
         {"meta": {"command": "make bench", "generated_at": "x"}, "cost": {**results["cost"], "duration_model": {}}}
     )
     results["throughput"] = {**one_invocation, "stand_in": standin.measure(runs=1)}
@@ -138,7 +143,7 @@ def test_the_report_writes_results_docs_and_plots(paths: dict[str, Units], one_i
     # Then the document has every section, its tables and its plots, and names the command that made them
     doc = (tmp_path / "benchmarks.md").read_text()
     for heading in (
-        "Efficiency per delivery (issue 28)",
+        "Efficiency per delivery",
         "Against the ideal",
         "Outage isolation",
         "Retry storm",
@@ -152,14 +157,14 @@ def test_the_report_writes_results_docs_and_plots(paths: dict[str, Units], one_i
     assert doc.count("Made by `make bench`") == 8  # at the top, and under each of the seven sections
     # And the ideal table judges every figure that has a goal
     assert "| outage isolation: healthy p99 during the outage / before it |" in doc
-    # And so does issue 28's
+    # And so does the efficiency goals' table
     assert "| 1 KB / 98.5 % / batched, on-demand |" in doc and "| retry storm: drain / ideal |" in doc
     plots = sorted(p.name for p in (tmp_path / "img").glob("bench-*.png"))
     assert len(plots) == 6
     for name in plots:
         assert f"(img/{name})" in doc
         assert (tmp_path / "img" / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    assert report.SEED_002_CUMULATIVE[0] == 0.70 and "70.00%" in doc
+    assert plots.FLAKY_TABLE_CUMULATIVE[0] == 0.70 and "70.00%" in doc
     # And the scale model ran on the measurements: every profile's rate and binding limit, in results.json and in the
     # table an --out elsewhere gets for docs/scaling.md
     written = json.loads((tmp_path / "results.json").read_text())["scale"]
@@ -176,7 +181,7 @@ def test_a_lost_conditional_write_is_counted_and_billed(aws: None) -> None:
     import boto3
     from botocore.exceptions import ClientError
 
-    from bench.meter import Meter
+    from bench.measurement.meter import Meter
     from hookline.wiring import topology
     from local.resources import create_table
 
@@ -204,7 +209,7 @@ def test_local_mode_under_load_is_measured_through_its_front_door() -> None:
     assert set(lm["reads_ms"]) == {"GET /v1/endpoints", "GET /v1/endpoints/{id}"}
     assert all(r["max"] >= r["median"] > 0 for r in lm["reads_ms"].values())
     assert 0 <= lm["backlog_at_reads"] <= 50
-    assert report._local_mode_section(lm, "made")[0] == "## Local mode under load"
+    assert local.local_mode_section(lm, "made")[0] == "## Local mode under load"
 
 
 # -- destinations beside HTTP, and an ordered endpoint's throughput (issue 26) ------------------------------------------
@@ -261,7 +266,7 @@ def test_each_destination_type_is_priced_on_both_sides(destination_run: dict[str
     carried = found["sizes"]["1KB"]["put_bytes"]
     assert carried["eventbridge"] > 2 * carried["s3"] > 0  # the detail holds the body twice
     # And the report renders it
-    section = report._destinations_section(found | {"command": "test", "machine": "test", "seconds": 1.0}, "made")
+    section = destinations_report.destinations_section(found | {"command": "test", "machine": "test", "seconds": 1.0}, "made")
     assert section[0] == "## Cost per million by destination type"
     assert any("billed to the customer's account" in line for line in section)
 
@@ -281,7 +286,7 @@ def test_one_ordered_endpoint_is_served_one_attempt_at_a_time_in_order() -> None
     bounds = [b["here_per_second"] for b in found["bound"].values()]
     assert bounds == sorted(bounds, reverse=True)
     assert found["lambda_model"]["overhead_ms_per_attempt"] > found["lambda_model"]["connect_ms"]
-    section = report._ordered_section(found, "made")
+    section = ordered_report.ordered_section(found, "made")
     assert section[0] == "## Throughput of an ordered (FIFO) endpoint"
 
 
@@ -289,7 +294,7 @@ def test_the_meter_counts_a_put_into_a_customers_account_apart_from_hooklines_ow
     # Given the meter installed, and the destination adapter's own session (built after it)
     import boto3
 
-    from bench.meter import Meter
+    from bench.measurement.meter import Meter
     from hookline.adapters.destinations import AwsDestinations
 
     url = destinations.customer_session().client("sqs").create_queue(QueueName="orders")["QueueUrl"]

@@ -174,10 +174,10 @@ def test_a_kept_connection_that_fails_later_than_a_close_would_is_not_repeated()
 
 
 def test_the_handshake_benchmark_counts_one_connection_per_gap_longer_than_the_connections_life() -> None:
-    """bench/connections.py: the same arrivals replayed here; each instance opens a connection on its first send and
+    """bench/measurement/connections.py: the same arrivals replayed here; each instance opens a connection on its first send and
     after every idle gap of at least the shorter of the client's keep-alive and the receiver's, and the receiver
     counts exactly those."""
-    from bench import connections
+    from bench.measurement import connections
 
     rate, instances, keepalive, seconds = 1.0, 2, 30.0, 60.0
     life = connections.lifetime(keepalive, connections.RECEIVER_IDLE_SECONDS)

@@ -25,7 +25,7 @@ from boto3.dynamodb.types import Binary
 from botocore.config import Config
 from botocore.exceptions import ClientError, SSLError
 
-from bench.harness import aws_server
+from bench.measurement.harness import aws_server
 from hookline.adapters import aws
 from hookline.adapters.dynamo.calls import DataPlaneCalls
 from hookline.adapters.dynamo.transport import Connections, FastSend, target

@@ -22,7 +22,7 @@ The endpoint's delivery log stays the fake of its port, each write counted at th
 Each delivery is an item of its own, written once per attempt; the endpoint's log spreads over `keys.DELIVERY_SHARDS`
 (8) partition keys, each taking about 4,450 / 8 writes a second (up to about 600 in a second). So an item's bound is
 500 writes a second (the issue's), a partition key's 1,000 (DynamoDB's). The figures are also those of the scale
-model (bench/hotkeys.py, the core's rules alone) for the same run.
+model (bench/models/hotkeys.py, the core's rules alone) for the same run.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ from typing import Any, cast
 
 import boto3
 
-from bench.hotkeys import hot_endpoint_writes
+from bench.models.hotkeys import hot_endpoint_writes
 from hookline.adapters.aws import dynamodb_table
 from hookline.adapters.dynamo import keys
 from hookline.adapters.dynamo.catalog import VersionUsageRepository
@@ -320,7 +320,7 @@ def test_a_hot_endpoint_at_5000_a_second_writes_no_item_more_than_500_times_a_se
     partition_most, partition = world.log.most_per_partition()
     assert item_most <= ITEM_BOUND, (item, world.log.most_by_kind())
     assert partition_most <= PARTITION_BOUND, (partition, partition_most)
-    # And the seconds over moto are the scale model's for the same run (bench/hotkeys.py: the core's rules alone)
+    # And the seconds over moto are the scale model's for the same run (bench/models/hotkeys.py: the core's rules alone)
     model = hot_endpoint_writes(
         RATE, BATCH, PROCESSES, batch_seconds=BATCH_SECONDS, receiver_seconds=RECEIVER_MS / 1000, seconds=WARM_SECONDS + MEASURED_SECONDS
     )

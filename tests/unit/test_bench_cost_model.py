@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from bench import cost, duration, prices, report
-from bench.meter import Units, chunks, item_size, read_units, write_units
-from bench.prices import MILLION, US_EAST_1
+from bench.measurement.meter import Units, chunks, item_size, read_units, write_units
+from bench.models import cost, duration, prices
+from bench.models.prices import MILLION, US_EAST_1
+from bench.report import floor
 from hookline.core.settings import Settings
 
 
@@ -106,7 +107,7 @@ def test_the_floor_counts_the_event_the_limiters_grant_and_give_back_and_the_att
         "per_million_usd": {"1KB": {"98.5%": {"batch": {"total": 5.5, "breakdown": breakdown}}}},
         "per_path": {"1KB": {"ingest_batch": {"units": {"dynamodb_write_units": 1.0}}}},
     }
-    [row] = report.floor_rows(results)
+    [row] = floor.floor_rows(results)
     # 4 writes at $0.625 per million, plus what leaves AWS, SQS and API Gateway; no read, Lambda or storage
     assert row == {
         "configuration": "1KB/98.5%/batch",

@@ -1,4 +1,4 @@
-"""Issue 28's goal table (bench/goals.py): each figure judged against its goal, and the arithmetic of a goal that
+"""Issue 28's goal table (bench/models/goals.py): each figure judged against its goal, and the arithmetic of a goal that
 lies below what the kept features allow."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from bench import duration, goals
-from bench.prices import provisioned_dynamodb
+from bench.models import duration, goals
+from bench.models.prices import provisioned_dynamodb
 
 BREAKDOWN = {"dynamodb": 2.0, "lambda": 0.5, "dynamodb_storage": 0.45, "dynamodb_pitr": 0.35, "sqs": 0.13, "data_transfer_out": 0.12, "api_gateway": 0.01}
 UNITS = {"dynamodb_write_units": 3.2e6, "dynamodb_read_units": 2.0e6, "lambda_requests": 1.0e5}

@@ -1,9 +1,9 @@
-"""The scale model's figure for one hot endpoint (bench/hotkeys.py): writes a second on each of its keys, from the core's
+"""The scale model's figure for one hot endpoint (bench/models/hotkeys.py): writes a second on each of its keys, from the core's
 own rules over a simulated run (issue 30, item 3: at most 500 a second on any item at 5,000 deliveries a second)."""
 
 from __future__ import annotations
 
-from bench.hotkeys import KEYS, hot_endpoint_writes
+from bench.models.hotkeys import KEYS, hot_endpoint_writes
 from hookline.core.stats import HOLD_ATTEMPTS, VERSION_USE_HOLD_SECONDS
 
 PACED = 5000 / 1.1  # an endpoint allowed 5,000 a second is paced a little under it (core.ratelimit's margin)

@@ -1,4 +1,4 @@
-"""Issue 14's figures against their ideal (bench/report.py) and the stand-in AWS of the design's throughput (bench/standin.py)."""
+"""Issue 14's figures against their ideal (bench/report/efficiency.py) and the stand-in AWS of the design's throughput (bench/measurement/standin.py)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from bench.report import ideal_rows
-from bench.standin import Latent, StandIn
+from bench.measurement.standin import Latent, StandIn
+from bench.report.efficiency import ideal_rows
 
 
 def _results(drain_vs_ideal: float, peak_in_flight: int) -> dict[str, Any]:

@@ -7,30 +7,30 @@ from typing import Any
 
 import pytest
 
-from bench import scenarios
-from bench.sim import Endpoint, Receiver, Sim, Task, make
+from bench.scenarios import catalog
+from bench.scenarios.sim import Endpoint, Receiver, Sim, Task, make
 
 TINY = 0.02
 
 
 @pytest.fixture(scope="module")
 def outage() -> dict[str, Any]:
-    return scenarios.outage_isolation(scale=TINY)
+    return catalog.outage_isolation(scale=TINY)
 
 
 @pytest.fixture(scope="module")
 def storm() -> dict[str, Any]:
-    return scenarios.retry_storm(scale=TINY)
+    return catalog.retry_storm(scale=TINY)
 
 
 @pytest.fixture(scope="module")
 def slow() -> dict[str, Any]:
-    return scenarios.slow_subscriber(scale=TINY)
+    return catalog.slow_subscriber(scale=TINY)
 
 
 @pytest.fixture(scope="module")
 def flaky() -> dict[str, Any]:
-    return scenarios.flaky_receivers(scale=TINY)
+    return catalog.flaky_receivers(scale=TINY)
 
 
 def test_every_scenario_returns_both_modes_and_ratios(outage: Any, storm: Any, slow: Any, flaky: Any) -> None:
@@ -88,7 +88,7 @@ def test_the_simulation_drives_the_real_core(monkeypatch: pytest.MonkeyPatch) ->
     from hookline.core import planning
     from hookline.core.breaker import Admission
 
-    # The core planner's own admission rule, not a name in bench.sim: the simulator keeps no copy of it
+    # The core planner's own admission rule, not a name in bench.scenarios.sim: the simulator keeps no copy of it
     monkeypatch.setattr(planning, "admit", lambda b, now, cfg: Admission("wait", 3600.0))
     sim = Sim(7)
     system = make("hookline", sim, 3)
@@ -100,15 +100,15 @@ def test_the_simulation_drives_the_real_core(monkeypatch: pytest.MonkeyPatch) ->
 
 
 def test_runs_are_deterministic() -> None:
-    a = scenarios.flaky_receivers(scale=0.005, seed=11)
-    b = scenarios.flaky_receivers(scale=0.005, seed=11)
+    a = catalog.flaky_receivers(scale=0.005, seed=11)
+    b = catalog.flaky_receivers(scale=0.005, seed=11)
     assert a == b
 
 
 def test_a_capacity_limited_receiver_is_kept_near_its_capacity_by_adaptive_concurrency() -> None:
     # Sent more than it can take under the highest ceilings (100 in flight), the naive design floods it;
     # hookline's adaptive limit keeps it within a small multiple of its capacity and delivers everything
-    result = scenarios.capacity_limited(scale=0.1)
+    result = catalog.capacity_limited(scale=0.1)
     h, b = result["hookline"], result["baseline"]
     assert b["peak_in_flight"] > 3 * b["capacity_in_flight"]
     assert h["peak_in_flight"] < 2 * h["capacity_in_flight"]
@@ -156,8 +156,8 @@ def test_timing_out_endpoints_are_kept_off_the_first_lane(monkeypatch: pytest.Mo
 def test_a_lease_is_held_from_the_grant_to_the_give_back_not_for_the_invocation_start(monkeypatch: pytest.MonkeyPatch) -> None:
     """The worker takes an endpoint's concurrency after the batch is handed over and its states read, sends once the
     grant's write has landed, and gives the lease back a write after the last answer; the simulator places them so."""
-    from bench import duration
-    from bench import sim as simulation
+    from bench.models import duration
+    from bench.scenarios import sim as simulation
 
     assert duration.ASSUMED.aws_call_ms / 1000 == simulation.AWS_CALL_SECONDS  # one round trip, as the duration model has it
     assert simulation.INVOKE_SECONDS > 0

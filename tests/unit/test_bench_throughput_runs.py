@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from bench import throughput
+from bench.measurement import throughput
 
 
 class _Clock:

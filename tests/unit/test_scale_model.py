@@ -1,4 +1,4 @@
-"""Issue 30's scale model (bench/scale.py) and docs/scaling.md: each profile's sustained rate, the limit that binds it
+"""Issue 30's scale model (bench/models/scale.py) and docs/scaling.md: each profile's sustained rate, the limit that binds it
 and the quotas it needs, from make bench's measured parts; the doc says what the model prints."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from bench import scale
+from bench.models import scale
 from hookline.adapters.dynamo import keys
 from hookline.core import profiles, stats, validation
 from hookline.core.settings import MAX_TABLE_CAPACITY, Settings

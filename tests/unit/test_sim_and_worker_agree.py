@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from bench import sim
+from bench.scenarios import sim
 from hookline.core.breaker import Breaker
 from hookline.core.classify import TIMEOUT
 from hookline.core.config import limiter_config

@@ -6,7 +6,7 @@ the profile declares the account has (synth refuses a profile that does not fit 
 given in the environment wins over its profile's value. `default`'s values are the settings' own defaults.
 
 What each profile delivers, which limit binds it and the quotas to raise are `make bench`'s scale model
-(bench/scale.py), on the figures that run measures; docs/scaling.md prints it.
+(bench/models/scale.py), on the figures that run measures; docs/scaling.md prints it.
 Pure data: no AWS, no environment.
 """
 
@@ -28,7 +28,7 @@ _SIZED = MappingProxyType(
     {
         "delivery_memory_mb": 512,
         "retry_memory_mb": 512,
-        # The lanes keep the split the benchmark's scenarios simulate (bench/sim.py): delivery : retry = 3 : 2.
+        # The lanes keep the split the benchmark's scenarios simulate (bench/scenarios/sim.py): delivery : retry = 3 : 2.
         "delivery_concurrency": 90,
         "retry_concurrency": 60,
         "replay_concurrency": 4,

@@ -108,7 +108,7 @@ def batch_share(limit: int, free: int | None = None) -> int:
     (`pace`): with fewer than the limit free, other batches hold the rest, and the batch takes half of what is
     free, at least one. A few leases then carry its tasks, the batches after it find some too, and a batch's
     start (before its first send) and end (waiting for its last answer) idle few of the endpoint's slots
-    (the retry storm's lease holds, bench.sim.LeaseHolds, in docs/benchmarks.md)."""
+    (the retry storm's lease holds, bench.scenarios.sim.LeaseHolds, in docs/benchmarks.md)."""
     share = limit // 2 if limit >= 8 else limit
     if free is not None and free < limit:
         share = min(share, max(1, free // 2))

@@ -5,7 +5,7 @@ client hookline builds afterwards reports each call. DynamoDB writes are billed
 on the larger of the item's size before and after (read through a separate,
 unmetered client), reads on the size of what came back; SQS and SNS requests
 in 64 KB chunks; a Step Functions execution on the states of the wait machine.
-Lambda time comes from `bench.duration`'s stated model: what each invocation
+Lambda time comes from `bench.models.duration`'s stated model: what each invocation
 did (its tasks, requests, AWS calls and limiter sleeps, attributed to it across
 the handler's thread pools) priced at the CPU figure set for the path. Every
 webhook request's bytes are data transfer out; every write's change in item
@@ -28,9 +28,10 @@ from typing import Any
 
 import boto3
 
-from bench import connections, duration
-from bench.harness import redirect_logs
-from bench.prices import US_EAST_1, Prices
+from bench.measurement import connections
+from bench.measurement.harness import redirect_logs
+from bench.models import duration
+from bench.models.prices import US_EAST_1, Prices
 from hookline.adapters import aws, system
 from hookline.adapters.destinations import AwsDestinations
 from hookline.adapters.http import WebhookClient, request_size
@@ -66,13 +67,13 @@ class Units:
     transfer_out_bytes: float = 0.0  # webhook requests leaving AWS (TLS handshake included)
     conditional_conflicts: float = 0.0  # failed conditional writes (billed as writes; counted here to show they happen)
     # Calls into a customer's account (hookline.adapters.destinations, on its own boto3 session): the puts are billed
-    # to the resource's owner and AssumeRole is free, so `dollars` prices neither; bench.destinations does.
+    # to the resource's owner and AssumeRole is free, so `dollars` prices neither; bench.measurement.destinations does.
     destination_puts: float = 0.0
     destination_put_bytes: float = 0.0  # what the puts carried (an SQS message's body and attributes)
     assume_role_calls: float = 0.0
     # Connections opened to receivers (TCP, and TLS for https): a webhook reuses its endpoint's connection when the same
     # warm instance sent to that endpoint within the connection's life: HOOKLINE_KEEPALIVE_SECONDS or the receiver's
-    # keep-alive timeout, whichever is shorter (bench.connections.lifetime; hookline.adapters.http.ConnectionPools).
+    # keep-alive timeout, whichever is shorter (bench.measurement.connections.lifetime; hookline.adapters.http.ConnectionPools).
     # Modelled per endpoint URL, each endpoint taken as a host of its own: the client's pool would also share one
     # host's connections between its endpoints, which the benchmark's one receiver would flatter.
     handshakes: float = 0.0

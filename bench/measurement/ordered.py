@@ -28,9 +28,9 @@ from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from typing import Any
 
-from bench import duration
-from bench.harness import Harness, _sqs, moto_hookline, quiet
-from bench.throughput import CallClock
+from bench.measurement.harness import Harness, _sqs, moto_hookline, quiet
+from bench.measurement.throughput import CallClock
+from bench.models import duration
 from hookline.core.settings import Settings
 from hookline.wiring import topology
 from local.pollers import SqsPoller
@@ -191,7 +191,7 @@ def bound_per_second(receiver_ms: float, overhead_ms: float) -> float:
 
 
 def lambda_overhead_ms(cpu_ms: float, aws_calls: float, memory_mb: int = topology.ORDERED.memory_mb, a: duration.Assumptions = duration.ASSUMED) -> float:
-    """The per-attempt overhead on the ordered function, from `bench.duration`'s stated model: the CPU at the function's
+    """The per-attempt overhead on the ordered function, from `bench.models.duration`'s stated model: the CPU at the function's
     share of a vCPU, its AWS calls in a row (one line: every call is on the endpoint's critical path), and the new
     connection each POST opens (DNS, TCP, TLS)."""
     return cpu_ms * max(1.0, duration.LAMBDA_MB_PER_VCPU / memory_mb) + aws_calls * a.aws_call_ms + a.connect_ms
@@ -272,12 +272,12 @@ def main(argv: list[str] | None = None) -> int:
     import json
     from pathlib import Path
 
-    parser = argparse.ArgumentParser(prog="python -m bench.ordered", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(prog="python -m bench.measurement.ordered", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--events", type=int, default=EVENTS)
     parser.add_argument("--into", type=Path, help="put the figures into this results.json (then: python -m bench --report-only)")
     args = parser.parse_args(argv)
     found = measure(events=args.events)
-    found["command"] = "python -m bench.ordered " + " ".join(argv if argv is not None else sys.argv[1:])
+    found["command"] = "python -m bench.measurement.ordered " + " ".join(argv if argv is not None else sys.argv[1:])
     if args.into:
         results = json.loads(args.into.read_text())
         results["ordered"] = found

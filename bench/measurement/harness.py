@@ -162,16 +162,16 @@ def _spec(name: str) -> topology.FunctionSpec:
 
 @contextmanager
 def aws_server() -> Iterator[str]:
-    """moto served by bench.awsserver in a process of its own, reset and answering: its URL.
+    """moto served by bench.measurement.awsserver in a process of its own, reset and answering: its URL.
 
-    Its own process: moto's Python work does not compete with the handler's threads for one GIL. bench.awsserver,
+    Its own process: moto's Python work does not compete with the handler's threads for one GIL. bench.measurement.awsserver,
     not `python -m moto.server`: its connections are kept alive between calls, as AWS's are for a warm Lambda."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     moto = subprocess.Popen(
-        [sys.executable, "-m", "bench.awsserver", "-H", "127.0.0.1", "-p", str(port)],
-        cwd=Path(__file__).resolve().parents[1],
+        [sys.executable, "-m", "bench.measurement.awsserver", "-H", "127.0.0.1", "-p", str(port)],
+        cwd=Path(__file__).resolve().parents[2],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )

@@ -1,4 +1,4 @@
-"""Where the delivery handler's CPU goes: a profile of the real handler over the stand-ins (issue 28).
+"""Where the delivery handler's CPU goes: a profile of the real handler over the stand-ins (the CPU goal's case).
 
 The handler's tasks run on threads of their own, so a profiler of the calling thread (cProfile) misses them, a
 sampling one charges a thread's CPU to wherever the thread next waits (a socket's recv, an idle pool thread), and
@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import Any
 
 BATCHES = 40
-BEFORE = Path(__file__).with_name("profile_before.json")  # this profile of the code before issue 28's work, as recorded there
-RUNS = 2  # the profile of the fastest run is kept: the slower ones carry other processes' interference (bench.duration.measure_cpu)
+BEFORE = Path(__file__).with_name("profile_before.json")  # this profile of the code before the efficiency work, as recorded there
+RUNS = 2  # the profile of the fastest run is kept: the slower ones carry other processes' interference (bench.models.duration.measure_cpu)
 
 
 class Timed:
@@ -105,11 +105,11 @@ def lines(timed: Timed, total_seconds: float, tasks: int) -> list[dict[str, Any]
 
 
 def profile_delivery(batches: int = BATCHES, size: int = 1024, runs: int = RUNS) -> dict[str, Any]:
-    """The delivery handler's profile over `batches` batches of 10 first attempts (bench.duration's CPU case): of
+    """The delivery handler's profile over `batches` batches of 10 first attempts (bench.models.duration's CPU case): of
     `runs` runs, the one with the least CPU per task."""
-    from bench.cost import event_body  # here: bench.cost imports bench.duration
-    from bench.duration import BATCH, _receiver_process
-    from bench.harness import moto_hookline, quiet
+    from bench.measurement.harness import moto_hookline, quiet
+    from bench.measurement.payloads import event_body
+    from bench.models.duration import BATCH, _receiver_process
     from hookline.wiring import topology
 
     with quiet(), moto_hookline(server=True) as h, _receiver_process(200) as url:
@@ -139,7 +139,7 @@ def profile_delivery(batches: int = BATCHES, size: int = 1024, runs: int = RUNS)
 
 
 def recorded_before() -> dict[str, Any]:
-    """The profile of the delivery handler before issue 28's work (`BEFORE`: its commit, when and how it was made)."""
+    """The profile of the delivery handler before the efficiency work (`BEFORE`: its commit, when and how it was made)."""
     recorded: dict[str, Any] = json.loads(BEFORE.read_text())
     return recorded
 

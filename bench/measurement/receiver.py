@@ -1,6 +1,6 @@
 """The benchmark's receiver: realistic response bodies (200 B on success, 1 KB on failure), in a thread or a process of its own.
 
-    python -m bench.receiver --port 9000 --status 503   # what `bench.duration` starts for its CPU runs
+    python -m bench.measurement.receiver --port 9000 --status 503   # what `bench.models.duration` starts for its CPU runs
 
 The local receiver (`local.receiver`) answers 17 bytes; a real receiver's body is
 longer, and hookline stores up to `HOOKLINE_RESPONSE_BODY_LIMIT_BYTES` of it on
@@ -110,7 +110,7 @@ def _handler_for(receiver: BenchReceiver) -> type[BaseHTTPRequestHandler]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench.receiver")
+    parser = argparse.ArgumentParser(prog="python -m bench.measurement.receiver")
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--status", type=int, default=200)
     args = parser.parse_args(argv)

@@ -12,8 +12,8 @@
   against Lambda's limit for a function and its layers (250 MB unzipped).
 
 `before` is the same measurement of the release before the API's models (commit `BEFORE_COMMIT`), kept in
-`bench/api_before.json`: copy this file into a checkout of that commit and run, there,
-`python -m bench.api --as-before /path/to/this/bench/api_before.json` (on a quiet machine, like `make bench`).
+`bench/measurement/api_before.json`: copy this file into a checkout of that commit and run, there,
+`python -m bench.measurement.api --as-before /path/to/this/bench/measurement/api_before.json` (on a quiet machine, like `make bench`).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 BEFORE_PATH = Path(__file__).resolve().parent / "api_before.json"
 BEFORE_COMMIT = "2ac51d4"
 LAMBDA_UNZIPPED_LIMIT_MB = 250  # https://docs.aws.amazon.com/lambda/latest/dg/gettingstarted-limits.html
@@ -73,8 +73,8 @@ def _cpu_ms(run: Callable[[], Any]) -> float:
 
 def request_cpu(runs: int = 7) -> dict[str, Any]:
     """CPU ms per request of the API's common routes, the fastest of `runs`, against moto server in another process."""
-    from bench.cost import event_body
-    from bench.harness import moto_hookline, quiet
+    from bench.measurement.harness import moto_hookline, quiet
+    from bench.measurement.payloads import event_body
 
     samples: dict[str, list[float]] = {}
     with quiet(), moto_hookline(server=True) as h:
@@ -140,7 +140,7 @@ def measure(runs: int = 7, progress: Callable[[str], None] = lambda _s: None) ->
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench.api", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(prog="python -m bench.measurement.api", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--as-before", type=Path, help="measure this checkout as the release before and write the figures there")
     parser.add_argument("--into", type=Path, help="put the figures into this results.json (then: python -m bench --report-only)")
     args = parser.parse_args(argv)

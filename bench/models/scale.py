@@ -1,4 +1,4 @@
-"""The scale model (issue 30): how many webhooks a second each sizing profile sustains, which limit binds it, what it
+"""The scale model: how many webhooks a second each sizing profile sustains, which limit binds it, what it
 costs, and which AWS quotas it needs raised.
 
 Built on this run's measured parts, never on guesses:
@@ -24,14 +24,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench import duration, hotkeys, prices
+from bench.models import duration, hotkeys, prices
 from hookline.core.profiles import SIZES
 from hookline.core.settings import TABLE_CAPACITY_TARGET_PERCENT, Settings
 from hookline.core.stats import VERSION_USE_HOLD_SECONDS
 from hookline.wiring import topology
 from infra import sizing
 
-DOC_BEGIN = "<!-- scale model: written by make bench (bench/scale.py); do not edit by hand -->"
+DOC_BEGIN = "<!-- scale model: written by make bench (bench/models/scale.py); do not edit by hand -->"
 DOC_END = "<!-- end of the scale model -->"
 EVENTS_PER_REQUEST = 100  # the batched ingest route's most events a request (POST /v1/events/batch)
 CONFIG = ("1KB", "98.5%", "batch")  # the cost configuration the model prices (its ingest: the configuration's own)
@@ -190,7 +190,7 @@ def version_use_writes(settings: Settings, rate: float) -> float:
     return min(rate / settings.delivery_batch_size, instances / VERSION_USE_HOLD_SECONDS)
 
 
-# The hot endpoint the model runs (issue 30, item 3): 5,000 deliveries a second offered to one endpoint allowed that
+# The hot endpoint the model runs (its goal: at most 500 writes a second on any item): 5,000 deliveries a second offered to one endpoint allowed that
 # many (its limiter paces it a margin under), over ten warm instances in batches of ten and over twenty in batches of
 # five; and to one allowed 6,000 over twelve instances, which delivers about all 5,000. No item may take more than
 # HOT_ITEM_BOUND writes a second, no partition key more than DynamoDB's 1,000.
@@ -200,7 +200,7 @@ HOT_ITEM_BOUND = 500
 
 
 def hot_endpoint() -> dict[str, Any]:
-    """Each key's most writes in any second for one endpoint at HOT_RATE (bench.hotkeys: the core's own rules)."""
+    """Each key's most writes in any second for one endpoint at HOT_RATE (bench.models.hotkeys: the core's own rules)."""
     runs = []
     for batch, processes, limit in HOT_RUNS:
         w = hotkeys.hot_endpoint_writes(HOT_RATE, batch, processes, limit=limit)

@@ -1,18 +1,19 @@
-"""Issue 28's efficiency goals, each beside this run's figure: the table `python -m bench` prints and the first one
+"""The efficiency goals, each beside this run's figure: the table `python -m bench` prints and the first one
 of docs/benchmarks.md.
 
 A goal that lies below what the kept features allow says so with its arithmetic: the least a delivered webhook can
 cost with them (`least_cost`), priced from this run's own measured units, and the least CPU they need (`least_cpu`),
-from the bare calls `bench.duration.measure_cpu` times beside the handler. A goal missed but above that least says
+from the bare calls `bench.models.duration.measure_cpu` times beside the handler. A goal missed but above that least says
 so too, with the same sum: it is within reach.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
-from bench.duration import FLOOR_WRITES
-from bench.prices import MILLION, US_EAST_1, provisioned, provisioned_dynamodb
+from bench.models.duration import FLOOR_WRITES
+from bench.models.prices import MILLION, US_EAST_1, provisioned, provisioned_dynamodb
 from hookline.core.settings import TABLE_CAPACITY_TARGET_PERCENT
 
 LAMBDA_FULL_VCPU_MB = 1769  # Lambda's CPU share grows with memory: one full vCPU at 1,769 MB
@@ -23,7 +24,7 @@ CPU_GOAL_MS = 5.0  # handler CPU per delivery at batch 10, full speed
 # the slots the grant took once the batch's requests have ended (a slot only its lease's expiry freed would hold the
 # endpoint's concurrency for the whole lease, topology.CLAIM_LEASE_SECONDS: 5 in flight would carry 5 requests in
 # 120 s); and the attempt record of the delivery log. The event's own write (idempotent ingest) is taken as measured.
-# bench.duration.FLOOR_WRITES times the same three for the CPU goal.
+# bench.models.duration.FLOOR_WRITES times the same three for the CPU goal.
 FLOOR_WRITES_PER_DELIVERY = {"limiter grant": 1.0, "limiter give-back": 1.0, "attempt record": 1.0}
 
 # (what, the issue's figure then, results path to the configuration, goal, the mode it is priced in)
@@ -34,7 +35,7 @@ COST_GOALS = (
     ("1 KB / 98.5 % / batched, provisioned at steady load", "-", ("1KB", "98.5%", "batch"), 2.00, "provisioned"),
 )
 FLOOR_MULTIPLE = 1.4  # the 1 KB on-demand row's second goal: at most this times its floor
-# Two runs of `make bench` agree within 5 % (issue 28): a CPU floor that exceeds the goal by less is not shown to.
+# Two runs of `make bench` agree within 5 % (an efficiency goal): a CPU floor that exceeds the goal by less is not shown to.
 RUN_AGREEMENT = 0.05
 # CPU milliseconds move with the machine's speed from run to run more than cost totals do: two full runs of one code
 # here measured the floor at 4.52 and 5.27 ms (and the handler at 7.64 and 8.66). A floor over the goal by less than
@@ -44,7 +45,7 @@ CPU_RUN_SPREAD = 0.2
 
 def _dynamodb(write_units: float, read_units: float, mode: str) -> float:
     """What request units cost in `mode`: on demand per request, provisioned as capacity-hours at steady load
-    (bench.prices.provisioned_dynamodb, as the provisioned section prices the measured units)."""
+    (bench.models.prices.provisioned_dynamodb, as the provisioned section prices the measured units)."""
     if mode == "provisioned":
         return provisioned_dynamodb(write_units, read_units, TABLE_CAPACITY_TARGET_PERCENT / 100)
     return write_units * US_EAST_1.dynamodb_write_unit + read_units * US_EAST_1.dynamodb_read_unit
@@ -90,7 +91,7 @@ def figure_of(row: dict[str, Any], mode: str) -> float:
     return row["total"] if mode == "on-demand" else (row.get("provisioned") or provisioned(row["total"], row["breakdown"], row["units"]))["total"]
 
 
-def above_rows(results: dict[str, Any]) -> list[list[str]]:
+def above_rows(results: Mapping[str, Any]) -> list[list[str]]:
     """Each cost goal's configuration: this run's figure, the least, and what the figure carries above it."""
     out = []
     for what, _then, (size, rate, ingest), _goal, mode in COST_GOALS:
@@ -112,7 +113,7 @@ _WRITE_NAMES = {"grant": "grant", "attempt_record": "attempt record", "give_back
 
 def least_cpu(floor_ms: dict[str, float]) -> dict[str, float]:
     """Per delivery at batch 10, each task to an endpoint of its own, the least handler CPU (ms) the kept features
-    need, from `measure_cpu`'s `floor_ms` (bench.duration.FLOOR_CALLS): the limiter's grant, the attempt record and
+    need, from `measure_cpu`'s `floor_ms` (bench.models.duration.FLOOR_CALLS): the limiter's grant, the attempt record and
     the give-back, each a conditional UpdateItem through the cheaper of the handler's own Table (hookline's codec and
     transport, hookline.adapters.dynamo) and boto3's low-level client (botocore's own send); the
     signature; the POST through the webhook client on a kept connection. No read (a task's body could ride in its
@@ -135,7 +136,7 @@ def _within_reach(least: str, bound: str, above: float, unit: str) -> str:
     return f"within reach of the kept features: the least is {least} <= {bound}; this run carries {_shown(above, unit)} above it"
 
 
-def _cost_rows(results: dict[str, Any], floors: dict[str, float]) -> list[dict[str, Any]]:
+def _cost_rows(results: Mapping[str, Any], floors: dict[str, float]) -> list[dict[str, Any]]:
     cost = results["cost"]
     rows = []
     for what, then, (size, rate, ingest), goal, mode in COST_GOALS:
@@ -192,14 +193,14 @@ def _cpu_note(cpu: float, floor_ms: dict[str, float] | None) -> str:
     return _within_reach(arithmetic, f"{CPU_GOAL_MS:g} ms", cpu - total, "ms")
 
 
-def _cpu_rows(results: dict[str, Any]) -> list[dict[str, Any]]:
+def _cpu_rows(results: Mapping[str, Any]) -> list[dict[str, Any]]:
     model = results["cost"].get("duration_model", {}).get("1KB", {})
     cpu = model.get("ms", {}).get("attempt_ok")
     if cpu is None:
         return []
     return [
         {
-            # bench.duration: the handler alone (DynamoDB, SQS and the receiver in processes of their own), a batch of
+            # bench.models.duration: the handler alone (DynamoDB, SQS and the receiver in processes of their own), a batch of
             # 10 first attempts to endpoints of their own, the fastest of its runs
             "what": "handler CPU per delivery, batch 10, full speed (ms)",
             "then": "16-20",
@@ -212,15 +213,15 @@ def _cpu_rows(results: dict[str, Any]) -> list[dict[str, Any]]:
     ]
 
 
-def rows(results: dict[str, Any], floors: dict[str, float]) -> list[dict[str, Any]]:
-    """Every goal of issue 28 with this run's figure, "met", and for a missed goal whose least the bench knows (the
+def rows(results: Mapping[str, Any], floors: dict[str, float]) -> list[dict[str, Any]]:
+    """Every efficiency goal with this run's figure, "met", and for a missed goal whose least the bench knows (the
     cost rows; the CPU row when the run measured its floor), that least: above the goal (the kept features forbid it)
     or under it (within reach, and what this run carries above it)."""
     out = _cost_rows(results, floors)
     conn = results.get("connections")
     if conn:
         g = conn["goal_row"]
-        life = min(conn["keepalive_seconds"], conn.get("receiver_idle_seconds") or conn["keepalive_seconds"])  # bench.connections.lifetime
+        life = min(conn["keepalive_seconds"], conn.get("receiver_idle_seconds") or conn["keepalive_seconds"])  # bench.measurement.connections.lifetime
         need = g["instances"] * 2.302585 / g["rate_per_second"]  # exp(-k r / K) <= 0.1  <=>  k >= K ln 10 / r
         out.append(
             {
@@ -285,7 +286,7 @@ def table_rows(found: list[dict[str, Any]]) -> list[list[str]]:
     return [[r["what"], r["then"], r["figure"], r["goal"], "yes" if r["met"] else "no", r["note"]] for r in found]
 
 
-HEADER = ["configuration", "issue 28's figure", "this run", "goal", "met", "why not, where the kept features forbid it"]
+HEADER = ["configuration", "figure", "this run", "goal", "met", "why not, where the kept features forbid it"]
 
 
 def printed(found: list[dict[str, Any]]) -> str:
@@ -294,4 +295,4 @@ def printed(found: list[dict[str, Any]]) -> str:
     for r in found:
         if r["note"]:
             lines.append(f"    - {r['what']}: {r['note']}")
-    return "Issue 28's goals, this run:\n" + "\n".join(lines)
+    return "The efficiency goals, this run:\n" + "\n".join(lines)

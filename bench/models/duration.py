@@ -36,8 +36,9 @@ from typing import Any
 
 from boto3.dynamodb.types import TypeSerializer
 
-from bench.harness import Harness, moto_hookline, quiet
-from bench.receiver import reply_body
+from bench.measurement.harness import Harness, moto_hookline, quiet
+from bench.measurement.payloads import event_body
+from bench.measurement.receiver import reply_body
 from hookline.adapters import aws
 from hookline.adapters.dynamo import keys
 from hookline.adapters.dynamo.state import STATS, STATS_HOUR, STATS_TOKEN, EndpointStateRepository
@@ -125,7 +126,7 @@ def _receiver_process(status: int) -> Iterator[str]:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    proc = subprocess.Popen([sys.executable, "-m", "bench.receiver", "--port", str(port), "--status", str(status)])
+    proc = subprocess.Popen([sys.executable, "-m", "bench.measurement.receiver", "--port", str(port), "--status", str(status)])
     try:
         deadline = time.monotonic() + 20
         while True:
@@ -150,7 +151,7 @@ def _cpu(run: Callable[[], Any]) -> float:
 
 # -- the floor: the bare calls a delivery cannot do without -------------------------------------
 
-# Per delivery, in the worst case issue 28's CPU goal names (a batch of 10, each task a different endpoint), with the
+# Per delivery, in the worst case the CPU goal names (a batch of 10, each task a different endpoint), with the
 # features kept: the limiter's grant (a conditional write per endpoint and batch: strict concurrency and rate across
 # instances), the attempt record (the delivery log), the give-back that frees the concurrency and carries the
 # endpoint's statistics (a conditional write per endpoint and batch), the signature, and the POST itself. Each write
@@ -239,7 +240,6 @@ def _floor_cpu(table: Any, client: WebhookClient, tasks: list[DeliveryTask], url
     (`hookline.adapters.aws.dynamodb_table`) and through a low-level client with its Config; the signature by
     `hookline.core.webhook.webhook_headers`; the POST through the handler's own `WebhookClient` on the connection it
     kept to the receiver. The Table's requests are built before the clock starts."""
-    from bench.cost import event_body  # here: bench.cost imports this module (through the meter)
 
     now = time.time()
     low_level = aws._client("dynamodb")  # the handler's Config; a client of its own: the Table's client rewrites what it sends
@@ -287,9 +287,8 @@ def measure_cpu(runs: int = 5, size: int = 1024, progress: Callable[[str], None]
     handler's Python (boto3 and the HTTP client included) and nothing else.
 
     `floor_ms`: beside each run's batch of successes, the same way, the bare calls a delivery cannot do without with
-    its features kept (FLOOR_CALLS, `_floor_cpu`), ms per call: what bench.goals.least_cpu sets the CPU goal against.
+    its features kept (FLOOR_CALLS, `_floor_cpu`), ms per call: what bench.models.goals.least_cpu sets the CPU goal against.
     """
-    from bench.cost import event_body  # here: bench.cost imports this module (through the meter)
 
     samples: dict[str, list[float]] = {k: [] for k in CPU_KINDS}
     floor: dict[str, list[float]] = {k: [] for k in FLOOR_CALLS}

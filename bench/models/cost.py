@@ -7,7 +7,7 @@ delay, one whose retry waits in Step Functions, one that is exhausted to the
 DLQ, and the re-schedules of a task whose endpoint's breaker is open or whose
 rate limit is spent. The mix of paths per delivered webhook then comes from the
 real retry policy (`hookline.core.policy.decide`) at a given first-attempt success
-rate, and everything is priced from `bench.prices`.
+rate, and everything is priced from `bench.models.prices`.
 
 Honest conditions: endpoints keep the default limits (ceilings of 50/s and 50 in flight, starting at 5 in flight); batches
 are consumed two at a time (as the event source runs several pollers), so the
@@ -15,7 +15,7 @@ limiter's and breaker's conditional writes conflict and the lost ones are billed
 the receiver answers 200 B on success and 1 KB on failure; a success on an
 endpoint whose breaker still remembers a failure is its own measured path, and
 its share of successes comes from the breaker's own rule (`core.breaker.record`);
-Lambda time comes from `bench.duration`'s stated model.
+Lambda time comes from `bench.models.duration`'s stated model.
 """
 
 from __future__ import annotations
@@ -29,10 +29,11 @@ from dataclasses import asdict, dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from bench.harness import Harness, moto_hookline
-from bench.meter import Meter, Units, chunks
-from bench.prices import MILLION, US_EAST_1, Prices, provisioned
-from bench.receiver import BenchReceiver
+from bench.measurement.harness import Harness, moto_hookline
+from bench.measurement.meter import Meter, Units, chunks
+from bench.measurement.payloads import event_body
+from bench.measurement.receiver import BenchReceiver
+from bench.models.prices import MILLION, US_EAST_1, Prices, provisioned
 from hookline.adapters import aws
 from hookline.adapters.dynamo.state import EndpointStateRepository
 from hookline.core.breaker import Breaker, health, record
@@ -64,78 +65,6 @@ PATHS = (
 )
 
 
-_WORDS = [
-    "invoice",
-    "order",
-    "customer",
-    "payment",
-    "refund",
-    "shipment",
-    "account",
-    "plan",
-    "seat",
-    "coupon",
-    "tax",
-    "region",
-    "warehouse",
-    "carrier",
-    "label",
-    "status",
-    "pending",
-    "paid",
-    "failed",
-    "captured",
-    "settled",
-    "partial",
-    "monthly",
-    "annual",
-    "trial",
-    "premium",
-    "basic",
-    "blue",
-    "green",
-    "large",
-    "small",
-    "express",
-    "standard",
-    "priority",
-    "return",
-    "exchange",
-    "gift",
-    "card",
-    "bank",
-    "transfer",
-    "wallet",
-]
-
-
-def event_body(size: int, n: int, event_type: str) -> dict[str, Any]:
-    """An event whose webhook body (envelope included) is about `size` bytes of realistic JSON.
-
-    Line items with random ids, amounts and words: it compresses about as well
-    as real webhook payloads do (2-3x), not as a run of one character would.
-    """
-    rng = random.Random(f"{n}-{size}")
-    envelope = len(json.dumps({"id": "evt_" + "0" * 26, "type": event_type, "timestamp": "2026-11-29T00:00:00.000Z", "data": {"n": n, "items": []}}))
-    items: list[dict[str, Any]] = []
-    used = envelope
-    while True:
-        item = {
-            "id": f"li_{rng.getrandbits(64):016x}",
-            "sku": f"SKU-{rng.randrange(10**6):06d}",
-            "name": " ".join(rng.choice(_WORDS) for _ in range(3)),
-            "quantity": rng.randint(1, 12),
-            "unit_amount": rng.randrange(100, 100_000),
-            "currency": rng.choice(("eur", "usd", "gbp")),
-        }
-        cost = len(json.dumps(item)) + 2
-        if used + cost > size:
-            break
-        items.append(item)
-        used += cost
-    return {"type": event_type, "data": {"n": n, "items": items}}
-
-
 @dataclass
 class _World:
     harness: Harness
@@ -151,7 +80,7 @@ class _World:
         ids = []
         for t in types:
             # The default limits (ceilings of 50/s and 50 in flight; a new endpoint starts at 5), as a customer's endpoint gets them.
-            # Each its own URL: the meter models kept-alive connections per endpoint (bench.meter.Units.handshakes).
+            # Each its own URL: the meter models kept-alive connections per endpoint (bench.measurement.meter.Units.handshakes).
             status, ep = self.harness.api("POST", "/v1/endpoints", {"url": f"{self.receiver.url}/{t}", "event_types": [t], **extra})
             assert status == 201, ep
             ids.append(ep["id"])
@@ -197,7 +126,7 @@ def measure_paths(  # noqa: PLR0915 - one measurement script, path after path
 ) -> dict[str, Units]:
     """Billable units per occurrence of each path, for events of `size` bytes.
 
-    `cpu` is `bench.duration.measure_cpu(...)["ms"]`: the CPU figures the duration model charges each path.
+    `cpu` is `bench.models.duration.measure_cpu(...)["ms"]`: the CPU figures the duration model charges each path.
     """
     assert count % ENDPOINTS_PER_SET == 0
     cpu = cpu or {}

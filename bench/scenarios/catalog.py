@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from bench.sim import Delivery, Endpoint, Hookline, Receiver, Sim, count_arrivals, make, percentile, poisson_arrivals, sample_every
+from bench.scenarios.sim import Delivery, Endpoint, Hookline, Receiver, Sim, count_arrivals, make, percentile, poisson_arrivals, sample_every
 
 MODES = ("hookline", "baseline")
 Result = dict[str, Any]
@@ -49,7 +49,7 @@ def _unfinished(system: Delivery, group: str) -> list[float]:
     return [t.created for t in system.inflight() if t.endpoint.group == group]
 
 
-# --- 1. outage isolation (seed 001) -------------------------------------------------------
+# --- 1. outage isolation -------------------------------------------------------------------
 
 
 def outage_isolation(scale: float = 1.0, seed: int = 1) -> Result:
@@ -143,7 +143,7 @@ def retry_storm(scale: float = 1.0, seed: int = 2) -> Result:
             "requests_during_outage": sum(v for sec, v in per_second.items() if sec < down),
             "peak_vs_limit": round(max((v for s, v in per_second.items() if s >= down), default=0) / limit, 4),
             "first_success_after_recovery_s": round(min((f for _, f, _, _, ok in sim.metrics.done if ok), default=down) - down, 1),
-            # hookline's leases at the endpoint, per request: how long each was held and why (bench.sim.LeaseHolds)
+            # hookline's leases at the endpoint, per request: how long each was held and why (bench.scenarios.sim.LeaseHolds)
             "lease_hold_ms": system.holds["storm"].mean_ms() if isinstance(system, Hookline) else None,
             "series": [{"t": s, "rps": sum(per_second.get(x, 0) for x in range(s, s + 10)) / 10} for s in range(int(down) - 60, int(down) + 600, 10)],
         }
@@ -151,7 +151,7 @@ def retry_storm(scale: float = 1.0, seed: int = 2) -> Result:
     return _both(run, ["peak_rps_first_minute", "attempts_per_event", "drain_seconds", "delivered_fraction"])
 
 
-# --- 3. slow subscriber (seed 004) ---------------------------------------------------------
+# --- 3. slow subscriber ----------------------------------------------------------------------
 
 
 def slow_subscriber(scale: float = 1.0, seed: int = 4) -> Result:
@@ -235,7 +235,7 @@ def capacity_limited(scale: float = 1.0, seed: int = 5) -> Result:
     return _both(run, ["peak_in_flight", "requests_over_capacity", "throughput_rps"])
 
 
-# --- 4. flaky receivers (seed 002) ---------------------------------------------------------
+# --- 4. flaky receivers ----------------------------------------------------------------------
 
 
 def flaky_receivers(scale: float = 1.0, seed: int = 3, max_attempts: int = 12) -> Result:

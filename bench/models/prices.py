@@ -51,7 +51,7 @@ class Prices:
     # The comparison: EventBridge API destinations.
     eventbridge_put_event: float = 1.00 / MILLION  # per 64 KB chunk
     eventbridge_api_destination_invocation: float = 0.20 / MILLION
-    # Destinations in a customer's account (bench.destinations): the put is billed to the resource's owner, not to
+    # Destinations in a customer's account (bench.measurement.destinations): the put is billed to the resource's owner, not to
     # hookline. us-east-1 list prices.
     # https://aws.amazon.com/sqs/pricing/ : a standard queue's request is `sqs_request` above ($0.40 per million, each
     # 64 KB chunk a request); a FIFO queue's is $0.50 per million.

@@ -19,7 +19,7 @@ from typing import Any
 
 import boto3
 
-from bench.harness import Harness, moto_hookline, quiet
+from bench.measurement.harness import Harness, moto_hookline, quiet
 from hookline.wiring import container, topology
 from local.receiver import WebhookReceiver
 

@@ -1,6 +1,6 @@
 """Writes a second on each of one hot endpoint's keys, from the core's own rules over a simulated run.
 
-For the scale model (issue 30, item 3: no item of an endpoint at 5,000 deliveries a second may take more than 500
+For the scale model (the hot endpoint's goal: no item of an endpoint at 5,000 deliveries a second may take more than 500
 writes a second). `hot_endpoint_writes(rate, batch_size, processes)` runs `processes` delivery instances (each with
 its own token lease and statistics held in its memory, as a warm Lambda instance) taking batches of up to
 `batch_size` tasks from a queue fed `rate` tasks a second, for `seconds` of virtual time: a heap of timed events, no

@@ -3,11 +3,11 @@
 `python -m moto.server` runs on werkzeug's development server, which closes the connection after every response
 (werkzeug.serving: "Always close the connection"), so every boto3 call made to it opens a TCP connection of its
 own: a cost a warm Lambda does not pay (botocore keeps its HTTPS connections to DynamoDB, SQS and Step Functions
-across invocations), and one that landed on the handler's measured CPU (bench.duration). This server hands each
+across invocations), and one that landed on the handler's measured CPU (bench.models.duration). This server hands each
 request to the same moto application (moto.server's `DomainDispatcherApplication`) and keeps the connection open
 for the next one, as DynamoDB and SQS do.
 
-    python -m bench.awsserver --port 5000
+    python -m bench.measurement.awsserver --port 5000
 """
 
 from __future__ import annotations

@@ -31,7 +31,7 @@ from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any
 
-from bench.harness import quiet
+from bench.measurement.harness import quiet
 from hookline.adapters import system
 from hookline.adapters.system import utcnow
 from hookline.core.models import Delivery, Endpoint, Event, webhook_body
@@ -165,7 +165,7 @@ def measure_apart(progress: Callable[[str], None] = lambda _s: None, runs: int =
     """`measure` in a Python process of its own, as a Lambda instance runs the handler and nothing else: inside
     `make bench`'s process, after the sections before it, the same handler took 1.9 ms of CPU a delivery against
     1.1 to 1.3 ms in a process of its own, on the same minutes, and the one invocation's ratio fell with it."""
-    done = subprocess.run([sys.executable, "-m", "bench.standin", str(runs)], capture_output=True, text=True, check=False, timeout=600)
+    done = subprocess.run([sys.executable, "-m", "bench.measurement.standin", str(runs)], capture_output=True, text=True, check=False, timeout=600)
     if done.returncode != 0:
         raise RuntimeError(f"the stand-in run failed: {done.stderr[-2000:]}")
     out: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])

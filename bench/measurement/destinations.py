@@ -8,17 +8,17 @@ role and external id until 5 minutes before they expire: `hookline.adapters.dest
 is the successful attempt: an AWS put in place of an HTTP POST (no connection to open, no receiver to wait on, no
 data transfer out of AWS for a put in the stack's region), and the put is billed to the resource's owner.
 
-Measured (`measure_paths`, the real handlers under moto with `bench.meter`): a successful attempt to ten HTTP endpoints
+Measured (`measure_paths`, the real handlers under moto with `bench.measurement.meter`): a successful attempt to ten HTTP endpoints
 and to ten SQS destinations in another account (`CUSTOMER_ACCOUNT`), alike in everything else, counting every AWS call
 the delivery makes into that account (the puts and the AssumeRole calls). The handlers' CPU per attempt of each kind is
-measured out of process (`measure_cpu`, as `bench.duration.measure_cpu` does), and Lambda time comes from
-`bench.duration`'s model: a put is one AWS call, `aws_call_ms`, where an HTTP attempt waits on a new connection and the
+measured out of process (`measure_cpu`, as `bench.models.duration.measure_cpu` does), and Lambda time comes from
+`bench.models.duration`'s model: a put is one AWS call, `aws_call_ms`, where an HTTP attempt waits on a new connection and the
 receiver's answer.
 
-Derived: hookline's cost per million for a type is the HTTP figure of the cost section (`bench.cost`) with each
+Derived: hookline's cost per million for a type is the HTTP figure of the cost section (`bench.models.cost`) with each
 successful attempt's cost replaced by the SQS destination's (the measured difference); SNS, EventBridge, Kinesis and
 S3 are priced as that same path, their put being one AWS call as SendMessage is. The customer's side is one put per
-delivered webhook (measured for SQS), at its documented price (`bench.prices`) for the bytes each type's layout
+delivered webhook (measured for SQS), at its documented price (`bench.models.prices`) for the bytes each type's layout
 carries, computed with hookline's own layout functions from the SQS message the run sent.
 """
 
@@ -35,12 +35,13 @@ from typing import Any
 
 import boto3
 
-from bench.cost import ENDPOINTS_PER_SET, INGEST_MODES, SIZES, SUCCESS_RATES, _World, event_body
-from bench.duration import BATCH, _cpu, _receiver_process
-from bench.harness import REGION, Harness, _sqs, moto_hookline, quiet
-from bench.meter import KB, SQS_CHUNK, Meter, Units, _message_bytes, chunks
-from bench.prices import MILLION, US_EAST_1, Prices
-from bench.receiver import BenchReceiver
+from bench.measurement.harness import REGION, Harness, _sqs, moto_hookline, quiet
+from bench.measurement.meter import KB, SQS_CHUNK, Meter, Units, _message_bytes, chunks
+from bench.measurement.payloads import event_body
+from bench.measurement.receiver import BenchReceiver
+from bench.models.cost import ENDPOINTS_PER_SET, INGEST_MODES, SIZES, SUCCESS_RATES, _World
+from bench.models.duration import BATCH, _cpu, _receiver_process
+from bench.models.prices import MILLION, US_EAST_1, Prices
 from hookline.core import destinations
 from hookline.wiring import topology
 
@@ -201,10 +202,10 @@ def measure_cpu(runs: int = 5, size: int = 1024, progress: Callable[[str], None]
 def measure_paths(size: int, count: int = 30, cpu: dict[str, float] | None = None, progress: Callable[[str], None] = lambda _s: None) -> dict[str, Any]:
     """A successful attempt to HTTP endpoints and to SQS destinations, metered alike: units per attempt, and the calls into the customer's account.
 
-    Each set is ten endpoints (a batch of ten spans them all, as in `bench.cost`), settled first (`_settle`: for an
+    Each set is ten endpoints (a batch of ten spans them all, as in `bench.models.cost`), settled first (`_settle`: for an
     SQS destination the first round assumes each endpoint's role, once per role and external id, which every later
     delivery of the run finds cached), then `count` deliveries are measured. A task the limiter defers on the way
-    is in its path's figure (it errs high, never low), as in `bench.cost`.
+    is in its path's figure (it errs high, never low), as in `bench.models.cost`.
     """
     assert count % ENDPOINTS_PER_SET == 0
     cpu = cpu or {}
@@ -384,14 +385,14 @@ def main(argv: list[str] | None = None) -> int:
     import argparse
     from pathlib import Path
 
-    parser = argparse.ArgumentParser(prog="python -m bench.destinations", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(prog="python -m bench.measurement.destinations", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--count", type=int, default=30, help="deliveries per measured path (a multiple of 10)")
     parser.add_argument("--cpu-runs", type=int, default=5)
     parser.add_argument("--into", type=Path, required=True, help="the results.json whose cost section prices it, and where the figures go")
     args = parser.parse_args(argv)
     results = json.loads(args.into.read_text())
     results["destinations"] = measure(results["cost"], count=args.count, cpu_runs=args.cpu_runs)
-    results["destinations"]["command"] = "python -m bench.destinations " + " ".join(argv if argv is not None else sys.argv[1:])
+    results["destinations"]["command"] = "python -m bench.measurement.destinations " + " ".join(argv if argv is not None else sys.argv[1:])
     args.into.write_text(json.dumps(results, indent=1) + "\n")
     print(json.dumps(results["destinations"], indent=1))
     return 0
