@@ -366,7 +366,7 @@ FACTS = [
         f"after {topology.DELIVERY_QUEUE.max_receive_count} failed receives",
         "topology.DELIVERY_QUEUE.max_receive_count",
     ),
-    Fact(ARCHITECTURE, "──▶ replay DLQ", f"a step failing {topology.REPLAY_QUEUE.max_receive_count} receives", "topology.REPLAY_QUEUE.max_receive_count"),
+    Fact(ARCHITECTURE, "──▶ jobs DLQ", f"a step failing {topology.JOBS_QUEUE.max_receive_count} receives", "topology.JOBS_QUEUE.max_receive_count"),
     Fact(ARCHITECTURE, "EventBridge Scheduler, every", f"EventBridge Scheduler, {every_minute(S.sweep_interval_minutes)}", "HOOKLINE_SWEEP_INTERVAL_MINUTES"),
     # docs/architecture.md: the stack and the data flow
     Fact(ARCHITECTURE, "hookline is a CDK stack of managed parts", f"{WORDS[len(topology.FUNCTIONS)]} Lambda functions", "topology.FUNCTIONS"),
@@ -723,7 +723,7 @@ FACTS = [
         f"within {topology.CLAIM_LEASE_SECONDS} s ({topology.CLAIM_LEASE_SECONDS // topology.DELIVERY_TIMEOUT_SECONDS} × the function timeout)",
         "topology.CLAIM_LEASE_SECONDS",
     ),
-    Fact(OPERATIONS, "a step on the job queue failed", f"failed {topology.REPLAY_QUEUE.max_receive_count} times", "topology.REPLAY_QUEUE.max_receive_count"),
+    Fact(OPERATIONS, "a step on the jobs queue failed", f"failed {topology.JOBS_QUEUE.max_receive_count} times", "topology.JOBS_QUEUE.max_receive_count"),
     Fact(
         OPERATIONS,
         "(retries more than",
@@ -776,8 +776,8 @@ FACTS = [
     Fact(OPERATIONS, "(at most 32 characters", f"(at most {MAX_STACK_NAME} characters", "core.settings.MAX_STACK_NAME"),
     Fact(
         OPERATIONS,
-        "The delivery, retry and replay functions reserve",
-        f"`HOOKLINE_DELIVERY_CONCURRENCY` ({S.delivery_concurrency}), `HOOKLINE_RETRY_CONCURRENCY` ({S.retry_concurrency}) and `HOOKLINE_REPLAY_CONCURRENCY` ({S.replay_concurrency}): {RESERVED}",
+        "The delivery, retry and jobs functions reserve",
+        f"`HOOKLINE_DELIVERY_CONCURRENCY` ({S.delivery_concurrency}), `HOOKLINE_RETRY_CONCURRENCY` ({S.retry_concurrency}) and `HOOKLINE_JOBS_CONCURRENCY` ({S.jobs_concurrency}): {RESERVED}",
         "the concurrency settings, infra.sizing.reserved_total",
     ),
     Fact(OPERATIONS, "so the quota must be at least", f"keeps {sizing.UNRESERVED_MINIMUM} of the account's", "infra.sizing.UNRESERVED_MINIMUM"),
@@ -794,7 +794,7 @@ FACTS = [
     Fact(
         OPERATIONS,
         "keep messages",
-        f"keep messages {topology.DELIVERY_DLQ.retention_seconds // DAY} days, the delivery, retry and replay queues {topology.DELIVERY_QUEUE.retention_seconds // DAY} days",
+        f"keep messages {topology.DELIVERY_DLQ.retention_seconds // DAY} days, the delivery, retry and jobs queues {topology.DELIVERY_QUEUE.retention_seconds // DAY} days",
         "topology queue retention",
     ),
     Fact(OPERATIONS, "and the sweeper's wait notes", "wait notes a week after" if timedelta(days=7) == wait_notes.KEPT else "?", "adapters.dynamo.waits.KEPT"),
