@@ -291,7 +291,7 @@ FACTS = [
         f"413 body over {S.max_event_bytes // 1024} KB ({S.max_batch_bytes // 1024**2} MB for a batch)",
         "HOOKLINE_MAX_EVENT_BYTES, HOOKLINE_MAX_BATCH_BYTES",
     ),
-    Fact(README, "The job runs on the job queue", f"a page of {bulk.REQUEUE_PAGE} per step", "services.bulk.REQUEUE_PAGE"),
+    Fact(README, "The job runs on the jobs queue", f"a page of {bulk.REQUEUE_PAGE} per step", "services.bulk.REQUEUE_PAGE"),
     # README.md: what a receiver gets
     Fact(README, "retries stop `HOOKLINE_MAX_AGE_SECONDS` after the event", f"{S.max_age_seconds / DAY:g} days by default", "HOOKLINE_MAX_AGE_SECONDS"),
     Fact(README, "attempts by default; see", f"({S.max_attempts} attempts by default", "HOOKLINE_MAX_ATTEMPTS"),
