@@ -16,7 +16,7 @@ from hookline.core.mailbox import parse_mailbox
 from hookline.core.settings import Settings
 from hookline.wiring.topology import (
     FUNCTIONS,
-    REPLAY,
+    JOBS,
     CustomerDestinationsSpec,
     EmailIdentitySpec,
     FunctionSpec,
@@ -42,9 +42,9 @@ ARCHITECTURE = lambda_.Architecture.ARM_64
 SERVICE_NAME = "hookline"
 # CloudWatch namespace of the functions' EMF metrics (Powertools Metrics); infra/monitoring.py graphs and alarms on it.
 METRICS_NAMESPACE = "hookline"
-# Functions with a fixed physical name, `<prefix>-<name>`: operators invoke the replay function by name
+# Functions with a fixed physical name, `<prefix>-<name>`: operators invoke the jobs function by name
 # (`aws lambda invoke`, the DLQ drain). The others keep generated names, so replacing one never collides.
-NAMED_FUNCTIONS = frozenset({REPLAY.name})
+NAMED_FUNCTIONS = frozenset({JOBS.name})
 # What hookline's code calls on the table (adapters/dynamo), and the key actions CDK's table grants pair with them.
 TABLE_READ_ACTIONS = ("dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query")
 TABLE_WRITE_ACTIONS = ("dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem", "dynamodb:BatchWriteItem")
@@ -311,7 +311,7 @@ class Functions(Construct):
         ChangeMessageVisibility, GetQueueAttributes and GetQueueUrl on this queue only. No event source: the function is
         invoked directly and receives at its own pace. (SQS-managed SSE needs no KMS grant.)
         `consume`: the SqsEventSource grants those permissions on exactly this queue; at a size that gives the function
-        no source (the replay function at `small`: its sweep runs the jobs), it receives them by hand as well."""
+        no source (the jobs function at `small`: its sweep runs the jobs), it receives them by hand as well."""
         if not by_hand and (spec.sqs_source is None or spec.sqs_source.queue != queue):
             raise TopologyError(f"function {spec.name!r} consumes {queue.key!r} without an sqs_source for it")
         if by_hand or not sizing.concurrency(spec, self._settings).source:

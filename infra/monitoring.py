@@ -192,7 +192,7 @@ class Monitoring(Construct):
                 name="internal-failures",
                 metric=INTERNAL_FAILURES,
                 description="A task is being dead-lettered because of hookline itself, not a receiver: a poison message, or a task whose "
-                "processing failed (an exception, a dependency failure) on its last receive. The delivery, retry, ordered and replay functions' "
+                "processing failed (an exception, a dependency failure) on its last receive. The delivery, retry, ordered and jobs functions' "
                 "ERROR lines say which.",
             ),
             email_failed=self._count_alarm(

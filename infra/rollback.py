@@ -57,7 +57,7 @@ def stack_functions(lambda_client: Any, stack: str) -> dict[str, str]:
     """Topology name -> function name, for the stack's functions, by their tags.
 
     Only names starting with `<stack>-` are looked at: CloudFormation's generated names start with the
-    stack's name, and the replay function's fixed name does too.
+    stack's name, and the jobs function's fixed name does too.
     """
     found: dict[str, str] = {}
     for page in lambda_client.get_paginator("list_functions").paginate():

@@ -13,21 +13,21 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from hookline.core.settings import Settings
-from hookline.wiring.topology import FUNCTIONS, REPLAY, SCHEDULES, FunctionSpec
+from hookline.wiring.topology import FUNCTIONS, JOBS, SCHEDULES, FunctionSpec
 
 UNRESERVED_MINIMUM = 100
 # The SQS event source's own bounds on maximum concurrency.
 MIN_POLLERS = 2
 MAX_POLLERS = 1000
-# `small`: no reservation; each event source is capped at SQS's least, and the replay function has no job-queue source
-# (its scheduled sweep runs the jobs: hookline.entrypoints.replay), so the queues' consumers leave the api and authorizer
+# `small`: no reservation; each event source is capped at SQS's least, and the jobs function has no job-queue source
+# (its scheduled sweep runs the jobs: hookline.entrypoints.jobs), so the queues' consumers leave the api and authorizer
 # at least SMALL_FREE of a quota of SMALL_QUOTA: 3 sources x 2 = 6 while every lane drains a backlog at once (the
 # ordered lane is idle unless an endpoint is ordered), and the sweep's one invocation a minute makes 7.
 SMALL_POLLERS = 2
 SMALL_QUOTA = 10
 SMALL_FREE = 4
 # Concurrency a directly invoked function keeps beyond its event source: the sweeper's schedule and the operators'
-# `make dlq-drain` invoke the replay function while its job-queue source may run at its maximum; without the
+# `make dlq-drain` invoke the jobs function while its job-queue source may run at its maximum; without the
 # headroom their invocations are throttled, and the source's own throttled batches move towards the DLQ.
 DIRECT_HEADROOM = 2
 
@@ -45,7 +45,7 @@ class Concurrency:
 
 def invoked_directly(spec: FunctionSpec) -> bool:
     """Functions invoked besides their event source: by a schedule, or by operators by name (the DLQ drain)."""
-    return spec.name == REPLAY.name or any(schedule.function == spec.name for schedule in SCHEDULES)
+    return spec.name == JOBS.name or any(schedule.function == spec.name for schedule in SCHEDULES)
 
 
 def concurrency(spec: FunctionSpec, settings: Settings) -> Concurrency:
@@ -53,8 +53,8 @@ def concurrency(spec: FunctionSpec, settings: Settings) -> Concurrency:
     if settings.size == "small":
         if spec.sqs_source is None:
             return Concurrency(reserved=None, pollers=None)
-        if spec.name == REPLAY.name:
-            # A fourth source would take 2 more of a quota of 10: the replay function's scheduled sweep runs the jobs.
+        if spec.name == JOBS.name:
+            # A fourth source would take 2 more of a quota of 10: the jobs function's scheduled sweep runs the jobs.
             return Concurrency(reserved=None, pollers=None, source=False)
         return Concurrency(reserved=None, pollers=SMALL_POLLERS)
     reserved = None if spec.reserved_concurrency_setting is None else int(getattr(settings, spec.reserved_concurrency_setting))
@@ -70,8 +70,8 @@ def concurrency(spec: FunctionSpec, settings: Settings) -> Concurrency:
 
 
 def sweep_runs_jobs(settings: Settings) -> bool:
-    """Whether the replay function's scheduled sweep drains the job queue: it has no event source at this size."""
-    return not concurrency(REPLAY, settings).source
+    """Whether the jobs function's scheduled sweep drains the job queue: it has no event source at this size."""
+    return not concurrency(JOBS, settings).source
 
 
 def sources_total(settings: Settings) -> int:
@@ -99,7 +99,7 @@ def problems(settings: Settings, quota: int) -> list[str]:
             f"the functions reserve {total} concurrent executions, which leaves {quota - total} of the account's quota of {quota} "
             f"unreserved; AWS keeps at least {UNRESERVED_MINIMUM} (CloudFormation would refuse the functions). Deploy with "
             f"HOOKLINE_SIZE=small (nothing reserved), lower HOOKLINE_DELIVERY_CONCURRENCY, HOOKLINE_RETRY_CONCURRENCY and "
-            f"HOOKLINE_REPLAY_CONCURRENCY, or raise the quota (Service Quotas: Lambda, 'Concurrent executions', L-B99A9384) "
+            f"HOOKLINE_JOBS_CONCURRENCY, or raise the quota (Service Quotas: Lambda, 'Concurrent executions', L-B99A9384) "
             f"to at least {total + UNRESERVED_MINIMUM}"
         )
     for spec in FUNCTIONS:

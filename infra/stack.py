@@ -8,7 +8,7 @@ from aws_cdk import CfnOutput, Stack
 from constructs import Construct
 
 from hookline.core.settings import Settings
-from hookline.wiring.topology import API, AUTHORIZER, NOTIFICATIONS, QUEUES, REPLAY, RETRY_WAIT, TABLE, TOPICS, QueueSpec
+from hookline.wiring.topology import API, AUTHORIZER, JOBS, NOTIFICATIONS, QUEUES, RETRY_WAIT, TABLE, TOPICS, QueueSpec
 from infra import construct_name, nag, stack_settings
 from infra.api import Api
 from infra.deploys import Deploys
@@ -87,9 +87,9 @@ class HooklineStack(Stack):
             CfnOutput(self, f"{construct_name(topic.key)}TopicArn", value=self.topics.topic(topic).topic_arn)
         CfnOutput(
             self,
-            "ReplayFunctionName",
-            value=self.functions.function(REPLAY).function_name,
-            description="The replay function: the operators' DLQ drain is `aws lambda invoke` on it",
+            "JobsFunctionName",
+            value=self.functions.function(JOBS).function_name,
+            description="The jobs function: the operators' DLQ drain is `aws lambda invoke` on it",
         )
         CfnOutput(self, "DashboardName", value=self.monitoring.dashboard.dashboard_name, description="CloudWatch dashboard")
 

@@ -184,6 +184,12 @@ ALLOWED: tuple[Allowed, ...] = (
         "and keeps the old one, with its events, outside the stack; they expire after 30 days, and the empty group can be "
         "deleted by hand.",
     ),
+    Allowed(
+        "removed-retained:FunctionsReplayLogs1AD89A13",
+        "The function that runs every job kind is named jobs since this release (issue 51): the replay function goes, and its "
+        "log group, retained like every function's, is left outside the stack with the previous release's job logs; they "
+        "expire after the log retention, and the empty group can be deleted by hand.",
+    ),
 )
 
 

@@ -2,7 +2,7 @@
 
     python -m local.dlq [--endpoint-id ep_…] [--tenant T] [--rate 10] [--max 1000]
         starts a drain job in the deployed stack (a direct invocation of its replay
-        function, `hookline-replay`, at its `live` alias) and watches it until it ends.
+        function, `hookline-jobs`, at its `live` alias) and watches it until it ends.
     python -m local.dlq --watch job_…
         watches a drain started before (e.g. after Ctrl-C stopped the watching: the job goes on).
     python -m local.dlq --local [--port 8787 | --aws-endpoint http://127.0.0.1:4566] …
@@ -107,7 +107,7 @@ def deployed_invoker(function_name: str, client: Any = None) -> Invoke:
 
 
 def local_invoker(aws_endpoint: str, prefix: str = topology.DEFAULT_PREFIX) -> Invoke:
-    """The replay function's direct invocations, run in this process against local mode's moto server (whose running
+    """The jobs function's direct invocations, run in this process against local mode's moto server (whose running
     local mode runs the job's steps from its job queue)."""
     os.environ["AWS_ENDPOINT_URL"] = aws_endpoint
     os.environ.setdefault("AWS_DEFAULT_REGION", "us-east-1")
@@ -117,7 +117,7 @@ def local_invoker(aws_endpoint: str, prefix: str = topology.DEFAULT_PREFIX) -> I
     for queue in topology.QUEUES:
         os.environ[queue.env] = sqs.get_queue_url(QueueName=queue.physical_name(prefix))["QueueUrl"]
     os.environ[topology.TABLE.env] = topology.TABLE.physical_name(prefix)
-    from hookline.entrypoints.replay import direct
+    from hookline.entrypoints.jobs import direct
     from hookline.wiring import container
 
     container.reset()
@@ -135,8 +135,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--port", type=int, default=0, help="with --local: the running local mode whose API or embedded AWS listens on this port")
     parser.add_argument("--aws-endpoint", default="", help="local mode's embedded AWS (default: the running local mode's)")
     # Named after the deployed stack (HOOKLINE_STACK_NAME), as infra/functions.py names it.
-    function = f"{Settings.from_env(os.environ).stack_name}-{topology.REPLAY.name}"
-    parser.add_argument("--function", default=function, help=f"the deployed replay function (default {function})")
+    function = f"{Settings.from_env(os.environ).stack_name}-{topology.JOBS.name}"
+    parser.add_argument("--function", default=function, help=f"the deployed jobs function (default {function})")
     return parser
 
 

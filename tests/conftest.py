@@ -135,7 +135,7 @@ class Hookline:
                 total += len(messages)
                 deadline = real_monotonic() + JOB_STEP_WAIT
             # Visible ones count too: a delayed step that turned visible after the receive above is no longer delayed.
-            if queue != topology.REPLAY_QUEUE or real_monotonic() > deadline or not self._waiting(queue) or not self._jobs_running():
+            if queue != topology.JOBS_QUEUE or real_monotonic() > deadline or not self._waiting(queue) or not self._jobs_running():
                 return total
             time.sleep(0.2)  # real time: freezegun leaves sleep alone
 
@@ -160,12 +160,12 @@ class Hookline:
                 return total
 
     def drain_dlq(self, **command: Any) -> dict[str, Any]:
-        """The operators' DLQ drain (`make dlq-drain`): start its job through the replay function, run its steps to
+        """The operators' DLQ drain (`make dlq-drain`): start its job through the jobs function, run its steps to
         the end; the job as it ended (`counts`: moved, skipped, poison)."""
-        started = self.handlers["replay"]({"kind": "drain_dlq", **command}, None)
+        started = self.handlers["jobs"]({"kind": "drain_dlq", **command}, None)
         assert "job" in started, started
-        self.drain(topology.REPLAY_QUEUE)
-        job: dict[str, Any] = self.handlers["replay"]({"kind": "job", "job_id": started["job"]["id"]}, None)["job"]
+        self.drain(topology.JOBS_QUEUE)
+        job: dict[str, Any] = self.handlers["jobs"]({"kind": "job", "job_id": started["job"]["id"]}, None)["job"]
         assert job["status"] == "done", job
         return job
 
@@ -190,7 +190,7 @@ class Hookline:
 
     def pump(self) -> int:
         """Run everything now visible on the delivery, retry and replay queues."""
-        return self.drain(topology.REPLAY_QUEUE) + self.drain(topology.DELIVERY_QUEUE) + self.drain(topology.RETRY_QUEUE) + self.drain(topology.ORDERED_QUEUE)
+        return self.drain(topology.JOBS_QUEUE) + self.drain(topology.DELIVERY_QUEUE) + self.drain(topology.RETRY_QUEUE) + self.drain(topology.ORDERED_QUEUE)
 
     def pump_until(self, done: Callable[[], bool], seconds: float = 30.0) -> None:
         """Pump until `done()` holds, waiting (in real time, up to `seconds`) for deferred tasks to turn visible: on a

@@ -88,7 +88,7 @@ def _record_what_the_poller_hands_over(hl: LocalHookline, queue_url: str) -> _Ar
 
 
 class _FakeLambda:
-    """The deployed replay function's answers to the CLI's invocations, in order."""
+    """The deployed jobs function's answers to the CLI's invocations, in order."""
 
     def __init__(self, answers: list[dict[str, Any]]) -> None:
         self.answers, self.payloads = answers, []
@@ -106,7 +106,7 @@ def _job(status: str, steps: int, moved: int) -> dict[str, Any]:
 def test_the_deployed_drain_is_started_then_watched_to_its_end_printing_as_it_moves(capsys: pytest.CaptureFixture[str]) -> None:
     client = _FakeLambda([_job("running", 0, 0), _job("running", 3, 300), _job("running", 3, 300), _job("done", 5, 420)])
     slept: list[float] = []
-    ended = run(deployed_invoker("hookline-replay", client), {"kind": "drain_dlq", "rate": 10}, sleep=slept.append)
+    ended = run(deployed_invoker("hookline-jobs", client), {"kind": "drain_dlq", "rate": 10}, sleep=slept.append)
     assert ended == _job("done", 5, 420)["job"]
     # One start, then reads of the job every two seconds until it ended
     assert client.payloads == [{"kind": "drain_dlq", "rate": 10}, *[{"kind": "job", "job_id": "job_x"}] * 3]

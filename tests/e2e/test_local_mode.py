@@ -88,19 +88,19 @@ def test_delivery_queue_redrives_to_its_dead_letter_queue(local_hookline: LocalH
         assert int(attrs["MessageRetentionPeriod"]) == spec.retention_seconds
 
 
-def test_the_replay_queues_are_provisioned_and_polled(local_hookline: LocalHookline) -> None:
-    # Given local mode provisioned from the topology, which has a replay queue with its own dead-letter queue
+def test_the_jobs_queues_are_provisioned_and_polled(local_hookline: LocalHookline) -> None:
+    # Given local mode provisioned from the topology, which has a jobs queue with its own dead-letter queue
     sqs = boto3.client("sqs", endpoint_url=local_hookline.aws_endpoint, region_name=local_hookline.region)
     # When the environment and the queues are read
-    replay_url = local_hookline.resources[topology.REPLAY_QUEUE.env]
-    replay_dlq_url = local_hookline.resources[topology.REPLAY_DLQ.env]
-    # Then both replay queues exist under their physical names, and their URLs are in the functions' environment
-    assert replay_url.endswith("/" + topology.REPLAY_QUEUE.physical_name(local_hookline.prefix))
-    assert replay_dlq_url.endswith("/" + topology.REPLAY_DLQ.physical_name(local_hookline.prefix))
-    assert os.environ[topology.REPLAY_QUEUE.env] == replay_url
-    assert os.environ[topology.REPLAY_DLQ.env] == replay_dlq_url
+    jobs_url = local_hookline.resources[topology.JOBS_QUEUE.env]
+    jobs_dlq_url = local_hookline.resources[topology.JOBS_DLQ.env]
+    # Then both jobs queues exist under their physical names, and their URLs are in the functions' environment
+    assert jobs_url.endswith("/" + topology.JOBS_QUEUE.physical_name(local_hookline.prefix))
+    assert jobs_dlq_url.endswith("/" + topology.JOBS_DLQ.physical_name(local_hookline.prefix))
+    assert os.environ[topology.JOBS_QUEUE.env] == jobs_url
+    assert os.environ[topology.JOBS_DLQ.env] == jobs_dlq_url
     assert set(sqs.list_queues()["QueueUrls"]) >= {local_hookline.resources[q.env] for q in topology.QUEUES}
-    # And every function with an sqs_source has one poller on its queue with its batch size, the replay function included
+    # And every function with an sqs_source has one poller on its queue with its batch size, the jobs function included
     settings = local_hookline.settings
     assert settings is not None
     polled = {p.name: (p.queue_url, p.batch_size) for p in local_hookline.pollers}
@@ -110,11 +110,11 @@ def test_the_replay_queues_are_provisioned_and_polled(local_hookline: LocalHookl
         if spec.sqs_source is not None
     }
     assert polled == expected
-    assert polled[topology.REPLAY.name] == (replay_url, settings.replay_batch_size)
-    # And the banner names the replay queues and the replay poller
+    assert polled[topology.JOBS.name] == (jobs_url, settings.jobs_batch_size)
+    # And the banner names every queue (the previous release's job queue too, drained by the sweep) and the jobs poller
     banner = local_hookline.banner()
     assert all(q.physical_name(local_hookline.prefix) in banner for q in topology.QUEUES)
-    assert f"{topology.REPLAY_QUEUE.physical_name(local_hookline.prefix)} -> replay" in banner
+    assert f"{topology.JOBS_QUEUE.physical_name(local_hookline.prefix)} -> {topology.JOBS.name}" in banner
 
 
 def test_local_mode_has_the_tables_indexes_and_the_topics(local_hookline: LocalHookline) -> None:

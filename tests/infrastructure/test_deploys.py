@@ -23,8 +23,8 @@ from hookline.wiring.topology import (
     AUTHORIZER,
     DELIVERY,
     FUNCTIONS,
+    JOBS,
     ORDERED,
-    REPLAY,
     RETRY,
     STATE_MACHINES,
     FunctionSpec,
@@ -44,7 +44,7 @@ ROLLBACK_METRICS: dict[str, tuple[str, ...]] = {
     DELIVERY.name: ("Errors", "InternalFailures"),
     RETRY.name: ("Errors", "InternalFailures"),
     ORDERED.name: ("Errors", "InternalFailures"),
-    REPLAY.name: ("Errors", "InternalFailures"),
+    JOBS.name: ("Errors", "InternalFailures"),
 }
 ROLLBACK_EVENTS = {"DEPLOYMENT_FAILURE", "DEPLOYMENT_STOP_ON_REQUEST", "DEPLOYMENT_STOP_ON_ALARM"}
 

@@ -15,10 +15,11 @@ from hookline.wiring.topology import (
     DELIVERY_DLQ,
     FUNCTIONS,
     HELD_QUEUES,
+    JOBS_DLQ,
     NOTIFICATIONS,
     ORDERED_DLQ,
+    PREVIOUS_JOB_DLQ,
     QUEUES,
-    REPLAY_DLQ,
     RETRY,
     RETRY_WAIT,
     STATE_MACHINES,
@@ -77,8 +78,8 @@ def test_the_topology_has_dead_letter_and_source_queues() -> None:
     # Given the topology's queues
     # When they are split into dead-letter queues (some queue's dead_letter) and the others
     # Then both groups are non-empty: the tests below are not vacuous
-    assert {q.key for q in DEAD_LETTER_QUEUES} == {"delivery-dlq", "replay-dlq", "ordered-dlq"}
-    assert {q.key for q in SOURCE_QUEUES} == {"delivery", "retry", "ordered", "replay"}
+    assert {q.key for q in DEAD_LETTER_QUEUES} == {"delivery-dlq", "jobs-dlq", "replay-dlq", "ordered-dlq"}
+    assert {q.key for q in SOURCE_QUEUES} == {"delivery", "retry", "ordered", "jobs", "replay"}
 
 
 def test_dashboard_shows_every_queue_depth_and_oldest_message_age(synth: Synth) -> None:
@@ -223,7 +224,7 @@ def test_the_sweeper_runs_on_a_schedule_invoking_the_replay_functions_live_alias
 def test_only_the_job_queues_dlq_counts_as_internal() -> None:
     # The delivery DLQ receives a receiver's exhausted deliveries from the worker by design; the job queue's DLQ only
     # what hookline failed to process
-    assert INTERNAL_DEAD_LETTER_QUEUES == (REPLAY_DLQ,)
+    assert INTERNAL_DEAD_LETTER_QUEUES == (JOBS_DLQ, PREVIOUS_JOB_DLQ)
 
 
 def test_no_alarm_watches_new_letters_any_more(synth: Synth) -> None:

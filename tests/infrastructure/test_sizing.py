@@ -8,7 +8,7 @@ import pytest
 
 from hookline.core import profiles
 from hookline.core.settings import Settings, SettingsError
-from hookline.wiring.topology import API, AUTHORIZER, DELIVERY, DELIVERY_DLQ, FUNCTIONS, ORDERED, REPLAY, REPLAY_QUEUE, RETRY
+from hookline.wiring.topology import API, AUTHORIZER, DELIVERY, DELIVERY_DLQ, FUNCTIONS, JOBS, JOBS_QUEUE, ORDERED, PREVIOUS_JOB_QUEUE, RETRY
 from infra import sizing
 from infra.synth import build_app
 from tests.infrastructure.conftest import BASE_SETTINGS, Synth, synthesize
@@ -21,11 +21,11 @@ def test_the_default_size_reserves_the_concurrency_settings() -> None:
     # Then the queue consumers reserve their settings, the api and authorizer nothing, nor the ordered lane (its
     # event source is capped at HOOKLINE_ORDERED_CONCURRENCY instead)
     reserved = {spec.name: sizing.concurrency(spec, BASE_SETTINGS).reserved for spec in FUNCTIONS}
-    assert reserved == {API.name: None, AUTHORIZER.name: None, DELIVERY.name: 90, RETRY.name: 60, ORDERED.name: None, REPLAY.name: 4}
+    assert reserved == {API.name: None, AUTHORIZER.name: None, DELIVERY.name: 90, RETRY.name: 60, ORDERED.name: None, JOBS.name: 4}
     assert sizing.concurrency(ORDERED, BASE_SETTINGS).pollers == BASE_SETTINGS.ordered_concurrency == 10
     assert sizing.reserved_total(BASE_SETTINGS) == 154
-    # And the replay function's event source leaves 2 of its 4 to the schedule and the DLQ drain
-    assert sizing.concurrency(REPLAY, BASE_SETTINGS).pollers == 2
+    # And the jobs function's event source leaves 2 of its 4 to the schedule and the DLQ drain
+    assert sizing.concurrency(JOBS, BASE_SETTINGS).pollers == 2
     assert sizing.concurrency(DELIVERY, BASE_SETTINGS).pollers == 90
 
 
@@ -44,7 +44,7 @@ def test_the_small_size_reserves_nothing_and_caps_each_event_source_at_2() -> No
     for spec in FUNCTIONS:
         c = sizing.concurrency(spec, SMALL)
         assert c.reserved is None, spec.name
-        assert c.pollers == (2 if spec.sqs_source is not None and spec is not REPLAY else None), spec.name
+        assert c.pollers == (2 if spec.sqs_source is not None and spec is not JOBS else None), spec.name
     assert sizing.reserved_total(SMALL) == 0
     assert sizing.problems(SMALL, 10) == []
 
@@ -52,8 +52,8 @@ def test_the_small_size_reserves_nothing_and_caps_each_event_source_at_2() -> No
 def test_the_small_size_leaves_the_api_and_authorizer_at_least_4_of_a_quota_of_10() -> None:
     # Given the small size, in an account whose quota is the one it declares (10)
     assert SMALL.account_concurrency_quota == sizing.SMALL_QUOTA == 10
-    # Then the replay function has no job-queue event source: its scheduled sweep runs the jobs
-    assert not sizing.concurrency(REPLAY, SMALL).source and sizing.sweep_runs_jobs(SMALL)
+    # Then the jobs function has no job-queue event source: its scheduled sweep runs the jobs
+    assert not sizing.concurrency(JOBS, SMALL).source and sizing.sweep_runs_jobs(SMALL)
     assert not sizing.sweep_runs_jobs(BASE_SETTINGS)
     # And the three sources left, each at its cap, take 6 while every lane drains a backlog at once; with the sweep's
     # one invocation a minute that is 7, so at least 3 of 10 stay for the api and authorizer even then, 4 without it
@@ -63,9 +63,9 @@ def test_the_small_size_leaves_the_api_and_authorizer_at_least_4_of_a_quota_of_1
 
 
 def test_a_directly_invoked_function_needs_headroom_beyond_its_event_source() -> None:
-    # Given the replay function reserving 3: its source needs 2 and its direct invocations 2 more
-    (problem,) = sizing.problems(Settings.from_env({"HOOKLINE_REPLAY_CONCURRENCY": "3"}), 1000)
-    assert "replay function reserves 3, below 4" in problem
+    # Given the jobs function reserving 3: its source needs 2 and its direct invocations 2 more
+    (problem,) = sizing.problems(Settings.from_env({"HOOKLINE_JOBS_CONCURRENCY": "3"}), 1000)
+    assert "jobs function reserves 3, below 4" in problem
     # And a plain consumer needs the source's minimum of 2 only
     (problem,) = sizing.problems(Settings.from_env({"HOOKLINE_RETRY_CONCURRENCY": "1"}), 1000)
     assert "retry function reserves 1, below 2" in problem
@@ -141,27 +141,37 @@ def test_the_small_stack_reserves_nothing_and_its_pollers_stay_low(tmp_path: Pat
     for spec in FUNCTIONS:
         assert "ReservedConcurrentExecutions" not in small.resources[small.function_id(spec)]["Properties"], spec.name
     mappings = [r["Properties"] for r in small.resources.values() if r["Type"] == "AWS::Lambda::EventSourceMapping"]
-    assert len(mappings) == len([spec for spec in FUNCTIONS if spec.sqs_source is not None and spec is not REPLAY])
+    assert len(mappings) == len([spec for spec in FUNCTIONS if spec.sqs_source is not None and spec is not JOBS])
     assert all(m["ScalingConfig"] == {"MaximumConcurrency": 2} for m in mappings)
-    # And the replay function has no event source on the job queue: it is told its sweep runs the jobs, and may
-    # receive, delete and hide the job queue's messages itself (and no other queue's but the delivery DLQ, its drain's)
-    replay_queue = {"Fn::GetAtt": [small.queue_id(REPLAY_QUEUE), "Arn"]}
-    assert all(m["EventSourceArn"] != replay_queue for m in mappings)
-    env = small.resources[small.function_id(REPLAY)]["Properties"]["Environment"]["Variables"]
+    # And the jobs function has no event source on the job queue: it is told its sweep runs the jobs, and may
+    # receive, delete and hide the job queue's messages itself (and no other queue's but the delivery DLQ, its drain's,
+    # and the previous release's job queue, which its sweep moves to the jobs queue)
+    jobs_queue = {"Fn::GetAtt": [small.queue_id(JOBS_QUEUE), "Arn"]}
+    assert all(m["EventSourceArn"] != jobs_queue for m in mappings)
+    env = small.resources[small.function_id(JOBS)]["Properties"]["Environment"]["Variables"]
     assert env["HOOKLINE_SWEEP_RUNS_JOBS"] == "True"
     receives = [
         resource
-        for statement in small.policy_statements(small.role_id(REPLAY))
+        for statement in small.policy_statements(small.role_id(JOBS))
         if {"sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:ChangeMessageVisibility"} <= set(statement["Action"])
         for resource in (statement["Resource"] if isinstance(statement["Resource"], list) else [statement["Resource"]])
     ]
-    assert sorted(map(str, receives)) == sorted(map(str, [replay_queue, {"Fn::GetAtt": [small.queue_id(DELIVERY_DLQ), "Arn"]}]))
+    assert sorted(map(str, receives)) == sorted(
+        map(
+            str,
+            [
+                jobs_queue,
+                {"Fn::GetAtt": [small.queue_id(DELIVERY_DLQ), "Arn"]},
+                {"Fn::GetAtt": [small.queue_id(PREVIOUS_JOB_QUEUE), "Arn"]},
+            ],
+        )
+    )
 
 
-def test_at_every_other_size_the_replay_function_drains_the_job_queue_by_its_event_source(synth: Synth) -> None:
+def test_at_every_other_size_the_jobs_function_drains_the_jobs_queue_by_its_event_source(synth: Synth) -> None:
     # Given the default size
-    env = synth.resources[synth.function_id(REPLAY)]["Properties"]["Environment"]["Variables"]
+    env = synth.resources[synth.function_id(JOBS)]["Properties"]["Environment"]["Variables"]
     # Then the sweep is told not to run the jobs, whatever the synth machine's environment said
     assert env["HOOKLINE_SWEEP_RUNS_JOBS"] == "False"
     sources = [r["Properties"] for r in synth.resources.values() if r["Type"] == "AWS::Lambda::EventSourceMapping"]
-    assert {"Fn::GetAtt": [synth.queue_id(REPLAY_QUEUE), "Arn"]} in [m["EventSourceArn"] for m in sources]
+    assert {"Fn::GetAtt": [synth.queue_id(JOBS_QUEUE), "Arn"]} in [m["EventSourceArn"] for m in sources]

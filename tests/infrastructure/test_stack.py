@@ -25,14 +25,16 @@ from hookline.wiring.topology import (
     ENDPOINT_LOG_INDEX,
     ENDPOINT_VERSIONS_INDEX,
     FUNCTIONS,
+    JOBS,
+    JOBS_DLQ,
+    JOBS_QUEUE,
     NOTIFICATIONS,
     ORDERED,
     ORDERED_DLQ,
     ORDERED_QUEUE,
+    PREVIOUS_JOB_DLQ,
+    PREVIOUS_JOB_QUEUE,
     QUEUES,
-    REPLAY,
-    REPLAY_DLQ,
-    REPLAY_QUEUE,
     RETRY,
     RETRY_QUEUE,
     RETRY_WAIT,
@@ -106,8 +108,8 @@ def tuned(tmp_path_factory: pytest.TempPathFactory, deps_layer: Path) -> Synth:
             "HOOKLINE_DELIVERY_BATCH_SIZE": "4",
             "HOOKLINE_RETRY_BATCH_SIZE": "6",
             "HOOKLINE_AUTHORIZER_CACHE_SECONDS": "60",
-            "HOOKLINE_REPLAY_CONCURRENCY": "5",
-            "HOOKLINE_REPLAY_BATCH_SIZE": "3",
+            "HOOKLINE_JOBS_CONCURRENCY": "5",
+            "HOOKLINE_JOBS_BATCH_SIZE": "3",
             "HOOKLINE_OLDEST_MESSAGE_ALARM_SECONDS": "1800",
             "HOOKLINE_TABLE_DELETION_PROTECTION": "false",
         }
@@ -142,24 +144,26 @@ def test_outputs(synth: Synth) -> None:
     # Given the synthesized stack
     # When its outputs are listed
     # Then the API URL, table name, every queue's URL, the retry state machine's and the topic's ARNs,
-    # the replay function's name and the dashboard's name are exported
+    # the jobs function's name and the dashboard's name are exported
     outputs = synth.template.to_json()["Outputs"]
     queue_outputs = {
         "DeliveryQueueUrl": DELIVERY_QUEUE,
         "DeliveryDlqUrl": DELIVERY_DLQ,
         "RetryQueueUrl": RETRY_QUEUE,
-        "ReplayQueueUrl": REPLAY_QUEUE,
-        "ReplayDlqUrl": REPLAY_DLQ,
+        "JobsQueueUrl": JOBS_QUEUE,
+        "JobsDlqUrl": JOBS_DLQ,
+        "ReplayQueueUrl": PREVIOUS_JOB_QUEUE,
+        "ReplayDlqUrl": PREVIOUS_JOB_DLQ,
         "OrderedQueueUrl": ORDERED_QUEUE,
         "OrderedDlqUrl": ORDERED_DLQ,
     }
-    assert {"ApiUrl", "TableName", *queue_outputs, "RetryStateMachineArn", "NotificationsTopicArn", "ReplayFunctionName", "DashboardName"} <= set(outputs)
+    assert {"ApiUrl", "TableName", *queue_outputs, "RetryStateMachineArn", "NotificationsTopicArn", "JobsFunctionName", "DashboardName"} <= set(outputs)
     assert len(queue_outputs) == len(QUEUES)
     assert outputs["TableName"]["Value"] == {"Ref": synth.logical_id(synth.stack.storage.table(TABLE))}
     for name, queue in queue_outputs.items():
         assert outputs[name]["Value"] == {"Ref": _queue_id(synth, queue)}, name
     # (Ref of a function is its name: what `aws lambda invoke --function-name` takes for the DLQ drain)
-    assert outputs["ReplayFunctionName"]["Value"] == {"Ref": synth.function_id(REPLAY)}
+    assert outputs["JobsFunctionName"]["Value"] == {"Ref": synth.function_id(JOBS)}
     # (Ref of a state machine is its ARN)
     assert outputs["RetryStateMachineArn"]["Value"] == {"Ref": synth.state_machine_id(RETRY_WAIT)}
     # (Ref of a topic is its ARN)
@@ -208,21 +212,21 @@ def test_concurrency_and_batch_size_follow_the_environment(tuned: Synth) -> None
 
 
 def test_replay_concurrency_and_batch_size_follow_the_environment(tuned: Synth) -> None:
-    # Given HOOKLINE_REPLAY_CONCURRENCY=5 and HOOKLINE_REPLAY_BATCH_SIZE=3
+    # Given HOOKLINE_JOBS_CONCURRENCY=5 and HOOKLINE_JOBS_BATCH_SIZE=3
     # When a stack is synthesized from those settings
-    # Then the replay function reserves 5, its pollers stop at 5, and it takes 3 replay jobs per invocation
-    assert tuned.resources[tuned.function_id(REPLAY)]["Properties"]["ReservedConcurrentExecutions"] == 5
-    assert _mapping_of(tuned, REPLAY)["BatchSize"] == 3
+    # Then the jobs function reserves 5, its pollers stop at 5, and it takes 3 replay jobs per invocation
+    assert tuned.resources[tuned.function_id(JOBS)]["Properties"]["ReservedConcurrentExecutions"] == 5
+    assert _mapping_of(tuned, JOBS)["BatchSize"] == 3
     # And neither setting reaches any function's environment: they configure the stack
     for spec in FUNCTIONS:
         env = tuned.resources[tuned.function_id(spec)]["Properties"]["Environment"]["Variables"]
-        assert not {"HOOKLINE_REPLAY_CONCURRENCY", "HOOKLINE_REPLAY_BATCH_SIZE", "HOOKLINE_OLDEST_MESSAGE_ALARM_SECONDS"} & set(env), spec.name
+        assert not {"HOOKLINE_JOBS_CONCURRENCY", "HOOKLINE_JOBS_BATCH_SIZE", "HOOKLINE_OLDEST_MESSAGE_ALARM_SECONDS"} & set(env), spec.name
 
 
 def test_event_source_mappings_report_batch_item_failures(synth: Synth) -> None:
     # Given the delivery function's sqs_source on the delivery queue, the retry function's on the retry queue, the
-    # ordered function's on the ordered lane's FIFO queue and the replay function's on the replay queue
-    assert SQS_CONSUMERS == (DELIVERY, RETRY, ORDERED, REPLAY)
+    # ordered function's on the ordered lane's FIFO queue and the jobs function's on the jobs queue
+    assert SQS_CONSUMERS == (DELIVERY, RETRY, ORDERED, JOBS)
     # When the stack is synthesized
     # Then each has exactly one mapping, from its own queue, batch size from settings, partial batch failures on
     synth.template.resource_count_is("AWS::Lambda::EventSourceMapping", len(SQS_CONSUMERS))
@@ -230,7 +234,7 @@ def test_event_source_mappings_report_batch_item_failures(synth: Synth) -> None:
         (DELIVERY, DELIVERY_QUEUE, BASE_SETTINGS.delivery_batch_size),
         (RETRY, RETRY_QUEUE, BASE_SETTINGS.retry_batch_size),
         (ORDERED, ORDERED_QUEUE, BASE_SETTINGS.ordered_batch_size),
-        (REPLAY, REPLAY_QUEUE, BASE_SETTINGS.replay_batch_size),
+        (JOBS, JOBS_QUEUE, BASE_SETTINGS.jobs_batch_size),
     ):
         assert spec.sqs_source is not None and spec.sqs_source.queue == queue
         mapping = _mapping_of(synth, spec)
@@ -254,12 +258,12 @@ def test_sqs_pollers_never_outrun_the_reserved_concurrency(synth: Synth, tuned: 
     # Then its event source's maximum concurrency equals it, so throttling never burns receive counts
     assert _mapping_of(synth, DELIVERY)["ScalingConfig"] == {"MaximumConcurrency": BASE_SETTINGS.delivery_concurrency}
     assert _mapping_of(synth, RETRY)["ScalingConfig"] == {"MaximumConcurrency": BASE_SETTINGS.retry_concurrency}
-    # And the replay function, which the sweeper's schedule and make dlq-drain invoke besides its event source, keeps
+    # And the jobs function, which the sweeper's schedule and make dlq-drain invoke besides its event source, keeps
     # 2 of its reservation beyond the source's maximum, so those invocations are not throttled
-    assert _mapping_of(synth, REPLAY)["ScalingConfig"] == {"MaximumConcurrency": BASE_SETTINGS.replay_concurrency - sizing.DIRECT_HEADROOM}
+    assert _mapping_of(synth, JOBS)["ScalingConfig"] == {"MaximumConcurrency": BASE_SETTINGS.jobs_concurrency - sizing.DIRECT_HEADROOM}
     assert _mapping_of(tuned, DELIVERY)["ScalingConfig"] == {"MaximumConcurrency": 7}
     assert _mapping_of(tuned, RETRY)["ScalingConfig"] == {"MaximumConcurrency": 3}
-    assert _mapping_of(tuned, REPLAY)["ScalingConfig"] == {"MaximumConcurrency": 5 - sizing.DIRECT_HEADROOM}
+    assert _mapping_of(tuned, JOBS)["ScalingConfig"] == {"MaximumConcurrency": 5 - sizing.DIRECT_HEADROOM}
 
 
 def test_delivery_queue_redrives_to_its_dlq(synth: Synth) -> None:
@@ -289,16 +293,16 @@ def test_retry_queue_redrives_to_the_shared_dlq(synth: Synth) -> None:
 
 
 def test_replay_queue_has_its_own_dlq(synth: Synth) -> None:
-    # Given the replay queue spec, whose dead-letter queue is replay-dlq (failed replay jobs are not deliveries)
+    # Given the jobs queue spec, whose dead-letter queue is jobs-dlq (failed replay jobs are not deliveries)
     # When the stack is synthesized
-    replay = synth.resources[_queue_id(synth, REPLAY_QUEUE)]["Properties"]
-    dlq = synth.resources[_queue_id(synth, REPLAY_DLQ)]["Properties"]
-    # Then the replay queue covers six replay timeouts, keeps jobs for its retention, and redrives to hookline-replay-dlq
-    assert replay["QueueName"] == "hookline-replay"
-    assert replay["VisibilityTimeout"] == 6 * REPLAY.timeout_seconds == REPLAY_QUEUE.visibility_timeout_seconds
-    assert replay["RedrivePolicy"] == {"deadLetterTargetArn": _queue_arn(synth, REPLAY_DLQ), "maxReceiveCount": REPLAY_QUEUE.max_receive_count}
-    # And the replay DLQ has no DLQ of its own and keeps messages longer than the replay queue
-    assert dlq["QueueName"] == "hookline-replay-dlq"
+    replay = synth.resources[_queue_id(synth, JOBS_QUEUE)]["Properties"]
+    dlq = synth.resources[_queue_id(synth, JOBS_DLQ)]["Properties"]
+    # Then the jobs queue covers six replay timeouts, keeps jobs for its retention, and redrives to hookline-jobs-dlq
+    assert replay["QueueName"] == "hookline-jobs"
+    assert replay["VisibilityTimeout"] == 6 * JOBS.timeout_seconds == JOBS_QUEUE.visibility_timeout_seconds
+    assert replay["RedrivePolicy"] == {"deadLetterTargetArn": _queue_arn(synth, JOBS_DLQ), "maxReceiveCount": JOBS_QUEUE.max_receive_count}
+    # And the jobs DLQ has no DLQ of its own and keeps messages longer than the jobs queue
+    assert dlq["QueueName"] == "hookline-jobs-dlq"
     assert "RedrivePolicy" not in dlq
     assert dlq["MessageRetentionPeriod"] > replay["MessageRetentionPeriod"]
 
@@ -659,9 +663,9 @@ def test_functions_get_behaviour_settings_but_not_stack_or_local_ones() -> None:
     stack_or_local = {
         "delivery_concurrency",
         "retry_concurrency",
-        "replay_concurrency",
+        "jobs_concurrency",
         "delivery_batch_size",
-        "replay_batch_size",
+        "jobs_batch_size",
         "authorizer_cache_seconds",
         "oldest_message_alarm_seconds",
         "deploy_strategy",
@@ -674,8 +678,8 @@ def test_functions_get_behaviour_settings_but_not_stack_or_local_ones() -> None:
         "delivery_queue_url",
         "delivery_dlq_url",
         "retry_queue_url",
-        "replay_queue_url",
-        "replay_dlq_url",
+        "jobs_queue_url",
+        "jobs_dlq_url",
         "retry_state_machine_arn",
         "notifications_topic_arn",
     }
@@ -711,19 +715,19 @@ def test_authorizer_role_cannot_write_the_table_or_send_messages(synth: Synth) -
 
 def test_api_role_sends_to_the_delivery_retry_ordered_and_replay_queues_but_not_the_dlqs(synth: Synth) -> None:
     # Given the API enqueues delivery tasks (an ordered endpoint's on the ordered lane), requeues a re-enabled
-    # endpoint's paused backlog on the retry queue, and queues customers' replay jobs on the replay queue
+    # endpoint's paused backlog on the retry queue, and queues customers' replay jobs on the jobs queue
     # When its role's policies are collected
     statements = synth.policy_statements(synth.role_id(API))
     # Then sqs:SendMessage is allowed on those four queues and nothing else (no DLQ)
     sends = _resources_allowed(statements, "sqs:SendMessage")
     assert _sort(sends) == _sort(
-        [_queue_arn(synth, DELIVERY_QUEUE), _queue_arn(synth, RETRY_QUEUE), _queue_arn(synth, ORDERED_QUEUE), _queue_arn(synth, REPLAY_QUEUE)]
+        [_queue_arn(synth, DELIVERY_QUEUE), _queue_arn(synth, RETRY_QUEUE), _queue_arn(synth, ORDERED_QUEUE), _queue_arn(synth, JOBS_QUEUE)]
     )
     assert _queue_arn(synth, DELIVERY_DLQ) not in sends
-    assert _queue_arn(synth, REPLAY_DLQ) not in sends
-    # And it knows the replay queue's URL
+    assert _queue_arn(synth, JOBS_DLQ) not in sends
+    # And it knows the jobs queue's URL
     api_env = synth.resources[synth.function_id(API)]["Properties"]["Environment"]["Variables"]
-    assert api_env[REPLAY_QUEUE.env] == {"Ref": _queue_id(synth, REPLAY_QUEUE)}
+    assert api_env[JOBS_QUEUE.env] == {"Ref": _queue_id(synth, JOBS_QUEUE)}
     actions = {a for s in statements for a in _actions(s)}
     assert "sqs:ReceiveMessage" not in actions
     assert "sqs:DeleteMessage" not in actions
@@ -732,9 +736,15 @@ def test_api_role_sends_to_the_delivery_retry_ordered_and_replay_queues_but_not_
 
 def test_each_consumer_role_consumes_only_its_own_queues(synth: Synth) -> None:
     # Given the delivery function consumes the delivery queue, the retry function the retry queue, and the
-    # replay function the replay queue (its event source) and, by hand, the delivery DLQ (the operators' drain)
+    # jobs function the jobs queue (its event source) and, by hand, the delivery DLQ (the operators' drain) and the
+    # previous release's job queue (its sweep moves that queue's messages to the jobs queue)
     # (the ordered function its FIFO queue, whose messages it also holds: ChangeMessageVisibility)
-    consumed = {DELIVERY.name: [DELIVERY_QUEUE], RETRY.name: [RETRY_QUEUE], ORDERED.name: [ORDERED_QUEUE], REPLAY.name: [DELIVERY_DLQ, REPLAY_QUEUE]}
+    consumed = {
+        DELIVERY.name: [DELIVERY_QUEUE],
+        RETRY.name: [RETRY_QUEUE],
+        ORDERED.name: [ORDERED_QUEUE],
+        JOBS.name: [DELIVERY_DLQ, PREVIOUS_JOB_QUEUE, JOBS_QUEUE],
+    }
     for spec in FUNCTIONS:
         # When each role's actions are collected
         statements = synth.policy_statements(synth.role_id(spec))
@@ -777,50 +787,50 @@ def test_retry_function_runs_the_delivery_code(synth: Synth) -> None:
 
 
 def test_replay_function_has_its_name_concurrency_and_event_source(synth: Synth) -> None:
-    # Given the REPLAY spec: functions/replay, 120 s, 256 MB, replay_concurrency, an sqs_source on the replay queue
-    assert REPLAY.sqs_source is not None and REPLAY.sqs_source.queue == REPLAY_QUEUE
+    # Given the JOBS spec: functions/jobs, 120 s, 256 MB, jobs_concurrency, an sqs_source on the jobs queue
+    assert JOBS.sqs_source is not None and JOBS.sqs_source.queue == JOBS_QUEUE
     # When the stack is synthesized
-    props = synth.resources[synth.function_id(REPLAY)]["Properties"]
-    # Then the function is named hookline-replay, so operators can `aws lambda invoke` it for the DLQ drain
-    assert props["FunctionName"] == "hookline-replay"
+    props = synth.resources[synth.function_id(JOBS)]["Properties"]
+    # Then the function is named hookline-jobs, so operators can `aws lambda invoke` it for the DLQ drain
+    assert props["FunctionName"] == "hookline-jobs"
     assert props["Timeout"] == 120
     assert props["MemorySize"] == 256
-    # And it reserves replay_concurrency, of which its pollers take all but the 2 its direct invocations need
-    assert props["ReservedConcurrentExecutions"] == BASE_SETTINGS.replay_concurrency == 4
-    mapping = _mapping_of(synth, REPLAY)
-    assert mapping["EventSourceArn"] == _queue_arn(synth, REPLAY_QUEUE)
-    assert mapping["BatchSize"] == BASE_SETTINGS.replay_batch_size == 1
+    # And it reserves jobs_concurrency, of which its pollers take all but the 2 its direct invocations need
+    assert props["ReservedConcurrentExecutions"] == BASE_SETTINGS.jobs_concurrency == 4
+    mapping = _mapping_of(synth, JOBS)
+    assert mapping["EventSourceArn"] == _queue_arn(synth, JOBS_QUEUE)
+    assert mapping["BatchSize"] == BASE_SETTINGS.jobs_batch_size == 1
     assert mapping["ScalingConfig"] == {"MaximumConcurrency": 2}
     assert mapping["FunctionResponseTypes"] == ["ReportBatchItemFailures"]
 
 
 def test_only_the_replay_function_has_a_fixed_name(synth: Synth) -> None:
     # Given the functions operators call by name
-    assert {REPLAY.name} == NAMED_FUNCTIONS
+    assert {JOBS.name} == NAMED_FUNCTIONS
     # When the stack is synthesized
     # Then only those have a physical FunctionName; CloudFormation names the others
     named = {spec.name for spec in FUNCTIONS if "FunctionName" in synth.resources[synth.function_id(spec)]["Properties"]}
-    assert named == {REPLAY.name}
+    assert named == {JOBS.name}
 
 
 def test_replay_role_drains_the_dlq_requeues_and_queues_first_attempts(synth: Synth) -> None:
-    # Given the replay function: replay jobs off the replay queue, the operators' DLQ drain by hand
-    statements = synth.policy_statements(synth.role_id(REPLAY))
+    # Given the jobs function: replay jobs off the jobs queue, the operators' DLQ drain by hand
+    statements = synth.policy_statements(synth.role_id(JOBS))
     # When its role's SQS permissions are collected
     # Then it may take messages off the delivery DLQ by hand (receive, delete, change visibility, read attributes and URL)
     dlq = _queue_arn(synth, DELIVERY_DLQ)
     for action in ("sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:ChangeMessageVisibility", "sqs:GetQueueAttributes", "sqs:GetQueueUrl"):
         assert dlq in _resources_allowed(statements, action), action
     # And it sends to the retry queue (drained, replayed and re-queued deliveries), the delivery queue (the first attempts
-    # of a broadcast's fan-out and of what the sweeper finds unqueued) and the replay queue (a job's next step); never to the
+    # of a broadcast's fan-out and of what the sweeper finds unqueued) and the jobs queue (a job's next step); never to the
     # DLQ, which it only drains (what it leaves there, it hides and leaves)
     # (and the ordered lane, where an ordered endpoint's tasks go from each of those)
     sends = _resources_allowed(statements, "sqs:SendMessage")
     assert _sort(sends) == _sort(
-        [_queue_arn(synth, DELIVERY_QUEUE), _queue_arn(synth, RETRY_QUEUE), _queue_arn(synth, ORDERED_QUEUE), _queue_arn(synth, REPLAY_QUEUE)]
+        [_queue_arn(synth, DELIVERY_QUEUE), _queue_arn(synth, RETRY_QUEUE), _queue_arn(synth, ORDERED_QUEUE), _queue_arn(synth, JOBS_QUEUE)]
     )
     # And never to its own DLQ
-    assert _queue_arn(synth, REPLAY_DLQ) not in sends
+    assert _queue_arn(synth, JOBS_DLQ) not in sends
     # And it holds no Step Functions, SNS or wildcard action
     actions = {a for s in statements for a in _actions(s)}
     assert not {a for a in actions if a.startswith(("states:", "sns:"))}
@@ -828,14 +838,14 @@ def test_replay_role_drains_the_dlq_requeues_and_queues_first_attempts(synth: Sy
 
 
 def test_replay_function_knows_its_queues_and_the_dlq(synth: Synth) -> None:
-    # Given the replay function's grants (the "receive" grant on the delivery DLQ included)
-    env = synth.resources[synth.function_id(REPLAY)]["Properties"]["Environment"]["Variables"]
+    # Given the jobs function's grants (the "receive" grant on the delivery DLQ included)
+    env = synth.resources[synth.function_id(JOBS)]["Properties"]["Environment"]["Variables"]
     # When its environment is read
-    # Then it carries the URLs of the delivery DLQ, the retry queue, the replay queue and the replay DLQ, and the table
+    # Then it carries the URLs of the delivery DLQ, the retry queue, the jobs queue and the jobs DLQ, and the table
     assert env[DELIVERY_DLQ.env] == {"Ref": _queue_id(synth, DELIVERY_DLQ)}
     assert env[RETRY_QUEUE.env] == {"Ref": _queue_id(synth, RETRY_QUEUE)}
-    assert env[REPLAY_QUEUE.env] == {"Ref": _queue_id(synth, REPLAY_QUEUE)}
-    assert env[REPLAY_DLQ.env] == {"Ref": _queue_id(synth, REPLAY_DLQ)}
+    assert env[JOBS_QUEUE.env] == {"Ref": _queue_id(synth, JOBS_QUEUE)}
+    assert env[JOBS_DLQ.env] == {"Ref": _queue_id(synth, JOBS_DLQ)}
     assert env[TABLE.env] == {"Ref": synth.logical_id(synth.stack.storage.table(TABLE))}
     # And the drain's pace, a behaviour setting
     assert env["HOOKLINE_DLQ_DRAIN_RATE_PER_SECOND"] == str(BASE_SETTINGS.dlq_drain_rate_per_second)

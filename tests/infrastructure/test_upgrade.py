@@ -25,8 +25,8 @@ from typing import Any
 
 import pytest
 
-from hookline.wiring.topology import TABLE
-from infra import upgrade
+from hookline.wiring.topology import JOBS, JOBS_QUEUE, PREVIOUS_JOB_DLQ, PREVIOUS_JOB_QUEUE, TABLE
+from infra import preflight, upgrade
 from infra.upgrade import Allowed, findings, problems
 from tests.infrastructure.conftest import HANG_SECONDS, Synth
 
@@ -424,3 +424,49 @@ def test_command_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
     assert upgrade.main([str(old), str(new)]) == 1
     assert capsys.readouterr().out.startswith("gsi-count:T: ")
     assert upgrade.main([str(old), str(old)]) == 0
+
+
+# The jobs rename (issue 51) over two releases -----------------------------------------------------------------------
+
+
+def _without(value: Any, removed: set[str]) -> Any:
+    """`value` with every list item and mapping entry that names a removed logical id left out."""
+    if isinstance(value, list):
+        return [_without(item, removed) for item in value if not upgrade._references(item) & removed]
+    if isinstance(value, dict):
+        return {key: _without(item, removed) for key, item in value.items() if not upgrade._references(item) & removed}
+    return value
+
+
+def _next_release(template: dict[str, Any], removed: set[str]) -> dict[str, Any]:
+    """The next release sketched from this template: the `removed` resources gone, with whatever names them (alarms,
+    queue policies: resources that name one of them outright; a grant's statement, an environment variable: the
+    part of a resource that names one)."""
+    resources = template["Resources"]
+    gone = set(removed)
+    for logical_id, resource in resources.items():
+        if resource["Type"] in ("AWS::CloudWatch::Alarm", "AWS::SQS::QueuePolicy") and upgrade._references(resource.get("Properties")) & removed:
+            gone.add(logical_id)
+    kept = {logical_id: _without(resource, gone) for logical_id, resource in resources.items() if logical_id not in gone}
+    return {**template, "Resources": kept}
+
+
+def test_the_previous_job_queue_stays_this_release_and_its_removal_next_release_is_legal_once_empty(synth: Synth) -> None:
+    current = _current(synth)
+    old_queues = {synth.queue_id(PREVIOUS_JOB_QUEUE), synth.queue_id(PREVIOUS_JOB_DLQ)}
+    # Given this release: the jobs function and queue beside the previous release's job queue and its DLQ, under their
+    # old names (the logical ids the last release gave them), and the jobs function's sweep draining the old queue
+    assert {current["Resources"][q]["Properties"]["QueueName"] for q in old_queues} == {"hookline-replay", "hookline-replay-dlq"}
+    assert current["Resources"][synth.queue_id(JOBS_QUEUE)]["Properties"]["QueueName"] == "hookline-jobs"
+    assert current["Resources"][synth.function_id(JOBS)]["Properties"]["FunctionName"] == "hookline-jobs"
+    # When the next release removes them (and the alarms, the policy and the environment that name them)
+    following = _next_release(current, old_queues)
+    found = findings(current, following, pseudo={"AWS::StackName": synth.stack.stack_name})
+    # Then the only findings are the two queues' removal, which the preflight passes once they are empty, and stops
+    # while one holds a message
+    assert sorted(finding.id for finding in found) == sorted(f"removed-stateful:{q}" for q in old_queues)
+    assert all(f.severity == "ok" for f in preflight.upgrade_findings(found, dict.fromkeys(old_queues, 0)))
+    held = preflight.upgrade_findings(found, {**dict.fromkeys(old_queues, 0), synth.queue_id(PREVIOUS_JOB_QUEUE): 1})
+    assert [f.severity for f in held].count("problem") == 1
+    # And nothing names the removed queues any more
+    assert not any(upgrade._references(resource) & old_queues for resource in following["Resources"].values())

@@ -1,4 +1,4 @@
-"""A broadcast through the real handlers over moto: the API stores it and starts its job, the replay function fans it
+"""A broadcast through the real handlers over moto: the API stores it and starts its job, the jobs function fans it
 out a page of endpoints per step of the job, and the delivery function sends each subscribed endpoint its webhook once;
 the job (GET /v1/jobs/{id}) and the event (GET /v1/events/{id}) show the same progress. (3,200 endpoints run over the
 fakes, tests/unit/services/test_broadcast.py: at that size moto alone would take minutes.)"""
@@ -114,10 +114,10 @@ def _progress(hookline: Hookline, answer: dict[str, Any]) -> tuple[dict[str, Any
 
 
 def _step(hookline: Hookline) -> None:
-    """The replay function takes the job queue's one message: one step."""
-    [message] = hookline.queued(topology.REPLAY_QUEUE)
+    """The jobs function takes the job queue's one message: one step."""
+    [message] = hookline.queued(topology.JOBS_QUEUE)
     assert json.loads(message["Body"])["kind"] == "job"
-    assert hookline.handlers["replay"](sqs_event([message]), None) == {"batchItemFailures": []}
+    assert hookline.handlers["jobs"](sqs_event([message]), None) == {"batchItemFailures": []}
 
 
 def test_a_broadcast_to_many_customers_runs_as_a_job_reaching_each_subscribed_endpoint_once_and_its_repeat_creates_nothing(hookline: Hookline) -> None:
@@ -133,7 +133,7 @@ def test_a_broadcast_to_many_customers_runs_as_a_job_reaching_each_subscribed_en
         job, fanout = _progress(hookline, answer)
         assert (job["status"], job["steps"], fanout["status"]) == ("running", 0, "fanning_out")
         assert hookline.api("GET", f"/v1/events/{answer['id']}")[1]["deliveries"] == []
-        # When the replay function takes the job's first step: one page of endpoints
+        # When the jobs function takes the job's first step: one page of endpoints
         _step(hookline)
         # Then both views show that page, still running
         job, fanout = _progress(hookline, answer)
@@ -158,7 +158,7 @@ def test_a_broadcast_to_many_customers_runs_as_a_job_reaching_each_subscribed_en
         # When the broadcast is repeated with its id
         assert hookline.api("POST", "/v1/events/broadcast", BODY) == (202, {**answer, "job": {"id": job_id, "status": "done"}})
         # Then nothing is queued, created or sent
-        assert hookline.queued(topology.REPLAY_QUEUE) == []
+        assert hookline.queued(topology.JOBS_QUEUE) == []
         assert hookline.pump() == 0
         assert _delivery_items(hookline, answer["id"]) == len(deliveries)
         assert _progress(hookline, answer)[1] == done
@@ -171,16 +171,16 @@ def test_a_broadcast_to_many_customers_runs_as_a_job_reaching_each_subscribed_en
 def test_a_broadcast_names_no_customer_and_a_repeat_before_its_first_step_queues_that_step_again(hookline: Hookline) -> None:
     status, refused = hookline.api("POST", "/v1/events/broadcast", {**BODY, "customer": "c001"})
     assert (status, refused["error"]["code"]) == (422, "unknown_field")
-    assert hookline.queued(topology.REPLAY_QUEUE) == []
+    assert hookline.queued(topology.JOBS_QUEUE) == []
     # Given a broadcast whose first step has not run; When it is repeated, Then that step is queued again: harmless
     hookline.api("POST", "/v1/endpoints", {"url": "https://example.com/hook"})
     status, first = hookline.api("POST", "/v1/events/broadcast", BODY)
     assert status == 202
     assert hookline.api("POST", "/v1/events/broadcast", BODY) == (202, first)
-    steps = hookline.queued(topology.REPLAY_QUEUE)
+    steps = hookline.queued(topology.JOBS_QUEUE)
     assert [json.loads(m["Body"])["step"] for m in steps] == [0, 0]
     # And the two copies take the one page once
-    hookline.handlers["replay"](sqs_event(steps), None)
+    hookline.handlers["jobs"](sqs_event(steps), None)
     job, fanout = _progress(hookline, first)
     assert (job["status"], job["steps"], fanout["endpoints_scanned"], fanout["deliveries"]) == ("done", 1, 1, 1)
     assert len(hookline.queued(topology.DELIVERY_QUEUE)) == 1
@@ -196,14 +196,14 @@ def test_the_previous_releases_broadcast_message_finishes_as_the_broadcasts_job(
     # Given a broadcast as the previous release stored it: its event with the fan-out at step 0, no job, and its message
     status, answer = hookline.api("POST", "/v1/events/broadcast", BODY)
     assert status == 202
-    hookline.queued(topology.REPLAY_QUEUE)
+    hookline.queued(topology.JOBS_QUEUE)
     boto3.resource("dynamodb").Table(hookline.env[topology.TABLE.env]).delete_item(Key=keys.job("acme", answer["job"]["id"]))
     legacy = json.dumps({"kind": "broadcast", "tenant": "acme", "event_id": answer["id"]})
     sqs = boto3.client("sqs")
     for _ in range(2):  # at least once: SQS may hand it over twice
-        sqs.send_message(QueueUrl=hookline.env[topology.REPLAY_QUEUE.env], MessageBody=legacy)
-    # When the replay function takes it, and whatever it queues
-    hookline.drain(topology.REPLAY_QUEUE)
+        sqs.send_message(QueueUrl=hookline.env[topology.JOBS_QUEUE.env], MessageBody=legacy)
+    # When the jobs function takes it, and whatever it queues
+    hookline.drain(topology.JOBS_QUEUE)
     # Then it started the broadcast's job, which fanned it out: one delivery per endpoint, each queued once, both views agreeing
     job, fanout = _progress(hookline, answer)
     assert (job["status"], fanout) == ("done", {"status": "done", "pages": 2, "endpoints_scanned": CUSTOMERS, "deliveries": CUSTOMERS, "paused": 0})
@@ -211,7 +211,7 @@ def test_the_previous_releases_broadcast_message_finishes_as_the_broadcasts_job(
     tasks = [json.loads(m["Body"]) for m in hookline.queued(topology.DELIVERY_QUEUE, max_messages=1000)]
     assert len(tasks) == len({t["delivery_id"] for t in tasks}) == CUSTOMERS
     # And the message again, after the job is done, starts nothing
-    sqs.send_message(QueueUrl=hookline.env[topology.REPLAY_QUEUE.env], MessageBody=legacy)
-    assert hookline.drain(topology.REPLAY_QUEUE) == 1
+    sqs.send_message(QueueUrl=hookline.env[topology.JOBS_QUEUE.env], MessageBody=legacy)
+    assert hookline.drain(topology.JOBS_QUEUE) == 1
     assert _progress(hookline, answer)[0] == job
     assert hookline.queued(topology.DELIVERY_QUEUE) == []

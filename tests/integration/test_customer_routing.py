@@ -92,8 +92,8 @@ def test_deleting_a_customer_with_many_endpoints_finishes_in_the_replay_function
     status, answer = hookline.api("DELETE", "/v1/customers/big")
     assert (status, answer["job"]["status"]) == (202, "running")
     assert hookline.api("GET", "/v1/customers/big")[0] == 404
-    # And once the replay function has run the job's steps (a page each), none of its endpoints is left, and acme's own is
-    assert hookline.drain(topology.REPLAY_QUEUE) == 2
+    # And once the jobs function has run the job's steps (a page each), none of its endpoints is left, and acme's own is
+    assert hookline.drain(topology.JOBS_QUEUE) == 2
     status, page = hookline.api("GET", "/v1/endpoints", query={"limit": "100"})
     assert (status, [e["id"] for e in page["items"]]) == (200, [own["id"]])
     status, job = hookline.api("GET", f"/v1/jobs/{answer['job']['id']}")
@@ -164,12 +164,12 @@ def test_the_previous_releases_deletion_page_on_the_job_queue_finishes_as_a_job(
     for i in range(3):
         assert hookline.api("POST", "/v1/endpoints", {"url": f"https://example.com/old/{i}", "customer": "old"})[0] == 201
     boto3.client("sqs").send_message(
-        QueueUrl=hookline.env[topology.REPLAY_QUEUE.env],
+        QueueUrl=hookline.env[topology.JOBS_QUEUE.env],
         MessageBody=json.dumps({"kind": "delete_customer_endpoints", "tenant": "acme", "customer": "old", "created_at": created_at, "cursor": ""}),
     )
     CustomerRepository(aws.dynamodb_table(hookline.env[topology.TABLE.env])).delete("acme", "old")  # as the previous release did
-    # When the replay function runs the job queue, Then the endpoints are gone, by the customer's deletion job
-    hookline.drain(topology.REPLAY_QUEUE)
+    # When the jobs function runs the job queue, Then the endpoints are gone, by the customer's deletion job
+    hookline.drain(topology.JOBS_QUEUE)
     assert hookline.api("GET", "/v1/endpoints")[1]["items"] == []
     job = hookline.api("GET", f"/v1/jobs/{deletion_job_id('acme', 'old', created_at)}")[1]
     assert (job["status"], job["counts"]) == ("done", {"endpoints_deleted": 3})

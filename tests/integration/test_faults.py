@@ -76,7 +76,7 @@ def _pump_like_lambda(hookline: Hookline, timeline: Timeline) -> int:
     sqs = boto3.client("sqs")
     timeline.fire_due_executions()  # the state machine's part: waits that are over put their task on the retry queue
     ran = 0
-    for queue in (topology.REPLAY_QUEUE, topology.DELIVERY_QUEUE, topology.RETRY_QUEUE):
+    for queue in (topology.JOBS_QUEUE, topology.DELIVERY_QUEUE, topology.RETRY_QUEUE):
         url = hookline.env[queue.env]
         messages = sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10, AttributeNames=["All"]).get("Messages", [])
         if not messages:
@@ -179,7 +179,7 @@ def test_nothing_accepted_is_lost_under_faults(hookline: Hookline, monkeypatch: 
             # The operator's redrive when the DLQ holds letters: a drain job (the running one, or a new one once it
             # ended), whose steps the pump runs
             if _dead_letters(hookline):
-                hookline.handlers["replay"]({"kind": "drain_dlq", "rate": 1000}, None)
+                hookline.handlers["jobs"]({"kind": "drain_dlq", "rate": 1000}, None)
             _pump_like_lambda(hookline, timeline)
             for e in accepted:
                 if e in succeeded:

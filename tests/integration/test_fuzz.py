@@ -145,7 +145,7 @@ def _populate(hl: Hookline, tenant: str) -> dict[str, list[str]]:
     window = {"since": "2020-01-01T00:00:00Z", "until": "2030-01-01T00:00:00Z"}
     replay = _ok(hl.api("POST", f"/v1/endpoints/{main}/replay", window, tenant=tenant), 202)["id"]
     broadcast = _ok(hl.api("POST", "/v1/events/broadcast", {"type": "order.created", "data": {"n": 2}, "id": f"all-{tenant}"}, tenant=tenant), 202)["id"]
-    hl.drain(topology.REPLAY_QUEUE)  # the broadcast's fan-out (and the replay's step): deliveries stored and queued, none sent
+    hl.drain(topology.JOBS_QUEUE)  # the broadcast's fan-out (and the replay's step): deliveries stored and queued, none sent
     return {
         "endpoint": [main, theirs],
         "loopback_endpoint": [loop],

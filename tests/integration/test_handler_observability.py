@@ -109,7 +109,7 @@ def test_the_decorators_are_applied_once_at_definition(hookline: Hookline, monke
     for owner, name in ((Tracer, "capture_lambda_handler"), (Logger, "inject_lambda_context"), (Metrics, "log_metrics")):
         monkeypatch.setattr(owner, name, applied_again)
     # When every function is invoked with an event it accepts
-    # (a record no consumer acts on: the delivery functions set it aside, the replay function skips it)
+    # (a record no consumer acts on: the delivery functions set it aside, the jobs function skips it)
     events = {spec.name: sqs_event([{"Body": json.dumps({"kind": "unknown"})}]) for spec in topology.FUNCTIONS}
     events |= {topology.API.name: http_event("GET", "/health", tenant=None), topology.AUTHORIZER.name: {"headers": {}}}
     results = {name: hookline.handlers[name](event, None) for name, event in events.items()}

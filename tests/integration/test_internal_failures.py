@@ -169,16 +169,16 @@ def test_an_invocation_that_fails_as_a_whole_counts_every_record_on_its_last_rec
     assert _internal_failures(capsys.readouterr().out) == 1
 
 
-@pytest.mark.parametrize(("receive_count", "counted"), [(str(topology.REPLAY_QUEUE.max_receive_count), 1), ("1", 0)])
+@pytest.mark.parametrize(("receive_count", "counted"), [(str(topology.JOBS_QUEUE.max_receive_count), 1), ("1", 0)])
 def test_the_job_functions_failed_record_counts_on_its_last_receive_only(
     hookline: Hookline, metrics_on: None, capsys: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture, receive_count: str, counted: int
 ) -> None:
-    # Given a job queue batch holding a record the replay function cannot read, beside one it skips
+    # Given a job queue batch holding a record the jobs function cannot read, beside one it skips
     bad = {"MessageId": "bad-job", "Body": "{not json", "Attributes": {"ApproximateReceiveCount": receive_count}}
-    event = sqs_event([bad, {"MessageId": "other", "Body": json.dumps({"kind": "unknown"})}], hookline.queue_arn(topology.REPLAY_QUEUE))
+    event = sqs_event([bad, {"MessageId": "other", "Body": json.dumps({"kind": "unknown"})}], hookline.queue_arn(topology.JOBS_QUEUE))
     capsys.readouterr()
-    # When the replay function runs it
-    result = hookline.handlers["replay"](event, None)
+    # When the jobs function runs it
+    result = hookline.handlers["jobs"](event, None)
     # Then the bad record fails, and counts only on the job queue's last receive
     assert result == {"batchItemFailures": [{"itemIdentifier": "bad-job"}]}
     assert _internal_failures(capsys.readouterr().out) == counted

@@ -85,16 +85,16 @@ def _phases(hookline: Hookline, meter: ReadMeter, receiver: Receiver, tenant: st
     yield
     _note_unqueued(hookline, tenant, own_event["id"])
     with meter.phase(f"{tenant}:the sweeper's run"):
-        report = hookline.handlers["replay"]({"kind": "sweep"}, None)
+        report = hookline.handlers["jobs"]({"kind": "sweep"}, None)
     assert (report["unqueued_events"], report["queued_deliveries"]) == (1, PER_OWNER), report
     hookline.queued()
     yield
     # One tenant's broadcast at a time: each step is the one message on the job queue
     with meter.phase(f"{tenant}:a broadcast accepted"):
         broadcast = api("POST", "/v1/events/broadcast", {"type": "plan.changed", "data": {"n": 3}})
-    [step] = hookline.queued(topology.REPLAY_QUEUE)
+    [step] = hookline.queued(topology.JOBS_QUEUE)
     with meter.phase(f"{tenant}:a broadcast's first step"):
-        hookline.handlers["replay"](sqs_event([step], hookline.queue_arn(topology.REPLAY_QUEUE)), None)
+        hookline.handlers["jobs"](sqs_event([step], hookline.queue_arn(topology.JOBS_QUEUE)), None)
     hookline.queued()
     with meter.phase(f"{tenant}:a page of a broadcast's deliveries"):
         event = api("GET", f"/v1/events/{broadcast['id']}", limit="50")

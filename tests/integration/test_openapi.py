@@ -474,7 +474,7 @@ def test_live_success_responses_match_the_document(hookline: Hookline, monkeypat
         assert enabled["requeue"]["status"] == "running"
         status, job = api.call("GET", "/v1/jobs/{job_id}", job_id=enabled["requeue"]["id"])
         assert (status, job["kind"], job["status"], job["endpoint_id"], job["steps"]) == (200, "requeue_paused", "running", billing["id"], 0)
-        hookline.drain(topology.REPLAY_QUEUE)
+        hookline.drain(topology.JOBS_QUEUE)
         status, job = api.call("GET", "/v1/jobs/{job_id}", job_id=enabled["requeue"]["id"])
         assert (status, job["status"], job["counts"]) == (200, "done", {"requeued": 0})
         down = receiver.url.replace("/webhook", "/down")
@@ -590,7 +590,7 @@ def test_live_success_responses_match_the_document(hookline: Hookline, monkeypat
         # And its job is resumed while it runs (a second chain of steps, harmless)
         status, resumed = api.call("POST", "/v1/jobs/{job_id}/resume", job_id=requeue)
         assert (status, resumed["id"], resumed["status"]) == (202, requeue, "running")
-        hookline.drain(topology.REPLAY_QUEUE)
+        hookline.drain(topology.JOBS_QUEUE)
         # Then the job is done, each paused delivery re-queued once
         status, job = api.call("GET", "/v1/jobs/{job_id}", job_id=requeue)
         assert (status, job["status"], job["counts"]) == (200, "done", {"requeued": len(paused["items"])})
@@ -608,7 +608,7 @@ def test_live_success_responses_match_the_document(hookline: Hookline, monkeypat
         assert api.call("GET", "/v1/customers/{uid}", uid="org_4711")[0] == 404
         status, job = api.call("GET", "/v1/jobs/{job_id}", job_id=deleted["job"]["id"])
         assert (status, job["kind"], job["customer"], job["status"]) == (200, "delete_customer_endpoints", "org_4711", "running")
-        hookline.drain(topology.REPLAY_QUEUE)
+        hookline.drain(topology.JOBS_QUEUE)
         # Then its endpoint goes with it, and the job reads back done
         assert api.call("GET", "/v1/endpoints/{endpoint_id}", endpoint_id=theirs["id"])[0] == 404
         status, job = api.call("GET", "/v1/jobs/{job_id}", job_id=deleted["job"]["id"])

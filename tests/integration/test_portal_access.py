@@ -180,7 +180,7 @@ def _everything(hookline: Hookline) -> Any:
 def _depths(hookline: Hookline) -> dict[str, int]:
     """Every queue's messages, visible and delayed together (a message delayed when the request began may be visible
     by its end), read until two readings agree: moto counts the visible ones and the delayed ones at two instants, so
-    a message whose delay ends between them is in neither (seen once in CI, the replay queue's paced messages)."""
+    a message whose delay ends between them is in neither (seen once in CI, the jobs queue's paced messages)."""
     sqs = boto3.client("sqs")
     wanted = ["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesDelayed"]
 

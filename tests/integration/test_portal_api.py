@@ -180,7 +180,7 @@ def test_failures_count_by_creation_hour_what_a_replay_of_that_window_restarts(h
     ]
     # And a replay of 13:00-15:00 matches exactly the three counted there, which then leave the chart
     status, replay = hookline.api("POST", f"/v1/endpoints/{ep['id']}/replay", {"since": "2026-11-30T13:00:00Z", "until": "2026-11-30T15:00:00Z"})
-    hookline.drain(topology.REPLAY_QUEUE)
+    hookline.drain(topology.JOBS_QUEUE)
     assert hookline.api("GET", f"/v1/replays/{replay['id']}")[1]["matched"] == 3
     after = hookline.api("GET", f"/v1/endpoints/{ep['id']}/failures", query=window)[1]
     assert after["hours"] == [{"hour": "2026-11-30T16:00:00Z", "count": 1}]

@@ -196,7 +196,7 @@ def test_a_replay_the_previous_release_began_is_finished_by_its_job_and_counted_
         answer.failing = None
         before = len(receiver.requests)
         message = {"kind": "replay", "tenant": "acme", "replay_id": rid}
-        boto3.client("sqs").send_message(QueueUrl=settings.replay_queue_url, MessageBody=json.dumps(message))
+        boto3.client("sqs").send_message(QueueUrl=settings.jobs_queue_url, MessageBody=json.dumps(message))
         progress = _until_completed(hookline, rid, 60)
         # Then the planned page went out, once each, and the replay counts it once
         assert progress == progress | {"status": "completed", "matched": 5, "queued": 5, "delivered": 5, "failed": 0}
@@ -215,9 +215,9 @@ def test_replay_request_validation(hookline: Hookline) -> None:
         assert hookline.api("POST", f"/v1/endpoints/{ep}/replay", body)[0] == code, body
     assert hookline.api("GET", "/v1/replays/rpl_nope")[0] == 404
     assert (
-        boto3.client("sqs").get_queue_attributes(QueueUrl=hookline.env[topology.REPLAY_QUEUE.env], AttributeNames=["ApproximateNumberOfMessages"])[
-            "Attributes"
-        ]["ApproximateNumberOfMessages"]
+        boto3.client("sqs").get_queue_attributes(QueueUrl=hookline.env[topology.JOBS_QUEUE.env], AttributeNames=["ApproximateNumberOfMessages"])["Attributes"][
+            "ApproximateNumberOfMessages"
+        ]
         == "0"
     )
 
@@ -253,7 +253,7 @@ def test_dlq_drain_job_by_the_replay_function_filters_and_is_idempotent(hookline
 
 
 def test_a_bad_direct_invocation_of_the_replay_function_is_answered_with_an_error(hookline: Hookline) -> None:
-    invoke = hookline.handlers["replay"]
+    invoke = hookline.handlers["jobs"]
     for payload, code in (
         (["not", "an", "object"], "bad_request"),
         ({"kind": "nothing"}, "bad_request"),
@@ -265,7 +265,7 @@ def test_a_bad_direct_invocation_of_the_replay_function_is_answered_with_an_erro
         answer = invoke(payload, None)
         assert answer["error"]["code"] == code and answer["error"]["message"], (payload, answer)
     # And a refused drain started nothing
-    assert hookline.queued(topology.REPLAY_QUEUE) == []
+    assert hookline.queued(topology.JOBS_QUEUE) == []
 
 
 def test_manual_retry_of_one_delivery(hookline: Hookline) -> None:

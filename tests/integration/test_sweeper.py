@@ -43,12 +43,12 @@ def test_a_stored_event_whose_queueing_failed_is_swept_and_delivered_once(hookli
         table = aws.dynamodb_table(hookline.env[topology.TABLE.env])
         [stored] = [i for i in table.scan()["Items"] if i[keys.SK] == keys.EVENT_SK]
         # When the scheduled sweep runs before the grace period, Then it leaves the request alone
-        assert hookline.handlers["replay"]({"kind": "sweep"}, None)["unqueued_events"] == 0
+        assert hookline.handlers["jobs"]({"kind": "sweep"}, None)["unqueued_events"] == 0
         # When it runs after the grace period, Then it queues the delivery, once
         clock.tick(container.get_settings().sweep_grace_seconds + 60)
-        report = hookline.handlers["replay"]({"kind": "sweep"}, None)
+        report = hookline.handlers["jobs"]({"kind": "sweep"}, None)
         assert (report["unqueued_events"], report["queued_deliveries"]) == (1, 1)
-        assert hookline.handlers["replay"]({"kind": "sweep"}, None)["unqueued_events"] == 0
+        assert hookline.handlers["jobs"]({"kind": "sweep"}, None)["unqueued_events"] == 0
         assert hookline.drain() == 1
         # And the receiver got the event once, signed
         [got] = receiver.requests
@@ -59,20 +59,20 @@ def test_a_stored_event_whose_queueing_failed_is_swept_and_delivered_once(hookli
 
 
 def test_the_replay_function_runs_its_jobs_and_the_sweep_with_only_its_own_resources(hookline: Hookline, monkeypatch: pytest.MonkeyPatch) -> None:
-    """As Lambda runs it: the replay function's environment names only the resources it is granted (topology), so a
+    """As Lambda runs it: the jobs function's environment names only the resources it is granted (topology), so a
     job or the sweep that queues first attempts finds the delivery queue there, or fails here as it would in the cloud."""
     with running_receiver() as receiver:
         hookline.api("POST", "/v1/endpoints", {"url": receiver.url})
         assert hookline.api("POST", "/v1/events/broadcast", {"type": "a.b", "data": {}})[0] == 202
-        own = {spec.env for spec in topology.REPLAY.env_resources}
+        own = {spec.env for spec in topology.JOBS.env_resources}
         for spec in (*topology.QUEUES, *topology.TABLES, *topology.STATE_MACHINES, *topology.TOPICS):
             if spec.env not in own:
                 monkeypatch.delenv(spec.env, raising=False)
         container.reset()
-        messages = hookline.queued(topology.REPLAY_QUEUE)
-        result = hookline.handlers["replay"](sqs_event(messages, hookline.queue_arn(topology.REPLAY_QUEUE)), None)
+        messages = hookline.queued(topology.JOBS_QUEUE)
+        result = hookline.handlers["jobs"](sqs_event(messages, hookline.queue_arn(topology.JOBS_QUEUE)), None)
         assert result == {"batchItemFailures": []}
-        assert hookline.handlers["replay"]({"kind": "sweep"}, None)["unqueued_events"] == 0
+        assert hookline.handlers["jobs"]({"kind": "sweep"}, None)["unqueued_events"] == 0
         # The fan-out's first attempt is on the delivery queue
         assert len(hookline.queued()) == 1
 
@@ -83,13 +83,13 @@ def test_the_sweep_resumes_a_job_whose_step_messages_were_lost(hookline: Hooklin
         for i in range(3):
             hookline.api("POST", "/v1/endpoints", {"url": f"https://example.com/{i}", "customer": "gone"})
         job = hookline.api("DELETE", "/v1/customers/gone")[1]["job"]
-        assert len(hookline.queued(topology.REPLAY_QUEUE)) == 1  # its first step, taken off the queue and lost
+        assert len(hookline.queued(topology.JOBS_QUEUE)) == 1  # its first step, taken off the queue and lost
         clock.tick(21 * 60)
-        assert hookline.handlers["replay"]({"kind": "sweep"}, None)["stalled_jobs_resumed"] == 1
-        hookline.drain(topology.REPLAY_QUEUE)
+        assert hookline.handlers["jobs"]({"kind": "sweep"}, None)["stalled_jobs_resumed"] == 1
+        hookline.drain(topology.JOBS_QUEUE)
         shown = hookline.api("GET", f"/v1/jobs/{job['id']}")[1]
         assert (shown["status"], shown["counts"]) == ("done", {"endpoints_deleted": 3})
-        assert hookline.handlers["replay"]({"kind": "sweep"}, None)["stalled_jobs_resumed"] == 0
+        assert hookline.handlers["jobs"]({"kind": "sweep"}, None)["stalled_jobs_resumed"] == 0
         table = aws.dynamodb_table(hookline.env[topology.TABLE.env])
         assert [i for i in table.scan()["Items"] if i[keys.PK] == keys.RUNNING_JOBS] == []
 
@@ -133,7 +133,7 @@ def _past_the_margin(clock: Any, task: DeliveryTask) -> None:
 
 
 def _sweep(hookline: Hookline) -> dict[str, Any]:
-    report: dict[str, Any] = hookline.handlers["replay"]({"kind": "sweep"}, None)
+    report: dict[str, Any] = hookline.handlers["jobs"]({"kind": "sweep"}, None)
     return report
 
 
@@ -230,7 +230,7 @@ def test_every_job_kind_of_the_registry_has_its_runner_and_no_other(hookline: Ho
 
 
 def test_at_small_a_queued_job_is_run_by_the_scheduled_sweep(hookline: Hookline, monkeypatch: pytest.MonkeyPatch) -> None:
-    """HOOKLINE_SIZE=small gives the replay function no event source on the job queue (infra/sizing.py) and tells it
+    """HOOKLINE_SIZE=small gives the jobs function no event source on the job queue (infra/sizing.py) and tells it
     HOOKLINE_SWEEP_RUNS_JOBS: its every-minute sweep receives the jobs and runs them through the same handler."""
     monkeypatch.setenv("HOOKLINE_SWEEP_RUNS_JOBS", "true")
     container.reset()
@@ -240,15 +240,15 @@ def test_at_small_a_queued_job_is_run_by_the_scheduled_sweep(hookline: Hookline,
         hookline.api("POST", "/v1/endpoints", {"url": f"https://example.com/{i}", "customer": "gone"})
     job = hookline.api("DELETE", "/v1/customers/gone")[1]["job"]
     # And a message whose run fails (its body is no JSON)
-    hookline.sqs.send_message(QueueUrl=hookline.env[topology.REPLAY_QUEUE.env], MessageBody="not json")
-    # When the schedule invokes the replay function, as EventBridge Scheduler does
-    report = hookline.handlers["replay"]({"kind": "sweep"}, None)
+    hookline.sqs.send_message(QueueUrl=hookline.env[topology.JOBS_QUEUE.env], MessageBody="not json")
+    # When the schedule invokes the jobs function, as EventBridge Scheduler does
+    report = hookline.handlers["jobs"]({"kind": "sweep"}, None)
     # Then the job ran to its end (each next step, queued a second ahead, taken in the same sweep), its messages deleted
     shown = hookline.api("GET", f"/v1/jobs/{job['id']}")[1]
     assert (shown["status"], shown["counts"]) == ("done", {"endpoints_deleted": 3})
     assert report["jobs_run"] >= 1 and report["jobs_failed"] == 1
     # And the failed message is not deleted: in flight until its visibility timeout, when SQS hands it out again
-    attributes = hookline.sqs.get_queue_attributes(QueueUrl=hookline.env[topology.REPLAY_QUEUE.env], AttributeNames=["All"])["Attributes"]
+    attributes = hookline.sqs.get_queue_attributes(QueueUrl=hookline.env[topology.JOBS_QUEUE.env], AttributeNames=["All"])["Attributes"]
     assert (attributes["ApproximateNumberOfMessages"], attributes["ApproximateNumberOfMessagesNotVisible"]) == ("0", "1")
 
 
@@ -257,5 +257,5 @@ def test_where_the_event_source_runs_the_jobs_the_sweep_leaves_them(hookline: Ho
     assert hookline.api("PUT", "/v1/customers/gone", {"name": "Gone"})[0] == 201
     hookline.api("DELETE", "/v1/customers/gone")
     # When the sweep runs, its report says nothing of jobs, and the job's step is still queued for the event source
-    assert "jobs_run" not in hookline.handlers["replay"]({"kind": "sweep"}, None)
-    assert len(hookline.queued(topology.REPLAY_QUEUE)) == 1
+    assert "jobs_run" not in hookline.handlers["jobs"]({"kind": "sweep"}, None)
+    assert len(hookline.queued(topology.JOBS_QUEUE)) == 1

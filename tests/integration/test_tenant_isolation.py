@@ -27,7 +27,7 @@ def owned(hookline: Hookline) -> dict[str, str]:
     _, event = hookline.api("GET", f"/v1/events/{evt['id']}")
     _, replay = hookline.api("POST", f"/v1/endpoints/{ep['id']}/replay", WINDOW)
     _, broadcast = hookline.api("POST", "/v1/events/broadcast", {"type": "a.b", "data": {"secret_data": 2}, "id": "to-all"})
-    hookline.drain(topology.REPLAY_QUEUE)  # its fan-out: deliveries stored and queued, none sent
+    hookline.drain(topology.JOBS_QUEUE)  # its fan-out: deliveries stored and queued, none sent
     _, shown = hookline.api("GET", f"/v1/events/{broadcast['id']}")
     return {
         "ep": ep["id"],
@@ -144,7 +144,7 @@ def test_another_tenants_broadcast_with_the_same_id_reaches_none_of_the_tenants_
     before = _acme(hookline, owned)
     # When another tenant broadcasts with acme's idempotency key and body
     status, answer = hookline.api("POST", "/v1/events/broadcast", {"type": "a.b", "data": {"secret_data": 2}, "id": "to-all"}, tenant="intruder")
-    hookline.drain(topology.REPLAY_QUEUE)
+    hookline.drain(topology.JOBS_QUEUE)
     # Then it is a broadcast of its own, over none of acme's endpoints, and nothing of acme's changed
     assert (status, answer["id"] != owned["bc"]) == (202, True)
     shown = hookline.api("GET", f"/v1/events/{answer['id']}", tenant="intruder")[1]

@@ -328,7 +328,7 @@ FACTS = [
         f"413 body over {S.max_event_bytes // 1024} KB ({S.max_batch_bytes // 1024**2} MB for a batch)",
         "HOOKLINE_MAX_EVENT_BYTES, HOOKLINE_MAX_BATCH_BYTES",
     ),
-    Fact(README, "The job runs on the job queue", f"a page of {bulk.REQUEUE_PAGE} per step", "services.bulk.REQUEUE_PAGE"),
+    Fact(README, "The job runs on the jobs queue", f"a page of {bulk.REQUEUE_PAGE} per step", "services.bulk.REQUEUE_PAGE"),
     # README.md: what a receiver gets
     Fact(README, "retries stop `HOOKLINE_MAX_AGE_SECONDS` after the event", f"{S.max_age_seconds / DAY:g} days by default", "HOOKLINE_MAX_AGE_SECONDS"),
     Fact(README, "attempts by default; see", f"({S.max_attempts} attempts by default", "HOOKLINE_MAX_ATTEMPTS"),
@@ -403,7 +403,7 @@ FACTS = [
         f"after {topology.DELIVERY_QUEUE.max_receive_count} failed receives",
         "topology.DELIVERY_QUEUE.max_receive_count",
     ),
-    Fact(ARCHITECTURE, "──▶ replay DLQ", f"a step failing {topology.REPLAY_QUEUE.max_receive_count} receives", "topology.REPLAY_QUEUE.max_receive_count"),
+    Fact(ARCHITECTURE, "──▶ jobs DLQ", f"a step failing {topology.JOBS_QUEUE.max_receive_count} receives", "topology.JOBS_QUEUE.max_receive_count"),
     Fact(ARCHITECTURE, "EventBridge Scheduler, every", f"EventBridge Scheduler, {every_minute(S.sweep_interval_minutes)}", "HOOKLINE_SWEEP_INTERVAL_MINUTES"),
     # docs/architecture.md: the stack and the data flow
     Fact(ARCHITECTURE, "hookline is a CDK stack of managed parts", f"{WORDS[len(topology.FUNCTIONS)]} Lambda functions", "topology.FUNCTIONS"),
@@ -760,7 +760,7 @@ FACTS = [
         f"within {topology.CLAIM_LEASE_SECONDS} s ({topology.CLAIM_LEASE_SECONDS // topology.DELIVERY_TIMEOUT_SECONDS} × the function timeout)",
         "topology.CLAIM_LEASE_SECONDS",
     ),
-    Fact(OPERATIONS, "a step on the job queue failed", f"failed {topology.REPLAY_QUEUE.max_receive_count} times", "topology.REPLAY_QUEUE.max_receive_count"),
+    Fact(OPERATIONS, "a step on the jobs queue failed", f"failed {topology.JOBS_QUEUE.max_receive_count} times", "topology.JOBS_QUEUE.max_receive_count"),
     Fact(
         OPERATIONS,
         "(retries more than",
@@ -813,8 +813,8 @@ FACTS = [
     Fact(OPERATIONS, "(at most 32 characters", f"(at most {MAX_STACK_NAME} characters", "core.settings.MAX_STACK_NAME"),
     Fact(
         OPERATIONS,
-        "The delivery, retry and replay functions reserve",
-        f"`HOOKLINE_DELIVERY_CONCURRENCY` ({S.delivery_concurrency}), `HOOKLINE_RETRY_CONCURRENCY` ({S.retry_concurrency}) and `HOOKLINE_REPLAY_CONCURRENCY` ({S.replay_concurrency}): {RESERVED}",
+        "The delivery, retry and jobs functions reserve",
+        f"`HOOKLINE_DELIVERY_CONCURRENCY` ({S.delivery_concurrency}), `HOOKLINE_RETRY_CONCURRENCY` ({S.retry_concurrency}) and `HOOKLINE_JOBS_CONCURRENCY` ({S.jobs_concurrency}): {RESERVED}",
         "the concurrency settings, infra.sizing.reserved_total",
     ),
     Fact(OPERATIONS, "so the quota must be at least", f"keeps {sizing.UNRESERVED_MINIMUM} of the account's", "infra.sizing.UNRESERVED_MINIMUM"),
@@ -831,7 +831,7 @@ FACTS = [
     Fact(
         OPERATIONS,
         "keep messages",
-        f"keep messages {topology.DELIVERY_DLQ.retention_seconds // DAY} days, the delivery, retry and replay queues {topology.DELIVERY_QUEUE.retention_seconds // DAY} days",
+        f"keep messages {topology.DELIVERY_DLQ.retention_seconds // DAY} days, the delivery, retry and jobs queues {topology.DELIVERY_QUEUE.retention_seconds // DAY} days",
         "topology queue retention",
     ),
     Fact(OPERATIONS, "and the sweeper's wait notes", "wait notes a week after" if timedelta(days=7) == wait_notes.KEPT else "?", "adapters.dynamo.waits.KEPT"),

@@ -102,7 +102,7 @@ def test_the_docs_profile_table_is_the_profiles(size: str) -> None:
     row = next(line for line in DOC.splitlines() if line.startswith(f"| `{size}` |"))
     cells = [c.strip() for c in row.strip("|").split("|")]
     if sizing.reserved_total(settings):
-        assert cells[2] == f"{settings.delivery_concurrency} + {settings.retry_concurrency} + {settings.replay_concurrency}"
+        assert cells[2] == f"{settings.delivery_concurrency} + {settings.retry_concurrency} + {settings.jobs_concurrency}"
     else:
         assert cells[2].startswith("nothing")
     assert cells[3].startswith(f"{settings.delivery_memory_mb:,} MB")

@@ -120,7 +120,7 @@ class World:
         return BroadcastService(self.events, self.job_runner(), self.settings, self.clock, self.catalog, self.endpoints)
 
     def run_jobs(self, max_steps: int = 1000) -> int:
-        """What the replay function does with the job queue's bulk-job steps: run each (delays ignored), until none is left."""
+        """What the jobs function does with the job queue's bulk-job steps: run each (delays ignored), until none is left."""
         runner, ran = self.job_runner(), 0
         while self.jobs.sent and ran < max_steps:
             sent = self.jobs.sent.pop(0)

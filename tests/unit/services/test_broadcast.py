@@ -46,7 +46,7 @@ def _reached(made: dict[str, list[Endpoint]]) -> dict[str, int]:
 
 
 def _take_step(world: World) -> Sent:
-    """Receive the job queue's next message, as the replay function would (its delay let pass), and run it."""
+    """Receive the job queue's next message, as the jobs function would (its delay let pass), and run it."""
     message = world.jobs.sent.pop(0)
     _run(world, message)
     return message

@@ -41,7 +41,7 @@ class SqsDeadLetterQueue:
 
 @translate_failures
 class SqsReceivedMessages:
-    """A queue's messages received by hand, as Lambda's event source would hand them (the replay function's sweep
+    """A queue's messages received by hand, as Lambda's event source would hand them (the jobs function's sweep
     runs the job queue so where it has no event source: hookline.services.jobsweep)."""
 
     def __init__(self, sqs: Any, queue_url: str):

@@ -39,7 +39,7 @@ def get_tracer() -> Tracer:
 @lru_cache(maxsize=1)
 def get_metrics() -> Metrics:
     """EMF metrics with the `service` dimension; POWERTOOLS_METRICS_DISABLED=true keeps them off stdout (tests, local mode)."""
-    # Most API, authorizer and replay invocations record no metric; Powertools' own advice for that is to silence its warning.
+    # Most API, authorizer and jobs invocations record no metric; Powertools' own advice for that is to silence its warning.
     warnings.filterwarnings("ignore", "No application metrics to publish")
     return Metrics(namespace=METRICS_NAMESPACE, service=SERVICE)
 

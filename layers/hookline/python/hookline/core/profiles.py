@@ -31,7 +31,7 @@ _SIZED = MappingProxyType(
         # The lanes keep the split the benchmark's scenarios simulate (bench/scenarios/sim.py): delivery : retry = 3 : 2.
         "delivery_concurrency": 90,
         "retry_concurrency": 60,
-        "replay_concurrency": 4,
+        "jobs_concurrency": 4,
         "ordered_concurrency": 10,
         "delivery_batch_size": 10,
         "delivery_batch_window_seconds": 0,

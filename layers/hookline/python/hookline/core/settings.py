@@ -54,12 +54,18 @@ class Settings:
     table_name: str = _setting("HOOKLINE_TABLE_NAME", "hookline", "DynamoDB table holding endpoints, events, deliveries, attempts and API keys.")
     delivery_queue_url: str = _setting("HOOKLINE_DELIVERY_QUEUE_URL", "", "SQS queue of delivery tasks (first attempts).")
     delivery_dlq_url: str = _setting("HOOKLINE_DELIVERY_DLQ_URL", "", "Dead-letter queue of the delivery queue.")
-    replay_queue_url: str = _setting(
+    jobs_queue_url: str = _setting(
+        "HOOKLINE_JOBS_QUEUE_URL",
+        "",
+        "The jobs queue: the steps of bulk jobs (re-queues, deletions, broadcasts, time-window replays, DLQ drains).",
+    )
+    jobs_dlq_url: str = _setting("HOOKLINE_JOBS_DLQ_URL", "", "Dead-letter queue of the jobs queue.")
+    previous_job_queue_url: str = _setting(
         "HOOKLINE_REPLAY_QUEUE_URL",
         "",
-        "The job queue: the steps of bulk jobs (re-queues, deletions, broadcasts, time-window replays, DLQ drains).",
+        "The previous release's job queue (named `replay`), kept for one release: the jobs function's sweep moves its messages to the jobs queue.",
     )
-    replay_dlq_url: str = _setting("HOOKLINE_REPLAY_DLQ_URL", "", "Dead-letter queue of the replay queue.")
+    previous_job_dlq_url: str = _setting("HOOKLINE_REPLAY_DLQ_URL", "", "Dead-letter queue of the previous release's job queue, kept for one release with it.")
     retry_queue_url: str = _setting("HOOKLINE_RETRY_QUEUE_URL", "", "SQS queue of retry tasks (every attempt after the first).")
     ordered_queue_url: str = _setting(
         "HOOKLINE_ORDERED_QUEUE_URL", "", "SQS FIFO queue of the ordered endpoints' tasks, each endpoint its own message group (every attempt)."
@@ -180,16 +186,16 @@ class Settings:
         "Memory of the delivery function, which sets its share of a vCPU (a whole one at 1,769 MB); HOOKLINE_SIZE sets it. Stack configuration.",
     )
     retry_memory_mb: int = _setting("HOOKLINE_RETRY_MEMORY_MB", 512, "Memory of the retry function (HOOKLINE_SIZE sets it). Stack configuration.")
-    replay_concurrency: int = _setting(
-        "HOOKLINE_REPLAY_CONCURRENCY",
+    jobs_concurrency: int = _setting(
+        "HOOKLINE_JOBS_CONCURRENCY",
         4,
-        "Reserved concurrency of the replay function (stack configuration). Its job-queue event source takes at most 2 fewer: the sweeper's schedule and `make dlq-drain` invoke it too.",
+        "Reserved concurrency of the jobs function (stack configuration). Its jobs-queue event source takes at most 2 fewer: the sweeper's schedule and `make dlq-drain` invoke it too.",
     )
-    replay_batch_size: int = _setting("HOOKLINE_REPLAY_BATCH_SIZE", 1, "Replay jobs handed to one replay invocation.")
+    jobs_batch_size: int = _setting("HOOKLINE_JOBS_BATCH_SIZE", 1, "Job steps handed to one invocation of the jobs function.")
     sweep_runs_jobs: bool = _setting(
         "HOOKLINE_SWEEP_RUNS_JOBS",
         False,
-        "The replay function's scheduled sweep also runs the job queue's messages, as its event source would (hookline.entrypoints.replay). The stack sets it: on at HOOKLINE_SIZE=small, where the replay function has no job-queue event source; off at every other size. Local mode polls the job queue itself: off.",
+        "The jobs function's scheduled sweep also runs the jobs queue's messages, as its event source would (hookline.entrypoints.jobs). The stack sets it: on at HOOKLINE_SIZE=small, where the jobs function has no jobs-queue event source; off at every other size. Local mode polls the jobs queue itself: off.",
     )
     ordered_concurrency: int = _setting(
         "HOOKLINE_ORDERED_CONCURRENCY",
@@ -279,7 +285,7 @@ class Settings:
     size: str = _setting(
         "HOOKLINE_SIZE",
         "default",
-        "The sizing profile (hookline.core.profiles, docs/scaling.md): `small`, `default`, `large` or `xlarge`. It sets the delivery lanes' memory, reserved concurrency and batches, the API throttle, the table's billing and the declared HOOKLINE_ACCOUNT_CONCURRENCY_QUOTA; a setting given in the environment wins. `small` reserves nothing, caps each SQS event source at 2 and gives the replay function no job-queue source (its every-minute sweep runs the jobs: HOOKLINE_SWEEP_RUNS_JOBS), so the three sources take at most 6 and leave the API and authorizer at least 4 of the quota of 10 a new account has. Stack configuration.",
+        "The sizing profile (hookline.core.profiles, docs/scaling.md): `small`, `default`, `large` or `xlarge`. It sets the delivery lanes' memory, reserved concurrency and batches, the API throttle, the table's billing and the declared HOOKLINE_ACCOUNT_CONCURRENCY_QUOTA; a setting given in the environment wins. `small` reserves nothing, caps each SQS event source at 2 and gives the jobs function no jobs-queue source (its every-minute sweep runs the jobs: HOOKLINE_SWEEP_RUNS_JOBS), so the three sources take at most 6 and leave the API and authorizer at least 4 of the quota of 10 a new account has. Stack configuration.",
     )
     account_concurrency_quota: int = _setting(
         "HOOKLINE_ACCOUNT_CONCURRENCY_QUOTA",

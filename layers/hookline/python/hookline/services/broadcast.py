@@ -9,7 +9,7 @@ create nothing (the job's id is derived from the event's, so a repeat starts
 no second job, and starts it if the first request stored the event but failed
 before its job); the same id with another body is 409.
 
-`BroadcastFanout` is the job's kind: each step (the replay function, one job
+`BroadcastFanout` is the job's kind: each step (the jobs function, one job
 message) takes one page of up to PAGE of the tenant's endpoints from the job's
 cursor. On top of the JobRunner's contract (a failed step raises and is
 redelivered; the job advances conditionally on the step read, so a page is

@@ -1,6 +1,6 @@
 """The operators' DLQ drain, as a bulk job (kind `drain_dlq`): dead-lettered deliveries back onto the retry queue.
 
-An operator starts it (`make dlq-drain`: a direct invocation of the replay function,
+An operator starts it (`make dlq-drain`: a direct invocation of the jobs function,
 which answers at once naming the job) and watches it (the same CLI reads the job until
 it ends). Each step receives up to 100 matching dead letters (at most 20 receives of
 ten), sends them to the retry queue spread over SQS delays at the drain's pace, then

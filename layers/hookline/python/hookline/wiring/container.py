@@ -101,7 +101,7 @@ _CONSUMED: dict[Lane, topology.QueueSpec] = {
     "first": topology.DELIVERY_QUEUE,
     "retry": topology.RETRY_QUEUE,
     "ordered": topology.ORDERED_QUEUE,
-    "jobs": topology.REPLAY_QUEUE,
+    "jobs": topology.JOBS_QUEUE,
 }
 
 
@@ -310,7 +310,7 @@ def sweeper() -> Sweeper:
 
 @lru_cache(maxsize=1)
 def job_runner() -> JobRunner:
-    """Bulk jobs and their kinds (hookline.services.bulk, a broadcast's fan-out, a time-window replay, the DLQ drain); their steps run on the job queue (the replay function's)."""
+    """Bulk jobs and their kinds (hookline.services.bulk, a broadcast's fan-out, a time-window replay, the DLQ drain); their steps run on the job queue (the jobs function's)."""
     settings = get_settings()
     table = aws.dynamodb_table(settings.table_name)
     events, endpoints = _repos(settings)
@@ -321,18 +321,31 @@ def job_runner() -> JobRunner:
         DRAIN_DLQ: DlqDrain(SqsDeadLetterQueue(aws.sqs_client(), settings.delivery_dlq_url), _tasks(settings, settings.retry_queue_url)),
         REPLAY_WINDOW: WindowReplay(ReplayRepository(table, topology.TABLE.ttl_attribute), events, endpoints, _tasks(settings, settings.retry_queue_url)),
     }
-    return JobRunner(JobRepository(table, topology.TABLE.ttl_attribute), _tasks(settings, settings.replay_queue_url), kinds, utcnow, settings.retention_days)
+    return JobRunner(JobRepository(table, topology.TABLE.ttl_attribute), _tasks(settings, settings.jobs_queue_url), kinds, utcnow, settings.retention_days)
 
 
 def swept_job_messages() -> SqsReceivedMessages | None:
-    """The job queue's messages for the sweep to run, where it runs them (HOOKLINE_SWEEP_RUNS_JOBS: the replay function
+    """The job queue's messages for the sweep to run, where it runs them (HOOKLINE_SWEEP_RUNS_JOBS: the jobs function
     has no event source on the queue); None where the event source runs them."""
     settings = get_settings()
-    return SqsReceivedMessages(aws.sqs_client(), settings.replay_queue_url) if settings.sweep_runs_jobs else None
+    return SqsReceivedMessages(aws.sqs_client(), settings.jobs_queue_url) if settings.sweep_runs_jobs else None
+
+
+def previous_job_messages() -> SqsReceivedMessages | None:
+    """The previous release's job queue (topology.PREVIOUS_JOB_QUEUE), which the sweep moves to the jobs queue; None
+    where it is not configured (a function without the grant)."""
+    settings = get_settings()
+    return SqsReceivedMessages(aws.sqs_client(), settings.previous_job_queue_url) if settings.previous_job_queue_url else None
+
+
+def jobs_queue() -> TaskQueue:
+    """The jobs queue, where the previous release's job messages are moved to."""
+    settings = get_settings()
+    return TaskQueue(aws.sqs_client(), settings.jobs_queue_url)
 
 
 def job_batch_size() -> int:
-    return get_settings().replay_batch_size
+    return get_settings().jobs_batch_size
 
 
 @lru_cache(maxsize=1)

@@ -8,7 +8,7 @@ Pure data: no boto3, no CDK.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from hookline.adapters.dynamo import keys
@@ -330,17 +330,24 @@ ORDERED_QUEUE = QueueSpec(
 )
 ORDERED_FAULT_HOLD_SECONDS = 30
 
-REPLAY_TIMEOUT_SECONDS = 120
-# Replay jobs: a customer's time-window replay, page by page, and the operators' DLQ drain.
-REPLAY_DLQ = QueueSpec(key="replay-dlq", env="HOOKLINE_REPLAY_DLQ_URL", retention_seconds=14 * DAY)
-REPLAY_QUEUE = QueueSpec(
-    key="replay",
-    env="HOOKLINE_REPLAY_QUEUE_URL",
+JOBS_TIMEOUT_SECONDS = 120
+# Jobs: the steps of every bulk job (hookline.services.jobs): a re-enabled endpoint's re-queue, a deleted customer's
+# endpoints, a broadcast's fan-out, a customer's time-window replay, the operators' DLQ drain.
+JOBS_DLQ = QueueSpec(key="jobs-dlq", env="HOOKLINE_JOBS_DLQ_URL", retention_seconds=14 * DAY)
+JOBS_QUEUE = QueueSpec(
+    key="jobs",
+    env="HOOKLINE_JOBS_QUEUE_URL",
     retention_seconds=4 * DAY,
-    visibility_timeout_seconds=6 * REPLAY_TIMEOUT_SECONDS,
-    dead_letter=REPLAY_DLQ,
+    visibility_timeout_seconds=6 * JOBS_TIMEOUT_SECONDS,
+    dead_letter=JOBS_DLQ,
     max_receive_count=5,
 )
+# The previous release's job queue and its DLQ, which it named "replay" (issue 51): kept for this release only, under
+# their old names and logical ids, so an upgrade loses none of their messages. Nothing sends to it any more but the
+# previous release's functions while a deploy replaces them; the jobs function's sweep moves each message it holds to
+# the jobs queue (hookline.services.jobsweep.PreviousJobQueueDrain). The next release removes both once they are empty.
+PREVIOUS_JOB_DLQ = QueueSpec(key="replay-dlq", env="HOOKLINE_REPLAY_DLQ_URL", retention_seconds=14 * DAY)
+PREVIOUS_JOB_QUEUE = replace(JOBS_QUEUE, key="replay", env="HOOKLINE_REPLAY_QUEUE_URL", dead_letter=PREVIOUS_JOB_DLQ)
 
 API = FunctionSpec(
     name="api",
@@ -353,7 +360,7 @@ API = FunctionSpec(
         Grant(DELIVERY_QUEUE, "send"),
         Grant(RETRY_QUEUE, "send"),
         Grant(ORDERED_QUEUE, "send"),
-        Grant(REPLAY_QUEUE, "send"),
+        Grant(JOBS_QUEUE, "send"),
         Grant(NOTIFICATIONS, "publish"),
         Grant(CUSTOMER_DESTINATIONS, "deliver"),
     ),
@@ -402,9 +409,9 @@ ORDERED = FunctionSpec(
     sqs_source=SqsSource(queue=ORDERED_QUEUE, batch_size_setting="ordered_batch_size", max_pollers_setting="ordered_concurrency"),
 )
 
-REPLAY = FunctionSpec(
-    name="replay",
-    timeout_seconds=REPLAY_TIMEOUT_SECONDS,
+JOBS = FunctionSpec(
+    name="jobs",
+    timeout_seconds=JOBS_TIMEOUT_SECONDS,
     memory_mb=256,
     grants=(
         Grant(TABLE, "read_write"),
@@ -413,28 +420,40 @@ REPLAY = FunctionSpec(
         Grant(DELIVERY_QUEUE, "send"),
         Grant(RETRY_QUEUE, "send"),
         Grant(ORDERED_QUEUE, "send"),
-        Grant(REPLAY_QUEUE, "send"),
+        Grant(JOBS_QUEUE, "send"),
         # The DLQ drain: receives letters, moves them to the retry queue, deletes them; it never sends to the DLQ.
         Grant(DELIVERY_DLQ, "receive"),
-        Grant(REPLAY_QUEUE, "consume"),
+        # The sweep moves the previous release's job queue's messages to the jobs queue (receives, sends, deletes).
+        Grant(PREVIOUS_JOB_QUEUE, "receive"),
+        Grant(JOBS_QUEUE, "consume"),
     ),
-    sqs_source=SqsSource(queue=REPLAY_QUEUE, batch_size_setting="replay_batch_size"),
-    reserved_concurrency_setting="replay_concurrency",
+    sqs_source=SqsSource(queue=JOBS_QUEUE, batch_size_setting="jobs_batch_size"),
+    reserved_concurrency_setting="jobs_concurrency",
 )
 
 TABLES: tuple[TableSpec, ...] = (TABLE,)
-QUEUES: tuple[QueueSpec, ...] = (DELIVERY_DLQ, REPLAY_DLQ, ORDERED_DLQ, DELIVERY_QUEUE, RETRY_QUEUE, ORDERED_QUEUE, REPLAY_QUEUE)  # dead-letter queues first
+QUEUES: tuple[QueueSpec, ...] = (
+    DELIVERY_DLQ,
+    JOBS_DLQ,
+    PREVIOUS_JOB_DLQ,
+    ORDERED_DLQ,
+    DELIVERY_QUEUE,
+    RETRY_QUEUE,
+    ORDERED_QUEUE,
+    JOBS_QUEUE,
+    PREVIOUS_JOB_QUEUE,
+)  # dead-letter queues first
 STATE_MACHINES: tuple[StateMachineSpec, ...] = (RETRY_WAIT,)
 TOPICS: tuple[TopicSpec, ...] = (NOTIFICATIONS,)
 # Queues that hookline sends delayed messages to (SQS DelaySeconds, up to 900 s):
 # their oldest message can be that much older without anything being stuck.
-DELAYED_QUEUES: tuple[QueueSpec, ...] = (RETRY_QUEUE, REPLAY_QUEUE)
+DELAYED_QUEUES: tuple[QueueSpec, ...] = (RETRY_QUEUE, JOBS_QUEUE, PREVIOUS_JOB_QUEUE)
 # Queues whose messages wait on purpose: an ordered endpoint's line is held behind a delivery its receiver keeps
 # failing, as long as the retry schedule lasts (HOOKLINE_MAX_AGE_SECONDS). Their oldest message's age says how a
 # customer's receiver fares, not how hookline does: graphed, not alarmed (the ordered function's errors and internal
 # failures are).
 HELD_QUEUES: tuple[QueueSpec, ...] = (ORDERED_QUEUE,)
-FUNCTIONS: tuple[FunctionSpec, ...] = (API, AUTHORIZER, DELIVERY, RETRY, ORDERED, REPLAY)
+FUNCTIONS: tuple[FunctionSpec, ...] = (API, AUTHORIZER, DELIVERY, RETRY, ORDERED, JOBS)
 # The sweeper (hookline.services.sweeper): queues what was stored and never queued.
-SWEEP_SCHEDULE = ScheduleSpec(key="sweep", function=REPLAY.name, event=(("kind", "sweep"),), interval_setting="sweep_interval_minutes")
+SWEEP_SCHEDULE = ScheduleSpec(key="sweep", function=JOBS.name, event=(("kind", "sweep"),), interval_setting="sweep_interval_minutes")
 SCHEDULES: tuple[ScheduleSpec, ...] = (SWEEP_SCHEDULE,)

@@ -93,7 +93,7 @@ gets a 422 result (413 when its renderings are too large), and the
 others go on. The catalog is read once for the batch.
 """
 BROADCAST_DOC = """Stores the event and answers 202 at once; the fan-out runs off the
-request path: a job on the replay queue takes the tenant's endpoints a
+request path: a job on the jobs queue takes the tenant's endpoints a
 page of 100 at a time and creates one delivery per subscribed endpoint
 (a disabled endpoint's is stored `paused`), queueing the active ones.
 `GET /v1/events/{event_id}` shows its progress (`broadcast`) and its

@@ -1,4 +1,4 @@
-"""The replay function: paged jobs from the replay queue, or the operators' DLQ drain invoked directly.
+"""The jobs function: every bulk job's steps from the jobs queue, or the operators' DLQ drain invoked directly.
 
 A record is one step of a bulk job (hookline.services.jobs, kind "job": a
 re-enabled endpoint's re-queue, a deleted customer's endpoints, a broadcast's
@@ -10,7 +10,8 @@ function has no event source on it: HOOKLINE_SWEEP_RUNS_JOBS, at HOOKLINE_SIZE=s
 `{"kind": "drain_dlq", "rate"?, "tenant"?, "endpoint_id"?, "max_messages"?}`, which
 starts a drain job (hookline.services.drain) and answers `{"job": …}` at once; and
 `{"kind": "job", "job_id"}`, which answers the job as it stands (the CLI watches a
-drain with it).
+drain with it). Each sweep first moves the previous release's job queue (named `replay`) into the jobs queue
+(hookline.services.jobsweep.Resend), for this release only.
 
 A record that fails on the last receive the job queue's redrive policy allows is
 about to be dead-lettered because of hookline itself: it is counted in the
@@ -32,7 +33,7 @@ from hookline.adapters.observability import get_logger
 from hookline.core import internal_failures
 from hookline.core.errors import DependencyFailed, HooklineError, envelope
 from hookline.core.jobs import DRAIN_DLQ, JOB_MESSAGE
-from hookline.services.jobsweep import JobQueueSweep
+from hookline.services.jobsweep import PREVIOUS_COUNTS, PREVIOUS_WINDOW_SECONDS, JobQueueSweep, Resend
 from hookline.wiring import container
 
 
@@ -83,15 +84,31 @@ def sweep(context: Any = None) -> dict[str, Any]:
     """The scheduled sweep (hookline.services.sweeper): its report, logged, and `UnqueuedFound` (alarmed on) and
     `OverdueRetriesRequeued` as metrics. Where the function has no event source on the job queue (HOOKLINE_SWEEP_RUNS_JOBS,
     at HOOKLINE_SIZE=small), it then runs the queue's messages through `handle`, as the event source would
-    (hookline.services.jobsweep), even when the sweep itself failed; the report counts them."""
+    (hookline.services.jobsweep), even when the sweep itself failed; the report counts them. Before that it moves the
+    previous release's job queue into the jobs queue (`move_previous_jobs`), at every size."""
     try:
         report: dict[str, Any] = container.sweeper().sweep()
         get_logger().info("sweep", extra=report)
         metrics.publish_sweep(report["unqueued_events"])
         metrics.publish_overdue_retries(report["overdue_retries_requeued"])
     finally:
-        jobs = run_jobs(context)
-    return {**report, **jobs}
+        try:
+            moved = move_previous_jobs()
+        finally:
+            jobs = run_jobs(context)
+    return {**report, **moved, **jobs}
+
+
+def move_previous_jobs() -> dict[str, int]:
+    """The previous release's job queue's messages, each sent to the jobs queue and deleted only once sent."""
+    messages = container.previous_job_messages()
+    if messages is None:
+        return {}
+    sweep = JobQueueSweep(messages, Resend(container.jobs_queue()), time.monotonic, container.job_batch_size(), PREVIOUS_WINDOW_SECONDS, PREVIOUS_COUNTS)
+    moved = sweep.run()
+    if any(moved.values()):
+        get_logger().info("previous release's job messages moved to the jobs queue", extra=moved)
+    return moved
 
 
 def run_jobs(context: Any) -> dict[str, int]:
