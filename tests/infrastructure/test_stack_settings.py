@@ -66,6 +66,7 @@ def test_the_stack_name_comes_from_the_file_alone() -> None:
         ({"HOOKLINE_PORT": 1}, "HOOKLINE_PORT is not a setting"),
         ({"HOOKLINE_ALLOW_PRIVATE_NETWORKS": "10.0.0.0/8"}, "HOOKLINE_ALLOW_PRIVATE_NETWORKS is not a setting"),
         ({"HOOKLINE_SWEEP_RUNS_JOBS": True}, "HOOKLINE_SWEEP_RUNS_JOBS is not a setting"),
+        ({"HOOKLINE_REPLAY_CONCURRENCY": 4}, "HOOKLINE_REPLAY_CONCURRENCY was renamed HOOKLINE_JOBS_CONCURRENCY in this release"),
         ({"HOOKLINE_ALARM_EMAIL": ["a@example.com"]}, "must be a string, a number or true/false"),
     ],
 )

@@ -115,3 +115,13 @@ def test_the_notification_sender_is_parsed_into_its_mailbox() -> None:
     mailbox = Settings.from_env({"HOOKLINE_NOTIFICATION_SENDER": "Hookline <noreply@mail.example.com>"}).notification_mailbox
     assert mailbox is not None and (mailbox.address, mailbox.domain, mailbox.name) == ("noreply@mail.example.com", "mail.example.com", "Hookline")
     assert Settings().notification_mailbox is None
+
+
+@pytest.mark.parametrize(
+    ("old", "new"), [("HOOKLINE_REPLAY_CONCURRENCY", "HOOKLINE_JOBS_CONCURRENCY"), ("HOOKLINE_REPLAY_BATCH_SIZE", "HOOKLINE_JOBS_BATCH_SIZE")]
+)
+def test_a_setting_an_earlier_release_named_otherwise_stops_with_its_new_name(old: str, new: str) -> None:
+    # An install that still sets the old name would otherwise get the default without a word
+    with pytest.raises(SettingsError, match=f"{old} was renamed {new} in this release: set {new} instead"):
+        Settings.from_env({old: "3"})
+    assert Settings.from_env({old: ""}) == Settings.from_env({})

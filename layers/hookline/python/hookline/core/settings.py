@@ -44,6 +44,16 @@ class SettingsError(ValueError):
     """An environment variable holds a value that cannot be used."""
 
 
+# Settings an earlier release read under another name: set, the old name stops the command that reads it (synth,
+# local mode, a function's start) with the new one, rather than being ignored for the default.
+RENAMED = {"HOOKLINE_REPLAY_CONCURRENCY": "HOOKLINE_JOBS_CONCURRENCY", "HOOKLINE_REPLAY_BATCH_SIZE": "HOOKLINE_JOBS_BATCH_SIZE"}
+
+
+def renamed(name: str) -> str:
+    """What to say of a setting an earlier release read under `name`."""
+    return f"{name} was renamed {RENAMED[name]} in this release: set {RENAMED[name]} instead"
+
+
 def _setting(env: str, default: Any, doc: str) -> Any:
     return field(default=default, metadata={"env": env, "doc": doc})
 
@@ -369,6 +379,8 @@ class Settings:
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> Settings:
         """Parse the settings from an environment mapping (`hookline.wiring.settings` passes os.environ)."""
+        if old := [name for name in RENAMED if (env.get(name) or "").strip()]:
+            raise SettingsError("; ".join(renamed(name) for name in old))
         values: dict[str, Any] = {}
         size = (env.get("HOOKLINE_SIZE") or "").strip() or DEFAULT_SIZE
         profile = PROFILES.get(size)
