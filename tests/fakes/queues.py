@@ -33,7 +33,7 @@ class FakeQueue:
 
     Contract, as the adapter's: every body is queued with its own delay (all
     `delay_seconds` without `delays`), clamped to SQS's [0, 900] s; a failed
-    send raises DependencyFailed and queues nothing, so repeating it is safe.
+    enqueue raises DependencyFailed and queues nothing, so repeating it is safe.
     Given a clock, each message remembers when it becomes visible, and `due`
     answers what a consumer could receive by then.
     """
@@ -44,12 +44,12 @@ class FakeQueue:
         self.faults = Faults()
         self._lock = new_lock()
 
-    def send(self, tasks: list[DeliveryTask], delay_seconds: int = 0, delays: list[int] | None = None) -> None:
-        self.send_bodies([t.to_message() for t in tasks], delays or [delay_seconds] * len(tasks))
+    def enqueue(self, tasks: list[DeliveryTask], delay_seconds: int = 0, delays: list[int] | None = None) -> None:
+        self.enqueue_bodies([t.to_message() for t in tasks], delays or [delay_seconds] * len(tasks))
 
     @atomic
-    def send_bodies(self, bodies: list[str], delays: list[int] | None = None) -> None:
-        self.faults.check("send")
+    def enqueue_bodies(self, bodies: list[str], delays: list[int] | None = None) -> None:
+        self.faults.check("enqueue")
         waits = delays or [0] * len(bodies)
         at = self._clock() if self._clock else None
         self.sent.extend(Sent(body, min(SQS_MAX_DELAY, max(0, int(wait))), at) for body, wait in zip(bodies, waits, strict=True))

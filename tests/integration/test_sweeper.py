@@ -30,13 +30,13 @@ def test_a_stored_event_whose_queueing_failed_is_swept_and_delivered_once(hookli
         ep = hookline.api("POST", "/v1/endpoints", {"url": receiver.url})[1]
         # Given an event (no id) stored while SQS refused its task: the producer gets a 503 and never repeats it
         queue = container.event_service()._queue
-        real_send = queue.send
+        real_enqueue = queue.enqueue
 
         def refusing(*args: object, **kwargs: object) -> None:
-            queue.send = real_send  # type: ignore[method-assign]
+            queue.enqueue = real_enqueue  # type: ignore[method-assign]
             raise DependencyFailed("SQS said no", cause="ServiceUnavailable")
 
-        queue.send = refusing  # type: ignore[method-assign]
+        queue.enqueue = refusing  # type: ignore[method-assign]
         status, refused = hookline.api("POST", "/v1/events", {"type": "a.b", "data": {"n": 1}})
         assert (status, refused["error"]["code"]) == (503, "unavailable")
         assert hookline.queued() == []

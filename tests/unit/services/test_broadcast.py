@@ -259,7 +259,7 @@ def test_a_crash_between_the_deliveries_and_the_advance_is_finished_by_the_redel
     row.delivery = replace(row.delivery, status="succeeded", attempts_made=1)
     queued_first = Counter(t.delivery_id for t in world.delivery_queue.tasks())
     # When SQS redelivers the step and the job runs to the end
-    world.jobs.send_bodies([message.body])
+    world.jobs.enqueue_bodies([message.body])
     world.run_jobs()
     # Then nothing was created twice, the pending ones were queued again (duplicates are harmless), the delivered one was not
     assert _per_endpoint(world, answer.id) == _reached(made)
@@ -285,7 +285,7 @@ def test_a_crash_between_the_fanouts_advance_and_the_jobs_is_caught_up_without_t
     deliveries, tasks = world.events.all_deliveries(), world.delivery_queue.tasks()
     # Then the redelivered step takes no page: it brings the job to the state, and queues the next step (the step 1 queued
     # before the failed advance comes early, and is handed out again)
-    world.jobs.send_bodies([message.body])
+    world.jobs.enqueue_bodies([message.body])
     assert world.run_jobs(max_steps=2) == 2
     assert (world.events.all_deliveries(), world.delivery_queue.tasks()) == (deliveries, tasks)
     job, fanout = _progress(world, answer)
@@ -304,13 +304,13 @@ def test_a_step_whose_next_cannot_be_queued_fails_before_the_jobs_advance_and_it
     answer = world.broadcast_service().start("acme", BROADCAST)
     [message] = world.jobs.take_due(world.clock())
     # When the next step cannot be queued after the first page advanced the fan-out
-    world.jobs.faults.fail("send", times=1)
+    world.jobs.faults.fail("enqueue", times=1)
     with pytest.raises(DependencyFailed):
         _run(world, message)
     job, fanout = _progress(world, answer)
     assert (job["steps"], fanout["pages"]) == (0, 1)  # the job is not advanced: no advanced job is ever left without its next step
     # Then SQS redelivers that step, which catches the job up and goes on
-    world.jobs.send_bodies([message.body])
+    world.jobs.enqueue_bodies([message.body])
     world.run_jobs()
     # And the broadcast finishes whole, each page counted once
     assert _per_endpoint(world, answer.id) == _reached(made)
@@ -323,7 +323,7 @@ def test_a_failed_start_answers_503_and_its_repeat_starts_the_job(world: World) 
     _endpoints(world, 3)
     service = world.broadcast_service()
     # When the job cannot be stored, or its first step not queued, the request is refused; the event is stored
-    for faults, call in ((world.job_store.faults, "create"), (world.jobs.faults, "send")):
+    for faults, call in ((world.job_store.faults, "create"), (world.jobs.faults, "enqueue")):
         faults.fail(call, times=1)
         with pytest.raises(Unavailable):
             service.start("acme", BROADCAST)

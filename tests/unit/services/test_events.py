@@ -140,7 +140,7 @@ def test_a_queue_failure_answers_unavailable_and_the_repeat_finishes_the_job(wor
     world.add_endpoint()
     service = world.event_service()
     # Given SQS refusing the send once
-    world.delivery_queue.faults.fail("send", times=1)
+    world.delivery_queue.faults.fail("enqueue", times=1)
     # When the event comes in, Then the caller is told to repeat it
     with pytest.raises(Unavailable) as err:
         service.accept("acme", EVENT)
@@ -177,7 +177,7 @@ def test_a_batch_answers_each_event_and_a_failed_chunk_only_fails_its_own(world:
     service = world.event_service()
     events = [{"id": f"e-{i}", "type": "a.b", "data": {"n": i}} for i in range(12)]
     # Given SQS refusing the first chunk of ten tasks
-    world.delivery_queue.faults.fail("send", times=1)
+    world.delivery_queue.faults.fail("enqueue", times=1)
     answer = service.accept_batch("acme", _batch(*events))
     results = answer.results
     assert [r.status for r in results] == [503] * 10 + [202] * 2 and (answer.accepted, answer.failed) == (2, 10)
@@ -273,7 +273,7 @@ def test_a_delivery_not_attempted_yet_is_not_retried_by_hand(world: World) -> No
 def test_a_retry_answered_unavailable_is_queued_by_its_repeat(world: World) -> None:
     # Given a retry whose task SQS refused after the delivery was restarted (503: repeat the request)
     service, answer, d = _one_failed_delivery(world)
-    world.retry_queue.faults.fail("send", times=1)
+    world.retry_queue.faults.fail("enqueue", times=1)
     with pytest.raises(Unavailable):
         service.retry("acme", answer.id, d.id)
     assert world.events.get_delivery("acme", answer.id, d.id).generation == 1
@@ -287,7 +287,7 @@ def test_a_retry_answered_unavailable_is_queued_by_its_repeat(world: World) -> N
 
 def test_a_retry_that_cannot_be_queued_answers_unavailable(world: World) -> None:
     service, answer, d = _one_failed_delivery(world)
-    world.retry_queue.faults.fail("send", times=1)
+    world.retry_queue.faults.fail("enqueue", times=1)
     with pytest.raises(Unavailable):
         service.retry("acme", answer.id, d.id)
     assert world.retry_queue.sent == []

@@ -111,8 +111,8 @@ def test_a_step_whose_next_cannot_be_queued_fails_unadvanced_and_its_redelivery_
     runner, store, queue = _runner(kind)
     job = runner.start("acme", "pages", {})
     first = queue.sent[0]
-    queue.faults.fail("send", times=1)  # the next step's message cannot be queued: the step fails before its advance
-    with pytest.raises(Exception, match=r"ServiceUnavailable|send"):
+    queue.faults.fail("enqueue", times=1)  # the next step's message cannot be queued: the step fails before its advance
+    with pytest.raises(Exception, match=r"ServiceUnavailable|enqueue"):
         _run(runner, queue)
     assert store.get("acme", job.id).step == 0  # not advanced, so the redelivered step takes the page again
     queue.sent.append(first)  # SQS hands the failed step out again

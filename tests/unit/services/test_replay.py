@@ -142,7 +142,7 @@ def test_the_same_request_within_a_minute_names_the_same_replay_and_a_duplicate_
     assert service.start("acme", ep.id, WINDOW).id != first.id
 
 
-@pytest.mark.parametrize("dies_at", ["send", "record_page"])
+@pytest.mark.parametrize("dies_at", ["enqueue", "record_page"])
 def test_a_page_that_dies_after_restarting_its_deliveries_is_finished_by_its_redelivery_once(world: World, dies_at: str) -> None:
     ep = world.add_endpoint(rate_limit_per_second=10)
     failed = _failed(world, ep, 4)
@@ -151,7 +151,7 @@ def test_a_page_that_dies_after_restarting_its_deliveries_is_finished_by_its_red
     runner = world.job_runner()
     # Given the apply (which the plan's invocation takes at once) failing after it restarted the deliveries (SQS's
     # send, or the record's count): the invocation dies with the page planned on the job
-    (world.retry_queue if dies_at == "send" else world.replays).faults.fail(dies_at, times=1)
+    (world.retry_queue if dies_at == "enqueue" else world.replays).faults.fail(dies_at, times=1)
     with pytest.raises(DependencyFailed):
         runner.step("acme", job_id, 0)
     assert len(world.job_store.get("acme", job_id).pending) == 4

@@ -13,7 +13,7 @@ from tests.unit.services.conftest import World
 def test_an_event_whose_queueing_failed_is_queued_by_the_sweeper_after_the_grace_period(world: World) -> None:
     ep = world.add_endpoint()
     # Given an event without an id whose tasks could not be queued (the producer got a 503 and never came back)
-    world.delivery_queue.faults.fail("send", times=1)
+    world.delivery_queue.faults.fail("enqueue", times=1)
     with pytest.raises(Unavailable):
         world.event_service().accept("acme", CreateEvent.model_validate({"type": "a.b", "data": {"n": 1}}))
     [stored] = list(world.events.events.values())
@@ -45,7 +45,7 @@ def test_a_request_that_queued_its_events_leaves_no_note_and_a_refused_one_neith
 
 def test_a_batch_with_a_failed_chunk_notes_those_events_and_the_sweeper_queues_them_alone(world: World) -> None:
     world.add_endpoint()
-    world.delivery_queue.faults.fail("send", times=1)
+    world.delivery_queue.faults.fail("enqueue", times=1)
     results = (
         world.event_service().accept_batch("acme", CreateEventBatch.model_validate({"events": [{"type": "a.b", "data": {"n": i}} for i in range(12)]})).results
     )
@@ -61,7 +61,7 @@ def test_an_event_with_an_id_is_noted_only_when_its_request_fails(world: World) 
     world.add_endpoint()
     world.event_service().accept("acme", CreateEvent.model_validate({"type": "a.b", "id": "order-1", "data": {}}))
     assert world.unqueued.notes == {}  # the happy path writes no note
-    world.delivery_queue.faults.fail("send", times=1)
+    world.delivery_queue.faults.fail("enqueue", times=1)
     with pytest.raises(Unavailable):
         world.event_service().accept("acme", CreateEvent.model_validate({"type": "a.b", "id": "order-2", "data": {}}))
     assert len(world.unqueued.notes) == 1  # noted on the way out, should the producer never repeat it

@@ -27,13 +27,13 @@ SEND_TRIES = 3
 
 
 class QueueError(DependencyFailed):
-    """Some tasks could not be queued; the caller may retry the whole send."""
+    """Some tasks could not be queued; the caller may retry the whole enqueue."""
 
 
 def ordered_entry(task: DeliveryTask) -> dict[str, str]:
     """A task's entry on the ordered lane (a FIFO queue): its endpoint is its message group, so SQS hands out one
     endpoint's tasks in the order they were sent, and none while one of them is in flight. The deduplication id is
-    new for each send (kept across the tries of that one send): a task queued again on purpose (a re-queue after
+    new for each enqueue (kept across the tries of that one enqueue): a task queued again on purpose (a re-queue after
     `enable`, a replay) must not be dropped as a duplicate within SQS's five minutes; the attempt claim already
     keeps two copies from both sending."""
     return {"MessageBody": task.to_message(), "MessageGroupId": task.endpoint_id, "MessageDeduplicationId": uuid.uuid4().hex}
@@ -48,7 +48,7 @@ class TaskQueue:
         self._url = queue_url
         self._ordered_url = ordered_queue_url
 
-    def send(self, tasks: list[DeliveryTask], delay_seconds: int = 0, delays: list[int] | None = None) -> None:
+    def enqueue(self, tasks: list[DeliveryTask], delay_seconds: int = 0, delays: list[int] | None = None) -> None:
         """Queue tasks in batches of ten (one SQS request each), each with its own delay if `delays` is given. The
         tasks of ordered endpoints go to the ordered lane, in the order given, without delay (a FIFO queue has none
         per message).
@@ -58,16 +58,16 @@ class TaskQueue:
         waits = delays or [delay_seconds] * len(tasks)
         ordered = [ordered_entry(t) for t in tasks if t.ordered and self._ordered_url]
         if ordered:
-            self._send_entries(self._ordered_url, ordered)
+            self._put_entries(self._ordered_url, ordered)
         rest = [(t.to_message(), w) for t, w in zip(tasks, waits, strict=True) if not (t.ordered and self._ordered_url)]
         if rest:
-            self.send_bodies([b for b, _ in rest], [w for _, w in rest])
+            self.enqueue_bodies([b for b, _ in rest], [w for _, w in rest])
 
-    def send_bodies(self, bodies: list[str], delays: list[int] | None = None) -> None:
+    def enqueue_bodies(self, bodies: list[str], delays: list[int] | None = None) -> None:
         waits = delays or [0] * len(bodies)
-        self._send_entries(self._url, [{"MessageBody": b, "DelaySeconds": min(MAX_DELAY_SECONDS, max(0, w))} for b, w in zip(bodies, waits, strict=True)])
+        self._put_entries(self._url, [{"MessageBody": b, "DelaySeconds": min(MAX_DELAY_SECONDS, max(0, w))} for b, w in zip(bodies, waits, strict=True)])
 
-    def _send_entries(self, url: str, given: list[dict[str, Any]]) -> None:
+    def _put_entries(self, url: str, given: list[dict[str, Any]]) -> None:
         for start in range(0, len(given), MAX_BATCH_ENTRIES):
             chunk = given[start : start + MAX_BATCH_ENTRIES]
             entries = [{"Id": str(i), **e} for i, e in enumerate(chunk)]

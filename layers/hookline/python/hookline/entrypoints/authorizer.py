@@ -7,25 +7,24 @@ caches each answer per Authorization header for HOOKLINE_AUTHORIZER_CACHE_SECOND
 (at most 60 s), so a revoked key or session stops working within that; the API
 checks a session's expiry and its customer (the one under the uid now must have
 been created at `customer_since`) itself on every request. Neither the key nor the
-token is ever logged.
+token is ever logged. What it reads through comes from its own composition root
+(hookline.wiring.authorizer), which imports no delivery path and no API model.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from hookline.adapters import aws
 from hookline.adapters.dynamo.apikeys import ApiKeyRepository
 from hookline.core.apikeys import bearer_key
 from hookline.core.sessions import is_session_token
-from hookline.services.sessions import PortalSessionService
-from hookline.wiring import container
-from hookline.wiring.settings import get_settings
+from hookline.services.authentication import SessionAuthenticator
+from hookline.wiring import authorizer as wiring
 
 DENY: dict[str, Any] = {"isAuthorized": False}
 
 
-def authorize(event: dict[str, Any], repo: ApiKeyRepository | None = None, sessions: PortalSessionService | None = None) -> dict[str, Any]:
+def authorize(event: dict[str, Any], repo: ApiKeyRepository | None = None, sessions: SessionAuthenticator | None = None) -> dict[str, Any]:
     key = bearer_key(event.get("headers"))
     if key is None:
         identity = event.get("identitySource") or []
@@ -34,7 +33,7 @@ def authorize(event: dict[str, Any], repo: ApiKeyRepository | None = None, sessi
     if key is None or len(key) > 256:
         return DENY
     if is_session_token(key):
-        who = (sessions or container.session_service()).authenticate(key)
+        who = (sessions or wiring.session_authenticator()).authenticate(key)
         if who is None or who.customer is None:
             return DENY
         context = {
@@ -45,7 +44,7 @@ def authorize(event: dict[str, Any], repo: ApiKeyRepository | None = None, sessi
             "customer_since": who.since,
         }
         return {"isAuthorized": True, "context": context}
-    repo = repo or ApiKeyRepository(aws.dynamodb_table(get_settings().table_name))
+    repo = repo or wiring.api_keys()
     record = repo.find(key)
     if record is None or record.revoked:
         return DENY

@@ -144,7 +144,7 @@ class BroadcastFanout:
         stored = [self.events.ensure_delivery(_delivery(event, ep), expires_at) for ep in subscribed]
         unsent = [d for d in stored if d.unsent]
         ordered = {ep.id for ep in subscribed if ep.ordered}
-        self.queue.send([DeliveryTask.of(d, ordered=d.endpoint_id in ordered) for d in unsent])
+        self.queue.enqueue([DeliveryTask.of(d, ordered=d.endpoint_id in ordered) for d in unsent])
         paused = sum(1 for ep in subscribed if ep.status != "active")
         advanced = state.advanced(nxt, len(page), len(subscribed), paused)
         if self.events.advance_fanout(job.tenant, event.id, state, advanced):

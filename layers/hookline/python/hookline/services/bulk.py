@@ -53,7 +53,7 @@ class PausedRequeue:
         tasks = [DeliveryTask.of(d, ordered=endpoint.ordered) for d in page]
         delays, next_in = paced(len(tasks), max(endpoint.rate_limit_per_second, 0.1))
         if tasks:
-            self.retry_queue.send(tasks, delays=delays)
+            self.retry_queue.enqueue(tasks, delays=delays)
         return StepResult(counts={"requeued": len(tasks)}, cursor=cursor, next_in=next_in)
 
 

@@ -78,7 +78,7 @@ class DlqDrain:
                     counts["skipped" if what == "skip" else "poison"] += 1
         delays, next_in = paced(len(moves), rate)
         if moves:
-            self.retry_queue.send(moves, delays=delays)
+            self.retry_queue.enqueue(moves, delays=delays)
             self.dead_letters.delete(moved)  # after the send: a crash in between leaves a copy, which the claim drops
         counts["moved"] = len(moves)
         idle = 0 if moves else int(job.cursor or 0) + 1  # steps in a row that moved nothing (the cursor carries it)

@@ -99,7 +99,7 @@ class EventService:
         read to its record) before a consumer may take it, and by then the fresh task has recorded its attempt, which
         the copy finds and skips. A delivery whose task the first request never queued goes out that much later."""
         wait = self._settings.repeat_requeue_delay_seconds
-        self._queue.send(tasks, delays=[0 if t.fresh else wait for t in tasks])
+        self._queue.enqueue(tasks, delays=[0 if t.fresh else wait for t in tasks])
 
     def _expires_at(self, now: datetime) -> int:
         return int((now + timedelta(days=self._settings.retention_days)).timestamp())
@@ -159,7 +159,7 @@ class EventService:
         known = {d.id: d for d in stored}
         unsent = [d for p in event.deliveries if (d := known.get(p.id) or event.delivery_of(p)).unsent]
         ordered = _ordered_among(self._targets(tenant), event.customer) if unsent else frozenset()
-        self._queue.send([self._task(d, ordered) for d in unsent])
+        self._queue.enqueue([self._task(d, ordered) for d in unsent])
         return len(unsent)
 
     def _note_types(self, tenant: str, sent: Iterable[tuple[str | None, str]], made: Mapping[str | None, str]) -> None:
@@ -393,7 +393,7 @@ class EventService:
             raise Conflict("the delivery changed meanwhile; read it again", code="delivery_changed")
         task = DeliveryTask.of(restarted, trigger="manual")
         try:
-            self._retry_queue.send([task])
+            self._retry_queue.enqueue([task])
         except DependencyFailed:
             raise Unavailable("the retry could not be queued; repeat the request") from None
         return contract.RetryAccepted(id=delivery_id, event_id=event_id, status="pending", generation=restarted.generation)

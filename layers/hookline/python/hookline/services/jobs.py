@@ -82,7 +82,7 @@ class JobRunner:
             if existing is None or existing.step > 0:
                 return existing or job
             job = existing  # created, but maybe never queued: a duplicate first step is harmless
-        self.queue.send_bodies([step_message(tenant, job.id, job.step)])
+        self.queue.enqueue_bodies([step_message(tenant, job.id, job.step)])
         return job
 
     def step(self, tenant: str, job_id: str, expected_step: int | None = None) -> None:
@@ -122,7 +122,7 @@ class JobRunner:
             # Queued before the advance, so no crash can leave the job advanced with no next step; a second ahead, so
             # the advance has landed when it is handed out (if not, it fails and comes again).
             wait = 0 if following.pending else result.again_in if result.again_in is not None else result.next_in
-            self.queue.send_bodies([step_message(job.tenant, job.id, following.step)], [min(MAX_DELAY_SECONDS, max(MIN_STEP_DELAY, wait))])
+            self.queue.enqueue_bodies([step_message(job.tenant, job.id, following.step)], [min(MAX_DELAY_SECONDS, max(MIN_STEP_DELAY, wait))])
         # Lost to a twin run of this step: both queued step k+1, and the later copy ends.
         return following if self.store.advance(job, following) and following.status == "running" else None
 
@@ -153,7 +153,7 @@ class JobRunner:
                 self._leave_unknown(job, now)  # the release that runs it resumes it
             elif now - parse_iso(job.updated_at) >= stalled_after:
                 _log.warning("stalled job resumed", extra={"tenant": tenant, "job_id": job_id, "kind": job.kind, "step": job.step})
-                self.queue.send_bodies([step_message(tenant, job_id, job.step)])
+                self.queue.enqueue_bodies([step_message(tenant, job_id, job.step)])
                 resumed += 1
         return resumed
 
@@ -172,5 +172,5 @@ class JobRunner:
         """Queue a step of a running job again; a finished or cancelled one is answered as it is."""
         job = self.find(tenant, job_id)
         if job.status == "running":
-            self.queue.send_bodies([step_message(tenant, job_id, job.step)])
+            self.queue.enqueue_bodies([step_message(tenant, job_id, job.step)])
         return contract.Job.of(job)

@@ -323,13 +323,13 @@ class ReplayStore(Protocol):
 
 
 class TaskQueue(Protocol):
-    def send(self, tasks: list[DeliveryTask], delay_seconds: int = 0, delays: list[int] | None = None) -> None:
-        """Queue every task (each with its own delay if `delays` is given), or raise DependencyFailed; repeating the send is safe."""
+    def enqueue(self, tasks: list[DeliveryTask], delay_seconds: int = 0, delays: list[int] | None = None) -> None:
+        """Queue every task (each with its own delay if `delays` is given), or raise DependencyFailed; repeating it is safe."""
         ...
 
 
 class JobQueue(Protocol):
-    def send_bodies(self, bodies: list[str], delays: list[int] | None = None) -> None: ...
+    def enqueue_bodies(self, bodies: list[str], delays: list[int] | None = None) -> None: ...
 
 
 class JobStarter(Protocol):

@@ -79,7 +79,7 @@ class WindowReplay:
             self.events.restart(t.tenant, t.event_id, t.delivery_id, t.generation - 1, (p["filter"],), iso(now), p["replay_id"])
         endpoint = self.endpoints.get(job.tenant, p["endpoint_id"])
         delays, next_in = paced(len(tasks), max(endpoint.rate_limit_per_second if endpoint else 1.0, 0.01))
-        self.retry_queue.send(tasks, delays=delays)
+        self.retry_queue.enqueue(tasks, delays=delays)
         # Step 0 applies only a page the previous release had planned (adopted): its record counted it then.
         self.replays.record_page(job.tenant, p["replay_id"], job.step, len(tasks) if job.step else 0, done=not job.cursor)
         return StepResult(counts={"queued": len(tasks)}, next_in=next_in)

@@ -20,7 +20,8 @@ from hookline.core.access import Principal
 from hookline.core.clock import iso
 from hookline.core.contract import portal as contract
 from hookline.core.errors import NotFound, Unauthorized
-from hookline.core.sessions import CUSTOMER_GONE, PortalSession, SessionRequest, check, generate_token, hash_token, is_session_token, made_for, portal_url
+from hookline.core.sessions import CUSTOMER_GONE, PortalSession, SessionRequest, generate_token, hash_token, made_for, portal_url
+from hookline.services.authentication import SessionAuthenticator
 from hookline.services.customers import require_customer
 from hookline.services.ports import CustomerSessions, SessionStore
 
@@ -90,12 +91,6 @@ class PortalSessionService:
         return who
 
     def authenticate(self, token: str) -> Principal | None:
-        """The principal a session token stands for, or None if it is unknown, expired or revoked."""
-        if not is_session_token(token):
-            return None
-        session = self.sessions.find(hash_token(token))
-        if session is None:
-            return None
-        if check(session, self.customers.get(session.tenant, session.customer), self.clock().timestamp()) is not None:
-            return None
-        return Principal(session.tenant, session.customer, session.read_only, float(session.expires_at), session.customer_created_at)
+        """The principal a session token stands for, or None if it is unknown, expired or revoked (as the authorizer
+        answers: `SessionAuthenticator`)."""
+        return SessionAuthenticator(self.sessions, self.customers, self.clock).authenticate(token)

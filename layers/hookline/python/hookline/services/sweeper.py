@@ -103,7 +103,7 @@ class OverdueRetries:
                     },
                 )
         if again:
-            self.retry_queue.send(again)
+            self.retry_queue.enqueue(again)
         if settled:
             self.notes.close(settled)
         return len(again), len(settled)

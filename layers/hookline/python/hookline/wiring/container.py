@@ -21,7 +21,6 @@ from hookline.adapters.dynamo.jobs import JobRepository
 from hookline.adapters.dynamo.lines import LineHeadRepository
 from hookline.adapters.dynamo.portal import PortalRepository
 from hookline.adapters.dynamo.replays import ReplayRepository
-from hookline.adapters.dynamo.sessions import SessionRepository
 from hookline.adapters.dynamo.state import EndpointStateRepository
 from hookline.adapters.dynamo.stats import StatsRepository
 from hookline.adapters.dynamo.unqueued import UnqueuedNoteRepository
@@ -51,7 +50,7 @@ from hookline.services.ports import JobKind
 from hookline.services.replay import ReplayService, WindowReplay
 from hookline.services.sessions import PortalSessionService
 from hookline.services.sweeper import OverdueRetries, Sweeper
-from hookline.wiring import topology
+from hookline.wiring import authorizer, topology
 from hookline.wiring.emails import customer_emails
 from hookline.wiring.settings import get_settings
 
@@ -64,7 +63,7 @@ def _repos(settings: Settings) -> tuple[EventRepository, EndpointRepository]:
 
 
 def _customers(settings: Settings) -> CustomerRepository:
-    return CustomerRepository(aws.dynamodb_table(settings.table_name))
+    return authorizer.customer_store(settings)
 
 
 def _stats(settings: Settings) -> StatsRepository:
@@ -263,7 +262,7 @@ def customer_service() -> CustomerService:
 @lru_cache(maxsize=1)
 def session_service() -> PortalSessionService:
     settings = get_settings()
-    return PortalSessionService(SessionRepository(aws.dynamodb_table(settings.table_name), topology.TABLE.ttl_attribute), _customers(settings), utcnow)
+    return PortalSessionService(authorizer.session_store(settings), _customers(settings), utcnow)
 
 
 def _portal_store(settings: Settings) -> PortalRepository:
@@ -384,4 +383,5 @@ def reset() -> None:
         get_settings,
     ):
         getter.cache_clear()
+    authorizer.reset()
     aws.reset_clients()

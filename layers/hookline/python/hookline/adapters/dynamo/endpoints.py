@@ -19,14 +19,14 @@ from typing import Any
 from boto3.dynamodb.conditions import Attr, Key
 from botocore.exceptions import BotoCoreError, ClientError
 
-from hookline.adapters.dynamo import keys
+from hookline.adapters.dynamo import compat, keys
 from hookline.adapters.dynamo.ops import Refused, query_all, query_page, transact_write, try_write, write_if
 from hookline.adapters.failures import translate_failures
 from hookline.core.destinations import Destination, parse_destination
 from hookline.core.errors import DependencyFailed
 from hookline.core.filters import parse_filter
 from hookline.core.models import DEFAULT_MAX_CONCURRENCY, DEFAULT_RATE_LIMIT_PER_SECOND, EmailOutcome, Endpoint
-from hookline.core.rotation import PreviousSecret, Rotation
+from hookline.core.rotation import Rotation
 from hookline.core.versions import BASE_VERSION
 
 _log = logging.getLogger(__name__)
@@ -102,7 +102,7 @@ class EndpointRepository:
             rate_limit_per_second=float(item.get("rate_limit_per_second", DEFAULT_RATE_LIMIT_PER_SECOND)),
             max_concurrency=int(item.get("max_concurrency", DEFAULT_MAX_CONCURRENCY)),
             headers=tuple((str(k), str(v)) for k, v in (item.get("headers") or {}).items()),
-            previous_secrets=_previous_secrets(item),
+            previous_secrets=compat.endpoint_previous_secrets(item.get("previous_secrets"), item.get("previous_secret")),
             rotated_at=float(item["rotated_at"]) if item.get("rotated_at") is not None else None,
             customer=item.get("customer"),
             version=str(item.get("version") or BASE_VERSION),  # an endpoint stored before versions receives the first one
@@ -416,16 +416,6 @@ def _destination(stored: str | None) -> Destination | None:
         return None
     parsed = parse_destination({k: v for k, v in json.loads(stored).items() if v is not None}, stored=True)
     return parsed if isinstance(parsed, Destination) else None
-
-
-def _previous_secrets(item: dict[str, Any]) -> tuple[PreviousSecret, ...]:
-    """The secrets rotations replaced, each with its end; plus `previous_secret` when the list lacks it: the one
-    previous secret the last release kept (an item it stored or rotated), which signs until rotated_at + the overlap."""
-    kept = tuple(PreviousSecret(str(p["secret"]), float(p["valid_until"])) for p in item.get("previous_secrets") or ())
-    legacy = str(item.get("previous_secret") or "")
-    if legacy and all(p.secret != legacy for p in kept):
-        kept = (*kept, PreviousSecret(legacy, None))
-    return kept
 
 
 def _email_item(outcome: EmailOutcome) -> dict[str, str]:

@@ -22,7 +22,7 @@ from typing import Any
 
 from boto3.dynamodb.types import Binary
 
-from hookline.adapters.dynamo import keys
+from hookline.adapters.dynamo import compat, keys
 from hookline.core import ids
 from hookline.core.broadcast import Fanout
 from hookline.core.models import LAYOUT_ENDPOINT_KEYED, LAYOUT_EVENT_KEYED, Attempt, Delivery, Event, PlannedDelivery
@@ -127,7 +127,7 @@ def event_from(item: Item) -> Event:
         version=item.get("version"),
         renderings=tuple(sorted((str(v), _read_body(b)) for v, b in (item.get("renderings") or {}).items())),
         sunsets=tuple(sorted((str(v), str(t)) for v, t in (item.get("sunsets") or {}).items())),
-        layout=int(item.get(LAYOUT, LAYOUT_EVENT_KEYED)),  # an item without one is an earlier release's
+        layout=compat.event_layout(item.get(LAYOUT)),
     )
 
 

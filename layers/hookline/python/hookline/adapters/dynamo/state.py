@@ -15,7 +15,7 @@ from dataclasses import asdict, fields
 from decimal import Decimal
 from typing import Any
 
-from hookline.adapters.dynamo import keys
+from hookline.adapters.dynamo import compat, keys
 from hookline.adapters.dynamo.endpoints import EndpointRepository
 from hookline.adapters.dynamo.ops import Refused, batch_get, try_write
 from hookline.adapters.failures import translate_failures
@@ -83,11 +83,9 @@ def _token_lease(entry: dict[str, Any]) -> TokenLease:
 
 
 def carried_of(item: dict[str, Any] | None) -> Carried:
-    """The statistics a limiter item carries (none on an item an earlier release wrote)."""
-    if not item or not item.get(STATS_HOUR):
-        return Carried()
-    counts = tuple(sorted((str(k), int(v)) for k, v in (item.get(STATS) or {}).items()))
-    return Carried(str(item[STATS_HOUR]), counts, str(item.get(STATS_TOKEN, "")))
+    """The statistics a limiter item carries (compat.limiter_carried: none on an item an earlier release wrote)."""
+    item = item or {}
+    return compat.limiter_carried(item.get(STATS_HOUR), item.get(STATS), item.get(STATS_TOKEN))
 
 
 def _attributes(state: Breaker | Limiter) -> dict[str, Any]:

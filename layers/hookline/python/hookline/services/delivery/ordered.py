@@ -61,7 +61,7 @@ class OrderedLane:
     def run(self, records: list[LineRecord], deliver: Callable[[DeliveryTask], DeliveryReport] | None = None) -> LineOutcome:
         """One endpoint's records in order, up to the first that must wait. `deliver`: how one task is delivered (the
         entry point's, which adds the task's ids to every log line meanwhile); the worker's own by default."""
-        send = deliver or self.worker.deliver
+        deliver_one = deliver or self.worker.deliver
         out = LineOutcome()
         for i, record in enumerate(records):
             try:
@@ -74,7 +74,7 @@ class OrderedLane:
                 task = self.worker.resolve_ordered(received, record.received_before)
                 if task is None:
                     continue
-                report = send(task)
+                report = deliver_one(task)
                 out.reports.append(report)
                 if report.path == SET_ASIDE:
                     out.poison.append((record.message_id, "DeliveryNotFound"))

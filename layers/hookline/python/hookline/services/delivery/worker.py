@@ -1,4 +1,5 @@
-"""Delivering tasks: plan the batch, then per task claim, POST, decide, schedule, record.
+"""Delivering tasks: a batch resolved, planned, delivered side by side and released; per task claim, POST, decide,
+schedule, record.
 
 The worker only orchestrates; each step has its own collaborator:
 `Planner` (endpoint state and the core planner), `WebhookSender` (signed POST),
@@ -22,18 +23,19 @@ from __future__ import annotations
 import logging
 import threading
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import Executor
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from functools import partial
 
 from hookline.core.clock import parse_iso
-from hookline.core.models import LIVE_STATUSES, DeliveryTask
+from hookline.core.models import LIVE_STATUSES, DeliveryTask, MalformedTask
 from hookline.core.planning import Step, leases_held, waits_for_lease
 from hookline.core.ratelimit import Limiter
-from hookline.core.reports import DeliveryReport
+from hookline.core.reports import SET_ASIDE, DeliveryReport
 from hookline.core.responses import HttpResult
-from hookline.services.delivery.endpoint_pool import EndpointPool
+from hookline.services.delivery.endpoint_pool import EndpointPool, carried
 from hookline.services.delivery.health import HealthTracker
 from hookline.services.delivery.planner import Planner
 from hookline.services.delivery.plans import EndpointBatch, Plan
@@ -89,6 +91,33 @@ class ReceivedTask:
     message_id: str
     task: DeliveryTask
     received_before: bool = False
+
+
+@dataclass(frozen=True)
+class BatchRecord:
+    """A queue's message as the worker reads it: its id, its body (a delivery task, or poison), and whether SQS had
+    handed it out before."""
+
+    message_id: str
+    body: str
+    received_before: bool = False
+
+
+@dataclass
+class BatchAnswer:
+    """What became of a batch's records, filled in as the batch runs (so a batch that raises still says what it did)."""
+
+    reports: list[DeliveryReport] = field(default_factory=list)
+    failed: dict[str, BaseException] = field(default_factory=dict)  # message id -> what hookline itself failed on: SQS hands it out again
+    poison: list[tuple[str, str]] = field(default_factory=list)  # (message id, why) of what was set aside on the dead-letter queue
+
+
+# One task's delivery, run by `run_batch`'s caller around it (the log keys it carries, the line it writes after).
+Around = Callable[[DeliveryTask, Callable[[], DeliveryReport]], DeliveryReport]
+
+
+def _plainly(task: DeliveryTask, deliver: Callable[[], DeliveryReport]) -> DeliveryReport:
+    return deliver()
 
 
 @dataclass(frozen=True)
@@ -154,6 +183,64 @@ class DeliveryWorker:
         self.recorder.set_aside(body, reason)
 
     # -- a batch ------------------------------------------------------------------
+
+    def run_batch(
+        self, records: Sequence[BatchRecord], tasks: Executor, first_lane: bool = False, around: Around = _plainly, answer: BatchAnswer | None = None
+    ) -> BatchAnswer:
+        """A queue's batch, in its four phases: each record resolved to the task it should run (`resolve_batch`), the
+        batch planned once per endpoint (`plan`), its tasks delivered side by side, one thread of `tasks` each (so one
+        slow receiver cannot push the batch past the function's timeout), and its leases and statistics released
+        (`release`), whatever failed on the way.
+
+        A record fails (in `answer.failed`: SQS hands it out again) only when hookline itself could not finish it; a
+        receiver's failure is a recorded outcome, not a failed record. A record that is not a delivery task, or a task
+        whose delivery no longer exists, is poison: set aside on the dead-letter queue at once (`answer.poison`), never
+        retried. `first_lane`: the batch came from the delivery queue's first attempts (see `plan`)."""
+        answer = answer if answer is not None else BatchAnswer()
+        resolved = self._resolve_records(records, answer)
+        plans = self.plan((t for t in resolved.values() if t is not None), first_lane=first_lane)
+
+        def deliver(record: BatchRecord) -> None:
+            if record.message_id not in resolved:
+                raise RuntimeError("task could not be resolved; SQS will redeliver it")
+            task = resolved[record.message_id]
+            if task is None:
+                return
+            report = around(task, partial(self.deliver, task, plans.get(task)))
+            answer.reports.append(report)
+            if report.path == SET_ASIDE:  # its delivery is gone: poison
+                answer.poison.append((record.message_id, "DeliveryNotFound"))
+
+        try:
+            running = [(record, tasks.submit(carried(deliver), record)) for record in records]
+            for record, future in running:
+                error = future.exception()
+                if error is not None:  # its resolution's own error, when that failed, says more
+                    answer.failed.setdefault(record.message_id, error)
+        finally:
+            self.release(plans.values(), answer.reports)
+        return answer
+
+    def _resolve_records(self, records: Sequence[BatchRecord], answer: BatchAnswer) -> dict[str, DeliveryTask | None]:
+        """Each record's task as it should run (`resolve_batch`); None for what needs no delivery, poison included (set
+        aside at once, never retried). A record whose resolution failed (e.g. DynamoDB is down) is left out, so it
+        fails on its own, and `answer.failed` says why."""
+        resolved: dict[str, DeliveryTask | None] = {}
+        received: list[ReceivedTask] = []
+        for record in records:
+            try:
+                received.append(ReceivedTask(record.message_id, DeliveryTask.from_message(record.body), record.received_before))
+            except MalformedTask as exc:
+                self.set_aside(record.body, str(exc))
+                resolved[record.message_id] = None
+                answer.poison.append((record.message_id, type(exc).__name__))
+        for message_id, outcome in self.resolve_batch(received).items():
+            if isinstance(outcome, Exception):
+                _log.error("could not resolve a task", extra={"message_id": message_id}, exc_info=outcome)
+                answer.failed[message_id] = outcome
+            else:
+                resolved[message_id] = outcome
+        return resolved
 
     def plan(self, tasks: Iterable[DeliveryTask], first_lane: bool = False) -> dict[DeliveryTask, Plan]:
         """Each endpoint of the batch looked at once (see `Planner`); `first_lane`: the batch came from the delivery
