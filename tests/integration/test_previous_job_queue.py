@@ -20,11 +20,11 @@ class SendFailsOnce:
         self._body = body
         self.failed = 0
 
-    def send_bodies(self, bodies: list[str], delays: list[int] | None = None) -> None:
+    def enqueue_bodies(self, bodies: list[str], delays: list[int] | None = None) -> None:
         if self._body in bodies and not self.failed:
             self.failed += 1
             raise RuntimeError("SQS refused the send")
-        self._real.send_bodies(bodies, delays)
+        self._real.enqueue_bodies(bodies, delays)
 
 
 class Recorded:

@@ -75,7 +75,7 @@ class Resend:
         failed: set[str] = set()
         for record in records:
             try:
-                self.jobs.send_bodies([str(record["body"])])
+                self.jobs.enqueue_bodies([str(record["body"])])
             except Exception:
                 failed.add(str(record["messageId"]))
         return failed
