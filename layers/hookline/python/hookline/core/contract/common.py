@@ -124,8 +124,10 @@ def with_pattern(pattern: str) -> Callable[[dict[str, Any]], None]:
 
 
 def optional(description: str | None = None, default: Any = None) -> Any:
-    """A request's field that may be left out; the document shows no default (left out means the default)."""
-    return Field(default=default, description=description, json_schema_extra=no_default)
+    """A request's field that may be left out; the document shows no default (left out means the default). Without
+    `description`, the field's type's own is shown."""
+    described: dict[str, Any] = {"description": description} if description is not None else {}
+    return Field(default=default, json_schema_extra=no_default, **described)
 
 
 def _is_none(value: Any) -> bool:

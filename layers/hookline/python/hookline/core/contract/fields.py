@@ -19,7 +19,7 @@ from pydantic import AfterValidator, BeforeValidator, Field, GetCoreSchemaHandle
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import PydanticCustomError, core_schema
 
-from hookline.core import text, validation
+from hookline.core import portal, sessions, text, validation
 from hookline.core.errors import ValidationFailed
 
 # pydantic's errors for a value of the wrong JSON type: answered as `wrong_type` by contract_error, never as a rule's.
@@ -43,6 +43,7 @@ class Refused:
     name: str | None = None
     explain: Callable[[str, Any], Any] | None = None
     wrong_type: str | None = None
+    any_type: bool = False  # a value of the wrong JSON type is answered as the constraints' refusal (message, code)
 
     def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> core_schema.CoreSchema:
         return core_schema.with_info_wrap_validator_function(self._answer, handler(source))
@@ -55,7 +56,7 @@ class Refused:
             name = self.name or info.field_name or "value"
             if first["type"].startswith("hookline."):
                 raise
-            if first["type"].endswith(_TYPE_ERRORS):
+            if first["type"].endswith(_TYPE_ERRORS) and not self.any_type:
                 if self.wrong_type is None:
                     raise
                 raise PydanticCustomError("hookline.wrong_type", self.wrong_type.replace("{name}", name)) from None
@@ -279,3 +280,35 @@ Metadata = Annotated[
     KeysMatch(),
     Worded(validation.validate_metadata),
 ]
+
+
+# -- the portal ---------------------------------------------------------------------------------------------------
+
+ProducerName = Annotated[
+    str,
+    Field(
+        max_length=portal.MAX_NAME,
+        pattern=text.ONE_LINE_PATTERN,
+        description="What customers read; no control characters. Leading and trailing spaces are dropped.",
+    ),
+    Refused(f"'{{name}}' must be text of at most {portal.MAX_NAME} characters, without control characters", explain=readable, any_type=True),
+]
+
+Origin = Annotated[
+    str,
+    Field(
+        pattern=portal.ORIGIN_PATTERN,
+        description="An origin as a browser sends it, `https://host[:port]` (a dotted, lower-case host name), or `http://localhost` / `http://127.0.0.1`.",
+    ),
+]
+# The rule words each refusal, naming the origin's place in the list.
+AllowedOrigins = Annotated[list[Origin], Field(max_length=portal.MAX_ORIGINS), Worded(portal.allowed_origins)]
+
+TtlSeconds = Annotated[
+    int,
+    Field(ge=sessions.MIN_TTL_SECONDS, le=sessions.MAX_TTL_SECONDS, description="How long the session works."),
+    BeforeValidator(_whole),
+    Refused(f"'{{name}}' must be a whole number of seconds from {sessions.MIN_TTL_SECONDS} to {sessions.MAX_TTL_SECONDS}", any_type=True),
+]
+
+Flag = Annotated[bool, Refused("'{name}' must be true or false", any_type=True)]
