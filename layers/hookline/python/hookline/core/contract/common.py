@@ -247,3 +247,8 @@ Count = Annotated[int, Field(ge=0)]
 NextCursor = Annotated[str | None, Field(description="Cursor of the next page; null on the last one.")]
 # An answer's patterns are the document's only: what the API stores is checked when it is taken in.
 CustomerUid = Annotated[str, shown(CUSTOMER_UID_SCHEMA)]
+EventId = Annotated[str, shown(EVENT_ID_SCHEMA)]
+DeliveryId = Annotated[str, shown(DELIVERY_ID_SCHEMA)]
+EndpointId = Annotated[str, shown(ENDPOINT_ID_SCHEMA)]
+JobId = Annotated[str, shown(JOB_ID_SCHEMA)]
+ReplayId = Annotated[str, shown(REPLAY_ID_SCHEMA)]
