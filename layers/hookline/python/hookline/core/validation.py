@@ -229,14 +229,6 @@ MAX_RATE_PER_SECOND = 10_000.0
 MAX_CONCURRENCY = 100
 
 
-def validate_rate(value: Any, name: str = "rate_limit_per_second") -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ValidationFailed(f"'{name}' must be a number", code="wrong_type")
-    if not 0.1 <= value <= MAX_RATE_PER_SECOND:
-        raise ValidationFailed(f"'{name}' must be between 0.1 and {MAX_RATE_PER_SECOND:g}")
-    return float(value)
-
-
 def validate_flag(value: Any, name: str) -> bool:
     """A JSON boolean; null is false."""
     if value is None:
@@ -255,15 +247,6 @@ def as_integer(value: Any) -> int | None:
     if isinstance(value, float) and value.is_integer():
         return int(value)
     return None
-
-
-def validate_concurrency(value: Any, name: str = "max_concurrency") -> int:
-    number = as_integer(value)
-    if number is None:
-        raise ValidationFailed(f"'{name}' must be an integer", code="wrong_type")
-    if not 1 <= number <= MAX_CONCURRENCY:
-        raise ValidationFailed(f"'{name}' must be between 1 and {MAX_CONCURRENCY}")
-    return number
 
 
 HEADER_NAME = re.compile(r"^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,256}$")  # an RFC 9110 token
