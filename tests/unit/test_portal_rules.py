@@ -5,18 +5,23 @@ from __future__ import annotations
 
 from typing import Any
 
+import pydantic
 import pytest
 
 from hookline.core.contract.portal import PutPortalSettings
 from hookline.core.errors import DependencyFailed, ValidationFailed
 from hookline.core.portal import PortalSettings, content_security_policy, tenant_param
 from hookline.core.stats import add_up, hour_counts
+from hookline.entrypoints.api.routing import contract_error
 from hookline.services.portal import SentEventTypes
 
 
 def portal_settings_put(body: dict[str, Any]) -> tuple[str, tuple[str, ...]]:
-    """The producer's name and the origins a PUT of portal settings sets (its model's rules refuse the rest)."""
-    settings = PutPortalSettings.model_validate(body).settings("acme", "")
+    """The producer's name and the origins a PUT of portal settings sets, or the error the API answers for it."""
+    try:
+        settings = PutPortalSettings.model_validate(body).settings("acme", "")
+    except pydantic.ValidationError as exc:
+        raise contract_error([dict(error) for error in exc.errors()]) from None
     return settings.producer_name, settings.allowed_origins
 
 

@@ -68,7 +68,7 @@ IN_WORDS: dict[type[BaseModel], set[str]] = {
     UpdateEndpoint: {"url", "headers", "filter", "destination", "version"},
     CreateEvent: {"versions"},
     CreateEventBatch: {"events"},
-    PutCustomer: {"metadata", "email"},
+    PutCustomer: {"metadata"},
     PutEventType: {"versions"},
     FilterTest: {"filter", "event"},
     ReplayRequest: set(),

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pydantic
 import pytest
 
 from hookline.core.access import Access, Principal
@@ -23,6 +24,7 @@ from hookline.core.sessions import (
     portal_url,
     session_fields,
 )
+from hookline.entrypoints.api.routing import contract_error
 
 CUSTOMER = Customer("acme", "cus-1", "Customer One", created_at="2026-11-29T12:00:00.000Z")
 SESSION = PortalSession("h", "acme", "cus-1", "2026-11-29T12:00:00.000Z", 0, False, "2026-11-29T12:00:00.000Z", expires_at=2000)
@@ -37,8 +39,11 @@ def test_tokens_are_prefixed_random_and_stored_only_as_their_hash() -> None:
 
 
 def session_request(body: dict[str, Any]) -> SessionRequest:
-    """A session request as the API takes it (its model's rules refuse the rest)."""
-    return CreatePortalSession.model_validate(body).request()
+    """A session request as the API takes it, or the error the API answers for it."""
+    try:
+        return CreatePortalSession.model_validate(body).request()
+    except pydantic.ValidationError as exc:
+        raise contract_error([dict(error) for error in exc.errors()]) from None
 
 
 @pytest.mark.parametrize(

@@ -13,7 +13,6 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from hookline.core import text
 from hookline.core.errors import ValidationFailed
 
 MAX_ORIGINS = 10
@@ -43,13 +42,6 @@ def settings_fields(body: dict[str, Any]) -> None:
     unknown = sorted(set(body) - set(SETTINGS_FIELDS))
     if unknown:
         raise ValidationFailed(f"unknown field {unknown[0]!r}; portal settings take 'producer_name' and 'allowed_origins'", code="unknown_field")
-
-
-def producer_name(value: Any) -> str:
-    """The producer's name as customers read it: text of at most MAX_NAME characters, no control characters."""
-    if not isinstance(value, str) or len(value) > MAX_NAME:
-        raise ValidationFailed(f"'producer_name' must be text of at most {MAX_NAME} characters, without control characters")
-    return text.readable(value, "producer_name")
 
 
 def allowed_origins(value: Any) -> list[str]:

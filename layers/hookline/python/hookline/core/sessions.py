@@ -21,7 +21,6 @@ from urllib.parse import quote
 
 from hookline.core.customers import Customer
 from hookline.core.errors import ValidationFailed
-from hookline.core.validation import as_integer
 
 TOKEN_PREFIX = "hps_"  # noqa: S105  - the visible prefix of every token, not a secret
 DEFAULT_TTL_SECONDS = 3600
@@ -58,20 +57,6 @@ def session_fields(body: dict[str, Any]) -> None:
     unknown = sorted(set(body) - set(SESSION_FIELDS))
     if unknown:
         raise ValidationFailed(f"unknown field {unknown[0]!r}; a portal session takes 'ttl_seconds' and 'read_only'", code="unknown_field")
-
-
-def ttl_seconds(value: Any) -> int:
-    """How long a session works: a whole number of seconds (600.0 is 600) from MIN_TTL_SECONDS to MAX_TTL_SECONDS."""
-    ttl = as_integer(value)
-    if ttl is None or not MIN_TTL_SECONDS <= ttl <= MAX_TTL_SECONDS:
-        raise ValidationFailed(f"'ttl_seconds' must be a whole number of seconds from {MIN_TTL_SECONDS} to {MAX_TTL_SECONDS}")
-    return ttl
-
-
-def read_only(value: Any) -> bool:
-    if not isinstance(value, bool):
-        raise ValidationFailed("'read_only' must be true or false")
-    return value
 
 
 @dataclass(frozen=True)

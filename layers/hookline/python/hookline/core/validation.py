@@ -13,7 +13,6 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from hookline.core import ids, ssrf, text
-from hookline.core.customers import CustomerLimits
 from hookline.core.errors import BadRequest, PayloadTooLarge, ValidationFailed
 from hookline.core.jsonpatch import format_pointer
 from hookline.core.versions import version_name
@@ -230,14 +229,6 @@ MAX_RATE_PER_SECOND = 10_000.0
 MAX_CONCURRENCY = 100
 
 
-def validate_rate(value: Any, name: str = "rate_limit_per_second") -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ValidationFailed(f"'{name}' must be a number", code="wrong_type")
-    if not 0.1 <= value <= MAX_RATE_PER_SECOND:
-        raise ValidationFailed(f"'{name}' must be between 0.1 and {MAX_RATE_PER_SECOND:g}")
-    return float(value)
-
-
 def validate_flag(value: Any, name: str) -> bool:
     """A JSON boolean; null is false."""
     if value is None:
@@ -256,15 +247,6 @@ def as_integer(value: Any) -> int | None:
     if isinstance(value, float) and value.is_integer():
         return int(value)
     return None
-
-
-def validate_concurrency(value: Any, name: str = "max_concurrency") -> int:
-    number = as_integer(value)
-    if number is None:
-        raise ValidationFailed(f"'{name}' must be an integer", code="wrong_type")
-    if not 1 <= number <= MAX_CONCURRENCY:
-        raise ValidationFailed(f"'{name}' must be between 1 and {MAX_CONCURRENCY}")
-    return number
 
 
 HEADER_NAME = re.compile(r"^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,256}$")  # an RFC 9110 token
@@ -383,24 +365,6 @@ def customer_uid(value: Any) -> str:
     return value
 
 
-def validate_customer_name(value: Any) -> str:
-    if not isinstance(value, str):
-        raise ValidationFailed("'name' must be a string", code="wrong_type")
-    if not 1 <= len(value) <= MAX_CUSTOMER_NAME or not value.strip():
-        raise ValidationFailed(f"'name' must be 1 to {MAX_CUSTOMER_NAME} characters, not only spaces")
-    return text.readable(value, "name")
-
-
-def validate_email(value: Any) -> str | None:
-    if value is None:
-        return None
-    if not isinstance(value, str):
-        raise ValidationFailed("'email' must be a string or null", code="wrong_type")
-    if len(value) > MAX_EMAIL or not EMAIL.fullmatch(value):
-        raise ValidationFailed(f"'email' is not a valid address (local@domain.tld, up to {MAX_EMAIL} characters)", code="invalid_email")
-    return value
-
-
 def validate_metadata(value: Any) -> tuple[tuple[str, str], ...]:
     """A small string map: up to 32 keys of 1-64 characters, values up to 512, 4 KB in all; no control characters."""
     value = _string_map(value, "metadata", "string keys", MAX_METADATA_KEYS, "keys")
@@ -417,19 +381,3 @@ def validate_metadata(value: Any) -> tuple[tuple[str, str], ...]:
     if size > MAX_METADATA_BYTES:
         raise ValidationFailed(f"'metadata' adds up to {size} bytes; the limit is {MAX_METADATA_BYTES}")
     return tuple((k, v) for k, v in value.items())
-
-
-def validate_customer_limits(value: Any) -> CustomerLimits:
-    """The ceiling for the customer's endpoints, within what any one endpoint may be set to."""
-    if value is None:
-        return CustomerLimits()
-    if not isinstance(value, dict):
-        raise ValidationFailed("'limits' must be an object", code="wrong_type")
-    unknown = sorted(set(value) - {"max_rate_per_second", "max_concurrency"})
-    if unknown:
-        raise ValidationFailed(f"unknown field(s) in 'limits': {', '.join(unknown)}", code="unknown_field")
-    defaults = CustomerLimits()
-    return CustomerLimits(
-        max_rate_per_second=validate_rate(value.get("max_rate_per_second", defaults.max_rate_per_second), "limits.max_rate_per_second"),
-        max_concurrency=validate_concurrency(value.get("max_concurrency", defaults.max_concurrency), "limits.max_concurrency"),
-    )

@@ -6,10 +6,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Annotated, Any, ClassVar
 
-from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema, model_validator
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, TypeAdapter, WithJsonSchema, model_validator
 from pydantic.json_schema import SkipJsonSchema
 
 from hookline.core import validation
+from hookline.core.contract import fields
 from hookline.core.errors import ValidationFailed
 
 
@@ -124,8 +125,10 @@ def with_pattern(pattern: str) -> Callable[[dict[str, Any]], None]:
 
 
 def optional(description: str | None = None, default: Any = None) -> Any:
-    """A request's field that may be left out; the document shows no default (left out means the default)."""
-    return Field(default=default, description=description, json_schema_extra=no_default)
+    """A request's field that may be left out; the document shows no default (left out means the default). Without
+    `description`, the field's type's own is shown."""
+    described: dict[str, Any] = {"description": description} if description is not None else {}
+    return Field(default=default, json_schema_extra=no_default, **described)
 
 
 def _is_none(value: Any) -> bool:
@@ -153,18 +156,9 @@ DELIVERY_ID_SCHEMA = id_schema("dlv", "dlv_01kkntq2cnerx003w04ypt75j4")
 JOB_ID_SCHEMA = id_schema("job", "job_01km5392zyx2x3fnt8zam6tbwc")
 REPLAY_ID_SCHEMA = id_schema("rpl", "rpl_bh2s1be9ng8g0p4z59zep35xe8")
 TIMESTAMP_SCHEMA: dict[str, Any] = {"type": "string", "format": "date-time", "description": "UTC, ISO 8601 (RFC 3339), e.g. `2026-03-14T09:26:53.589Z`."}
-CUSTOMER_UID_SCHEMA: dict[str, Any] = {
-    "type": "string",
-    "pattern": validation.CUSTOMER_UID.pattern,
-    "description": "A customer's uid, chosen by the tenant.",
-    "examples": ["org_4711"],
-}
-EVENT_TYPE_SCHEMA: dict[str, Any] = {
-    "type": "string",
-    "pattern": validation.EVENT_TYPE.pattern,
-    "description": "Letters, digits and `_.:/-`, up to 128 characters, starting with a letter or digit.",
-    "examples": ["invoice.paid"],
-}
+# The named values' schemas are their types' (hookline.core.contract.fields), as the document shows them.
+CUSTOMER_UID_SCHEMA: dict[str, Any] = untitled(TypeAdapter(fields.GivenCustomerUid).json_schema())
+EVENT_TYPE_SCHEMA: dict[str, Any] = untitled(TypeAdapter(fields.EventType).json_schema())
 # A calendar date YYYY-MM-DD in the years 0001 to 9999 (hookline.core.versions.version_name: a date that parses).
 VERSION_NAME_SCHEMA: dict[str, Any] = {
     "type": "string",
@@ -245,3 +239,8 @@ Count = Annotated[int, Field(ge=0)]
 NextCursor = Annotated[str | None, Field(description="Cursor of the next page; null on the last one.")]
 # An answer's patterns are the document's only: what the API stores is checked when it is taken in.
 CustomerUid = Annotated[str, shown(CUSTOMER_UID_SCHEMA)]
+EventId = Annotated[str, shown(EVENT_ID_SCHEMA)]
+DeliveryId = Annotated[str, shown(DELIVERY_ID_SCHEMA)]
+EndpointId = Annotated[str, shown(ENDPOINT_ID_SCHEMA)]
+JobId = Annotated[str, shown(JOB_ID_SCHEMA)]
+ReplayId = Annotated[str, shown(REPLAY_ID_SCHEMA)]

@@ -3,51 +3,25 @@ deletion (the job deleting its endpoints), and its statistics."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Any
 
-from pydantic import ConfigDict, Field, RootModel, WithJsonSchema
+from pydantic import ConfigDict, Field, RootModel
 
 from hookline.core import customers as domain
-from hookline.core import text, validation
-from hookline.core.contract.common import Answer, CheckedBody, CustomerUid, NextCursor, RequestBody, Timestamp, rule
+from hookline.core.contract import fields
+from hookline.core.contract.common import Answer, CheckedBody, CustomerUid, NextCursor, RequestBody, Timestamp, body_rule
 from hookline.core.contract.jobs import JobSummary
 from hookline.core.contract.stats import Stats
-
-# The pattern of a customer's name as the document gives it (hookline.core.validation.validate_customer_name is the rule).
-_NAME_PATTERN = r"^[^\x00-\x1F\x7F-\x9F]*[^\x00-\x20\x7F-\xA0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000][^\x00-\x1F\x7F-\x9F]*$"
+from hookline.core.errors import ValidationFailed
 
 
-def _checked(check: Any) -> Any:
-    """A rule of hookline.core.validation that refuses a value (its own code and message) and otherwise keeps it as given."""
-
-    def keep(value: Any) -> Any:
-        check(value)
-        return value
-
-    return rule(keep)
-
-
-class CustomerMetadata(RootModel[dict[str, str]]):
+class CustomerMetadata(RootModel[fields.Metadata]):
     """Free string pairs for the tenant's own use: up to 32 keys of 1 to 64
     characters, values up to 512 characters (neither with control characters),
     keys and values adding up to at most 4096 bytes (UTF-8).
     """
 
-    model_config = ConfigDict(
-        strict=True,
-        frozen=True,
-        json_schema_extra={
-            "maxProperties": validation.MAX_METADATA_KEYS,
-            "propertyNames": {"minLength": 1, "maxLength": validation.MAX_METADATA_KEY, "pattern": text.ONE_LINE_PATTERN},
-            "additionalProperties": {"type": "string", "maxLength": validation.MAX_METADATA_VALUE, "pattern": text.ONE_LINE_PATTERN},
-            "examples": [{"plan": "enterprise"}],
-            "description": (
-                "Free string pairs for the tenant's own use: up to 32 keys of 1 to 64\n"
-                "characters, values up to 512 characters (neither with control characters),\n"
-                "keys and values adding up to at most 4096 bytes (UTF-8).\n"
-            ),
-        },
-    )
+    model_config = ConfigDict(strict=True, frozen=True)
 
     @classmethod
     def of(cls, pairs: tuple[tuple[str, str], ...]) -> CustomerMetadata:
@@ -57,55 +31,33 @@ class CustomerMetadata(RootModel[dict[str, str]]):
         return tuple(self.root.items())
 
 
-def _limits(value: Any) -> Any:
-    """`limits` by hookline.core.validation's rule (its messages name the field, `limits.max_concurrency`), as the model
-    takes it: a whole number of concurrency (5.0 is 5), a number of rate; null stays null."""
-    if value is None:
-        return None
-    checked = validation.validate_customer_limits(value)
-    return CustomerLimits(**{name: getattr(checked, name) for name in value})
+def _known_limits(data: dict[str, Any]) -> None:
+    unknown = sorted(set(data) - set(CustomerLimits.model_fields))
+    if unknown:
+        raise ValidationFailed(f"unknown field(s) in 'limits': {', '.join(unknown)}", code="unknown_field")
 
 
 class CustomerLimits(RequestBody):
     """The ceiling for each of the customer's endpoints' `rate_limit_per_second` and `max_concurrency`."""
 
-    max_rate_per_second: float = Field(
-        default=domain.DEFAULT_CUSTOMER_RATE_PER_SECOND,
-        ge=0.1,
-        le=validation.MAX_RATE_PER_SECOND,
-        description="Deliveries per second to this endpoint, at most (hookline halves it for a while after a 429).",
-        json_schema_extra={"default": 500},
-    )
-    max_concurrency: int = Field(
-        default=domain.DEFAULT_CUSTOMER_CONCURRENCY,
-        ge=1,
-        le=validation.MAX_CONCURRENCY,
-        description="Deliveries in flight to this endpoint at once, at most.",
-    )
+    # 500, not 500.0: the document shows the default as JSON writes it.
+    max_rate_per_second: fields.rate("limits.max_rate_per_second") = int(domain.DEFAULT_CUSTOMER_RATE_PER_SECOND)  # type: ignore[valid-type]
+    max_concurrency: fields.concurrency("limits.max_concurrency") = domain.DEFAULT_CUSTOMER_CONCURRENCY  # type: ignore[valid-type]
+
+    _known_fields = body_rule(_known_limits)
 
     def applied(self) -> domain.CustomerLimits:
-        return domain.CustomerLimits(self.max_rate_per_second, self.max_concurrency)
+        return domain.CustomerLimits(float(self.max_rate_per_second), self.max_concurrency)
 
 
 class PutCustomer(CheckedBody):
     # The whole customer, as PUT replaces it: a field left out takes its default. (No docstring: a model's docstring
     # is its schema's description, and the document gives this one none.)
 
-    name: Annotated[str, rule(validation.validate_customer_name)] = Field(
-        min_length=1,
-        max_length=validation.MAX_CUSTOMER_NAME,
-        description="For humans; not only spaces, no control characters (U+0000 to U+001F, U+007F to U+009F).",
-        json_schema_extra={"pattern": _NAME_PATTERN},
-    )
-    email: Annotated[
-        str | None,
-        _checked(validation.validate_email),
-        WithJsonSchema({"anyOf": [{"type": "string", "format": "email", "maxLength": validation.MAX_EMAIL}, {"type": "null"}]}),
-    ] = Field(default=None, description="Where notices about the customer's endpoints go (`local@domain.tld`); null or absent, none.")
-    metadata: Annotated[CustomerMetadata | None, _checked(validation.validate_metadata)] = Field(
-        default=None, description="Replaces the metadata as a whole; null or absent, none."
-    )
-    limits: Annotated[CustomerLimits | None, rule(_limits)] = Field(
+    name: fields.CustomerName
+    email: fields.Email = Field(default=None, description="Where notices about the customer's endpoints go (`local@domain.tld`); null or absent, none.")
+    metadata: CustomerMetadata | None = Field(default=None, description="Replaces the metadata as a whole; null or absent, none.")
+    limits: CustomerLimits | None = Field(
         default=None,
         description="Absent or null, ten times an endpoint's defaults (100 per second, 50 in flight); a limit left out takes its default.",
     )

@@ -15,6 +15,7 @@ from typing import Annotated, Any, Literal, Self
 from pydantic import BeforeValidator, ConfigDict, Field
 
 from hookline.core import destinations, models, ssrf, text, validation
+from hookline.core.contract import fields
 from hookline.core.contract.common import (
     AS_SHOWN,
     CUSTOMER_UID_SCHEMA,
@@ -32,6 +33,7 @@ from hookline.core.contract.common import (
     inline,
     no_default,
     nullable,
+    optional,
     rule,
     shown,
 )
@@ -50,18 +52,6 @@ SECRET_SCHEMA: dict[str, Any] = {
     "pattern": "^whsec_[A-Za-z0-9+/]{32}$",
     "description": "A Standard Webhooks signing secret (`whsec_` + base64 of 24 random bytes).",
     "examples": ["whsec_F6olegGyEf36/vms9m44a0nOwYo8ufdX"],
-}
-RATE_SCHEMA: dict[str, Any] = {
-    "type": "number",
-    "minimum": 0.1,
-    "maximum": validation.MAX_RATE_PER_SECOND,
-    "description": "Deliveries per second to this endpoint, at most (hookline halves it for a while after a 429).",
-}
-CONCURRENCY_SCHEMA: dict[str, Any] = {
-    "type": "integer",
-    "minimum": 1,
-    "maximum": validation.MAX_CONCURRENCY,
-    "description": "Deliveries in flight to this endpoint at once, at most.",
 }
 _HOOKLINE_HEADERS = "|".join(
     "".join(f"[{c.upper()}{c}]" if c.isalpha() else c for c in name)
@@ -127,12 +117,6 @@ Description = Annotated[str, rule(validation.validate_description), shown(_DESCR
 Headers = Annotated[dict[str, str], rule(_headers), shown(nullable(HEADERS_SCHEMA))]
 # Refused when null (the rule says so): None only when the field is not given.
 GivenUrl = Annotated[str | None, rule(url_form), shown(URL_SCHEMA)]
-Rate = Annotated[float | None, rule(validation.validate_rate), shown(RATE_SCHEMA)]
-ConcurrencyLimit = Annotated[int | None, rule(validation.validate_concurrency), shown(CONCURRENCY_SCHEMA)]
-
-
-def _optional(description: str | None = None, default: Any = None) -> Any:
-    return Field(default=default, description=description, json_schema_extra=no_default)
 
 
 def _filter(value: Any) -> EventFilter | None:
@@ -195,23 +179,23 @@ class CreateEndpoint(CheckedBody):
     model_config = ConfigDict(json_schema_extra={**_NOT_BOTH, "if": {"not": {"required": ["destination"]}}, "then": {"required": ["url"]}})
 
     _place = body_rule(_a_place)
-    url: GivenUrl = _optional('Where deliveries are POSTed: the same as `destination` `{"type": "http", "url": …}`.')
-    destination: Where = _optional()
-    event_types: EventTypes = _optional("The event types to deliver; absent, null or empty means every type. Duplicates are dropped.", ())
-    description: Description = _optional("Free text for humans, in lines (no control characters but tab and line feed); null is the same as empty.", "")
-    # None: not given (the default, or the customer's ceiling if that is lower).
-    rate_limit_per_second: Rate = Field(default=None, json_schema_extra={"default": 50})
-    max_concurrency: ConcurrencyLimit = Field(default=None, json_schema_extra={"default": 50})
+    url: GivenUrl = optional('Where deliveries are POSTed: the same as `destination` `{"type": "http", "url": …}`.')
+    destination: Where = optional()
+    event_types: EventTypes = optional("The event types to deliver; absent, null or empty means every type. Duplicates are dropped.", ())
+    description: Description = optional("Free text for humans, in lines (no control characters but tab and line feed); null is the same as empty.", "")
+    # None: not given (the default, or the customer's ceiling if that is lower); the document shows that default.
+    rate_limit_per_second: fields.Rate = Field(default=None, json_schema_extra={"default": int(models.DEFAULT_RATE_LIMIT_PER_SECOND)})
+    max_concurrency: fields.Concurrency = Field(default=None, json_schema_extra={"default": models.DEFAULT_MAX_CONCURRENCY})
     headers: Headers = Field(
         default_factory=dict, description="Custom headers sent with every delivery; null is the same as none.", json_schema_extra=no_default
     )
-    customer: Annotated[str | None, rule(_customer), shown(nullable(CUSTOMER_UID_SCHEMA))] = _optional(
+    customer: Annotated[str | None, rule(_customer), shown(nullable(CUSTOMER_UID_SCHEMA))] = optional(
         "The customer it belongs to, for life (it cannot be changed); absent or null, the tenant's own."
     )
-    version: Annotated[str | None, rule(_pin), shown(nullable(VERSION_NAME_SCHEMA))] = _optional(
+    version: Annotated[str | None, rule(_pin), shown(nullable(VERSION_NAME_SCHEMA))] = optional(
         "The payload version to pin it to; absent or null, the tenant's default. Unknown: 422\n`unknown_version`; past its sunset: 422 `version_sunset`.\n"
     )
-    filter: Filter = _optional("Absent or null: every event of its types.")
+    filter: Filter = optional("Absent or null: every event of its types.")
     ordered: Annotated[bool, rule(lambda v: validation.validate_flag(v, "ordered"))] = Field(
         default=False,
         description=(
@@ -230,23 +214,23 @@ class UpdateEndpoint(CheckedBody):
     # The fields are checked in this order (the first refusal is the answer); `changes()` are the ones given.
     model_config = ConfigDict(json_schema_extra=_NOT_BOTH)
 
-    rate_limit_per_second: Rate = _optional()
-    max_concurrency: ConcurrencyLimit = _optional()
-    headers: Headers = _optional("Replaces the custom headers as a whole (`{}` or null removes them all).", {})
+    rate_limit_per_second: fields.Rate = optional()  # None: not given
+    max_concurrency: fields.Concurrency = optional()
+    headers: Headers = optional("Replaces the custom headers as a whole (`{}` or null removes them all).", {})
     _place = body_rule(_one_place)
-    url: GivenUrl = _optional("A new URL (the endpoint becomes an HTTP one).")
-    destination: Where = _optional("A new destination (its external id stays the endpoint's).")
-    event_types: EventTypes = _optional(default=())
-    description: Description = _optional(default="")
-    version: Annotated[str | None, rule(version_name), shown(VERSION_NAME_SCHEMA)] = _optional(
+    url: GivenUrl = optional("A new URL (the endpoint becomes an HTTP one).")
+    destination: Where = optional("A new destination (its external id stays the endpoint's).")
+    event_types: EventTypes = optional(default=())
+    description: Description = optional(default="")
+    version: Annotated[str | None, rule(version_name), shown(VERSION_NAME_SCHEMA)] = optional(
         "Pin it to another payload version: taken only after the endpoint answers 2xx to a test event\n"
         "at that version (else 424, and nothing changes). Unknown: 422 `unknown_version`; past its\n"
         "sunset: 422 `version_sunset`.\n"
     )
-    status: Annotated[Literal["active", "disabled"] | None, rule(_status), shown({"type": "string", "enum": ["active", "disabled"]})] = _optional(
+    status: Annotated[Literal["active", "disabled"] | None, rule(_status), shown({"type": "string", "enum": ["active", "disabled"]})] = optional(
         "`disabled` pauses new deliveries (reason `manual`); `active` resumes them."
     )
-    filter: Filter = _optional("Replaces the content filter; null removes it (every event of its types).")
+    filter: Filter = optional("Replaces the content filter; null removes it (every event of its types).")
 
     def changes(self) -> dict[str, Any]:
         """The fields given, as the endpoint keeps them (headers as pairs)."""

@@ -18,14 +18,14 @@ from hookline.core import ids, models, validation
 from hookline.core.broadcast import Fanout
 from hookline.core.contract import fields
 from hookline.core.contract.common import (
-    DELIVERY_ID_SCHEMA,
-    ENDPOINT_ID_SCHEMA,
-    EVENT_ID_SCHEMA,
     EVENT_TYPE_SCHEMA,
     VERSION_NAME_SCHEMA,
     Answer,
     CheckedBody,
+    DeliveryId,
+    EndpointId,
     ErrorDetail,
+    EventId,
     NextCursor,
     Timestamp,
     absent_unless_set,
@@ -40,9 +40,6 @@ from hookline.core.errors import HooklineError, ValidationFailed
 
 # -- named values ---------------------------------------------------------------------------------------------------
 
-EventId = Annotated[str, shown(EVENT_ID_SCHEMA)]
-DeliveryId = Annotated[str, shown(DELIVERY_ID_SCHEMA)]
-EndpointId = Annotated[str, shown(ENDPOINT_ID_SCHEMA)]
 EventType = Annotated[str, shown(EVENT_TYPE_SCHEMA)]
 DeliveryStatus = Literal["pending", "succeeded", "failed", "paused"]
 IndexedStatus = Literal["failed", "paused"]  # the statuses an endpoint's failures are counted (and replayed) by

@@ -15,10 +15,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, BeforeValidator, Field, GetCoreSchemaHandler, ValidationError, ValidationInfo
+from pydantic import AfterValidator, BeforeValidator, Field, GetCoreSchemaHandler, GetJsonSchemaHandler, ValidationError, ValidationInfo
+from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import PydanticCustomError, core_schema
 
-from hookline.core import text, validation
+from hookline.core import portal, sessions, text, validation
 from hookline.core.errors import ValidationFailed
 
 # pydantic's errors for a value of the wrong JSON type: answered as `wrong_type` by contract_error, never as a rule's.
@@ -42,6 +43,7 @@ class Refused:
     name: str | None = None
     explain: Callable[[str, Any], Any] | None = None
     wrong_type: str | None = None
+    any_type: bool = False  # a value of the wrong JSON type is answered as the constraints' refusal (message, code)
 
     def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> core_schema.CoreSchema:
         return core_schema.with_info_wrap_validator_function(self._answer, handler(source))
@@ -54,7 +56,7 @@ class Refused:
             name = self.name or info.field_name or "value"
             if first["type"].startswith("hookline."):
                 raise
-            if first["type"].endswith(_TYPE_ERRORS):
+            if first["type"].endswith(_TYPE_ERRORS) and not self.any_type:
                 if self.wrong_type is None:
                     raise
                 raise PydanticCustomError("hookline.wrong_type", self.wrong_type.replace("{name}", name)) from None
@@ -76,6 +78,59 @@ def checked(check: Callable[[Any], Any]) -> AfterValidator:
             raise refusal(exc) from None
 
     return AfterValidator(run)
+
+
+@dataclass(frozen=True)
+class Worded:
+    """A rule that words every refusal of its type (a wrong JSON type too) and checks what the type's constraints
+    cannot state (a byte total): when the constraints refuse a value, `rule` is run on it and its refusal
+    (ValidationFailed) is the answer; a value they take is then given to `rule` as well. For a type whose refusals
+    name a part of the value (`metadata key 'k' …`), which one message cannot."""
+
+    rule: Callable[[Any], Any]
+
+    def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> core_schema.CoreSchema:
+        return core_schema.no_info_wrap_validator_function(self._answer, handler(source))
+
+    def _answer(self, value: Any, check: Callable[[Any], Any]) -> Any:
+        try:
+            taken = check(value)
+        except ValidationError:
+            try:
+                self.rule(value)
+            except ValidationFailed as exc:
+                raise refusal(exc) from None
+            raise
+        try:
+            self.rule(taken)
+        except ValidationFailed as exc:
+            raise refusal(exc) from None
+        return taken
+
+
+@dataclass(frozen=True)
+class Format:
+    """The document's `format` of a string (`email`, `date-time`): pydantic states one only for the Python types
+    (datetime, date) that would change what the API keeps, so this is the one place a field's schema is added to."""
+
+    name: str
+
+    def __get_pydantic_json_schema__(self, schema: core_schema.CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
+        shown = handler(schema)
+        shown["format"] = self.name
+        return shown
+
+
+class KeysMatch:
+    """A map whose keys have a pattern, shown as JSON Schema states it (`propertyNames`): pydantic shows the pattern as
+    `patternProperties`, which would let any other key through unchecked."""
+
+    def __get_pydantic_json_schema__(self, schema: core_schema.CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
+        shown = handler(schema)
+        ((pattern, values),) = shown.pop("patternProperties").items()
+        shown["propertyNames"] = {**shown.get("propertyNames", {}), "pattern": pattern}
+        shown["additionalProperties"] = values
+        return shown
 
 
 def _whole(value: Any) -> Any:
@@ -145,20 +200,32 @@ Description = Annotated[
     Refused(f"'{{name}}' is longer than {validation.MAX_DESCRIPTION} characters", explain=readable_lines),
 ]
 
-Rate = Annotated[
-    float,
-    Field(
-        ge=0.1, le=validation.MAX_RATE_PER_SECOND, description="Deliveries per second to this endpoint, at most (hookline halves it for a while after a 429)."
-    ),
-    Refused(f"'{{name}}' must be between 0.1 and {validation.MAX_RATE_PER_SECOND:g}"),
-]
 
-Concurrency = Annotated[
-    int,
-    Field(ge=1, le=validation.MAX_CONCURRENCY, description="Deliveries in flight to this endpoint at once, at most."),
-    BeforeValidator(_whole),
-    Refused(f"'{{name}}' must be between 1 and {validation.MAX_CONCURRENCY}"),
-]
+def rate(name: str | None = None) -> Any:
+    """Deliveries per second, 0.1 to MAX_RATE_PER_SECOND; refusals name the field as `name` (`limits.max_rate_per_second`)."""
+    return Annotated[
+        float,
+        Field(
+            ge=0.1,
+            le=validation.MAX_RATE_PER_SECOND,
+            description="Deliveries per second to this endpoint, at most (hookline halves it for a while after a 429).",
+        ),
+        Refused(f"'{{name}}' must be between 0.1 and {validation.MAX_RATE_PER_SECOND:g}", name=name, wrong_type="'{name}' must be a number"),
+    ]
+
+
+def concurrency(name: str | None = None) -> Any:
+    """Deliveries in flight, 1 to MAX_CONCURRENCY (an integer-valued number counts); refusals name the field as `name`."""
+    return Annotated[
+        int,
+        Field(ge=1, le=validation.MAX_CONCURRENCY, description="Deliveries in flight to this endpoint at once, at most."),
+        BeforeValidator(_whole),
+        Refused(f"'{{name}}' must be between 1 and {validation.MAX_CONCURRENCY}", name=name, wrong_type="'{name}' must be an integer"),
+    ]
+
+
+Rate = rate()
+Concurrency = concurrency()
 
 
 def whole_number(low: int, high: int, message: str) -> Any:
@@ -170,3 +237,78 @@ def one_line(max_length: int, message: str, pattern: str = text.ONE_LINE_PATTERN
     """Text on one line (no control characters) of `min_length` to `max_length` characters, refused with `message`
     (a control character with the message naming it)."""
     return Annotated[str, Field(min_length=min_length, max_length=max_length, pattern=pattern), Refused(message, explain=readable)]
+
+
+# -- customers ---------------------------------------------------------------------------------------------------
+
+# Not empty, not only spaces (what str.strip removes), no control characters (hookline.core.text).
+CUSTOMER_NAME_PATTERN = r"^[^\x00-\x1F\x7F-\x9F]*[^\x00-\x20\x7F-\xA0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000][^\x00-\x1F\x7F-\x9F]*$"
+
+
+def _name(name: str, value: Any) -> None:
+    """Explains a customer name's refused pattern: the control character in it, unless it is only spaces."""
+    if value.strip():
+        text.readable(value, name)
+
+
+CustomerName = Annotated[
+    str,
+    Field(
+        min_length=1,
+        max_length=validation.MAX_CUSTOMER_NAME,
+        pattern=CUSTOMER_NAME_PATTERN,
+        description="For humans; not only spaces, no control characters (U+0000 to U+001F, U+007F to U+009F).",
+    ),
+    Refused(f"'{{name}}' must be 1 to {validation.MAX_CUSTOMER_NAME} characters, not only spaces", explain=_name, wrong_type="'{name}' must be a string"),
+]
+
+Email = Annotated[
+    Annotated[str, Field(max_length=validation.MAX_EMAIL, pattern=validation.EMAIL.pattern), Format("email")] | None,
+    Refused(
+        f"'{{name}}' is not a valid address (local@domain.tld, up to {validation.MAX_EMAIL} characters)",
+        code="invalid_email",
+        wrong_type="'{name}' must be a string or null",
+    ),
+]
+
+MetadataKey = Annotated[str, Field(min_length=1, max_length=validation.MAX_METADATA_KEY, pattern=text.ONE_LINE_PATTERN)]
+MetadataValue = Annotated[str, Field(max_length=validation.MAX_METADATA_VALUE, pattern=text.ONE_LINE_PATTERN)]
+# The byte total is the rule's alone (the document says it in words); the rule words each refusal, naming the key.
+Metadata = Annotated[
+    dict[MetadataKey, MetadataValue],
+    Field(max_length=validation.MAX_METADATA_KEYS, examples=[{"plan": "enterprise"}]),
+    KeysMatch(),
+    Worded(validation.validate_metadata),
+]
+
+
+# -- the portal ---------------------------------------------------------------------------------------------------
+
+ProducerName = Annotated[
+    str,
+    Field(
+        max_length=portal.MAX_NAME,
+        pattern=text.ONE_LINE_PATTERN,
+        description="What customers read; no control characters. Leading and trailing spaces are dropped.",
+    ),
+    Refused(f"'{{name}}' must be text of at most {portal.MAX_NAME} characters, without control characters", explain=readable, any_type=True),
+]
+
+Origin = Annotated[
+    str,
+    Field(
+        pattern=portal.ORIGIN_PATTERN,
+        description="An origin as a browser sends it, `https://host[:port]` (a dotted, lower-case host name), or `http://localhost` / `http://127.0.0.1`.",
+    ),
+]
+# The rule words each refusal, naming the origin's place in the list.
+AllowedOrigins = Annotated[list[Origin], Field(max_length=portal.MAX_ORIGINS), Worded(portal.allowed_origins)]
+
+TtlSeconds = Annotated[
+    int,
+    Field(ge=sessions.MIN_TTL_SECONDS, le=sessions.MAX_TTL_SECONDS, description="How long the session works."),
+    BeforeValidator(_whole),
+    Refused(f"'{{name}}' must be a whole number of seconds from {sessions.MIN_TTL_SECONDS} to {sessions.MAX_TTL_SECONDS}", any_type=True),
+]
+
+Flag = Annotated[bool, Refused("'{name}' must be true or false", any_type=True)]

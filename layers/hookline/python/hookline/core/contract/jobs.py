@@ -11,24 +11,26 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any, Literal
 
-from pydantic import BeforeValidator, ConfigDict, Field, JsonValue, ValidationInfo, WithJsonSchema, model_validator
+from pydantic import BeforeValidator, ConfigDict, Field, JsonValue, ValidationInfo, model_validator
 from pydantic.json_schema import SkipJsonSchema
 
 from hookline.core import jobs
 from hookline.core.clock import iso
 from hookline.core.contract.common import (
-    CUSTOMER_UID_SCHEMA,
-    ENDPOINT_ID_SCHEMA,
-    EVENT_ID_SCHEMA,
-    JOB_ID_SCHEMA,
-    REPLAY_ID_SCHEMA,
     WINDOW_TIME_PATTERN,
     Answer,
     CheckedBody,
     Count,
+    CustomerUid,
+    EndpointId,
+    EventId,
+    JobId,
+    ReplayId,
     Timestamp,
     absent_unless_set,
+    shown,
 )
+from hookline.core.contract.fields import Format
 from hookline.core.errors import ValidationFailed
 from hookline.core.models import REPLAYABLE_STATUSES
 from hookline.core.replay import public
@@ -36,7 +38,8 @@ from hookline.core.validation import time_param
 
 # -- the values' schemas, as the document shows them ------------------------------------------------------------
 
-REPLAY_FILTER_SCHEMA: dict[str, Any] = {"type": "string", "enum": list(REPLAYABLE_STATUSES)}
+# The statuses a replay restarts (hookline.core.models.REPLAYABLE_STATUSES).
+ReplayFilter = Literal["failed", "paused"]
 
 WINDOW_TIME = re.compile(WINDOW_TIME_PATTERN)
 _RFC3339_FORM = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$")
@@ -61,7 +64,7 @@ def _replay_filter(value: Any) -> Any:
     return value
 
 
-WindowTime = Annotated[str, BeforeValidator(_window_time), WithJsonSchema({"type": "string", "format": "date-time", "pattern": WINDOW_TIME_PATTERN})]
+WindowTime = Annotated[str, Field(pattern=WINDOW_TIME_PATTERN), Format("date-time"), BeforeValidator(_window_time)]
 
 # -- requests --------------------------------------------------------------------------------------------------------
 
@@ -74,7 +77,7 @@ class ReplayRequest(CheckedBody):
 
     since: WindowTime = Field(description="Deliveries created at or after this time (ISO 8601, with a time zone).")
     until: WindowTime = Field(description="Deliveries created at or before this time; must be after `since` (to the millisecond; 422 otherwise).")
-    status: Annotated[Literal["failed", "paused"], BeforeValidator(_replay_filter)] = Field(default="failed", description="Which deliveries to replay.")
+    status: Annotated[ReplayFilter, BeforeValidator(_replay_filter)] = Field(default="failed", description="Which deliveries to replay.")
 
     @model_validator(mode="after")
     def _in_order(self) -> ReplayRequest:
@@ -114,7 +117,7 @@ _JOB_RULES: list[JsonValue] = [
 class JobSummary(Answer):
     """What an answer that started a job shows of it; `GET /v1/jobs/{job_id}` shows the rest."""
 
-    id: Annotated[str, WithJsonSchema(JOB_ID_SCHEMA)]
+    id: JobId
     status: JobStatus
 
     @classmethod
@@ -132,33 +135,25 @@ class Job(Answer):
 
     model_config = ConfigDict(json_schema_extra={"allOf": _JOB_RULES})
 
-    id: Annotated[str, WithJsonSchema(JOB_ID_SCHEMA)]
+    id: JobId
     # Typed as any kind: a job of a kind the API does not list (a later release's, met mid-deploy) is answered, not a 500.
-    kind: Annotated[str, WithJsonSchema({"type": "string", "enum": list(JOB_KINDS)})] = Field(description=_KIND_DESCRIPTION)
+    kind: Annotated[str, shown({"type": "string", "enum": list(JOB_KINDS)})] = Field(description=_KIND_DESCRIPTION)
     status: JobStatus
     steps: Count = Field(description="Steps taken so far (a step that waited for its endpoint to become active counts too).")
     counts: dict[str, Count] = Field(
         description="What its steps did, added up; a counter appears once a step has counted it.",
         json_schema_extra={"properties": {name: {"type": "integer", "minimum": 0, "description": text} for name, text in _COUNTS.items()}},
     )
-    endpoint_id: Annotated[str, WithJsonSchema(ENDPOINT_ID_SCHEMA)] | SkipJsonSchema[None] = absent_unless_set(
-        "`requeue_paused`: the endpoint whose backlog it re-queues."
-    )
-    customer: Annotated[str, WithJsonSchema(CUSTOMER_UID_SCHEMA)] | SkipJsonSchema[None] = absent_unless_set(
-        "`delete_customer_endpoints`: the deleted customer."
-    )
+    endpoint_id: EndpointId | SkipJsonSchema[None] = absent_unless_set("`requeue_paused`: the endpoint whose backlog it re-queues.")
+    customer: CustomerUid | SkipJsonSchema[None] = absent_unless_set("`delete_customer_endpoints`: the deleted customer.")
     customer_created_at: Timestamp | SkipJsonSchema[None] = absent_unless_set(
         "`delete_customer_endpoints`: when the deleted customer was created (a customer made again under its uid is not touched)."
     )
-    event_id: Annotated[str, WithJsonSchema(EVENT_ID_SCHEMA)] | SkipJsonSchema[None] = absent_unless_set("`broadcast`: the broadcast event it fans out.")
-    replay_id: Annotated[str, WithJsonSchema(REPLAY_ID_SCHEMA)] | SkipJsonSchema[None] = absent_unless_set(
-        "`replay_window`: the replay it pages for (`GET /v1/replays/{replay_id}`)."
-    )
+    event_id: EventId | SkipJsonSchema[None] = absent_unless_set("`broadcast`: the broadcast event it fans out.")
+    replay_id: ReplayId | SkipJsonSchema[None] = absent_unless_set("`replay_window`: the replay it pages for (`GET /v1/replays/{replay_id}`).")
     since: Timestamp | SkipJsonSchema[None] = absent_unless_set("`replay_window`: the window's start.")
     until: Timestamp | SkipJsonSchema[None] = absent_unless_set("`replay_window`: the window's end.")
-    filter: Annotated[str, WithJsonSchema(REPLAY_FILTER_SCHEMA)] | SkipJsonSchema[None] = absent_unless_set(
-        "`replay_window`: the status of the deliveries it restarts."
-    )
+    filter: ReplayFilter | SkipJsonSchema[None] = absent_unless_set("`replay_window`: the status of the deliveries it restarts.")
     created_at: Timestamp
     updated_at: Timestamp = Field(
         description="When a step last advanced it; a `running` job whose `updated_at` stops changing has lost its steps (`POST /v1/jobs/{job_id}/resume`)."
@@ -174,12 +169,12 @@ class Job(Answer):
 class Replay(Answer):
     # A time-window replay's progress (no docstring: the document gives the schema no description).
 
-    id: Annotated[str, WithJsonSchema(REPLAY_ID_SCHEMA)]
-    endpoint_id: Annotated[str, WithJsonSchema(ENDPOINT_ID_SCHEMA)]
+    id: ReplayId
+    endpoint_id: EndpointId
     status: Literal["running", "completed"]
     since: Timestamp
     until: Timestamp
-    filter: Literal["failed", "paused"] = Field(description="The status of the deliveries replayed.")
+    filter: ReplayFilter = Field(description="The status of the deliveries replayed.")
     matched: Count = Field(description="Deliveries found in the window so far.")
     queued: Count
     delivered: Count = Field(description="Replayed deliveries that succeeded.")
@@ -195,6 +190,6 @@ class Replay(Answer):
 class ReplayAccepted(Answer):
     # A replay, started: its id, and the job that pages through its window.
 
-    id: Annotated[str, WithJsonSchema(REPLAY_ID_SCHEMA)]
+    id: ReplayId
     status: Literal["running"]
     job: JobSummary = Field(description="The bulk job that pages through the window (`GET /v1/jobs/{job_id}`; `POST /v1/jobs/{job_id}/resume`).")

@@ -9,10 +9,10 @@ from pydantic import Field
 
 from hookline.core import portal as settings_rules
 from hookline.core import sessions as session_rules
-from hookline.core import text
 from hookline.core.access import Principal
 from hookline.core.clock import iso_epoch
-from hookline.core.contract.common import Answer, CustomerUid, RequestBody, Timestamp, body_rule, rule, with_pattern
+from hookline.core.contract import fields
+from hookline.core.contract.common import Answer, CustomerUid, RequestBody, Timestamp, body_rule, optional
 from hookline.core.contract.customers import AppliedCustomerLimits
 from hookline.core.customers import Customer
 from hookline.core.portal import PortalSettings as Settings
@@ -68,24 +68,10 @@ class PortalSettings(Answer):
         return cls(producer_name=settings.producer_name, allowed_origins=list(settings.allowed_origins), updated_at=settings.updated_at or None)
 
 
-Origin = Annotated[
-    str,
-    Field(
-        description=("An origin as a browser sends it, `https://host[:port]` (a dotted, lower-case host name), or `http://localhost` / `http://127.0.0.1`."),
-        json_schema_extra={"pattern": settings_rules.ORIGIN_PATTERN},
-    ),
-]
-
-
 class PutPortalSettings(RequestBody):
     # The producer's name and who may embed the portal; replaces both (a field left out is empty).
-    producer_name: Annotated[str, rule(settings_rules.producer_name)] = Field(
-        default="",
-        max_length=settings_rules.MAX_NAME,
-        description="What customers read; no control characters. Leading and trailing spaces are dropped.",
-        json_schema_extra=with_pattern(text.ONE_LINE_PATTERN),
-    )
-    allowed_origins: Annotated[list[Origin], rule(settings_rules.allowed_origins)] = Field(default_factory=list, max_length=settings_rules.MAX_ORIGINS)
+    producer_name: fields.ProducerName = optional(default="")
+    allowed_origins: fields.AllowedOrigins = Field(default_factory=list)
 
     _known_fields = body_rule(settings_rules.settings_fields)
 
@@ -96,15 +82,8 @@ class PutPortalSettings(RequestBody):
 
 class CreatePortalSession(RequestBody):
     # How long a new portal session works, and whether it may change anything.
-    ttl_seconds: Annotated[int, rule(session_rules.ttl_seconds)] = Field(
-        default=session_rules.DEFAULT_TTL_SECONDS,
-        ge=session_rules.MIN_TTL_SECONDS,
-        le=session_rules.MAX_TTL_SECONDS,
-        description="How long the session works.",
-    )
-    read_only: Annotated[bool, rule(session_rules.read_only)] = Field(
-        default=False, description="A read-only session can read everything a session can; every mutating route answers 403."
-    )
+    ttl_seconds: fields.TtlSeconds = session_rules.DEFAULT_TTL_SECONDS
+    read_only: fields.Flag = Field(default=False, description="A read-only session can read everything a session can; every mutating route answers 403.")
 
     _known_fields = body_rule(session_rules.session_fields)
 
@@ -114,7 +93,7 @@ class CreatePortalSession(RequestBody):
 
 class PortalSession(Answer):
     # A new portal session: its token (shown only here) and the portal link carrying it.
-    token: Annotated[str, Field(description="The bearer token; shown only in this answer.", json_schema_extra={"pattern": TOKEN_PATTERN})]
+    token: Annotated[str, Field(description="The bearer token; shown only in this answer.", pattern=TOKEN_PATTERN)]
     url: Annotated[str, Field(description="The portal page, the token in its fragment.")]
     customer: CustomerUid
     read_only: bool
