@@ -59,7 +59,7 @@ class PutCustomer(CheckedBody):
     metadata: CustomerMetadata | None = Field(default=None, description="Replaces the metadata as a whole; null or absent, none.")
     limits: CustomerLimits | None = Field(
         default=None,
-        description="Absent or null, ten times an endpoint's defaults (100 per second, 50 in flight); a limit left out takes its default.",
+        description=f"Absent or null, {domain.DEFAULT_CUSTOMER_RATE_PER_SECOND:g} per second and {domain.DEFAULT_CUSTOMER_CONCURRENCY} in flight (as high as any endpoint may be set): the most each of the customer's endpoints may be set to; a limit left out takes its default.",
     )
 
     def customer(self, tenant: str, uid: str, now: str) -> domain.Customer:
