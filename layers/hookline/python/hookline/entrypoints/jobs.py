@@ -33,7 +33,7 @@ from hookline.adapters.observability import get_logger
 from hookline.core import internal_failures
 from hookline.core.errors import DependencyFailed, HooklineError, envelope
 from hookline.core.jobs import DRAIN_DLQ, JOB_MESSAGE
-from hookline.services.jobsweep import PREVIOUS_COUNTS, PREVIOUS_WINDOW_SECONDS, JobQueueSweep, Resend
+from hookline.services.jobsweep import PREVIOUS_COUNTS, PREVIOUS_POLL_SECONDS, PREVIOUS_WINDOW_SECONDS, JobQueueSweep, Resend
 from hookline.wiring import container
 
 
@@ -104,7 +104,9 @@ def move_previous_jobs() -> dict[str, int]:
     messages = container.previous_job_messages()
     if messages is None:
         return {}
-    sweep = JobQueueSweep(messages, Resend(container.jobs_queue()), time.monotonic, container.job_batch_size(), PREVIOUS_WINDOW_SECONDS, PREVIOUS_COUNTS)
+    sweep = JobQueueSweep(
+        messages, Resend(container.jobs_queue()), time.monotonic, container.job_batch_size(), PREVIOUS_WINDOW_SECONDS, PREVIOUS_COUNTS, PREVIOUS_POLL_SECONDS
+    )
     moved = sweep.run()
     if any(moved.values()):
         get_logger().info("previous release's job messages moved to the jobs queue", extra=moved)

@@ -39,13 +39,14 @@ class JobQueueSweep:
     batch_size: int
     window_seconds: float = WINDOW_SECONDS
     counts: tuple[str, str] = ("jobs_run", "jobs_failed")  # the report's names for the records done, and failed
+    poll_seconds: int = POLL_SECONDS  # how long a receive waits for a message; 0 is a short poll
 
     def run(self) -> dict[str, int]:
         """Run the queue's messages until it is empty or the window has passed: how many ran, and failed."""
         deadline = self.clock() + self.window_seconds
         ran = failed = 0
         while (left := deadline - self.clock()) > 0:
-            records = self.messages.receive(self.batch_size, min(POLL_SECONDS, int(left)))
+            records = self.messages.receive(self.batch_size, min(self.poll_seconds, int(left)))
             if not records:
                 break
             try:
@@ -59,8 +60,11 @@ class JobQueueSweep:
 
 
 # The previous release's job queue is drained in a short window before the jobs queue's run: it holds only what the
-# previous release queued before (or while) this one was deployed.
+# previous release queued before (or while) this one was deployed. Its receives are short polls: nothing new arrives
+# there, so a long poll would only hold every sweep PREVIOUS_POLL_SECONDS longer once it is empty (and a short poll
+# that misses a message, as SQS's sampling may, leaves it for the next minute's sweep).
 PREVIOUS_WINDOW_SECONDS = 10
+PREVIOUS_POLL_SECONDS = 0
 PREVIOUS_COUNTS = ("previous_jobs_moved", "previous_jobs_failed")
 
 
