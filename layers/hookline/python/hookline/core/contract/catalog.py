@@ -1,10 +1,10 @@
 """The catalog: the bodies of `/v1/event-types` (the tenant's event types, their schemas and downgrades per version)
 and `/v1/versions` (its payload versions).
 
-A request is checked by the rules it had before the models (hookline.core.versions), in their order and with their
-messages: unknown fields first (all of them named), then each field. An event type's `versions` are checked as a
-whole (each name a date, each schema valid JSON Schema 2020-12, each transform a JSON Patch), since their messages
-name the version (`'versions.2026-10-01.transform' is not a JSON Patch …`). The JSON Schemas and JSON Patch
+A request's unknown fields are refused first (all of them named), then each field: a description and the flags by
+their declared-once types (hookline.core.contract.fields), a sunset by hookline.core.versions' rule. An event type's
+`versions` are checked as a whole (each name a date, each schema valid JSON Schema 2020-12, each transform a JSON
+Patch), since their messages name the version (`'versions.2026-10-01.transform' is not a JSON Patch …`). The JSON Schemas and JSON Patch
 operations an event type holds are JSON as the producer gave them.
 """
 
@@ -15,8 +15,9 @@ from typing import Annotated, Any, Literal
 from pydantic import ConfigDict, Field, WithJsonSchema
 from pydantic.json_schema import SkipJsonSchema
 
-from hookline.core import jsonpatch, text
+from hookline.core import jsonpatch
 from hookline.core import versions as domain
+from hookline.core.contract import fields
 from hookline.core.contract.common import (
     ENDPOINT_ID_SCHEMA,
     EVENT_TYPE_SCHEMA,
@@ -154,15 +155,8 @@ def _checked_versions(raw: Any) -> Any:
 
 
 class PutEventType(CheckedBody):
-    description: Annotated[str, rule(domain.type_description)] = Field(
-        default="",
-        max_length=domain.MAX_DESCRIPTION,
-        description="For humans: lines of text, no control characters but tab and line feed.",
-        json_schema_extra={"pattern": text.LINES_PATTERN},
-    )
-    deprecated: Annotated[bool, rule(domain.type_deprecated)] = Field(
-        default=False, description="Shown to the producer and the portal; events of the type are still accepted."
-    )
+    description: fields.TypeDescription = ""
+    deprecated: fields.Flag = Field(default=False, description="Shown to the producer and the portal; events of the type are still accepted.")
     versions: Annotated[dict[VersionName, TypeVersionSpec], rule(_checked_versions)] = Field(
         default_factory=dict,
         max_length=domain.MAX_TYPE_VERSIONS,
@@ -253,9 +247,7 @@ class PutVersion(CheckedBody):
         ),
         json_schema_extra=no_default,
     )
-    default: Annotated[bool, rule(domain.version_default)] = Field(
-        default=False, description="`true`: make it the tenant's default. `false` leaves the default as it is."
-    )
+    default: fields.Flag = Field(default=False, description="`true`: make it the tenant's default. `false` leaves the default as it is.")
 
     def sunset(self, current: domain.PayloadVersion | None) -> str | None:
         """The version's sunset after this change: the one given (null clears it), else the one it has."""

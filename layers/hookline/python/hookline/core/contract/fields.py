@@ -19,7 +19,7 @@ from pydantic import AfterValidator, BeforeValidator, Field, GetCoreSchemaHandle
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import PydanticCustomError, core_schema
 
-from hookline.core import portal, sessions, text, validation
+from hookline.core import portal, sessions, text, validation, versions
 from hookline.core.errors import ValidationFailed
 
 # pydantic's errors for a value of the wrong JSON type: answered as `wrong_type` by contract_error, never as a rule's.
@@ -312,3 +312,14 @@ TtlSeconds = Annotated[
 ]
 
 Flag = Annotated[bool, Refused("'{name}' must be true or false", any_type=True)]
+
+
+# -- the catalog --------------------------------------------------------------------------------------------------
+
+TypeDescription = Annotated[
+    str,
+    Field(
+        max_length=versions.MAX_DESCRIPTION, pattern=text.LINES_PATTERN, description="For humans: lines of text, no control characters but tab and line feed."
+    ),
+    Refused(f"'{{name}}' must be a string of at most {versions.MAX_DESCRIPTION} characters", explain=readable_lines, any_type=True),
+]
