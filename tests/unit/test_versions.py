@@ -60,6 +60,13 @@ def version_put(body: dict, current: PayloadVersion | None) -> tuple[str | None,
         (PutEventType, {"deprecated": 1}, "'deprecated' must be true or false"),
         (PutVersion, {"default": None}, "'default' must be true or false"),
         (PutVersion, {"default": "true"}, "'default' must be true or false"),
+        # A sunset the document refuses is refused: RFC 3339 with an upper-case T and a zone, in range (issue 51)
+        (PutVersion, {"sunset_at": 5}, "'sunset_at' must be an ISO-8601 time such as 2027-01-01T00:00:00Z"),
+        (PutVersion, {"sunset_at": "2027-01-01 00:00:00Z"}, "'sunset_at' must be an ISO-8601 time such as 2027-01-01T00:00:00Z"),
+        (PutVersion, {"sunset_at": "2027-01-01T00:00:00+0100"}, "'sunset_at' must be an ISO-8601 time such as 2027-01-01T00:00:00Z"),
+        (PutVersion, {"sunset_at": "20270101T000000Z"}, "'sunset_at' must be an ISO-8601 time such as 2027-01-01T00:00:00Z"),
+        (PutVersion, {"sunset_at": "2027-01-01T00:00:00"}, "'sunset_at' needs a time zone (e.g. Z)"),
+        (PutVersion, {"sunset_at": "0001-01-01T00:00:00Z"}, "'sunset_at' is out of range"),
     ],
 )  # fmt: skip
 def test_a_catalog_field_is_refused_with_its_own_message(model: type[PutEventType] | type[PutVersion], body: dict, message: str) -> None:

@@ -2,7 +2,7 @@
 and `/v1/versions` (its payload versions).
 
 A request's unknown fields are refused first (all of them named), then each field: a description and the flags by
-their declared-once types (hookline.core.contract.fields), a sunset by hookline.core.versions' rule. An event type's
+their declared-once types (hookline.core.contract.fields), a sunset by its type too (in UTC, as stored). An event type's
 `versions` are checked as a whole (each name a date, each schema valid JSON Schema 2020-12, each transform a JSON
 Patch), since their messages name the version (`'versions.2026-10-01.transform' is not a JSON Patch …`). The JSON Schemas and JSON Patch
 operations an event type holds are JSON as the producer gave them.
@@ -30,28 +30,12 @@ from hookline.core.contract.common import (
     Timestamp,
     absent_unless_set,
     no_default,
+    optional,
     rule,
 )
 
 # -- the values' schemas, as the document shows them ------------------------------------------------------------
 
-# RFC 3339 (upper-case `T`, a zone) in 0001..9999, the range's first and last day left out (no offset takes it outside).
-TIME_INPUT_PATTERN = (
-    "^(0001-(0[2-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])|0001-01-(0[2-9]|[12][0-9]|3[01])"
-    "|(000[2-9]|00[1-9][0-9]|0[1-9][0-9]{2}|[1-8][0-9]{3}|9[0-8][0-9]{2}|99[0-8][0-9]|999[0-8])-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])"
-    "|9999-(0[1-9]|1[01])-(0[1-9]|[12][0-9]|3[01])|9999-12-(0[1-9]|[12][0-9]|30))"
-    "T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]+)?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$"
-)
-TIME_INPUT_SCHEMA: dict[str, Any] = {
-    "type": "string",
-    "format": "date-time",
-    "pattern": TIME_INPUT_PATTERN,
-    "description": (
-        "RFC 3339 with an upper-case `T` and a time zone (`Z` or `±hh:mm`), e.g. `2027-01-01T00:00:00Z`, in the\n"
-        "years 0001 to 9999 (the first and the last day of that range left out, so that no offset takes it outside).\n"
-    ),
-    "examples": ["2027-04-01T00:00:00Z"],
-}
 JSON_POINTER_SCHEMA: dict[str, Any] = {
     "type": "string",
     "pattern": "^(/([^~]|~[01])*)*$",
@@ -239,13 +223,9 @@ class EventTypePage(Answer):
 
 
 class PutVersion(CheckedBody):
-    sunset_at: Annotated[str | None, rule(domain.version_sunset), WithJsonSchema({"anyOf": [TIME_INPUT_SCHEMA, {"type": "null"}]})] = Field(
-        default=None,
-        description=(
-            "ISO 8601 with a time zone. Set, the version is deprecated and cannot be pinned from then on;\n"
-            "null clears its sunset; left out, the version keeps the one it has.\n"
-        ),
-        json_schema_extra=no_default,
+    sunset_at: fields.SunsetAt = optional(
+        "ISO 8601 with a time zone. Set, the version is deprecated and cannot be pinned from then on;\n"
+        "null clears its sunset; left out, the version keeps the one it has.\n"
     )
     default: fields.Flag = Field(default=False, description="`true`: make it the tenant's default. `false` leaves the default as it is.")
 
