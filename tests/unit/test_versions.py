@@ -154,6 +154,15 @@ def test_a_put_that_leaves_out_the_sunset_keeps_it_and_null_clears_it():
     assert version_put({"default": True}, None) == (None, True)
 
 
+@pytest.mark.parametrize("pointer", ["a", "/a~2", "/~", "a/b"])
+def test_a_transforms_pointer_is_refused_by_the_patch_rule_naming_the_version(pointer: str) -> None:
+    body = {"versions": {"2026-01-01": {"transform": [{"op": "move", "from": "/a", "path": pointer}]}}}
+    with pytest.raises(ValidationFailed, match=r"^'versions\.2026-01-01\.transform' is not a JSON Patch") as refused:
+        _read(PutEventType, body)
+    assert refused.value.code == "invalid_transform"
+    assert _read(PutEventType, {"versions": {"2026-01-01": {"transform": [{"op": "remove", "path": "/a~0b/~1c/"}]}}})
+
+
 def test_a_registration_is_checked_its_schema_and_its_transform():
     with pytest.raises(ValidationFailed, match="JSON Schema") as bad_schema:
         event_type_put("acme", "t", {"versions": {"2026-01-01": {"schema": {"type": "objekt"}}}}, NOW, None)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import ConfigDict, Field, WithJsonSchema
+from pydantic import ConfigDict, Field, TypeAdapter, WithJsonSchema
 from pydantic.json_schema import SkipJsonSchema
 
 from hookline.core import jsonpatch
@@ -25,6 +25,7 @@ from hookline.core.contract.common import (
     VERSION_NAME_SCHEMA,
     Answer,
     CheckedBody,
+    Count,
     NextCursor,
     RequestBody,
     Timestamp,
@@ -32,16 +33,12 @@ from hookline.core.contract.common import (
     no_default,
     optional,
     rule,
+    untitled,
 )
 
 # -- the values' schemas, as the document shows them ------------------------------------------------------------
 
-JSON_POINTER_SCHEMA: dict[str, Any] = {
-    "type": "string",
-    "pattern": "^(/([^~]|~[01])*)*$",
-    "description": 'An RFC 6901 JSON Pointer into the data; "" is the whole of it, and every `~` is followed by `0` or `1`.',
-    "examples": ["/amount_cents"],
-}
+JSON_POINTER_SCHEMA: dict[str, Any] = untitled(TypeAdapter(fields.JsonPointer).json_schema())
 
 EventTypeName = Annotated[str, WithJsonSchema(EVENT_TYPE_SCHEMA)]
 VersionName = Annotated[str, WithJsonSchema(VERSION_NAME_SCHEMA)]
@@ -83,11 +80,9 @@ class JsonPatchOperation(RequestBody):
     model_config = ConfigDict(extra="allow", json_schema_extra=_patch_schema)
 
     op: Literal["add", "remove", "replace", "move", "copy", "test"]
-    path: Annotated[str, WithJsonSchema(JSON_POINTER_SCHEMA)]
-    from_: Any = Field(
-        default=None, alias="from", description="For `move` and `copy`, a JSON Pointer (ignored by the other operations).", json_schema_extra=no_default
-    )
-    value: Any = Field(default=None, description="For `add`, `replace` and `test`; any JSON value.", json_schema_extra=no_default)
+    path: fields.JsonPointer
+    from_: Annotated[Any, Field(alias="from")] = optional("For `move` and `copy`, a JSON Pointer (ignored by the other operations).")
+    value: Any = optional("For `add`, `replace` and `test`; any JSON value.")
 
     def member(self) -> dict[str, Any]:
         """The operation as JSON, with the members it was given (a `value` of null included)."""
@@ -251,8 +246,7 @@ class VersionUsage(Answer):
     """Who still uses a version (the producer only)."""
 
     endpoints: Annotated[dict[str, Any], WithJsonSchema(_PINNED)]  # built by `of`: inline in the document, as it shows it
-    deliveries_7d: int = Field(
-        json_schema_extra={"minimum": 0},
+    deliveries_7d: Count = Field(
         description="Webhooks sent at this version on the last 7 days (today included, UTC), every attempt that reached out counted.",
     )
     last_delivery_at: NullableTimestamp = Field(description="When the last one was sent (within the retention period); null if none.")

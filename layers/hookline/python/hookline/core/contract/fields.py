@@ -330,6 +330,17 @@ TypeDescription = Annotated[
     Refused(f"'{{name}}' must be a string of at most {versions.MAX_DESCRIPTION} characters", explain=readable_lines, any_type=True),
 ]
 
+# A transform's pointer: what hookline.core.jsonpatch.parse_pointer reads (its rule, run first with the versions, words
+# the refusal).
+JsonPointer = Annotated[
+    str,
+    Field(
+        pattern="^(/([^~]|~[01])*)*$",
+        description='An RFC 6901 JSON Pointer into the data; "" is the whole of it, and every `~` is followed by `0` or `1`.',
+        examples=["/amount_cents"],
+    ),
+]
+
 # RFC 3339 (upper-case `T`, a zone) in 0001..9999, the range's first and last day left out (no offset takes it outside).
 TIME_INPUT_PATTERN = (
     "^(0001-(0[2-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])|0001-01-(0[2-9]|[12][0-9]|3[01])"
