@@ -33,6 +33,7 @@ from hookline.core.contract.common import (
     no_default,
     optional,
     rule,
+    shown,
     untitled,
 )
 
@@ -41,7 +42,7 @@ from hookline.core.contract.common import (
 JSON_POINTER_SCHEMA: dict[str, Any] = untitled(TypeAdapter(fields.JsonPointer).json_schema())
 
 EventTypeName = Annotated[str, WithJsonSchema(EVENT_TYPE_SCHEMA)]
-VersionName = Annotated[str, WithJsonSchema(VERSION_NAME_SCHEMA)]
+VersionName = Annotated[str, shown(VERSION_NAME_SCHEMA)]  # an answer's, as the document shows it
 NullableTimestamp = Annotated[str | None, WithJsonSchema({"oneOf": [{"type": "null"}, TIMESTAMP_SCHEMA]})]
 
 
@@ -136,7 +137,7 @@ def _checked_versions(raw: Any) -> Any:
 class PutEventType(CheckedBody):
     description: fields.TypeDescription = ""
     deprecated: fields.Flag = Field(default=False, description="Shown to the producer and the portal; events of the type are still accepted.")
-    versions: Annotated[dict[VersionName, TypeVersionSpec], rule(_checked_versions)] = Field(
+    versions: Annotated[dict[fields.VersionName, TypeVersionSpec], rule(_checked_versions)] = Field(
         default_factory=dict,
         max_length=domain.MAX_TYPE_VERSIONS,
         description="By version name, the type's shape as of that version (at most 20).",

@@ -330,6 +330,18 @@ TypeDescription = Annotated[
     Refused(f"'{{name}}' must be a string of at most {versions.MAX_DESCRIPTION} characters", explain=readable_lines, any_type=True),
 ]
 
+# A calendar date YYYY-MM-DD in the years 0001 to 9999 (hookline.core.versions.version_name: a date that parses,
+# which runs first where a request names one and words its refusal).
+VersionName = Annotated[
+    str,
+    Field(
+        pattern="^([0-9]{3}[1-9]|[0-9]{2}[1-9][0-9]|[0-9][1-9][0-9]{2}|[1-9][0-9]{3})-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$",
+        description="A payload version's name, a calendar date `YYYY-MM-DD` (years 0001 to 9999). Versions sort by it.",
+        examples=["2026-10-01"],
+    ),
+    Format("date"),
+]
+
 # A transform's pointer: what hookline.core.jsonpatch.parse_pointer reads (its rule, run first with the versions, words
 # the refusal).
 JsonPointer = Annotated[
