@@ -200,14 +200,14 @@ def test_the_usage_report_and_the_sunset_rules(hookline: Hookline, caplog: pytes
 def test_the_catalog_is_kept_by_the_process_that_reads_it_for_a_few_seconds(hookline: Hookline) -> None:
     from hookline.adapters import aws
     from hookline.adapters.dynamo.catalog import CatalogRepository
-    from hookline.core.versions import event_type_put
+    from hookline.core.versions import event_type_of
 
     table = aws.dynamodb_table(hookline.env[topology.TABLE.env])
     now = [100.0]
     ours, theirs = CatalogRepository(table, 5, lambda: now[0]), CatalogRepository(table, 5, lambda: now[0])
     assert ours.load("acme", ["a.b"])[1] == {} and theirs.load("acme", ["a.b"])[1] == {}
     # When this process registers the type, Then its next read has it at once; another process's, once its copy is 5 s old
-    ours.put_type(event_type_put("acme", "a.b", {"description": "new"}, datetime(2026, 12, 1, tzinfo=UTC), None))
+    ours.put_type(event_type_of("acme", "a.b", "new", False, {}, datetime(2026, 12, 1, tzinfo=UTC), None))
     assert list(ours.load("acme", ["a.b"])[1]) == ["a.b"]
     assert theirs.load("acme", ["a.b"])[1] == {}
     now[0] += 5

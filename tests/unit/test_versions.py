@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import Any
 
+import pydantic
 import pytest
 
+from hookline.core.contract.catalog import PutEventType, PutVersion
 from hookline.core.errors import PayloadTooLarge, ValidationFailed
 from hookline.core.versions import (
     BASE_VERSION,
+    EventType,
+    PayloadVersion,
     SchemaViolation,
     VersionCatalog,
     VersionSunset,
@@ -16,13 +21,59 @@ from hookline.core.versions import (
     broadcast_pins,
     check_size,
     derive,
-    event_type_put,
+    event_type_of,
     render,
     version_name,
-    version_put,
 )
+from hookline.entrypoints.api.routing import contract_error
 
 NOW = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
+
+
+def _read(model: type[PutEventType] | type[PutVersion], body: dict) -> Any:
+    """The body as the API reads it: a refusal is the error it answers (contract_error)."""
+    try:
+        return model.model_validate(body)
+    except pydantic.ValidationError as exc:
+        raise contract_error([dict(error) for error in exc.errors()]) from None
+
+
+def event_type_put(tenant: str, name: str, body: dict, now: datetime, existing: None) -> EventType:
+    """An event type registered as `PUT /v1/event-types/{name}` reads its body (hookline.services.catalog)."""
+    put = _read(PutEventType, body)
+    return event_type_of(tenant, name, put.description, put.deprecated, put.type_versions(), now, existing)
+
+
+def version_put(body: dict, current: PayloadVersion | None) -> tuple[str | None, bool]:
+    """A payload version's (sunset, make default) as `PUT /v1/versions/{version}` reads its body."""
+    put = _read(PutVersion, body)
+    return put.sunset(current), put.default
+
+
+@pytest.mark.parametrize(
+    ("model", "body", "message"),
+    [
+        (PutEventType, {"description": 7}, "'description' must be a string of at most 1024 characters"),
+        (PutEventType, {"description": "x" * 1025}, "'description' must be a string of at most 1024 characters"),
+        (PutEventType, {"description": "a\tb\nc\x07"}, "'description' must not contain control characters other than tab and line feed (found U+0007)"),
+        (PutEventType, {"deprecated": "yes"}, "'deprecated' must be true or false"),
+        (PutEventType, {"deprecated": 1}, "'deprecated' must be true or false"),
+        (PutVersion, {"default": None}, "'default' must be true or false"),
+        (PutVersion, {"default": "true"}, "'default' must be true or false"),
+        # A sunset the document refuses is refused: RFC 3339 with an upper-case T and a zone, in range (issue 51)
+        (PutVersion, {"sunset_at": 5}, "'sunset_at' must be an ISO-8601 time such as 2027-01-01T00:00:00Z"),
+        (PutVersion, {"sunset_at": "2027-01-01 00:00:00Z"}, "'sunset_at' must be an ISO-8601 time such as 2027-01-01T00:00:00Z"),
+        (PutVersion, {"sunset_at": "2027-01-01T00:00:00+0100"}, "'sunset_at' must be an ISO-8601 time such as 2027-01-01T00:00:00Z"),
+        (PutVersion, {"sunset_at": "20270101T000000Z"}, "'sunset_at' must be an ISO-8601 time such as 2027-01-01T00:00:00Z"),
+        (PutVersion, {"sunset_at": "2027-01-01T00:00:00"}, "'sunset_at' needs a time zone (e.g. Z)"),
+        (PutVersion, {"sunset_at": "0001-01-01T00:00:00Z"}, "'sunset_at' is out of range"),
+    ],
+)  # fmt: skip
+def test_a_catalog_field_is_refused_with_its_own_message(model: type[PutEventType] | type[PutVersion], body: dict, message: str) -> None:
+    with pytest.raises(ValidationFailed) as refused:
+        _read(model, body)
+    assert (refused.value.code, refused.value.message) == ("validation_failed", message)
+
 
 # invoice.paid over three versions: 2026-10-01 renamed `amount` to `amount_cents`; 2026-06-01 added `currency`.
 INVOICE = {
@@ -101,6 +152,15 @@ def test_a_put_that_leaves_out_the_sunset_keeps_it_and_null_clears_it():
     assert version_put({}, deprecated) == ("2027-03-01T00:00:00.000Z", False)
     assert version_put({"sunset_at": None}, deprecated) == (None, False)
     assert version_put({"default": True}, None) == (None, True)
+
+
+@pytest.mark.parametrize("pointer", ["a", "/a~2", "/~", "a/b"])
+def test_a_transforms_pointer_is_refused_by_the_patch_rule_naming_the_version(pointer: str) -> None:
+    body = {"versions": {"2026-01-01": {"transform": [{"op": "move", "from": "/a", "path": pointer}]}}}
+    with pytest.raises(ValidationFailed, match=r"^'versions\.2026-01-01\.transform' is not a JSON Patch") as refused:
+        _read(PutEventType, body)
+    assert refused.value.code == "invalid_transform"
+    assert _read(PutEventType, {"versions": {"2026-01-01": {"transform": [{"op": "remove", "path": "/a~0b/~1c/"}]}}})
 
 
 def test_a_registration_is_checked_its_schema_and_its_transform():

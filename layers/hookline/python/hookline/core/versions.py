@@ -29,7 +29,7 @@ from dataclasses import dataclass, field, replace
 from datetime import date, datetime
 from typing import Any
 
-from hookline.core import jsonpatch, text
+from hookline.core import jsonpatch
 from hookline.core.clock import iso, parse_iso
 from hookline.core.errors import PayloadTooLarge, ValidationFailed
 
@@ -172,16 +172,6 @@ class VersionCatalog:
         return {"default": self.default, "items": [v.public(self.default) for v in self.versions]}
 
 
-def version_put(body: dict[str, Any], current: PayloadVersion | None) -> tuple[str | None, bool]:
-    """`PUT /v1/versions/{version}`'s body as (sunset, make default): `sunset_at` (ISO-8601, or null to clear it; left
-    out, the version keeps the sunset it has) and `default` (true: make it the tenant's default)."""
-    unknown = set(body) - {"sunset_at", "default"}
-    if unknown:
-        raise ValidationFailed(f"unknown field(s): {', '.join(sorted(unknown))}", code="unknown_field")
-    sunset = version_sunset(body["sunset_at"]) if "sunset_at" in body else (current.sunset_at if current is not None else None)
-    return sunset, version_default(body.get("default", False))
-
-
 def version_sunset(value: Any) -> str | None:
     """A version's `sunset_at` as given: an ISO-8601 time with a zone (in UTC, as stored), or None (no sunset)."""
     if value is None:
@@ -198,13 +188,6 @@ def version_sunset(value: Any) -> str | None:
         return iso(moment)  # in UTC: 0001-01-01 east of it, or 9999-12-31 west of it, is out of range
     except OverflowError:
         raise ValidationFailed("'sunset_at' is out of range") from None
-
-
-def version_default(value: Any) -> bool:
-    """A version's `default` as given: true makes it the tenant's default."""
-    if not isinstance(value, bool):
-        raise ValidationFailed("'default' must be true or false")
-    return value
 
 
 # -- the event-type catalog ------------------------------------------------------------
@@ -254,16 +237,6 @@ class EventType:
         }
 
 
-def event_type_put(tenant: str, name: str, body: dict[str, Any], now: datetime, existing: EventType | None) -> EventType:
-    """`PUT /v1/event-types/{name}`'s body as an event type: `description`, `versions` (each `schema` and/or `transform`), `deprecated`."""
-    unknown = set(body) - {"description", "versions", "deprecated"}
-    if unknown:
-        raise ValidationFailed(f"unknown field(s): {', '.join(sorted(unknown))}", code="unknown_field")
-    description = type_description(body.get("description", ""))
-    deprecated = type_deprecated(body.get("deprecated", False))
-    return event_type_of(tenant, name, description, deprecated, type_versions(body.get("versions", {})), now, existing)
-
-
 def event_type_of(
     tenant: str, name: str, description: str, deprecated: bool, versions: Mapping[str, TypeVersion], now: datetime, existing: EventType | None
 ) -> EventType:
@@ -278,19 +251,6 @@ def event_type_of(
         created_at=existing.created_at if existing is not None else stamp,
         updated_at=stamp,
     )
-
-
-def type_description(value: Any) -> str:
-    """An event type's `description`: a string of at most MAX_DESCRIPTION characters, lines of text (hookline.core.text)."""
-    if not isinstance(value, str) or len(value) > MAX_DESCRIPTION:
-        raise ValidationFailed(f"'description' must be a string of at most {MAX_DESCRIPTION} characters")
-    return text.readable(value, "description", lines=True)
-
-
-def type_deprecated(value: Any) -> bool:
-    if not isinstance(value, bool):
-        raise ValidationFailed("'deprecated' must be true or false")
-    return value
 
 
 def type_versions(raw: Any) -> dict[str, TypeVersion]:

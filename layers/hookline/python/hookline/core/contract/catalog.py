@@ -1,10 +1,10 @@
 """The catalog: the bodies of `/v1/event-types` (the tenant's event types, their schemas and downgrades per version)
 and `/v1/versions` (its payload versions).
 
-A request is checked by the rules it had before the models (hookline.core.versions), in their order and with their
-messages: unknown fields first (all of them named), then each field. An event type's `versions` are checked as a
-whole (each name a date, each schema valid JSON Schema 2020-12, each transform a JSON Patch), since their messages
-name the version (`'versions.2026-10-01.transform' is not a JSON Patch …`). The JSON Schemas and JSON Patch
+A request's unknown fields are refused first (all of them named), then each field: a description and the flags by
+their declared-once types (hookline.core.contract.fields), a sunset by its type too (in UTC, as stored). An event type's
+`versions` are checked as a whole (each name a date, each schema valid JSON Schema 2020-12, each transform a JSON
+Patch), since their messages name the version (`'versions.2026-10-01.transform' is not a JSON Patch …`). The JSON Schemas and JSON Patch
 operations an event type holds are JSON as the producer gave them.
 """
 
@@ -12,11 +12,12 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import ConfigDict, Field, WithJsonSchema
+from pydantic import ConfigDict, Field, TypeAdapter, WithJsonSchema
 from pydantic.json_schema import SkipJsonSchema
 
-from hookline.core import jsonpatch, text
+from hookline.core import jsonpatch
 from hookline.core import versions as domain
+from hookline.core.contract import fields
 from hookline.core.contract.common import (
     ENDPOINT_ID_SCHEMA,
     EVENT_TYPE_SCHEMA,
@@ -24,42 +25,24 @@ from hookline.core.contract.common import (
     VERSION_NAME_SCHEMA,
     Answer,
     CheckedBody,
+    Count,
     NextCursor,
     RequestBody,
     Timestamp,
     absent_unless_set,
     no_default,
+    optional,
     rule,
+    shown,
+    untitled,
 )
 
 # -- the values' schemas, as the document shows them ------------------------------------------------------------
 
-# RFC 3339 (upper-case `T`, a zone) in 0001..9999, the range's first and last day left out (no offset takes it outside).
-TIME_INPUT_PATTERN = (
-    "^(0001-(0[2-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])|0001-01-(0[2-9]|[12][0-9]|3[01])"
-    "|(000[2-9]|00[1-9][0-9]|0[1-9][0-9]{2}|[1-8][0-9]{3}|9[0-8][0-9]{2}|99[0-8][0-9]|999[0-8])-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])"
-    "|9999-(0[1-9]|1[01])-(0[1-9]|[12][0-9]|3[01])|9999-12-(0[1-9]|[12][0-9]|30))"
-    "T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]+)?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$"
-)
-TIME_INPUT_SCHEMA: dict[str, Any] = {
-    "type": "string",
-    "format": "date-time",
-    "pattern": TIME_INPUT_PATTERN,
-    "description": (
-        "RFC 3339 with an upper-case `T` and a time zone (`Z` or `±hh:mm`), e.g. `2027-01-01T00:00:00Z`, in the\n"
-        "years 0001 to 9999 (the first and the last day of that range left out, so that no offset takes it outside).\n"
-    ),
-    "examples": ["2027-04-01T00:00:00Z"],
-}
-JSON_POINTER_SCHEMA: dict[str, Any] = {
-    "type": "string",
-    "pattern": "^(/([^~]|~[01])*)*$",
-    "description": 'An RFC 6901 JSON Pointer into the data; "" is the whole of it, and every `~` is followed by `0` or `1`.',
-    "examples": ["/amount_cents"],
-}
+JSON_POINTER_SCHEMA: dict[str, Any] = untitled(TypeAdapter(fields.JsonPointer).json_schema())
 
 EventTypeName = Annotated[str, WithJsonSchema(EVENT_TYPE_SCHEMA)]
-VersionName = Annotated[str, WithJsonSchema(VERSION_NAME_SCHEMA)]
+VersionName = Annotated[str, shown(VERSION_NAME_SCHEMA)]  # an answer's, as the document shows it
 NullableTimestamp = Annotated[str | None, WithJsonSchema({"oneOf": [{"type": "null"}, TIMESTAMP_SCHEMA]})]
 
 
@@ -98,11 +81,9 @@ class JsonPatchOperation(RequestBody):
     model_config = ConfigDict(extra="allow", json_schema_extra=_patch_schema)
 
     op: Literal["add", "remove", "replace", "move", "copy", "test"]
-    path: Annotated[str, WithJsonSchema(JSON_POINTER_SCHEMA)]
-    from_: Any = Field(
-        default=None, alias="from", description="For `move` and `copy`, a JSON Pointer (ignored by the other operations).", json_schema_extra=no_default
-    )
-    value: Any = Field(default=None, description="For `add`, `replace` and `test`; any JSON value.", json_schema_extra=no_default)
+    path: fields.JsonPointer
+    from_: Annotated[Any, Field(alias="from")] = optional("For `move` and `copy`, a JSON Pointer (ignored by the other operations).")
+    value: Any = optional("For `add`, `replace` and `test`; any JSON value.")
 
     def member(self) -> dict[str, Any]:
         """The operation as JSON, with the members it was given (a `value` of null included)."""
@@ -154,16 +135,9 @@ def _checked_versions(raw: Any) -> Any:
 
 
 class PutEventType(CheckedBody):
-    description: Annotated[str, rule(domain.type_description)] = Field(
-        default="",
-        max_length=domain.MAX_DESCRIPTION,
-        description="For humans: lines of text, no control characters but tab and line feed.",
-        json_schema_extra={"pattern": text.LINES_PATTERN},
-    )
-    deprecated: Annotated[bool, rule(domain.type_deprecated)] = Field(
-        default=False, description="Shown to the producer and the portal; events of the type are still accepted."
-    )
-    versions: Annotated[dict[VersionName, TypeVersionSpec], rule(_checked_versions)] = Field(
+    description: fields.TypeDescription = ""
+    deprecated: fields.Flag = Field(default=False, description="Shown to the producer and the portal; events of the type are still accepted.")
+    versions: Annotated[dict[fields.VersionName, TypeVersionSpec], rule(_checked_versions)] = Field(
         default_factory=dict,
         max_length=domain.MAX_TYPE_VERSIONS,
         description="By version name, the type's shape as of that version (at most 20).",
@@ -245,17 +219,11 @@ class EventTypePage(Answer):
 
 
 class PutVersion(CheckedBody):
-    sunset_at: Annotated[str | None, rule(domain.version_sunset), WithJsonSchema({"anyOf": [TIME_INPUT_SCHEMA, {"type": "null"}]})] = Field(
-        default=None,
-        description=(
-            "ISO 8601 with a time zone. Set, the version is deprecated and cannot be pinned from then on;\n"
-            "null clears its sunset; left out, the version keeps the one it has.\n"
-        ),
-        json_schema_extra=no_default,
+    sunset_at: fields.SunsetAt = optional(
+        "ISO 8601 with a time zone. Set, the version is deprecated and cannot be pinned from then on;\n"
+        "null clears its sunset; left out, the version keeps the one it has.\n"
     )
-    default: Annotated[bool, rule(domain.version_default)] = Field(
-        default=False, description="`true`: make it the tenant's default. `false` leaves the default as it is."
-    )
+    default: fields.Flag = Field(default=False, description="`true`: make it the tenant's default. `false` leaves the default as it is.")
 
     def sunset(self, current: domain.PayloadVersion | None) -> str | None:
         """The version's sunset after this change: the one given (null clears it), else the one it has."""
@@ -279,8 +247,7 @@ class VersionUsage(Answer):
     """Who still uses a version (the producer only)."""
 
     endpoints: Annotated[dict[str, Any], WithJsonSchema(_PINNED)]  # built by `of`: inline in the document, as it shows it
-    deliveries_7d: int = Field(
-        json_schema_extra={"minimum": 0},
+    deliveries_7d: Count = Field(
         description="Webhooks sent at this version on the last 7 days (today included, UTC), every attempt that reached out counted.",
     )
     last_delivery_at: NullableTimestamp = Field(description="When the last one was sent (within the retention period); null if none.")

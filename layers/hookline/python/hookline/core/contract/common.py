@@ -159,14 +159,7 @@ TIMESTAMP_SCHEMA: dict[str, Any] = {"type": "string", "format": "date-time", "de
 # The named values' schemas are their types' (hookline.core.contract.fields), as the document shows them.
 CUSTOMER_UID_SCHEMA: dict[str, Any] = untitled(TypeAdapter(fields.GivenCustomerUid).json_schema())
 EVENT_TYPE_SCHEMA: dict[str, Any] = untitled(TypeAdapter(fields.EventType).json_schema())
-# A calendar date YYYY-MM-DD in the years 0001 to 9999 (hookline.core.versions.version_name: a date that parses).
-VERSION_NAME_SCHEMA: dict[str, Any] = {
-    "type": "string",
-    "format": "date",
-    "pattern": "^([0-9]{3}[1-9]|[0-9]{2}[1-9][0-9]|[0-9][1-9][0-9]{2}|[1-9][0-9]{3})-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$",
-    "description": "A payload version's name, a calendar date `YYYY-MM-DD` (years 0001 to 9999). Versions sort by it.",
-    "examples": ["2026-10-01"],
-}
+VERSION_NAME_SCHEMA: dict[str, Any] = untitled(TypeAdapter(fields.VersionName).json_schema())
 # A time the API reads (a window's `since` or `until`): RFC 3339 (upper-case `T`, a zone) in 1970..9000, the range's
 # first and last day left out.
 WINDOW_TIME_PATTERN = (

@@ -11,6 +11,7 @@ the first one is the answer. Pure.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Annotated, Any
@@ -19,7 +20,7 @@ from pydantic import AfterValidator, BeforeValidator, Field, GetCoreSchemaHandle
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import PydanticCustomError, core_schema
 
-from hookline.core import portal, sessions, text, validation
+from hookline.core import portal, sessions, text, validation, versions
 from hookline.core.errors import ValidationFailed
 
 # pydantic's errors for a value of the wrong JSON type: answered as `wrong_type` by contract_error, never as a rule's.
@@ -147,6 +148,11 @@ def readable(name: str, value: Any) -> None:
 def readable_lines(name: str, value: Any) -> None:
     """Explains a text of lines' refused pattern: the control character in it other than tab and line feed."""
     text.readable(value, name, lines=True)
+
+
+# RFC 3339's form (an upper-case `T`, a zone) whatever the date's range: a time in it that a type's pattern refuses is
+# out of range.
+RFC3339_FORM = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$")
 
 
 # -- the named values --------------------------------------------------------------------------------------------
@@ -312,3 +318,73 @@ TtlSeconds = Annotated[
 ]
 
 Flag = Annotated[bool, Refused("'{name}' must be true or false", any_type=True)]
+
+
+# -- the catalog --------------------------------------------------------------------------------------------------
+
+TypeDescription = Annotated[
+    str,
+    Field(
+        max_length=versions.MAX_DESCRIPTION, pattern=text.LINES_PATTERN, description="For humans: lines of text, no control characters but tab and line feed."
+    ),
+    Refused(f"'{{name}}' must be a string of at most {versions.MAX_DESCRIPTION} characters", explain=readable_lines, any_type=True),
+]
+
+# A calendar date YYYY-MM-DD in the years 0001 to 9999 (hookline.core.versions.version_name: a date that parses,
+# which runs first where a request names one and words its refusal).
+VersionName = Annotated[
+    str,
+    Field(
+        pattern="^([0-9]{3}[1-9]|[0-9]{2}[1-9][0-9]|[0-9][1-9][0-9]{2}|[1-9][0-9]{3})-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$",
+        description="A payload version's name, a calendar date `YYYY-MM-DD` (years 0001 to 9999). Versions sort by it.",
+        examples=["2026-10-01"],
+    ),
+    Format("date"),
+]
+
+# A transform's pointer: what hookline.core.jsonpatch.parse_pointer reads (its rule, run first with the versions, words
+# the refusal).
+JsonPointer = Annotated[
+    str,
+    Field(
+        pattern="^(/([^~]|~[01])*)*$",
+        description='An RFC 6901 JSON Pointer into the data; "" is the whole of it, and every `~` is followed by `0` or `1`.',
+        examples=["/amount_cents"],
+    ),
+]
+
+# RFC 3339 (upper-case `T`, a zone) in 0001..9999, the range's first and last day left out (no offset takes it outside).
+TIME_INPUT_PATTERN = (
+    "^(0001-(0[2-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])|0001-01-(0[2-9]|[12][0-9]|3[01])"
+    "|(000[2-9]|00[1-9][0-9]|0[1-9][0-9]{2}|[1-8][0-9]{3}|9[0-8][0-9]{2}|99[0-8][0-9]|999[0-8])-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])"
+    "|9999-(0[1-9]|1[01])-(0[1-9]|[12][0-9]|3[01])|9999-12-(0[1-9]|[12][0-9]|30))"
+    "T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]+)?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$"
+)
+
+
+def _sunset(name: str, value: Any) -> None:
+    """Explains a sunset's refused pattern: hookline.core.versions.version_sunset's refusal (no zone, no UTC form),
+    else out of range when it has RFC 3339's form."""
+    versions.version_sunset(value)
+    if RFC3339_FORM.fullmatch(value):
+        raise ValidationFailed(f"'{name}' is out of range")
+
+
+# A version's sunset as given, kept in UTC (hookline.core.versions.version_sunset), or null.
+SunsetAt = Annotated[
+    Annotated[
+        str,
+        Field(
+            pattern=TIME_INPUT_PATTERN,
+            description=(
+                "RFC 3339 with an upper-case `T` and a time zone (`Z` or `±hh:mm`), e.g. `2027-01-01T00:00:00Z`, in the\n"
+                "years 0001 to 9999 (the first and the last day of that range left out, so that no offset takes it outside).\n"
+            ),
+            examples=["2027-04-01T00:00:00Z"],
+        ),
+        Format("date-time"),
+        checked(versions.version_sunset),
+    ]
+    | None,
+    Refused("'{name}' must be an ISO-8601 time such as 2027-01-01T00:00:00Z", explain=_sunset, any_type=True),
+]

@@ -30,7 +30,7 @@ from hookline.core.contract.common import (
     absent_unless_set,
     shown,
 )
-from hookline.core.contract.fields import Format
+from hookline.core.contract.fields import RFC3339_FORM, Format
 from hookline.core.errors import ValidationFailed
 from hookline.core.models import REPLAYABLE_STATUSES
 from hookline.core.replay import public
@@ -42,7 +42,6 @@ from hookline.core.validation import time_param
 ReplayFilter = Literal["failed", "paused"]
 
 WINDOW_TIME = re.compile(WINDOW_TIME_PATTERN)
-_RFC3339_FORM = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$")
 
 
 def window_time(value: Any, name: str) -> str:
@@ -50,7 +49,7 @@ def window_time(value: Any, name: str) -> str:
     rule (hookline.core.validation.time_param) first, then the document's form (WindowTime)."""
     moment = time_param(value, name)
     if not WINDOW_TIME.fullmatch(value):
-        raise ValidationFailed(f"'{name}' is out of range" if _RFC3339_FORM.fullmatch(value) else f"'{name}' is not an ISO 8601 time")
+        raise ValidationFailed(f"'{name}' is out of range" if RFC3339_FORM.fullmatch(value) else f"'{name}' is not an ISO 8601 time")
     return iso(moment)
 
 
