@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from bench.measurement import api, connections, destinations, localmode, ordered, profile, standin, throughput
+from bench.measurement import api, connections, destinations, latency, localmode, ordered, profile, standin, throughput
 from bench.models import cost, duration, goals, scale
 from bench.report import costs, document, floor
 from bench.scenarios import catalog
@@ -73,6 +73,7 @@ def _steps(args: argparse.Namespace) -> int:
         + len(standin.BATCHES)
         + localmode.BATCHES
         + 1
+        + latency.STEPS
         + 2
         + 1
         + 1
@@ -92,7 +93,7 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None) -> int:  # noqa: PLR0915 - the run, section after section
     args = _parser().parse_args(argv)
     results_path = (args.out or REPO / "bench") / "results.json"
     docs = args.out or REPO / "docs"
@@ -142,6 +143,7 @@ def main(argv: list[str] | None = None) -> int:
     results["api"] = api.measure(progress=lambda s: progress.step(f"api {s}"))
     results["profile"] = {"after": profile.profile_delivery(), "before": profile.recorded_before()}
     progress.step("profile of the delivery handler")
+    results["latency"] = latency.measure(results, progress=lambda s: progress.step(f"latency {s}"))
     results["meta"] = {
         "command": "make bench" if args.scale == 1.0 and args.out is None else "python -m bench " + " ".join(argv if argv is not None else sys.argv[1:]),
         "generated_at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from bench.models import latency
 from bench.models.duration import FLOOR_WRITES
 from bench.models.prices import MILLION, US_EAST_1, provisioned, provisioned_dynamodb
 from hookline.core.settings import TABLE_CAPACITY_TARGET_PERCENT
@@ -279,6 +280,7 @@ def rows(results: Mapping[str, Any], floors: dict[str, float]) -> list[dict[str,
                 "note": "",
             }
         )
+    out.extend(latency.goal_rows(results))
     return out
 
 

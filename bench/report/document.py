@@ -9,6 +9,7 @@ from bench.report.changes import changes_section
 from bench.report.costs import cost_section
 from bench.report.destinations import destinations_section
 from bench.report.efficiency import connections_section, efficiency_section, ideal_section, profile_section
+from bench.report.latency import latency_section
 from bench.report.local import api_section, local_mode_section
 from bench.report.ordered import ordered_section
 from bench.report.plots import plot_cost, plot_flaky, plot_outage, plot_slow, plot_storm, plot_throughput
@@ -63,6 +64,7 @@ def write(found: dict[str, Any], doc: Path, img: Path) -> None:
         *ordered_section(results.get("ordered"), made),
         *local_mode_section(results.get("local_mode"), made),
         *api_section(results.get("api"), made),
+        *latency_section(results.get("latency"), made),
     ]
     doc.parent.mkdir(parents=True, exist_ok=True)
     doc.write_text("\n".join(out) + "\n")

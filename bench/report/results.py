@@ -64,6 +64,7 @@ class Results(TypedDict):
     ordered: NotRequired[dict[str, Any]]
     local_mode: NotRequired[dict[str, Any]]
     api: NotRequired[dict[str, Any]]
+    latency: NotRequired[dict[str, Any]]
     scale: NotRequired[dict[str, Any]]
 
 

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from bench import __main__ as bench_cli
-from bench.measurement import destinations, localmode, ordered, standin, throughput
+from bench.measurement import destinations, latency, localmode, ordered, standin, throughput
 from bench.measurement.meter import Units
 from bench.models import cost, duration, scale
 from bench.report import costs, local
@@ -210,6 +210,21 @@ def test_local_mode_under_load_is_measured_through_its_front_door() -> None:
     assert all(r["max"] >= r["median"] > 0 for r in lm["reads_ms"].values())
     assert 0 <= lm["backlog_at_reads"] <= 50
     assert local.local_mode_section(lm, "made")[0] == "## Local mode under load"
+
+
+@pytest.mark.slow
+def test_accept_to_receiver_latency_is_measured_through_local_modes_front_door() -> None:
+    # A tiny run (ten events) so the measurement cannot rot; `make bench` runs it with latency.EVENTS
+    found = latency.measure_local(events=10)
+    assert found["events"] == 10 and found["max_ms"] >= found["p99_ms"] >= found["p50_ms"] > 0
+    assert found["accept_time"] == "the start of the POST"
+
+
+def test_the_ingests_aws_calls_are_counted_in_order() -> None:
+    # One warm POST /v1/events: the endpoints' read, the event's write, then the send that queues its delivery
+    calls = latency.ingest_calls()
+    assert calls[-1] == "sqs.SendMessageBatch"
+    assert "dynamodb.PutItem" in calls
 
 
 # -- destinations beside HTTP, and an ordered endpoint's throughput (issue 26) ------------------------------------------
