@@ -10,12 +10,13 @@ The path, one term after another (each a lognormal latency: a median and a sprea
   `bench.measurement.latency.ingest_calls`), `aws_call_ms` each; the 202 goes back to the producer after it, off
   this path;
 - the delivery function's event source mapping: its pollers long-poll the queue, and a long poll returns as soon as
-  a message is available ("Amazon SQS short and long polling",
-  https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-short-and-long-polling.html); with
-  MaximumBatchingWindowInSeconds 0 (the default, HOOKLINE_DELIVERY_BATCH_WINDOW_SECONDS) Lambda invokes the
-  function with what that receive returned instead of gathering more ("Lambda parameters for Amazon SQS event source
-  mappings", https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-parameters.html; "Using Lambda with Amazon
-  SQS", https://docs.aws.amazon.com/lambda/latest/dg/with-sqs.html). A window of w seconds would add w whenever
+  a message is available ("Using the appropriate polling mode in Amazon SQS",
+  https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/best-practices-using-appropriate-polling-mode.html);
+  the window, MaximumBatchingWindowInSeconds, is the most time Lambda spends gathering records before it invokes the
+  function (Lambda's API reference, as the SDKs print it), 0 by default for SQS ("Lambda parameters for Amazon SQS
+  event source mappings", https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-parameters.html) and in the
+  stack (HOOKLINE_DELIVERY_BATCH_WINDOW_SECONDS), so Lambda invokes the function synchronously with what the
+  receive returned ("Using Lambda with Amazon SQS", https://docs.aws.amazon.com/lambda/latest/dg/with-sqs.html). A window of w seconds would add w whenever
   the batch does not fill in it, as at a producer's pace it does not. The receive is one AWS call; the synchronous invoke
   (`invoke_ms`) is assumed;
 - the delivery function's CPU per task (`cost.duration_model`'s `attempt_ok`: the whole attempt, the record after

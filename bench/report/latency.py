@@ -8,9 +8,10 @@ from typing import Any
 from bench.report.tables import markdown_table
 
 SOURCES = (
-    "SQS long polling returns as soon as a message is available: https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-short-and-long-polling.html",
+    "SQS long polling consumes messages as soon as they become available: https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/best-practices-using-appropriate-polling-mode.html",
     "Lambda polls the queue and invokes the function synchronously with a batch: https://docs.aws.amazon.com/lambda/latest/dg/with-sqs.html",
-    "MaximumBatchingWindowInSeconds defaults to 0 for SQS (no gathering): https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-parameters.html",
+    "MaximumBatchingWindowInSeconds defaults to 0 for SQS: https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-parameters.html",
+    "the window is the most time Lambda spends gathering records before it invokes: https://docs.aws.amazon.com/sdk-for-kotlin/api/latest/lambda/aws.sdk.kotlin.services.lambda.model/-get-event-source-mapping-response/maximum-batching-window-in-seconds.html",
     "One vCPU at 1,769 MB, a proportional share below: https://docs.aws.amazon.com/lambda/latest/dg/configuration-memory-computing.html",
 )
 
