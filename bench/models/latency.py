@@ -157,8 +157,18 @@ def terms(i: Inputs, cold_in: int | None = None) -> list[Term]:
     ]
     if cold_in:
         out += [
-            Term("API function cold start", stretch(i.api_import_ms, i.api_memory_mb), "api.cold_start import", chance=1 / cold_in),
-            Term("delivery function cold start", stretch(i.delivery_import_ms, i.delivery_memory_mb), "api.cold_start import", chance=1 / cold_in),
+            Term(
+                "API function cold start",
+                stretch(i.api_import_ms, i.api_memory_mb),
+                f"api.cold_start import, {i.api_import_ms:g} ms x 1,769/{i.api_memory_mb} MB",
+                chance=1 / cold_in,
+            ),
+            Term(
+                "delivery function cold start",
+                stretch(i.delivery_import_ms, i.delivery_memory_mb),
+                f"api.cold_start import, {i.delivery_import_ms:g} ms x 1,769/{i.delivery_memory_mb} MB",
+                chance=1 / cold_in,
+            ),
         ]
     return out
 
