@@ -292,7 +292,7 @@ class Endpoint(Answer):
 
     id: Annotated[str, shown(ENDPOINT_ID_SCHEMA)]
     customer: str | None = Field(description="The uid of the customer it belongs to; null for the tenant's own.")
-    url: str | None = Field(description="Where deliveries are POSTed; null for a non-HTTP destination.", json_schema_extra={"format": "uri"})
+    url: Annotated[str | None, fields.Format("uri")] = Field(description="Where deliveries are POSTed; null for a non-HTTP destination.")
     destination: Annotated[dict[str, Any], shown(SHOWN_DESTINATION_SCHEMA)]
     event_types: list[str] = Field(description="Subscribed event types; empty means every type.")
     description: str
@@ -300,17 +300,14 @@ class Endpoint(Answer):
     rate_limit_per_second: float
     max_concurrency: int
     headers: dict[str, str] = Field(description="Custom headers sent with every delivery.")
-    version: str = Field(
+    version: Annotated[str, shown(VERSION_NAME_SCHEMA)] = Field(
         description=(
             "The payload version it is pinned to: what shape of `data` its webhooks carry (each body's\n"
             "`version` names it). An endpoint created before versions existed shows `2026-01-01`.\n"
         ),
-        json_schema_extra={k: v for k, v in VERSION_NAME_SCHEMA.items() if k != "description"},
     )
-    filter: dict[str, Any] | None = Field(
-        default=None, description="Its content filter (an EventBridge event pattern), or null: every event of its types.", json_schema_extra=no_default
-    )
-    ordered: bool = Field(default=False, description="Delivered one at a time, in the order the events were accepted.", json_schema_extra=no_default)
+    filter: dict[str, Any] | None = optional("Its content filter (an EventBridge event pattern), or null: every event of its types.")
+    ordered: bool = optional("Delivered one at a time, in the order the events were accepted.", False)
     created_at: Timestamp
     updated_at: Timestamp
     disabled_reason: Annotated[str | None, shown({"type": "string", "examples": ["manual"]})] = absent_unless_set(
@@ -337,21 +334,12 @@ class EndpointCreated(Endpoint):
 class Circuit(Answer):
     state: Literal["closed", "open", "half_open"] = Field(description="`open`: nothing is sent until `open_until`; `half_open`: one probe at a time.")
     consecutive_failures: int = Field(ge=0)
-    open_until: str | None = Field(description="End of the current cooldown; null while closed.", json_schema_extra={"format": "date-time"})
+    open_until: Annotated[str | None, fields.Format("date-time")] = Field(description="End of the current cooldown; null while closed.")
     trips: int = Field(ge=0, description="How often the breaker has opened.")
 
 
 class AdaptiveConcurrency(Answer):
-    # (Its description is one paragraph: a docstring's line breaks would be the description's.)
-    model_config = ConfigDict(
-        json_schema_extra={
-            "description": (
-                "Adaptive concurrency. An endpoint starts at `HOOKLINE_INITIAL_CONCURRENCY` requests in flight; while its "
-                "latency holds steady and it is kept busy, each batch raises the limit, up to `max_concurrency` (the ceiling); "
-                "rising latency, a timeout, 429, 502, 503 or 504 lowers it."
-            )
-        }
-    )
+    # Adaptive concurrency (described on EndpointHealth's field, in one paragraph: a docstring's line breaks would be the description's).
 
     limit: int = Field(ge=1, description="Requests it may have in flight now.")
     ceiling: int = Field(ge=1, description="The endpoint's `max_concurrency`.")
@@ -366,7 +354,7 @@ class AdaptiveConcurrency(Answer):
 
 class LastEmail(Answer):
     outcome: Literal["sent", "failed"]
-    at: str = Field(description="When the send was tried.", json_schema_extra={"format": "date-time"})
+    at: Annotated[str, fields.Format("date-time")] = Field(description="When the send was tried.")
     about: Literal["disabled", "recovered", "version_sunset"] = Field(description="What the email told the customer.")
     error: str | None = Field(description="A failed send's error code (`MessageRejected`, `AccessDeniedException`, ...); null when sent.")
 
@@ -380,9 +368,15 @@ class EndpointHealth(Answer):
     )
     attempts: int = Field(ge=0, description="How many attempts `success_rate` is over: the endpoint's attempts in the last 24 hours, from the same statistics.")
     last_error: str | None = Field(description='The last failure, a status code (`"503"`) or an error class (`timeout`, `connection_refused`, …).')
-    last_error_at: str | None = Field(json_schema_extra={"format": "date-time"})
+    last_error_at: Annotated[str | None, fields.Format("date-time")]
     effective_rate_per_second: float = Field(description="The rate hookline sends at now (below the limit for a while after a 429).")
-    concurrency: Annotated[AdaptiveConcurrency, AS_SHOWN, inline(AdaptiveConcurrency)]
+    concurrency: Annotated[AdaptiveConcurrency, AS_SHOWN, inline(AdaptiveConcurrency)] = Field(
+        description=(
+            "Adaptive concurrency. An endpoint starts at `HOOKLINE_INITIAL_CONCURRENCY` requests in flight; while its "
+            "latency holds steady and it is kept busy, each batch raises the limit, up to `max_concurrency` (the ceiling); "
+            "rising latency, a timeout, 429, 502, 503 or 504 lowers it."
+        )
+    )
     last_email: Annotated[LastEmail | None, inline(LastEmail, or_null=True)] = Field(
         description=(
             "How the last email to the endpoint's customer went (one is sent when the endpoint is disabled, recovers, or "
@@ -420,17 +414,15 @@ class LineHead(Answer):
     reason: str = Field(description="Why, in words: the last attempt's classification, or the deferral's cause.")
     status_code: int | None = Field(description="The last attempt's status code; null when it had none (a timeout, a refused connection) or it was deferred.")
     error: str | None = Field(description="The last attempt's error class (`timeout`, `aws.AccessDenied`, …), or null.")
-    next_at: str = Field(description="When it is tried again.", json_schema_extra={"format": "date-time"})
-    since: str = Field(description="Since when it has held the line.", json_schema_extra={"format": "date-time"})
+    next_at: Annotated[str, fields.Format("date-time")] = Field(description="When it is tried again.")
+    since: Annotated[str, fields.Format("date-time")] = Field(description="Since when it has held the line.")
 
 
 class EndpointWithHealth(Endpoint):
     health: EndpointHealth
     backlog: Annotated[EndpointBacklog, AS_SHOWN, inline(EndpointBacklog)]
-    line: Annotated[LineHead | None, inline(LineHead, or_null=True)] = Field(
-        default=None,
-        description="For an ordered endpoint, the delivery holding its line while one does; null otherwise (and always for an endpoint that is not ordered).",
-        json_schema_extra=no_default,
+    line: Annotated[LineHead | None, inline(LineHead, or_null=True)] = optional(
+        "For an ordered endpoint, the delivery holding its line while one does; null otherwise (and always for an endpoint that is not ordered)."
     )
 
 
