@@ -548,6 +548,8 @@ def _filter(value: Any) -> filters.EventFilter | None:
     return None if value is None else filters.parse_filter(value)
 
 
+# Worded words a refusal of the constraints by parse_filter's message; checked keeps parse_filter's result (a taken
+# filter is parsed twice: it is at most MAX_FILTER_BYTES).
 _Filter = Annotated[FilterPattern | None, Worded(_filter), checked(_filter)]
 
 # The endpoint's `ordered`, refused as a wrong type as it always was.
