@@ -50,6 +50,7 @@ from hookline.core import settings as settings_module
 from hookline.core.backoff import BackoffPolicy
 from hookline.core.config import hand_on_seconds, retry_policy
 from hookline.core.contract import destinations as destination_models
+from hookline.core.contract import fields as contract_fields
 from hookline.core.replay import FAILURES_READ_BOUND
 from hookline.core.settings import MAX_AUTHORIZER_CACHE_SECONDS, MAX_BATCHING_WINDOW_SECONDS, MAX_STACK_NAME, Settings
 from hookline.entrypoints import portal_kinds
@@ -951,12 +952,12 @@ FACTS = [
     Fact(
         SECURITY,
         "Custom headers per endpoint",
-        f"at most {validation.MAX_HEADERS} names and {validation.MAX_HEADER_BYTES // 1024} KB in all",
-        "core.validation.MAX_HEADERS, MAX_HEADER_BYTES",
+        f"at most {contract_fields.MAX_HEADERS} names and {contract_fields.MAX_HEADER_BYTES // 1024} KB in all",
+        "core.contract.fields.MAX_HEADERS, MAX_HEADER_BYTES",
     ),
     *(
-        Fact(SECURITY, "Custom headers per endpoint", f"`{name}`", f"core.validation.FORBIDDEN_HEADERS ({name})")
-        for name in sorted(validation.FORBIDDEN_HEADERS)
+        Fact(SECURITY, "Custom headers per endpoint", f"`{name}`", f"core.contract.fields.FORBIDDEN_HEADERS ({name})")
+        for name in sorted(contract_fields.FORBIDDEN_HEADERS)
     ),
     Fact(SECURITY, "fire from a seeded RNG while", f"while {FAULT_EVENTS} events are accepted", "tests/integration/test_faults.py EVENTS"),
     # The AWS quotas docs/scaling.md names (infra/quotas.py, from AWS's documentation).

@@ -56,11 +56,22 @@ _PARTITION = r"aws(?:-cn|-us-gov)?"
 _REGION = r"[a-z]{2}(?:-[a-z]+)+-[0-9]"
 _ACCOUNT = r"[0-9]{12}"
 ROLE_ARN = re.compile(rf"^arn:{_PARTITION}:iam::({_ACCOUNT}):role/({ROLE_NAME_PREFIX}[A-Za-z0-9+=,.@_-]{{1,46}})$")
-# Lowercase letters, digits, dots and hyphens, starting and ending with a letter or digit, never '..' (and 3 to 63 in all).
-BUCKET = re.compile(r"^[a-z0-9](?:\.?[a-z0-9-])*\.?[a-z0-9]$")
-IP_ADDRESS_FORM = re.compile(r"^[0-9]+\.[0-9]+\.[0-9]+\.[0-9]+$")  # a bucket may not be named like an IPv4 address
-PREFIX = re.compile(r"^[A-Za-z0-9!_.*'()/=-]*$")
-SOURCE = re.compile(r"^[A-Za-z0-9._/-]+$")
+# Lowercase letters, digits, dots and hyphens, starting and ending with a letter or digit, never '..' (and 3 to 63 in
+# all), and not named like an IPv4 address: a letter or a hyphen somewhere (first, within or last), or digits in other
+# than four dotted groups.
+_BUCKET_MIDDLE = r"(?:\.?[a-z0-9-])*"
+BUCKET = re.compile(
+    rf"^(?:[a-z]{_BUCKET_MIDDLE}\.?[a-z0-9]|[a-z0-9]{_BUCKET_MIDDLE}\.?[a-z-]{_BUCKET_MIDDLE}\.?[a-z0-9]|[a-z0-9]{_BUCKET_MIDDLE}\.?[a-z]"
+    r"|[0-9]{2,}|[0-9]+(?:\.[0-9]+){1,2}|[0-9]+(?:\.[0-9]+){4,})$"
+)
+# Letters, digits and !_.*'()/=-, never '..' or '//': runs of dots and slashes alternate ('./.' is one).
+_DOTS_AND_SLASHES = r"(?:\.(?:/\.)*/?|/(?:\./)*\.?)"
+PREFIX = re.compile(rf"^{_DOTS_AND_SLASHES}?(?:[A-Za-z0-9!_*'()=-]+{_DOTS_AND_SLASHES})*[A-Za-z0-9!_*'()=-]*$")
+# Letters, digits and ._/-, not starting with 'aws.' (AWS's own sources): up to three characters, or four that are not it.
+SOURCE = re.compile(
+    r"^(?:[A-Za-z0-9._/-]{1,3}|(?:[A-Zb-z0-9._/-][A-Za-z0-9._/-]{3}|a[A-Za-vx-z0-9._/-][A-Za-z0-9._/-]{2}"
+    r"|aw[A-Za-rt-z0-9._/-][A-Za-z0-9._/-]|aws[A-Za-z0-9_/-])[A-Za-z0-9._/-]*)$"
+)
 
 
 @dataclass(frozen=True)
@@ -126,7 +137,7 @@ _REGION_GROUP, _ACCOUNT_GROUP, _NAME_GROUP = 1, 2, 3
 
 def bucket_refused(name: str) -> bool:
     """Whether S3 refuses `name` as a bucket's (the form alone: 3 to 63 characters, BUCKET, not like an IP address)."""
-    return not MIN_BUCKET_LENGTH <= len(name) <= MAX_BUCKET_LENGTH or not BUCKET.fullmatch(name) or bool(IP_ADDRESS_FORM.fullmatch(name))
+    return not MIN_BUCKET_LENGTH <= len(name) <= MAX_BUCKET_LENGTH or not BUCKET.fullmatch(name)
 
 
 @dataclass(frozen=True)
@@ -221,12 +232,12 @@ def parse_destination(value: Any, check_url: Any = None, stored: bool = False) -
             code=CODE,
         )
     source = _string(value, "source", required=False)
-    if source and (len(source) > MAX_SOURCE_LENGTH or not SOURCE.fullmatch(source) or source.startswith("aws.")):
+    if source and (len(source) > MAX_SOURCE_LENGTH or not SOURCE.fullmatch(source)):
         raise ValidationFailed(
             f"'destination.source' must be up to {MAX_SOURCE_LENGTH} letters, digits, '.', '_', '/' or '-', not starting with 'aws.'", code=CODE
         )
     prefix = _string(value, "prefix", required=False).strip("/")
-    if len(prefix) > MAX_PREFIX_LENGTH or not PREFIX.fullmatch(prefix) or ".." in prefix or "//" in prefix:
+    if len(prefix) > MAX_PREFIX_LENGTH or not PREFIX.fullmatch(prefix):
         raise ValidationFailed(f"'destination.prefix' must be up to {MAX_PREFIX_LENGTH} letters, digits, '/' and !_.*'()=- (no '..' or '//')", code=CODE)
     return Destination(kind, address, role_arn, source, prefix)
 

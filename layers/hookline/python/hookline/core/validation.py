@@ -29,8 +29,6 @@ def event_ids_named_by(tenant: str, value: str) -> tuple[str, ...]:
 
 
 MAX_URL_LENGTH = 2048
-MAX_DESCRIPTION = 1024
-MAX_EVENT_TYPES = 100
 MAX_JSON_DEPTH = 32
 
 
@@ -200,42 +198,10 @@ def validate_url(value: Any, policy: ssrf.UrlPolicy) -> str:
     return value
 
 
-def validate_event_types(value: Any) -> tuple[str, ...]:
-    if value is None:
-        return ()
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise ValidationFailed("'event_types' must be a list of strings", code="wrong_type")
-    if len(value) > MAX_EVENT_TYPES:
-        raise ValidationFailed(f"'event_types' holds more than {MAX_EVENT_TYPES} types")
-    for v in value:
-        if not EVENT_TYPE.fullmatch(v):
-            raise ValidationFailed(f"event type {v[:64]!r} is not valid (letters, digits and _.:/-, up to 128)")
-    return tuple(dict.fromkeys(value))
-
-
-def validate_description(value: Any) -> str:
-    if value is None:
-        return ""
-    if not isinstance(value, str):
-        raise ValidationFailed("'description' must be a string", code="wrong_type")
-    if len(value) > MAX_DESCRIPTION:
-        raise ValidationFailed(f"'description' is longer than {MAX_DESCRIPTION} characters")
-    return text.readable(value, "description", lines=True)
-
-
 # Below HOOKLINE_TOKEN_LEASE_MIN_RATE an endpoint's limiter item takes a grant and a give-back per batch; above it,
 # token leases (hookline.core.leases) take a write per warm instance and second, under DynamoDB's 1,000 per key.
 MAX_RATE_PER_SECOND = 10_000.0
 MAX_CONCURRENCY = 100
-
-
-def validate_flag(value: Any, name: str) -> bool:
-    """A JSON boolean; null is false."""
-    if value is None:
-        return False
-    if not isinstance(value, bool):
-        raise ValidationFailed(f"'{name}' must be true or false", code="wrong_type")
-    return value
 
 
 def as_integer(value: Any) -> int | None:
@@ -249,12 +215,6 @@ def as_integer(value: Any) -> int | None:
     return None
 
 
-HEADER_NAME = re.compile(r"^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,256}$")  # an RFC 9110 token
-FORBIDDEN_HEADERS = frozenset({"host", "content-length", "content-type", "connection", "transfer-encoding", "user-agent"})
-MAX_HEADERS = 20
-MAX_HEADER_BYTES = 8192  # proxies commonly cap a request's headers at 8 KB
-
-
 def _string_map(value: Any, field: str, keys: str, max_entries: int, entries: str) -> dict[str, Any]:
     """The shape every string map shares: absent means empty, else an object of at most `max_entries` entries."""
     if value is None:
@@ -264,30 +224,6 @@ def _string_map(value: Any, field: str, keys: str, max_entries: int, entries: st
     if len(value) > max_entries:
         raise ValidationFailed(f"'{field}' holds more than {max_entries} {entries}")
     return value
-
-
-def validate_headers(value: Any) -> tuple[tuple[str, str], ...]:
-    """Custom headers sent with every delivery: names are tokens, values single-line, the total small."""
-    value = _string_map(value, "headers", "header names", MAX_HEADERS, "headers")
-    seen: set[str] = set()
-    size = 0
-    for name, raw in value.items():
-        if not HEADER_NAME.fullmatch(name):
-            raise ValidationFailed(f"header name {name[:64]!r} is not a valid HTTP token")
-        lower = name.lower()
-        if lower in FORBIDDEN_HEADERS or lower.startswith("webhook-"):
-            raise ValidationFailed(f"header {name!r} is set by hookline and cannot be overridden", code="forbidden_header")
-        if lower in seen:
-            raise ValidationFailed(f"header {name!r} is given twice")
-        seen.add(lower)
-        if not isinstance(raw, str):
-            raise ValidationFailed(f"header {name!r} must have a string value", code="wrong_type")
-        if any(c in raw for c in "\r\n\x00") or any(ord(c) < 32 and c != "\t" for c in raw):
-            raise ValidationFailed(f"header {name!r} has a control character (CR, LF or NUL) in its value")
-        size += len(name.encode()) + len(raw.encode())
-    if size > MAX_HEADER_BYTES:
-        raise ValidationFailed(f"'headers' add up to {size} bytes; the limit is {MAX_HEADER_BYTES}")
-    return tuple((k, v) for k, v in value.items())
 
 
 @dataclass(frozen=True)

@@ -95,7 +95,7 @@ class EndpointService:
         url, destination = data.place()
         self._check_place(url, destination, data.headers)
         ceiling = require_customer(self.customers, tenant, data.customer).limits if data.customer else None
-        rate, concurrency = endpoint_limits(ceiling, data.rate_limit_per_second, data.max_concurrency)
+        rate, concurrency = endpoint_limits(ceiling, *data.limits())
         versions, _ = self.catalog.load(tenant, ())
         version = versions.pinnable(data.version or versions.default, self.clock())
         now = iso(self.clock())

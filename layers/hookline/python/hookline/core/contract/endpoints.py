@@ -1,27 +1,24 @@
 """Endpoints: the bodies of `/v1/endpoints` and `/v1/endpoints/{endpoint_id}` (and its secret, test, enable and stats).
 
-A request's fields are checked by hookline.core.validation's rules, in the order
-and with the messages they had before the models: unknown fields first (all of
-them named), then a missing `url`, then each field. The URL's form is checked
-here; whether the stack may send to it (the SSRF policy, from the settings) is
-the service's check.
+A request's fields are types of hookline.core.contract.fields, each both the server's
+check and the document's schema, with the codes and messages they had before the
+models: unknown fields first (all of them named), then a missing `url`, then each
+field. The URL's form is checked here; whether the stack may send to it (the SSRF
+policy, from the settings) is the service's check.
 """
 
 from __future__ import annotations
 
-import ipaddress
 from typing import Annotated, Any, Literal, Self
 
-from pydantic import BeforeValidator, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, TypeAdapter
 
-from hookline.core import destinations, models, ssrf, text, validation
+from hookline.core import destinations, models, validation
 from hookline.core.contract import fields
 from hookline.core.contract.common import (
     AS_SHOWN,
-    CUSTOMER_UID_SCHEMA,
     ENDPOINT_ID_SCHEMA,
     EVENT_ID_SCHEMA,
-    EVENT_TYPE_SCHEMA,
     TIMESTAMP_SCHEMA,
     VERSION_NAME_SCHEMA,
     Answer,
@@ -31,17 +28,14 @@ from hookline.core.contract.common import (
     absent_unless_set,
     body_rule,
     inline,
-    no_default,
-    nullable,
     optional,
     rule,
     shown,
+    untitled,
 )
-from hookline.core.contract.destinations import URL_SCHEMA
 from hookline.core.contract.destinations import Destination as GivenDestination
 from hookline.core.contract.jobs import JobSummary
 from hookline.core.errors import ValidationFailed
-from hookline.core.filters import MAX_DEPTH, MAX_FILTER_BYTES, MAX_MATCH_VALUES, EventFilter, parse_filter
 from hookline.core.rotation import MAX_LIVE_SECRETS
 from hookline.core.versions import version_name
 
@@ -53,95 +47,21 @@ SECRET_SCHEMA: dict[str, Any] = {
     "description": "A Standard Webhooks signing secret (`whsec_` + base64 of 24 random bytes).",
     "examples": ["whsec_F6olegGyEf36/vms9m44a0nOwYo8ufdX"],
 }
-_HOOKLINE_HEADERS = "|".join(
-    "".join(f"[{c.upper()}{c}]" if c.isalpha() else c for c in name)
-    for name in ("host", "content-length", "content-type", "connection", "transfer-encoding", "user-agent")
-)
-HEADERS_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "description": (
-        "Extra HTTP headers sent with every delivery (and the test event): up to 20,\n"
-        "names and values adding up to at most 8192 bytes. Names are RFC 9110 tokens,\n"
-        "unique regardless of case; `host`, `content-length`, `content-type`,\n"
-        "`connection`, `transfer-encoding`, `user-agent` and any `webhook-*` are set\n"
-        "by hookline and refused (422 `forbidden_header`). Values are single-line: no\n"
-        "control characters other than tab.\n"
-    ),
-    "maxProperties": validation.MAX_HEADERS,
-    "propertyNames": {
-        "pattern": "^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,256}$",
-        "not": {"pattern": f"^({_HOOKLINE_HEADERS}|[Ww][Ee][Bb][Hh][Oo][Oo][Kk]-.*)$"},
-    },
-    "additionalProperties": {"type": "string", "pattern": "^[^\\x00-\\x08\\x0A-\\x1F]*$"},
-    "examples": [{"X-Api-Key": "b1llIng-rcv-7f3a", "X-Environment": "production"}],
-}
+# A filter as the document shows it (the test filter's is built from it).
+FILTER_SCHEMA: dict[str, Any] = untitled(TypeAdapter(fields.FilterPattern).json_schema())
 
 
-# -- the rules of a request's fields (hookline.core.validation's, with their codes and messages) ---------------
-
-# The URL's form, whatever the stack's policy: the service checks the policy (HOOKLINE_ALLOW_HTTP, ports, addresses).
-_ANY_DESTINATION = ssrf.UrlPolicy(allowed_networks=(ipaddress.ip_network("0.0.0.0/0"), ipaddress.ip_network("::/0")), allow_http=True, allowed_ports=None)
-
-
-def url_form(value: Any) -> str:
-    return validation.validate_url(value, _ANY_DESTINATION)
-
-
-def _headers(value: Any) -> dict[str, str]:
-    return dict(validation.validate_headers(value))
-
-
-def _customer(value: Any) -> str | None:
-    return None if value is None else validation.customer_uid(value)
+# -- requests ----------------------------------------------------------------------------------------------------
 
 
 def _pin(value: Any) -> str | None:
     return None if value is None else version_name(value)
 
 
-def _status(value: Any) -> str:
-    if value not in ("active", "disabled"):
-        raise ValidationFailed("'status' must be 'active' or 'disabled'")
-    return str(value)
-
-
-# -- requests ----------------------------------------------------------------------------------------------------
-
-_EVENT_TYPES_SCHEMA = nullable({"type": "array", "maxItems": validation.MAX_EVENT_TYPES, "items": EVENT_TYPE_SCHEMA})
-_DESCRIPTION_SCHEMA = nullable({"type": "string", "maxLength": validation.MAX_DESCRIPTION, "pattern": text.LINES_PATTERN})
-
-Url = Annotated[str, rule(url_form), shown(URL_SCHEMA)]
-# Null is every type, empty, none: the rule makes it so, the field's value is never None.
-EventTypes = Annotated[tuple[str, ...], rule(validation.validate_event_types), shown(_EVENT_TYPES_SCHEMA)]
-Description = Annotated[str, rule(validation.validate_description), shown(_DESCRIPTION_SCHEMA)]
-Headers = Annotated[dict[str, str], rule(_headers), shown(nullable(HEADERS_SCHEMA))]
-# Refused when null (the rule says so): None only when the field is not given.
-GivenUrl = Annotated[str | None, rule(url_form), shown(URL_SCHEMA)]
-
-
-def _filter(value: Any) -> EventFilter | None:
-    return None if value is None else parse_filter(value)
-
-
-FILTER_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "minProperties": 1,  # parse_filter refuses an empty pattern
-    "maxProperties": 4,
-    "description": (
-        'A content filter: an EventBridge event pattern over `{"type", "customer", "data"}` (exact values,\n'
-        "`prefix`, `suffix`, `equals-ignore-case`, `anything-but`, `numeric`, `exists`, `$or`; no `wildcard`,\n"
-        f"no regular expressions; at most {MAX_FILTER_BYTES} bytes, {MAX_DEPTH} levels, {MAX_MATCH_VALUES} values). An event\n"
-        "of a subscribed type gets a delivery only if it matches. Anything else is 422 `invalid_filter`.\n"
-    ),
-    "examples": [{"data": {"amount": [{"numeric": [">=", 100]}]}}],
-}
-Filter = Annotated[EventFilter | None, rule(_filter), shown(nullable(FILTER_SCHEMA))]
-
-
 def _destination(value: Any) -> destinations.Destination | str:
     if value is None:
         raise ValidationFailed("'destination' must be an object with a 'type'", code=destinations.CODE)
-    return destinations.parse_destination(value, url_form)
+    return destinations.parse_destination(value, fields.url_form)
 
 
 # Checked by the server's rule (its refusals, as before the models); shown as the union of the types' models.
@@ -169,34 +89,40 @@ def place(url: str | None, destination: destinations.Destination | str | None) -
     return (destination if isinstance(destination, str) else url or ""), None
 
 
-# `url` and `destination` name the same thing: at most one of them (_one_place, _a_place), as the schema says.
-_NOT_BOTH: dict[str, Any] = {"not": {"required": ["url", "destination"]}}
+def _placed(schema: dict[str, Any], model: type[BaseModel]) -> None:
+    """The document's rule across `url` and `destination`, which name the same thing: at most one of them (_one_place,
+    _a_place check it); a new endpoint's body needs `url` when it has no `destination`."""
+    schema["not"] = {"required": ["url", "destination"]}
+    if model is CreateEndpoint:
+        schema.update({"if": {"not": {"required": ["destination"]}}, "then": {"required": ["url"]}})
 
 
-class CreateEndpoint(CheckedBody):
+class _Placed(CheckedBody):
+    # A rule across two fields, which no field's type can state: the object's `not` and `if`/`then` (_placed).
+    model_config = ConfigDict(json_schema_extra=_placed)
+
+
+class CreateEndpoint(_Placed):
     # A new endpoint. Its fields are checked in this order (the first refusal is the answer).
     # One of them is needed: without a `destination`, `url` is required.
-    model_config = ConfigDict(json_schema_extra={**_NOT_BOTH, "if": {"not": {"required": ["destination"]}}, "then": {"required": ["url"]}})
 
     _place = body_rule(_a_place)
-    url: GivenUrl = optional('Where deliveries are POSTed: the same as `destination` `{"type": "http", "url": …}`.')
+    url: fields.Url = optional('Where deliveries are POSTed: the same as `destination` `{"type": "http", "url": …}`.')
     destination: Where = optional()
-    event_types: EventTypes = optional("The event types to deliver; absent, null or empty means every type. Duplicates are dropped.", ())
-    description: Description = optional("Free text for humans, in lines (no control characters but tab and line feed); null is the same as empty.", "")
-    # None: not given (the default, or the customer's ceiling if that is lower); the document shows that default.
-    rate_limit_per_second: fields.Rate = Field(default=None, json_schema_extra={"default": int(models.DEFAULT_RATE_LIMIT_PER_SECOND)})
-    max_concurrency: fields.Concurrency = Field(default=None, json_schema_extra={"default": models.DEFAULT_MAX_CONCURRENCY})
-    headers: Headers = Field(
-        default_factory=dict, description="Custom headers sent with every delivery; null is the same as none.", json_schema_extra=no_default
-    )
-    customer: Annotated[str | None, rule(_customer), shown(nullable(CUSTOMER_UID_SCHEMA))] = optional(
+    event_types: fields.EventTypes = optional("The event types to deliver; absent, null or empty means every type. Duplicates are dropped.", ())
+    description: fields.Description = optional("Free text for humans, in lines (no control characters but tab and line feed); null is the same as empty.", "")
+    # Left out: the default, or the customer's ceiling if that is lower (limits() tells the two apart).
+    rate_limit_per_second: fields.Rate = int(models.DEFAULT_RATE_LIMIT_PER_SECOND)
+    max_concurrency: fields.Concurrency = models.DEFAULT_MAX_CONCURRENCY
+    headers: fields.Headers = optional("Custom headers sent with every delivery; null is the same as none.", {})
+    customer: fields.customer_uid(or_null=True) = optional(  # type: ignore[valid-type]
         "The customer it belongs to, for life (it cannot be changed); absent or null, the tenant's own."
     )
-    version: Annotated[str | None, rule(_pin), shown(nullable(VERSION_NAME_SCHEMA))] = optional(
+    version: Annotated[fields.VersionName | None, rule(_pin)] = optional(
         "The payload version to pin it to; absent or null, the tenant's default. Unknown: 422\n`unknown_version`; past its sunset: 422 `version_sunset`.\n"
     )
-    filter: Filter = optional("Absent or null: every event of its types.")
-    ordered: Annotated[bool, rule(lambda v: validation.validate_flag(v, "ordered"))] = Field(
+    filter: fields.Filter = optional("Absent or null: every event of its types.")
+    ordered: fields.Ordered = Field(
         default=False,
         description=(
             "Deliver in the order hookline accepted the events, one at a time: a delivery that fails holds\n"
@@ -207,30 +133,33 @@ class CreateEndpoint(CheckedBody):
     def place(self) -> tuple[str, destinations.Destination | None]:
         return place(self.url, self.destination)
 
+    def limits(self) -> tuple[float | None, int | None]:
+        """The rate and concurrency given, None for one left out (hookline.core.customers.endpoint_limits then takes
+        the default, or the customer's ceiling if that is lower)."""
+        given = self.model_fields_set
+        return (self.rate_limit_per_second if "rate_limit_per_second" in given else None, self.max_concurrency if "max_concurrency" in given else None)
 
-class UpdateEndpoint(CheckedBody):
+
+class UpdateEndpoint(_Placed):
     """Only the fields given change. A null `event_types`, `description` or `headers` resets it to its default (every type, empty, none)."""
 
     # The fields are checked in this order (the first refusal is the answer); `changes()` are the ones given.
-    model_config = ConfigDict(json_schema_extra=_NOT_BOTH)
 
     rate_limit_per_second: fields.Rate = optional()  # None: not given
     max_concurrency: fields.Concurrency = optional()
-    headers: Headers = optional("Replaces the custom headers as a whole (`{}` or null removes them all).", {})
+    headers: fields.Headers = optional("Replaces the custom headers as a whole (`{}` or null removes them all).", {})
     _place = body_rule(_one_place)
-    url: GivenUrl = optional("A new URL (the endpoint becomes an HTTP one).")
+    url: fields.Url = optional("A new URL (the endpoint becomes an HTTP one).")
     destination: Where = optional("A new destination (its external id stays the endpoint's).")
-    event_types: EventTypes = optional(default=())
-    description: Description = optional(default="")
-    version: Annotated[str | None, rule(version_name), shown(VERSION_NAME_SCHEMA)] = optional(
+    event_types: fields.EventTypes = optional(default=())
+    description: fields.Description = optional(default="")
+    version: Annotated[fields.VersionName, rule(version_name)] = optional(
         "Pin it to another payload version: taken only after the endpoint answers 2xx to a test event\n"
         "at that version (else 424, and nothing changes). Unknown: 422 `unknown_version`; past its\n"
         "sunset: 422 `version_sunset`.\n"
     )
-    status: Annotated[Literal["active", "disabled"] | None, rule(_status), shown({"type": "string", "enum": ["active", "disabled"]})] = optional(
-        "`disabled` pauses new deliveries (reason `manual`); `active` resumes them."
-    )
-    filter: Filter = optional("Replaces the content filter; null removes it (every event of its types).")
+    status: fields.EndpointStatus = optional("`disabled` pauses new deliveries (reason `manual`); `active` resumes them.")
+    filter: fields.Filter = optional("Replaces the content filter; null removes it (every event of its types).")
 
     def changes(self) -> dict[str, Any]:
         """The fields given, as the endpoint keeps them (headers as pairs)."""
@@ -292,7 +221,7 @@ class Endpoint(Answer):
 
     id: Annotated[str, shown(ENDPOINT_ID_SCHEMA)]
     customer: str | None = Field(description="The uid of the customer it belongs to; null for the tenant's own.")
-    url: str | None = Field(description="Where deliveries are POSTed; null for a non-HTTP destination.", json_schema_extra={"format": "uri"})
+    url: Annotated[str | None, fields.Format("uri")] = Field(description="Where deliveries are POSTed; null for a non-HTTP destination.")
     destination: Annotated[dict[str, Any], shown(SHOWN_DESTINATION_SCHEMA)]
     event_types: list[str] = Field(description="Subscribed event types; empty means every type.")
     description: str
@@ -300,17 +229,14 @@ class Endpoint(Answer):
     rate_limit_per_second: float
     max_concurrency: int
     headers: dict[str, str] = Field(description="Custom headers sent with every delivery.")
-    version: str = Field(
+    version: Annotated[str, shown(VERSION_NAME_SCHEMA)] = Field(
         description=(
             "The payload version it is pinned to: what shape of `data` its webhooks carry (each body's\n"
             "`version` names it). An endpoint created before versions existed shows `2026-01-01`.\n"
         ),
-        json_schema_extra={k: v for k, v in VERSION_NAME_SCHEMA.items() if k != "description"},
     )
-    filter: dict[str, Any] | None = Field(
-        default=None, description="Its content filter (an EventBridge event pattern), or null: every event of its types.", json_schema_extra=no_default
-    )
-    ordered: bool = Field(default=False, description="Delivered one at a time, in the order the events were accepted.", json_schema_extra=no_default)
+    filter: dict[str, Any] | None = optional("Its content filter (an EventBridge event pattern), or null: every event of its types.")
+    ordered: bool = optional("Delivered one at a time, in the order the events were accepted.", False)
     created_at: Timestamp
     updated_at: Timestamp
     disabled_reason: Annotated[str | None, shown({"type": "string", "examples": ["manual"]})] = absent_unless_set(
@@ -337,21 +263,12 @@ class EndpointCreated(Endpoint):
 class Circuit(Answer):
     state: Literal["closed", "open", "half_open"] = Field(description="`open`: nothing is sent until `open_until`; `half_open`: one probe at a time.")
     consecutive_failures: int = Field(ge=0)
-    open_until: str | None = Field(description="End of the current cooldown; null while closed.", json_schema_extra={"format": "date-time"})
+    open_until: Annotated[str | None, fields.Format("date-time")] = Field(description="End of the current cooldown; null while closed.")
     trips: int = Field(ge=0, description="How often the breaker has opened.")
 
 
 class AdaptiveConcurrency(Answer):
-    # (Its description is one paragraph: a docstring's line breaks would be the description's.)
-    model_config = ConfigDict(
-        json_schema_extra={
-            "description": (
-                "Adaptive concurrency. An endpoint starts at `HOOKLINE_INITIAL_CONCURRENCY` requests in flight; while its "
-                "latency holds steady and it is kept busy, each batch raises the limit, up to `max_concurrency` (the ceiling); "
-                "rising latency, a timeout, 429, 502, 503 or 504 lowers it."
-            )
-        }
-    )
+    # Adaptive concurrency (described on EndpointHealth's field, in one paragraph: a docstring's line breaks would be the description's).
 
     limit: int = Field(ge=1, description="Requests it may have in flight now.")
     ceiling: int = Field(ge=1, description="The endpoint's `max_concurrency`.")
@@ -366,7 +283,7 @@ class AdaptiveConcurrency(Answer):
 
 class LastEmail(Answer):
     outcome: Literal["sent", "failed"]
-    at: str = Field(description="When the send was tried.", json_schema_extra={"format": "date-time"})
+    at: Annotated[str, fields.Format("date-time")] = Field(description="When the send was tried.")
     about: Literal["disabled", "recovered", "version_sunset"] = Field(description="What the email told the customer.")
     error: str | None = Field(description="A failed send's error code (`MessageRejected`, `AccessDeniedException`, ...); null when sent.")
 
@@ -380,9 +297,15 @@ class EndpointHealth(Answer):
     )
     attempts: int = Field(ge=0, description="How many attempts `success_rate` is over: the endpoint's attempts in the last 24 hours, from the same statistics.")
     last_error: str | None = Field(description='The last failure, a status code (`"503"`) or an error class (`timeout`, `connection_refused`, …).')
-    last_error_at: str | None = Field(json_schema_extra={"format": "date-time"})
+    last_error_at: Annotated[str | None, fields.Format("date-time")]
     effective_rate_per_second: float = Field(description="The rate hookline sends at now (below the limit for a while after a 429).")
-    concurrency: Annotated[AdaptiveConcurrency, AS_SHOWN, inline(AdaptiveConcurrency)]
+    concurrency: Annotated[AdaptiveConcurrency, AS_SHOWN, inline(AdaptiveConcurrency)] = Field(
+        description=(
+            "Adaptive concurrency. An endpoint starts at `HOOKLINE_INITIAL_CONCURRENCY` requests in flight; while its "
+            "latency holds steady and it is kept busy, each batch raises the limit, up to `max_concurrency` (the ceiling); "
+            "rising latency, a timeout, 429, 502, 503 or 504 lowers it."
+        )
+    )
     last_email: Annotated[LastEmail | None, inline(LastEmail, or_null=True)] = Field(
         description=(
             "How the last email to the endpoint's customer went (one is sent when the endpoint is disabled, recovers, or "
@@ -420,17 +343,15 @@ class LineHead(Answer):
     reason: str = Field(description="Why, in words: the last attempt's classification, or the deferral's cause.")
     status_code: int | None = Field(description="The last attempt's status code; null when it had none (a timeout, a refused connection) or it was deferred.")
     error: str | None = Field(description="The last attempt's error class (`timeout`, `aws.AccessDenied`, …), or null.")
-    next_at: str = Field(description="When it is tried again.", json_schema_extra={"format": "date-time"})
-    since: str = Field(description="Since when it has held the line.", json_schema_extra={"format": "date-time"})
+    next_at: Annotated[str, fields.Format("date-time")] = Field(description="When it is tried again.")
+    since: Annotated[str, fields.Format("date-time")] = Field(description="Since when it has held the line.")
 
 
 class EndpointWithHealth(Endpoint):
     health: EndpointHealth
     backlog: Annotated[EndpointBacklog, AS_SHOWN, inline(EndpointBacklog)]
-    line: Annotated[LineHead | None, inline(LineHead, or_null=True)] = Field(
-        default=None,
-        description="For an ordered endpoint, the delivery holding its line while one does; null otherwise (and always for an endpoint that is not ordered).",
-        json_schema_extra=no_default,
+    line: Annotated[LineHead | None, inline(LineHead, or_null=True)] = optional(
+        "For an ordered endpoint, the delivery holding its line while one does; null otherwise (and always for an endpoint that is not ordered)."
     )
 
 

@@ -11,16 +11,17 @@ the first one is the answer. Pure.
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import AfterValidator, BeforeValidator, Field, GetCoreSchemaHandler, GetJsonSchemaHandler, ValidationError, ValidationInfo
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import PydanticCustomError, core_schema
 
-from hookline.core import portal, sessions, text, validation, versions
+from hookline.core import filters, portal, sessions, ssrf, text, validation, versions
 from hookline.core.errors import ValidationFailed
 
 # pydantic's errors for a value of the wrong JSON type: answered as `wrong_type` by contract_error, never as a rule's.
@@ -199,12 +200,6 @@ def customer_uid(name: str | None = None, or_null: bool = False) -> Any:
 
 
 GivenCustomerUid = customer_uid()
-
-Description = Annotated[
-    str,
-    Field(max_length=validation.MAX_DESCRIPTION, pattern=text.LINES_PATTERN),
-    Refused(f"'{{name}}' is longer than {validation.MAX_DESCRIPTION} characters", explain=readable_lines),
-]
 
 
 def rate(name: str | None = None) -> Any:
@@ -388,3 +383,184 @@ SunsetAt = Annotated[
     | None,
     Refused("'{name}' must be an ISO-8601 time such as 2027-01-01T00:00:00Z", explain=_sunset, any_type=True),
 ]
+
+
+# -- endpoints ----------------------------------------------------------------------------------------------------
+
+# Any address, http too, any port: a URL's form whatever the stack's policy. The service checks the URL against the
+# stack's policy (hookline.core.validation.validate_url with the settings' UrlPolicy): only it has the settings.
+_ANY_DESTINATION = ssrf.UrlPolicy(allowed_networks=(ipaddress.ip_network("0.0.0.0/0"), ipaddress.ip_network("::/0")), allow_http=True, allowed_ports=None)
+
+
+def url_form(value: Any) -> str:
+    """A URL hookline could deliver to under some policy, or validation.validate_url's refusal (422 `invalid_url`)."""
+    return validation.validate_url(value, _ANY_DESTINATION)
+
+
+def _url(name: str, value: Any) -> None:
+    """Explains a URL's refused pattern: url_form's refusal (whitespace, another scheme, no host, …)."""
+    url_form(value)
+
+
+URL_DESCRIPTION = (
+    "Where deliveries are POSTed. https only in the cloud (`HOOKLINE_ALLOW_HTTP`),\n"
+    "on an allowed port (`HOOKLINE_ALLOWED_PORTS`, 443/80 by default), without\n"
+    "credentials, whitespace or control characters. A literal private, loopback,\n"
+    "link-local or otherwise internal address is refused (422 `forbidden_url`),\n"
+    "in any notation the resolver reads as one: decimal, octal, hex, short, and\n"
+    "the host as IDNA maps it (fullwidth digits, ideographic full stops); a host\n"
+    "name is checked again after DNS resolution on every delivery.\n"
+)
+# The host, credentials and port are url_form's alone (the document says them in words).
+Url = Annotated[
+    str,
+    Field(
+        max_length=validation.MAX_URL_LENGTH,
+        pattern="^[Hh][Tt][Tt][Pp][Ss]?://",
+        description=URL_DESCRIPTION,
+        examples=["https://example.com/webhooks/hookline"],
+    ),
+    Format("uri"),
+    Refused(f"'{{name}}' is longer than {validation.MAX_URL_LENGTH} characters", code="invalid_url", explain=_url, wrong_type="'{name}' must be a string"),
+    checked(url_form),
+]
+
+MAX_EVENT_TYPES = 100
+
+
+def _event_types(value: Any) -> None:
+    """Words a refused list of event types (the invalid type named)."""
+    if value is None:
+        return
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ValidationFailed("'event_types' must be a list of strings", code="wrong_type")
+    if len(value) > MAX_EVENT_TYPES:
+        raise ValidationFailed(f"'event_types' holds more than {MAX_EVENT_TYPES} types")
+    for v in value:
+        if not validation.EVENT_TYPE.fullmatch(v):
+            raise ValidationFailed(f"event type {v[:64]!r} is not valid (letters, digits and _.:/-, up to 128)")
+
+
+def _distinct(given: list[str] | None) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(given or ()))
+
+
+# An endpoint's event types: null is every type, as empty is; duplicates are dropped.
+_EventTypes = Annotated[
+    Annotated[list[EventType], Field(max_length=MAX_EVENT_TYPES)] | None,  # type: ignore[valid-type]
+    Worded(_event_types),
+    AfterValidator(_distinct),
+]
+
+MAX_DESCRIPTION = 1024
+
+# Free text in lines; null is empty.
+_Description = Annotated[
+    Annotated[str, Field(max_length=MAX_DESCRIPTION, pattern=text.LINES_PATTERN)] | None,
+    Refused(f"'{{name}}' is longer than {MAX_DESCRIPTION} characters", explain=readable_lines, wrong_type="'{name}' must be a string"),
+    AfterValidator(lambda given: given or ""),
+]
+
+HEADER_NAME = re.compile(r"^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,256}$")  # an RFC 9110 token
+_SET_BY_HOOKLINE = ("host", "content-length", "content-type", "connection", "transfer-encoding", "user-agent")
+FORBIDDEN_HEADERS = frozenset(_SET_BY_HOOKLINE)
+MAX_HEADERS = 20
+MAX_HEADER_BYTES = 8192  # proxies commonly cap a request's headers at 8 KB
+# The header names hookline sets (FORBIDDEN_HEADERS and `webhook-*`), in any case: what a name must not be.
+_HOOKLINE_HEADERS = "|".join("".join(f"[{c.upper()}{c}]" if c.isalpha() else c for c in name) for name in (*_SET_BY_HOOKLINE, "webhook-.*"))
+
+
+def _headers(value: Any) -> None:
+    """Words a refused map of headers (the header named) and checks what JSON Schema cannot state: names unique
+    regardless of case, names and values adding up to at most MAX_HEADER_BYTES."""
+    if value is None:
+        return
+    if not isinstance(value, dict):
+        raise ValidationFailed("'headers' must be an object of header names to string values", code="wrong_type")
+    if len(value) > MAX_HEADERS:
+        raise ValidationFailed(f"'headers' holds more than {MAX_HEADERS} headers")
+    seen: set[str] = set()
+    size = 0
+    for name, raw in value.items():
+        if not HEADER_NAME.fullmatch(name):
+            raise ValidationFailed(f"header name {name[:64]!r} is not a valid HTTP token")
+        lower = name.lower()
+        if lower in FORBIDDEN_HEADERS or lower.startswith("webhook-"):
+            raise ValidationFailed(f"header {name!r} is set by hookline and cannot be overridden", code="forbidden_header")
+        if lower in seen:
+            raise ValidationFailed(f"header {name!r} is given twice")
+        seen.add(lower)
+        if not isinstance(raw, str):
+            raise ValidationFailed(f"header {name!r} must have a string value", code="wrong_type")
+        if any(c in raw for c in "\r\n\x00") or any(ord(c) < 32 and c != "\t" for c in raw):
+            raise ValidationFailed(f"header {name!r} has a control character (CR, LF or NUL) in its value")
+        size += len(name.encode()) + len(raw.encode())
+    if size > MAX_HEADER_BYTES:
+        raise ValidationFailed(f"'headers' add up to {size} bytes; the limit is {MAX_HEADER_BYTES}")
+
+
+HeaderName = Annotated[str, Field(pattern=HEADER_NAME.pattern)]
+HeaderValue = Annotated[str, Field(pattern="^[^\\x00-\\x08\\x0A-\\x1F]*$")]  # one line: no control character but tab
+# Custom headers sent with every delivery; null is none.
+_Headers = Annotated[
+    Annotated[
+        dict[HeaderName, HeaderValue],
+        Field(
+            max_length=MAX_HEADERS,
+            description=(
+                "Extra HTTP headers sent with every delivery (and the test event): up to 20,\n"
+                "names and values adding up to at most 8192 bytes. Names are RFC 9110 tokens,\n"
+                "unique regardless of case; `host`, `content-length`, `content-type`,\n"
+                "`connection`, `transfer-encoding`, `user-agent` and any `webhook-*` are set\n"
+                "by hookline and refused (422 `forbidden_header`). Values are single-line: no\n"
+                "control characters other than tab.\n"
+            ),
+            examples=[{"X-Api-Key": "b1llIng-rcv-7f3a", "X-Environment": "production"}],
+            # JSON Schema's `not`, which pydantic's constraints cannot state: _headers refuses the names it shows.
+            json_schema_extra={"propertyNames": {"not": {"pattern": f"^({_HOOKLINE_HEADERS})$"}}},
+        ),
+        KeysMatch(),
+    ]
+    | None,
+    Worded(_headers),
+    AfterValidator(lambda given: given or {}),
+]
+
+# An endpoint's content filter, an EventBridge event pattern (hookline.core.filters): its meaning is parse_filter's
+# alone, which words every refusal (422 `invalid_filter`); the document says it in words.
+FilterPattern = Annotated[
+    dict[str, Any],
+    Field(
+        min_length=1,
+        max_length=4,
+        description=(
+            'A content filter: an EventBridge event pattern over `{"type", "customer", "data"}` (exact values,\n'
+            "`prefix`, `suffix`, `equals-ignore-case`, `anything-but`, `numeric`, `exists`, `$or`; no `wildcard`,\n"
+            f"no regular expressions; at most {filters.MAX_FILTER_BYTES} bytes, {filters.MAX_DEPTH} levels, {filters.MAX_MATCH_VALUES} values). An event\n"
+            "of a subscribed type gets a delivery only if it matches. Anything else is 422 `invalid_filter`.\n"
+        ),
+        examples=[{"data": {"amount": [{"numeric": [">=", 100]}]}}],
+    ),
+]
+
+
+def _filter(value: Any) -> filters.EventFilter | None:
+    return None if value is None else filters.parse_filter(value)
+
+
+# Worded words a refusal of the constraints by parse_filter's message; checked keeps parse_filter's result (a taken
+# filter is parsed twice: it is at most MAX_FILTER_BYTES).
+_Filter = Annotated[FilterPattern | None, Worded(_filter), checked(_filter)]
+
+# The endpoint's `ordered`, refused as a wrong type as it always was.
+Ordered = Annotated[bool, Refused("'{name}' must be true or false", code="wrong_type", any_type=True)]
+
+if TYPE_CHECKING:  # what the fields hold once read: their last validators drop null and duplicates, and parse the filter
+    EventTypes = tuple[str, ...]
+    Description = str
+    Headers = dict[str, str]
+    Filter = filters.EventFilter | None
+else:
+    EventTypes, Description, Headers, Filter = _EventTypes, _Description, _Headers, _Filter
+
+EndpointStatus = Annotated[Literal["active", "disabled"], Refused("'{name}' must be 'active' or 'disabled'", any_type=True)]
