@@ -124,11 +124,11 @@ def with_pattern(pattern: str) -> Callable[[dict[str, Any]], None]:
     return extra
 
 
-def optional(description: str | None = None, default: Any = None) -> Any:
-    """A request's field that may be left out; the document shows no default (left out means the default). Without
-    `description`, the field's type's own is shown."""
+def optional(description: str | None = None, default: Any = None, **constraints: Any) -> Any:
+    """A field that may be left out; the document shows no default (left out means the default). Without
+    `description`, the field's type's own is shown. `constraints` are the Field's (`max_length`, `alias`, …)."""
     described: dict[str, Any] = {"description": description} if description is not None else {}
-    return Field(default=default, json_schema_extra=no_default, **described)
+    return Field(default=default, json_schema_extra=no_default, **described, **constraints)  # pydantic shows a default: none is
 
 
 def _is_none(value: Any) -> bool:
@@ -137,7 +137,7 @@ def _is_none(value: Any) -> bool:
 
 def absent_unless_set(description: str | None = None, **constraints: Any) -> Any:
     """An answer's field that is left out (not null) when it has no value."""
-    return Field(default=None, exclude_if=_is_none, description=description, json_schema_extra=no_default, **constraints)
+    return optional(description, exclude_if=_is_none, **constraints)
 
 
 # -- the values named across resources, as the document shows them ---------------------------------------------------
@@ -232,6 +232,7 @@ Count = Annotated[int, Field(ge=0)]
 NextCursor = Annotated[str | None, Field(description="Cursor of the next page; null on the last one.")]
 # An answer's patterns are the document's only: what the API stores is checked when it is taken in.
 CustomerUid = Annotated[str, shown(CUSTOMER_UID_SCHEMA)]
+EventTypeName = Annotated[str, shown(EVENT_TYPE_SCHEMA)]
 EventId = Annotated[str, shown(EVENT_ID_SCHEMA)]
 DeliveryId = Annotated[str, shown(DELIVERY_ID_SCHEMA)]
 EndpointId = Annotated[str, shown(ENDPOINT_ID_SCHEMA)]

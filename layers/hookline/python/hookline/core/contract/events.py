@@ -18,19 +18,18 @@ from hookline.core import ids, models, validation
 from hookline.core.broadcast import Fanout
 from hookline.core.contract import fields
 from hookline.core.contract.common import (
-    EVENT_TYPE_SCHEMA,
     Answer,
     CheckedBody,
     DeliveryId,
     EndpointId,
     ErrorDetail,
     EventId,
+    EventTypeName,
     NextCursor,
     Timestamp,
     absent_unless_set,
     body_rule,
     optional,
-    shown,
 )
 from hookline.core.contract.fields import KeysMatch, Refused, Worded
 from hookline.core.contract.jobs import JobSummary
@@ -38,7 +37,6 @@ from hookline.core.errors import HooklineError, ValidationFailed
 
 # -- named values ---------------------------------------------------------------------------------------------------
 
-EventType = Annotated[str, shown(EVENT_TYPE_SCHEMA)]
 DeliveryStatus = Literal["pending", "succeeded", "failed", "paused"]
 IndexedStatus = Literal["failed", "paused"]  # the statuses an endpoint's failures are counted (and replayed) by
 LogStatus = Literal["all", "succeeded", "failed", "pending", "paused"]  # the filters of an endpoint's delivery log
@@ -343,7 +341,7 @@ class DeliveryDetail(Delivery):
     """A delivery with its event's id and type, and each attempt's headers."""
 
     event_id: EventId
-    event_type: EventType
+    event_type: EventTypeName
     attempts: list[AttemptSent]  # type: ignore[assignment]  # the attempts with their headers
 
 
