@@ -13,6 +13,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BeforeValidator, ConfigDict, Field, JsonValue, ValidationInfo, model_validator
 from pydantic.json_schema import SkipJsonSchema
+from typing_extensions import TypedDict
 
 from hookline.core import jobs
 from hookline.core.clock import iso
@@ -102,15 +103,14 @@ _KIND_DESCRIPTION = (
 )
 
 
-class JobCounts(Answer):
-    # What a job's steps did, added up: the counters the API names, and any other a kind counts (each a Count).
-    model_config = ConfigDict(extra="allow")
-    __pydantic_extra__: dict[str, Count] = Field(init=False)
+class JobCounts(TypedDict, total=False, extra_items=Count):  # type: ignore[call-arg]  # PEP 728, which pydantic reads and mypy not yet
+    # What a job's steps did, added up (a plain map, as the services read it): the counters the API names, and any
+    # other a kind counts, each a Count.
 
-    requeued: Count | SkipJsonSchema[None] = absent_unless_set("`requeue_paused`: paused deliveries queued again.")
-    endpoints_deleted: Count | SkipJsonSchema[None] = absent_unless_set("`delete_customer_endpoints`: endpoints deleted.")
-    matched: Count | SkipJsonSchema[None] = absent_unless_set("`replay_window`: deliveries of the window planned for a restart.")
-    queued: Count | SkipJsonSchema[None] = absent_unless_set("`replay_window`: deliveries restarted and queued.")
+    requeued: Annotated[Count, Field(description="`requeue_paused`: paused deliveries queued again.")]
+    endpoints_deleted: Annotated[Count, Field(description="`delete_customer_endpoints`: endpoints deleted.")]
+    matched: Annotated[Count, Field(description="`replay_window`: deliveries of the window planned for a restart.")]
+    queued: Annotated[Count, Field(description="`replay_window`: deliveries restarted and queued.")]
 
 
 _JOB_RULES: list[JsonValue] = [
