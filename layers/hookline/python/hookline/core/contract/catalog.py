@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import ConfigDict, Field, TypeAdapter
+from pydantic import ConfigDict, Field
 from pydantic.json_schema import SkipJsonSchema
 
 from hookline.core import jsonpatch
@@ -31,13 +31,13 @@ from hookline.core.contract.common import (
     absent_unless_set,
     optional,
     rule,
+    schema_of,
     shown,
-    untitled,
 )
 
 # -- the values' schemas, as the document shows them ------------------------------------------------------------
 
-JSON_POINTER_SCHEMA: dict[str, Any] = untitled(TypeAdapter(fields.JsonPointer).json_schema())
+JSON_POINTER_SCHEMA = schema_of(fields.JsonPointer)
 
 VersionName = Annotated[str, shown(VERSION_NAME_SCHEMA)]  # an answer's, as the document shows it
 
