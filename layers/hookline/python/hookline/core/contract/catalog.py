@@ -12,47 +12,34 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import ConfigDict, Field, TypeAdapter, WithJsonSchema
+from pydantic import ConfigDict, Field
 from pydantic.json_schema import SkipJsonSchema
 
 from hookline.core import jsonpatch
 from hookline.core import versions as domain
 from hookline.core.contract import fields
 from hookline.core.contract.common import (
-    ENDPOINT_ID_SCHEMA,
-    EVENT_TYPE_SCHEMA,
-    TIMESTAMP_SCHEMA,
     VERSION_NAME_SCHEMA,
     Answer,
     CheckedBody,
     Count,
+    EndpointId,
+    EventTypeName,
     NextCursor,
     RequestBody,
     Timestamp,
     absent_unless_set,
-    no_default,
     optional,
     rule,
+    schema_of,
     shown,
-    untitled,
 )
 
 # -- the values' schemas, as the document shows them ------------------------------------------------------------
 
-JSON_POINTER_SCHEMA: dict[str, Any] = untitled(TypeAdapter(fields.JsonPointer).json_schema())
+JSON_POINTER_SCHEMA = schema_of(fields.JsonPointer)
 
-EventTypeName = Annotated[str, WithJsonSchema(EVENT_TYPE_SCHEMA)]
 VersionName = Annotated[str, shown(VERSION_NAME_SCHEMA)]  # an answer's, as the document shows it
-NullableTimestamp = Annotated[str | None, WithJsonSchema({"oneOf": [{"type": "null"}, TIMESTAMP_SCHEMA]})]
-
-
-def _or_null(schema: dict[str, Any]) -> None:
-    """`X | None` with no default; a free-form object as `type: object` alone. (The document writes `type: [X, 'null']`,
-    which Powertools' OpenAPI model does not take: `anyOf` says the same.)"""
-    no_default(schema)
-    for option in schema.get("anyOf", []):
-        if option.get("additionalProperties") is True:
-            del option["additionalProperties"]
 
 
 # -- event types: the request ------------------------------------------------------------------------------------
@@ -78,7 +65,7 @@ def _patch_schema(schema: dict[str, Any]) -> None:
 
 class JsonPatchOperation(RequestBody):
     # One operation of a transform, its members as the producer gave them (extra ones kept: RFC 6902 ignores them).
-    model_config = ConfigDict(extra="allow", json_schema_extra=_patch_schema)
+    model_config = ConfigDict(extra="allow", json_schema_extra=_patch_schema)  # if/then: the members an op needs; one model keeps extra members
 
     op: Literal["add", "remove", "replace", "move", "copy", "test"]
     path: fields.JsonPointer
@@ -93,39 +80,26 @@ class JsonPatchOperation(RequestBody):
 class TypeVersionSpec(RequestBody):
     """An event type's shape as of one version."""
 
-    schema_: dict[str, Any] | None = Field(
-        default=None,
+    schema_: dict[str, Any] | None = optional(
         alias="schema",
         description=(
             "The JSON Schema (2020-12) `data` must match as of this version (at most 64 KB). Self-contained:\n"
             "every `$ref` is a fragment of this document, and nothing is fetched. `format` is not asserted.\n"
             "One that is not a valid 2020-12 schema is 422 `invalid_schema`. Null is the same as none.\n"
         ),
-        json_schema_extra=_or_null,
     )
-    transform: list[JsonPatchOperation] | None = Field(
-        default=None,
+    transform: list[JsonPatchOperation] | None = optional(
         max_length=jsonpatch.MAX_OPERATIONS,
         description=(
             "The JSON Patch (RFC 6902) that turns this version's shape of `data` into the shape of the\n"
             "previous version registered for the type (a downgrade). Without it, no older version can be\n"
             "derived past this one: the producer must send those in `versions`. Null is the same as none.\n"
         ),
-        json_schema_extra=_or_null,
     )
 
     def type_version(self) -> domain.TypeVersion:
         ops = tuple(op.member() for op in self.transform) if self.transform is not None else None
         return domain.TypeVersion(schema=self.schema_, transform=ops)
-
-
-def _by_version_name(schema: dict[str, Any]) -> None:
-    """Every name a version name (`propertyNames`) and every value a TypeVersionSpec, as the document says: pydantic
-    would write `patternProperties`, which leaves a name that does not match unchecked."""
-    for value in schema.pop("patternProperties", {}).values():
-        schema["additionalProperties"] = value
-    schema["propertyNames"] = VERSION_NAME_SCHEMA
-    no_default(schema)
 
 
 def _checked_versions(raw: Any) -> Any:
@@ -137,11 +111,10 @@ def _checked_versions(raw: Any) -> Any:
 class PutEventType(CheckedBody):
     description: fields.TypeDescription = ""
     deprecated: fields.Flag = Field(default=False, description="Shown to the producer and the portal; events of the type are still accepted.")
-    versions: Annotated[dict[fields.VersionName, TypeVersionSpec], rule(_checked_versions)] = Field(
+    versions: Annotated[dict[fields.VersionName, TypeVersionSpec], fields.KeysMatch(), rule(_checked_versions)] = Field(
         default_factory=dict,
         max_length=domain.MAX_TYPE_VERSIONS,
         description="By version name, the type's shape as of that version (at most 20).",
-        json_schema_extra=_by_version_name,
     )
 
     def type_versions(self) -> dict[str, domain.TypeVersion]:
@@ -178,7 +151,7 @@ class EventTypeEntry(Answer):
     name: EventTypeName
     description: str
     deprecated: bool
-    versions: Annotated[dict[str, dict[str, Any]], WithJsonSchema(_ENTRY_VERSIONS)] = Field(
+    versions: Annotated[dict[str, dict[str, Any]], shown(_ENTRY_VERSIONS)] = Field(  # an answer's, as the document shows it
         description="By version name, oldest first, the schema and transform registered (each present only if registered)."
     )
     created_at: Timestamp
@@ -232,31 +205,28 @@ class PutVersion(CheckedBody):
         return current.sunset_at if current is not None else None
 
 
-_PINNED: dict[str, Any] = {
-    "type": "object",
-    "required": ["count", "more", "ids"],
-    "properties": {
-        "count": {"type": "integer", "minimum": 0, "maximum": 1000, "description": "Endpoints pinned to it, counted up to 1,000."},
-        "more": {"type": "boolean", "description": "There are more than `count`."},
-        "ids": {"type": "array", "maxItems": 20, "description": "The first 20 of them, in id order.", "items": ENDPOINT_ID_SCHEMA},
-    },
-}
+class PinnedEndpoints(Answer):
+    # The endpoints pinned to a version: counted up to a bound, and the first of them.
+
+    count: int = Field(ge=0, le=1000, description="Endpoints pinned to it, counted up to 1,000.")
+    more: bool = Field(description="There are more than `count`.")
+    ids: list[EndpointId] = Field(max_length=20, description="The first 20 of them, in id order.")
 
 
 class VersionUsage(Answer):
     """Who still uses a version (the producer only)."""
 
-    endpoints: Annotated[dict[str, Any], WithJsonSchema(_PINNED)]  # built by `of`: inline in the document, as it shows it
+    endpoints: PinnedEndpoints
     deliveries_7d: Count = Field(
         description="Webhooks sent at this version on the last 7 days (today included, UTC), every attempt that reached out counted.",
     )
-    last_delivery_at: NullableTimestamp = Field(description="When the last one was sent (within the retention period); null if none.")
+    last_delivery_at: Timestamp | None = Field(description="When the last one was sent (within the retention period); null if none.")
 
     @classmethod
     def of(cls, pinned: list[str], more: bool, shown: int, deliveries: int, last_at: str | None) -> VersionUsage:
         """The usage of a version: the endpoints pinned to it (counted up to a bound, `more`: at least that many; the
         first `shown` ids), its deliveries over the last days and when the last was sent."""
-        return cls(endpoints={"count": len(pinned), "more": more, "ids": pinned[:shown]}, deliveries_7d=deliveries, last_delivery_at=last_at)
+        return cls(endpoints=PinnedEndpoints(count=len(pinned), more=more, ids=pinned[:shown]), deliveries_7d=deliveries, last_delivery_at=last_at)
 
 
 class PayloadVersion(Answer):
@@ -264,8 +234,8 @@ class PayloadVersion(Answer):
     version: VersionName
     default: bool = Field(description="The tenant's default: what new endpoints are pinned to and what `data` is sent as.")
     deprecated: bool = Field(description="It has a `sunset_at`.")
-    sunset_at: NullableTimestamp = Field(description="From then on it cannot be pinned; endpoints pinned to it keep receiving it. Null for none.")
-    created_at: NullableTimestamp = Field(description="When it was added; null for `2026-01-01` until it is first changed.")
+    sunset_at: Timestamp | None = Field(description="From then on it cannot be pinned; endpoints pinned to it keep receiving it. Null for none.")
+    created_at: Timestamp | None = Field(description="When it was added; null for `2026-01-01` until it is first changed.")
     usage: VersionUsage | SkipJsonSchema[None] = absent_unless_set()
 
     @classmethod

@@ -6,11 +6,21 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Annotated, Any, ClassVar
 
-from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, TypeAdapter, WithJsonSchema, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    TypeAdapter,
+    WithJsonSchema,  # for shown and inline only: where a rule, not the Python type, says what a field holds
+    model_validator,
+)
 from pydantic.json_schema import SkipJsonSchema
 
 from hookline.core import validation
 from hookline.core.contract import fields
+from hookline.core.contract.fields import Format
 from hookline.core.errors import ValidationFailed
 
 
@@ -90,9 +100,9 @@ def nullable(schema: dict[str, Any]) -> dict[str, Any]:
     return {"anyOf": [schema, {"type": "null"}]}
 
 
-def shown(schema: dict[str, Any]) -> WithJsonSchema:
-    """The schema the document shows for a field whose rule (not its Python type) says what it takes."""
-    return WithJsonSchema(schema)
+# The schema the document shows for a field whose rule (not its Python type) says what it takes: a query parameter
+# read by its rule, an endpoint's filter (parse_filter's grammar), an answer's value typed looser than it holds.
+shown = WithJsonSchema  # one name for the override, so that each use is a reasoned call site (see above)
 
 
 def untitled(schema: Any) -> Any:
@@ -102,33 +112,23 @@ def untitled(schema: Any) -> Any:
     return [untitled(v) for v in schema] if isinstance(schema, list) else schema
 
 
-def inline(model: type[BaseModel], or_null: bool = False) -> WithJsonSchema:
+def inline(model: type[BaseModel], or_null: bool = False) -> WithJsonSchema:  # an answer's nested model, shown without a component
     """A nested object shown inline, as the document has it (no component of its own): with `AS_SHOWN` on its field,
     unless it may be null."""
     schema = untitled(model.model_json_schema(mode="serialization", ref_template="#/components/schemas/{model}"))
     schema.pop("$defs", None)
-    return WithJsonSchema(nullable(schema) if or_null else schema)
+    return shown(nullable(schema) if or_null else schema)
 
 
 # Wraps a nested model's field so that its shown schema replaces the model's (else the model also becomes an unused component).
 AS_SHOWN = AfterValidator(lambda value: value)
 
 
-def with_pattern(pattern: str) -> Callable[[dict[str, Any]], None]:
-    """The document's pattern for a field whose rule checks it (and no default shown: left out, it is empty)."""
-
-    def extra(schema: dict[str, Any]) -> None:
-        no_default(schema)
-        schema["pattern"] = pattern
-
-    return extra
-
-
-def optional(description: str | None = None, default: Any = None) -> Any:
-    """A request's field that may be left out; the document shows no default (left out means the default). Without
-    `description`, the field's type's own is shown."""
+def optional(description: str | None = None, default: Any = None, **constraints: Any) -> Any:
+    """A field that may be left out; the document shows no default (left out means the default). Without
+    `description`, the field's type's own is shown. `constraints` are the Field's (`max_length`, `alias`, …)."""
     described: dict[str, Any] = {"description": description} if description is not None else {}
-    return Field(default=default, json_schema_extra=no_default, **described)
+    return Field(default=default, json_schema_extra=no_default, **described, **constraints)  # left out means the default: the document shows none
 
 
 def _is_none(value: Any) -> bool:
@@ -137,7 +137,7 @@ def _is_none(value: Any) -> bool:
 
 def absent_unless_set(description: str | None = None, **constraints: Any) -> Any:
     """An answer's field that is left out (not null) when it has no value."""
-    return Field(default=None, exclude_if=_is_none, description=description, json_schema_extra=no_default, **constraints)
+    return optional(description, exclude_if=_is_none, **constraints)
 
 
 # -- the values named across resources, as the document shows them ---------------------------------------------------
@@ -145,21 +145,35 @@ def absent_unless_set(description: str | None = None, **constraints: Any) -> Any
 _ULID = "[0-9a-hjkmnp-tv-z]{26}"
 
 
-def id_schema(prefix: str, example: str) -> dict[str, Any]:
-    """An id the API hands out: its prefix (`ep`, `evt`, …) and a ULID."""
-    return {"type": "string", "pattern": f"^{prefix}_{_ULID}$", "examples": [example]}
+def id_type(prefix: str, example: str) -> Any:
+    """An id the API hands out: its prefix (`ep`, `evt`, …) and 26 characters of lower-case Crockford base32
+    (hookline.core.ids: a ULID, or a hash of the same form). Shown, not checked: an answer shows what the API stored,
+    and a job's parameters name ids as they were given."""
+    return Annotated[str, shown({"type": "string", "pattern": f"^{prefix}_{_ULID}$", "examples": [example]})]
 
 
-ENDPOINT_ID_SCHEMA = id_schema("ep", "ep_01kkntq2cnt8b8hz3pj95wjvcc")
-EVENT_ID_SCHEMA = id_schema("evt", "evt_01kkntq2cne6s1c99tvp6dvkt6")
-DELIVERY_ID_SCHEMA = id_schema("dlv", "dlv_01kkntq2cnerx003w04ypt75j4")
-JOB_ID_SCHEMA = id_schema("job", "job_01km5392zyx2x3fnt8zam6tbwc")
-REPLAY_ID_SCHEMA = id_schema("rpl", "rpl_bh2s1be9ng8g0p4z59zep35xe8")
-TIMESTAMP_SCHEMA: dict[str, Any] = {"type": "string", "format": "date-time", "description": "UTC, ISO 8601 (RFC 3339), e.g. `2026-03-14T09:26:53.589Z`."}
+def schema_of(named: Any) -> dict[str, Any]:
+    """A type's schema as the document shows it (for a parameter or a hand-built schema that names the value)."""
+    schema: dict[str, Any] = untitled(TypeAdapter(named).json_schema())
+    return schema
+
+
+EndpointId = id_type("ep", "ep_01kkntq2cnt8b8hz3pj95wjvcc")
+EventId = id_type("evt", "evt_01kkntq2cne6s1c99tvp6dvkt6")
+DeliveryId = id_type("dlv", "dlv_01kkntq2cnerx003w04ypt75j4")
+JobId = id_type("job", "job_01km5392zyx2x3fnt8zam6tbwc")
+ReplayId = id_type("rpl", "rpl_bh2s1be9ng8g0p4z59zep35xe8")
+Timestamp = Annotated[str, Format("date-time"), Field(description="UTC, ISO 8601 (RFC 3339), e.g. `2026-03-14T09:26:53.589Z`.")]
+ENDPOINT_ID_SCHEMA = schema_of(EndpointId)
+EVENT_ID_SCHEMA = schema_of(EventId)
+DELIVERY_ID_SCHEMA = schema_of(DeliveryId)
+JOB_ID_SCHEMA = schema_of(JobId)
+REPLAY_ID_SCHEMA = schema_of(ReplayId)
+TIMESTAMP_SCHEMA = schema_of(Timestamp)
 # The named values' schemas are their types' (hookline.core.contract.fields), as the document shows them.
-CUSTOMER_UID_SCHEMA: dict[str, Any] = untitled(TypeAdapter(fields.GivenCustomerUid).json_schema())
-EVENT_TYPE_SCHEMA: dict[str, Any] = untitled(TypeAdapter(fields.EventType).json_schema())
-VERSION_NAME_SCHEMA: dict[str, Any] = untitled(TypeAdapter(fields.VersionName).json_schema())
+CUSTOMER_UID_SCHEMA = schema_of(fields.GivenCustomerUid)
+EVENT_TYPE_SCHEMA = schema_of(fields.EventType)
+VERSION_NAME_SCHEMA = schema_of(fields.VersionName)
 # A time the API reads (a window's `since` or `until`): RFC 3339 (upper-case `T`, a zone) in 1970..9000, the range's
 # first and last day left out.
 WINDOW_TIME_PATTERN = (
@@ -227,13 +241,8 @@ class GatewayError(Answer):
     message: str
 
 
-Timestamp = Annotated[str, shown(TIMESTAMP_SCHEMA)]
 Count = Annotated[int, Field(ge=0)]
 NextCursor = Annotated[str | None, Field(description="Cursor of the next page; null on the last one.")]
 # An answer's patterns are the document's only: what the API stores is checked when it is taken in.
 CustomerUid = Annotated[str, shown(CUSTOMER_UID_SCHEMA)]
-EventId = Annotated[str, shown(EVENT_ID_SCHEMA)]
-DeliveryId = Annotated[str, shown(DELIVERY_ID_SCHEMA)]
-EndpointId = Annotated[str, shown(ENDPOINT_ID_SCHEMA)]
-JobId = Annotated[str, shown(JOB_ID_SCHEMA)]
-ReplayId = Annotated[str, shown(REPLAY_ID_SCHEMA)]
+EventTypeName = Annotated[str, shown(EVENT_TYPE_SCHEMA)]

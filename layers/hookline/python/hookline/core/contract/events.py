@@ -11,44 +11,35 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal, Self, get_args
 
 from pydantic import MISSING, BeforeValidator, Field, GetJsonSchemaHandler, ValidationError
-from pydantic.json_schema import JsonSchemaValue, WithJsonSchema
+from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema, PydanticCustomError
 
 from hookline.core import ids, models, validation
 from hookline.core.broadcast import Fanout
 from hookline.core.contract import fields
 from hookline.core.contract.common import (
-    EVENT_TYPE_SCHEMA,
-    VERSION_NAME_SCHEMA,
     Answer,
     CheckedBody,
     DeliveryId,
     EndpointId,
     ErrorDetail,
     EventId,
+    EventTypeName,
     NextCursor,
     Timestamp,
     absent_unless_set,
     body_rule,
-    no_default,
     optional,
-    shown,
 )
-from hookline.core.contract.fields import Refused, checked
+from hookline.core.contract.fields import KeysMatch, Refused, Worded
 from hookline.core.contract.jobs import JobSummary
 from hookline.core.errors import HooklineError, ValidationFailed
 
 # -- named values ---------------------------------------------------------------------------------------------------
 
-EventType = Annotated[str, shown(EVENT_TYPE_SCHEMA)]
 DeliveryStatus = Literal["pending", "succeeded", "failed", "paused"]
 IndexedStatus = Literal["failed", "paused"]  # the statuses an endpoint's failures are counted (and replayed) by
 LogStatus = Literal["all", "succeeded", "failed", "pending", "paused"]  # the filters of an endpoint's delivery log
-
-
-def _any_object(schema: dict[str, Any]) -> None:
-    """Any JSON object: `type: object` says it all."""
-    schema.pop("additionalProperties", None)
 
 
 # -- query values: today's rules and messages (after hookline.core.contract.common.given) ------------------------
@@ -91,19 +82,18 @@ derived by the type's downgrades. Each must be a version of the tenant (422
 `unknown_version`) and match the type's schema at it. Null is the same as none. Part of
 the request an `id` names.
 """
-_RENDERINGS_SCHEMA = {
-    "type": "object",
-    "maxProperties": validation.MAX_SUPPLIED_VERSIONS,
-    "propertyNames": VERSION_NAME_SCHEMA,
-    "additionalProperties": {"type": "object"},
-}
-# Each name a version (hookline.core.versions.version_name, a date that parses), which `propertyNames` states.
+# Each name a version (hookline.core.versions.version_name, a date that parses: the rule words each refusal, naming it).
 Renderings = Annotated[
-    Annotated[dict[str, Any], checked(validation.supplied_versions), WithJsonSchema(_RENDERINGS_SCHEMA)] | None,
+    Annotated[
+        dict[fields.VersionName, dict[str, Any]],
+        Field(max_length=validation.MAX_SUPPLIED_VERSIONS),
+        KeysMatch(),
+        Worded(validation.supplied_versions),
+    ]
+    | None,
     Refused("", wrong_type="'versions' must be an object: payload version to that version's 'data'"),
-    Field(description=_VERSIONS, json_schema_extra=no_default),
 ]
-Data = Annotated[dict[str, Any], Refused("", wrong_type="'{name}' must be a JSON object"), Field(json_schema_extra=_any_object)]
+Data = Annotated[dict[str, Any], Refused("", wrong_type="'{name}' must be a JSON object")]
 
 
 class _EventFields(CheckedBody):
@@ -114,7 +104,7 @@ class _EventFields(CheckedBody):
         default=None,
         description="The tenant's idempotency key: letters, digits and `_.:-`, up to 128\ncharacters. The event's id (`evt_…`) is derived from it.\n",
     )
-    versions: Renderings = None
+    versions: Renderings = optional(_VERSIONS)
 
     def input(self) -> validation.EventInput:
         """The event as the services stage it."""
@@ -351,7 +341,7 @@ class DeliveryDetail(Delivery):
     """A delivery with its event's id and type, and each attempt's headers."""
 
     event_id: EventId
-    event_type: EventType
+    event_type: EventTypeName
     attempts: list[AttemptSent]  # type: ignore[assignment]  # the attempts with their headers
 
 
@@ -381,7 +371,7 @@ class Event(Answer):
     version: str | None = Field(
         description="The payload version `data` is at (the tenant's default at acceptance); null for an event accepted before payload versions existed."
     )
-    data: dict[str, Any] = Field(description="The payload as accepted (at `version`).", json_schema_extra=_any_object)
+    data: dict[str, Any] = Field(description="The payload as accepted (at `version`).")
     created_at: Timestamp
     deliveries: list[Delivery] = Field(description="Every delivery of an ordinary event; one page of a broadcast's.")
     broadcast: BroadcastProgress | BroadcastStatus | MISSING = Field(

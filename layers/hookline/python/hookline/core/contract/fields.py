@@ -161,8 +161,9 @@ RFC3339_FORM = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{
 EVENT_TYPE_RULE = "letters, digits and _.:/- (up to 128 characters)"
 
 
-def event_type(name: str | None = None) -> Any:
-    """An event type: letters, digits and `_.:/-`, up to 128 characters, starting with a letter or digit."""
+def event_type(name: str | None = None, wrong_type: str | None = None) -> Any:
+    """An event type: letters, digits and `_.:/-`, up to 128 characters, starting with a letter or digit; refusals
+    name the field as `name` (`event.type`), a value of another JSON type as `wrong_type` says when given."""
     return Annotated[
         str,
         Field(
@@ -170,7 +171,7 @@ def event_type(name: str | None = None) -> Any:
             description="Letters, digits and `_.:/-`, up to 128 characters, starting with a letter or digit.",
             examples=["invoice.paid"],
         ),
-        Refused(f"'{{name}}' must be {EVENT_TYPE_RULE}", name=name),
+        Refused(f"'{{name}}' must be {EVENT_TYPE_RULE}", name=name, wrong_type=wrong_type),
     ]
 
 

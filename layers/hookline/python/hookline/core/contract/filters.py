@@ -14,18 +14,8 @@ from typing import Annotated, Any
 
 from pydantic import Field, model_validator
 
-from hookline.core import validation
-from hookline.core.contract.common import (
-    CUSTOMER_UID_SCHEMA,
-    EVENT_TYPE_SCHEMA,
-    Answer,
-    CheckedBody,
-    RequestBody,
-    no_default,
-    nullable,
-    rule,
-    shown,
-)
+from hookline.core.contract import fields
+from hookline.core.contract.common import Answer, CheckedBody, RequestBody, optional, rule, shown
 from hookline.core.contract.endpoints import FILTER_SCHEMA
 from hookline.core.errors import ValidationFailed
 from hookline.core.filters import MAX_DEPTH, MAX_FILTER_BYTES, MAX_MATCH_VALUES, EventFilter, parse_filter
@@ -41,12 +31,8 @@ TEST_FILTER_SCHEMA: dict[str, Any] = {
         f"{MAX_MATCH_VALUES} values). Anything else is 422 `invalid_filter`, the message naming the bad part.\n"
     ),
 }
-_DATA_SCHEMA: dict[str, Any] = {
-    "description": "The event's data: any JSON, as the filter reads it (an event's `data` is an object).",
-    "examples": [{"amount": 150, "currency": "eur"}],
-}
 
-# -- the rules of the sample event's fields (hookline.core.validation's, named from the body's top) ---------------
+# -- the sample event's fields, named from the body's top -----------------------------------------------------------
 
 EVENT = "event"
 
@@ -57,24 +43,6 @@ def _event(value: Any) -> Any:
     return value
 
 
-def _event_type(value: Any) -> str:
-    if not isinstance(value, str):
-        raise ValidationFailed(f"'{EVENT}.type' must be a string", code="wrong_type")
-    if not validation.EVENT_TYPE.fullmatch(value):
-        raise ValidationFailed(f"'{EVENT}.type' must be letters, digits and _.:/- (up to 128 characters)")
-    return value
-
-
-def _customer(value: Any) -> str | None:
-    if value is None:
-        return None
-    if not isinstance(value, str):
-        raise ValidationFailed(f"'{EVENT}.customer' must be a string or null", code="wrong_type")
-    if not validation.CUSTOMER_UID.fullmatch(value):
-        raise ValidationFailed(f"'{EVENT}.customer': a customer uid is 1 to 64 characters of letters, digits and ._:-", code="invalid_customer_uid")
-    return value
-
-
 # -- requests --------------------------------------------------------------------------------------------------------
 
 
@@ -82,11 +50,13 @@ class SampleEvent(RequestBody):
     """An event as a content filter reads it: its type, the customer it is addressed to (null: a broadcast or the
     tenant's own event) and its data."""
 
-    type: Annotated[str, rule(_event_type), shown(EVENT_TYPE_SCHEMA)]
-    customer: Annotated[str | None, rule(_customer), shown(nullable(CUSTOMER_UID_SCHEMA))] = Field(
-        default=None, description="The customer it is addressed to; absent or null, none (a broadcast or the tenant's own event).", json_schema_extra=no_default
+    type: fields.event_type(f"{EVENT}.type", wrong_type="'{name}' must be a string")  # type: ignore[valid-type]
+    customer: fields.customer_uid(f"{EVENT}.customer", or_null=True) = optional(  # type: ignore[valid-type]
+        "The customer it is addressed to; absent or null, none (a broadcast or the tenant's own event)."
     )
-    data: Annotated[Any, shown(_DATA_SCHEMA)]
+    data: Any = Field(
+        description="The event's data: any JSON, as the filter reads it (an event's `data` is an object).", examples=[{"amount": 150, "currency": "eur"}]
+    )
 
     @model_validator(mode="before")
     @classmethod

@@ -13,6 +13,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BeforeValidator, ConfigDict, Field, JsonValue, ValidationInfo, model_validator
 from pydantic.json_schema import SkipJsonSchema
+from typing_extensions import TypedDict
 
 from hookline.core import jobs
 from hookline.core.clock import iso
@@ -100,12 +101,18 @@ _KIND_DESCRIPTION = (
     "`replay_window`: a time-window replay, 100 deliveries a page, each\n"
     "page planned in one step and queued at the endpoint's rate in the next.\n"
 )
-_COUNTS = {
-    "requeued": "`requeue_paused`: paused deliveries queued again.",
-    "endpoints_deleted": "`delete_customer_endpoints`: endpoints deleted.",
-    "matched": "`replay_window`: deliveries of the window planned for a restart.",
-    "queued": "`replay_window`: deliveries restarted and queued.",
-}
+
+
+class JobCounts(TypedDict, total=False, extra_items=Count):  # type: ignore[call-arg]  # PEP 728, which pydantic reads and mypy not yet
+    # What a job's steps did, added up (a plain map, as the services read it): the counters the API names, and any
+    # other a kind counts, each a Count.
+
+    requeued: Annotated[Count, Field(description="`requeue_paused`: paused deliveries queued again.")]
+    endpoints_deleted: Annotated[Count, Field(description="`delete_customer_endpoints`: endpoints deleted.")]
+    matched: Annotated[Count, Field(description="`replay_window`: deliveries of the window planned for a restart.")]
+    queued: Annotated[Count, Field(description="`replay_window`: deliveries restarted and queued.")]
+
+
 _JOB_RULES: list[JsonValue] = [
     {"if": {"properties": {"kind": {"const": jobs.REQUEUE_PAUSED}}}, "then": {"required": ["endpoint_id"]}},
     {"if": {"properties": {"kind": {"const": jobs.DELETE_CUSTOMER_ENDPOINTS}}}, "then": {"required": ["customer", "customer_created_at"]}},
@@ -132,17 +139,14 @@ class Job(Answer):
     (`replay_window`).
     """
 
-    model_config = ConfigDict(json_schema_extra={"allOf": _JOB_RULES})
+    model_config = ConfigDict(json_schema_extra={"allOf": _JOB_RULES})  # which fields a kind carries: if/then across fields, one model for any kind
 
     id: JobId
     # Typed as any kind: a job of a kind the API does not list (a later release's, met mid-deploy) is answered, not a 500.
     kind: Annotated[str, shown({"type": "string", "enum": list(JOB_KINDS)})] = Field(description=_KIND_DESCRIPTION)
     status: JobStatus
     steps: Count = Field(description="Steps taken so far (a step that waited for its endpoint to become active counts too).")
-    counts: dict[str, Count] = Field(
-        description="What its steps did, added up; a counter appears once a step has counted it.",
-        json_schema_extra={"properties": {name: {"type": "integer", "minimum": 0, "description": text} for name, text in _COUNTS.items()}},
-    )
+    counts: JobCounts = Field(description="What its steps did, added up; a counter appears once a step has counted it.")
     endpoint_id: EndpointId | SkipJsonSchema[None] = absent_unless_set("`requeue_paused`: the endpoint whose backlog it re-queues.")
     customer: CustomerUid | SkipJsonSchema[None] = absent_unless_set("`delete_customer_endpoints`: the deleted customer.")
     customer_created_at: Timestamp | SkipJsonSchema[None] = absent_unless_set(

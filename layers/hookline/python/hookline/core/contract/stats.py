@@ -3,15 +3,12 @@ hookline.core.contract.customers)."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
-from pydantic import Field, WithJsonSchema
+from pydantic import Field
+from pydantic.json_schema import SkipJsonSchema
 
-from hookline.core.contract.common import TIMESTAMP_SCHEMA, Answer, Count, Timestamp, absent_unless_set
-
-_COUNT: dict[str, Any] = {"type": "integer", "minimum": 0}
-_PERCENTILE: dict[str, Any] = {"anyOf": [{"type": "integer"}, {"type": "null"}]}
-_HOUR_COUNTERS = ("attempts", "succeeded", "failed", "ended_succeeded", "ended_failed")
+from hookline.core.contract.common import Answer, Count, Timestamp, absent_unless_set
 
 
 class StatsHour(Answer):
@@ -25,15 +22,19 @@ class StatsHour(Answer):
     ended_failed: Count
 
 
-_LATENCY_SCHEMA = {"type": "object", "required": ["p50", "p95", "p99"], "properties": dict.fromkeys(("p50", "p95", "p99"), _PERCENTILE)}
-_HOUR_SCHEMA = {
-    "type": "object",
-    "required": ["hour", *_HOUR_COUNTERS],
-    "properties": {"hour": TIMESTAMP_SCHEMA, **dict.fromkeys(_HOUR_COUNTERS, _COUNT)},
-}
+Percentile = int | None
 
 
-_RATE = WithJsonSchema({"anyOf": [{"type": "number", "minimum": 0, "maximum": 1}, {"type": "null"}]})
+class Latency(Answer):
+    # Attempt latency percentiles in ms, each the upper bound of its histogram bucket; null without attempts.
+
+    p50: Percentile
+    p95: Percentile
+    p99: Percentile
+
+
+# A share of deliveries, 0 to 1; null when there were none to count.
+Rate = Annotated[float, Field(ge=0, le=1)] | None
 
 
 class Stats(Answer):
@@ -46,15 +47,8 @@ class Stats(Answer):
     attempts: Count
     succeeded: Count
     failed: Count
-    # Inline objects, as the document has them (no component of their own).
-    # Attempt latency percentiles in ms (p50, p95, p99), each the upper bound of its histogram bucket; null without
-    # attempts. A plain map: a model here would add a component the document does not have.
-    latency_ms: Annotated[dict[Literal["p50", "p95", "p99"], int | None], WithJsonSchema(_LATENCY_SCHEMA)]
-    first_attempt_delivery_rate: Annotated[
-        float | None, _RATE, Field(description="Deliveries that succeeded on their first scheduled attempt, out of all first attempts.")
-    ]
-    eventual_delivery_success_rate: Annotated[float | None, _RATE, Field(description="Deliveries that ended succeeded, out of all that ended.")]
+    latency_ms: Latency
+    first_attempt_delivery_rate: Rate = Field(description="Deliveries that succeeded on their first scheduled attempt, out of all first attempts.")
+    eventual_delivery_success_rate: Rate = Field(description="Deliveries that ended succeeded, out of all that ended.")
     # Absent, not null, without `series=hour`.
-    series: Annotated[list[StatsHour] | None, WithJsonSchema({"type": "array", "items": _HOUR_SCHEMA})] = absent_unless_set(
-        "With `series=hour` only, oldest first; hours without any attempt are left out."
-    )
+    series: list[StatsHour] | SkipJsonSchema[None] = absent_unless_set("With `series=hour` only, oldest first; hours without any attempt are left out.")
