@@ -102,17 +102,3 @@ def test_a_destination_pattern_is_its_rule(pattern: re.Pattern[str], alphabet: s
 
 
 CONTRACT = Path(__file__).resolve().parents[2] / "layers" / "hookline" / "python" / "hookline" / "core" / "contract"
-
-
-def test_the_endpoint_and_destination_models_write_at_most_three_schemas_by_hand_each_with_its_reason() -> None:
-    # Given the lines of the two modules that add to a schema by hand (issue 51: at most 10 in the package)
-    uses = [
-        (name, number, lines)
-        for name in ("endpoints.py", "destinations.py")
-        for lines in [(CONTRACT / name).read_text(encoding="utf-8").splitlines()]
-        for number, line in enumerate(lines)
-        if re.search(r"WithJsonSchema|json_schema_extra", line)
-    ]
-    # Then there are at most 3, and each has a comment on its line or the one above saying why
-    assert len(uses) <= 3, [(name, number + 1) for name, number, _ in uses]
-    assert all("#" in lines[number] or lines[number - 1].strip().startswith("#") for _, number, lines in uses)

@@ -10,16 +10,16 @@ import pytest
 
 CONTRACT = Path(__file__).resolve().parents[2] / "layers" / "hookline" / "python" / "hookline" / "core" / "contract"
 OVERRIDE = re.compile(r"WithJsonSchema|json_schema_extra")
-# The modules whose fields were declared once; their overrides together, at most.
-DECLARED = ("catalog.py", "common.py", "events.py", "stats.py", "jobs.py", "filters.py")
-BUDGET = 7
+# Every module of the contract; their overrides together, at most (issue 51's goal).
+DECLARED = tuple(sorted(path.name for path in CONTRACT.glob("*.py")))
+BUDGET = 10
 
 
 def _overrides(name: str) -> list[str]:
     return [line for line in (CONTRACT / name).read_text(encoding="utf-8").splitlines() if OVERRIDE.search(line)]
 
 
-def test_the_declared_modules_keep_few_overrides() -> None:
+def test_the_contract_keeps_at_most_ten_overrides() -> None:
     # Given every line of those modules that writes a schema by hand
     lines = [line for name in DECLARED for line in _overrides(name)]
     # Then there are at most BUDGET of them

@@ -98,8 +98,7 @@ def _placed(schema: dict[str, Any], model: type[BaseModel]) -> None:
 
 
 class _Placed(CheckedBody):
-    # A rule across two fields, which no field's type can state: the object's `not` and `if`/`then` (_placed).
-    model_config = ConfigDict(json_schema_extra=_placed)
+    model_config = ConfigDict(json_schema_extra=_placed)  # url and destination: a rule across two fields, the object's not/if/then
 
 
 class CreateEndpoint(_Placed):

@@ -517,8 +517,7 @@ _Headers = Annotated[
                 "control characters other than tab.\n"
             ),
             examples=[{"X-Api-Key": "b1llIng-rcv-7f3a", "X-Environment": "production"}],
-            # JSON Schema's `not`, which pydantic's constraints cannot state: _headers refuses the names it shows.
-            json_schema_extra={"propertyNames": {"not": {"pattern": f"^({_HOOKLINE_HEADERS})$"}}},
+            json_schema_extra={"propertyNames": {"not": {"pattern": f"^({_HOOKLINE_HEADERS})$"}}},  # a `not` no constraint states; _headers refuses these
         ),
         KeysMatch(),
     ]
