@@ -94,9 +94,14 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff format --check .
 	MYPY_CACHE_DIR="$${XDG_CACHE_HOME:-$$HOME/.cache}/hookline-mypy" $(VENV)/bin/mypy
 
-# Pure and service tests over in-memory fakes, network blocked (budget: 30 s); pytest prints the time and the slowest tests.
+# The unit tier on two workers (each its own process, so each blocks the network for itself): worksteal hands a worker
+# that runs out the tests another has not started, so the few slow ones (parsing the tree, the bench's simulations,
+# property tests) do not leave one core idle at the end; the pytest plugins it never uses are not loaded.
+UNIT := $(PY) -m pytest tests/unit -n 2 --dist worksteal -p no:schemathesis -p no:typeguard -p no:anyio
+
+# Pure and service tests over in-memory fakes, network blocked (budget: 30 s on two cores); pytest prints the time and the slowest tests.
 unit: $(STAMP)
-	$(PY) -m pytest tests/unit -q --durations=5
+	$(UNIT) -q --durations=5
 
 # The seeds' scenarios at full scale, cost per million from the real handlers, one invocation's
 # throughput; writes bench/results.json, docs/benchmarks.md and docs/img/bench-*.png (a few minutes). First the
@@ -107,14 +112,14 @@ bench: $(STAMP)
 
 # The tiers run side by side, each in a process of its own, so that both cores stay busy from start to end: the
 # fault-injection tests (they patch the pipeline heavily, so they run in a fresh process of their own; all of them
-# are in tests/integration, no CDK to import) from the start; lint then the unit tests (their own process: they block
-# the network, which threads other tests leave running would trip; their time is the `make unit` budget, 30 s), and
+# are in tests/integration, no CDK to import) from the start; lint then the unit tests (processes of their own, `make unit`'s two workers: they
+# block the network, which threads other tests leave running would trip; their time is the `make unit` budget, 30 s), and
 # only when those pass, the moto, local-mode and CDK tiers on three workers with, beside them, the portal's browser
 # tests (Playwright's sync API keeps an event loop running on the thread that drives it, which other tests'
 # asyncio.run() refuses; they mostly wait on local mode's deliveries and on Chromium). Each tier's output follows.
 test: setup browser
 	@mkdir -p build; $(PY) -m pytest -q -m faults tests/integration > build/faults.log 2>&1 & faults=$$!; \
-	$(MAKE) --no-print-directory lint && $(PY) -m pytest -q -m "not faults" tests/unit; checked=$$?; \
+	$(MAKE) --no-print-directory lint && $(UNIT) -q -m "not faults"; checked=$$?; \
 	if [ $$checked != 0 ]; then wait $$faults; echo "fault-injection tests:"; cat build/faults.log; exit 1; fi; \
 	$(PY) -m pytest -q -m "not faults" tests/browser > build/browser.log 2>&1 & browser=$$!; \
 	$(PY) -m pytest -q -m "not faults and not bench" --ignore=tests/unit --ignore=tests/browser --ignore=tests/scale -n 3 --durations=10; tiers=$$?; \

@@ -14,6 +14,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from tests.unit.source_trees import nodes, parsed
+
 REPO = Path(__file__).resolve().parents[2]
 HOOKLINE = REPO / "layers" / "hookline" / "python" / "hookline"
 # The packages the cycle check spans: the layer package and the two trees that build on it.
@@ -95,9 +97,8 @@ def imports_of(module: Module, known: set[str]) -> Iterator[Import]:
     `from pkg import name` is an import of `pkg.name` when that is a module
     (known, or `pkg` is not in the parsed tree at all), else of `pkg`.
     """
-    tree = ast.parse(module.path.read_text(), filename=str(module.path))
     seen: set[tuple[str, int]] = set()
-    for node in ast.walk(tree):
+    for node in nodes(parsed(module.path)):
         if not isinstance(node, ast.Import | ast.ImportFrom):
             continue
         targets: list[str] = []
@@ -294,7 +295,7 @@ def _protocols_outside_ports(root: Path) -> list[str]:
     for path in sorted((root / "services").rglob("*.py")):
         if path.name == "ports.py":
             continue
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in nodes(parsed(path)):
             if isinstance(node, ast.ClassDef) and any(_names_protocol(base) for base in node.bases):
                 found.append(f"{path.relative_to(root).with_suffix('')}.{node.name}".replace("/", "."))
     return found

@@ -9,6 +9,7 @@ import pytest
 
 from hookline.core import errors
 from hookline.core.errors import FailedDependency, HooklineError, envelope
+from tests.unit.source_trees import nodes, parsed
 
 REPO = Path(__file__).resolve().parents[2]
 ERRORS_MODULE = REPO / "layers" / "hookline" / "python" / "hookline" / "core" / "errors.py"
@@ -44,10 +45,9 @@ def _is_envelope(key: ast.expr | None, value: ast.expr) -> bool:
 
 def _envelope_literals(path: Path) -> list[str]:
     """Where a dict literal maps "error" to a dict literal with a "code": an envelope built by hand."""
-    tree = ast.parse(path.read_text(), filename=str(path))
     return [
         f"{path.relative_to(REPO)}:{node.lineno}"
-        for node in ast.walk(tree)
+        for node in nodes(parsed(path))
         if isinstance(node, ast.Dict) and any(_is_envelope(k, v) for k, v in zip(node.keys, node.values, strict=True))
     ]
 

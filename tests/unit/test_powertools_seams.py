@@ -14,6 +14,8 @@ from pathlib import Path
 import aws_lambda_powertools
 import pytest
 
+from tests.unit.source_trees import nodes, parsed
+
 ROOT = Path(__file__).resolve().parents[2]
 SCANNED = ("layers/hookline/python", "functions", "local", "bench", "infra", "tests", "clients")
 SKIPPED = {"node_modules", ".venv", "build", "cdk.out", "__pycache__"}
@@ -47,7 +49,7 @@ def _powertools_names(tree: ast.AST) -> set[str]:
     """The names a module imports from Powertools (its classes, which a hookline class may subclass)."""
     return {
         alias.asname or alias.name
-        for node in ast.walk(tree)
+        for node in nodes(tree)
         if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("aws_lambda_powertools")
         for alias in node.names
     }
@@ -57,7 +59,7 @@ def own_private_names(trees: list[ast.AST]) -> frozenset[str]:
     """The `_name`s the tree defines itself: functions, methods, classes, and what it assigns (`self._lock = …`)."""
     names: set[str] = set()
     for tree in trees:
-        for node in ast.walk(tree):
+        for node in nodes(tree):
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
                 names.add(node.name)
             elif isinstance(node, ast.Assign | ast.AnnAssign):
@@ -76,7 +78,7 @@ def touches(tree: ast.AST, private: frozenset[str], own: frozenset[str] = frozen
     theirs = private - own
     found: list[str] = []
     imported = _powertools_names(tree)
-    for node in ast.walk(tree):
+    for node in nodes(tree):
         line = getattr(node, "lineno", 0)
         if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("aws_lambda_powertools"):
             names = [*node.module.split("."), *(a.name for a in node.names)] if node.module else []
@@ -118,7 +120,7 @@ def test_no_module_reaches_a_private_name_of_powertools() -> None:
     # When each is read for the ways code reaches a name (a module whose text holds none of the names cannot reach
     # one, nor define one, so it is not parsed: most of the tree)
     spelled = re.compile(rb"\b(?:" + b"|".join(re.escape(name.encode()) for name in sorted(private)) + rb")\b")
-    trees = {path: ast.parse(source) for path in _sources() if spelled.search(source := path.read_bytes())}
+    trees = {path: parsed(path) for path in _sources() if spelled.search(path.read_bytes())}
     own = own_private_names(list(trees.values()))
     problems = [f"{path.relative_to(ROOT)}:{where}" for path, tree in trees.items() for where in touches(tree, private, own)]
     # Then none reaches one of Powertools'

@@ -20,24 +20,30 @@ from infra import sizing
 REPO = Path(__file__).resolve().parents[2]
 RESULTS = json.loads((REPO / "bench" / "results.json").read_text())
 DOC = (REPO / "docs" / "scaling.md").read_text()
-MODEL = scale.model(RESULTS)  # once: its hot endpoint is a simulated run of about a second each
+
+
+@pytest.fixture(scope="module")
+def model() -> dict[str, Any]:
+    """The model on the committed measurements, made once and only where a test asks (its hot endpoint is a simulated
+    run of about a second each): made at import, it ran while pytest collected, in every xdist worker."""
+    return scale.model(RESULTS)
 
 
 def _by_name(model: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return {c["name"]: c for c in model["configurations"]}
 
 
-def test_the_committed_results_hold_what_the_model_makes_of_their_measurements() -> None:
+def test_the_committed_results_hold_what_the_model_makes_of_their_measurements(model: dict[str, Any]) -> None:
     # Given the measurements make bench committed, when the model runs on them again
-    again = json.loads(json.dumps(MODEL))
+    again = json.loads(json.dumps(model))
     # Then it is what results.json holds under "scale": the model in the code is the one that wrote them
     assert RESULTS["scale"] == again
 
 
-def test_the_doc_prints_the_models_table() -> None:
+def test_the_doc_prints_the_models_table(model: dict[str, Any]) -> None:
     # The generated part of docs/scaling.md is the model's table, byte for byte
     start, end = DOC.index(scale.DOC_BEGIN), DOC.index(scale.DOC_END) + len(scale.DOC_END)
-    assert DOC[start:end] == scale.rendered(MODEL)
+    assert DOC[start:end] == scale.rendered(model)
 
 
 def test_the_default_profile_delivers_a_thousand_a_second_and_one_profile_ten_thousand_with_its_quotas_named() -> None:
@@ -130,8 +136,8 @@ def test_the_retry_lane_against_timeouts_is_its_instances_batches_over_the_deadl
     assert f"`HOOKLINE_BREAKER_TIMEOUT_THRESHOLD` ({settings.breaker_timeout_threshold})" in DOC
 
 
-def test_the_hot_endpoint_at_5000_a_second_writes_no_item_more_than_500_times_a_second() -> None:
-    hot = MODEL["hot_endpoint"]
+def test_the_hot_endpoint_at_5000_a_second_writes_no_item_more_than_500_times_a_second(model: dict[str, Any]) -> None:
+    hot = model["hot_endpoint"]
     assert hot["rate"] == 5000 and hot["item_bound"] == 500
     for run in hot["runs"]:
         # It is delivered near its paced rate (the limiter keeps a margin under the endpoint's limit), or near all of it
@@ -143,9 +149,9 @@ def test_the_hot_endpoint_at_5000_a_second_writes_no_item_more_than_500_times_a_
     assert max(run["sent_per_second"] for run in hot["runs"]) >= 0.98 * hot["rate"]
 
 
-def test_a_tenants_version_use_item_stays_under_a_partitions_writes_at_every_profile() -> None:
-    for c in MODEL["configurations"]:
+def test_a_tenants_version_use_item_stays_under_a_partitions_writes_at_every_profile(model: dict[str, Any]) -> None:
+    for c in model["configurations"]:
         assert c["version_use_writes_per_second"] <= scale.HOT_ITEM_BOUND, c["name"]
-    xlarge = _by_name(MODEL)["xlarge"]
+    xlarge = _by_name(model)["xlarge"]
     # (one write a batch would be past DynamoDB's 1,000 for one partition at the xlarge rate)
     assert xlarge["deliveries_per_second"] / Settings().delivery_batch_size > 1000
