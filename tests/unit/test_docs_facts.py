@@ -22,7 +22,6 @@ from pathlib import Path
 import pytest
 
 from hookline.adapters import destinations as destination_puts
-from hookline.adapters import queues as task_queues
 from hookline.adapters.dynamo import endpoints as endpoint_items
 from hookline.adapters.dynamo import event_items, keys
 from hookline.adapters.dynamo import portal as portal_items
@@ -209,7 +208,7 @@ RETRY_SEND = topology.SEND_RETRY
 RETRY_SEND_SECONDS = sum(RETRY_SEND["IntervalSeconds"] * RETRY_SEND["BackoffRate"] ** i for i in range(RETRY_SEND["MaxAttempts"]))
 # A deferral hops through SQS at most its longest delay at a time: HOOKLINE_SQS_MAX_DELAY_SECONDS's default is that limit.
 HOP = S.sqs_max_delay_seconds
-DEFER_HOPS = task_queues.DEFER_HOPS_UP_TO_SECONDS // HOP
+DEFER_HOPS = waits.DEFER_HOPS_UP_TO_SECONDS // HOP
 DRAIN_LOOKS = drain.IDLE_STEPS * drain.DRAIN_RECEIVES * 10  # ten letters a receive
 RESERVED = sizing.reserved_total(S)
 
@@ -385,7 +384,7 @@ FACTS = [
     Fact(
         ARCHITECTURE,
         "or a deferral ≤",
-        f"a delay ≤ {S.sqs_max_delay_seconds} s, or a deferral ≤ {hours(task_queues.DEFER_HOPS_UP_TO_SECONDS)}",
+        f"a delay ≤ {S.sqs_max_delay_seconds} s, or a deferral ≤ {hours(waits.DEFER_HOPS_UP_TO_SECONDS)}",
         "HOOKLINE_SQS_MAX_DELAY_SECONDS, DEFER_HOPS_UP_TO_SECONDS",
     ),
     Fact(
@@ -539,8 +538,8 @@ FACTS = [
     Fact(
         ARCHITECTURE,
         "in hops of at most",
-        f"of up to {WORDS[task_queues.DEFER_HOPS_UP_TO_SECONDS // 3600]} hours wait on the retry queue, in hops of at most {HOP // 60} minutes",
-        "adapters.queues.DEFER_HOPS_UP_TO_SECONDS, HOOKLINE_SQS_MAX_DELAY_SECONDS",
+        f"of up to {WORDS[waits.DEFER_HOPS_UP_TO_SECONDS // 3600]} hours wait on the retry queue, in hops of at most {HOP // 60} minutes",
+        "core.waits.DEFER_HOPS_UP_TO_SECONDS, HOOKLINE_SQS_MAX_DELAY_SECONDS",
     ),
     Fact(
         ARCHITECTURE,
@@ -764,7 +763,7 @@ FACTS = [
     Fact(
         OPERATIONS,
         "(retries more than",
-        f"(retries more than {S.sqs_max_delay_seconds // 60} minutes away, deferrals more than {WORDS[task_queues.DEFER_HOPS_UP_TO_SECONDS // 3600]} hours away)",
+        f"(retries more than {S.sqs_max_delay_seconds // 60} minutes away, deferrals more than {WORDS[waits.DEFER_HOPS_UP_TO_SECONDS // 3600]} hours away)",
         "HOOKLINE_SQS_MAX_DELAY_SECONDS, DEFER_HOPS_UP_TO_SECONDS",
     ),
     Fact(
@@ -884,8 +883,8 @@ FACTS = [
     Fact(
         RETRIES,
         "rate or concurrency limit spent) for up to",
-        f"for up to {WORDS[task_queues.DEFER_HOPS_UP_TO_SECONDS // 3600]} hours goes on the retry queue, for at most {HOP} s at a time",
-        "adapters.queues.DEFER_HOPS_UP_TO_SECONDS, HOOKLINE_SQS_MAX_DELAY_SECONDS",
+        f"for up to {WORDS[waits.DEFER_HOPS_UP_TO_SECONDS // 3600]} hours goes on the retry queue, for at most {HOP} s at a time",
+        "core.waits.DEFER_HOPS_UP_TO_SECONDS, HOOKLINE_SQS_MAX_DELAY_SECONDS",
     ),
     Fact(RETRIES, "passes through the retry function at most", f"at most {WORDS[DEFER_HOPS]} times per wait", "DEFER_HOPS_UP_TO_SECONDS / SQS_MAX_DELAY"),
     Fact(RETRIES, "the breaker opens after", f"`HOOKLINE_BREAKER_THRESHOLD` ({S.breaker_threshold}) consecutive failures", "HOOKLINE_BREAKER_THRESHOLD"),
