@@ -543,9 +543,15 @@ FACTS = [
     ),
     Fact(
         ARCHITECTURE,
-        "and retries after a failed attempt whose delay",
+        "like retries after a failed attempt whose delay",
         f"`HOOKLINE_SQS_MAX_DELAY_SECONDS` ({S.sqs_max_delay_seconds} s)",
         "HOOKLINE_SQS_MAX_DELAY_SECONDS",
+    ),
+    Fact(
+        ARCHITECTURE,
+        "like retries after a failed attempt whose delay",
+        f"`HOOKLINE_SQS_HOPS_UP_TO_SECONDS` ({S.sqs_hops_up_to_seconds // 3600} h)",
+        "HOOKLINE_SQS_HOPS_UP_TO_SECONDS",
     ),
     Fact(
         ARCHITECTURE,
@@ -762,9 +768,9 @@ FACTS = [
     Fact(OPERATIONS, "a step on the jobs queue failed", f"failed {topology.JOBS_QUEUE.max_receive_count} times", "topology.JOBS_QUEUE.max_receive_count"),
     Fact(
         OPERATIONS,
-        "(retries more than",
-        f"(retries more than {S.sqs_max_delay_seconds // 60} minutes away, deferrals more than {WORDS[waits.DEFER_HOPS_UP_TO_SECONDS // 3600]} hours away)",
-        "HOOKLINE_SQS_MAX_DELAY_SECONDS, DEFER_HOPS_UP_TO_SECONDS",
+        "(retries and deferrals more than",
+        f"(retries and deferrals more than {WORDS[S.sqs_hops_up_to_seconds // 3600]} hours away, `HOOKLINE_SQS_HOPS_UP_TO_SECONDS`;",
+        "HOOKLINE_SQS_HOPS_UP_TO_SECONDS",
     ),
     Fact(
         OPERATIONS,
@@ -886,7 +892,13 @@ FACTS = [
         f"for up to {WORDS[waits.DEFER_HOPS_UP_TO_SECONDS // 3600]} hours goes on the retry queue, for at most {HOP} s at a time",
         "core.waits.DEFER_HOPS_UP_TO_SECONDS, HOOKLINE_SQS_MAX_DELAY_SECONDS",
     ),
-    Fact(RETRIES, "passes through the retry function at most", f"at most {WORDS[DEFER_HOPS]} times per wait", "DEFER_HOPS_UP_TO_SECONDS / SQS_MAX_DELAY"),
+    Fact(RETRIES, "is planned again at most", f"at most {WORDS[DEFER_HOPS]} times per wait", "DEFER_HOPS_UP_TO_SECONDS / SQS_MAX_DELAY"),
+    Fact(
+        RETRIES,
+        "A longer wait, up to `HOOKLINE_SQS_HOPS_UP_TO_SECONDS`",
+        f"`HOOKLINE_SQS_HOPS_UP_TO_SECONDS` ({S.sqs_hops_up_to_seconds} s, {WORDS[S.sqs_hops_up_to_seconds // 3600]} hours: the default backoff cap",
+        "HOOKLINE_SQS_HOPS_UP_TO_SECONDS, HOOKLINE_RETRY_MAX_DELAY_SECONDS",
+    ),
     Fact(RETRIES, "the breaker opens after", f"`HOOKLINE_BREAKER_THRESHOLD` ({S.breaker_threshold}) consecutive failures", "HOOKLINE_BREAKER_THRESHOLD"),
     Fact(
         RETRIES,

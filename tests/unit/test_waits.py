@@ -9,6 +9,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from hookline.core.models import Delivery, DeliveryTask
+from hookline.core.settings import Settings
 from hookline.core.waits import WaitPlan, due_minute, hopped, hops, how_to_wait, minutes_due, next_hop, overdue, rescued, still_waiting, verdict, waiting
 
 DUE = datetime(2026, 11, 29, 12, 30, 15, tzinfo=UTC)
@@ -140,3 +141,11 @@ def test_a_hopped_copy_claims_its_attempt_and_keeps_its_due_time() -> None:
     assert (copy.fresh, copy.due) == (False, 1_750_000_900)
     assert DeliveryTask.from_message(copy.to_message()).due == 1_750_000_900
     assert task.next_attempt().due == 0
+
+
+def test_by_default_every_wait_of_the_schedule_hops_and_none_waits_in_step_functions() -> None:
+    # Given the default settings: the hops' bound is the backoff cap, which also bounds a Retry-After
+    s = Settings()
+    assert s.sqs_hops_up_to_seconds == s.retry_max_delay_seconds
+    # Then the longest retry wait the schedule draws hops
+    assert how_to_wait(s.retry_max_delay_seconds, NOW, s.sqs_max_delay_seconds, s.sqs_hops_up_to_seconds).path == "hops"

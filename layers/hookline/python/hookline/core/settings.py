@@ -258,7 +258,7 @@ class Settings:
     sweep_wait_margin_seconds: float = _setting(
         "HOOKLINE_SWEEP_WAIT_MARGIN_SECONDS",
         900.0,
-        "How long past its due time a retry waiting in Step Functions (a delay over HOOKLINE_SQS_MAX_DELAY_SECONDS) may stay unreceived before the sweeper queues it again. More than the state machine's own retries of its send (about 2 minutes) and a usual retry-queue backlog; a copy queued again claims its attempt, so a late original never sends twice.",
+        "How long past its due time a retry waiting in Step Functions (a delay over HOOKLINE_SQS_HOPS_UP_TO_SECONDS) may stay unreceived before the sweeper queues it again. More than the state machine's own retries of its send (about 2 minutes) and a usual retry-queue backlog; a copy queued again claims its attempt, so a late original never sends twice.",
     )
     sweep_interval_minutes: int = _setting("HOOKLINE_SWEEP_INTERVAL_MINUTES", 1, "How often the sweeper runs (the stack's schedule; local mode's timer).")
     catalog_cache_seconds: float = _setting(
