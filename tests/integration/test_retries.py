@@ -232,6 +232,7 @@ def test_long_wait_runs_through_the_state_machine_for_real(monkeypatch: pytest.M
         monkeypatch.setenv(k, v)
     monkeypatch.delenv("AWS_ENDPOINT_URL", raising=False)
     monkeypatch.setenv("HOOKLINE_SQS_MAX_DELAY_SECONDS", "1")
+    monkeypatch.setenv("HOOKLINE_SQS_HOPS_UP_TO_SECONDS", "0")
     with mock_aws(config={"stepfunctions": {"execute_state_machine": True}}):
         from local.lambda_runtime import load_handler
         from local.resources import provision

@@ -374,8 +374,8 @@ class DeliveryTask:
     # of the task's identity, so a fresh and a claiming copy of one attempt are still one task.
     fresh: bool = field(default=False, compare=False)
     version: str = ""  # the payload version the delivery goes out at ("": its event's own body)
-    # Set on a task waiting in Step Functions (a delay longer than SQS's): its due time, in epoch seconds, which
-    # names its note (hookline.core.waits); the worker drops the note when the task arrives. Not part of its identity.
+    # Set on a task waiting in Step Functions (a delay longer than hops take: hookline.core.waits.how_to_wait): its due
+    # time, in epoch seconds, which names its note; the worker drops the note when the task arrives. Not part of its identity.
     wait_until: int = field(default=0, compare=False)
     # Set on a retry hopping through the retry queue (hookline.core.waits.how_to_wait): the epoch second it may run
     # from; received before, it is queued again for the rest. Not part of its identity.
