@@ -1,7 +1,7 @@
 """`make demo`: hookline's retry behaviour against a built-in misbehaving receiver.
 
 Runs local mode in this process (free ports, short backoff base, a 3 s SQS
-delay limit so that a 5 s wait goes through the Step Functions state machine)
+delay limit and hops up to 4 s, so that a 5 s wait goes through the Step Functions state machine)
 and prints a readable timeline of what the receiver saw:
 
 * /flaky answers each webhook 500, then 429 with Retry-After: 2, then 200;
@@ -33,6 +33,7 @@ from local.run import LocalHookline
 DEMO_ENV = {
     "HOOKLINE_RETRY_BASE_SECONDS": "1",
     "HOOKLINE_SQS_MAX_DELAY_SECONDS": "3",
+    "HOOKLINE_SQS_HOPS_UP_TO_SECONDS": "4",
     "HOOKLINE_API_KEYS": "demo:hk_demo_key_not_secret",
     "HOOKLINE_BREAKER_THRESHOLD": "3",
     "HOOKLINE_BREAKER_COOLDOWN_SECONDS": "2",

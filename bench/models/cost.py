@@ -22,26 +22,33 @@ from __future__ import annotations
 
 import json
 import random
+import sys
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field, fields
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
+
+import boto3
 
 from bench.measurement.harness import Harness, moto_hookline
 from bench.measurement.meter import Meter, Units, chunks
 from bench.measurement.payloads import event_body
 from bench.measurement.receiver import BenchReceiver
 from bench.models.prices import MILLION, US_EAST_1, Prices, provisioned
+from bench.models.waits import CLAIM, waits_report
 from hookline.adapters import aws
 from hookline.adapters.dynamo.state import EndpointStateRepository
 from hookline.core.breaker import Breaker, health, record
 from hookline.core.classify import Outcome
 from hookline.core.config import breaker_config, retry_policy
+from hookline.core.models import DeliveryTask
 from hookline.core.policy import decide
 from hookline.core.ratelimit import Limiter
 from hookline.core.settings import Settings
+from hookline.core.waits import hops, how_to_wait
 from hookline.wiring import topology
 
 SIZES = {"1KB": 1024, "16KB": 16 * 1024}
@@ -62,7 +69,15 @@ PATHS = (
     "attempt_exhausted",
     "defer_breaker",
     "defer_ratelimit",
+    "wait_hop",
 )
+DEFAULT_WAITS = {
+    "HOOKLINE_SQS_MAX_DELAY_SECONDS": str(Settings().sqs_max_delay_seconds),
+    "HOOKLINE_SQS_HOPS_UP_TO_SECONDS": str(Settings().sqs_hops_up_to_seconds),
+    "HOOKLINE_MAX_ATTEMPTS": str(Settings().max_attempts),
+    "HOOKLINE_RETRY_JITTER": Settings().retry_jitter,
+}
+HOP_AHEAD_SECONDS = 3600  # the measured hops' tasks are due this far ahead: each goes back with SQS's longest delay
 
 
 @dataclass
@@ -72,6 +87,7 @@ class _World:
     receiver: BenchReceiver
     size: int
     sets: int = 0
+    cpu: dict[str, float] = field(default_factory=dict)
 
     def endpoints(self, **extra: Any) -> tuple[list[str], list[str]]:
         """A fresh set of endpoints, each subscribed to its own event type; returns (types, endpoint ids)."""
@@ -141,10 +157,13 @@ def measure_paths(  # noqa: PLR0915 - one measurement script, path after path
             meter.cpu_ms_per_task = cpu.get(task, 0.0)
 
         try:
-            w = _World(harness, meter, receiver, size)
+            w = _World(harness, meter, receiver, size, cpu=cpu)
             types, _ = w.endpoints()
             w.per(1, lambda: w.post_events(types, ENDPOINTS_PER_SET))  # warm up: imports and first clients are not steady state
             w.deliver_every(ENDPOINTS_PER_SET)
+            # Hops first, while the retry queue holds nothing else; what they queue again is purged, so no later path meets it.
+            paths["wait_hop"] = measure_hops(w, count)
+            harness.purge(topology.RETRY_QUEUE)
             progress("ingest")
             charge("ingest_single")
             paths["ingest_single"] = w.per(count, lambda: w.post_events(types, count))
@@ -195,14 +214,15 @@ def measure_paths(  # noqa: PLR0915 - one measurement script, path after path
             charge(task="attempt_fail")
             for name, settings in (
                 ("attempt_fail_sqs", {}),
-                ("attempt_fail_sfn", {"HOOKLINE_SQS_MAX_DELAY_SECONDS": "1", "HOOKLINE_RETRY_JITTER": "equal"}),  # every retry waits > 1 s: Step Functions
+                # every retry waits > 1 s, and none hops: Step Functions
+                ("attempt_fail_sfn", {"HOOKLINE_SQS_MAX_DELAY_SECONDS": "1", "HOOKLINE_RETRY_JITTER": "equal", "HOOKLINE_SQS_HOPS_UP_TO_SECONDS": "0"}),
                 ("attempt_exhausted", {"HOOKLINE_MAX_ATTEMPTS": "1"}),
             ):
-                harness.configure(**{"HOOKLINE_SQS_MAX_DELAY_SECONDS": "900", "HOOKLINE_MAX_ATTEMPTS": "12", "HOOKLINE_RETRY_JITTER": "full", **settings})
+                harness.configure(**{**DEFAULT_WAITS, **settings})
                 types, _ = w.endpoints()  # fresh endpoints: three failures each stay under the breaker's threshold
                 w.post_events(types, count)
                 paths[name] = w.per(count, lambda: w.deliver_every(count))
-            harness.configure(HOOKLINE_SQS_MAX_DELAY_SECONDS="900", HOOKLINE_MAX_ATTEMPTS="12", HOOKLINE_RETRY_JITTER="full")
+            harness.configure(**DEFAULT_WAITS)
             receiver.status = 200
             progress("deferrals")
 
@@ -231,6 +251,37 @@ def measure_paths(  # noqa: PLR0915 - one measurement script, path after path
         finally:
             meter.uninstall()
     return paths
+
+
+def measure_hops(w: _World, count: int) -> Units:
+    """Units per hop of a retry hopping to its due time: `count` tasks due HOP_AHEAD_SECONDS ahead put on the retry
+    queue (unmetered, as the hop before them would), received and queued again by the retry function, ten a batch.
+    A hop reads nothing and decides little: it is charged a deferral's CPU, which errs high."""
+    sqs = boto3.session.Session().client("sqs")  # a session of its own: the meter does not see the setup
+    url = w.harness.env[topology.RETRY_QUEUE.env]
+    due = int(time.time()) + HOP_AHEAD_SECONDS
+    tasks = [DeliveryTask("bench", f"evt_hop{i}", f"dlv_hop{i}", f"ep_hop{i % ENDPOINTS_PER_SET}", attempt=6, due=due) for i in range(count)]
+    for start in range(0, count, 10):
+        entries = [{"Id": str(i), "MessageBody": t.to_message()} for i, t in enumerate(tasks[start : start + 10])]
+        sqs.send_message_batch(QueueUrl=url, Entries=entries)
+    w.meter.cpu_ms_per_task = w.cpu.get("defer", 0.0)
+    units = w.per(count, lambda: w.deliver_all(topology.RETRY_QUEUE))
+    assert not w.receiver.types & {t.endpoint_id for t in tasks}, "a hop sent a webhook"
+    return units
+
+
+def measure_hop_path(size: int, cpu: dict[str, float], count: int = 30) -> Units:
+    """The `wait_hop` path alone (`python -m bench.models.waits`), measured as `measure_paths` measures it."""
+    with moto_hookline() as harness, BenchReceiver() as receiver:
+        meter = Meter()
+        meter.install()
+        harness.invoke = meter.invoke
+        try:
+            units = measure_hops(_World(harness, meter, receiver, size, cpu=cpu), count)
+            assert meter.unattributed == 0, "work ran outside any metered invocation"
+        finally:
+            meter.uninstall()
+    return units
 
 
 def after_failure_share(success_rate: float, outcomes: int = 200_000, seed: int = 11) -> float:
@@ -263,6 +314,8 @@ class Mix:
     attempt_exhausted: float
     delivered: float
     after_failure: float = 0.0  # of the successes, the share that finds a failure in the breaker's memory
+    wait_hops: float = 0.0  # hops through the retry queue beyond each wait's first send (hookline.core.waits)
+    claimed: float = 0.0  # attempts after a wait that hopped or was in Step Functions: their task claims instead of reading
 
     @property
     def attempts(self) -> float:
@@ -275,6 +328,7 @@ def path_mix(success_rate: float, settings: Settings | None = None, webhooks: in
     policy = retry_policy(settings)
     rng = random.Random(seed)
     counts = {"attempt_ok": 0, "attempt_fail_sqs": 0, "attempt_fail_sfn": 0, "attempt_exhausted": 0}
+    hopped = {"wait_hops": 0, "claimed": 0}
     start = datetime(2026, 1, 1, tzinfo=UTC)
     for _ in range(webhooks):
         now, attempt = start, 1
@@ -286,11 +340,19 @@ def path_mix(success_rate: float, settings: Settings | None = None, webhooks: in
             if decision.retry_in_seconds is None:
                 counts["attempt_exhausted"] += 1
                 break
-            counts["attempt_fail_sqs" if decision.retry_in_seconds <= settings.sqs_max_delay_seconds else "attempt_fail_sfn"] += 1
+            plan = how_to_wait(decision.retry_in_seconds, now.timestamp(), settings.sqs_max_delay_seconds, settings.sqs_hops_up_to_seconds)
+            counts["attempt_fail_sfn" if plan.path == "stepfunctions" else "attempt_fail_sqs"] += 1
+            hopped["wait_hops"] += hops(decision.retry_in_seconds) - 1 if plan.path == "hops" else 0
+            hopped["claimed"] += plan.path != "sqs"  # out of a hop or a wait in Step Functions, a task claims its attempt
             now += timedelta(seconds=decision.retry_in_seconds)
             attempt += 1
     share = after_failure_share(success_rate)
-    return Mix(**{k: v / webhooks for k, v in counts.items()}, delivered=counts["attempt_ok"] / webhooks, after_failure=share)
+    return Mix(
+        **{k: v / webhooks for k, v in counts.items()},
+        delivered=counts["attempt_ok"] / webhooks,
+        after_failure=share,
+        **{k: v / webhooks for k, v in hopped.items()},
+    )
 
 
 def per_million(paths: dict[str, Units], mix: Mix, ingest: str, success: str = "attempt_ok") -> Units:
@@ -305,6 +367,8 @@ def per_million(paths: dict[str, Units], mix: Mix, ingest: str, success: str = "
         one = one + paths["attempt_ok_after_failure"].scaled(mix.attempt_ok * after)
     for name in ("attempt_fail_sqs", "attempt_fail_sfn", "attempt_exhausted"):
         one = one + paths[name].scaled(getattr(mix, name))
+    if "wait_hop" in paths:
+        one = one + paths["wait_hop"].scaled(mix.wait_hops) + CLAIM.scaled(mix.claimed)
     return one.scaled(MILLION / mix.delivered)
 
 
@@ -360,6 +424,35 @@ def cost_report(paths_by_size: dict[str, dict[str, Units]], p: Prices = US_EAST_
         for size_name, paths in paths_by_size.items()
     }
     out: dict[str, Any] = {"per_million_usd": per_million_usd, "per_path": per_path, "prices": asdict(p)}
+    first = next(iter(paths_by_size.values()), {})
+    if "wait_hop" in first:
+        out["waits"] = waits_report(first, p)
     if cpu is not None:
         out["duration_model"] = cpu
     return out
+
+
+def _stored_units(stored: dict[str, Any]) -> Units:
+    names = {f.name for f in fields(Units)}
+    return Units(**{k: v for k, v in stored["units"].items() if k in names})
+
+
+def hops_only(target: Path) -> dict[str, Any]:
+    """Measure the `wait_hop` path alone (each payload size), then price the cost section again from `target`'s
+    measured units with it (`cost.waits` included), and write it back: `python -m bench.models.cost --hops-only`."""
+    results = json.loads(target.read_text())
+    section = results["cost"]
+    paths_by_size: dict[str, dict[str, Units]] = {}
+    for size_name, size in SIZES.items():
+        paths = {name: _stored_units(stored) for name, stored in section["per_path"][size_name].items()}
+        paths["wait_hop"] = measure_hop_path(size, cpu=section["duration_model"][size_name]["ms"])
+        paths_by_size[size_name] = paths
+    results["cost"] = {**section, **cost_report(paths_by_size, cpu=section["duration_model"])}
+    target.write_text(json.dumps(results, indent=1) + "\n")
+    return dict(results["cost"]["waits"])
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] != ["--hops-only"]:
+        raise SystemExit("usage: python -m bench.models.cost --hops-only [results.json]  (make bench measures everything)")
+    print(json.dumps(hops_only(Path(sys.argv[2]) if len(sys.argv) > 2 else Path(__file__).resolve().parents[1] / "results.json"), indent=1))

@@ -281,6 +281,18 @@ def rows(results: Mapping[str, Any], floors: dict[str, float]) -> list[dict[str,
             }
         )
     out.extend(latency.goal_rows(results))
+    if (waits := results.get("cost", {}).get("waits")) is not None:
+        out.append(
+            {
+                "what": "waits of a delivery failing every attempt, USD per million such deliveries",
+                "then": "$300",
+                "figure": f"${waits['usd_per_million_failing_deliveries']:.2f}",
+                "value": waits["usd_per_million_failing_deliveries"],
+                "goal": f"<= ${waits['goal_usd']:g}",
+                "met": waits["usd_per_million_failing_deliveries"] <= waits["goal_usd"],
+                "note": "",
+            }
+        )
     return out
 
 

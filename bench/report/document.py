@@ -16,6 +16,7 @@ from bench.report.plots import plot_cost, plot_flaky, plot_outage, plot_slow, pl
 from bench.report.results import read
 from bench.report.scenarios import scenario_sections
 from bench.report.throughput import throughput_section
+from bench.report.waits import waits_section
 
 
 def write(found: dict[str, Any], doc: Path, img: Path) -> None:
@@ -58,6 +59,7 @@ def write(found: dict[str, Any], doc: Path, img: Path) -> None:
         *ideal_section(results),
         *scenario_sections(results, plots, rel, made),
         *cost_section(results["cost"], plots, rel, made),
+        *waits_section(results["cost"].get("waits"), results["cost"].get("prices", {})),
         *connections_section(results.get("connections")),
         *destinations_section(results.get("destinations"), made, results["cost"].get("per_path")),
         *throughput_section(results["throughput"], plots, rel, made),

@@ -40,6 +40,8 @@ class Cost(TypedDict):
     duration_model: NotRequired[dict[str, dict[str, Any]]]
     previous_run: NotRequired[dict[str, Any] | None]
     side_by_side: NotRequired[dict[str, Any]]
+    prices: NotRequired[dict[str, float]]
+    waits: NotRequired[dict[str, Any]]  # bench.models.waits.waits_report
 
 
 class Throughput(TypedDict):

@@ -13,7 +13,7 @@ from datetime import datetime
 
 from hookline.core.models import DeliveryTask
 from hookline.core.settings import Settings
-from hookline.core.waits import waiting
+from hookline.core.waits import how_to_wait, waiting
 from hookline.services.delivery.assemble import assemble
 from hookline.services.delivery.emails import CustomerEmails
 from hookline.services.delivery.ports import VersionUsageSink
@@ -27,7 +27,6 @@ from tests.fakes.state import FakeEndpointStateStore
 from tests.fakes.waits import FakeWaitNotes
 
 SQS_MAX_DELAY_SECONDS = 900
-DEFER_HOPS_UP_TO_SECONDS = 7200  # as hookline.adapters.queues: a deferral this short hops through SQS
 
 
 class FakeScheduler:
@@ -35,11 +34,15 @@ class FakeScheduler:
 
     Like the adapter, a task that waits in Step Functions is noted first (in `notes`) and carries its due
     second and claims on arrival; `waits` holds those waiting tasks, as the state machine would put them back.
-    `arrived` drops their notes. (A deferral up to two hours hops through SQS, as the adapter's does.)
+    `arrived` drops their notes. (A deferral up to two hours hops through SQS, as the adapter's does; a retry up to
+    `hops_up_to_seconds` hops too, carrying its due time, 0 by default here so the tests of Step Functions' waits
+    see them; `hopped` holds what `hop` queued again, with its delay.)
     """
 
-    def __init__(self, sqs_max_delay_seconds: int = SQS_MAX_DELAY_SECONDS, notes: FakeWaitNotes | None = None) -> None:
+    def __init__(self, sqs_max_delay_seconds: int = SQS_MAX_DELAY_SECONDS, notes: FakeWaitNotes | None = None, hops_up_to_seconds: int = 0) -> None:
         self.sqs_max_delay_seconds = sqs_max_delay_seconds
+        self.hops_up_to_seconds = hops_up_to_seconds
+        self.hopped: list[tuple[DeliveryTask, int]] = []
         self.notes = notes if notes is not None else FakeWaitNotes()
         self.scheduled: list[tuple[DeliveryTask, float, bool]] = []  # (task, delay, deferred)
         self.waits: list[DeliveryTask] = []  # the tasks that went to wait in Step Functions, as they wait
@@ -48,12 +51,16 @@ class FakeScheduler:
 
     def schedule(self, task: DeliveryTask, delay_seconds: float, now: datetime, deferred: bool = False) -> str:
         self.scheduled.append((task, delay_seconds, deferred))
-        if delay_seconds <= self.sqs_max_delay_seconds or (deferred and delay_seconds <= DEFER_HOPS_UP_TO_SECONDS):
-            return "sqs"
+        plan = how_to_wait(delay_seconds, now.timestamp(), self.sqs_max_delay_seconds, self.hops_up_to_seconds, deferred)
+        if plan.path != "stepfunctions":
+            return plan.path
         waits = waiting(task, math.ceil(now.timestamp() + delay_seconds))
         self.notes.open(waits)
         self.waits.append(waits)
         return "stepfunctions"
+
+    def hop(self, tasks: list[DeliveryTask], delays: list[int]) -> None:
+        self.hopped += list(zip(tasks, delays, strict=True))
 
     def arrived(self, tasks: list[DeliveryTask]) -> None:
         self.notes.close([t for t in tasks if t.wait_until])

@@ -68,6 +68,11 @@ def test_every_path_is_measured_through_the_real_handlers(paths: dict[str, Units
     assert ok.sqs_requests == pytest.approx(0.2)
     assert ok.sfn_transitions == 0 and ok.sns_publishes == 0
     assert ok.lambda_requests == pytest.approx(0.1) and ok.lambda_gb_seconds > 0
+    # A hop of a retry not due yet: a send in a batch of ten and the event source's receive and delete, an invocation
+    # shared by ten; no read, no write, no transition
+    hop = paths["wait_hop"]
+    assert hop.sqs_requests == pytest.approx(0.3) and hop.lambda_requests == pytest.approx(0.1)
+    assert hop.dynamodb_write_units == hop.dynamodb_read_units == hop.sfn_transitions == 0
     # Honest conditions: the receiver's 200 B answer is stored and the requests leave AWS; two batches at once conflict
     assert ok.dynamodb_stored_bytes > 200 and ok.transfer_out_bytes > 1024
     assert paths["attempt_fail_sqs"].dynamodb_stored_bytes > ok.dynamodb_stored_bytes + 800  # the 1 KB failure body

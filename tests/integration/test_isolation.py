@@ -285,21 +285,27 @@ def test_a_long_open_circuit_parks_its_tasks_in_sqs_hops_not_step_functions(hook
         assert starts == []
 
 
-def test_a_deferral_longer_than_the_hop_limit_waits_in_step_functions(hookline: Hookline) -> None:
+@pytest.mark.parametrize(("hops_up_to", "starts"), [("7200", 2), ("21600", 0)])
+def test_a_deferral_longer_than_the_hop_limit_waits_in_step_functions(
+    hookline: Hookline, monkeypatch: pytest.MonkeyPatch, hops_up_to: str, starts: int
+) -> None:
+    # (with the default bound, six hours, the same four hours hop through the retry queue instead)
+    monkeypatch.setenv("HOOKLINE_SQS_HOPS_UP_TO_SECONDS", hops_up_to)
+    container.reset()
     with running_receiver(lambda _r: Answer(status=503, headers={"Retry-After": "14400"})) as receiver:
         # Given an endpoint that asks for four hours of quiet
         _endpoint(hookline, receiver.url)
-        starts: list[str] = []
-        aws.stepfunctions_client().meta.events.register("before-parameter-build.sfn.StartExecution", lambda params, **_: starts.append(params["name"]))
+        started: list[str] = []
+        aws.stepfunctions_client().meta.events.register("before-parameter-build.sfn.StartExecution", lambda params, **_: started.append(params["name"]))
         _event(hookline)
         hookline.drain()
         assert len(receiver.requests) == 1
         # When a second event's task comes up during the pause
         _event(hookline)
         hookline.drain()
-        # Then that deferral, beyond eight SQS hops, waits in Step Functions (as does the first event's retry)
+        # Then that deferral, beyond eight SQS hops, waits in Step Functions (as does the first event's retry), or hops
         assert len(receiver.requests) == 1
-        assert len(starts) == 2
+        assert len(started) == starts
 
 
 def test_a_timing_out_endpoint_is_served_from_the_retry_lane_and_a_busy_one_earns_concurrency(hookline: Hookline) -> None:

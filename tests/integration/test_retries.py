@@ -155,7 +155,11 @@ def test_hostile_receiver_pauses_the_whole_endpoint(hookline: Hookline) -> None:
         assert ep["id"]
 
 
-def test_whole_schedule_to_exhaustion_ends_in_the_dlq(hookline: Hookline) -> None:
+@pytest.mark.parametrize("hops_up_to", ["21600", "0"])
+def test_whole_schedule_to_exhaustion_ends_in_the_dlq(hookline: Hookline, monkeypatch: pytest.MonkeyPatch, hops_up_to: str) -> None:
+    # Given the default schedule, its waits over 900 s hopping through the retry queue (the default) or in Step Functions
+    monkeypatch.setenv("HOOKLINE_SQS_HOPS_UP_TO_SECONDS", hops_up_to)
+    container.reset()
     settings = container.get_settings()
     backoff = retry_policy(settings).backoff
     with freeze_time(START) as frozen, running_receiver(lambda _r: Answer(status=503)) as receiver:
@@ -175,12 +179,23 @@ def test_whole_schedule_to_exhaustion_ends_in_the_dlq(hookline: Hookline) -> Non
         for n in range(1, 12):
             gap = at[n] - at[n - 1]
             assert 1 <= gap <= backoff.ceiling(n) + 1, (n, gap)
-        # And waits above the SQS limit went through Step Functions, the others through SQS DelaySeconds
-        assert timeline.executions, "no wait went through the state machine"
         assert all(d <= settings.sqs_max_delay_seconds for d in timeline.sqs_delays)
-        names = [e["name"] for e in timeline.executions]
-        assert len(names) == len(set(names))
-        assert all(n.startswith(delivery["id"]) for n in names)
+        if hops_up_to != "0":
+            # And no wait went through the state machine: those over 900 s hopped, each hop at most 900 s, and no
+            # attempt ran before its task's due time (a hop that arrived early was queued again for the rest)
+            assert timeline.executions == []
+            hopped = {attempt for attempt, _, _ in timeline.dues}
+            assert hopped, "no wait hopped"
+            assert any(sum(1 for a, _, _ in timeline.dues if a == n) > 1 for n in hopped), "no wait took more than one hop"
+            for attempt, due, _ in timeline.dues:
+                assert at[attempt - 1] >= due, (attempt, at[attempt - 1], due)
+        else:
+            # And waits above the SQS limit went through Step Functions, the others through SQS DelaySeconds
+            assert timeline.executions, "no wait went through the state machine"
+            assert timeline.dues == []
+            names = [e["name"] for e in timeline.executions]
+            assert len(names) == len(set(names))
+            assert all(n.startswith(delivery["id"]) for n in names)
         # And each of those waits was noted for the sweeper, and its note dropped when its task came back
         assert all(DeliveryTask.from_message(e["task"]).wait_until == e["until"] for e in timeline.executions)
         assert _wait_notes(hookline) == []
@@ -217,6 +232,7 @@ def test_long_wait_runs_through_the_state_machine_for_real(monkeypatch: pytest.M
         monkeypatch.setenv(k, v)
     monkeypatch.delenv("AWS_ENDPOINT_URL", raising=False)
     monkeypatch.setenv("HOOKLINE_SQS_MAX_DELAY_SECONDS", "1")
+    monkeypatch.setenv("HOOKLINE_SQS_HOPS_UP_TO_SECONDS", "0")
     with mock_aws(config={"stepfunctions": {"execute_state_machine": True}}):
         from local.lambda_runtime import load_handler
         from local.resources import provision

@@ -119,6 +119,7 @@ def _stop_the_wait(hookline: Hookline) -> tuple[DeliveryTask, str]:
 def long_waits(hookline: Hookline, monkeypatch: pytest.MonkeyPatch) -> Hookline:
     """Every retry waits in Step Functions: a delay over 1 s, and 30 to 60 s after the first attempt (equal jitter)."""
     monkeypatch.setenv("HOOKLINE_SQS_MAX_DELAY_SECONDS", "1")
+    monkeypatch.setenv("HOOKLINE_SQS_HOPS_UP_TO_SECONDS", "0")  # every wait over the second in Step Functions, none hopping
     monkeypatch.setenv("HOOKLINE_RETRY_JITTER", "equal")
     container.reset()
     return hookline

@@ -2,7 +2,7 @@
 
 Under freezegun, moto releases a delayed SQS message once the frozen clock
 passes its delay. The timeline watches what the real code schedules (SQS
-DelaySeconds on the retry queue, Step Functions executions) through botocore
+DelaySeconds on the retry queue, one message or a batch of them, Step Functions executions) through botocore
 event hooks, jumps the clock to the next due moment, and plays the state
 machine's part for executions (wait until `until`, then send `task` to the
 retry queue). Step Functions itself is exercised for real in the tests that
@@ -29,7 +29,9 @@ class Timeline:
         self.due: list[float] = []
         self.executions: list[dict[str, Any]] = []
         self.sqs_delays: list[int] = []
+        self.dues: list[tuple[int, int, int]] = []  # (attempt, due, delay) of every task sent carrying a due time (a hop)
         aws.sqs_client().meta.events.register("before-parameter-build.sqs.SendMessage", self._on_send)
+        aws.sqs_client().meta.events.register("before-parameter-build.sqs.SendMessageBatch", self._on_send_batch)
         aws.stepfunctions_client().meta.events.register("before-parameter-build.sfn.StartExecution", self._on_start)
 
     @staticmethod
@@ -40,6 +42,13 @@ class Timeline:
         delay = int(params.get("DelaySeconds", 0))
         self.sqs_delays.append(delay)
         self.due.append(time.time() + delay)
+        body = json.loads(params.get("MessageBody") or "{}") if str(params.get("MessageBody", "")).startswith("{") else {}
+        if body.get("due"):
+            self.dues.append((int(body["attempt"]), int(body["due"]), delay))
+
+    def _on_send_batch(self, params: dict[str, Any], **_: Any) -> None:
+        for entry in params.get("Entries", []):
+            self._on_send(entry)
 
     def _on_start(self, params: dict[str, Any], **_: Any) -> None:
         payload = json.loads(params["input"])

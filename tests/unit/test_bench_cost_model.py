@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bench.measurement.meter import Units, chunks, item_size, read_units, write_units
-from bench.models import cost, duration, prices
+from bench.models import cost, duration, prices, waits
 from bench.models.prices import MILLION, US_EAST_1
 from bench.report import floor
 from hookline.core.settings import Settings
@@ -51,10 +51,18 @@ def test_path_mix_comes_from_the_retry_policy() -> None:
     assert mix.delivered == pytest.approx(1.0)
     assert mix.attempt_fail_sqs == pytest.approx(0.015, abs=0.006)
     assert mix.attempts / mix.delivered == pytest.approx(1 / 0.985, abs=0.01)
-    # With only Step Functions for long waits (SQS delays capped at 1 s), failures go there instead
-    long_waits = cost.path_mix(0.9, Settings(sqs_max_delay_seconds=1, retry_jitter="equal"), webhooks=2000)
+    # With only Step Functions for long waits (SQS delays capped at 1 s, no hops), failures go there instead
+    long_waits = cost.path_mix(0.9, Settings(sqs_max_delay_seconds=1, retry_jitter="equal", sqs_hops_up_to_seconds=0), webhooks=2000)
     assert long_waits.attempt_fail_sqs == 0
     assert long_waits.attempt_fail_sfn > 0.09
+    assert long_waits.claimed == pytest.approx(long_waits.attempt_fail_sfn)
+    # With hops (the default bound), the same waits hop through the retry queue: none in Step Functions, every such
+    # attempt claims (as one out of Step Functions does), and a wait of n x 900 s is n sends
+    hopping = cost.path_mix(0.5, Settings(sqs_max_delay_seconds=1, retry_jitter="equal"), webhooks=2000)
+    assert hopping.attempt_fail_sfn == 0
+    assert hopping.claimed == pytest.approx(hopping.attempt_fail_sqs)
+    far = cost.path_mix(0.0, Settings(retry_base_seconds=1800, max_attempts=2, retry_jitter="equal"), webhooks=200)
+    assert far.attempt_fail_sfn == 0 and 2 <= far.wait_hops <= 4  # one wait of 1,800 to 3,600 s: 2 to 4 sends
     # With one attempt allowed, every failure is exhausted
     one_shot = cost.path_mix(0.9, Settings(max_attempts=1), webhooks=2000)
     assert one_shot.attempt_exhausted == pytest.approx(1 - one_shot.delivered)
@@ -69,6 +77,29 @@ def test_per_million_weighs_paths_by_the_mix() -> None:
     units = cost.per_million(paths, mix, "single")
     assert units.api_requests == pytest.approx(2 * MILLION)  # one request per event, half the events delivered
     assert units.dynamodb_write_units == pytest.approx((0.5 * 2 + 0.5 * 3) / 0.5 * MILLION)
+
+
+def test_the_waits_of_a_delivery_failing_every_attempt_are_priced_term_by_term() -> None:
+    # Given a hop, a Step Functions wait's extra units and an attempt path (made-up units)
+    paths = {
+        "wait_hop": Units(sqs_requests=0.3, lambda_requests=0.1),
+        "attempt_fail_sqs": Units(sqs_requests=1.2, dynamodb_write_units=8),
+        "attempt_fail_sfn": Units(sqs_requests=1.2, dynamodb_write_units=9, sfn_transitions=2, conditional_conflicts=-1),
+    }
+    # When the default schedule's waits are priced
+    report = waits.waits_report(paths)
+    now, before = report["per_delivery"], report["before_per_delivery"]
+    # Then a delivery failing all 12 attempts waits 11 times; with hops none is in Step Functions, without them some are
+    assert now["waits"] == before["waits"] == 11
+    assert now["stepfunctions"] == 0 and before["stepfunctions"] > 4
+    assert now["claimed"] == pytest.approx(before["stepfunctions"])  # the same waits over 900 s, taken another way
+    # And each term is its count times its unit price: a hop $0.12 + $0.02, a claim two writes, a wait 2 transitions and a write
+    assert report["hop_usd_per_million"] == pytest.approx(0.14)
+    assert report["stepfunctions_wait_usd_per_million"] == pytest.approx(50.625)
+    assert report["terms_usd"]["hops"] == pytest.approx(now["hops"] * 0.14, rel=1e-3)
+    assert report["terms_usd"]["claims"] == pytest.approx(now["claimed"] * 1.25, rel=1e-3)
+    assert report["usd_per_million_failing_deliveries"] == pytest.approx(sum(report["terms_usd"].values()), abs=1e-3)
+    assert report["before_usd_per_million_failing_deliveries"] > 10 * report["usd_per_million_failing_deliveries"]
 
 
 def test_storage_and_transfer_are_priced_as_lines_of_their_own() -> None:

@@ -22,7 +22,6 @@ from pathlib import Path
 import pytest
 
 from hookline.adapters import destinations as destination_puts
-from hookline.adapters import queues as task_queues
 from hookline.adapters.dynamo import endpoints as endpoint_items
 from hookline.adapters.dynamo import event_items, keys
 from hookline.adapters.dynamo import portal as portal_items
@@ -210,7 +209,7 @@ RETRY_SEND = topology.SEND_RETRY
 RETRY_SEND_SECONDS = sum(RETRY_SEND["IntervalSeconds"] * RETRY_SEND["BackoffRate"] ** i for i in range(RETRY_SEND["MaxAttempts"]))
 # A deferral hops through SQS at most its longest delay at a time: HOOKLINE_SQS_MAX_DELAY_SECONDS's default is that limit.
 HOP = S.sqs_max_delay_seconds
-DEFER_HOPS = task_queues.DEFER_HOPS_UP_TO_SECONDS // HOP
+DEFER_HOPS = waits.DEFER_HOPS_UP_TO_SECONDS // HOP
 DRAIN_LOOKS = drain.IDLE_STEPS * drain.DRAIN_RECEIVES * 10  # ten letters a receive
 RESERVED = sizing.reserved_total(S)
 
@@ -386,7 +385,7 @@ FACTS = [
     Fact(
         ARCHITECTURE,
         "or a deferral ≤",
-        f"a delay ≤ {S.sqs_max_delay_seconds} s, or a deferral ≤ {hours(task_queues.DEFER_HOPS_UP_TO_SECONDS)}",
+        f"a delay ≤ {S.sqs_max_delay_seconds} s, or a deferral ≤ {hours(waits.DEFER_HOPS_UP_TO_SECONDS)}",
         "HOOKLINE_SQS_MAX_DELAY_SECONDS, DEFER_HOPS_UP_TO_SECONDS",
     ),
     Fact(
@@ -540,14 +539,20 @@ FACTS = [
     Fact(
         ARCHITECTURE,
         "in hops of at most",
-        f"of up to {WORDS[task_queues.DEFER_HOPS_UP_TO_SECONDS // 3600]} hours wait on the retry queue, in hops of at most {HOP // 60} minutes",
-        "adapters.queues.DEFER_HOPS_UP_TO_SECONDS, HOOKLINE_SQS_MAX_DELAY_SECONDS",
+        f"of up to {WORDS[waits.DEFER_HOPS_UP_TO_SECONDS // 3600]} hours wait on the retry queue, in hops of at most {HOP // 60} minutes",
+        "core.waits.DEFER_HOPS_UP_TO_SECONDS, HOOKLINE_SQS_MAX_DELAY_SECONDS",
     ),
     Fact(
         ARCHITECTURE,
-        "and retries after a failed attempt whose delay",
+        "like retries after a failed attempt whose delay",
         f"`HOOKLINE_SQS_MAX_DELAY_SECONDS` ({S.sqs_max_delay_seconds} s)",
         "HOOKLINE_SQS_MAX_DELAY_SECONDS",
+    ),
+    Fact(
+        ARCHITECTURE,
+        "like retries after a failed attempt whose delay",
+        f"`HOOKLINE_SQS_HOPS_UP_TO_SECONDS` ({S.sqs_hops_up_to_seconds // 3600} h)",
+        "HOOKLINE_SQS_HOPS_UP_TO_SECONDS",
     ),
     Fact(
         ARCHITECTURE,
@@ -764,9 +769,9 @@ FACTS = [
     Fact(OPERATIONS, "a step on the jobs queue failed", f"failed {topology.JOBS_QUEUE.max_receive_count} times", "topology.JOBS_QUEUE.max_receive_count"),
     Fact(
         OPERATIONS,
-        "(retries more than",
-        f"(retries more than {S.sqs_max_delay_seconds // 60} minutes away, deferrals more than {WORDS[task_queues.DEFER_HOPS_UP_TO_SECONDS // 3600]} hours away)",
-        "HOOKLINE_SQS_MAX_DELAY_SECONDS, DEFER_HOPS_UP_TO_SECONDS",
+        "(retries and deferrals more than",
+        f"(retries and deferrals more than {WORDS[S.sqs_hops_up_to_seconds // 3600]} hours away, `HOOKLINE_SQS_HOPS_UP_TO_SECONDS`;",
+        "HOOKLINE_SQS_HOPS_UP_TO_SECONDS",
     ),
     Fact(
         OPERATIONS,
@@ -885,10 +890,16 @@ FACTS = [
     Fact(
         RETRIES,
         "rate or concurrency limit spent) for up to",
-        f"for up to {WORDS[task_queues.DEFER_HOPS_UP_TO_SECONDS // 3600]} hours goes on the retry queue, for at most {HOP} s at a time",
-        "adapters.queues.DEFER_HOPS_UP_TO_SECONDS, HOOKLINE_SQS_MAX_DELAY_SECONDS",
+        f"for up to {WORDS[waits.DEFER_HOPS_UP_TO_SECONDS // 3600]} hours goes on the retry queue, for at most {HOP} s at a time",
+        "core.waits.DEFER_HOPS_UP_TO_SECONDS, HOOKLINE_SQS_MAX_DELAY_SECONDS",
     ),
-    Fact(RETRIES, "passes through the retry function at most", f"at most {WORDS[DEFER_HOPS]} times per wait", "DEFER_HOPS_UP_TO_SECONDS / SQS_MAX_DELAY"),
+    Fact(RETRIES, "is planned again at most", f"at most {WORDS[DEFER_HOPS]} times per wait", "DEFER_HOPS_UP_TO_SECONDS / SQS_MAX_DELAY"),
+    Fact(
+        RETRIES,
+        "A longer wait, up to `HOOKLINE_SQS_HOPS_UP_TO_SECONDS`",
+        f"`HOOKLINE_SQS_HOPS_UP_TO_SECONDS` ({S.sqs_hops_up_to_seconds} s, {WORDS[S.sqs_hops_up_to_seconds // 3600]} hours: the default backoff cap",
+        "HOOKLINE_SQS_HOPS_UP_TO_SECONDS, HOOKLINE_RETRY_MAX_DELAY_SECONDS",
+    ),
     Fact(RETRIES, "the breaker opens after", f"`HOOKLINE_BREAKER_THRESHOLD` ({S.breaker_threshold}) consecutive failures", "HOOKLINE_BREAKER_THRESHOLD"),
     Fact(
         RETRIES,

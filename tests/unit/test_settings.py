@@ -44,6 +44,8 @@ def test_values_parse_by_type() -> None:
         ("HOOKLINE_ALLOW_PRIVATE_NETWORKS", "not-a-cidr"),
         ("HOOKLINE_REPEAT_REQUEUE_DELAY_SECONDS", "901"),  # past SQS's DelaySeconds
         ("HOOKLINE_REPEAT_REQUEUE_DELAY_SECONDS", "-1"),
+        ("HOOKLINE_SQS_HOPS_UP_TO_SECONDS", "86401"),  # past a day of hops
+        ("HOOKLINE_SQS_HOPS_UP_TO_SECONDS", "-1"),
     ],
 )
 def test_bad_values_name_the_variable(name: str, value: str) -> None:

@@ -71,3 +71,47 @@ def test_a_record_whose_task_could_not_be_resolved_fails_alone_with_its_resoluti
         answer = rig.worker.run_batch([BatchRecord("m1", task.to_message()), BatchRecord("m2", redriven.to_message())], tasks)
     assert [r.outcome for r in answer.reports] == ["succeeded"]
     assert list(answer.failed) == ["m2"] and isinstance(answer.failed["m2"], ConnectionError)
+
+
+def test_a_task_received_before_its_due_time_hops_again_for_the_rest_and_runs_once_due() -> None:
+    # Given a retry hopping to a due time 1,000 s away (hookline.core.waits), beside a task with none
+    rig = delivery_rig()
+    pipe = Pipeline(rig)
+    ep = pipe.endpoint(endpoint())
+    now = int(rig.clock.timestamp())
+    hopping, plain = replace(pipe.event(ep, 0), due=now + 1000, fresh=True), pipe.event(ep, 1)
+    # When it arrives early (a hop of 900 s, and half a second)
+    rig.clock.advance(900.5)
+    with ThreadPoolExecutor(max_workers=2) as tasks:
+        answer = rig.worker.run_batch([BatchRecord("m1", hopping.to_message()), BatchRecord("m2", plain.to_message())], tasks)
+    # Then it is queued again for what remains (rounded up: never early), as a copy that claims, and nothing else is
+    # done with it: no request, no report; the other task is delivered
+    assert rig.scheduler.hopped == [(replace(hopping, fresh=False), 100)]
+    assert rig.scheduler.hopped[0][0].fresh is False
+    assert [(r.task.delivery_id, r.outcome) for r in answer.reports] == [(plain.delivery_id, "succeeded")]
+    assert len(rig.http.requests) == 1 and not answer.failed
+    # When the copy arrives at its due time, Then it is attempted
+    rig.clock.advance(100)
+    with ThreadPoolExecutor(max_workers=1) as tasks:
+        answer = rig.worker.run_batch([BatchRecord("m3", rig.scheduler.hopped[0][0].to_message())], tasks)
+    assert [(r.task.delivery_id, r.outcome) for r in answer.reports] == [(hopping.delivery_id, "succeeded")]
+    assert len(rig.scheduler.hopped) == 1
+
+
+def test_a_hop_that_cannot_be_queued_fails_its_record_so_sqs_hands_it_out_again() -> None:
+    # Given a task not due yet, and a retry queue refusing the send
+    rig = delivery_rig()
+    pipe = Pipeline(rig)
+    ep = pipe.endpoint(endpoint())
+    early = replace(pipe.event(ep, 0), due=int(rig.clock.timestamp()) + 5000)
+
+    def refused(tasks: list[DeliveryTask], delays: list[int]) -> None:
+        raise ConnectionError("SQS is down")
+
+    rig.scheduler.hop = refused  # type: ignore[method-assign]
+    # When the batch runs
+    with ThreadPoolExecutor(max_workers=1) as tasks:
+        answer = rig.worker.run_batch([BatchRecord("m1", early.to_message())], tasks)
+    # Then its record fails (never dropped, never attempted early)
+    assert list(answer.failed) == ["m1"] and isinstance(answer.failed["m1"], ConnectionError)
+    assert rig.http.requests == [] and answer.reports == []

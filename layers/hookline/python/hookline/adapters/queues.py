@@ -20,9 +20,8 @@ from hookline.core.errors import DependencyFailed
 from hookline.core.models import DeliveryTask
 from hookline.core.reports import HELD
 from hookline.core.sqs import MAX_BATCH_ENTRIES, MAX_DELAY_SECONDS
-from hookline.core.waits import waiting
+from hookline.core.waits import how_to_wait, waiting
 
-DEFER_HOPS_UP_TO_SECONDS = 7200  # the longest default breaker cooldown (1 h) and its jitter, with room
 SEND_TRIES = 3
 
 
@@ -117,6 +116,7 @@ class TaskScheduler:
         state_machine_arn: str,
         sqs_max_delay_seconds: int,
         waits: WaitNotes | None = None,
+        hops_up_to_seconds: int = 0,
     ):
         self._sqs = sqs
         self._sfn = sfn
@@ -125,29 +125,32 @@ class TaskScheduler:
         self._machine = state_machine_arn
         self._sqs_max = sqs_max_delay_seconds
         self._waits = waits
+        self._hops_up_to = hops_up_to_seconds
 
     def schedule(self, task: DeliveryTask, delay_seconds: float, now: datetime, deferred: bool = False) -> str:
-        """Returns the path taken: `sqs` or `stepfunctions`.
+        """Returns the path taken: `sqs`, `hops` or `stepfunctions` (hookline.core.waits.how_to_wait).
 
-        A retry waits in Step Functions when its delay is longer than
-        `sqs_max_delay_seconds`. A deferred task (breaker open, endpoint paused,
-        limit spent) is planned again whenever it arrives, so a deferral of up
-        to two hours (the longest breaker cooldown by default is one) is taken
-        in SQS hops of at most 900 s instead: a hop costs about $1 per million
-        (send, receive, a share of an invocation), a Step Functions wait $50
-        (two transitions). Longer deferrals (a long Retry-After) wait in Step
-        Functions, so a parked task never hops more than eight times per
-        wake-up.
+        A retry whose delay is at most `sqs_max_delay_seconds` is one send with
+        DelaySeconds. A longer one, up to `hops_up_to_seconds`, hops through the
+        retry queue: sent with SQS's longest delay, it carries its due time, and
+        the worker queues it again (`hop`) until then. A deferred task (breaker
+        open, endpoint paused, limit spent) is planned again whenever it arrives,
+        so a deferral of up to two hours (the longest breaker cooldown by
+        default is one) hops with no due time. Longer waits are in Step
+        Functions: a hop costs about $0.2 to $0.5 per million (send, shares of
+        a receive, a delete and an invocation), a Step Functions wait $50 (two
+        transitions).
 
         A wait in Step Functions is noted first (hookline.core.waits): should it
         never put the task back (stopped, failed, throttled, never started),
         the sweeper re-queues it once the note is overdue. The waiting task
         claims its attempt when it arrives, so a late one never sends twice.
         """
-        if delay_seconds <= self._sqs_max or (deferred and delay_seconds <= DEFER_HOPS_UP_TO_SECONDS):
-            wait = min(MAX_DELAY_SECONDS, math.ceil(delay_seconds))
-            self._sqs.send_message(QueueUrl=self._retry_url, MessageBody=replace(task, wait_until=0).to_message(), DelaySeconds=wait)
-            return "sqs"
+        plan = how_to_wait(delay_seconds, now.timestamp(), self._sqs_max, self._hops_up_to, deferred)
+        if plan.path != "stepfunctions":
+            body = replace(task, wait_until=0, due=plan.due).to_message()
+            self._sqs.send_message(QueueUrl=self._retry_url, MessageBody=body, DelaySeconds=plan.delay)
+            return plan.path
         # Step Functions waits to the whole second: round up, never wake early.
         due = math.ceil(now.timestamp() + delay_seconds)
         task = waiting(task, due)
@@ -162,6 +165,12 @@ class TaskScheduler:
         except self._sfn.exceptions.ExecutionAlreadyExists:
             pass  # the same wait was started before: nothing to do
         return "stepfunctions"
+
+    def hop(self, tasks: list[DeliveryTask], delays: list[int]) -> None:
+        """Queue tasks received before their due time on the retry queue again, each with its delay, ten to a request.
+        Raises DependencyFailed when some could not be queued: the caller fails their records, and SQS hands them out
+        again."""
+        TaskQueue(self._sqs, self._retry_url).enqueue(tasks, delays=delays)
 
     def arrived(self, tasks: list[DeliveryTask]) -> None:
         """Tasks a batch received out of a wait in Step Functions are in SQS's hands again: drop their notes."""
@@ -205,6 +214,10 @@ class OrderedScheduler:
 
     def schedule(self, task: DeliveryTask, delay_seconds: float, now: datetime, deferred: bool = False) -> str:
         return HELD
+
+    def hop(self, tasks: list[DeliveryTask], delays: list[int]) -> None:
+        """Nothing hops on this lane (its waits hold the message): a task carrying a due time runs when it arrives."""
+        raise NotImplementedError("the ordered lane holds its waits")
 
     def arrived(self, tasks: list[DeliveryTask]) -> None:
         """Nothing waits in Step Functions on this lane."""

@@ -374,9 +374,12 @@ class DeliveryTask:
     # of the task's identity, so a fresh and a claiming copy of one attempt are still one task.
     fresh: bool = field(default=False, compare=False)
     version: str = ""  # the payload version the delivery goes out at ("": its event's own body)
-    # Set on a task waiting in Step Functions (a delay longer than SQS's): its due time, in epoch seconds, which
-    # names its note (hookline.core.waits); the worker drops the note when the task arrives. Not part of its identity.
+    # Set on a task waiting in Step Functions (a delay longer than hops take: hookline.core.waits.how_to_wait): its due
+    # time, in epoch seconds, which names its note; the worker drops the note when the task arrives. Not part of its identity.
     wait_until: int = field(default=0, compare=False)
+    # Set on a retry hopping through the retry queue (hookline.core.waits.how_to_wait): the epoch second it may run
+    # from; received before, it is queued again for the rest. Not part of its identity.
+    due: int = field(default=0, compare=False)
     # For an ordered endpoint: queued on the ordered lane, the endpoint its message group (hookline.adapters.queues).
     ordered: bool = field(default=False, compare=False)
 
@@ -386,7 +389,7 @@ class DeliveryTask:
         return replace(cls(d.tenant, d.event_id, d.id, d.endpoint_id, d.attempts_made + 1, d.generation, version=d.version), **changes)
 
     def next_attempt(self) -> DeliveryTask:
-        return replace(self, attempt=self.attempt + 1, trigger="scheduled", fresh=True, wait_until=0)
+        return replace(self, attempt=self.attempt + 1, trigger="scheduled", fresh=True, wait_until=0, due=0)
 
     def to_message(self) -> str:
         return json.dumps(
@@ -404,6 +407,7 @@ class DeliveryTask:
                 **({"fresh": 1} if self.fresh else {}),
                 **({"version": self.version} if self.version else {}),
                 **({"wait_until": self.wait_until} if self.wait_until else {}),
+                **({"due": self.due} if self.due else {}),
                 **({"ordered": 1} if self.ordered else {}),
             },
             separators=(",", ":"),
@@ -426,6 +430,7 @@ class DeliveryTask:
                 fresh=raw.get("fresh") == 1,
                 version=str(raw.get("version") or ""),
                 wait_until=int(raw.get("wait_until") or 0),
+                due=int(raw.get("due") or 0),
                 ordered=raw.get("ordered") == 1,
             )
         except (ValueError, KeyError, TypeError) as exc:

@@ -32,6 +32,7 @@ MEMORY_MB = (128, 10240)  # what Lambda accepts
 TABLE_BILLINGS = ("on_demand", "provisioned")
 TABLE_CAPACITY_TARGET_PERCENT = 70  # provisioned billing: auto scaling keeps this share of the capacity used
 MAX_TABLE_CAPACITY = 40_000  # a table's (and an index's) default quota of read or write capacity units, per unit kind
+MAX_HOPS_UP_TO_SECONDS = 86_400  # a retry wait hops for at most a day (96 hops of 900 s); longer ones wait in Step Functions
 
 # A revoked portal session (or API key) must stop working within a minute; the authorizer's cache bounds that.
 MAX_AUTHORIZER_CACHE_SECONDS = 60
@@ -104,7 +105,12 @@ class Settings:
     max_attempts: int = _setting("HOOKLINE_MAX_ATTEMPTS", 12, "Attempts per delivery, the first included.")
     max_age_seconds: float = _setting("HOOKLINE_MAX_AGE_SECONDS", 259200.0, "No attempt is scheduled later than this after the event was accepted.")
     sqs_max_delay_seconds: int = _setting(
-        "HOOKLINE_SQS_MAX_DELAY_SECONDS", 900, "Delays up to this go on SQS with DelaySeconds (max 900); longer ones through Step Functions."
+        "HOOKLINE_SQS_MAX_DELAY_SECONDS", 900, "Delays up to this go on SQS with DelaySeconds (max 900); longer ones hop (HOOKLINE_SQS_HOPS_UP_TO_SECONDS)."
+    )
+    sqs_hops_up_to_seconds: int = _setting(
+        "HOOKLINE_SQS_HOPS_UP_TO_SECONDS",
+        21600,
+        "Retry waits longer than HOOKLINE_SQS_MAX_DELAY_SECONDS and at most this (0 to 86400) hop through the retry queue, at most 900 s (SQS's limit) a hop, queued again without an attempt until due (a hop costs a hundredth of a wait in Step Functions, or less); longer ones wait in Step Functions. 0: every longer wait goes through Step Functions.",
     )
     # Per-endpoint isolation.
     breaker_threshold: int = _setting(
@@ -252,7 +258,7 @@ class Settings:
     sweep_wait_margin_seconds: float = _setting(
         "HOOKLINE_SWEEP_WAIT_MARGIN_SECONDS",
         900.0,
-        "How long past its due time a retry waiting in Step Functions (a delay over HOOKLINE_SQS_MAX_DELAY_SECONDS) may stay unreceived before the sweeper queues it again. More than the state machine's own retries of its send (about 2 minutes) and a usual retry-queue backlog; a copy queued again claims its attempt, so a late original never sends twice.",
+        "How long past its due time a retry waiting in Step Functions (a delay over HOOKLINE_SQS_HOPS_UP_TO_SECONDS) may stay unreceived before the sweeper queues it again. More than the state machine's own retries of its send (about 2 minutes) and a usual retry-queue backlog; a copy queued again claims its attempt, so a late original never sends twice.",
     )
     sweep_interval_minutes: int = _setting("HOOKLINE_SWEEP_INTERVAL_MINUTES", 1, "How often the sweeper runs (the stack's schedule; local mode's timer).")
     catalog_cache_seconds: float = _setting(
@@ -448,6 +454,8 @@ class Settings:
         ):
             if not least <= seconds <= sqs.MAX_DELAY_SECONDS:
                 raise SettingsError(f"{env}={seconds}: must be {least}..{sqs.MAX_DELAY_SECONDS} (the SQS limit)")
+        if not 0 <= self.sqs_hops_up_to_seconds <= MAX_HOPS_UP_TO_SECONDS:
+            raise SettingsError(f"HOOKLINE_SQS_HOPS_UP_TO_SECONDS={self.sqs_hops_up_to_seconds}: must be 0..{MAX_HOPS_UP_TO_SECONDS}")
         if self.allowed_ports.strip() != "*" and not all(p.strip().isdigit() for p in self.allowed_ports.split(",")):
             raise SettingsError(f"HOOKLINE_ALLOWED_PORTS={self.allowed_ports!r}: comma-separated port numbers, or *")
         if self.max_attempts < 1:

@@ -175,6 +175,7 @@ def delivery_worker() -> DeliveryWorker:
             state_machine_arn=settings.retry_state_machine_arn,
             sqs_max_delay_seconds=settings.sqs_max_delay_seconds,
             waits=RetryWaitRepository(aws.dynamodb_table(settings.table_name), topology.TABLE.ttl_attribute),
+            hops_up_to_seconds=settings.sqs_hops_up_to_seconds,
         ),
     )
 

@@ -107,6 +107,11 @@ class DeliveryLog(Protocol):
 class Scheduler(Protocol):
     def schedule(self, task: DeliveryTask, delay_seconds: float, now: datetime, deferred: bool = False) -> str: ...
 
+    def hop(self, tasks: list[DeliveryTask], delays: list[int]) -> None:
+        """Queue tasks received before their due time again, each with its delay (hookline.core.waits.next_hop), or
+        raise DependencyFailed."""
+        ...
+
     def arrived(self, tasks: list[DeliveryTask]) -> None:
         """These tasks came out of a wait in Step Functions (`wait_until`) and are on a queue again: drop their notes (hookline.core.waits)."""
         ...

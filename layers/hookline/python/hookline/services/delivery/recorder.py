@@ -88,6 +88,10 @@ class Recorder:
         except DependencyFailed as failed:
             _log.warning("notes of ended waits not dropped; the sweeper will", extra={"cause": failed.cause, "tasks": len(waited)})
 
+    def hop(self, tasks: list[DeliveryTask], delays: list[int]) -> None:
+        """Tasks received before their due time go back on the retry queue for the rest (hookline.core.waits)."""
+        self.scheduler.hop(tasks, delays)
+
     def set_aside(self, body: str, reason: str) -> None:
         """A poison message: kept on the dead-letter queue for a human, never retried."""
         _log.warning("poison message set aside", extra={"reason": reason})

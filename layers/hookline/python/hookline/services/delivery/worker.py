@@ -35,6 +35,7 @@ from hookline.core.planning import Step, leases_held, waits_for_lease
 from hookline.core.ratelimit import Limiter
 from hookline.core.reports import SET_ASIDE, DeliveryReport
 from hookline.core.responses import HttpResult
+from hookline.core.waits import hopped, next_hop
 from hookline.services.delivery.endpoint_pool import EndpointPool, carried
 from hookline.services.delivery.health import HealthTracker
 from hookline.services.delivery.planner import Planner
@@ -197,7 +198,7 @@ class DeliveryWorker:
         whose delivery no longer exists, is poison: set aside on the dead-letter queue at once (`answer.poison`), never
         retried. `first_lane`: the batch came from the delivery queue's first attempts (see `plan`)."""
         answer = answer if answer is not None else BatchAnswer()
-        resolved = self._resolve_records(records, answer)
+        resolved = self._hop_early(self._resolve_records(records, answer), answer)
         plans = self.plan((t for t in resolved.values() if t is not None), first_lane=first_lane)
 
         def deliver(record: BatchRecord) -> None:
@@ -241,6 +242,23 @@ class DeliveryWorker:
             else:
                 resolved[message_id] = outcome
         return resolved
+
+    def _hop_early(self, resolved: dict[str, DeliveryTask | None], answer: BatchAnswer) -> dict[str, DeliveryTask | None]:
+        """The tasks received before their due time (hopping through the retry queue: hookline.core.waits) queued
+        again for the rest, with no attempt, claim or read, as copies that claim when they run (`hopped`); they need
+        nothing more here (None). Should that send fail,
+        their records are left out (so they fail, `answer.failed` says why, and SQS hands them out again)."""
+        now = self.clock().timestamp()
+        early = {m: (t, wait) for m, t in resolved.items() if t is not None and (wait := next_hop(t.due, now)) is not None}
+        if not early:
+            return resolved
+        try:
+            self.recorder.hop([hopped(t) for t, _ in early.values()], [wait for _, wait in early.values()])
+        except Exception as exc:
+            _log.error("could not queue tasks not due yet again", extra={"tasks": len(early)}, exc_info=exc)
+            answer.failed.update(dict.fromkeys(early, exc))
+            return {m: t for m, t in resolved.items() if m not in early}
+        return {m: (None if m in early else t) for m, t in resolved.items()}
 
     def plan(self, tasks: Iterable[DeliveryTask], first_lane: bool = False) -> dict[DeliveryTask, Plan]:
         """Each endpoint of the batch looked at once (see `Planner`); `first_lane`: the batch came from the delivery
