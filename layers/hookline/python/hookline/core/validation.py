@@ -284,8 +284,33 @@ CUSTOMER_UID = re.compile(r"^[A-Za-z0-9._:-]{1,64}$")
 MAX_CUSTOMER_NAME = 256
 MAX_EMAIL = 254  # RFC 5321's path limit
 # A pragmatic address check: one @, no spaces, commas, quotes or angle brackets (nothing that could
-# add a recipient or a header when it is mailed to), and a dotted domain.
-EMAIL = re.compile(r"^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$")
+# add a recipient or a header when it is mailed to), a dot-atom before the @ (no dot first, last or twice in a row,
+# RFC 5322) and a dotted domain. What a pattern cannot say is email_parts'.
+_ATEXT = "[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]"
+EMAIL = re.compile(rf"^{_ATEXT}+(?:\.{_ATEXT}+)*@[A-Za-z0-9](?:[A-Za-z0-9-]{{0,61}}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{{0,61}}[A-Za-z0-9])?)+$")
+MAX_EMAIL_LOCAL = 64  # RFC 5321's limit of the part before the @
+
+
+def email_parts(value: str) -> bool:
+    """Whether an address that matches EMAIL also keeps the rules its document's `format: email` holds and a pattern
+    cannot: at most MAX_EMAIL_LOCAL characters before the @, and no domain label with `--` third and fourth (IDNA's
+    reserved form) unless it is an A-label (`xn--`, decoding to a name IDNA allows)."""
+    local, _, domain = value.rpartition("@")
+    return len(local) <= MAX_EMAIL_LOCAL and all(_label_fits(label) for label in domain.split("."))
+
+
+def _label_fits(label: str) -> bool:
+    if label[2:4] != "--":
+        return True
+    if not label.startswith("xn--"):
+        return False
+    try:
+        label.encode("ascii").decode("idna")  # ToUnicode: the punycode decodes to a name IDNA allows
+    except UnicodeError:
+        return False
+    return True
+
+
 MAX_METADATA_KEYS = 32
 MAX_METADATA_KEY = 64
 MAX_METADATA_VALUE = 512

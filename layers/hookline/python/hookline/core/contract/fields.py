@@ -264,13 +264,20 @@ CustomerName = Annotated[
     Refused(f"'{{name}}' must be 1 to {validation.MAX_CUSTOMER_NAME} characters, not only spaces", explain=_name, wrong_type="'{name}' must be a string"),
 ]
 
+_EMAIL_REFUSAL = f"'{{name}}' is not a valid address (local@domain.tld, up to {validation.MAX_EMAIL} characters)"
+
+
+def _email_parts(value: str | None) -> str | None:
+    if value is not None and not validation.email_parts(value):
+        raise ValidationFailed(_EMAIL_REFUSAL.replace("{name}", "email"), code="invalid_email")
+    return value
+
+
+# The pattern is the schema's and the server's; email_parts is what `format: email` says and a pattern cannot.
 Email = Annotated[
     Annotated[str, Field(max_length=validation.MAX_EMAIL, pattern=validation.EMAIL.pattern), Format("email")] | None,
-    Refused(
-        f"'{{name}}' is not a valid address (local@domain.tld, up to {validation.MAX_EMAIL} characters)",
-        code="invalid_email",
-        wrong_type="'{name}' must be a string or null",
-    ),
+    Refused(_EMAIL_REFUSAL, code="invalid_email", wrong_type="'{name}' must be a string or null"),
+    checked(_email_parts),
 ]
 
 MetadataKey = Annotated[str, Field(min_length=1, max_length=validation.MAX_METADATA_KEY, pattern=text.ONE_LINE_PATTERN)]
@@ -529,7 +536,7 @@ _Headers = Annotated[
 # An endpoint's content filter, an EventBridge event pattern (hookline.core.filters): its meaning is parse_filter's
 # alone, which words every refusal (422 `invalid_filter`); the document says it in words.
 FilterPattern = Annotated[
-    dict[str, Any],
+    dict[Literal[filters.FIELDS[0], filters.FIELDS[1], filters.FIELDS[2], filters.OR], Any],  # the fields it reads
     Field(
         min_length=1,
         max_length=4,
