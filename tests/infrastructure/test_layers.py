@@ -61,5 +61,5 @@ def test_a_changed_source_makes_a_new_layer_in_place_of_the_old(tmp_path: Path) 
 
 
 def test_bytecode_for_another_python_than_the_runtime_is_refused(tmp_path: Path) -> None:
-    with pytest.raises(RuntimeError, match="python3.12"):
+    with pytest.raises(RuntimeError, match=r"python3\.12"):
         compiled_layer(_layer(tmp_path), tmp_path / "build", "python3.12")

@@ -27,4 +27,3 @@ LAMBDA = {"LAMBDA_TASK_ROOT": "/var/task"}
 )
 def test_tracing_is_on_only_in_lambda_unless_disabled(env: dict[str, str], traced: bool) -> None:
     assert tracing_enabled(env) is traced
-
