@@ -67,6 +67,9 @@ $(DEPS_LAYER)/.built-py$(PYTHON_VERSION): layers/hookline/requirements.txt layer
 	$(PY) -m pip install -q --no-compile --no-deps --target $(DEPS_LAYER) --platform manylinux2014_aarch64 \
 		--python-version $(PYTHON_VERSION) --implementation cp --only-binary=:all: \
 		-r layers/hookline/requirements-tracing.txt 2> >(grep -v "is ignored: it is neither" >&2)
+	# Bytecode for python3.13, as infra/layers.py compiles the hookline layer: no mtimes (unchecked-hash, fixed hash
+	# seed), so the same wheels make the same layer, and no cold start compiles the packages on Lambda's read-only /opt.
+	$(PY) -m infra.layers $(DEPS_LAYER)
 	touch $@
 
 deps-layer: $(DEPS_LAYER)/.built-py$(PYTHON_VERSION)

@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from bench.measurement import api, connections, destinations, latency, localmode, ordered, profile, standin, throughput
+from bench.measurement import api, coldstart, connections, destinations, latency, localmode, ordered, profile, standin, throughput
 from bench.models import cost, duration, goals, scale
 from bench.report import costs, document, floor
 from bench.scenarios import catalog
@@ -72,6 +72,7 @@ def _steps(args: argparse.Namespace) -> int:
         + len(throughput.BATCHES) * args.runs
         + len(standin.BATCHES)
         + localmode.BATCHES
+        + coldstart.RUNS
         + 1
         + latency.STEPS
         + 2

@@ -13,7 +13,8 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 FUNCTIONS_DIR = REPO_ROOT / "functions"
 HOOKLINE_LAYER_DIR = REPO_ROOT / "layers" / "hookline"
 HOOKLINE_LAYER_PYTHON = HOOKLINE_LAYER_DIR / "python"
-DEPS_LAYER_DIR = REPO_ROOT / "build" / "deps"  # filled by `make deps-layer`
+BUILD_DIR = REPO_ROOT / "build"
+DEPS_LAYER_DIR = BUILD_DIR / "deps"  # filled by `make deps-layer`
 
 
 def construct_name(name: str) -> str:

@@ -26,9 +26,10 @@ from hookline.wiring.topology import (
     TableSpec,
     TopicSpec,
 )
-from infra import DEPS_LAYER_DIR, FUNCTIONS_DIR, HOOKLINE_LAYER_DIR, construct_name, sizing
+from infra import BUILD_DIR, DEPS_LAYER_DIR, FUNCTIONS_DIR, HOOKLINE_LAYER_DIR, construct_name, sizing
 from infra.constants import KEEP, LOG_RETENTION
 from infra.deploy_names import FUNCTION_TAG, LIVE_ALIAS, STACK_TAG
+from infra.layers import compiled_layer
 from infra.queues import Queues, TopologyError, check_consumer
 from infra.stack_settings import is_resource_setting
 from infra.storage import Storage
@@ -50,7 +51,8 @@ TABLE_READ_ACTIONS = ("dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Que
 TABLE_WRITE_ACTIONS = ("dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem", "dynamodb:BatchWriteItem")
 KEY_READ_ACTIONS = ("kms:Decrypt", "kms:DescribeKey")
 KEY_WRITE_ACTIONS = ("kms:Encrypt", "kms:ReEncrypt*", "kms:GenerateDataKey*")
-# Bytecode caches appear once tests import these folders; keep them out of the asset hash.
+# Bytecode caches appear once tests import the functions' folders; keep them out of those assets' hashes. The layers
+# ship bytecode of their own, compiled without mtimes (infra/layers.py, `make deps-layer`), and exclude nothing.
 ASSET_EXCLUDES = ["**/__pycache__", "**/*.pyc"]
 
 # Settings the stack consumes itself rather than passing on (reserved concurrency and batch
@@ -159,7 +161,7 @@ class Functions(Construct):
         self.hookline_layer = lambda_.LayerVersion(
             self,
             "HooklineLayer",
-            code=lambda_.Code.from_asset(str(HOOKLINE_LAYER_DIR), exclude=ASSET_EXCLUDES),
+            code=lambda_.Code.from_asset(str(compiled_layer(HOOKLINE_LAYER_DIR, BUILD_DIR / "layers", RUNTIME.name))),
             compatible_runtimes=[RUNTIME],
             compatible_architectures=[ARCHITECTURE],
             description="hookline shared package (layers/hookline)",
@@ -167,7 +169,7 @@ class Functions(Construct):
         self.deps_layer = lambda_.LayerVersion(
             self,
             "DepsLayer",
-            code=lambda_.Code.from_asset(str(DEPS_LAYER_DIR), exclude=ASSET_EXCLUDES),
+            code=lambda_.Code.from_asset(str(DEPS_LAYER_DIR)),
             compatible_runtimes=[RUNTIME],
             compatible_architectures=[ARCHITECTURE],
             description="Third-party dependencies: aws-lambda-powertools, requests, jsonschema (make deps-layer)",

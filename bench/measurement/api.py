@@ -8,6 +8,8 @@
 - **CPU per request:** the API's requests against moto server in a process of its own, so the CPU counted is
   the handler's Python (validation, the services, boto3): the fastest of `runs` per route. An invalid body
   (422) shows what validation alone costs.
+- **Each function's import** (authorizer, API, delivery, jobs) beside an earlier release's: bench.measurement.coldstart,
+  into `cold_start.functions`.
 - **Layer size:** the hookline package and the dependencies layer (`make deps-layer`), unzipped and zipped,
   against Lambda's limit for a function and its layers (250 MB unzipped).
 
@@ -29,6 +31,8 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+
+from bench.measurement import coldstart
 
 REPO = Path(__file__).resolve().parents[2]
 BEFORE_PATH = Path(__file__).resolve().parent / "api_before.json"
@@ -132,6 +136,7 @@ def layer_size(root: Path = REPO) -> dict[str, Any]:
 def measure(runs: int = 7, progress: Callable[[str], None] = lambda _s: None) -> dict[str, Any]:
     found: dict[str, Any] = {"generated_at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"), "cold_start": cold_start(runs=runs)}
     progress("cold start")
+    found["cold_start"] |= coldstart.measure(runs=runs, progress=progress)  # each function's import, and the baseline's
     found["request_cpu"] = request_cpu(runs=runs)
     progress("cpu per request")
     found["layer"] = layer_size()

@@ -105,9 +105,15 @@ class Invocation:
         return total
 
 
+def cpu_at_memory_ms(cpu_ms: float, memory_mb: int) -> float:
+    """`cpu_ms` of one full vCPU's work, in wall time on a function of `memory_mb`: Lambda gives one vCPU at
+    LAMBDA_MB_PER_VCPU and a proportional share below (more memory adds vCPUs, which one thread does not use)."""
+    return cpu_ms * max(1.0, LAMBDA_MB_PER_VCPU / memory_mb)
+
+
 def billed_ms(memory_mb: int, cpu_ms: float, inv: Invocation, a: Assumptions = ASSUMED) -> int:
     """Milliseconds billed for an invocation (rounded up to the ms)."""
-    cpu = cpu_ms * max(1.0, LAMBDA_MB_PER_VCPU / memory_mb)
+    cpu = cpu_at_memory_ms(cpu_ms, memory_mb)
     lanes = max(1, inv.tasks)
     aws = math.ceil(inv.aws_calls / lanes) * a.aws_call_ms
     wait = inv.waited_seconds() * 1000

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.report.changes import changes_section
+from bench.report.coldstart import cold_start_section
 from bench.report.costs import cost_section
 from bench.report.destinations import destinations_section
 from bench.report.efficiency import connections_section, efficiency_section, ideal_section, profile_section
@@ -66,6 +67,7 @@ def write(found: dict[str, Any], doc: Path, img: Path) -> None:
         *ordered_section(results.get("ordered"), made),
         *local_mode_section(results.get("local_mode"), made),
         *api_section(results.get("api"), made),
+        *cold_start_section(results.get("api")),
         *latency_section(results.get("latency"), made),
     ]
     doc.parent.mkdir(parents=True, exist_ok=True)

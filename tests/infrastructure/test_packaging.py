@@ -35,6 +35,7 @@ import handler, os
 entry = os.environ["_HANDLER"].split(".", 1)[1]  # as the template names it: handler.<entry>
 assert callable(getattr(handler, entry, None)), f"handler.{entry} is not callable"
 import aws_lambda_powertools, hookline, pydantic
+import boto3  # imported by the first AWS call, not by the handler module (hookline.adapters.aws)
 print(json.dumps({m: sys.modules[m].__file__ for m in ("handler", "hookline", "aws_lambda_powertools", "pydantic", "boto3")}))
 """
 
@@ -140,6 +141,18 @@ def test_handler_imports_from_its_deployment_package(
     assert origins["aws_lambda_powertools"].startswith(str(deps_layer_built))
     assert origins["pydantic"].startswith(str(deps_layer_built))
     assert origins["boto3"].startswith(str(lambda_runtime))
+
+
+def test_the_hookline_layer_ships_bytecode_for_the_runtime(synth: Synth) -> None:
+    # Given the hookline layer's staged asset
+    hookline_layer = synth.resources[synth.logical_id(synth.stack.functions.hookline_layer)]["Properties"]
+    python = synth.asset_dir(hookline_layer["Content"]) / "python"
+    # Then every module has its bytecode for the functions' runtime in the standard place (infra/layers.py), and no other
+    tag = f"cpython-{RUNTIME.name.removeprefix('python').replace('.', '')}"
+    modules = sorted(python.rglob("*.py"))
+    assert len(modules) > 100
+    assert [m for m in modules if not (m.parent / "__pycache__" / f"{m.stem}.{tag}.pyc").is_file()] == []
+    assert sorted({p.name.split(".")[1] for p in python.rglob("*.pyc")}) == [tag]
 
 
 def test_the_layer_ships_the_portal_page(synth: Synth) -> None:

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from hookline.adapters.observability import get_logger, lambda_handler
+from hookline.adapters.observability import get_logger, get_tracer, lambda_handler
 from hookline.wiring import topology
 from local.lambda_runtime import LambdaContext
 
@@ -42,28 +42,45 @@ def test_the_handler_is_decorated_at_definition_and_only_calls_its_entry_point(p
     assert [ast.unparse(a) for a in statement.value.args] == ["event", "context"]
 
 
-def test_lambda_handler_applies_logger_metrics_and_tracer_outermost_first(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("POWERTOOLS_TRACE_DISABLED", "true")
-    monkeypatch.setenv("POWERTOOLS_METRICS_DISABLED", "true")
-
-    # Given an entry function, decorated
-    def entry(event: dict[str, Any], context: Any) -> dict[str, Any]:
-        return {"got": event}
-
-    handler = lambda_handler()(entry)
-    # When its layers are peeled off, outermost first
+def _layers(handler: Any) -> tuple[list[str], Any]:
+    """A decorated handler's layers, outermost first, and what they wrap."""
     layers: list[str] = []
     inner: Any = handler
     while hasattr(inner, "__wrapped__"):
         layers.append(inner.__code__.co_qualname)
         inner = inner.__wrapped__
+    return layers, inner
+
+
+def _entry(event: dict[str, Any], context: Any) -> dict[str, Any]:
+    return {"got": event}
+
+
+def test_lambda_handler_applies_logger_metrics_and_tracer_outermost_first(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Given tracing on, as in Lambda (hookline.core.tracing)
+    monkeypatch.delenv("POWERTOOLS_TRACE_DISABLED", raising=False)
+    monkeypatch.setenv("LAMBDA_TASK_ROOT", "/var/task")
+    # When an entry function is decorated and its layers are peeled off, outermost first
+    layers, inner = _layers(lambda_handler()(_entry))
     # Then they are the logger's keys (per invocation), the metrics' and the tracer's, around the entry function itself
     assert layers == [
         "with_invocation_keys.<locals>.invoked",
         "BaseProvider.log_metrics.<locals>.decorate",
         "Tracer.capture_lambda_handler.<locals>.decorate",
     ]
-    assert inner is entry
+    assert inner is _entry
+
+
+def test_with_tracing_off_no_tracer_is_made_and_the_handler_answers(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("POWERTOOLS_TRACE_DISABLED", "true")
+    monkeypatch.setenv("POWERTOOLS_METRICS_DISABLED", "true")
+    get_tracer.cache_clear()
+    # Given an entry function, decorated with tracing off
+    handler = lambda_handler()(_entry)
+    # Then it wears the logger's keys and the metrics' layers only: no Tracer was made (so X-Ray was not imported)
+    layers, inner = _layers(handler)
+    assert layers == ["with_invocation_keys.<locals>.invoked", "BaseProvider.log_metrics.<locals>.decorate"]
+    assert inner is _entry and get_tracer.cache_info().currsize == 0
     # And the handler answers as the entry function does, given a Lambda context
     context = LambdaContext(function_name="f", memory_limit_in_mb=128, timeout_seconds=3, region="us-east-1")
     assert handler({"a": 1}, context) == {"got": {"a": 1}}

@@ -1,27 +1,35 @@
-"""Lazily created, cached boto3 resources: nothing connects at import time.
+"""Lazily created, cached boto3 resources: nothing connects, nor imports boto3, at import time.
 
 boto3 honours AWS_ENDPOINT_URL, which is how local mode points every client at
-the embedded moto server without a code path of its own.
+the embedded moto server without a code path of its own. boto3 and botocore (and hookline's DynamoDB transport,
+codec and calls, which import them) are imported by the first client or table made: importing them is about half
+a second of a cold start's CPU, and a function pays it once, on the first request that calls AWS.
 """
 
 from __future__ import annotations
 
 import threading
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import boto3
-from boto3.dynamodb.conditions import ConditionExpressionBuilder
-from botocore.config import Config
+if TYPE_CHECKING:
+    from boto3.dynamodb.conditions import ConditionExpressionBuilder
+    from botocore.config import Config
 
-from hookline.adapters.dynamo.calls import DataPlaneCalls
-from hookline.adapters.dynamo.codec import AttributeCodec
-from hookline.adapters.dynamo.transport import Connections, FastSend
+    from hookline.adapters.dynamo.transport import FastSend
 
-# A delivery batch talks to AWS from many threads at once (one per task, one per endpoint while planning).
-# botocore's client-side parameter validation is off: it re-checks, on every call, requests hookline builds itself
-# (and the service validates them anyway), and cost about a tenth of the delivery handler's CPU (docs/benchmarks.md).
-_CONFIG = Config(retries={"mode": "standard", "max_attempts": 3}, connect_timeout=3, read_timeout=10, max_pool_connections=128, parameter_validation=False)
+
+@cache
+def _config() -> Config:
+    """What every client is made with.
+
+    A delivery batch talks to AWS from many threads at once (one per task, one per endpoint while planning).
+    botocore's client-side parameter validation is off: it re-checks, on every call, requests hookline builds itself
+    (and the service validates them anyway), and cost about a tenth of the delivery handler's CPU (docs/benchmarks.md).
+    """
+    from botocore.config import Config
+
+    return Config(retries={"mode": "standard", "max_attempts": 3}, connect_timeout=3, read_timeout=10, max_pool_connections=128, parameter_validation=False)
 
 
 class ThreadLocalConditionBuilder:
@@ -40,6 +48,8 @@ class ThreadLocalConditionBuilder:
     def own(self) -> ConditionExpressionBuilder:
         builder: ConditionExpressionBuilder | None = getattr(self._local, "builder", None)
         if builder is None:
+            from boto3.dynamodb.conditions import ConditionExpressionBuilder
+
             builder = self._local.builder = ConditionExpressionBuilder()
         return builder
 
@@ -52,7 +62,14 @@ class ThreadLocalConditionBuilder:
 
 @cache
 def dynamodb_table(name: str) -> Any:
-    table = boto3.resource("dynamodb", config=_CONFIG).Table(name)
+    import boto3
+
+    from hookline.adapters.dynamo.calls import DataPlaneCalls
+    from hookline.adapters.dynamo.codec import AttributeCodec
+    from hookline.adapters.dynamo.transport import Connections, FastSend
+
+    config = _config()
+    table = boto3.resource("dynamodb", config=config).Table(name)
     # The builder lives on the Table's transformation injector (boto3.dynamodb.transform): a boto3 that moved it
     # fails here, at the first use, rather than racing (tests/integration/test_per_thread_tables.py).
     injector = table._injector
@@ -66,7 +83,7 @@ def dynamodb_table(name: str) -> Any:
     # last of the client's `before-call` handlers (botocore calls the most specific event's first, so the least
     # specific name, last), so every one before it still runs: botocore's own (the recursion detection header),
     # an injected fault, a stubber.
-    connections = Connections(connect_timeout=_CONFIG.connect_timeout, read_timeout=_CONFIG.read_timeout, most_idle=_CONFIG.max_pool_connections)
+    connections = Connections(connect_timeout=config.connect_timeout, read_timeout=config.read_timeout, most_idle=config.max_pool_connections)
     _fast_sends[name] = FastSend(client, connections)
     client.meta.events.register_last("before-call", _fast_sends[name], unique_id="hookline-fast-send")
     # Its data-plane calls made from what botocore built for the first of each (hookline.adapters.dynamo.calls)
@@ -85,11 +102,15 @@ def fast_send(table_name: str) -> FastSend:
 
 @cache
 def _client(service: str) -> Any:
-    return boto3.client(service, config=_CONFIG)
+    import boto3
+
+    return boto3.client(service, config=_config())
 
 
 def region() -> str:
     """The region the functions run in (boto3's default: AWS_REGION in Lambda, AWS_DEFAULT_REGION elsewhere)."""
+    import boto3
+
     return boto3.Session().region_name or "us-east-1"
 
 

@@ -16,10 +16,9 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from functools import cache
+from typing import TYPE_CHECKING, Any, Protocol
 
-import boto3
-from botocore.config import Config
 from botocore.exceptions import BotoCoreError, ClientError, ConnectTimeoutError, EndpointConnectionError, ReadTimeoutError
 
 from hookline.core import classify, destinations
@@ -28,10 +27,23 @@ from hookline.core.models import Endpoint
 from hookline.core.responses import HttpResult
 from hookline.core.webhook import Outbound
 
-# The SDK retries throttling and 5xx itself a little; hookline's own backoff does the rest.
-_CONFIG = Config(retries={"mode": "standard", "max_attempts": 2}, connect_timeout=3, read_timeout=10, max_pool_connections=64)
+if TYPE_CHECKING:
+    import boto3
+    from botocore.config import Config
 ROLE_SESSION_NAME = "hookline-delivery"
 REFRESH_BEFORE_EXPIRY_SECONDS = 300  # assumed-role credentials are renewed this long before they expire
+
+
+@cache
+def _config() -> Config:
+    """The SDK retries throttling and 5xx itself a little; hookline's own backoff does the rest.
+
+    Made with the first client (as boto3's session): importing botocore's client machinery is a good part of a cold
+    start, and most deliveries go to HTTP endpoints (hookline.adapters.aws).
+    """
+    from botocore.config import Config
+
+    return Config(retries={"mode": "standard", "max_attempts": 2}, connect_timeout=3, read_timeout=10, max_pool_connections=64)
 
 
 @dataclass(frozen=True)
@@ -49,7 +61,7 @@ class AwsDestinations:
         self._region = region
         self._own_account = own_account
         self._clock = clock
-        self._session = session or boto3.Session()
+        self._given_session = session
         self._lock = threading.Lock()
         self._credentials: dict[tuple[str, str], _Credentials] = {}
         self._clients: dict[tuple[str, str, str, str, float], Any] = {}
@@ -80,6 +92,14 @@ class AwsDestinations:
 
     # -- clients, as hookline's own role or an assumed one ----------------------------------------------------------
 
+    @property
+    def _session(self) -> boto3.Session:
+        if self._given_session is None:
+            import boto3
+
+            self._given_session = boto3.Session()
+        return self._given_session
+
     def _client(self, service: str, region: str, role_arn: str, external_id: str) -> Any:
         if not role_arn or not external_id:  # `refusal` stops such a destination first: never call as hookline's own role
             raise ValueError("a destination is called only through its role, with the endpoint's external id")
@@ -92,7 +112,7 @@ class AwsDestinations:
         client = self._session.client(
             service,
             region_name=region,
-            config=_CONFIG,
+            config=_config(),
             aws_access_key_id=credentials.key,
             aws_secret_access_key=credentials.secret,
             aws_session_token=credentials.token,
@@ -111,7 +131,7 @@ class AwsDestinations:
             cached = self._credentials.get((role_arn, external_id))
         if cached is not None and cached.expires_at - REFRESH_BEFORE_EXPIRY_SECONDS > now:
             return cached
-        sts = self._session.client("sts", region_name=self._region, config=_CONFIG)
+        sts = self._session.client("sts", region_name=self._region, config=_config())
         answer = sts.assume_role(RoleArn=role_arn, RoleSessionName=ROLE_SESSION_NAME, ExternalId=external_id, DurationSeconds=destinations.ROLE_SESSION_SECONDS)
         c = answer["Credentials"]
         fresh = _Credentials(c["AccessKeyId"], c["SecretAccessKey"], c["SessionToken"], c["Expiration"].timestamp())

@@ -49,8 +49,6 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import SplitResult, quote, urlsplit
 
-from botocore.httpsession import get_cert_path
-
 from hookline.adapters import http1
 from hookline.adapters.http1 import MOST_HEAD_BYTES, AnswerUnreadable, ClosedUnanswered, Head
 from hookline.core import classify, ssrf
@@ -199,7 +197,10 @@ class ConnectionPools:
     def _tls_context(self) -> ssl.SSLContext:
         if self._tls is None:
             # the CA bundle botocore trusts, as the DynamoDB transport does (hookline.adapters.dynamo.transport):
-            # certifi's where it is installed, else botocore's own
+            # certifi's where it is installed, else botocore's own; imported here, as botocore's HTTP session brings
+            # urllib3 and most of botocore, which a cold start need not import before its first delivery
+            from botocore.httpsession import get_cert_path
+
             self._tls = ssl.create_default_context(cafile=self.ca_file or get_cert_path(True))
         return self._tls
 

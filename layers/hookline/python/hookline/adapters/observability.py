@@ -9,6 +9,7 @@ once, when the module is loaded.
 from __future__ import annotations
 
 import functools
+import os
 import warnings
 from collections.abc import Callable
 from functools import lru_cache
@@ -17,6 +18,8 @@ from typing import Any
 from aws_lambda_powertools import Logger, Metrics, Tracer
 from aws_lambda_powertools.logging.lambda_context import build_lambda_context_model
 from aws_lambda_powertools.utilities import jmespath_utils
+
+from hookline.core.tracing import tracing_enabled
 
 Handler = Callable[[dict[str, Any], Any], dict[str, Any]]
 
@@ -32,7 +35,11 @@ def get_logger() -> Logger:
 
 @lru_cache(maxsize=1)
 def get_tracer() -> Tracer:
-    """X-Ray through Powertools; POWERTOOLS_TRACE_DISABLED=true turns it off (tests, local mode)."""
+    """X-Ray through Powertools; POWERTOOLS_TRACE_DISABLED=true turns it off (tests, local mode).
+
+    Made only when tracing is on (`lambda_handler`): Powertools' Tracer imports aws_xray_sdk when it is made,
+    about a fifth of a function's cold start, which a function with tracing off does not pay (`core.tracing`).
+    """
     return Tracer(service=SERVICE)
 
 
@@ -52,13 +59,14 @@ def lambda_handler(*, correlation_id_path: str | None = None) -> Callable[[Handl
        (Powertools' `inject_lambda_context` writes the same keys, but for the whole process: see there);
     2. `metrics.log_metrics`: the library flushes what the invocation recorded once the work is done;
     3. `tracer.capture_lambda_handler(capture_response=False)`, innermost: the X-Ray subsegment spans
-       just the work, and responses stay out of traces.
+       just the work, and responses stay out of traces; only when tracing is on (`core.tracing.tracing_enabled`
+       of the environment, read when the module is loaded), so a function with it off never imports X-Ray.
 
     The handler needs a Lambda context (the first layer reads it); the runtime always passes one.
     """
 
     def decorate(entry: Handler) -> Handler:
-        traced = get_tracer().capture_lambda_handler(entry, capture_response=False)
+        traced = get_tracer().capture_lambda_handler(entry, capture_response=False) if tracing_enabled(os.environ) else entry
         measured = get_metrics().log_metrics(traced)
         return with_invocation_keys(measured, correlation_id_path)
 

@@ -16,15 +16,18 @@ grows with the tenant's events or its other customers.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from hookline.core import ids
 from hookline.core.access import Principal, customer_event_types
-from hookline.core.contract.endpoints import UpdateEndpoint
 from hookline.core.errors import NotFound, ValidationFailed
 from hookline.core.jobs import JOB
 from hookline.core.replay import REPLAY
 from hookline.services.events import find_event
 from hookline.services.ports import CustomerTypes, EventDeliveryReader, JobReader, ReplayReader, TenantEndpoints
+
+if TYPE_CHECKING:  # the API's model, which the API passes in: the delivery and jobs functions import this guard too
+    from hookline.core.contract.endpoints import UpdateEndpoint
 
 
 @dataclass(frozen=True)

@@ -9,10 +9,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from hookline.core.access import Principal
 from hookline.core.sessions import check, hash_token, is_session_token
-from hookline.services.ports import CustomerSessions, SessionStore
+
+if TYPE_CHECKING:  # the ports module names every store's protocol: the authorizer, which imports this, needs two
+    from hookline.services.ports import CustomerSessions, SessionStore
 
 
 @dataclass(frozen=True)

@@ -1,13 +1,15 @@
 """The composition root: builds services from settings, lazily and once per process.
 
 Handlers and the local runner ask for services here; tests build services
-directly with fakes or moto. Nothing connects to AWS at import time.
+directly with fakes or moto. Nothing connects to AWS at import time, and nothing imports a service before it is
+built: each function's cold start imports only the services its entry builds (the delivery function, no API
+models; the jobs function, no delivery worker), on its first invocation (docs/benchmarks.md, cold starts).
 """
 
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from hookline.adapters import aws, metrics, system
 from hookline.adapters.destinations import AwsDestinations, DestinationSender
@@ -32,27 +34,26 @@ from hookline.adapters.system import utcnow
 from hookline.core.config import endpoint_rules, hand_on_seconds
 from hookline.core.jobs import BROADCAST_JOB, DELETE_CUSTOMER_ENDPOINTS, DRAIN_DLQ, REPLAY_WINDOW, REQUEUE_PAUSED
 from hookline.core.settings import Settings
-from hookline.services.access import AccessGuard
-from hookline.services.broadcast import BroadcastFanout, BroadcastService
-from hookline.services.bulk import CustomerEndpointsDeletion, PausedRequeue
-from hookline.services.catalog import CatalogService
-from hookline.services.compat import PreviousReleaseMessages
-from hookline.services.customers import CustomerService
-from hookline.services.delivery.assemble import assemble
-from hookline.services.delivery.ordered import OrderedLane
-from hookline.services.delivery.worker import DeliveryWorker
-from hookline.services.drain import DlqDrain, DrainControl
-from hookline.services.endpoints import EndpointDeps, EndpointService
-from hookline.services.events import EventService
-from hookline.services.jobs import JobRunner
-from hookline.services.portal import PortalService, SentEventTypes
 from hookline.services.ports import JobKind
-from hookline.services.replay import ReplayService, WindowReplay
-from hookline.services.sessions import PortalSessionService
-from hookline.services.sweeper import OverdueRetries, Sweeper
 from hookline.wiring import authorizer, topology
-from hookline.wiring.emails import customer_emails
 from hookline.wiring.settings import get_settings
+
+if TYPE_CHECKING:
+    from hookline.services.access import AccessGuard
+    from hookline.services.broadcast import BroadcastService
+    from hookline.services.catalog import CatalogService
+    from hookline.services.compat import PreviousReleaseMessages
+    from hookline.services.customers import CustomerService
+    from hookline.services.delivery.ordered import OrderedLane
+    from hookline.services.delivery.worker import DeliveryWorker
+    from hookline.services.drain import DrainControl
+    from hookline.services.endpoints import EndpointService
+    from hookline.services.events import EventService
+    from hookline.services.jobs import JobRunner
+    from hookline.services.portal import PortalService, SentEventTypes
+    from hookline.services.replay import ReplayService
+    from hookline.services.sessions import PortalSessionService
+    from hookline.services.sweeper import Sweeper
 
 LEASE_SECONDS = topology.CLAIM_LEASE_SECONDS
 
@@ -82,6 +83,8 @@ def _usage(settings: Settings) -> VersionUsageRepository:
 
 @lru_cache(maxsize=1)
 def catalog_service() -> CatalogService:
+    from hookline.services.catalog import CatalogService
+
     settings = get_settings()
     _, endpoints = _repos(settings)
     return CatalogService(_catalog(settings), endpoints, _usage(settings), event_types(), utcnow)
@@ -128,6 +131,8 @@ def _notifier(settings: Settings) -> Notifier:
 
 @lru_cache(maxsize=1)
 def endpoint_service() -> EndpointService:
+    from hookline.services.endpoints import EndpointDeps, EndpointService
+
     settings = get_settings()
     events, endpoints = _repos(settings)
     deps = EndpointDeps(
@@ -145,6 +150,8 @@ def endpoint_service() -> EndpointService:
 
 @lru_cache(maxsize=1)
 def event_service() -> EventService:
+    from hookline.services.events import EventService
+
     settings = get_settings()
     events, endpoints = _repos(settings)
     return EventService(
@@ -190,6 +197,8 @@ def ordered_worker() -> DeliveryWorker:
 @lru_cache(maxsize=1)
 def ordered_lane() -> OrderedLane:
     """The ordered function's lane: its worker, its queue's messages, the endpoints' line heads."""
+    from hookline.services.delivery.ordered import OrderedLane
+
     settings = get_settings()
     return OrderedLane(
         worker=ordered_worker(),
@@ -211,6 +220,9 @@ def _tasks(settings: Settings, queue_url: str) -> TaskQueue:
 
 
 def _worker(settings: Settings, scheduler: TaskScheduler | OrderedScheduler) -> DeliveryWorker:
+    from hookline.services.delivery.assemble import assemble
+    from hookline.wiring.emails import customer_emails
+
     events, endpoints = _repos(settings)
     return assemble(
         events=events,
@@ -235,6 +247,8 @@ def _worker(settings: Settings, scheduler: TaskScheduler | OrderedScheduler) -> 
 
 @lru_cache(maxsize=1)
 def replay_service() -> ReplayService:
+    from hookline.services.replay import ReplayService
+
     settings = get_settings()
     _, endpoints = _repos(settings)
     return ReplayService(
@@ -248,6 +262,8 @@ def replay_service() -> ReplayService:
 
 @lru_cache(maxsize=1)
 def broadcast_service() -> BroadcastService:
+    from hookline.services.broadcast import BroadcastService
+
     settings = get_settings()
     events, endpoints = _repos(settings)
     return BroadcastService(events=events, jobs=job_runner(), settings=settings, clock=utcnow, catalog=_catalog(settings), pins=endpoints, types=event_types())
@@ -255,6 +271,8 @@ def broadcast_service() -> BroadcastService:
 
 @lru_cache(maxsize=1)
 def customer_service() -> CustomerService:
+    from hookline.services.customers import CustomerService
+
     settings = get_settings()
     _, endpoints = _repos(settings)
     return CustomerService(_customers(settings), endpoints, _stats(settings), job_runner(), utcnow)
@@ -262,6 +280,8 @@ def customer_service() -> CustomerService:
 
 @lru_cache(maxsize=1)
 def session_service() -> PortalSessionService:
+    from hookline.services.sessions import PortalSessionService
+
     settings = get_settings()
     return PortalSessionService(authorizer.session_store(settings), _customers(settings), utcnow)
 
@@ -272,6 +292,8 @@ def _portal_store(settings: Settings) -> PortalRepository:
 
 @lru_cache(maxsize=1)
 def portal_service() -> PortalService:
+    from hookline.services.portal import PortalService
+
     settings = get_settings()
     return PortalService(_portal_store(settings), _customers(settings), utcnow)
 
@@ -279,11 +301,15 @@ def portal_service() -> PortalService:
 @lru_cache(maxsize=1)
 def event_types() -> SentEventTypes:
     """One per process: it remembers which types it has noted already."""
+    from hookline.services.portal import SentEventTypes
+
     return SentEventTypes(_portal_store(get_settings()))
 
 
 @lru_cache(maxsize=1)
 def access_guard() -> AccessGuard:
+    from hookline.services.access import AccessGuard
+
     settings = get_settings()
     events, endpoints = _repos(settings)
     table = aws.dynamodb_table(settings.table_name)
@@ -294,6 +320,8 @@ def access_guard() -> AccessGuard:
 
 @lru_cache(maxsize=1)
 def sweeper() -> Sweeper:
+    from hookline.services.sweeper import OverdueRetries, Sweeper
+
     settings = get_settings()
     table = aws.dynamodb_table(settings.table_name)
     unqueued = UnqueuedNoteRepository(table, topology.TABLE.ttl_attribute)
@@ -311,6 +339,12 @@ def sweeper() -> Sweeper:
 @lru_cache(maxsize=1)
 def job_runner() -> JobRunner:
     """Bulk jobs and their kinds (hookline.services.bulk, a broadcast's fan-out, a time-window replay, the DLQ drain); their steps run on the job queue (the jobs function's)."""
+    from hookline.services.broadcast import BroadcastFanout
+    from hookline.services.bulk import CustomerEndpointsDeletion, PausedRequeue
+    from hookline.services.drain import DlqDrain
+    from hookline.services.jobs import JobRunner
+    from hookline.services.replay import WindowReplay
+
     settings = get_settings()
     table = aws.dynamodb_table(settings.table_name)
     events, endpoints = _repos(settings)
@@ -351,12 +385,16 @@ def job_batch_size() -> int:
 @lru_cache(maxsize=1)
 def previous_release_messages() -> PreviousReleaseMessages:
     """The previous release's job-queue messages, each starting the job this release runs for it."""
+    from hookline.services.compat import PreviousReleaseMessages
+
     return PreviousReleaseMessages(job_runner(), broadcast_service(), replay_service())
 
 
 @lru_cache(maxsize=1)
 def drain_control() -> DrainControl:
     """The operators' DLQ drain: start one (a job of `job_runner`'s), read a job."""
+    from hookline.services.drain import DrainControl
+
     return DrainControl(job_runner(), get_settings().dlq_drain_rate_per_second, utcnow)
 
 

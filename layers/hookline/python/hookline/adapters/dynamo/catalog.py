@@ -20,9 +20,8 @@ from collections.abc import Callable, Iterable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from boto3.dynamodb.conditions import Attr, Key
-
 from hookline.adapters.dynamo import keys
+from hookline.adapters.dynamo.conditions import Attr, Key
 from hookline.adapters.dynamo.ops import batch_get, query_page, write_if
 from hookline.adapters.failures import translate_failures
 from hookline.core.versions import EventType, PayloadVersion, TypeVersion, VersionCatalog

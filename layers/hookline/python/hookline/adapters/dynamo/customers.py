@@ -12,9 +12,8 @@ from dataclasses import replace
 from decimal import Decimal
 from typing import Any
 
-from boto3.dynamodb.conditions import Attr, Key
-
 from hookline.adapters.dynamo import keys
+from hookline.adapters.dynamo.conditions import Attr, Key
 from hookline.adapters.dynamo.ops import query_page, transact_write, write_if
 from hookline.adapters.failures import translate_failures
 from hookline.core.customers import Customer, CustomerLimits

@@ -16,10 +16,10 @@ from collections.abc import Iterable, Iterator
 from decimal import Decimal
 from typing import Any
 
-from boto3.dynamodb.conditions import Attr, Key
 from botocore.exceptions import BotoCoreError, ClientError
 
 from hookline.adapters.dynamo import compat, keys
+from hookline.adapters.dynamo.conditions import Attr, Key
 from hookline.adapters.dynamo.ops import Refused, query_all, query_page, transact_write, try_write, write_if
 from hookline.adapters.failures import translate_failures
 from hookline.core.destinations import Destination, parse_destination

@@ -20,8 +20,6 @@ from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any
 
-from boto3.dynamodb.types import Binary
-
 from hookline.adapters.dynamo import compat, keys
 from hookline.core import ids
 from hookline.core.broadcast import Fanout
@@ -40,6 +38,8 @@ def _stored_body(body: str) -> Item:
     if len(raw) > COMPRESS_ABOVE_BYTES:
         packed = zlib.compress(raw, 6)
         if len(packed) <= 0.9 * len(raw):
+            from boto3.dynamodb.types import Binary  # imported with the table that stores it
+
             return {"body_z": Binary(packed)}
     return {"body": body}
 
@@ -47,7 +47,7 @@ def _stored_body(body: str) -> Item:
 def _read_body(item: Item) -> str:
     if "body_z" in item:
         packed = item["body_z"]
-        return zlib.decompress(packed.value if isinstance(packed, Binary) else bytes(packed)).decode("utf-8")
+        return zlib.decompress(bytes(packed)).decode("utf-8")  # a Binary gives its bytes, as bytes and memoryview do
     return str(item["body"])
 
 

@@ -24,10 +24,9 @@ from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from typing import Any
 
-from boto3.dynamodb.conditions import Attr, Key
-
 from hookline.adapters.dynamo import event_items as items
 from hookline.adapters.dynamo import keys
+from hookline.adapters.dynamo.conditions import Attr, Key
 from hookline.adapters.dynamo.ops import (
     Refused,
     batch_get,

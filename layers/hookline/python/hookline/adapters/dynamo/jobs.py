@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from boto3.dynamodb.conditions import Attr, Key
-
 from hookline.adapters.dynamo import keys
+from hookline.adapters.dynamo.conditions import Attr, Key
 from hookline.adapters.dynamo.ops import query_all, write_if
 from hookline.adapters.failures import translate_failures
 from hookline.core.jobs import Job

@@ -6,9 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from boto3.dynamodb.conditions import Attr
-
 from hookline.adapters.dynamo import keys
+from hookline.adapters.dynamo.conditions import Attr
 from hookline.adapters.dynamo.ops import write_if
 from hookline.adapters.failures import translate_failures
 from hookline.core.models import LineHead

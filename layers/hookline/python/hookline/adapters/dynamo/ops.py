@@ -19,15 +19,13 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from boto3.dynamodb.conditions import Key
-from boto3.dynamodb.types import TypeDeserializer
 from botocore.exceptions import ClientError
 
 from hookline.adapters.dynamo import keys
+from hookline.adapters.dynamo.conditions import Key
 from hookline.core.errors import DependencyFailed, InvalidCursor
 
 Item = dict[str, Any]
-_DESERIALIZE = TypeDeserializer().deserialize
 BATCH_GET_LIMIT = 100  # DynamoDB's limit on keys per BatchGetItem
 BATCH_GET_TRIES = 5
 TRANSACT_TRIES = 4  # a transaction cancelled by another writing the same items is tried this many times
@@ -55,7 +53,10 @@ def try_write(operation: Callable[..., Item], **request: Any) -> Item | Refused:
             raise
         raw = exc.response.get("Item")
         # Error responses are not deserialized by the resource layer.
-        return Refused({k: _DESERIALIZE(v) for k, v in raw.items()} if raw else None)
+        from boto3.dynamodb.types import TypeDeserializer  # made with the table, before any write could be refused
+
+        deserialize = TypeDeserializer().deserialize
+        return Refused({k: deserialize(v) for k, v in raw.items()} if raw else None)
 
 
 def transact_write(table: Any, *actions: dict[str, Any], tries: int = TRANSACT_TRIES) -> list[bool]:

@@ -16,9 +16,8 @@ from collections import defaultdict
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from boto3.dynamodb.conditions import Key
-
 from hookline.adapters.dynamo import keys
+from hookline.adapters.dynamo.conditions import Key
 from hookline.adapters.dynamo.ops import query_all, write_if
 from hookline.adapters.dynamo.state import carried_of
 from hookline.adapters.failures import translate_failures

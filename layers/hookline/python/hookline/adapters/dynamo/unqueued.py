@@ -10,9 +10,8 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
-from boto3.dynamodb.conditions import Key
-
 from hookline.adapters.dynamo import keys
+from hookline.adapters.dynamo.conditions import Key
 from hookline.adapters.dynamo.ops import query_all
 from hookline.adapters.failures import translate_failures
 from hookline.core import ids

@@ -11,9 +11,8 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
-from boto3.dynamodb.conditions import Key
-
 from hookline.adapters.dynamo import keys
+from hookline.adapters.dynamo.conditions import Key
 from hookline.adapters.dynamo.ops import query_page
 from hookline.adapters.failures import translate_failures
 from hookline.core.models import DeliveryTask

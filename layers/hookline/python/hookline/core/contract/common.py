@@ -25,16 +25,20 @@ from hookline.core.errors import ValidationFailed
 
 
 class RequestBody(BaseModel):
-    """A request body: strict (an unknown field is 422 `unknown_field`), its values as JSON gives them."""
+    """A request body: strict (an unknown field is 422 `unknown_field`), its values as JSON gives them.
 
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+    Every model here is built when first used, not when its module is imported (`defer_build`): building them all was
+    most of the API function's own import, and a request uses a few (docs/benchmarks.md, cold starts).
+    """
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, defer_build=True)
 
 
 class Answer(BaseModel):
     """A response body. Clients ignore fields they do not know, so an answer may gain fields; the document's tests
     read answers closed, so a field the code adds without a model fails them."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
 
 def rule(check: Callable[[Any], Any]) -> BeforeValidator:

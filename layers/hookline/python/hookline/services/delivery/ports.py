@@ -6,17 +6,19 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from datetime import datetime
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from hookline.core.breaker import Breaker
 from hookline.core.conflicts import Lost
-from hookline.core.contract.portal import PortalSession
 from hookline.core.emails import Email, Waiting
 from hookline.core.models import Attempt, Delivery, DeliveryTask, EmailOutcome, Endpoint, Event, LineHead
 from hookline.core.ratelimit import Limiter
 from hookline.core.sessions import SessionRequest
 from hookline.core.stats import Carried
 from hookline.services.ports import Sender
+
+if TYPE_CHECKING:  # the API's models: the delivery and jobs functions, which import these ports, never build one
+    from hookline.core.contract.portal import PortalSession
 
 __all__ = [
     "ClaimResult",
