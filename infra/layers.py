@@ -46,7 +46,9 @@ def compile_command(python_dir: Path, python: str = sys.executable) -> list[str]
 
 def compile_layer(python_dir: Path) -> None:
     """Bytecode beside every module of a layer's python/ folder, in place (`make deps-layer`'s built folder)."""
-    subprocess.run(compile_command(python_dir), check=True, env={**os.environ, **COMPILE_ENV})  # noqa: S603  - a fixed argv, no shell
+    # Without PYTHONPYCACHEPREFIX (the Makefile's, for the tests' own bytecode): it would send the layer's elsewhere.
+    env = {name: value for name, value in os.environ.items() if name != "PYTHONPYCACHEPREFIX"}
+    subprocess.run(compile_command(python_dir), check=True, env={**env, **COMPILE_ENV})  # noqa: S603  - a fixed argv, no shell
 
 
 def sources(layer_dir: Path) -> list[Path]:

@@ -50,6 +50,16 @@ def test_the_bytecode_is_unchecked_and_names_the_files_where_lambda_mounts_them(
     assert marshal.loads(pyc[16:]).co_filename == f"{LAMBDA_LAYER_PYTHON}/pkg/__init__.py"
 
 
+def test_the_bytecode_lands_in_the_layer_when_the_shell_sends_bytecode_elsewhere(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Given the Makefile's PYTHONPYCACHEPREFIX (the tests' own bytecode, under build/pycache)
+    monkeypatch.setenv("PYTHONPYCACHEPREFIX", str(tmp_path / "elsewhere"))
+    # When the layer is built
+    built = compiled_layer(_layer(tmp_path), tmp_path / "build", RUNTIME.name)
+    # Then its bytecode is in the layer, and none went to the prefix
+    assert (built / "python" / "pkg" / "__pycache__" / "__init__.cpython-313.pyc").is_file()
+    assert not (tmp_path / "elsewhere").exists()
+
+
 def test_a_changed_source_makes_a_new_layer_in_place_of_the_old(tmp_path: Path) -> None:
     layer = _layer(tmp_path)
     before = compiled_layer(layer, tmp_path / "build", RUNTIME.name)
