@@ -322,8 +322,9 @@ class Mix:
         return self.attempt_ok + self.attempt_fail_sqs + self.attempt_fail_sfn + self.attempt_exhausted
 
 
-def path_mix(success_rate: float, settings: Settings | None = None, webhooks: int = 20_000, seed: int = 7) -> Mix:
-    """Each attempt succeeds with `success_rate` (independently); failures are 503s scheduled by `decide`."""
+def path_mix(success_rate: float, settings: Settings | None = None, webhooks: int = 20_000, seed: int = 7, breaker_outcomes: int = 200_000) -> Mix:
+    """Each attempt succeeds with `success_rate` (independently); failures are 503s scheduled by `decide`; the breaker's
+    share (`after_failure`) over `breaker_outcomes` outcomes."""
     settings = settings or Settings()
     policy = retry_policy(settings)
     rng = random.Random(seed)
@@ -346,7 +347,7 @@ def path_mix(success_rate: float, settings: Settings | None = None, webhooks: in
             hopped["claimed"] += plan.path != "sqs"  # out of a hop or a wait in Step Functions, a task claims its attempt
             now += timedelta(seconds=decision.retry_in_seconds)
             attempt += 1
-    share = after_failure_share(success_rate)
+    share = after_failure_share(success_rate, breaker_outcomes)
     return Mix(
         **{k: v / webhooks for k, v in counts.items()},
         delivered=counts["attempt_ok"] / webhooks,

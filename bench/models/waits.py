@@ -68,8 +68,8 @@ def _usd(u: Units, p: Prices) -> float:
     return sum(u.dollars(p).values())
 
 
-def waits_report(paths: dict[str, Units], p: Prices = US_EAST_1, settings: Settings | None = None) -> dict[str, Any]:
-    """`cost.waits` from one payload size's measured paths."""
+def waits_report(paths: dict[str, Units], p: Prices = US_EAST_1, settings: Settings | None = None, deliveries: int = DELIVERIES) -> dict[str, Any]:
+    """`cost.waits` from one payload size's measured paths, over `deliveries` drawn deliveries."""
     settings = settings or Settings()
     hop, sfn = paths["wait_hop"], _at_least_zero(paths["attempt_fail_sfn"] - paths["attempt_fail_sqs"])
 
@@ -81,7 +81,7 @@ def waits_report(paths: dict[str, Units], p: Prices = US_EAST_1, settings: Setti
         }
         return {k: round(v, 4) for k, v in terms.items()}
 
-    now, before = waits_of(settings), waits_of(replace(settings, sqs_hops_up_to_seconds=0))
+    now, before = waits_of(settings, deliveries), waits_of(replace(settings, sqs_hops_up_to_seconds=0), deliveries)
     terms, before_terms = priced(now), priced(before)
     return {
         "usd_per_million_failing_deliveries": round(sum(terms.values()), 4),
