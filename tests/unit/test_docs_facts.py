@@ -582,8 +582,14 @@ FACTS = [
     Fact(
         ARCHITECTURE,
         "while its latency stays within",
-        f"within {adaptive.AdaptiveConfig.tolerance:g}x of its baseline (a baseline under {adaptive.AdaptiveConfig.baseline_floor_seconds * 1000:g} ms counts as {adaptive.AdaptiveConfig.baseline_floor_seconds * 1000:g} ms",
-        "core.adaptive.AdaptiveConfig.tolerance, baseline_floor_seconds",
+        f"within {adaptive.AdaptiveConfig.steady:g}x of its baseline (a baseline under {adaptive.AdaptiveConfig.baseline_floor_seconds * 1000:g} ms counts as {adaptive.AdaptiveConfig.baseline_floor_seconds * 1000:g} ms",
+        "core.adaptive.AdaptiveConfig.steady, baseline_floor_seconds",
+    ),
+    Fact(
+        ARCHITECTURE,
+        "while its latency stays within",
+        f"(past {adaptive.AdaptiveConfig.steady:g}x) it stops growing, past {adaptive.AdaptiveConfig.tolerance:g}x it is lowered",
+        "core.adaptive.AdaptiveConfig.steady, tolerance",
     ),
     Fact(
         ARCHITECTURE,
