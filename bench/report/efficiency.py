@@ -258,7 +258,7 @@ def _ideal_mechanisms(storm: dict[str, Any]) -> list[str]:
         "- **Adaptive concurrency** (`core.adaptive`, table-tested in `tests/unit/test_adaptive.py`): the gradient rule",
         "  of Netflix's concurrency-limits. An endpoint starts at 5 requests in flight; while its latency stays within",
         "  1.15x of its baseline (a baseline under 50 ms counts as 50 ms: below that, latency moves with jitter, not",
-        "  load) and it is kept busy (half the limit in flight, two answers or more in the batch), the limit rises by",
+        "  load) and it is kept busy (half the limit in flight, two answers or more in the batch, one at a limit of 1), the limit rises by",
         "  about a fifth of its square root per round trip, up to `max_concurrency` (now a ceiling, default 50, with",
         "  `rate_limit_per_second` a ceiling of 50/s); at the first sign of queueing (past 1.15x) it stops growing, past",
         "  1.5x it is lowered in proportion, and a timeout, 429, 502, 503 or 504 halves it, at most once per round",

@@ -49,6 +49,8 @@ def steady(in_flight: int, rtt: float = 0.1) -> Sample:
         # a batch of one answer says what the receiver does at that load, not at the limit: two or more earn
         (Concurrency(16.0, 0.1, 0.1), Sample((0.1,), False, 16), 50, 16.0),
         (Concurrency(16.0, 0.1, 0.1), Sample((0.1,) * 2, False, 16), 50, 16 + 0.2 * 4),
+        # but a limit of 1 gets one answer a batch: that one earns, or the limit could never climb back from 1
+        (Concurrency(1.0, 0.1, 0.1), Sample((0.1,), False, 1), 50, 1 + 0.2 * 1),
         # no answer to learn from (every request failed to connect): unchanged
         (Concurrency(16.0, 0.1, 0.1), Sample((), False, 16), 50, 16.0),
     ],

@@ -3,7 +3,8 @@
 An endpoint starts at a conservative number of requests in flight and earns
 more by absorbing them: while its latency holds steady and nothing signals
 overload, the limit rises by about smoothing * sqrt(limit) per round trip, as
-long as at least half of it was in use and the batch got two answers or more;
+long as at least half of it was in use and the batch got two answers or more
+(one at a limit of 1);
 a rising latency or an overload signal (a timeout, 429, 502, 503 or 504)
 lowers it.
 
@@ -60,7 +61,7 @@ class AdaptiveConfig:
     minimum: float = 1.0
     tolerance: float = 1.5  # a short-term latency this many times the baseline means the receiver is queueing: the limit is cut
     steady: float = 1.15  # up to this many times the baseline the latency is steady (noise); above it the limit stops growing
-    answers: int = 2  # and only on a batch with at least this many answers: one request says little of the limit
+    answers: int = 2  # and only on a batch with at least this many answers (or the whole limit, under it): one request says little of the limit
     smoothing: float = 0.2  # how far one change moves the limit toward its target
     short_rtts: float = 2.0  # time constant of the latency now, in round trips (of the baseline)
     long_seconds: float = 3000.0  # time constant of the baseline, when the latency rises
@@ -136,7 +137,7 @@ def observe(state: Concurrency, sample: Sample, ceiling: int, cfg: AdaptiveConfi
     # Latencies are whole milliseconds (HttpResult.duration_ms): a receiver that answers within one (on loopback) reads 0,
     # at its baseline whatever that is
     gradient = 1.0 if short <= 0 else max(0.5, min(1.0, cfg.tolerance * max(long, cfg.baseline_floor_seconds) / short))
-    used = sample.in_flight >= limit / 2 and len(sample.latencies) >= cfg.answers  # kept busy: a limit that was not used proves nothing
+    used = sample.in_flight >= limit / 2 and len(sample.latencies) >= min(cfg.answers, math.floor(limit))  # kept busy: a limit that was not used proves nothing
     steady = short <= cfg.steady * max(long, cfg.baseline_floor_seconds)
     growth = math.sqrt(limit) if used and steady else 0.0
     adapted = round(max(floor, min(float(ceiling), limit + cfg.smoothing * (limit * gradient + growth - limit))), 4)
