@@ -58,6 +58,7 @@ class Results(TypedDict):
     slow_subscriber: Scenario
     flaky_receivers: Scenario
     capacity_limited: Scenario
+    recovery: Scenario
     cost: Cost
     throughput: Throughput
     profile: NotRequired[dict[str, Any]]
@@ -71,7 +72,7 @@ class Results(TypedDict):
 
 
 REQUIRED = tuple(sorted(Results.__required_keys__))
-SCENARIOS = ("outage_isolation", "retry_storm", "slow_subscriber", "flaky_receivers", "capacity_limited")
+SCENARIOS = ("outage_isolation", "retry_storm", "slow_subscriber", "flaky_receivers", "capacity_limited", "recovery")
 
 
 def read(results: dict[str, Any]) -> Results:

@@ -7,6 +7,8 @@ plain numbers, plus a small time series (`series`) for plotting later.
 
 from __future__ import annotations
 
+import bisect
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -235,6 +237,58 @@ def capacity_limited(scale: float = 1.0, seed: int = 5) -> Result:
     return _both(run, ["peak_in_flight", "requests_over_capacity", "throughput_rps"])
 
 
+# --- 3c. recovery after a long outage ----------------------------------------------------
+
+
+def _most_in_an_hour(times: list[float]) -> int:
+    """The most of `times` in any hour [t, t + 3600)."""
+    ordered = sorted(times)
+    return max((bisect.bisect_left(ordered, t + 3600.0) - i for i, t in enumerate(ordered)), default=0)
+
+
+def recovery(scale: float = 1.0, seed: int = 6) -> Result:
+    """One endpoint down (every request times out) for 6 hours, then up: the seeds' long outage (a 6-hour ceiling on
+    the backoff, 004). Its producer keeps sending an event every 20 s throughout (scaled).
+
+    Measured: how long after the receiver is back its first delivery succeeds (`first_success_after_recovery_s`),
+    and the most probes it got in any hour while down (`probes_per_hour_while_down`: requests the breaker let through
+    to see whether it was back; the baseline has no breaker, so every request it sends while down is one). The 6-hour
+    figure depends on where the recovery falls between two probes, so the run is made again with the receiver back
+    the moment after the last failed probe reached it (the worst phase: `first_success_worst_phase_s`), the same
+    run until then.
+    """
+    down = 6 * 3600.0
+    rate = 0.05 * max(scale, 0.02)
+
+    def once(mode: str, up: float) -> Result:  # the receiver down until `up`
+        sim = Sim(seed)
+        ep = Endpoint(0, "down", Receiver(median_s=0.1, windows=[(0.0, up, "timeout")]))
+        system = make(mode, sim, 10)
+        poisson_arrivals(sim, system, [ep], rate, 0.0, up + 3600.0)
+        sim.run(until=up + 2 * 3600.0)
+        first = min((f for _, f, _, _, ok in sim.metrics.done if ok and f >= up), default=math.inf)
+        while_down = (
+            [t for t, g in sim.metrics.probes if t < up]
+            if mode == "hookline"
+            else [float(s) for s, n in ep.receiver.per_second.items() if s < up for _ in range(n)]
+        )
+        return {
+            "last_probe_before_recovery_s": max(while_down, default=0.0),
+            "first_success_after_recovery_s": round(first - up, 1),
+            "probes_per_hour_while_down": _most_in_an_hour(while_down),
+            "probes_while_down": len(while_down),
+            "requests_while_down": sum(n for s, n in ep.receiver.per_second.items() if s < up),
+            "delivered_fraction": round(sum(1 for d in sim.metrics.done if d[4]) / max(1, len(sim.metrics.done) + len(system.inflight())), 4),
+        }
+
+    def run(mode: str) -> Result:
+        result = once(mode, down)
+        worst = once(mode, result.pop("last_probe_before_recovery_s") + 0.001)
+        return {"down_seconds": down, **result, "first_success_worst_phase_s": worst["first_success_after_recovery_s"]}
+
+    return _both(run, ["first_success_after_recovery_s", "probes_per_hour_while_down", "requests_while_down"])
+
+
 # --- 4. flaky receivers ----------------------------------------------------------------------
 
 
@@ -272,5 +326,6 @@ ALL: dict[str, Callable[..., Result]] = {
     "retry_storm": retry_storm,
     "slow_subscriber": slow_subscriber,
     "capacity_limited": capacity_limited,
+    "recovery": recovery,
     "flaky_receivers": flaky_receivers,
 }

@@ -145,6 +145,7 @@ class Metrics:
     failed_requests: Counter[str] = field(default_factory=Counter)  # requests that got no 2xx
     deferrals: int = 0
     samples: list[dict[str, float]] = field(default_factory=list)
+    probes: list[tuple[float, str]] = field(default_factory=list)  # (send time, endpoint group) of each half-open probe
 
 
 class Queue:
@@ -426,6 +427,8 @@ class Hookline(Delivery):
         """One request of the group; `lease`: the requests its lease carried before it (None: a lease of its own, if any)."""
         group.live += 1
         probe = step.kind == "probe"
+        if probe:
+            self.sim.metrics.probes.append((send_at, ep.group))
         if step.lease_expiry is not None and lease is None:
             lease = []
             group.leases.append(lease)

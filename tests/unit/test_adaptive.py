@@ -11,7 +11,8 @@ CFG = AdaptiveConfig(initial=5)  # tolerance 1.5, smoothing 0.2
 
 
 def steady(in_flight: int, rtt: float = 0.1) -> Sample:
-    return Sample((rtt,) * 5, False, in_flight)
+    """A batch that got half the requests in flight answered (at least 5), each in `rtt`."""
+    return Sample((rtt,) * max(5, in_flight // 2), False, in_flight)
 
 
 @pytest.mark.parametrize(
@@ -38,9 +39,18 @@ def steady(in_flight: int, rtt: float = 0.1) -> Sample:
         # a ceiling lowered under the limit takes effect at once
         (Concurrency(40.0, 0.1, 0.1), steady(40), 10, 10.0),
         # a fast receiver's jitter (3 ms baseline, 20 ms now) is under the 50 ms floor's 75 ms: not a queue, it earns more
-        (Concurrency(16.0, 0.02, 0.003), Sample((0.02,), False, 16), 50, 16 + 0.2 * 4),
+        (Concurrency(16.0, 0.02, 0.003), Sample((0.02,) * 4, False, 16), 50, 16 + 0.2 * 4),
         # but past 75 ms it is queueing: 100 ms against the floor is gradient 0.75, as above
         (Concurrency(16.0, 0.1, 0.003), Sample((0.1,), False, 16), 50, 16 + 0.2 * (12 - 16)),
+        # the first sign of queueing (latency 1.2x its baseline: past the steady 1.15, under the 1.5 that cuts): it holds
+        (Concurrency(16.0, 0.12, 0.1), steady(16, 0.12), 50, 16.0),
+        # within 1.15x of its baseline it is steady: it earns more
+        (Concurrency(16.0, 0.108, 0.1), steady(16, 0.108), 50, 16 + 0.2 * 4),
+        # a batch of one answer says what the receiver does at that load, not at the limit: two or more earn
+        (Concurrency(16.0, 0.1, 0.1), Sample((0.1,), False, 16), 50, 16.0),
+        (Concurrency(16.0, 0.1, 0.1), Sample((0.1,) * 2, False, 16), 50, 16 + 0.2 * 4),
+        # but a limit of 1 gets one answer a batch: that one earns, or the limit could never climb back from 1
+        (Concurrency(1.0, 0.1, 0.1), Sample((0.1,), False, 1), 50, 1 + 0.2 * 1),
         # no answer to learn from (every request failed to connect): unchanged
         (Concurrency(16.0, 0.1, 0.1), Sample((), False, 16), 50, 16.0),
     ],
@@ -64,10 +74,10 @@ def test_the_averages_are_weighted_by_time() -> None:
 
 def test_the_limit_moves_at_most_once_per_round_trip() -> None:
     # Given a limit raised at t=10
-    raised = observe(Concurrency(16.0, 0.1, 0.1, 0.0, 9.9), Sample((0.1,), False, 16, 9.9, 10.0), 50, CFG)
+    raised = observe(Concurrency(16.0, 0.1, 0.1, 0.0, 9.9), Sample((0.1,) * 8, False, 16, 9.9, 10.0), 50, CFG)
     assert raised.limit > 16 and raised.changed_at == 10.0
     # When a batch granted before that raise answers (steady, or even overloaded)
-    steady_again = observe(raised, Sample((0.1,), False, 16, 9.95, 10.05), 50, CFG)
+    steady_again = observe(raised, Sample((0.1,) * 8, False, 16, 9.95, 10.05), 50, CFG)
     overloaded = observe(raised, Sample((0.1,), True, 16, 9.95, 10.05), 50, CFG)
     # Then the limit stays: those answers were sent under the old one (the averages still learn from them)
     assert steady_again.limit == overloaded.limit == raised.limit

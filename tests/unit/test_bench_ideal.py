@@ -10,12 +10,13 @@ from bench.measurement.standin import Latent, StandIn
 from bench.report.efficiency import ideal_rows
 
 
-def _results(drain_vs_ideal: float, peak_in_flight: int) -> dict[str, Any]:
+def _results(drain_vs_ideal: float, peak_in_flight: int, first_success_s: float = 198.3) -> dict[str, Any]:
     return {
         "outage_isolation": {"hookline": {"healthy_p99_during_vs_before": 1.02, "failed_requests_failing": 300}, "baseline": {"failed_requests_failing": 3000}},
         "retry_storm": {"hookline": {"drain_vs_ideal": drain_vs_ideal, "peak_vs_limit": 0.9, "attempts_per_event": 1.0, "requests_during_outage": 18}},
         "slow_subscriber": {"hookline": {"slow_backlog_end_share": 0.01, "others_p99_vs_alone": 1.05}},
         "capacity_limited": {"hookline": {"peak_in_flight": peak_in_flight, "capacity_in_flight": 16}},
+        "recovery": {"hookline": {"first_success_after_recovery_s": first_success_s, "first_success_worst_phase_s": 300.4, "probes_per_hour_while_down": 12}},
         "throughput": {
             "batches": {"10": {"handler_cpu_ms_per_delivery": 14.0}},
             "stand_in": {"batches": {"10": {"ratio_to_ideal": 0.81, "sequential_calls": 4.1}}},
@@ -34,6 +35,11 @@ def test_each_figure_is_judged_against_its_goal() -> None:
         "goal": "<= 1.0",
         "met": True,
     }
+    assert rows["recovery after a 6-hour outage: first success after the receiver is back (s)"]["met"] is True
+    probes = rows["recovery: most probes in any hour while down"]
+    assert (probes["figure"], probes["goal"], probes["met"]) == (12, "<= 12", True)
+    late = {r["what"]: r for r in ideal_rows(_results(drain_vs_ideal=1.0, peak_in_flight=16, first_success_s=3600.0))}
+    assert late["recovery after a 6-hour outage: first success after the receiver is back (s)"]["met"] is False
     assert rows["one invocation, batch 10, AWS at 5 ms a call: deliveries/s / ideal"]["met"] is True
     assert rows["one invocation, batch 10: AWS calls in a row on a task's critical path"]["met"] is False
     # The CPU is stated for a 512 MB Lambda: 512/1,769 of a vCPU

@@ -190,3 +190,17 @@ def test_a_lease_is_held_from_the_grant_to_the_give_back_not_for_the_invocation_
     assert taken == [pytest.approx(simulation.INVOKE_SECONDS + call)]  # handed over, states read: then the grant
     assert finished == pytest.approx(taken[0] + call + 0.1)  # the grant's write, then the 100 ms request
     assert given == [pytest.approx(finished + call)]  # the give-back's write after the answer
+
+
+def test_after_a_long_outage_a_receiver_is_probed_12_times_an_hour_and_back_within_the_probe_interval() -> None:
+    # Given an endpoint down for 6 hours, then up, its producer still sending (fewer events at this scale)
+    result = catalog.recovery(scale=0.1)
+    h, b = result["hookline"], result["baseline"]
+    # Then hookline's breaker let through at most 12 probes in any hour while it was down, one endpoint's, not one per task
+    assert h["probes_per_hour_while_down"] <= 12 < b["probes_per_hour_while_down"]
+    assert h["requests_while_down"] - h["probes_while_down"] <= 10  # the rest opened the breaker
+    # And its first success came within the interval of the last failed probe: back just after one, the next comes
+    # 300 s later plus the task's return and the request (core.breaker's arithmetic), never sooner
+    assert h["first_success_after_recovery_s"] <= h["first_success_worst_phase_s"]
+    assert 300 <= h["first_success_worst_phase_s"] <= 300 + 31 + 10
+    assert h["delivered_fraction"] == 1.0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from itertools import pairwise
 
 import pytest
 
@@ -12,7 +13,7 @@ from hookline.core.config import breaker_config
 from hookline.core.settings import Settings
 
 DEFAULTS = breaker_config(Settings())
-CFG = replace(DEFAULTS, threshold=3, cooldown_seconds=60, max_cooldown_seconds=300, window=10, failure_rate=0.9, probe_lease_seconds=30)
+CFG = replace(DEFAULTS, threshold=3, cooldown_seconds=60, probe_interval_seconds=300, window=10, failure_rate=0.9, probe_lease_seconds=30)
 
 
 @pytest.mark.parametrize(
@@ -123,22 +124,48 @@ def test_after_cooldown_exactly_one_probe_holds_a_lease() -> None:
     assert admit(leased, 231, CFG).verdict == "probe"
 
 
-def test_probe_success_closes_probe_failure_reopens_for_a_share_of_the_outage() -> None:
+def test_probe_success_closes_probe_failure_reopens_until_the_interval_after_the_probe() -> None:
     leased = admit(_opened(), 200, CFG).state
     assert leased is not None
     closed = record(leased, "success", 201, CFG, was_probe=True)
     assert closed is not None and closed.event == "recovered" and closed.state.state == "closed" and closed.state.trips == 1
     assert record(leased, "neutral", 201, CFG, was_probe=True).event == "recovered"  # type: ignore[union-attr]
-    cooldowns = []
-    b = leased
-    for i in range(5):
-        t = record(b, "failure", 300 + i * 1000, CFG, was_probe=True)
-        assert t is not None and t.event == "reopened"
-        cooldowns.append(t.state.cooldown_seconds)
-        b = admit(t.state, t.state.open_until or 0, CFG).state  # type: ignore[assignment]
-        assert b is not None
-    # A fifth of the outage so far (it began at 102), at least the 60 s cooldown, at most the 300 s maximum
-    assert cooldowns == [60, pytest.approx(0.2 * (1300 - 102)), 300, 300, 300]
+
+
+@pytest.mark.parametrize(
+    ("taken", "answered", "open_until"),
+    [
+        # a probe taken at 200 that fails at once: the next one is due 300 s after it was taken
+        (200, 201, 500),
+        # one that timed out (answered 13 s later): still 300 s after it was taken, its deadline is not added
+        (200, 213, 500),
+        # however long the outage has lasted (it began at 102): 5 minutes, not a share of it
+        (86_400, 86_410, 86_700),
+    ],
+)
+def test_a_failed_probe_reopens_until_the_interval_after_it_was_taken(taken: float, answered: float, open_until: float) -> None:
+    leased = admit(_opened(), taken, CFG).state
+    assert leased is not None
+    t = record(leased, "failure", answered, CFG, was_probe=True)
+    assert t is not None and t.event == "reopened"
+    assert (t.state.state, t.state.open_until, t.state.cooldown_seconds) == ("open", open_until, open_until - answered)
+
+
+def test_a_receiver_that_stays_down_gets_at_most_12_probes_an_hour_and_a_recovery_waits_at_most_the_interval() -> None:
+    # Given an endpoint down for 6 hours, each probe taken the moment the breaker lets one through
+    b, t, probes = _opened(), 0.0, []
+    t = b.open_until or 0.0
+    while t < 102 + 6 * 3600:
+        a = admit(b, t, CFG)
+        assert a.verdict == "probe" and a.state is not None
+        probes.append(t)
+        reopened = record(a.state, "failure", t + 10, CFG, was_probe=True)  # each one times out
+        assert reopened is not None
+        b, t = reopened.state, reopened.state.open_until or 0.0
+    # Then no hour holds more than 12 of them (3600 / 300)
+    assert max(sum(1 for p in probes if start <= p < start + 3600) for start in probes) == 12
+    # And the gaps are all the interval: a receiver back just after a failed probe is probed again 300 s later
+    assert {round(q - p, 6) for p, q in pairwise(probes)} == {300.0}
 
 
 def test_outage_length_counts_from_the_first_opening() -> None:

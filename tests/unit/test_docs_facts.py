@@ -76,7 +76,7 @@ PORTAL = "docs/portal.md"
 DOCS = {name: (REPO / name).read_text() for name in (README, ARCHITECTURE, OPERATIONS, RETRIES, SECURITY, SCALING, PORTAL)}
 S = Settings()
 DAY = 86_400
-WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight", 9: "nine", 10: "ten"}
+WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight", 9: "nine", 10: "ten", 12: "twelve"}
 SHARES = {0.2: "a fifth", 0.25: "a quarter", 0.5: "half"}
 
 
@@ -194,6 +194,11 @@ _XLARGE = Settings.from_env({"HOOKLINE_SIZE": "xlarge"})
 def a_second(seconds: float) -> str:
     assert seconds == 1, f"the docs say 'a second' for {seconds} s"
     return "a second"
+
+
+def a_minute(seconds: float) -> str:
+    assert seconds == 60, f"the docs say 'a minute' for {seconds} s"
+    return "a minute"
 
 
 def every_minute(interval_minutes: int) -> str:
@@ -348,12 +353,12 @@ FACTS = [
         f"after {S.breaker_threshold} consecutive failures ({S.breaker_timeout_threshold} timeouts)",
         "HOOKLINE_BREAKER_THRESHOLD, _TIMEOUT_THRESHOLD",
     ),
-    Fact(README, "a circuit breaker stops sending after", every_minute(minutes(S.breaker_cooldown_seconds)), "HOOKLINE_BREAKER_COOLDOWN_SECONDS"),
+    Fact(README, "a circuit breaker stops sending after", f"probing {a_minute(S.breaker_cooldown_seconds)} later", "HOOKLINE_BREAKER_COOLDOWN_SECONDS"),
     Fact(
         README,
         "a circuit breaker stops sending after",
-        f"then every {SHARES[S.breaker_cooldown_fraction].removeprefix('a ')} of the outage",
-        "HOOKLINE_BREAKER_COOLDOWN_FRACTION",
+        f"then {every_minute(minutes(S.breaker_probe_interval_seconds))}, until",
+        "HOOKLINE_BREAKER_PROBE_INTERVAL_SECONDS",
     ),
     Fact(README, "An endpoint failing for", f"An endpoint failing for {S.disable_after_seconds / DAY:g} days is", "HOOKLINE_DISABLE_AFTER_SECONDS"),
     Fact(
@@ -532,9 +537,9 @@ FACTS = [
     Fact(ARCHITECTURE, "(410 Gone, a", f"a {S.disable_after_seconds / DAY:g}-day outage", "HOOKLINE_DISABLE_AFTER_SECONDS"),
     Fact(
         ARCHITECTURE,
-        "a failed one reopens it for",
-        f"reopens it for {SHARES[S.breaker_cooldown_fraction]} of the outage so far (at least the {S.breaker_cooldown_seconds:g} s cooldown, at most {an_hour(S.breaker_max_cooldown_seconds)})",
-        "HOOKLINE_BREAKER_COOLDOWN_FRACTION, _COOLDOWN_SECONDS, _MAX_COOLDOWN_SECONDS",
+        "a failed one reopens it until",
+        f"reopens it until {minutes(S.breaker_probe_interval_seconds)} minutes after that probe was taken (the first probe comes {S.breaker_cooldown_seconds:g} s after opening)",
+        "HOOKLINE_BREAKER_PROBE_INTERVAL_SECONDS, _COOLDOWN_SECONDS",
     ),
     Fact(
         ARCHITECTURE,
@@ -556,9 +561,9 @@ FACTS = [
     ),
     Fact(
         ARCHITECTURE,
-        "parked behind an hour-long cooldown costs",
-        f"costs {WORDS[int(S.breaker_max_cooldown_seconds // HOP)]} hops",
-        "HOOKLINE_BREAKER_MAX_COOLDOWN_SECONDS / HOOKLINE_SQS_MAX_DELAY_SECONDS",
+        "parked behind an open breaker costs",
+        f"costs {WORDS[int(3600 // S.breaker_probe_interval_seconds)]} hops an hour",
+        "3600 / HOOKLINE_BREAKER_PROBE_INTERVAL_SECONDS",
     ),
     Fact(
         ARCHITECTURE,
@@ -583,8 +588,14 @@ FACTS = [
     Fact(
         ARCHITECTURE,
         "while its latency stays within",
-        f"within {adaptive.AdaptiveConfig.tolerance:g}x of its baseline (a baseline under {adaptive.AdaptiveConfig.baseline_floor_seconds * 1000:g} ms counts as {adaptive.AdaptiveConfig.baseline_floor_seconds * 1000:g} ms",
-        "core.adaptive.AdaptiveConfig.tolerance, baseline_floor_seconds",
+        f"within {adaptive.AdaptiveConfig.steady:g}x of its baseline (a baseline under {adaptive.AdaptiveConfig.baseline_floor_seconds * 1000:g} ms counts as {adaptive.AdaptiveConfig.baseline_floor_seconds * 1000:g} ms",
+        "core.adaptive.AdaptiveConfig.steady, baseline_floor_seconds",
+    ),
+    Fact(
+        ARCHITECTURE,
+        "while its latency stays within",
+        f"(past {adaptive.AdaptiveConfig.steady:g}x) it stops growing, past {adaptive.AdaptiveConfig.tolerance:g}x it is lowered",
+        "core.adaptive.AdaptiveConfig.steady, tolerance",
     ),
     Fact(
         ARCHITECTURE,
@@ -1106,7 +1117,7 @@ def test_the_quoted_shapes_hold() -> None:
     # A repeat's copies wait the delivery function's timeout by default (README, architecture.md)
     assert S.repeat_requeue_delay_seconds == topology.DELIVERY_TIMEOUT_SECONDS
     assert topology.RETRY.sqs_source is not None and topology.RETRY.sqs_source.max_batching_window_seconds == 1  # "at most a second"
-    assert S.breaker_cooldown_fraction in SHARES and adaptive.AdaptiveConfig.smoothing in SHARES
+    assert adaptive.AdaptiveConfig.smoothing in SHARES
     # Tokens: 256 random bits, 43 base64url characters behind the prefix (security.md)
     assert len(sessions.generate_token()) == len(sessions.TOKEN_PREFIX) + 43
     assert len(apikeys.generate_api_key()) == len(apikeys.KEY_PREFIX) + 43

@@ -3,8 +3,18 @@
 An endpoint starts at a conservative number of requests in flight and earns
 more by absorbing them: while its latency holds steady and nothing signals
 overload, the limit rises by about smoothing * sqrt(limit) per round trip, as
-long as at least half of it was in use; a rising latency or an overload signal
-(a timeout, 429, 502, 503 or 504) lowers it. It never leaves [minimum,
+long as at least half of it was in use and the batch got two answers or more
+(one at a limit of 1);
+a rising latency or an overload signal (a timeout, 429, 502, 503 or 504)
+lowers it.
+
+It stops growing at the first sign of queueing: a short-term latency more than
+`steady` (1.15) times the baseline, well before the 1.5 that cuts it. Between the
+two it holds. A batch of one answer says what the receiver does at that load,
+not at the limit, so it earns nothing either: as a backlog thins out such
+batches answer fast, and growing on them raised the limit past the receiver's
+capacity just before the last burst came (the capacity-limited scenario peaked
+at 21 in flight against 16, bench/scenarios/catalog.py). It never leaves [minimum,
 ceiling], where the ceiling is the endpoint's `max_concurrency` (what its
 producer or customer set).
 
@@ -15,7 +25,7 @@ receiver within seconds and a slower one only over most of an hour, so a queue
 building up at the receiver cannot drag it up). Their ratio is the gradient:
 
     gradient = clamp(tolerance * max(long, floor) / short, 0.5, 1)   (1 while short is 0: answers within a millisecond)
-    target   = limit * gradient + sqrt(limit)   (the sqrt only when steady and the limit was used)
+    target   = limit * gradient + sqrt(limit)   (the sqrt only when short <= steady * max(long, floor) and the limit was used)
     limit    = limit + smoothing * (target - limit)
     overload: limit = limit * backoff
 
@@ -49,7 +59,9 @@ OVERLOAD_STATUSES = frozenset({429, 502, 503, 504})
 class AdaptiveConfig:
     initial: float  # where an endpoint starts: the conservative pace (HOOKLINE_INITIAL_CONCURRENCY)
     minimum: float = 1.0
-    tolerance: float = 1.5  # a short-term latency this many times the baseline means the receiver is queueing
+    tolerance: float = 1.5  # a short-term latency this many times the baseline means the receiver is queueing: the limit is cut
+    steady: float = 1.15  # up to this many times the baseline the latency is steady (noise); above it the limit stops growing
+    answers: int = 2  # and only on a batch with at least this many answers (or the whole limit, under it): one request says little of the limit
     smoothing: float = 0.2  # how far one change moves the limit toward its target
     short_rtts: float = 2.0  # time constant of the latency now, in round trips (of the baseline)
     long_seconds: float = 3000.0  # time constant of the baseline, when the latency rises
@@ -125,8 +137,9 @@ def observe(state: Concurrency, sample: Sample, ceiling: int, cfg: AdaptiveConfi
     # Latencies are whole milliseconds (HttpResult.duration_ms): a receiver that answers within one (on loopback) reads 0,
     # at its baseline whatever that is
     gradient = 1.0 if short <= 0 else max(0.5, min(1.0, cfg.tolerance * max(long, cfg.baseline_floor_seconds) / short))
-    used = sample.in_flight >= limit / 2  # kept busy: a limit that was not used proves nothing
-    growth = math.sqrt(limit) if used and gradient >= 1.0 else 0.0
+    used = sample.in_flight >= limit / 2 and len(sample.latencies) >= min(cfg.answers, math.floor(limit))  # kept busy: a limit that was not used proves nothing
+    steady = short <= cfg.steady * max(long, cfg.baseline_floor_seconds)
+    growth = math.sqrt(limit) if used and steady else 0.0
     adapted = round(max(floor, min(float(ceiling), limit + cfg.smoothing * (limit * gradient + growth - limit))), 4)
     if adapted == limit:
         return observed

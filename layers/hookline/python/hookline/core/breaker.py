@@ -4,9 +4,27 @@ closed ──(threshold consecutive health failures, fewer if they are timeouts,
 the failure rate over the window)──▶ open ──(cooldown over)──▶ half_open: one
 probe at a time, held by a lease that expires, so a crashed prober cannot wedge
 the endpoint. A probe that succeeds closes the breaker; one that fails reopens
-it for a share of the outage so far (at least the cooldown, at most the
-maximum), so the first probe after a recovery comes within that share of the
-outage's length.
+it until `probe_interval_seconds` after that probe was taken (`reopen_until`).
+
+The probe schedule, and why it is the only one. Two promises hold for an
+outage of any length: a receiver that stays down gets at most 12 probes in any
+hour, and a recovered one gets its probe within 5 minutes. Probes are taken at
+least P apart (a probe is taken only once the breaker's `open_until` has passed,
+and a failed one sets it P after its own taking), so any hour holds at most
+3600 / P of them: 12 needs P ≥ 300 s. A receiver back at time R, just after a
+probe taken at a found it down, is probed next at a + P + d, where d is how long
+after `open_until` the endpoint's next task comes to take the probe; so it waits
+at most P + d, and its first success comes one request later. Any gap between
+probes longer than 300 s breaks the second promise for a recovery inside it, and
+13 probes less than an hour apart break the first, so once the first probe has
+failed the gaps are all exactly P = 300 s (`HOOKLINE_BREAKER_PROBE_INTERVAL_SECONDS`):
+a growing cooldown (a share of the outage so far, as before) put up to an hour
+between a recovery and its probe. The bound is 300 s + d + one request, never
+300 s exactly: d and the request are above zero. Anchoring the next probe to
+the failed probe's taking (not its answer) keeps a timed-out probe's deadline
+out of it. The first cooldown after opening (`cooldown_seconds`, 60 s) is
+shorter: a blip is noticed within a minute, and 60 + 11 × 300 s still fits 12
+probes into the first hour.
 
 Health failures are timeouts, connection errors, 5xx and 429; other 4xx say
 nothing about the endpoint's health. The hot path stays free: a success on a
@@ -37,14 +55,10 @@ class BreakerConfig:
 
     threshold: int
     cooldown_seconds: float
-    max_cooldown_seconds: float
+    probe_interval_seconds: float  # a failed probe reopens the breaker until this long after it was taken
     window: int
     failure_rate: float
     probe_lease_seconds: float
-    # A failed probe reopens the breaker for this share of the outage so far (at least `cooldown_seconds`,
-    # at most `max_cooldown_seconds`): recovery is noticed within a fifth of the outage's length, with
-    # probes growing sparser as it lasts (about 30 in a 5-day outage).
-    cooldown_fraction: float
     timeout_threshold: int  # consecutive timeouts that open it: each one held a worker for the whole deadline
     history_seconds: float = 3600.0  # a failure this long after the previous one starts a fresh history
 
@@ -118,12 +132,12 @@ def record(b: Breaker, verdict: Health, now: float, cfg: BreakerConfig, was_prob
     """After an attempt: the new state to write, or None when nothing changes."""
     if was_probe and b.state == "half_open":
         if verdict == "failure":
-            cooldown = reopen_cooldown(b, now, cfg)
+            until = reopen_until(b, now, cfg)
             reopened = replace(
                 b,
                 state="open",
-                open_until=now + cooldown,
-                cooldown_seconds=cooldown,
+                open_until=until,
+                cooldown_seconds=until - now,
                 probe_until=None,
                 last_error=error,
                 last_failure_at=now,
@@ -166,14 +180,17 @@ def record(b: Breaker, verdict: Health, now: float, cfg: BreakerConfig, was_prob
     return Transition(replace(b, consecutive_failures=failures, timeouts=timeouts, recent=recent, last_error=error, last_failure_at=now, version=b.version + 1))
 
 
-def reopen_cooldown(b: Breaker, now: float, cfg: BreakerConfig) -> float:
-    """How long a failed probe reopens the breaker: a share of the outage so far, within [cooldown, max_cooldown].
+def reopen_until(b: Breaker, now: float, cfg: BreakerConfig) -> float:
+    """Until when a failed probe, answered at `now`, reopens the breaker: `probe_interval_seconds` after the probe was
+    taken (its lease began then: `probe_until - probe_lease_seconds`), never before `now`.
 
-    Doubling per failed probe would put the next probe as far past a recovery as the outage had lasted;
-    a fixed share bounds that delay to `cooldown_fraction` of the outage.
+    Probes are then taken at least the interval apart, whatever the outage's length and however long a probe took
+    to fail (a timeout's whole deadline), so a receiver that stays down gets at most 3600 / interval an hour, and a
+    recovered one is probed within the interval of the last failed probe (plus how long the endpoint's next task
+    takes to come back): the module's docstring has the arithmetic.
     """
-    outage = now - (b.open_since if b.open_since is not None else now)
-    return min(max(cfg.cooldown_seconds, cfg.cooldown_fraction * outage), cfg.max_cooldown_seconds)
+    taken = now if b.probe_until is None else min(now, b.probe_until - cfg.probe_lease_seconds)
+    return max(now, taken + cfg.probe_interval_seconds)
 
 
 def outage_seconds(b: Breaker, now: float) -> float:

@@ -24,10 +24,9 @@ def breaker_config(settings: Settings) -> BreakerConfig:
     return BreakerConfig(
         threshold=settings.breaker_threshold,
         cooldown_seconds=settings.breaker_cooldown_seconds,
-        max_cooldown_seconds=settings.breaker_max_cooldown_seconds,
+        probe_interval_seconds=settings.breaker_probe_interval_seconds,
         window=settings.breaker_window,
         failure_rate=settings.breaker_failure_rate,
-        cooldown_fraction=settings.breaker_cooldown_fraction,
         timeout_threshold=settings.breaker_timeout_threshold,
         # A probe's lease outlives its request; a crashed prober frees it soon after.
         probe_lease_seconds=2 * (settings.connect_timeout_seconds + settings.request_timeout_seconds),

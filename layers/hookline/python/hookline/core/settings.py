@@ -121,12 +121,12 @@ class Settings:
     )
     breaker_window: int = _setting("HOOKLINE_BREAKER_WINDOW", 50, "Attempts the failure-rate rule looks at.")
     breaker_cooldown_seconds: float = _setting(
-        "HOOKLINE_BREAKER_COOLDOWN_SECONDS", 60.0, "Shortest cooldown of an open breaker (the first one, and the least after a failed probe)."
+        "HOOKLINE_BREAKER_COOLDOWN_SECONDS", 60.0, "Cooldown of a breaker that has just opened: its first probe comes this long after it opened."
     )
-    breaker_cooldown_fraction: float = _setting(
-        "HOOKLINE_BREAKER_COOLDOWN_FRACTION",
-        0.2,
-        "A failed probe reopens the breaker for this share of the outage so far (within the shortest and longest cooldown), so a recovery is noticed within that share of the outage.",
+    breaker_probe_interval_seconds: float = _setting(
+        "HOOKLINE_BREAKER_PROBE_INTERVAL_SECONDS",
+        300.0,
+        "A failed probe reopens the breaker until this long after it was taken: a receiver that stays down gets at most 3600 / this probes an hour, a recovered one its probe within this (plus its next task's return).",
     )
     breaker_timeout_threshold: int = _setting(
         "HOOKLINE_BREAKER_TIMEOUT_THRESHOLD", 5, "Consecutive timeouts that open an endpoint's breaker (each held a worker for the whole deadline)."
@@ -141,7 +141,6 @@ class Settings:
         1000.0,
         "An endpoint whose rate_limit_per_second is at least this is paced by token leases: each warm delivery instance reserves a share of its rate and concurrency for a second in one write and spends it over its batches, instead of a grant and a give-back per batch.",
     )
-    breaker_max_cooldown_seconds: float = _setting("HOOKLINE_BREAKER_MAX_COOLDOWN_SECONDS", 3600.0, "Longest cooldown.")
     disable_after_seconds: float = _setting(
         "HOOKLINE_DISABLE_AFTER_SECONDS", 432000.0, "An endpoint whose breaker stays open this long is disabled with reason `failing` (5 days)."
     )
@@ -468,8 +467,10 @@ class Settings:
                 raise SettingsError(f"{env}={mb}: must be {MEMORY_MB[0]}..{MEMORY_MB[1]} (what Lambda accepts)")
         if not 1 <= self.ordered_batch_size <= 10:
             raise SettingsError(f"HOOKLINE_ORDERED_BATCH_SIZE={self.ordered_batch_size}: must be 1..10 (SQS's most for a FIFO event source)")
-        if not 0 < self.breaker_cooldown_fraction <= 1:
-            raise SettingsError(f"HOOKLINE_BREAKER_COOLDOWN_FRACTION={self.breaker_cooldown_fraction}: must be above 0 and at most 1")
+        if self.breaker_probe_interval_seconds < self.breaker_cooldown_seconds:
+            raise SettingsError(
+                f"HOOKLINE_BREAKER_PROBE_INTERVAL_SECONDS={self.breaker_probe_interval_seconds:g}: must be at least HOOKLINE_BREAKER_COOLDOWN_SECONDS"
+            )
         if self.initial_concurrency < 1 or self.breaker_timeout_threshold < 1:
             raise SettingsError("HOOKLINE_INITIAL_CONCURRENCY and HOOKLINE_BREAKER_TIMEOUT_THRESHOLD must be at least 1")
 
