@@ -26,7 +26,7 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
-from hookline.core.settings import MAX_STACK_NAME, RENAMED, STACK_NAME, Settings, SettingsError, parse_setting, renamed
+from hookline.core.settings import MAX_STACK_NAME, RETIRED, STACK_NAME, Settings, SettingsError, parse_setting, renamed
 from infra import REPO_ROOT
 
 STACKS_DIR = REPO_ROOT / "stacks"
@@ -97,7 +97,7 @@ def file_values(raw: Mapping[str, Any], where: str) -> dict[str, str]:
     for key, value in raw.items():
         if key == STACK_NAME_SETTING:
             raise StackSettingsError(f"{where}: {key} cannot be set in a stack file: the file's name is the stack's name")
-        if key in RENAMED:
+        if key in RETIRED:
             raise StackSettingsError(f"{where}: {renamed(key)}")
         if key not in STACK_FILE_SETTINGS:
             raise StackSettingsError(f"{where}: {key} is not a setting a stack file can hold (the README's settings table lists them)")

@@ -67,6 +67,7 @@ def test_the_stack_name_comes_from_the_file_alone() -> None:
         ({"HOOKLINE_ALLOW_PRIVATE_NETWORKS": "10.0.0.0/8"}, "HOOKLINE_ALLOW_PRIVATE_NETWORKS is not a setting"),
         ({"HOOKLINE_SWEEP_RUNS_JOBS": True}, "HOOKLINE_SWEEP_RUNS_JOBS is not a setting"),
         ({"HOOKLINE_REPLAY_CONCURRENCY": 4}, "HOOKLINE_REPLAY_CONCURRENCY was renamed HOOKLINE_JOBS_CONCURRENCY in this release"),
+        ({"HOOKLINE_BREAKER_MAX_COOLDOWN_SECONDS": 1800}, "HOOKLINE_BREAKER_MAX_COOLDOWN_SECONDS is no longer read: this release replaced it"),
         ({"HOOKLINE_ALARM_EMAIL": ["a@example.com"]}, "must be a string, a number or true/false"),
     ],
 )

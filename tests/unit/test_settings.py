@@ -127,3 +127,10 @@ def test_a_setting_an_earlier_release_named_otherwise_stops_with_its_new_name(ol
     with pytest.raises(SettingsError, match=f"{old} was renamed {new} in this release: set {new} instead"):
         Settings.from_env({old: "3"})
     assert Settings.from_env({old: ""}) == Settings.from_env({})
+
+
+@pytest.mark.parametrize("old", ["HOOKLINE_BREAKER_COOLDOWN_FRACTION", "HOOKLINE_BREAKER_MAX_COOLDOWN_SECONDS"])
+def test_a_setting_this_release_replaced_stops_with_what_replaced_it(old: str) -> None:
+    # The breaker's cooldown no longer grows with the outage: an install still tuning it would be ignored silently
+    with pytest.raises(SettingsError, match=f"{old} is no longer read: this release replaced it with HOOKLINE_BREAKER_PROBE_INTERVAL_SECONDS"):
+        Settings.from_env({old: "0.5"})

@@ -48,11 +48,20 @@ class SettingsError(ValueError):
 # Settings an earlier release read under another name: set, the old name stops the command that reads it (synth,
 # local mode, a function's start) with the new one, rather than being ignored for the default.
 RENAMED = {"HOOKLINE_REPLAY_CONCURRENCY": "HOOKLINE_JOBS_CONCURRENCY", "HOOKLINE_REPLAY_BATCH_SIZE": "HOOKLINE_JOBS_BATCH_SIZE"}
+# Settings an earlier release read whose meaning this one replaced (a breaker's cooldown that grew with the outage,
+# now a fixed probe interval): set, they stop synth and local mode rather than being silently ignored.
+REPLACED = {
+    "HOOKLINE_BREAKER_COOLDOWN_FRACTION": "HOOKLINE_BREAKER_PROBE_INTERVAL_SECONDS",
+    "HOOKLINE_BREAKER_MAX_COOLDOWN_SECONDS": "HOOKLINE_BREAKER_PROBE_INTERVAL_SECONDS",
+}
+RETIRED = (*RENAMED, *REPLACED)
 
 
 def renamed(name: str) -> str:
-    """What to say of a setting an earlier release read under `name`."""
-    return f"{name} was renamed {RENAMED[name]} in this release: set {RENAMED[name]} instead"
+    """What to say of a setting an earlier release read under `name` (one of RETIRED)."""
+    if name in RENAMED:
+        return f"{name} was renamed {RENAMED[name]} in this release: set {RENAMED[name]} instead"
+    return f"{name} is no longer read: this release replaced it with {REPLACED[name]}; set that instead, or remove it"
 
 
 def _setting(env: str, default: Any, doc: str) -> Any:
@@ -384,7 +393,7 @@ class Settings:
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> Settings:
         """Parse the settings from an environment mapping (`hookline.wiring.settings` passes os.environ)."""
-        if old := [name for name in RENAMED if (env.get(name) or "").strip()]:
+        if old := [name for name in RETIRED if (env.get(name) or "").strip()]:
             raise SettingsError("; ".join(renamed(name) for name in old))
         values: dict[str, Any] = {}
         size = (env.get("HOOKLINE_SIZE") or "").strip() or DEFAULT_SIZE
