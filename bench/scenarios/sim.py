@@ -45,7 +45,7 @@ BATCH_SIZE = 10
 REQUEST_TIMEOUT = Settings().request_timeout_seconds
 BATCH_OVERHEAD = 0.05  # the least an invocation takes, receive to answer: a worker takes no batch sooner after the last
 # The worker's AWS calls around a batch's requests (hookline.services.delivery.planner and .worker), each one round trip
-# of bench.models.duration's model (Assumptions.aws_call_ms; tests/unit/test_bench_scenarios.py checks they agree). They place
+# of bench.models.duration's model (Assumptions.aws_call_ms; tests/models/test_bench_scenarios.py checks they agree). They place
 # an endpoint's concurrency leases in time: taken when the grant is computed, after the batch's read of its endpoints'
 # states; the first request leaves once the grant's write has landed (on the retry lane also once the sending tasks'
 # bodies are read, which the first lane reads beside the plan, and the task has claimed its attempt, which a first

@@ -3,13 +3,15 @@ schema-valid filter (`{"": []}`) refused with `invalid_filter`."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, get_args
 
 import jsonschema_rs
 import pytest
 from pydantic import ValidationError
 
+from hookline.core import filters
 from hookline.core.contract.endpoints import FILTER_SCHEMA, CreateEndpoint
+from hookline.core.contract.fields import FilterField
 from hookline.core.contract.filters import TEST_FILTER_SCHEMA
 
 URL = "https://receiver.example/hooks"
@@ -40,3 +42,7 @@ def test_a_filters_fields_are_refused_alike_by_the_document_and_the_server(patte
     # Given a filter; Then the document's schema for it and the server give the table's answer on its fields
     assert jsonschema_rs.validator_for(schema).is_valid(pattern) is taken
     assert _server_takes(pattern) is taken
+
+
+def test_the_documents_field_names_are_the_ones_the_filter_reads() -> None:
+    assert get_args(FilterField) == (*filters.FIELDS, filters.OR)

@@ -535,8 +535,10 @@ _Headers = Annotated[
 
 # An endpoint's content filter, an EventBridge event pattern (hookline.core.filters): its meaning is parse_filter's
 # alone, which words every refusal (422 `invalid_filter`); the document says it in words.
+# The names a filter's top level may hold: filters.FIELDS and filters.OR (tests/unit/test_filter_schema.py holds them equal).
+FilterField = Literal["type", "customer", "data", "$or"]
 FilterPattern = Annotated[
-    dict[Literal[filters.FIELDS[0], filters.FIELDS[1], filters.FIELDS[2], filters.OR], Any],  # the fields it reads
+    dict[FilterField, Any],
     Field(
         min_length=1,
         max_length=4,
