@@ -12,6 +12,7 @@ from aws_cdk import aws_lambda_event_sources as event_sources
 from aws_cdk import aws_logs as logs
 from constructs import Construct
 
+from hookline.core import tracing
 from hookline.core.mailbox import parse_mailbox
 from hookline.core.settings import Settings
 from hookline.wiring.topology import (
@@ -59,7 +60,8 @@ ASSET_EXCLUDES = ["**/__pycache__", "**/*.pyc"]
 # size are named by the topology's *_setting fields; the cache TTL configures the authorizer;
 # the oldest-message age is an alarm threshold, see infra/monitoring.py; the deploy strategy
 # says how new versions go live, see infra/deploys.py, and must not change the functions,
-# or switching it would publish a new version of each).
+# or switching it would publish a new version of each; tracing sets each function's tracing mode and
+# POWERTOOLS_TRACE_DISABLED, see `Functions.traced`).
 STACK_SETTINGS = frozenset(
     {
         "authorizer_cache_seconds",
@@ -74,6 +76,7 @@ STACK_SETTINGS = frozenset(
         "alarm_email",
         "alarm_https_endpoint",
         "notification_identity_arn",
+        "tracing",
     }
 )
 # Local mode only: the local runner's ports and seeded API keys mean nothing in the cloud.
@@ -186,6 +189,15 @@ class Functions(Construct):
         for spec in senders:
             self.functions[spec.name].add_environment("HOOKLINE_DELIVERY_ROLE_ARNS", delivery_roles)
 
+    @property
+    def traced(self) -> bool:
+        """HOOKLINE_TRACING: on, every function has active X-Ray tracing (CDK grants its role xray:PutTraceSegments and
+        PutTelemetryRecords on '*') and Powertools traces; off, Tracing.DISABLED (no TracingConfig: Lambda's default,
+        PassThrough, which traces only a request an upstream service sampled, and none of the functions' invokers
+        samples) and no X-Ray grant, and POWERTOOLS_TRACE_DISABLED=true, so no Tracer is made nor X-Ray imported
+        (hookline.core.tracing)."""
+        return bool(self._settings.tracing)
+
     def function(self, spec: FunctionSpec) -> lambda_.Function:
         return self.functions[spec.name]
 
@@ -224,7 +236,7 @@ class Functions(Construct):
             role=role,
             log_group=log_group,
             layers=[self.hookline_layer, self.deps_layer],
-            tracing=lambda_.Tracing.ACTIVE,
+            tracing=lambda_.Tracing.ACTIVE if self.traced else lambda_.Tracing.DISABLED,
             reserved_concurrent_executions=sized.reserved,
             environment=self._environment(spec),
             # A deploy that changes the function publishes a new version; the one before stays (CloudFormation
@@ -270,7 +282,12 @@ class Functions(Construct):
         return fn
 
     def _environment(self, spec: FunctionSpec) -> dict[str, str]:
-        env = {"POWERTOOLS_SERVICE_NAME": SERVICE_NAME, "POWERTOOLS_METRICS_NAMESPACE": METRICS_NAMESPACE, **settings_env(self._settings)}
+        env = {
+            "POWERTOOLS_SERVICE_NAME": SERVICE_NAME,
+            "POWERTOOLS_METRICS_NAMESPACE": METRICS_NAMESPACE,
+            **tracing.function_env(self.traced),
+            **settings_env(self._settings),
+        }
         for resource in spec.env_resources:
             if isinstance(resource, TableSpec):
                 env[resource.env] = self._storage.table(resource).table_name

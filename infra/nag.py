@@ -54,12 +54,13 @@ def acknowledge(*, functions: Functions, storage: Storage, state_machines: State
             "3.14 is not available on the machines that test hookline. Deploying an untested interpreter would be the riskier choice.",
         )
         role = functions.roles[spec.name]
-        _ack(
-            role,
-            "AwsSolutions-IAM5[Resource::*]",
-            "Active X-Ray tracing needs xray:PutTraceSegments and xray:PutTelemetryRecords, "
-            "which support no resource-level permissions; Resource '*' is the only valid value.",
-        )
+        if functions.traced:  # HOOKLINE_TRACING off: no X-Ray grant, nothing on '*'
+            _ack(
+                role,
+                "AwsSolutions-IAM5[Resource::*]",
+                "Active X-Ray tracing (HOOKLINE_TRACING) needs xray:PutTraceSegments and xray:PutTelemetryRecords, "
+                "which support no resource-level permissions; Resource '*' is the only valid value.",
+            )
         accesses = {g.access for g in spec.grants}
         if "read_write" in accesses:
             _ack(

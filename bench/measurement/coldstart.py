@@ -5,7 +5,10 @@
   dependencies layer as `make deps-layer` builds it (its bytecode compiled the same way, into a copy), and the
   runtime's boto3 (linked from this venv). The layer's compiled packages are arm64 builds this machine cannot load
   where it is not arm64: this venv's build of the same pinned version is placed before them (as
-  tests/infrastructure/test_packaging.py does). Tracing is off (no LAMBDA_TASK_ROOT: hookline.core.tracing).
+  tests/infrastructure/test_packaging.py does). In Lambda's environment as the stack sets it by default: HOOKLINE_TRACING
+  off, so POWERTOOLS_TRACE_DISABLED=true and no Tracer is made (hookline.core.tracing). This tree is also sampled with
+  it on (`traced_import_cpu_ms`, what the setting costs): Powertools' Tracer is made, which imports the X-Ray SDK and,
+  to patch them, botocore's client and requests.
 - **How:** a fresh `python -I -S -B` per sample, which times `import handler` with `time.process_time()` (CPU, not
   wall: on a shared machine wall time measures the machine); the median of RUNS samples, the two trees' samples
   taken in turn so a load on the machine weighs on both alike.
@@ -37,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.models.duration import cpu_at_memory_ms
+from hookline.core import tracing
 from hookline.core.profiles import SIZES
 from hookline.core.settings import Settings
 from hookline.wiring.topology import API, AUTHORIZER, DELIVERY, JOBS, FunctionSpec
@@ -65,9 +69,10 @@ print(json.dumps({"import_cpu_ms": took * 1000, "modules": len(sys.modules)}))
 """
 
 
-def _environment() -> dict[str, str]:
-    """What Lambda sets that the import reads; no LAMBDA_TASK_ROOT, so Powertools' Tracer stays off."""
-    return {"AWS_REGION": "us-east-1", "AWS_DEFAULT_REGION": "us-east-1", "AWS_EXECUTION_ENV": "AWS_Lambda_python3.13", "LANG": "C.UTF-8"}
+def lambda_environment(traced: bool) -> dict[str, str]:
+    """What Lambda and the stack set that the import reads, with HOOKLINE_TRACING `traced` (infra.functions)."""
+    lambda_env = {"AWS_REGION": "us-east-1", "AWS_DEFAULT_REGION": "us-east-1", "AWS_EXECUTION_ENV": "AWS_Lambda_python3.13", "LANG": "C.UTF-8"}
+    return lambda_env | {"LAMBDA_TASK_ROOT": "/var/task"} | tracing.function_env(traced)
 
 
 def _host_builds(deps: Path, into: Path) -> list[str]:
@@ -115,13 +120,13 @@ def _trees(work: Path, baseline: str) -> Iterator[dict[str, dict[str, Path]]]:
     }
 
 
-def _sample(tree: dict[str, Path], source_dir: str, host: list[str], runtime: str) -> dict[str, float]:
+def _sample(tree: dict[str, Path], source_dir: str, host: list[str], runtime: str, *, traced: bool = False) -> dict[str, float]:
     paths = [str(tree["functions"] / source_dir), str(tree["hookline"]), *host, str(tree["deps"]), runtime]
     done = subprocess.run(
         [sys.executable, "-I", "-S", "-B", "-c", PROBE, json.dumps(paths)],
         capture_output=True,
         text=True,
-        env=_environment(),
+        env=lambda_environment(traced),
         cwd=paths[0],
         check=True,
         timeout=120,
@@ -141,7 +146,7 @@ def modelled_wall_ms(spec: FunctionSpec, import_cpu_ms: float) -> dict[str, dict
 
 def measure(runs: int = RUNS, baseline: str = BASELINE_COMMIT, progress: Callable[[str], None] = lambda _s: None) -> dict[str, Any]:
     """Per function, the median import CPU of `runs` fresh processes, this tree's and `baseline`'s, and the model."""
-    samples: dict[str, dict[str, list[float]]] = {spec.name: {"after": [], "before": []} for spec in FUNCTIONS}
+    samples: dict[str, dict[str, list[float]]] = {spec.name: {"after": [], "before": [], "traced": []} for spec in FUNCTIONS}
     modules: dict[str, int] = {}
     load = [round(os.getloadavg()[0], 2)]
     with tempfile.TemporaryDirectory(prefix="hookline-coldstart-") as work, _trees(Path(work), baseline) as trees:
@@ -155,6 +160,8 @@ def measure(runs: int = RUNS, baseline: str = BASELINE_COMMIT, progress: Callabl
                     samples[spec.name][name].append(round(found["import_cpu_ms"], 1))
                     if name == "after":
                         modules[spec.name] = int(found["modules"])
+                        traced = _sample(tree, source_dir, host, runtime, traced=True)
+                        samples[spec.name]["traced"].append(round(traced["import_cpu_ms"], 1))
             progress(f"cold starts, {len(samples[AUTHORIZER.name]['after'])} of {runs}")
     load.append(round(os.getloadavg()[0], 2))
     functions: dict[str, Any] = {}
@@ -170,6 +177,7 @@ def measure(runs: int = RUNS, baseline: str = BASELINE_COMMIT, progress: Callabl
             "baseline_samples_ms": samples[spec.name]["before"],
             "baseline_source_dir": f"functions/{BASELINE_SOURCE_DIRS.get(spec.name, spec.source_dir)}",
             "modules_imported": modules[spec.name],
+            "traced_import_cpu_ms": round(statistics.median(samples[spec.name]["traced"]), 1),
             "modelled_wall_ms": modelled_wall_ms(spec, after),
         }
     return {

@@ -151,8 +151,8 @@ def synth(tmp_path_factory: pytest.TempPathFactory, deps_layer: Path) -> Synth:
 
 
 # The variants' options at once: each changes resources of its own (the deploy strategy the aliases' deployment groups,
-# a sender the SES grants, provisioned billing the table's capacity and its auto scaling), so one synth with cdk-nag's
-# checks covers them all.
+# a sender the SES grants, provisioned billing the table's capacity and its auto scaling, tracing the functions' X-Ray
+# mode, environment and grants), so one synth with cdk-nag's checks covers them all.
 SENDER = "alerts@hookline.example.com"
 CHECKED_VARIANT = replace(
     BASE_SETTINGS,
@@ -163,6 +163,7 @@ CHECKED_VARIANT = replace(
     table_max_read_capacity=900,
     table_min_write_capacity=20,
     table_max_write_capacity=1200,
+    tracing=True,
 )
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -32,8 +33,10 @@ def test_cdk_nag_passes(tmp_path: Path, deps_layer: Path) -> None:
     assert _violations(tmp_path) == []
 
 
-def test_every_acknowledgement_matches_a_finding(tmp_path: Path, deps_layer: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    # Given the acknowledgements are recorded instead of applied
+@pytest.mark.parametrize("tracing", [False, True], ids=["tracing-off", "tracing-on"])
+def test_every_acknowledgement_matches_a_finding(tmp_path: Path, deps_layer: Path, monkeypatch: pytest.MonkeyPatch, tracing: bool) -> None:
+    # Given the acknowledgements are recorded instead of applied, with HOOKLINE_TRACING off (the default) or on (its
+    # X-Ray grants on '*' are acknowledged only then)
     acknowledged: list[tuple[str, str, str]] = []
 
     def record(scope: IConstruct, rule: str, reason: str) -> None:
@@ -42,7 +45,7 @@ def test_every_acknowledgement_matches_a_finding(tmp_path: Path, deps_layer: Pat
     monkeypatch.setattr(nag, "_ack", record)
     # When the app is synthesized with the checks
     with pytest.raises(RuntimeError, match="ValidationFailed"):
-        synthesize(tmp_path, BASE_SETTINGS, checks=True)
+        synthesize(tmp_path, replace(BASE_SETTINGS, tracing=tracing), checks=True)
     findings = _violations(tmp_path)
 
     # Then every finding is one the stack acknowledges, on that construct or a parent of it

@@ -556,7 +556,7 @@ def test_authorizer_cannot_publish_notifications(synth: Synth) -> None:
 def test_functions_run_python313_on_arm64_with_both_layers(synth: Synth) -> None:
     # Given every function spec
     # When the stack is synthesized
-    # Then each runs python3.13 on arm64 with the spec's handler, timeout, memory, both layers and active tracing
+    # Then each runs python3.13 on arm64 with the spec's handler, timeout, memory and both layers
     layers = [{"Ref": synth.logical_id(synth.stack.functions.deps_layer)}, {"Ref": synth.logical_id(synth.stack.functions.hookline_layer)}]
     for spec in FUNCTIONS:
         props = synth.resources[synth.function_id(spec)]["Properties"]
@@ -566,7 +566,31 @@ def test_functions_run_python313_on_arm64_with_both_layers(synth: Synth) -> None
         assert props["Timeout"] == spec.timeout_seconds
         assert props["MemorySize"] == spec.memory_mb
         assert sorted(props["Layers"], key=str) == sorted(layers, key=str)
-        assert props["TracingConfig"] == {"Mode": "Active"}
+
+
+def _xray_actions(synth: Synth, spec: topology.FunctionSpec) -> set[str]:
+    return {a for s in synth.policy_statements(synth.role_id(spec)) for a in _actions(s) if a.startswith("xray:")}
+
+
+def test_functions_trace_with_x_ray_only_when_hookline_tracing_is_on(synth: Synth, checked_variant: tuple[Synth, list[Any]]) -> None:
+    # Given the stack with HOOKLINE_TRACING at its default (off), and the variant with it on
+    variant, _ = checked_variant
+    assert (BASE_SETTINGS.tracing, variant.stack.settings.tracing) == (False, True)
+    for spec in FUNCTIONS:
+        # Then off, no function has a TracingConfig (CDK's Tracing.DISABLED; Lambda's default, PassThrough), its role no
+        # X-Ray action, and Powertools is told tracing is off
+        props = synth.resources[synth.function_id(spec)]["Properties"]
+        assert "TracingConfig" not in props, spec.name
+        assert props["Environment"]["Variables"]["POWERTOOLS_TRACE_DISABLED"] == "true"
+        assert _xray_actions(synth, spec) == set(), spec.name
+        # And on, each traces actively with the two X-Ray actions it needs (on '*', their only resource), as before
+        props = variant.resources[variant.function_id(spec)]["Properties"]
+        assert props["TracingConfig"] == {"Mode": "Active"}, spec.name
+        assert props["Environment"]["Variables"]["POWERTOOLS_TRACE_DISABLED"] == "false"
+        assert _xray_actions(variant, spec) == {"xray:PutTraceSegments", "xray:PutTelemetryRecords"}, spec.name
+        assert all(s["Resource"] == "*" for s in variant.policy_statements(variant.role_id(spec)) if any(a.startswith("xray:") for a in _actions(s)))
+        # And HOOKLINE_TRACING itself is the stack's, not the functions'
+        assert "HOOKLINE_TRACING" not in props["Environment"]["Variables"]
 
 
 def test_function_environment_comes_from_topology_and_settings(synth: Synth) -> None:

@@ -1,5 +1,6 @@
 """Each function's entry imports only what it needs: a fresh `python -X importtime` imports the handler module as a
-cold start does (its folder and the hookline layer on the path, tracing off), and none of the modules it lists may
+cold start does (its folder and the hookline layer on the path, the environment tracing off as the stack's default
+sets it), and none of the modules it lists may
 be on that function's deny list. Module names only, never times: how long they take is `make bench`'s
 api.cold_start.functions (bench/measurement/coldstart.py)."""
 
@@ -12,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from hookline.core.settings import Settings
+from hookline.core.tracing import function_env
 from hookline.wiring.topology import API, AUTHORIZER, DELIVERY, JOBS, FunctionSpec
 from infra import FUNCTIONS_DIR, HOOKLINE_LAYER_PYTHON
 
@@ -66,9 +69,10 @@ def denied(modules: set[str], deny: tuple[str, ...]) -> list[str]:
 
 @pytest.mark.parametrize("spec", [AUTHORIZER, API, DELIVERY, JOBS], ids=lambda s: s.name)
 def test_a_functions_entry_imports_nothing_on_its_deny_list(spec: FunctionSpec) -> None:
-    # Given a fresh interpreter with the function's folder and the hookline layer, tracing off
+    # Given a fresh interpreter with the function's folder and the hookline layer, in Lambda as the stack deploys it by
+    # default (HOOKLINE_TRACING off: POWERTOOLS_TRACE_DISABLED=true)
     # When it imports the handler module
-    modules = imported(spec)
+    modules = imported(spec, IN_LAMBDA | function_env(Settings().tracing))
     # Then it imported the entry, and nothing the function's deny list names
     assert "handler" in modules and f"hookline.entrypoints.{'api' if spec is API else spec.name}" in modules
     assert denied(modules, DENIED[spec.name]) == []

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from hookline.core.tracing import tracing_enabled
+from hookline.core.settings import Settings
+from hookline.core.tracing import function_env, tracing_enabled
 
 LAMBDA = {"LAMBDA_TASK_ROOT": "/var/task"}
 
@@ -27,3 +28,20 @@ LAMBDA = {"LAMBDA_TASK_ROOT": "/var/task"}
 )
 def test_tracing_is_on_only_in_lambda_unless_disabled(env: dict[str, str], traced: bool) -> None:
     assert tracing_enabled(env) is traced
+
+
+@pytest.mark.parametrize(
+    ("stack_env", "traced"),
+    [
+        ({}, False),  # the default: X-Ray bills every trace it records
+        ({"HOOKLINE_TRACING": "false"}, False),
+        ({"HOOKLINE_TRACING": "true"}, True),
+        ({"HOOKLINE_TRACING": "on"}, True),
+    ],
+)
+def test_hookline_tracing_reaches_powertools_rule_in_lambda(stack_env: dict[str, str], traced: bool) -> None:
+    # Given the stack's HOOKLINE_TRACING, When the function's environment is made of it (infra.functions), Then in
+    # Lambda Powertools' rule answers the setting: a Tracer, and X-Ray, only when it is on
+    settings = Settings.from_env(stack_env)
+    assert settings.tracing is traced
+    assert tracing_enabled({**LAMBDA, **function_env(settings.tracing)}) is traced

@@ -107,6 +107,16 @@ def _client(service: str) -> Any:
     return boto3.client(service, config=_config())
 
 
+@cache
+def dynamodb_client() -> Any:
+    """A DynamoDB client made by botocore alone, not boto3: importing boto3 imports its resource layer, which the
+    authorizer's reads by key (hookline.adapters.dynamo.lookup) do not need. The same configuration as every client;
+    botocore reads the region and AWS_ENDPOINT_URL from the environment as boto3 does."""
+    from botocore.session import get_session
+
+    return get_session().create_client("dynamodb", config=_config())
+
+
 def region() -> str:
     """The region the functions run in (boto3's default: AWS_REGION in Lambda, AWS_DEFAULT_REGION elsewhere)."""
     import boto3
@@ -133,6 +143,7 @@ def sesv2_client() -> Any:
 def reset_clients() -> None:
     """Forget cached clients (tests start a fresh moto per test)."""
     dynamodb_table.cache_clear()
+    dynamodb_client.cache_clear()
     _client.cache_clear()
     for sender in _fast_sends.values():
         sender.close()

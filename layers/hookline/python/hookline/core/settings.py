@@ -365,6 +365,11 @@ class Settings:
         "",
         "The SES identity ARN the email grant names, when the sender is verified by another identity than its address or domain (a configuration set's, another region's). Empty: the grant covers the sender's address and its domain. Stack configuration.",
     )
+    tracing: bool = _setting(
+        "HOOKLINE_TRACING",
+        False,
+        "X-Ray tracing of the functions: on, each function's active tracing (and its role's xray:PutTraceSegments and PutTelemetryRecords) and Powertools' Tracer, which imports the X-Ray SDK at every cold start; off, neither (POWERTOOLS_TRACE_DISABLED=true), so a cold start imports no X-Ray. Off by default: X-Ray bills every trace it records. The retry state machine traces either way. Stack configuration.",
+    )
     # Local mode only.
     api_keys: str = _setting("HOOKLINE_API_KEYS", "", "Local mode: API keys to seed, as `tenant:key,tenant:key`. Empty seeds tenant `local` with a fresh key.")
     port: int = _setting("HOOKLINE_PORT", 8787, "Local mode: port of the API front door on 127.0.0.1.")

@@ -5,6 +5,9 @@ of a function's cold start. `hookline.adapters.observability` asks this first an
 is no, so a function with tracing off never imports X-Ray. The answer is Powertools' (`Tracer._is_tracer_disabled`):
 off when POWERTOOLS_TRACE_DISABLED is true, and off outside Lambda (no LAMBDA_TASK_ROOT) or under SAM's or
 Chalice's local emulators.
+
+Whether a deployed function traces is the stack's HOOKLINE_TRACING (`Settings.tracing`): the stack gives each function
+active tracing or none, and the environment `function_env` makes of the setting, so Powertools agrees.
 """
 
 from __future__ import annotations
@@ -23,3 +26,9 @@ def tracing_enabled(env: Mapping[str, str]) -> bool:
     if env.get(TRACE_DISABLED, "false").strip().lower() in TRUE_WORDS:
         return False
     return bool(env.get(IN_LAMBDA)) and not any(env.get(name) for name in EMULATORS)
+
+
+def function_env(traced: bool) -> dict[str, str]:
+    """What a function's environment says of tracing, for HOOKLINE_TRACING's value: in Lambda, `tracing_enabled` of
+    it is `traced`."""
+    return {TRACE_DISABLED: "false" if traced else "true"}

@@ -2,7 +2,9 @@
 
 Apart from `container`, which imports every service and adapter (the delivery path, the API's models), so that the
 authorizer's cold start imports only what answering a key or a token needs; `container` builds its own stores of
-sessions and customers here too, so each is made in one place.
+sessions and customers here too, so each is made in one place. The authorizer's own repositories read through
+`ItemLookup` (hookline.adapters.dynamo.lookup), on botocore's client: its first request imports no boto3, and so
+not boto3's resource layer.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from functools import lru_cache
 from hookline.adapters import aws
 from hookline.adapters.dynamo.apikeys import ApiKeyRepository
 from hookline.adapters.dynamo.customers import CustomerRepository
+from hookline.adapters.dynamo.lookup import ItemLookup
 from hookline.adapters.dynamo.sessions import SessionRepository
 from hookline.adapters.system import utcnow
 from hookline.core.settings import Settings
@@ -28,15 +31,22 @@ def session_store(settings: Settings) -> SessionRepository:
     return SessionRepository(aws.dynamodb_table(settings.table_name), topology.TABLE.ttl_attribute)
 
 
+def _lookup(settings: Settings) -> ItemLookup:
+    return ItemLookup(aws.dynamodb_client(), settings.table_name)
+
+
 @lru_cache(maxsize=1)
 def api_keys() -> ApiKeyRepository:
-    return ApiKeyRepository(aws.dynamodb_table(get_settings().table_name))
+    """The authorizer's key lookup (`find`, eventually consistent as before); it writes nothing."""
+    return ApiKeyRepository(_lookup(get_settings()))
 
 
 @lru_cache(maxsize=1)
 def session_authenticator() -> SessionAuthenticator:
+    """The authorizer's session check: the session's item, then its customer's, both read as the API's Table reads them."""
     settings = get_settings()
-    return SessionAuthenticator(session_store(settings), customer_store(settings), utcnow)
+    lookup = _lookup(settings)
+    return SessionAuthenticator(SessionRepository(lookup, topology.TABLE.ttl_attribute), CustomerRepository(lookup), utcnow)
 
 
 def reset() -> None:
