@@ -7,12 +7,14 @@ from dataclasses import replace
 from datetime import timedelta
 from typing import Any
 
+import jsonschema_rs
 import pydantic
 import pytest
 
 from hookline.core import ids, notifications
 from hookline.core.breaker import Breaker
 from hookline.core.contract.endpoints import CreateEndpoint, Endpoint, EndpointSecret, PreviousSecretShown, TestAttempt, UpdateEndpoint
+from hookline.core.destinations import ROLE_NAME_PREFIX
 from hookline.core.errors import Conflict, DependencyFailed, FailedDependency, NotFound, ValidationFailed
 from hookline.core.models import EmailOutcome
 from hookline.core.ratelimit import Limiter
@@ -436,3 +438,34 @@ def test_a_requeue_killed_mid_way_is_finished_by_its_redelivered_step(world: Wor
     assert sorted({t.delivery_id for t in world.retry_queue.tasks()}) == [d.id for d in paused]
     progress = world.job_runner().describe("acme", job.id)
     assert (progress.status, progress.counts) == ("done", {"requeued": 250})
+
+
+BUS = {
+    "type": "eventbridge",
+    "event_bus_arn": "arn:aws:events:eu-west-1:111122223333:event-bus/orders",
+    "role_arn": f"arn:aws:iam::111122223333:role/{ROLE_NAME_PREFIX}orders",
+}
+
+
+@pytest.mark.parametrize(
+    ("body", "taken"),
+    [
+        ({"destination": BUS, "headers": {"X-Team": "billing"}}, False),  # schemathesis's find: nowhere to put them
+        ({"destination": BUS, "headers": {}}, True),
+        ({"destination": BUS, "headers": None}, True),
+        ({"destination": {"type": "http", "url": "https://receiver.example/hook"}, "headers": {"X-Team": "billing"}}, True),
+        ({"url": "https://receiver.example/hook", "headers": {"X-Team": "billing"}}, True),
+    ],
+)
+def test_custom_headers_with_a_destination_are_refused_alike_by_the_document_and_the_service(world: World, body: dict[str, Any], taken: bool) -> None:
+    # Given a new endpoint's body; Then the document's schema and the service give the table's answer
+    schema = CreateEndpoint.model_json_schema()
+    assert jsonschema_rs.validator_for(schema).is_valid(body) is taken
+    try:
+        world.endpoint_service().create("acme", CreateEndpoint.model_validate(body))
+    except ValidationFailed as exc:
+        assert exc.code == "invalid_destination" and "headers" in exc.message
+        refused = True
+    else:
+        refused = False
+    assert refused is not taken

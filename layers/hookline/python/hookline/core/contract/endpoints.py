@@ -89,10 +89,23 @@ def place(url: str | None, destination: destinations.Destination | str | None) -
     return (destination if isinstance(destination, str) else url or ""), None
 
 
+# A destination other than HTTP with custom headers: the service refuses it (services.endpoints, _check_place), as a
+# destination has nowhere to put them.
+_HEADERS_FOR_HTTP_ONLY = {
+    "if": {
+        "required": ["destination", "headers"],
+        "properties": {"destination": {"type": "object", "required": ["type"], "properties": {"type": {"not": {"const": destinations.HTTP}}}}},
+    },
+    "then": {"properties": {"headers": {"anyOf": [{"type": "null"}, {"type": "object", "maxProperties": 0}]}}},
+}
+
+
 def _placed(schema: dict[str, Any], model: type[BaseModel]) -> None:
-    """The document's rule across `url` and `destination`, which name the same thing: at most one of them (_one_place,
-    _a_place check it); a new endpoint's body needs `url` when it has no `destination`."""
+    """The document's rules across `url`, `destination` and `headers`: at most one of url and destination, which name the
+    same thing (_one_place, _a_place check it); a new endpoint's body needs `url` when it has no `destination`; custom
+    headers only with an HTTP destination (or a url)."""
     schema["not"] = {"required": ["url", "destination"]}
+    schema["allOf"] = [_HEADERS_FOR_HTTP_ONLY]
     if model is CreateEndpoint:
         schema.update({"if": {"not": {"required": ["destination"]}}, "then": {"required": ["url"]}})
 

@@ -15,7 +15,7 @@ import ipaddress
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal, get_args
 
 from pydantic import AfterValidator, BeforeValidator, Field, GetCoreSchemaHandler, GetJsonSchemaHandler, ValidationError, ValidationInfo
 from pydantic.json_schema import JsonSchemaValue
@@ -537,11 +537,14 @@ _Headers = Annotated[
 # alone, which words every refusal (422 `invalid_filter`); the document says it in words.
 # The names a filter's top level may hold: filters.FIELDS and filters.OR (tests/unit/test_filter_schema.py holds them equal).
 FilterField = Literal["type", "customer", "data", "$or"]
+# `$or`: at least 2 alternatives, each a filter's top level (core.filters._parse_or).
+_OR_SCHEMA = {"type": "array", "minItems": 2, "items": {"type": "object", "minProperties": 1, "propertyNames": {"enum": list(get_args(FilterField))}}}
 FilterPattern = Annotated[
     dict[FilterField, Any],
     Field(
         min_length=1,
         max_length=4,
+        json_schema_extra={"properties": {filters.OR: _OR_SCHEMA}},  # the $or member's shape; the grammar beneath is parse_filter's, in words
         description=(
             'A content filter: an EventBridge event pattern over `{"type", "customer", "data"}` (exact values,\n'
             "`prefix`, `suffix`, `equals-ignore-case`, `anything-but`, `numeric`, `exists`, `$or`; no `wildcard`,\n"
