@@ -155,6 +155,8 @@ def _aws(kind: str, address: str, **more: str) -> dict[str, str]:
         (_aws("s3", "ok-bucket", prefix="../up"), False),
         (_aws("kinesis", "arn:aws:kinesis:eu-west-1:111122223333:stream/s", prefix="x"), False),
         ({"type": "ftp", "url": "ftp://x"}, False),
+        ({**_aws("s3", "my-webhook-archive"), "prefix": None}, False),  # schemathesis's find: null is no string
+        ({**_aws("eventbridge", "arn:aws:events:eu-west-1:111122223333:event-bus/orders"), "source": None}, False),
     ],
 )
 def test_the_document_the_models_and_the_server_take_the_same_destinations(value: dict[str, Any], taken: bool) -> None:

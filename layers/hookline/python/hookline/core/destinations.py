@@ -190,11 +190,14 @@ def role_account(role_arn: str) -> str | None:
     return found[1] if found else None
 
 
-def _string(body: Mapping[str, Any], name: str, *, required: bool) -> str:
+def _string(body: Mapping[str, Any], name: str, *, required: bool, null: bool = True) -> str:
+    """The member as a string ("" left out); `null`: whether a null may stand for it left out (an item read back)."""
     value = body.get(name)
     if value is None:
         if required:
             raise ValidationFailed(f"'destination.{name}' is required", code=CODE)
+        if name in body and not null:
+            raise ValidationFailed(f"'destination.{name}' must be a string (left out, none)", code=CODE)
         return ""
     if not isinstance(value, str):
         raise ValidationFailed(f"'destination.{name}' must be a string", code=CODE)
@@ -231,12 +234,12 @@ def parse_destination(value: Any, check_url: Any = None, stored: bool = False) -
             f"e.g. arn:aws:iam::111122223333:role/{ROLE_NAME_PREFIX}orders",
             code=CODE,
         )
-    source = _string(value, "source", required=False)
+    source = _string(value, "source", required=False, null=stored)
     if source and (len(source) > MAX_SOURCE_LENGTH or not SOURCE.fullmatch(source)):
         raise ValidationFailed(
             f"'destination.source' must be up to {MAX_SOURCE_LENGTH} letters, digits, '.', '_', '/' or '-', not starting with 'aws.'", code=CODE
         )
-    prefix = _string(value, "prefix", required=False).strip("/")
+    prefix = _string(value, "prefix", required=False, null=stored).strip("/")
     if len(prefix) > MAX_PREFIX_LENGTH or not PREFIX.fullmatch(prefix):
         raise ValidationFailed(f"'destination.prefix' must be up to {MAX_PREFIX_LENGTH} letters, digits, '/' and !_.*'()=- (no '..' or '//')", code=CODE)
     return Destination(kind, address, role_arn, source, prefix)
