@@ -14,8 +14,7 @@ from hookline.core.contract.common import EVENT_TYPE_SCHEMA, VERSION_NAME_SCHEMA
 from hookline.core.errors import envelope
 from hookline.entrypoints.api.answers import answers, no_route, ok, refusal, stored
 from hookline.entrypoints.api.params import DEFAULT_LIMIT, Cursor, Limit
-from hookline.entrypoints.api.routing import Router, allow, caller, respond
-from hookline.wiring import container
+from hookline.entrypoints.api.routing import Router, allow, caller, container, respond
 
 router = Router()
 

@@ -11,8 +11,7 @@ from hookline.core.access import Access
 from hookline.core.contract.customers import Customer, CustomerDeleted, CustomerPage, CustomerStats, PutCustomer
 from hookline.entrypoints.api.answers import answers, no_route, ok, stored
 from hookline.entrypoints.api.params import DEFAULT_LIMIT, Cursor, CustomerUid, Limit, Since, Until
-from hookline.entrypoints.api.routing import Router, allow, caller, respond
-from hookline.wiring import container
+from hookline.entrypoints.api.routing import Router, allow, caller, container, respond
 
 router = Router()
 

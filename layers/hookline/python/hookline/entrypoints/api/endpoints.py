@@ -35,8 +35,7 @@ from hookline.core.models import DEFAULT_MAX_ENDPOINTS_PER_OWNER, ENDPOINT_LIMIT
 from hookline.core.rotation import MAX_LIVE_SECRETS, ROTATION_CONFLICT
 from hookline.entrypoints.api.answers import answers, ok, refusal
 from hookline.entrypoints.api.params import DEFAULT_LIMIT, Cursor, EndpointId, Limit, Since, Until
-from hookline.entrypoints.api.routing import Router, allow, caller, no_content, respond
-from hookline.wiring import container
+from hookline.entrypoints.api.routing import Router, allow, caller, container, no_content, respond
 
 router = Router()
 TAGS = ["endpoints"]

@@ -33,8 +33,7 @@ from hookline.core.errors import envelope
 from hookline.core.settings import Settings
 from hookline.entrypoints.api.answers import answers, ok, refusal
 from hookline.entrypoints.api.params import DEFAULT_LIMIT, Cursor, DeliveryId, EndpointId, EventId, Limit, SinceTime, UntilTime
-from hookline.entrypoints.api.routing import Router, allow, caller, respond
-from hookline.wiring import container
+from hookline.entrypoints.api.routing import Router, allow, caller, container, respond
 
 router = Router()
 

@@ -11,8 +11,7 @@ from hookline.core.access import Access
 from hookline.core.contract.jobs import Job, Replay, ReplayAccepted, ReplayRequest
 from hookline.entrypoints.api.answers import answers, ok
 from hookline.entrypoints.api.params import EndpointId, JobId, ReplayId
-from hookline.entrypoints.api.routing import Router, allow, caller, respond
-from hookline.wiring import container
+from hookline.entrypoints.api.routing import Router, allow, caller, container, respond
 
 router = Router()
 

@@ -16,8 +16,7 @@ from hookline.core.portal import ASSET, tenant_param
 from hookline.entrypoints import portal as portal_files
 from hookline.entrypoints.api.answers import answers, ok
 from hookline.entrypoints.api.params import CustomerUid
-from hookline.entrypoints.api.routing import Router, allow, caller, no_content, respond
-from hookline.wiring import container
+from hookline.entrypoints.api.routing import Router, allow, caller, container, no_content, respond
 from hookline.wiring.settings import get_settings
 
 router = Router()

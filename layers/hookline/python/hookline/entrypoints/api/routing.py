@@ -17,13 +17,16 @@ from __future__ import annotations
 
 import base64
 import binascii
+import importlib.util
 import inspect
 import json
 import re
+import sys
 from collections.abc import Callable, Iterable, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Any, TypeVar, get_type_hints
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, TypeVar, get_type_hints
 
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.middlewares.openapi_validation import OpenAPIRequestValidationMiddleware, OpenAPIResponseValidationMiddleware
@@ -37,8 +40,31 @@ from hookline.core.access import Access, Principal
 from hookline.core.apikeys import bearer_key
 from hookline.core.errors import BadRequest, HooklineError, Unauthorized, ValidationFailed
 from hookline.core.settings import Settings
-from hookline.wiring import container
 from hookline.wiring.settings import get_settings
+
+
+def lazy_module(name: str) -> ModuleType:
+    """The module `name`, its code run when one of its attributes is first read (importlib.util.LazyLoader), not now;
+    the module itself if it is imported already. The same module object either way, so patching it patches it."""
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.find_spec(name)
+    assert spec is not None and spec.loader is not None, name
+    spec.loader = importlib.util.LazyLoader(spec.loader)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    parent, _, child = name.rpartition(".")
+    setattr(sys.modules[parent], child, module)
+    return module
+
+
+# The composition root builds the services and imports every adapter (and through them the SDK's exceptions): the
+# routes need it when a request first reaches one, not at the cold start's import.
+if TYPE_CHECKING:
+    from hookline.wiring import container
+else:
+    container = lazy_module("hookline.wiring.container")
 
 # The resource a route's path names, which a portal session must own: checked before the route runs.
 Resource = Callable[[Principal, Mapping[str, str]], None]
