@@ -154,12 +154,13 @@ def test_the_report_writes_results_docs_and_plots(paths: dict[str, Units], one_i
         "Retry storm",
         "Slow subscriber",
         "A capacity-limited receiver",
+        "Recovery after a long outage",
         "Flaky receivers",
         "Cost per million",
         "throughput of one invocation",
     ):
         assert heading in doc
-    assert doc.count("Made by `make bench`") == 8  # at the top, and under each of the seven sections
+    assert doc.count("Made by `make bench`") == 9  # at the top, and under each of the eight sections
     # And the ideal table judges every figure that has a goal
     assert "| outage isolation: healthy p99 during the outage / before it |" in doc
     # And so does the efficiency goals' table
