@@ -21,7 +21,7 @@ from bench import __main__ as bench_cli
 from bench.measurement import destinations, latency, localmode, ordered, standin, throughput
 from bench.measurement.meter import Units
 from bench.models import cost, duration, scale
-from bench.report import costs, local
+from bench.report import costs, local, plots
 from bench.report import destinations as destinations_report
 from bench.report import ordered as ordered_report
 from bench.scenarios import catalog
@@ -165,9 +165,9 @@ def test_the_report_writes_results_docs_and_plots(paths: dict[str, Units], one_i
     assert "| outage isolation: healthy p99 during the outage / before it |" in doc
     # And so does the efficiency goals' table
     assert "| 1 KB / 98.5 % / batched, on-demand |" in doc and "| retry storm: drain / ideal |" in doc
-    plots = sorted(p.name for p in (tmp_path / "img").glob("bench-*.png"))
-    assert len(plots) == 6
-    for name in plots:
+    pngs = sorted(p.name for p in (tmp_path / "img").glob("bench-*.png"))
+    assert len(pngs) == 6
+    for name in pngs:
         assert f"(img/{name})" in doc
         assert (tmp_path / "img" / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert plots.FLAKY_TABLE_CUMULATIVE[0] == 0.70 and "70.00%" in doc
