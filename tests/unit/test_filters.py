@@ -15,6 +15,7 @@ import pytest
 
 from hookline.core.errors import ValidationFailed
 from hookline.core.filters import (
+    LARGEST,
     MAX_DEPTH,
     MAX_FILTER_BYTES,
     MAX_MATCH_VALUES,
@@ -240,6 +241,8 @@ REFUSALS: list[tuple[str, Any, str, str]] = [
     ("a value that is not JSON", {"type": [{1, 2}]}, "filter.type[0]", "not a match value"),
     ("a number that is not finite", {"data": {"x": [math.inf]}}, "filter.data.x[0]", "not a finite number"),
     ("an integer beyond a float's range", {"data": {"x": [10**400]}}, "filter.data.x[0]", "not a finite number"),
+    # float() rounds it down to the largest float; the document's schema bounds a number by that float, and so does the rule
+    ("an integer just beyond the largest float", {"data": {"x": [LARGEST + 1]}}, "filter.data.x[0]", "not a finite number"),
     ("a numeric bound beyond a float's range", {"data": {"x": [{"numeric": [">", 10**400]}]}}, "filter.data.x[0]", "numeric needs"),
     ("a field name that is not a string", {"data": {1: ["x"]}}, "filter.data", "not a string"),
     ("a string too long", {"type": ["x" * (MAX_STRING_LENGTH + 1)]}, "filter.type[0]", f"at most {MAX_STRING_LENGTH}"),
