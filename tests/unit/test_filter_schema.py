@@ -20,6 +20,7 @@ from hookline.core.contract import filter_grammar
 from hookline.core.contract.endpoints import CreateEndpoint
 from hookline.core.contract.filters import FilterTest
 from hookline.core.errors import ValidationFailed
+from tests.support.contract_fuzz_hooks import accepted_refusal
 
 URL = "https://receiver.example/hooks"
 LONG = "x" * (filters.MAX_STRING_LENGTH + 1)
@@ -182,6 +183,20 @@ def test_what_the_schema_cannot_state_is_the_servers_alone(pattern: dict[str, An
     # Then the server refuses it, with parse_filter's message
     with pytest.raises(ValidationError, match=refusal):
         CreateEndpoint.model_validate({"url": URL, "filter": pattern})
+    # And make contract-fuzz accepts that refusal, as the document states it in words
+    with pytest.raises(ValidationFailed) as refused:
+        filters.parse_filter(pattern)
+    for operation in ("POST /v1/endpoints", "PATCH /v1/endpoints/{endpoint_id}", "POST /v1/filters/test"):
+        assert accepted_refusal(operation, 422, {"code": filters.CODE, "message": refused.value.message}, case=None)
+
+
+@pytest.mark.parametrize("pattern", [{"data": {"x": []}}, {"$or": [{"type": ["a"]}]}, _leaf({"numeric": [">", 0, ">", 5]})])
+def test_make_contract_fuzz_accepts_no_other_refusal_of_a_filter(pattern: dict[str, Any]) -> None:
+    # Given a refusal of a filter the schema states
+    with pytest.raises(ValidationFailed) as refused:
+        filters.parse_filter(pattern)
+    # Then make contract-fuzz reports it
+    assert not accepted_refusal("POST /v1/endpoints", 422, {"code": filters.CODE, "message": refused.value.message}, case=None)
 
 
 _UNSTATED = ("bytes of JSON", "match values in all", "is above its upper bound")

@@ -543,8 +543,9 @@ FilterPattern: Any = Annotated[
         description=(
             'A content filter: an EventBridge event pattern over `{"type", "customer", "data"}` (exact values,\n'
             "`prefix`, `suffix`, `equals-ignore-case`, `anything-but`, `numeric`, `exists`, `$or`; no `wildcard`,\n"
-            f"no regular expressions; at most {filters.MAX_FILTER_BYTES} bytes, {filters.MAX_DEPTH} levels, {filters.MAX_MATCH_VALUES} values). An event\n"
-            "of a subscribed type gets a delivery only if it matches. Anything else is 422 `invalid_filter`.\n"
+            f"no regular expressions; at most {filters.MAX_FILTER_BYTES} bytes, {filters.MAX_DEPTH} levels, {filters.MAX_MATCH_VALUES} values; a `numeric` range's\n"
+            "lower bound not above its upper bound). An event of a subscribed type gets a delivery only if it\n"
+            "matches. Anything else is 422 `invalid_filter`.\n"
         ),
         examples=[{"data": {"amount": [{"numeric": [">=", 100]}]}}],
     ),

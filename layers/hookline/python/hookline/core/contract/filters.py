@@ -24,7 +24,8 @@ TEST_FILTER_DESCRIPTION = (
     "The content filter to try, as an endpoint's `filter` takes it: an EventBridge event pattern over\n"
     '`{"type", "customer", "data"}` (exact values, `prefix`, `suffix`, `equals-ignore-case`, `anything-but`,\n'
     f"`numeric`, `exists`, `$or`; no `wildcard`, no regular expressions; at most {MAX_FILTER_BYTES} bytes, {MAX_DEPTH} levels,\n"
-    f"{MAX_MATCH_VALUES} values). Anything else is 422 `invalid_filter`, the message naming the bad part.\n"
+    f"{MAX_MATCH_VALUES} values; a `numeric` range's lower bound not above its upper bound). Anything else is 422\n"
+    "`invalid_filter`, the message naming the bad part.\n"
 )
 
 # -- the sample event's fields, named from the body's top -----------------------------------------------------------
