@@ -270,6 +270,9 @@ REFUSALS: list[tuple[str, Any, str, str]] = [
     ("numeric of a boolean", {"data": {"amount": [{"numeric": [">", True]}]}}, "filter.data.amount[0]", "numeric needs an operator and a number"),
     ("numeric of NaN", {"data": {"amount": [{"numeric": ["=", math.nan]}]}}, "filter.data.amount[0]", "numeric needs an operator and a number"),
     ("numeric with three comparisons", {"data": {"amount": [{"numeric": [">", 0, "<", 5, "=", 3]}]}}, "filter.data.amount[0]", "numeric needs"),
+    # make contract-fuzz's find (a 500): an operator that is not a string is no operator
+    ("numeric with an object for an operator", {"data": {"amount": [{"numeric": ["<", 0.0, {}, 0.0]}]}}, "filter.data.amount[0]", "numeric needs"),
+    ("numeric with an array for an operator", {"data": {"amount": [{"numeric": [[">"], 1]}]}}, "filter.data.amount[0]", "numeric needs"),
     ("numeric with two lower bounds", {"data": {"amount": [{"numeric": [">", 0, ">=", 5]}]}}, "filter.data.amount[0]", "one lower bound"),
     ("numeric with two equalities", {"data": {"amount": [{"numeric": ["=", 0, "=", 5]}]}}, "filter.data.amount[0]", "one lower bound"),
     ("numeric with an empty range", {"data": {"amount": [{"numeric": [">", 5, "<", 1]}]}}, "filter.data.amount[0]", "above its upper bound"),

@@ -373,7 +373,7 @@ def _parse_numeric(argument: Any, path: str) -> Numeric:
         raise _refuse(path, problem)
     comparisons = []
     for operator, bound in zip(argument[::2], argument[1::2], strict=True):
-        if operator not in NUMERIC_OPERATORS or _kind(bound) != "number" or not _finite(bound):
+        if not isinstance(operator, str) or operator not in NUMERIC_OPERATORS or _kind(bound) != "number" or not _finite(bound):
             raise _refuse(path, problem)
         comparisons.append((str(operator), bound))
     if len(comparisons) == 2:
