@@ -15,6 +15,7 @@ import pytest
 
 from hookline.core.errors import ValidationFailed
 from hookline.core.filters import (
+    LARGEST,
     MAX_DEPTH,
     MAX_FILTER_BYTES,
     MAX_MATCH_VALUES,
@@ -240,6 +241,8 @@ REFUSALS: list[tuple[str, Any, str, str]] = [
     ("a value that is not JSON", {"type": [{1, 2}]}, "filter.type[0]", "not a match value"),
     ("a number that is not finite", {"data": {"x": [math.inf]}}, "filter.data.x[0]", "not a finite number"),
     ("an integer beyond a float's range", {"data": {"x": [10**400]}}, "filter.data.x[0]", "not a finite number"),
+    # float() rounds it down to the largest float; the document's schema bounds a number by that float, and so does the rule
+    ("an integer just beyond the largest float", {"data": {"x": [LARGEST + 1]}}, "filter.data.x[0]", "not a finite number"),
     ("a numeric bound beyond a float's range", {"data": {"x": [{"numeric": [">", 10**400]}]}}, "filter.data.x[0]", "numeric needs"),
     ("a field name that is not a string", {"data": {1: ["x"]}}, "filter.data", "not a string"),
     ("a string too long", {"type": ["x" * (MAX_STRING_LENGTH + 1)]}, "filter.type[0]", f"at most {MAX_STRING_LENGTH}"),
@@ -267,6 +270,9 @@ REFUSALS: list[tuple[str, Any, str, str]] = [
     ("numeric of a boolean", {"data": {"amount": [{"numeric": [">", True]}]}}, "filter.data.amount[0]", "numeric needs an operator and a number"),
     ("numeric of NaN", {"data": {"amount": [{"numeric": ["=", math.nan]}]}}, "filter.data.amount[0]", "numeric needs an operator and a number"),
     ("numeric with three comparisons", {"data": {"amount": [{"numeric": [">", 0, "<", 5, "=", 3]}]}}, "filter.data.amount[0]", "numeric needs"),
+    # make contract-fuzz's find (a 500): an operator that is not a string is no operator
+    ("numeric with an object for an operator", {"data": {"amount": [{"numeric": ["<", 0.0, {}, 0.0]}]}}, "filter.data.amount[0]", "numeric needs"),
+    ("numeric with an array for an operator", {"data": {"amount": [{"numeric": [[">"], 1]}]}}, "filter.data.amount[0]", "numeric needs"),
     ("numeric with two lower bounds", {"data": {"amount": [{"numeric": [">", 0, ">=", 5]}]}}, "filter.data.amount[0]", "one lower bound"),
     ("numeric with two equalities", {"data": {"amount": [{"numeric": ["=", 0, "=", 5]}]}}, "filter.data.amount[0]", "one lower bound"),
     ("numeric with an empty range", {"data": {"amount": [{"numeric": [">", 5, "<", 1]}]}}, "filter.data.amount[0]", "above its upper bound"),

@@ -29,7 +29,7 @@ MAX_MATCH_VALUES match values in all (each value or operator of a leaf counts 1,
 from __future__ import annotations
 
 import json
-import math
+import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -40,6 +40,7 @@ MAX_FILTER_BYTES = 2048
 MAX_DEPTH = 8
 MAX_MATCH_VALUES = 100
 MAX_STRING_LENGTH = 256
+LARGEST = int(sys.float_info.max)  # a filter's numbers are finite: floats, or integers no larger in magnitude than the largest float
 
 FIELDS = ("type", "customer", "data")  # the document's fields; type and customer are strings (or null), so leaves
 OR = "$or"
@@ -308,11 +309,8 @@ def _parse_leaf(values: list[Any], path: str, budget: _Budget) -> Leaf:
 
 
 def _finite(number: float) -> bool:
-    """A number a filter may hold: finite, and an integer within a float's range (beyond it, `isfinite` overflows)."""
-    try:
-        return math.isfinite(number)
-    except OverflowError:
-        return False
+    """A number a filter may hold: finite, and an integer within a float's range (-LARGEST to LARGEST)."""
+    return -LARGEST <= number <= LARGEST
 
 
 def _exact(value: Any, path: str) -> Equals:
@@ -375,7 +373,7 @@ def _parse_numeric(argument: Any, path: str) -> Numeric:
         raise _refuse(path, problem)
     comparisons = []
     for operator, bound in zip(argument[::2], argument[1::2], strict=True):
-        if operator not in NUMERIC_OPERATORS or _kind(bound) != "number" or not _finite(bound):
+        if not isinstance(operator, str) or operator not in NUMERIC_OPERATORS or _kind(bound) != "number" or not _finite(bound):
             raise _refuse(path, problem)
         comparisons.append((str(operator), bound))
     if len(comparisons) == 2:

@@ -105,7 +105,7 @@ def nullable(schema: dict[str, Any]) -> dict[str, Any]:
 
 
 # The schema the document shows for a field whose rule (not its Python type) says what it takes: a query parameter
-# read by its rule, an endpoint's filter (parse_filter's grammar), an answer's value typed looser than it holds.
+# read by its rule, an answer's value typed looser than it holds.
 shown = WithJsonSchema  # one name for the override, so that each use is a reasoned call site (see above)
 
 

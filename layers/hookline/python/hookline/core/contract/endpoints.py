@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal, Self
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, TypeAdapter
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from hookline.core import destinations, models, validation
 from hookline.core.contract import fields
@@ -31,7 +31,6 @@ from hookline.core.contract.common import (
     optional,
     rule,
     shown,
-    untitled,
 )
 from hookline.core.contract.destinations import Destination as GivenDestination
 from hookline.core.contract.jobs import JobSummary
@@ -47,8 +46,6 @@ SECRET_SCHEMA: dict[str, Any] = {
     "description": "A Standard Webhooks signing secret (`whsec_` + base64 of 24 random bytes).",
     "examples": ["whsec_F6olegGyEf36/vms9m44a0nOwYo8ufdX"],
 }
-# A filter as the document shows it (the test filter's is built from it).
-FILTER_SCHEMA: dict[str, Any] = untitled(TypeAdapter(fields.FilterPattern).json_schema())
 
 
 # -- requests ----------------------------------------------------------------------------------------------------

@@ -15,13 +15,14 @@ import ipaddress
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Annotated, Any, Literal, get_args
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import AfterValidator, BeforeValidator, Field, GetCoreSchemaHandler, GetJsonSchemaHandler, ValidationError, ValidationInfo
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import PydanticCustomError, core_schema
 
 from hookline.core import filters, portal, sessions, ssrf, text, validation, versions
+from hookline.core.contract import filter_grammar
 from hookline.core.errors import ValidationFailed
 
 # pydantic's errors for a value of the wrong JSON type: answered as `wrong_type` by contract_error, never as a rule's.
@@ -533,23 +534,18 @@ _Headers = Annotated[
     AfterValidator(lambda given: given or {}),
 ]
 
-# An endpoint's content filter, an EventBridge event pattern (hookline.core.filters): its meaning is parse_filter's
-# alone, which words every refusal (422 `invalid_filter`); the document says it in words.
-# The names a filter's top level may hold: filters.FIELDS and filters.OR (tests/unit/test_filter_schema.py holds them equal).
-FilterField = Literal["type", "customer", "data", "$or"]
-# `$or`: at least 2 alternatives, each a filter's top level (core.filters._parse_or).
-_OR_SCHEMA = {"type": "array", "minItems": 2, "items": {"type": "object", "minProperties": 1, "propertyNames": {"enum": list(get_args(FilterField))}}}
-FilterPattern = Annotated[
-    dict[FilterField, Any],
+# An endpoint's content filter, an EventBridge event pattern (hookline.core.filters): its grammar is
+# hookline.core.contract.filter_grammar's types, the value kept as given; parse_filter words every refusal (422
+# `invalid_filter`) and checks what the types cannot state, which the description says in words.
+FilterPattern: Any = Annotated[
+    filter_grammar.Grammar,
     Field(
-        min_length=1,
-        max_length=4,
-        json_schema_extra={"properties": {filters.OR: _OR_SCHEMA}},  # the $or member's shape; the grammar beneath is parse_filter's, in words
         description=(
             'A content filter: an EventBridge event pattern over `{"type", "customer", "data"}` (exact values,\n'
             "`prefix`, `suffix`, `equals-ignore-case`, `anything-but`, `numeric`, `exists`, `$or`; no `wildcard`,\n"
-            f"no regular expressions; at most {filters.MAX_FILTER_BYTES} bytes, {filters.MAX_DEPTH} levels, {filters.MAX_MATCH_VALUES} values). An event\n"
-            "of a subscribed type gets a delivery only if it matches. Anything else is 422 `invalid_filter`.\n"
+            f"no regular expressions; at most {filters.MAX_FILTER_BYTES} bytes, {filters.MAX_DEPTH} levels, {filters.MAX_MATCH_VALUES} values; a `numeric` range's\n"
+            "lower bound not above its upper bound). An event of a subscribed type gets a delivery only if it\n"
+            "matches. Anything else is 422 `invalid_filter`.\n"
         ),
         examples=[{"data": {"amount": [{"numeric": [">=", 100]}]}}],
     ),

@@ -12,25 +12,21 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import Field, model_validator
+from pydantic import BeforeValidator, Field, model_validator
 
 from hookline.core.contract import fields
-from hookline.core.contract.common import Answer, CheckedBody, RequestBody, optional, rule, shown
-from hookline.core.contract.endpoints import FILTER_SCHEMA
+from hookline.core.contract.common import Answer, CheckedBody, RequestBody, optional, rule
 from hookline.core.errors import ValidationFailed
 from hookline.core.filters import MAX_DEPTH, MAX_FILTER_BYTES, MAX_MATCH_VALUES, EventFilter, parse_filter
 
-# -- the values' schemas, as the document shows them ------------------------------------------------------------
-
-TEST_FILTER_SCHEMA: dict[str, Any] = {
-    **FILTER_SCHEMA,
-    "description": (
-        "The content filter to try, as an endpoint's `filter` takes it: an EventBridge event pattern over\n"
-        '`{"type", "customer", "data"}` (exact values, `prefix`, `suffix`, `equals-ignore-case`, `anything-but`,\n'
-        f"`numeric`, `exists`, `$or`; no `wildcard`, no regular expressions; at most {MAX_FILTER_BYTES} bytes, {MAX_DEPTH} levels,\n"
-        f"{MAX_MATCH_VALUES} values). Anything else is 422 `invalid_filter`, the message naming the bad part.\n"
-    ),
-}
+# The filter to try, shown as an endpoint's (hookline.core.contract.filter_grammar's types) and read by the same rule.
+TEST_FILTER_DESCRIPTION = (
+    "The content filter to try, as an endpoint's `filter` takes it: an EventBridge event pattern over\n"
+    '`{"type", "customer", "data"}` (exact values, `prefix`, `suffix`, `equals-ignore-case`, `anything-but`,\n'
+    f"`numeric`, `exists`, `$or`; no `wildcard`, no regular expressions; at most {MAX_FILTER_BYTES} bytes, {MAX_DEPTH} levels,\n"
+    f"{MAX_MATCH_VALUES} values; a `numeric` range's lower bound not above its upper bound). Anything else is 422\n"
+    "`invalid_filter`, the message naming the bad part.\n"
+)
 
 # -- the sample event's fields, named from the body's top -----------------------------------------------------------
 
@@ -75,7 +71,7 @@ class SampleEvent(RequestBody):
 class FilterTest(CheckedBody):
     # A content filter and the event to try it on (no docstring: the document gives the schema no description).
 
-    filter: Annotated[EventFilter, rule(parse_filter), shown(TEST_FILTER_SCHEMA)]
+    filter: Annotated[EventFilter, BeforeValidator(parse_filter, json_schema_input_type=fields.FilterPattern)] = Field(description=TEST_FILTER_DESCRIPTION)
     event: Annotated[SampleEvent, rule(_event)] = Field(description="The event to try the filter on, as the filter reads it.")
 
 
