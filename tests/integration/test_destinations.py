@@ -14,7 +14,6 @@ import botocore.awsrequest
 import pytest
 from standardwebhooks.webhooks import Webhook
 
-from hookline.adapters import destinations as adapter
 from hookline.adapters.dynamo import keys
 from hookline.core.destinations import ROLE_NAME_PREFIX
 from hookline.wiring import container, topology
@@ -207,7 +206,7 @@ def denying(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[bool], None]]
         made.events.register("before-call.sqs.SendMessage", answer)
         return made
 
-    monkeypatch.setattr(adapter.boto3, "Session", session)
+    monkeypatch.setattr(boto3, "Session", session)  # the adapter imports boto3 with its first client
     monkeypatch.setenv("HOOKLINE_RETRY_BASE_SECONDS", "1")  # the retry that parks each delivery comes within seconds
     container.reset()
 
@@ -260,7 +259,7 @@ def test_an_earlier_releases_destination_without_a_role_is_never_sent_to_and_los
         made.events.register("before-call.*.*", lambda model, **_: calls.append(model.name))
         return made
 
-    monkeypatch.setattr(adapter.boto3, "Session", session)
+    monkeypatch.setattr(boto3, "Session", session)  # the adapter imports boto3 with its first client
     monkeypatch.setenv("HOOKLINE_RETRY_BASE_SECONDS", "1")
     container.reset()
     # Given it reads back, its role shown as none
