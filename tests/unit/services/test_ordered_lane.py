@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, cast
 
+import pytest
+
 from hookline.core.models import DeliveryTask, LineHead
 from hookline.core.reports import HELD, DeliveryReport
 from hookline.services.delivery.ordered import LineRecord, OrderedLane
@@ -126,3 +128,11 @@ def test_poison_is_set_aside_and_holds_nothing() -> None:
     assert worker.set_aside_bodies == ["not a task"]
     assert worker.delivered == ["evt_2"]
     assert (out.kept, out.poison) == ([], [("m1", "MalformedTask")])
+
+
+def test_the_ordered_lane_refuses_a_hop_rather_than_dropping_the_tasks() -> None:
+    # Its waits hold the message (schedule answers HELD): a hop asked of it is a wiring fault, never a silent drop
+    from hookline.adapters.queues import OrderedScheduler
+
+    with pytest.raises(RuntimeError, match="nothing hops on it"):
+        OrderedScheduler(sqs=object(), dead_letter_queue_url="").hop([], [])

@@ -216,8 +216,9 @@ class OrderedScheduler:
         return HELD
 
     def hop(self, tasks: list[DeliveryTask], delays: list[int]) -> None:
-        """Nothing hops on this lane (its waits hold the message): a task carrying a due time runs when it arrives."""
-        raise NotImplementedError("the ordered lane holds its waits")
+        """Nothing hops on this lane (its waits hold the message): a task carrying a due time runs when it arrives, so
+        a call here is a wiring fault, refused rather than dropping the tasks."""
+        raise RuntimeError("the ordered lane holds its waits: nothing hops on it")
 
     def arrived(self, tasks: list[DeliveryTask]) -> None:
         """Nothing waits in Step Functions on this lane."""
