@@ -38,7 +38,7 @@ from bench.measurement.meter import Meter, Units, chunks
 from bench.measurement.payloads import event_body
 from bench.measurement.receiver import BenchReceiver
 from bench.models.prices import MILLION, US_EAST_1, Prices, provisioned
-from bench.models.waits import CLAIM, waits_report
+from bench.models.waits import CLAIM, one_wait, waits_report
 from hookline.adapters import aws
 from hookline.adapters.dynamo.state import EndpointStateRepository
 from hookline.core.breaker import Breaker, health, record
@@ -48,7 +48,6 @@ from hookline.core.models import DeliveryTask
 from hookline.core.policy import decide
 from hookline.core.ratelimit import Limiter
 from hookline.core.settings import Settings
-from hookline.core.waits import hops, how_to_wait
 from hookline.wiring import topology
 
 SIZES = {"1KB": 1024, "16KB": 16 * 1024}
@@ -341,10 +340,10 @@ def path_mix(success_rate: float, settings: Settings | None = None, webhooks: in
             if decision.retry_in_seconds is None:
                 counts["attempt_exhausted"] += 1
                 break
-            plan = how_to_wait(decision.retry_in_seconds, now.timestamp(), settings.sqs_max_delay_seconds, settings.sqs_hops_up_to_seconds)
-            counts["attempt_fail_sfn" if plan.path == "stepfunctions" else "attempt_fail_sqs"] += 1
-            hopped["wait_hops"] += hops(decision.retry_in_seconds) - 1 if plan.path == "hops" else 0
-            hopped["claimed"] += plan.path != "sqs"  # out of a hop or a wait in Step Functions, a task claims its attempt
+            path, extra_hops, claims = one_wait(decision.retry_in_seconds, now, settings)
+            counts["attempt_fail_sfn" if path == "stepfunctions" else "attempt_fail_sqs"] += 1
+            hopped["wait_hops"] += extra_hops
+            hopped["claimed"] += claims
             now += timedelta(seconds=decision.retry_in_seconds)
             attempt += 1
     share = after_failure_share(success_rate, breaker_outcomes)

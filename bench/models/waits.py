@@ -39,6 +39,14 @@ GOAL_USD = 30.0  # the goal for the waits of a delivery failing every attempt, p
 DELIVERIES = 20_000
 
 
+def one_wait(delay: float, now: datetime, settings: Settings) -> tuple[str, int, bool]:
+    """How the real scheduler takes one wait (`hookline.core.waits.how_to_wait`): its path, the hops beyond its first
+    send, and whether its attempt then claims (out of a hop or a wait in Step Functions, a task claims instead of
+    reading). Shared by this module and bench.models.cost.path_mix."""
+    plan = how_to_wait(delay, now.timestamp(), settings.sqs_max_delay_seconds, settings.sqs_hops_up_to_seconds)
+    return plan.path, hops(delay) - 1 if plan.path == "hops" else 0, plan.path != "sqs"
+
+
 def waits_of(settings: Settings, deliveries: int = DELIVERIES, seed: int = 7) -> dict[str, float]:
     """Per delivery failing every attempt: its waits, the hops beyond each wait's first send, the attempts that claim
     (after a wait that hopped or was in Step Functions) and the waits in Step Functions."""
@@ -50,11 +58,11 @@ def waits_of(settings: Settings, deliveries: int = DELIVERIES, seed: int = 7) ->
         now, attempt = start, 1
         while (decision := decide(attempt, start, Outcome(status_code=503), now, policy, rng)).retry_in_seconds is not None:
             delay = decision.retry_in_seconds
-            plan = how_to_wait(delay, now.timestamp(), settings.sqs_max_delay_seconds, settings.sqs_hops_up_to_seconds)
+            path, extra_hops, claims = one_wait(delay, now, settings)
             out["waits"] += 1
-            out["stepfunctions"] += plan.path == "stepfunctions"
-            out["hops"] += hops(delay) - 1 if plan.path == "hops" else 0
-            out["claimed"] += plan.path != "sqs"  # out of a wait in Step Functions too, its task claims (core.waits.waiting)
+            out["stepfunctions"] += path == "stepfunctions"
+            out["hops"] += extra_hops
+            out["claimed"] += claims
             now += timedelta(seconds=delay)
             attempt += 1
     return {k: v / deliveries for k, v in out.items()}
