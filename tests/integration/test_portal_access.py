@@ -348,7 +348,7 @@ def _v1_routes() -> list[Any]:
     """The API's `/v1` routes, as its resolver serves them."""
     from hookline.entrypoints import api
 
-    return [r for r in api.SERVED if r.path.startswith("/v1")]
+    return [r for r in api.served() if r.path.startswith("/v1")]
 
 
 _PARAMS = {"ep": "endpoint_id", "evt": "event_id", "dlv": "delivery_id", "rpl": "replay_id", "cus": "uid", "type": "name", "ver": "version", "job": "job_id"}

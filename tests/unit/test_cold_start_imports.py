@@ -33,7 +33,20 @@ DENIED: dict[str, tuple[str, ...]] = {
         "jsonschema",
     ),
     # The API's routes reach the composition root (and through it every adapter) on a request, not at the import.
-    API.name: (*EVERY_FUNCTION, "hookline.wiring.container", "hookline.adapters.dynamo", "hookline.adapters.destinations", "hookline.adapters.http"),
+    # Nor a router's module and its request models: a request imports its own (hookline.entrypoints.api.ROUTERS).
+    API.name: (
+        *EVERY_FUNCTION,
+        "hookline.wiring.container",
+        "hookline.adapters.dynamo",
+        "hookline.adapters.destinations",
+        "hookline.adapters.http",
+        *(f"hookline.entrypoints.api.{name}" for name in ("portal", "catalog", "endpoints", "filters", "events", "customers", "jobs")),
+        "hookline.core.contract.catalog",
+        "hookline.core.contract.endpoints",
+        "hookline.core.contract.events",
+        "hookline.core.contract.customers",
+        "hookline.core.contract.jobs",
+    ),
     DELIVERY.name: (*EVERY_FUNCTION, "hookline.core.contract", "pydantic", "hookline.entrypoints.api", "aws_lambda_powertools.event_handler"),
     JOBS.name: (
         *EVERY_FUNCTION,

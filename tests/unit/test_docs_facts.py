@@ -1188,7 +1188,7 @@ def _api_routes() -> tuple[set[tuple[str, str]], set[str]]:
     from hookline.entrypoints import api
 
     routes, public = set(), set()
-    for route in api.SERVED:
+    for route in api.served():
         path = re.sub(r"<[^>]+>", "{}", route.path)
         routes.add((route.method, path))
         if route.declared is None:

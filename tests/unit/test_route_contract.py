@@ -64,7 +64,7 @@ def test_the_caller_is_known_only_while_its_route_runs() -> None:
     ],
 )
 def test_the_methods_a_path_serves(path: str, methods: tuple[str, ...]) -> None:
-    assert allowed_methods(api.SERVED, path) == methods
+    assert allowed_methods(api.served(), path) == methods
 
 
 def test_a_path_no_route_takes_is_404_and_another_method_405() -> None:
@@ -80,7 +80,7 @@ def test_the_document_says_which_routes_are_public_as_the_routes_and_the_front_d
 
     doc = document()
     marked = {(m.upper(), p) for p, item in doc["paths"].items() for m, op in item.items() if op.get("security") == []}
-    undeclared = {(r.method, r.path.replace("<name>", "{name}")) for r in api.SERVED if r.declared is None}
+    undeclared = {(r.method, r.path.replace("<name>", "{name}")) for r in api.served() if r.declared is None}
     # Then the operations marked `security: []` are exactly the undeclared routes, the ones the front door lets in
     # without the authorizer; every other operation is under the API's bearer scheme
     assert marked == undeclared == {("GET", "/health"), ("GET", "/portal"), ("GET", "/portal/{name}")}
@@ -88,3 +88,18 @@ def test_the_document_says_which_routes_are_public_as_the_routes_and_the_front_d
     assert " ".join(("GET", "/portal/{name}")) == frontdoor.PORTAL_ASSET_ROUTE
     assert doc["security"] == [{"bearerAuth": []}]
     assert all("401" in op["responses"] for p, item in doc["paths"].items() for m, op in item.items() if (m.upper(), p) not in marked)
+
+
+def test_every_route_is_under_a_key_that_names_its_router() -> None:
+    # Given every route, by the router module that registered it
+    import importlib
+
+    by_module = {name: importlib.import_module(f"hookline.entrypoints.api.{name}").router.served for name in api.MODULES}
+    for name, routes in by_module.items():
+        for route in routes:
+            key = api.key_of(route.path)
+            # Then its key names its module (so a request of its path loads it first), no parameter in the key
+            assert name in api.ROUTERS.get(key, ()), (route, key)
+            assert "<" not in key, route
+    # And every module a key names serves a route under it
+    assert all(any(api.key_of(r.path) == key for r in by_module[name]) for key, names in api.ROUTERS.items() for name in names)

@@ -29,14 +29,17 @@ from __future__ import annotations
 import os
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from aws_lambda_powertools.metrics import MetricUnit, single_metric
 from aws_lambda_powertools.metrics.functions import is_metrics_disabled
 from aws_lambda_powertools.metrics.provider.cloudwatch_emf.cloudwatch import AmazonCloudWatchEMFProvider
 
 from hookline.adapters.observability import get_logger, get_metrics
-from hookline.core.internal_failures import InternalFailure
-from hookline.core.reports import DeliveryReport
+
+if TYPE_CHECKING:  # the API publishes neither, and need not import the delivery's models at its cold start
+    from hookline.core.internal_failures import InternalFailure
+    from hookline.core.reports import DeliveryReport
 
 SENT = ("succeeded", "failed", "retrying")
 

@@ -37,7 +37,6 @@ LAYOUT_ENDPOINT_KEYED = 2
 
 DEFAULT_RATE_LIMIT_PER_SECOND = 50.0  # a ceiling: the pace starts at the adaptive initial concurrency (core.adaptive)
 DEFAULT_MAX_CONCURRENCY = 50  # a ceiling: an endpoint starts at 5 in flight and earns more (core.adaptive)
-DEFAULT_MAX_ENDPOINTS_PER_OWNER = 500  # HOOKLINE_MAX_ENDPOINTS_PER_OWNER's default (core.settings)
 ENDPOINT_LIMIT_REACHED = "endpoint_limit_reached"  # 409: creating one more endpoint than its owner may have
 
 EmailOutcomeKind = Literal["sent", "failed"]

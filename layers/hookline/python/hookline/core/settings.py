@@ -16,7 +16,6 @@ from typing import Any
 
 from hookline.core import sqs
 from hookline.core.mailbox import Mailbox, MailboxError, parse_mailbox
-from hookline.core.models import DEFAULT_MAX_ENDPOINTS_PER_OWNER
 from hookline.core.profiles import DEFAULT_SIZE, PROFILES, SIZES
 from hookline.core.ssrf import Network, UrlPolicy
 
@@ -36,6 +35,7 @@ MAX_HOPS_UP_TO_SECONDS = 86_400  # a retry wait hops for at most a day (96 hops 
 
 # A revoked portal session (or API key) must stop working within a minute; the authorizer's cache bounds that.
 MAX_AUTHORIZER_CACHE_SECONDS = 60
+DEFAULT_MAX_ENDPOINTS_PER_OWNER = 500  # HOOKLINE_MAX_ENDPOINTS_PER_OWNER's default
 # Ingest reads an event's owner's endpoints inside its request, and a customer's statistics each of its endpoints'
 # (in parallel): 1,000 such reads stay well inside API Gateway's 29 s.
 MAX_ENDPOINTS_PER_OWNER = 1_000

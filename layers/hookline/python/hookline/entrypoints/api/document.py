@@ -16,7 +16,7 @@ import yaml
 from pydantic import TypeAdapter
 
 from hookline.core.contract.common import Error, GatewayError
-from hookline.entrypoints.api import SERVED, app, front
+from hookline.entrypoints.api import app, front, served
 from hookline.entrypoints.api.answers import REF_KEY
 
 OPENAPI_VERSION = "3.1.0"
@@ -32,11 +32,15 @@ def _schema_of(model: Any) -> dict[str, Any]:
 
 
 def document() -> dict[str, Any]:
+    routes = served()  # every router module, included
     generated = json.loads(app.get_openapi_json_schema(title=front.INFO["title"], version=front.INFO["version"], openapi_version=OPENAPI_VERSION))
     doc: dict[str, Any] = {"openapi": OPENAPI_VERSION, "info": front.INFO, "servers": front.SERVERS, "security": front.SECURITY, "tags": front.TAGS}
-    paths = generated.get("paths", {})
+    # Paths with parameters first (as Powertools lists them), each kind in the routers' own order (`served`), whichever
+    # order requests had the routers included in.
+    order = {path: i for i, path in enumerate(dict.fromkeys(re.sub(r"<(\w+)>", r"{\1}", r.path) for r in routes))}
+    paths = dict(sorted(generated.get("paths", {}).items(), key=lambda item: ("{" not in item[0], order[item[0]])))
     # A route without `@allow` is public: the stack serves it without the authorizer (infra/api.py), so no security.
-    public = {(r.method.lower(), re.sub(r"<(\w+)>", r"{\1}", r.path)) for r in SERVED if r.declared is None}
+    public = {(r.method.lower(), re.sub(r"<(\w+)>", r"{\1}", r.path)) for r in routes if r.declared is None}
     for path, item in paths.items():
         for method, operation in item.items():
             responses = operation.get("responses", {})

@@ -31,8 +31,9 @@ from hookline.core.contract.endpoints import (
 from hookline.core.contract.stats import Stats
 from hookline.core.destinations import Destination, role_template
 from hookline.core.errors import envelope
-from hookline.core.models import DEFAULT_MAX_ENDPOINTS_PER_OWNER, ENDPOINT_LIMIT_REACHED
+from hookline.core.models import ENDPOINT_LIMIT_REACHED
 from hookline.core.rotation import MAX_LIVE_SECRETS, ROTATION_CONFLICT
+from hookline.core.settings import DEFAULT_MAX_ENDPOINTS_PER_OWNER
 from hookline.entrypoints.api.answers import answers, ok, refusal
 from hookline.entrypoints.api.params import DEFAULT_LIMIT, Cursor, EndpointId, Limit, Since, Until
 from hookline.entrypoints.api.routing import Router, allow, caller, container, no_content, respond
