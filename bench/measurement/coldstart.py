@@ -65,8 +65,20 @@ sys.path[:0] = json.loads(sys.argv[1])
 started = time.process_time()
 import handler
 took = time.process_time() - started
-print(json.dumps({"import_cpu_ms": took * 1000, "modules": len(sys.modules)}))
+found = {"import_cpu_ms": took * 1000, "modules": len(sys.modules)}
+if json.loads(sys.argv[2]):  # the API: what its first request adds, loading the routers of its path, then every other
+    from hookline.entrypoints import api
+    started = time.process_time()
+    api.include(api.ROUTERS[json.loads(sys.argv[2])])
+    found["first_request_routers_cpu_ms"] = (time.process_time() - started) * 1000
+    started = time.process_time()
+    api.include(api.MODULES)
+    found["other_routers_cpu_ms"] = (time.process_time() - started) * 1000
+print(json.dumps(found))
 """
+# The API's routers are imported when a request first names their paths (hookline.entrypoints.api.ROUTERS): its
+# samples also time what the first request of ingest (`POST /v1/events`) adds, and what the other routers would.
+FIRST_REQUEST_KEY = {API.name: "v1/events"}
 
 
 def lambda_environment(traced: bool) -> dict[str, str]:
@@ -120,10 +132,12 @@ def _trees(work: Path, baseline: str) -> Iterator[dict[str, dict[str, Path]]]:
     }
 
 
-def _sample(tree: dict[str, Path], source_dir: str, host: list[str], runtime: str, *, traced: bool = False) -> dict[str, float]:
+def _sample(
+    tree: dict[str, Path], source_dir: str, host: list[str], runtime: str, *, traced: bool = False, first_request: str | None = None
+) -> dict[str, float]:
     paths = [str(tree["functions"] / source_dir), str(tree["hookline"]), *host, str(tree["deps"]), runtime]
     done = subprocess.run(
-        [sys.executable, "-I", "-S", "-B", "-c", PROBE, json.dumps(paths)],
+        [sys.executable, "-I", "-S", "-B", "-c", PROBE, json.dumps(paths), json.dumps(first_request)],
         capture_output=True,
         text=True,
         env=lambda_environment(traced),
@@ -146,7 +160,7 @@ def modelled_wall_ms(spec: FunctionSpec, import_cpu_ms: float) -> dict[str, dict
 
 def measure(runs: int = RUNS, baseline: str = BASELINE_COMMIT, progress: Callable[[str], None] = lambda _s: None) -> dict[str, Any]:
     """Per function, the median import CPU of `runs` fresh processes, this tree's and `baseline`'s, and the model."""
-    samples: dict[str, dict[str, list[float]]] = {spec.name: {"after": [], "before": [], "traced": []} for spec in FUNCTIONS}
+    samples: dict[str, dict[str, list[float]]] = {spec.name: {"after": [], "before": [], "traced": [], "first": [], "others": []} for spec in FUNCTIONS}
     modules: dict[str, int] = {}
     load = [round(os.getloadavg()[0], 2)]
     with tempfile.TemporaryDirectory(prefix="hookline-coldstart-") as work, _trees(Path(work), baseline) as trees:
@@ -156,8 +170,11 @@ def measure(runs: int = RUNS, baseline: str = BASELINE_COMMIT, progress: Callabl
             for spec in FUNCTIONS:
                 for name, tree in trees.items():
                     source_dir = BASELINE_SOURCE_DIRS.get(spec.name, spec.source_dir) if name == "before" else spec.source_dir
-                    found = _sample(tree, source_dir, host, runtime)
+                    found = _sample(tree, source_dir, host, runtime, first_request=FIRST_REQUEST_KEY.get(spec.name) if name == "after" else None)
                     samples[spec.name][name].append(round(found["import_cpu_ms"], 1))
+                    if "first_request_routers_cpu_ms" in found:
+                        samples[spec.name]["first"].append(round(found["first_request_routers_cpu_ms"], 1))
+                        samples[spec.name]["others"].append(round(found["other_routers_cpu_ms"], 1))
                     if name == "after":
                         modules[spec.name] = int(found["modules"])
                         traced = _sample(tree, source_dir, host, runtime, traced=True)
@@ -180,6 +197,12 @@ def measure(runs: int = RUNS, baseline: str = BASELINE_COMMIT, progress: Callabl
             "traced_import_cpu_ms": round(statistics.median(samples[spec.name]["traced"]), 1),
             "modelled_wall_ms": modelled_wall_ms(spec, after),
         }
+        if samples[spec.name]["first"]:
+            functions[spec.name]["first_request"] = {
+                "routers_key": FIRST_REQUEST_KEY[spec.name],
+                "routers_cpu_ms": round(statistics.median(samples[spec.name]["first"]), 1),
+                "other_routers_cpu_ms": round(statistics.median(samples[spec.name]["others"]), 1),
+            }
     return {
         "baseline_commit": baseline,
         "goal_share_of_baseline": GOAL_SHARE_OF_BASELINE,

@@ -32,6 +32,20 @@ def _missed_shares(functions: dict[str, Any], share: float) -> list[str]:
     return ["", *lines] if lines else []
 
 
+def _first_request(functions: dict[str, Any]) -> list[str]:
+    """What a function's first request adds to its import (the API's routers, imported by the paths requests name)."""
+    lines = []
+    for name, f in functions.items():
+        if first := f.get("first_request"):
+            lines.append(
+                f"`{name}` imports a router's module, and its request models, when a request first names one of its paths"
+                f" (`hookline.entrypoints.api.ROUTERS`): its first `POST /v1/events` adds {first['routers_cpu_ms']:,.0f} CPU ms to the"
+                f" import above (`{first['routers_key']}`'s router, with `hookline.core.models`), and loading every other router would add"
+                f" {first['other_routers_cpu_ms']:,.0f} ms more, which a cold start no longer pays for routes it does not serve."
+            )
+    return ["", *lines] if lines else []
+
+
 def cold_start_section(found: dict[str, Any] | None) -> list[str]:
     """The per-function table and the modelled wall times; nothing when the run measured no function."""
     cold = (found or {}).get("cold_start", {})
@@ -83,6 +97,7 @@ def cold_start_section(found: dict[str, Any] | None) -> list[str]:
         "with `HOOKLINE_TRACING` on, sampled in turn with the others: each function then has active X-Ray tracing and Powertools'",
         "Tracer is made at import, which imports the X-Ray SDK and, to patch them, botocore's client and requests; the goals are",
         "the default's.",
+        *_first_request(functions),
         *_missed_shares(functions, share),
         "",
         "Modelled wall time of the import at each sizing profile's memory for the function: its CPU stretched by the share of a vCPU",

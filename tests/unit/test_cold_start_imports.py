@@ -47,7 +47,14 @@ DENIED: dict[str, tuple[str, ...]] = {
         "hookline.core.contract.customers",
         "hookline.core.contract.jobs",
     ),
-    DELIVERY.name: (*EVERY_FUNCTION, "hookline.core.contract", "pydantic", "hookline.entrypoints.api", "aws_lambda_powertools.event_handler"),
+    DELIVERY.name: (
+        *EVERY_FUNCTION,
+        "hookline.core.contract",
+        "pydantic",
+        "hookline.entrypoints.api",
+        "aws_lambda_powertools.event_handler",
+        "aws_lambda_powertools.utilities.batch",
+    ),
     JOBS.name: (
         *EVERY_FUNCTION,
         "hookline.core.contract",

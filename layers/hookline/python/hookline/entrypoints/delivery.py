@@ -21,8 +21,6 @@ from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache, partial
 from typing import Any
 
-from aws_lambda_powertools.utilities.batch.exceptions import BatchProcessingError, ExceptionInfo
-
 from hookline.adapters import metrics
 from hookline.adapters.observability import get_logger
 from hookline.core import internal_failures
@@ -148,6 +146,9 @@ def handle_batch(event: dict[str, Any], context: Any, worker: DeliveryWorker | N
             log_batch(len(records), answer.reports, len(answer.failed))
         failed = [str(r.get("messageId", "")) for r in records if str(r.get("messageId", "")) in answer.failed]
         if records and len(failed) == len(records):
+            # Imported here: Powertools' batch package imports asyncio and its data classes, a sixth of this cold start.
+            from aws_lambda_powertools.utilities.batch.exceptions import BatchProcessingError, ExceptionInfo
+
             errors: list[ExceptionInfo] = [(type(e), e, e.__traceback__) for e in answer.failed.values()]
             raise BatchProcessingError(msg=f"All records failed processing. {len(errors)} individual errors logged separately below.", child_exceptions=errors)
         return {"batchItemFailures": [{"itemIdentifier": message_id} for message_id in failed]}
