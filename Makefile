@@ -122,7 +122,7 @@ bench: $(STAMP)
 # fault-injection tests (they patch the pipeline heavily, so they run in a fresh process of their own; all of them
 # are in tests/integration, no CDK to import) from the start; lint then the unit tests (processes of their own, `make unit`'s two workers: they
 # block the network, which threads other tests leave running would trip; their time is the `make unit` budget, 30 s), and
-# only when those pass, the moto, local-mode and CDK tiers on three workers with, beside them, the portal's browser
+# only when those pass, the moto, local-mode and CDK tiers and the contract's generated checks (tests/contract) on three workers with, beside them, the portal's browser
 # tests (Playwright's sync API keeps an event loop running on the thread that drives it, which other tests'
 # asyncio.run() refuses; they mostly wait on local mode's deliveries and on Chromium). Each tier's output follows.
 test: setup browser

@@ -45,7 +45,6 @@ from hookline.core.profiles import SIZES
 from hookline.core.settings import Settings
 from hookline.wiring.topology import API, AUTHORIZER, DELIVERY, JOBS, FunctionSpec
 from infra import DEPS_LAYER_DIR, FUNCTIONS_DIR, HOOKLINE_LAYER_DIR, REPO_ROOT
-from infra.functions import RUNTIME
 from infra.layers import compile_layer, compiled_layer
 
 FUNCTIONS: tuple[FunctionSpec, ...] = (AUTHORIZER, API, DELIVERY, JOBS)
@@ -115,6 +114,8 @@ def _runtime(into: Path) -> str:
 @contextmanager
 def _trees(work: Path, baseline: str) -> Iterator[dict[str, dict[str, Path]]]:
     """The layers and functions of this tree (as built, with bytecode) and of `baseline` (as it shipped)."""
+    from infra.functions import RUNTIME  # the CDK's, imported by a measurement only (seconds of CPU)
+
     archive = subprocess.run(["git", "archive", baseline, "layers/hookline", "functions"], cwd=REPO_ROOT, capture_output=True, check=True).stdout
     before = work / "before"
     with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
