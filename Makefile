@@ -189,7 +189,7 @@ clean:
 	rm -rf build cdk.out .pytest_cache .mypy_cache .ruff_cache
 
 # The server against docs/openapi.yaml: local mode, and schemathesis with every check, a fixed seed and at most 15
-# examples per operation (tests/contract_fuzz.py; about 5 minutes). Exits non-zero when it finds a failure.
+# examples per operation (tests/contract_fuzz.py; about 3 minutes). Exits non-zero when it finds a failure.
 # ARGS: more options of the driver or schemathesis, e.g. ARGS="--seed 7 --include-path /v1/customers/{uid}".
 contract-fuzz: $(STAMP)
 	$(PY) -m tests.contract_fuzz $(ARGS)
