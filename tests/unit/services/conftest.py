@@ -153,7 +153,12 @@ class World:
         """An endpoint as if created through the API at the clock's time."""
         stamp = self.clock().strftime("%Y-%m-%dT%H:%M:%S.000Z")
         ms = int(self.clock.timestamp() * 1000)
-        base: dict[str, object] = {"url": "https://example.com/hook", "secret": "whsec_dGVzdHNlY3JldA==", "created_at": stamp, "updated_at": stamp}
+        base: dict[str, object] = {
+            "url": "https://example.com/hook",
+            "secret": "whsec_dGVzdHNlY3JldHRlc3RzZWNyZXR0ZXN0",
+            "created_at": stamp,
+            "updated_at": stamp,
+        }
         return self.endpoints.add(Endpoint(id=ids.new_id(ids.ENDPOINT, ms), tenant=tenant, **(base | fields)))  # type: ignore[arg-type]
 
 

@@ -11,18 +11,18 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal, Self
 
+import pydantic
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic.json_schema import SkipJsonSchema
 
 from hookline.core import destinations, models, validation
 from hookline.core.contract import fields
 from hookline.core.contract.common import (
     AS_SHOWN,
-    ENDPOINT_ID_SCHEMA,
-    EVENT_ID_SCHEMA,
-    TIMESTAMP_SCHEMA,
-    VERSION_NAME_SCHEMA,
     Answer,
     CheckedBody,
+    EndpointId,
+    EventId,
     NextCursor,
     Timestamp,
     absent_unless_set,
@@ -30,7 +30,6 @@ from hookline.core.contract.common import (
     inline,
     optional,
     rule,
-    shown,
 )
 from hookline.core.contract.destinations import Destination as GivenDestination
 from hookline.core.contract.jobs import JobSummary
@@ -40,12 +39,15 @@ from hookline.core.versions import version_name
 
 # -- the values' schemas, as the document shows them ------------------------------------------------------------
 
-SECRET_SCHEMA: dict[str, Any] = {
-    "type": "string",
-    "pattern": "^whsec_[A-Za-z0-9+/]{32}$",
-    "description": "A Standard Webhooks signing secret (`whsec_` + base64 of 24 random bytes).",
-    "examples": ["whsec_F6olegGyEf36/vms9m44a0nOwYo8ufdX"],
-}
+# What hookline.core.signing.generate_secret makes (every release has): the answers' secrets are checked against it too.
+Secret = Annotated[
+    str,
+    Field(
+        pattern="^whsec_[A-Za-z0-9+/]{32}$",
+        description="A Standard Webhooks signing secret (`whsec_` + base64 of 24 random bytes).",
+        examples=["whsec_F6olegGyEf36/vms9m44a0nOwYo8ufdX"],
+    ),
+]
 
 
 # -- requests ----------------------------------------------------------------------------------------------------
@@ -228,17 +230,17 @@ ENDPOINT_EXAMPLE: dict[str, Any] = {
 class Endpoint(Answer):
     """An endpoint as the API shows it, never with its secret."""
 
-    id: Annotated[str, shown(ENDPOINT_ID_SCHEMA)]
+    id: EndpointId
     customer: str | None = Field(description="The uid of the customer it belongs to; null for the tenant's own.")
     url: Annotated[str | None, fields.Format("uri")] = Field(description="Where deliveries are POSTed; null for a non-HTTP destination.")
-    destination: Annotated[dict[str, Any], shown(SHOWN_DESTINATION_SCHEMA)]
+    destination: Annotated[dict[str, Any], pydantic.WithJsonSchema(SHOWN_DESTINATION_SCHEMA)]  # a request's fields and its external_id: no request model's
     event_types: list[str] = Field(description="Subscribed event types; empty means every type.")
     description: str
     status: Literal["active", "disabled"] = Field(description="A disabled endpoint's new deliveries are stored `paused` until it is re-enabled.")
     rate_limit_per_second: float
     max_concurrency: int
     headers: dict[str, str] = Field(description="Custom headers sent with every delivery.")
-    version: Annotated[str, shown(VERSION_NAME_SCHEMA)] = Field(
+    version: fields.VersionName = Field(
         description=(
             "The payload version it is pinned to: what shape of `data` its webhooks carry (each body's\n"
             "`version` names it). An endpoint created before versions existed shows `2026-01-01`.\n"
@@ -248,12 +250,12 @@ class Endpoint(Answer):
     ordered: bool = optional("Delivered one at a time, in the order the events were accepted.", False)
     created_at: Timestamp
     updated_at: Timestamp
-    disabled_reason: Annotated[str | None, shown({"type": "string", "examples": ["manual"]})] = absent_unless_set(
+    disabled_reason: Annotated[str, Field(examples=["manual"])] | SkipJsonSchema[None] = absent_unless_set(
         "Present while disabled: `manual` (PATCH), `failing` (its circuit stayed open for `HOOKLINE_DISABLE_AFTER_SECONDS`), `gone` (the receiver answered 410), "
         "or, for a non-HTTP destination, `access_denied` (it or its role refused hookline), `destination_missing` (it or its role does not exist) or "
         "`kms_refused` (its KMS key refused). Its deliveries are paused until it is enabled again.",
     )
-    paused_until: Annotated[str | None, shown({"type": "string", "format": "date-time"})] = absent_unless_set(
+    paused_until: Annotated[str, fields.Format("date-time")] | SkipJsonSchema[None] = absent_unless_set(
         "Present while a receiver's `Retry-After` pauses every delivery to the endpoint."
     )
 
@@ -266,7 +268,7 @@ class Endpoint(Answer):
 class EndpointCreated(Endpoint):
     """The new endpoint, with its signing secret (shown here, on rotation and by `GET …/secret`)."""
 
-    secret: Annotated[str, shown(SECRET_SCHEMA)]
+    secret: Secret
 
 
 class Circuit(Answer):
@@ -369,7 +371,7 @@ class TestOutcome(Answer):
 
     __test__ = False  # not a test class (pytest collects names starting with Test)
 
-    webhook_id: Annotated[str, shown(EVENT_ID_SCHEMA)]
+    webhook_id: EventId
     status_code: int | None = Field(description="The receiver's status; null when no response came.")
     error: str | None = Field(description="Why no response came (`timeout`, `connection_refused`, `ssrf_blocked`, …).")
     duration_ms: int = Field(ge=0)
@@ -381,7 +383,7 @@ class TestAttempt(Answer):
 
     __test__ = False
 
-    webhook_id: Annotated[str, shown(EVENT_ID_SCHEMA)] = Field(description="The test webhook's `webhook-id`; no event is stored under it.")
+    webhook_id: EventId = Field(description="The test webhook's `webhook-id`; no event is stored under it.")
     status_code: int | None = Field(description="The receiver's status; null when no response came.")
     error: str | None = Field(description="Why no response came (`timeout`, `connection_refused`, `ssrf_blocked`, …).")
     duration_ms: int = Field(ge=0)
@@ -400,26 +402,24 @@ class EndpointPage(Answer):
 
 
 class PreviousSecretShown(Answer):
-    secret: Annotated[str, shown(SECRET_SCHEMA)]
+    secret: Secret
     valid_until: Timestamp = Field(description="Until then it signs every delivery too, whatever rotations follow.")
 
 
 class EndpointSecret(Answer):
-    secret: Annotated[str, shown(SECRET_SCHEMA)]
+    secret: Secret
     created_at: Timestamp = Field(description="When `secret` became the current one: the endpoint's creation, or the rotation that made it.")
     previous_secrets: list[PreviousSecretShown] = Field(
         description=f"The secrets rotations replaced that still sign every delivery, each until its own `valid_until` (the one signing longest first; at most {MAX_LIVE_SECRETS - 1}); empty when only `secret` signs."
     )
-    previous_secret: Annotated[str | None, shown(SECRET_SCHEMA)] = absent_unless_set(
+    previous_secret: Secret | SkipJsonSchema[None] = absent_unless_set(
         "The first of `previous_secrets` (the one the last rotation replaced), present while it signs: kept for clients that read one."
     )
-    previous_expires_at: Annotated[str | None, shown(TIMESTAMP_SCHEMA)] = absent_unless_set(
-        "When `previous_secret` stops signing; present with `previous_secret` only."
-    )
+    previous_expires_at: Timestamp | SkipJsonSchema[None] = absent_unless_set("When `previous_secret` stops signing; present with `previous_secret` only.")
 
 
 class SecretRotated(Answer):
-    secret: Annotated[str, shown(SECRET_SCHEMA)]
+    secret: Secret
     previous_secret_valid_until: Timestamp = Field(
         description="Until then deliveries are signed with the secret this rotation replaced too; earlier secrets still sign until their own ends."
     )

@@ -9,9 +9,10 @@ from typing import Annotated, Any
 
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Body, Query
+from pydantic import WithJsonSchema
 
 from hookline.core.access import Access
-from hookline.core.contract.common import CUSTOMER_UID_SCHEMA, Error, given, shown
+from hookline.core.contract.common import CUSTOMER_UID_SCHEMA, Error, given
 from hookline.core.contract.endpoints import (
     ENDPOINT_EXAMPLE,
     CreateEndpoint,
@@ -53,13 +54,15 @@ ROLE_TEMPLATE_EXAMPLE = role_template(
 CustomerFilter = Annotated[
     str | None,
     given("customer"),
-    shown(CUSTOMER_UID_SCHEMA),
+    WithJsonSchema(CUSTOMER_UID_SCHEMA),
     Query(
         description="Only this customer's endpoints; an unknown customer is 404 `customer_not_found`.",
         openapi_examples={"customer": {"value": "org_4711"}},
     ),
 ]
-Series = Annotated[str | None, given("series"), shown({"type": "string", "enum": ["hour"]}), Query(description="`hour`: add the hour-by-hour counters.")]
+Series = Annotated[
+    str | None, given("series"), WithJsonSchema({"type": "string", "enum": ["hour"]}), Query(description="`hour`: add the hour-by-hour counters.")
+]
 
 # -- examples ----------------------------------------------------------------------------------------------------
 
