@@ -4,20 +4,33 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from hookline.core.signing import signature_header
 from hookline.core.version import __version__
 
+if TYPE_CHECKING:
+    from hookline.core.models import Endpoint
 
-def webhook_headers(event_id: str, timestamp: int, body: bytes, secrets_in_use: list[str]) -> dict[str, str]:
-    """`webhook-id` is the event id on every attempt; the timestamp is fresh per attempt."""
+
+def webhook_headers(event_id: str, timestamp: int, body: bytes, secrets_in_use: list[str], signatures: Mapping[str, str] | None = None) -> dict[str, str]:
+    """`webhook-id` is the event id on every attempt; the timestamp is fresh per attempt. `signatures`: the signature
+    headers of the endpoint's schemes (Endpoint.signatures) in place of the default `v1` of `secrets_in_use`."""
+    signed = dict(signatures) if signatures is not None else {"webhook-signature": signature_header(secrets_in_use, event_id, timestamp, body)}
     return {
         "webhook-id": event_id,
         "webhook-timestamp": str(timestamp),
-        "webhook-signature": signature_header(secrets_in_use, event_id, timestamp, body),
+        **signed,
         "content-type": "application/json",
         "user-agent": f"hookline/{__version__}",
     }
+
+
+def request_headers(endpoint: Endpoint, event_id: str, now: float, body: bytes, overlap_seconds: float) -> dict[str, str]:
+    """Every header of a request to the endpoint sent at `now`: its custom headers, overridden by the webhook's own,
+    signed by its schemes (hookline.core.schemes) with the secrets and keys live at `now`."""
+    signatures = endpoint.signatures(event_id, int(now), body, now, overlap_seconds)
+    return {**dict(endpoint.headers), **webhook_headers(event_id, int(now), body, [], signatures)}
 
 
 REDACTED_SIGNATURE = "v1,<redacted>"

@@ -13,8 +13,8 @@ from typing import Annotated, Any, Literal, Self
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
-from hookline.core import destinations, models, validation
-from hookline.core.contract import fields
+from hookline.core import destinations, models, schemes, validation
+from hookline.core.contract import fields, signing
 from hookline.core.contract.common import (
     AS_SHOWN,
     ENDPOINT_ID_SCHEMA,
@@ -47,6 +47,31 @@ SECRET_SCHEMA: dict[str, Any] = {
     "examples": ["whsec_F6olegGyEf36/vms9m44a0nOwYo8ufdX"],
 }
 
+
+PUBLIC_KEY_SCHEMA: dict[str, Any] = {
+    "type": "string",
+    "pattern": "^whpk_[A-Za-z0-9+/]{43}=$",
+    "description": "The Ed25519 public key that verifies its `v1a` signatures (`whpk_` + base64 of its 32 bytes).",
+    "examples": ["whpk_11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo="],
+}
+SHOWN_SIGNING_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "required": ["scheme"],
+    "description": (
+        "How its webhooks are signed, as `signing` was given (the default: Standard Webhooks `hmac-sha256`), with\n"
+        "`public_key` while one of its schemes is Ed25519. Never a secret or a private key.\n"
+    ),
+    "properties": {"scheme": {"enum": [schemes.STANDARD, schemes.HMAC]}, "public_key": PUBLIC_KEY_SCHEMA},
+    "examples": [{"scheme": schemes.STANDARD, "algorithm": schemes.HMAC_SHA256}],
+}
+
+
+def _signing(value: Any) -> schemes.Signing:
+    return schemes.parse_signing(value)
+
+
+# Checked by the server's rule (hookline.core.schemes.parse_signing: its refusals); shown as the union of the forms' models.
+GivenSigning = Annotated[schemes.Signing, BeforeValidator(_signing, json_schema_input_type=signing.Signing | None)]
 
 # -- requests ----------------------------------------------------------------------------------------------------
 
@@ -138,6 +163,7 @@ class CreateEndpoint(_Placed):
             'the ones behind it until it succeeds or is given up (README, "Ordered endpoints"). Fixed at creation.\n'
         ),
     )
+    signing: GivenSigning = optional(signing.DESCRIPTION, schemes.DEFAULT)
 
     def place(self) -> tuple[str, destinations.Destination | None]:
         return place(self.url, self.destination)
@@ -169,6 +195,7 @@ class UpdateEndpoint(_Placed):
     )
     status: fields.EndpointStatus = optional("`disabled` pauses new deliveries (reason `manual`); `active` resumes them.")
     filter: fields.Filter = optional("Replaces the content filter; null removes it (every event of its types).")
+    signing: GivenSigning = optional("Replaces how its webhooks are signed; null: the default (Standard Webhooks `v1`).", schemes.DEFAULT)
 
     def changes(self) -> dict[str, Any]:
         """The fields given, as the endpoint keeps them (headers as pairs)."""
@@ -246,6 +273,7 @@ class Endpoint(Answer):
     )
     filter: dict[str, Any] | None = optional("Its content filter (an EventBridge event pattern), or null: every event of its types.")
     ordered: bool = optional("Delivered one at a time, in the order the events were accepted.", False)
+    signing: Annotated[dict[str, Any], shown(SHOWN_SIGNING_SCHEMA)]
     created_at: Timestamp
     updated_at: Timestamp
     disabled_reason: Annotated[str | None, shown({"type": "string", "examples": ["manual"]})] = absent_unless_set(
@@ -423,6 +451,27 @@ class SecretRotated(Answer):
     previous_secret_valid_until: Timestamp = Field(
         description="Until then deliveries are signed with the secret this rotation replaced too; earlier secrets still sign until their own ends."
     )
+    public_key: Annotated[str | None, shown(PUBLIC_KEY_SCHEMA)] = absent_unless_set(
+        "For an endpoint signing with Ed25519: the new key pair's public key (its private key is never shown); the one it replaced signs until `previous_secret_valid_until` too."
+    )
+
+
+class Jwk(Answer):
+    """An Ed25519 public key (RFC 8037), `kid` its RFC 7638 thumbprint."""
+
+    kty: Literal["OKP"]
+    crv: Literal["Ed25519"]
+    x: str = Field(description="The 32-byte public key, base64url without padding (the `whpk_` key's bytes).")
+    kid: str
+    use: Literal["sig"]
+    alg: Literal["EdDSA"]
+    endpoint_id: Annotated[str, shown(ENDPOINT_ID_SCHEMA)] = Field(description="The endpoint whose webhooks it verifies.")
+
+
+class Jwks(Answer):
+    """A JSON Web Key Set: the current and still-signing previous Ed25519 public keys of the caller's endpoints."""
+
+    keys: list[Jwk]
 
 
 class SecretsState(Answer):

@@ -21,6 +21,7 @@ from hookline.core.contract.endpoints import (
     EndpointPage,
     EndpointSecret,
     EndpointWithHealth,
+    Jwks,
     RoleTemplate,
     RotationRefused,
     SecretRotated,
@@ -446,6 +447,44 @@ def get_role_template(endpoint_id: EndpointId) -> Response[RoleTemplate]:
 @allow(Access.WRITE, "endpoint")
 def rotate_secret(endpoint_id: EndpointId) -> Response[SecretRotated]:
     return respond(200, container.endpoint_service().rotate_secret(caller().tenant, endpoint_id))
+
+
+@router.get(
+    "/v1/jwks",
+    operation_id="getSigningKeys",
+    tags=TAGS,
+    summary="The Ed25519 public keys, as a JSON Web Key Set",
+    description=(
+        "The public keys that verify the `v1a` (Ed25519) signatures of the caller's endpoints (a portal\n"
+        "session's: its customer's only): each endpoint's current key and every key a rotation replaced that\n"
+        "still signs, as RFC 8037 OKP keys, `kid` the RFC 7638 thumbprint and `endpoint_id` the endpoint.\n"
+        "Each endpoint also shows its current key as `signing.public_key` (`whpk_…`). Private keys are never shown.\n"
+    ),
+    responses=answers(
+        ok(
+            200,
+            Jwks,
+            "The key set (empty when no endpoint signs with Ed25519).",
+            example={
+                "keys": [
+                    {
+                        "kty": "OKP",
+                        "crv": "Ed25519",
+                        "x": "11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo",
+                        "kid": "kPrK_qmxVWaYVA9wwBF6Iuo3vVzz7TxHCTwXBygrS4k",
+                        "use": "sig",
+                        "alg": "EdDSA",
+                        "endpoint_id": "ep_01kkntq2cnt8b8hz3pj95wjvcc",
+                    }
+                ]
+            },
+        ),
+    ),
+)
+@allow(Access.READ)
+def get_signing_keys() -> Response[Jwks]:
+    who = caller()
+    return respond(200, container.endpoint_service().jwks(who.tenant, who.customer, since=who.since))
 
 
 @router.post(
