@@ -9,9 +9,9 @@ policy, from the settings) is the service's check.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, Self
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Self
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainSerializer
 
 from hookline.core import destinations, models, schemes, validation
 from hookline.core.contract import fields, signing
@@ -48,30 +48,25 @@ SECRET_SCHEMA: dict[str, Any] = {
 }
 
 
-PUBLIC_KEY_SCHEMA: dict[str, Any] = {
-    "type": "string",
-    "pattern": "^whpk_[A-Za-z0-9+/]{43}=$",
-    "description": "The Ed25519 public key that verifies its `v1a` signatures (`whpk_` + base64 of its 32 bytes).",
-    "examples": ["whpk_11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo="],
-}
-SHOWN_SIGNING_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "required": ["scheme"],
-    "description": (
-        "How its webhooks are signed, as `signing` was given (the default: Standard Webhooks `hmac-sha256`), with\n"
-        "`public_key` while one of its schemes is Ed25519. Never a secret or a private key.\n"
-    ),
-    "properties": {"scheme": {"enum": [schemes.STANDARD, schemes.HMAC]}, "public_key": PUBLIC_KEY_SCHEMA},
-    "examples": [{"scheme": schemes.STANDARD, "algorithm": schemes.HMAC_SHA256}],
-}
-
-
 def _signing(value: Any) -> schemes.Signing:
     return schemes.parse_signing(value)
 
 
-# Checked by the server's rule (hookline.core.schemes.parse_signing: its refusals); shown as the union of the forms' models.
-GivenSigning = Annotated[schemes.Signing, BeforeValidator(_signing, json_schema_input_type=signing.Signing | None)]
+def _as_given(value: schemes.Signing) -> dict[str, Any]:
+    return value.to_json()
+
+
+# Checked by the server's rule (hookline.core.schemes.parse_signing: its refusals); shown as the union of the forms'
+# models; dumped as JSON gives it. Typed Any for pydantic, so that no schema of hookline.core.schemes' dataclasses is
+# built (the document would hold their definitions, unreferenced); what it holds once read is a schemes.Signing.
+if TYPE_CHECKING:
+    GivenSigning = schemes.Signing
+else:
+    GivenSigning = Annotated[
+        Any,
+        BeforeValidator(_signing, json_schema_input_type=signing.Signing | None),
+        PlainSerializer(_as_given, return_type=dict[str, Any]),
+    ]
 
 # -- requests ----------------------------------------------------------------------------------------------------
 
@@ -247,6 +242,7 @@ ENDPOINT_EXAMPLE: dict[str, Any] = {
     "max_concurrency": 2,
     "headers": {"X-Api-Key": "b1llIng-rcv-7f3a", "X-Environment": "production"},
     "version": "2026-01-01",
+    "signing": {"scheme": "standard-webhooks", "algorithm": "hmac-sha256"},
     "created_at": "2026-03-14T09:26:53.589Z",
     "updated_at": "2026-03-14T09:26:53.589Z",
 }
@@ -273,7 +269,7 @@ class Endpoint(Answer):
     )
     filter: dict[str, Any] | None = optional("Its content filter (an EventBridge event pattern), or null: every event of its types.")
     ordered: bool = optional("Delivered one at a time, in the order the events were accepted.", False)
-    signing: Annotated[dict[str, Any], shown(SHOWN_SIGNING_SCHEMA)]
+    signing: Annotated[signing.ShownSigning, AS_SHOWN, inline(signing.ShownSigning)]
     created_at: Timestamp
     updated_at: Timestamp
     disabled_reason: Annotated[str | None, shown({"type": "string", "examples": ["manual"]})] = absent_unless_set(
@@ -451,7 +447,7 @@ class SecretRotated(Answer):
     previous_secret_valid_until: Timestamp = Field(
         description="Until then deliveries are signed with the secret this rotation replaced too; earlier secrets still sign until their own ends."
     )
-    public_key: Annotated[str | None, shown(PUBLIC_KEY_SCHEMA)] = absent_unless_set(
+    public_key: Annotated[str | None, shown(signing.PUBLIC_KEY_SCHEMA)] = absent_unless_set(
         "For an endpoint signing with Ed25519: the new key pair's public key (its private key is never shown); the one it replaced signs until `previous_secret_valid_until` too."
     )
 

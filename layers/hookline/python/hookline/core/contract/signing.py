@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from hookline.core import schemes
 from hookline.core.contract import fields
+from hookline.core.contract.common import AS_SHOWN, Answer, absent_unless_set, inline, shown
 from hookline.core.errors import ValidationFailed
 
 DESCRIPTION = (
@@ -110,3 +111,33 @@ class HmacTemplateSigning(_Migrating, HmacTemplate):
 
 
 Signing = StandardWebhooksSigning | HmacPresetSigning | HmacTemplateSigning
+
+
+# -- as an endpoint shows it ----------------------------------------------------------------------------------------
+
+PUBLIC_KEY_SCHEMA: dict[str, Any] = {
+    "type": "string",
+    "pattern": "^whpk_[A-Za-z0-9+/]{43}=$",
+    "description": "The Ed25519 public key that verifies its `v1a` signatures (`whpk_` + base64 of its 32 bytes).",
+    "examples": ["whpk_11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo="],
+}
+
+
+class ShownScheme(Answer):
+    """A scheme as given: `algorithm` for Standard Webhooks, `preset` or the template's fields for HMAC."""
+
+    scheme: Literal["standard-webhooks", "hmac"]
+    algorithm: str | None = absent_unless_set("`hmac-sha256` or `ed25519` (Standard Webhooks); `sha1`, `sha256` or `sha512` (an HMAC template).")
+    preset: Literal["github", "stripe", "shopify"] | None = absent_unless_set()
+    header: str | None = absent_unless_set()
+    prefix: str | None = absent_unless_set()
+    encoding: Literal["hex", "base64"] | None = absent_unless_set()
+    signed: str | None = absent_unless_set()
+
+
+class ShownSigning(ShownScheme):
+    """How its webhooks are signed (the default: Standard Webhooks `hmac-sha256`), never with a secret or a private key."""
+
+    also: list[Annotated[ShownScheme, AS_SHOWN, inline(ShownScheme)]] | None = absent_unless_set("The schemes that also sign every request until `also_until`.")
+    also_until: Annotated[str | None, fields.Format("date-time")] = absent_unless_set()
+    public_key: Annotated[str | None, shown(PUBLIC_KEY_SCHEMA)] = absent_unless_set("Present while one of its schemes is Ed25519 (`v1a`).")

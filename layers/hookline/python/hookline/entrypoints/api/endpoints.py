@@ -93,6 +93,18 @@ _CREATE_EXAMPLES: dict[str, Any] = {
             "event_types": ["order.paid"],
         },
     },
+    "signed": {
+        "summary": "Signed with Ed25519 (`v1a`), and in GitHub's format too until its receiver has moved",
+        "value": {
+            "url": "https://hooks.example.org/github-style",
+            "signing": {
+                "scheme": "standard-webhooks",
+                "algorithm": "ed25519",
+                "also": [{"scheme": "hmac", "preset": "github"}],
+                "also_until": "2027-03-01T00:00:00Z",
+            },
+        },
+    },
     "pinned": {
         "summary": "Pinned to a named version (`2026-01-01`, which every tenant has), whatever the default is then",
         "value": {"url": "https://ledger.example.com/webhooks", "event_types": ["invoice.paid"], "version": "2026-01-01"},
@@ -102,6 +114,10 @@ _UPDATE_EXAMPLES: dict[str, Any] = {
     "retarget": {"summary": "New URL and event types", "value": {"url": "https://billing.example.com/webhooks/v2", "event_types": ["invoice.paid"]}},
     "disable": {"summary": "Stop delivering for now", "value": {"status": "disabled"}},
     "upgrade": {"summary": "Move to a newer payload version (after a test event at it)", "value": {"version": "2026-10-01"}},
+    "signing": {
+        "summary": "Sign in a custom HMAC format its receiver already verifies",
+        "value": {"signing": {"scheme": "hmac", "header": "X-Signature", "prefix": "sha256=", "algorithm": "sha256", "signed": "{timestamp}.{body}"}},
+    },
 }
 _CRM = {
     **ENDPOINT_EXAMPLE,
