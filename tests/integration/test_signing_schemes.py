@@ -153,6 +153,11 @@ def test_dual_signing_carries_both_formats_until_the_date_then_the_main_one_only
         assert _v1a_verifies(ep["signing"]["public_key"], got)
         assert Webhook(ep["secret"]).verify(got.body, got.headers)["type"] == "a.b"
         assert _octokit_verifies(ep["secret"], got)
+        # And the delivery log shows each of its signature headers, redacted
+        [delivery] = hookline.api("GET", f"/v1/events/{got.headers['webhook-id']}")[1]["deliveries"]
+        [attempt] = hookline.api("GET", f"/v1/events/{got.headers['webhook-id']}/deliveries/{delivery['id']}")[1]["attempts"]
+        shown = {k: v for k, v in attempt["request_headers"].items() if k in ("webhook-signature", "x-hub-signature-256")}
+        assert shown == {"webhook-signature": "v1a,<redacted> v1,<redacted>", "x-hub-signature-256": "<redacted>"}
         # When the date passes, then only the main scheme signs
         frozen.move_to(START + timedelta(days=1, seconds=1))
         after = _deliver(hookline, receiver)

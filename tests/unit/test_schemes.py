@@ -108,13 +108,17 @@ def test_the_default_signs_exactly_as_before() -> None:
     assert ep.public()["signing"] == {"scheme": "standard-webhooks", "algorithm": "hmac-sha256"}
 
 
+# Ed25519, migrating from Standard Webhooks v1 and GitHub's format until FAR.
+MIGRATING = {
+    "scheme": "standard-webhooks",
+    "algorithm": "ed25519",
+    "also": [{"scheme": "standard-webhooks"}, {"scheme": "hmac", "preset": "github"}],
+    "also_until": FAR,
+}
+
+
 def test_dual_signing_carries_every_scheme_until_also_until_then_the_main_one_alone() -> None:
-    raw = {
-        "scheme": "standard-webhooks",
-        "algorithm": "ed25519",
-        "also": [{"scheme": "standard-webhooks"}, {"scheme": "hmac", "preset": "github"}],
-        "also_until": FAR,
-    }
+    raw = MIGRATING
     ep = _endpoint(raw, signing_key=RFC8032_KEY)
     both = ep.signatures("evt_1", NOW, b"{}", NOW, 60)
     assert set(both) == {"webhook-signature", "x-hub-signature-256"}
@@ -123,6 +127,16 @@ def test_dual_signing_carries_every_scheme_until_also_until_then_the_main_one_al
     after = ep.signatures("evt_1", NOW, b"{}", parse_iso(FAR).timestamp(), 60)
     assert list(after) == ["webhook-signature"] and after["webhook-signature"].startswith("v1a,") and " " not in after["webhook-signature"]
     assert _endpoint({**raw, "also_until": PAST}, signing_key=RFC8032_KEY).signatures("evt_1", NOW, b"{}", NOW, 60).keys() == {"webhook-signature"}
+
+
+def test_the_headers_an_attempt_sent_are_shown_with_each_signature_redacted() -> None:
+    raw = MIGRATING
+    assert schemes.redacted_headers(schemes.parse_signing(raw), NOW) == {
+        "webhook-signature": "v1a,<redacted> v1,<redacted>",
+        "x-hub-signature-256": "<redacted>",
+    }
+    assert schemes.redacted_headers(schemes.parse_signing(raw), parse_iso(FAR).timestamp()) == {"webhook-signature": "v1a,<redacted>"}
+    assert schemes.redacted_headers(schemes.DEFAULT, NOW) == {"webhook-signature": "v1,<redacted>"}
 
 
 def test_an_ed25519_endpoint_signs_with_every_live_key_and_shows_the_public_key_only() -> None:

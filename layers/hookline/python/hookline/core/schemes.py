@@ -282,15 +282,23 @@ def signature_headers(
     now: float,
     v1: HmacSigner,
     v1a: Ed25519Signer,
+    hmac_signer: Callable[[Scheme, Sequence[str], str, int, bytes], str] = hmac_value,
 ) -> dict[str, str]:
     """The signature headers of a request sent at `now`: each signing scheme's (Signing.at), the Standard Webhooks ones
     joined into one `webhook-signature`, the main scheme's first. `v1` and `v1a` make Standard Webhooks' signatures
-    (hookline.core.signing's signature_header and sign_ed25519) from the live secrets and the live private keys."""
+    (hookline.core.signing's signature_header and ed25519_header) from the live secrets and the live private keys,
+    `hmac_signer` the other formats' (hmac_value)."""
     out: dict[str, str] = {}
     for scheme in signing.at(now):
         if scheme.scheme == STANDARD:
             value = v1a(keys_in_use, msg_id, timestamp, body) if scheme.ed25519 else v1(secrets_in_use, msg_id, timestamp, body)
             out[SIGNATURE_HEADER] = f"{out[SIGNATURE_HEADER]} {value}" if SIGNATURE_HEADER in out else value
         else:
-            out[scheme.header()] = hmac_value(scheme, secrets_in_use, msg_id, timestamp, body)
+            out[scheme.header()] = hmac_signer(scheme, secrets_in_use, msg_id, timestamp, body)
     return out
+
+
+def redacted_headers(signing: Signing, now: float) -> dict[str, str]:
+    """The signature headers a request sent at `now` carried, as a customer may see them: each signature redacted (it
+    is a secret's output), Standard Webhooks' with its version (`v1,<redacted> v1a,<redacted>`)."""
+    return signature_headers(signing, ("",), (), "", 0, b"", now, lambda *_: "v1,<redacted>", lambda *_: "v1a,<redacted>", hmac_signer=lambda *_: "<redacted>")

@@ -6,6 +6,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from hookline.core.schemes import DEFAULT as DEFAULT_SIGNING
+from hookline.core.schemes import Signing, redacted_headers
 from hookline.core.signing import signature_header
 from hookline.core.version import __version__
 
@@ -33,13 +35,11 @@ def request_headers(endpoint: Endpoint, event_id: str, now: float, body: bytes, 
     return {**dict(endpoint.headers), **webhook_headers(event_id, int(now), body, [], signatures)}
 
 
-REDACTED_SIGNATURE = "v1,<redacted>"
-
-
-def sent_headers(event_id: str, sent_at_epoch: float, custom: Mapping[str, str]) -> dict[str, str]:
-    """The headers an attempt sent at `sent_at_epoch` carried, as a customer may see them: the signature redacted
-    (it is the signing secret's output), the endpoint's custom headers first, as webhook_headers overrides them."""
-    return {**dict(custom), **webhook_headers(event_id, int(sent_at_epoch), b"", []), "webhook-signature": REDACTED_SIGNATURE}
+def sent_headers(event_id: str, sent_at_epoch: float, custom: Mapping[str, str], signing: Signing = DEFAULT_SIGNING) -> dict[str, str]:
+    """The headers an attempt sent at `sent_at_epoch` carried, as a customer may see them: the signatures of the
+    schemes `signing` signed with then, redacted (each is a secret's output), the endpoint's custom headers first, as
+    webhook_headers overrides them."""
+    return {**dict(custom), **webhook_headers(event_id, int(sent_at_epoch), b"", [], redacted_headers(signing, sent_at_epoch))}
 
 
 @dataclass(frozen=True)
