@@ -24,6 +24,7 @@ from standardwebhooks.webhooks import Webhook
 from hookline.adapters.dynamo import keys
 from hookline.wiring import topology
 from tests.conftest import Hookline
+from tests.integration.test_destinations import CUSTOMER_ACCOUNT, REGION, ROLE_ARN, attributes, customer, receive_all
 from tests.integration.test_secrets import _captured_logs
 from tests.support.receiver import Received, running_receiver
 
@@ -191,3 +192,19 @@ def test_a_key_made_on_a_change_to_ed25519_is_kept_by_later_changes(hookline: Ho
     assert hookline.api("PATCH", f"/v1/endpoints/{ep['id']}", {"description": "x"})[1]["signing"]["public_key"] == public
     assert "public_key" not in hookline.api("PATCH", f"/v1/endpoints/{ep['id']}", {"signing": GITHUB})[1]["signing"]
     assert hookline.api("PATCH", f"/v1/endpoints/{ep['id']}", {"signing": ED25519})[1]["signing"]["public_key"] == public
+
+
+def test_a_destination_carries_its_signing_formats_signature_as_attributes(hookline: Hookline) -> None:
+    # Given an SQS destination whose consumer verifies Stripe's format
+    sqs = customer().client("sqs")
+    queue_url = sqs.create_queue(QueueName="orders")["QueueUrl"]
+    destination = {"type": "sqs", "queue_url": f"https://sqs.{REGION}.amazonaws.com/{CUSTOMER_ACCOUNT}/orders", "role_arn": ROLE_ARN}
+    status, ep = hookline.api("POST", "/v1/endpoints", {"destination": destination, "signing": STRIPE})
+    assert status == 201, ep
+    # When an event is delivered, then the message carries the Stripe-Signature attribute, which Stripe's library accepts
+    assert hookline.api("POST", "/v1/events", {"type": "a.b", "data": {}})[0] == 202
+    hookline.pump()
+    [message] = receive_all(sqs, queue_url, 1)
+    got = attributes(message)
+    assert set(got) == {"webhook-id", "webhook-timestamp", "stripe-signature"}
+    assert stripe.WebhookSignature.verify_header(message["Body"], got["stripe-signature"], ep["secret"], tolerance=300)
