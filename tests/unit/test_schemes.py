@@ -17,6 +17,7 @@ from hookline.core.clock import parse_iso
 from hookline.core.errors import ValidationFailed
 from hookline.core.models import Endpoint
 from hookline.core.rotation import PreviousSecret
+from hookline.core.webhook import request_headers
 
 # GitHub's documented example ("Validating webhook deliveries"): this secret and payload give this header.
 GITHUB_SECRET = "It's a Secret to Everybody"
@@ -137,6 +138,13 @@ def test_the_headers_an_attempt_sent_are_shown_with_each_signature_redacted() ->
     }
     assert schemes.redacted_headers(schemes.parse_signing(raw), parse_iso(FAR).timestamp()) == {"webhook-signature": "v1a,<redacted>"}
     assert schemes.redacted_headers(schemes.DEFAULT, NOW) == {"webhook-signature": "v1,<redacted>"}
+
+
+def test_a_custom_header_named_as_a_signature_header_gives_way_to_the_signature() -> None:
+    ep = _endpoint({"scheme": "hmac", "header": "X-Signature", "algorithm": "sha256"}, headers=(("X-SIGNATURE", "mine"), ("X-Team", "billing")))
+    sent = request_headers(ep, "evt_1", NOW, b"B", 60)
+    assert sent["x-signature"] == schemes.hmac_value(ep.signing.main, [ep.secret], "evt_1", NOW, b"B")
+    assert "X-SIGNATURE" not in sent and sent["X-Team"] == "billing"
 
 
 def test_an_ed25519_endpoint_signs_with_every_live_key_and_shows_the_public_key_only() -> None:

@@ -29,10 +29,11 @@ def webhook_headers(event_id: str, timestamp: int, body: bytes, secrets_in_use: 
 
 
 def request_headers(endpoint: Endpoint, event_id: str, now: float, body: bytes, overlap_seconds: float) -> dict[str, str]:
-    """Every header of a request to the endpoint sent at `now`: its custom headers, overridden by the webhook's own,
-    signed by its schemes (hookline.core.schemes) with the secrets and keys live at `now`."""
-    signatures = endpoint.signatures(event_id, int(now), body, now, overlap_seconds)
-    return {**dict(endpoint.headers), **webhook_headers(event_id, int(now), body, [], signatures)}
+    """Every header of a request to the endpoint sent at `now`: its custom headers, overridden by the webhook's own
+    whatever their case, signed by its schemes (hookline.core.schemes) with the secrets and keys live at `now`."""
+    signed = webhook_headers(event_id, int(now), body, [], endpoint.signatures(event_id, int(now), body, now, overlap_seconds))
+    # A custom header named as a signature header (in any case) would go out beside it: the signature wins.
+    return {**{name: value for name, value in endpoint.headers if name.lower() not in signed}, **signed}
 
 
 def sent_headers(event_id: str, sent_at_epoch: float, custom: Mapping[str, str], signing: Signing = DEFAULT_SIGNING) -> dict[str, str]:
