@@ -1,5 +1,5 @@
-"""Signature schemes (an endpoint's `signing`): which headers sign a webhook, and how. Pure, but for Ed25519's
-signature itself (hookline.core.signing.sign_ed25519, which imports `cryptography` when it first signs).
+"""Signature schemes (an endpoint's `signing`): which headers sign a webhook, and how. Pure: Standard Webhooks' own
+signatures come in as functions (hookline.core.signing's; its Ed25519 one imports `cryptography` when it first signs).
 
 - `{"scheme": "standard-webhooks"}` (the default, `"algorithm": "hmac-sha256"`): `webhook-signature: v1,<sig>`,
   one per live secret, space-separated (hookline.core.signing).
@@ -96,12 +96,6 @@ class Scheme:
         found = PRESETS.get(self.preset) if self.preset else self.template
         assert found is not None, "an hmac scheme has a preset or a template"
         return found
-
-    def name(self) -> str:
-        """For people (the portal, logs): `standard-webhooks v1`, `standard-webhooks v1a`, `github`, `hmac x-sig`."""
-        if self.scheme == STANDARD:
-            return f"{STANDARD} {'v1a' if self.ed25519 else 'v1'}"
-        return self.preset or f"hmac {self.hmac_template().header}"
 
     def to_json(self) -> dict[str, Any]:
         if self.scheme == STANDARD:
