@@ -439,6 +439,9 @@ def get_role_template(endpoint_id: EndpointId) -> Response[RoleTemplate]:
         "is refused (409 `too_many_secrets`, naming when the oldest stops signing). Of\n"
         "concurrent rotations one lands; the others answer 409 `rotation_conflict` and\n"
         "made no secret. Either 409 says what signs now, without a secret. No request body.\n"
+        "An endpoint signing with Ed25519 gets a new key pair with the secret (`public_key`); the key it\n"
+        "replaces signs until `previous_secret_valid_until` too. GitHub's, Shopify's and a custom HMAC\n"
+        "format carry one signature, the new secret's, from the rotation on.\n"
     ),
     responses=answers(
         ok(
