@@ -36,3 +36,15 @@ def test_the_settings_show_every_format_sent_and_the_public_key_never_a_secret(p
     page.reload()
     page.get_by_test_id("endpoint-title").wait_for()
     expect(page.get_by_test_id("signing-format")).to_have_count(1)
+
+
+def test_rotating_a_one_signature_formats_secret_says_it_takes_effect_at_once(page: Page, producer: Producer, customer: str) -> None:
+    # Given an endpoint signing in GitHub's format, which carries one signature
+    endpoint = producer.endpoint(customer, "https://example.com/hook", signing={"scheme": "hmac", "preset": "github"})
+    open_portal(page, producer.session(customer)["url"])
+    open_endpoint(page, endpoint["id"])
+    # When its secret is rotated, then the page says the new secret alone signs from now on, with no overlap promised
+    page.get_by_test_id("rotate-secret").click()
+    page.get_by_test_id("confirm-ok").click()
+    expect(page.get_by_test_id("rotate-explanation")).to_contain_text("signed with the new secret alone from now on")
+    expect(page.get_by_test_id("rotated-secret")).to_have_text(producer.call("GET", f"/v1/endpoints/{endpoint['id']}/secret")["secret"])

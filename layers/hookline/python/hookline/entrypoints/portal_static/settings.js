@@ -242,9 +242,12 @@ function secretSection(detail) {
         h("div", { class: "alert alert-ok", role: "status", "data-testid": "rotate-message" },
           h("p", { class: "strong" }, "New secret (shown once — copy it now):"),
           h("code", { class: "secret", "data-testid": "rotated-secret" }, r.secret),
-          h("p", { "data-testid": "rotate-explanation" },
-            "Until ", timeEl(r.previous_secret_valid_until), " every webhook carries a signature with the old secret too, beside the new one, in its webhook-signature header (and one with each earlier secret until its own end). ",
-            "Switch your receiver to the new secret before then; after that the old one no longer signs."),
+          oneSignature(detail.signing)
+            ? h("p", { "data-testid": "rotate-explanation" },
+              "This endpoint's format carries one signature, so every webhook is signed with the new secret alone from now on: switch your receiver to it now.")
+            : h("p", { "data-testid": "rotate-explanation" },
+              "Until ", timeEl(r.previous_secret_valid_until), " every webhook carries a signature with the old secret too, beside the new one (and one with each earlier secret until its own end). ",
+              "Switch your receiver to the new secret before then; after that the old one no longer signs."),
         ),
       );
     } catch (e) {
@@ -273,6 +276,11 @@ function formatName(scheme) {
   }
   if (scheme.preset) return `${PRESETS[scheme.preset] || scheme.preset}, HMAC-SHA256 with the secret`;
   return `${scheme.header}: ${scheme.prefix || ""}${scheme.encoding} HMAC-${String(scheme.algorithm).toUpperCase()} of ${scheme.signed === "{body}" ? "the body" : scheme.signed}, with the secret`;
+}
+
+// GitHub's, Shopify's and a custom HMAC header carry one signature, the current secret's: a rotation has no overlap there.
+function oneSignature(signing) {
+  return !!signing && signing.scheme === "hmac" && signing.preset !== "stripe";
 }
 
 function signingList(signing) {
