@@ -278,14 +278,20 @@ function formatName(scheme) {
   return `${scheme.header}: ${scheme.prefix || ""}${scheme.encoding} HMAC-${String(scheme.algorithm).toUpperCase()} of ${scheme.signed === "{body}" ? "the body" : scheme.signed}, with the secret`;
 }
 
-// GitHub's, Shopify's and a custom HMAC header carry one signature, the current secret's: a rotation has no overlap there.
+// GitHub's, Shopify's and a custom HMAC header carry one signature, the current secret's: a rotation has no overlap
+// when every format sent now is one of those.
 function oneSignature(signing) {
-  return !!signing && signing.scheme === "hmac" && signing.preset !== "stripe";
+  return !!signing && sentNow(signing).every((s) => s.scheme === "hmac" && s.preset !== "stripe");
+}
+
+function sentNow(signing) {
+  const also = signing.also && signing.also.length && new Date(signing.also_until) > new Date() ? signing.also : [];
+  return [signing, ...also];
 }
 
 function signingList(signing) {
   const given = signing || { scheme: "standard-webhooks", algorithm: "hmac-sha256" };
-  const migrating = given.also && given.also.length && new Date(given.also_until) > new Date() ? given.also : [];
+  const migrating = sentNow(given).slice(1);
   return h("div", { class: "signing", "data-testid": "signing" },
     h("p", { class: "secret-label" }, "Each webhook is signed with"),
     h("ul", { class: "signing-formats" },
