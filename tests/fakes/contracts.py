@@ -26,6 +26,8 @@ from hookline.core.models import LAYOUT_EVENT_KEYED, Attempt, Delivery, Endpoint
 from hookline.core.ratelimit import Limiter, TokenLease
 from hookline.core.replay import ReplayWindow
 from hookline.core.rotation import LiveSecret, PreviousSecret, Rotation
+from hookline.core.schemes import DEFAULT as DEFAULT_SIGNING
+from hookline.core.schemes import parse_signing
 from hookline.core.stats import Carried
 
 NOW = 1_795_953_600.0  # 2026-11-29T12:00:00Z, as T0
@@ -135,6 +137,23 @@ def endpoint_rotation_lands_only_on_the_secret_it_read(s: Stores) -> None:
     # Then a rotation that read an earlier secret changes nothing and is answered with the endpoint as it is now
     assert s.endpoints.rotate_secret("acme", "ep_01", _rotation("whsec_two", "whsec_late", at=NOW + 2)) == (False, after)
     assert s.endpoints.get("acme", "ep_01") == after
+
+
+def endpoint_signing_and_its_keys_round_trip_and_rotate_with_the_secret(s: Stores) -> None:
+    # Given an endpoint signing with Ed25519 and GitHub's format until a date, with its private key
+    migrating = parse_signing({"scheme": "standard-webhooks", "algorithm": "ed25519", "also": [{"scheme": "hmac", "preset": "github"}], "also_until": T0})
+    s.endpoints.create(endpoint(signing=migrating, signing_key="whsk_one"), most=100)
+    assert s.endpoints.get("acme", "ep_01") == endpoint(signing=migrating, signing_key="whsk_one")
+    # When a rotation replaces the secret and the key together
+    rotation = replace(_rotation(SECRET, "whsec_two"), new_key="whsk_two", previous_keys=(LiveSecret("whsk_one", NOW + 86400),))
+    assert s.endpoints.rotate_secret("acme", "ep_01", rotation) == (True, None)
+    got = s.endpoints.get("acme", "ep_01")
+    assert (got.signing_key, got.previous_keys) == ("whsk_two", (PreviousSecret("whsk_one", NOW + 86400),))
+    # Then a save of a copy read before the rotation keeps the rotated key, and a save back to the default signing keeps it too
+    assert s.endpoints.save(endpoint(signing=migrating, signing_key="whsk_one", description="d"))
+    assert s.endpoints.save(endpoint(description="e"))
+    got = s.endpoints.get("acme", "ep_01")
+    assert (got.signing, got.signing_key, got.previous_keys, got.description) == (DEFAULT_SIGNING, "whsk_two", (PreviousSecret("whsk_one", NOW + 86400),), "e")
 
 
 def endpoint_writes_answer_false_when_it_is_gone(s: Stores) -> None:
@@ -726,6 +745,7 @@ CHECKS: list[Callable[[Stores], None]] = [
     endpoint_create_is_once_and_reads_back,
     endpoint_destination_reads_back_and_a_save_moves_it,
     endpoint_save_keeps_what_others_own,
+    endpoint_signing_and_its_keys_round_trip_and_rotate_with_the_secret,
     endpoint_writes_answer_false_when_it_is_gone,
     endpoint_rotation_lands_only_on_the_secret_it_read,
     endpoint_pause_keeps_the_later_one,

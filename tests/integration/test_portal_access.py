@@ -49,6 +49,8 @@ class Row:
         return f"{self.method} {self.path}"
 
 
+ED25519 = {"scheme": "standard-webhooks", "algorithm": "ed25519"}
+
 # fmt: off
 MATRIX = [
     #    method    path                                          body                                   producer       session A      read-only A   (against A  B  own)
@@ -80,6 +82,8 @@ MATRIX = [
     Row("GET",    "/v1/event-types/{type}",                      None,                                   "- - 200",     "- - 404",     "- - 404",     changes=False),
     Row("PUT",    "/v1/event-types/{type}",                      {"description": "changed"},             "- - 200",     "- - 403",     "- - 403"),
     Row("GET",    "/v1/versions",                                None,                                   "- - 200",     "- - 200",     "- - 200",     changes=False),
+    Row("GET",    "/v1/jwks",                                    None,                                   "- - 200",     "- - 200",     "- - 200",     changes=False),
+    Row("PATCH",  "/v1/endpoints/{ep}",                          {"signing": ED25519},                   "200 200 200", "200 404 404", "403 403 403"),
     Row("POST",   "/v1/filters/test",                            {"filter": {"type": ["a.b"]}, "event": {"type": "a.b", "data": {}}}, "- - 200", "- - 200", "- - 200", changes=False),
     Row("PUT",    "/v1/versions/{ver}",                          {"default": True},                      "- - 201",     "- - 403",     "- - 403"),
     Row("PATCH",  "/v1/endpoints/{ep}",                          {"version": "2026-01-01"},              "200 200 200", "200 404 404", "403 403 403"),
@@ -239,6 +243,21 @@ def test_a_session_lists_only_its_customers_endpoints_and_events(world: World) -
         status, event = world.call(key, "GET", f"/v1/events/{mine['evt']}")
         assert status == 200 and [d["endpoint_id"] for d in event["deliveries"]] == [mine["ep"]]
     assert {e["id"] for e in world.producer("GET", "/v1/endpoints")["items"]} == {mine["ep"], theirs["ep"], own["ep"]}
+
+
+def test_a_sessions_key_set_holds_its_customers_ed25519_keys_only(world: World) -> None:
+    # Given an Ed25519 endpoint of A, of B and of the tenant's own
+    keys = {}
+    for owner in OWNERS:
+        addressed = {"customer": c} if (c := CUSTOMER_OF[owner]) else {}
+        made = world.producer("POST", "/v1/endpoints", {"url": world.receiver.url, "signing": ED25519, **addressed})
+        keys[owner] = (made["id"], made["signing"]["public_key"])
+    # When A's sessions read the key set, then it holds A's key alone; the producer's holds all three
+    for key in ("session", "read_only"):
+        status, jwks = world.call(key, "GET", "/v1/jwks")
+        assert status == 200 and [k["endpoint_id"] for k in jwks["keys"]] == [keys["A"][0]]
+        assert world.call(key, "GET", f"/v1/endpoints/{keys['A'][0]}")[1]["signing"]["public_key"] == keys["A"][1]
+    assert {k["endpoint_id"] for k in world.producer("GET", "/v1/jwks")["keys"]} == {ep for ep, _ in keys.values()}
 
 
 def test_a_session_sees_a_broadcast_with_its_own_deliveries_only(world: World) -> None:

@@ -43,7 +43,7 @@ CODE = "invalid_destination"
 ROLE_NAME_PREFIX = "hookline-delivery-"
 DEFAULT_EVENT_SOURCE = "hookline"
 # The Standard Webhooks headers a non-HTTP delivery carries (as attributes, metadata or in its envelope).
-SIGNATURE_HEADERS = ("webhook-id", "webhook-timestamp", "webhook-signature")
+REQUEST_ONLY_HEADERS = ("content-type", "user-agent")  # what only an HTTP request needs: not sent as attributes or metadata
 MAX_PREFIX_LENGTH = 512
 MAX_SOURCE_LENGTH = 256
 MIN_BUCKET_LENGTH, MAX_BUCKET_LENGTH = 3, 63
@@ -264,8 +264,10 @@ def refusal(destination: Destination, own_account: str) -> str | None:
 
 
 def signature_of(headers: Mapping[str, str]) -> dict[str, str]:
-    """The Standard Webhooks headers of a delivery, for a destination that has no HTTP headers."""
-    return {name: headers[name] for name in SIGNATURE_HEADERS if name in headers}
+    """The headers that name and sign a delivery, for a destination that has no HTTP headers: `webhook-id`,
+    `webhook-timestamp` and the signature headers of the endpoint's signing (hookline.core.schemes; `webhook-signature`
+    by default). A destination takes no custom headers, so nothing else is there but what only HTTP needs."""
+    return {name: value for name, value in headers.items() if name not in REQUEST_ONLY_HEADERS}
 
 
 def envelope(headers: Mapping[str, str], body: bytes) -> dict[str, Any]:

@@ -13,6 +13,9 @@ from hookline.core.clock import epoch_ms, parse_iso
 from hookline.core.destinations import Destination
 from hookline.core.filters import EventFilter, matches
 from hookline.core.rotation import LiveSecret, PreviousSecret, live_previous
+from hookline.core.schemes import DEFAULT as DEFAULT_SIGNING
+from hookline.core.schemes import Signing, signature_headers
+from hookline.core.signing import ed25519_header, public_key, signature_header
 from hookline.core.versions import BASE_VERSION, Renderings
 
 EndpointStatus = Literal["active", "disabled"]
@@ -84,6 +87,11 @@ class Endpoint:
     # Delivered one at a time in the order hookline accepted the events, on the ordered lane (a FIFO queue, the endpoint
     # its message group): a delivery that fails holds the ones behind it. Fixed at creation.
     ordered: bool = False
+    signing: Signing = DEFAULT_SIGNING  # how its webhooks are signed (hookline.core.schemes): Standard Webhooks v1 unless set
+    # Its Ed25519 private key (`whsk_`, hookline.core.signing) once a scheme of `signing` needed one, and the keys rotations
+    # replaced, each signing until its own end: rotated with the secret, by the same rule. Never shown, never logged.
+    signing_key: str = ""
+    previous_keys: tuple[PreviousSecret, ...] = ()
 
     def live_previous(self, now: float, overlap_seconds: float) -> tuple[LiveSecret, ...]:
         """The previous secrets still signing at `now`, each with its end, the one signing longest first."""
@@ -92,6 +100,24 @@ class Endpoint:
     def signing_secrets(self, now: float, overlap_seconds: float) -> list[str]:
         """The secrets to sign with: the current one, plus every previous one until its own end."""
         return [self.secret, *(p.secret for p in self.live_previous(now, overlap_seconds))]
+
+    def signing_keys(self, now: float, overlap_seconds: float) -> list[str]:
+        """The Ed25519 private keys to sign with: the current one, plus every previous one until its own end."""
+        previous = live_previous(self.previous_keys, self.rotated_at, now, overlap_seconds)
+        return [self.signing_key, *(p.secret for p in previous)] if self.signing_key else []
+
+    def signatures(self, msg_id: str, timestamp: int, body: bytes, now: float, overlap_seconds: float) -> dict[str, str]:
+        """The signature headers of a request sent at `now` (hookline.core.schemes.signature_headers)."""
+        secrets = self.signing_secrets(now, overlap_seconds)
+        keys = self.signing_keys(now, overlap_seconds) if self.signing.uses_ed25519 else []
+        return signature_headers(self.signing, secrets, keys, msg_id, timestamp, body, now, signature_header, ed25519_header)
+
+    def shown_signing(self) -> dict[str, Any]:
+        """Its signing as the API shows it: the schemes, and the `whpk_` public key when one of them is Ed25519."""
+        shown = self.signing.to_json()
+        if self.signing.uses_ed25519 and self.signing_key:
+            shown["public_key"] = public_key(self.signing_key)
+        return shown
 
     def subscribes_to(self, event_type: str) -> bool:
         return not self.event_types or event_type in self.event_types
@@ -126,6 +152,7 @@ class Endpoint:
             "version": self.version,
             "filter": self.filter.to_json() if self.filter is not None else None,
             "ordered": self.ordered,
+            "signing": self.shown_signing(),
             "created_at": self.created_at,
             "updated_at": self.updated_at,
         }

@@ -3,7 +3,7 @@ re-enable after one, and read health and statistics. Every call is tenant-scoped
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any
@@ -19,6 +19,7 @@ from hookline.core.contract.endpoints import (
     EndpointPage,
     EndpointSecret,
     EndpointWithHealth,
+    Jwks,
     PreviousSecretShown,
     RoleTemplate,
     SecretRotated,
@@ -40,7 +41,7 @@ from hookline.core.responses import HttpResult
 from hookline.core.rules import EndpointRules
 from hookline.core.settings import Settings
 from hookline.core.stats import add_up, hour_counts, success_rate, summary
-from hookline.core.webhook import Outbound, webhook_headers
+from hookline.core.webhook import Outbound, request_headers
 from hookline.services.customers import require_customer
 from hookline.services.delivery.endpoint_pool import EndpointPool
 from hookline.services.ports import (
@@ -117,6 +118,8 @@ class EndpointService:
             version=version,
             filter=data.filter,
             ordered=data.ordered,
+            signing=data.signing,
+            signing_key=signing.generate_key() if data.signing.uses_ed25519 else "",
         )
         if not self.repo.create(ep, self.settings.max_endpoints_per_owner):
             whose = f"customer {data.customer}" if data.customer else "the tenant's own endpoints"
@@ -156,6 +159,8 @@ class EndpointService:
         elif "headers" in changes:
             self._check_place(current.url, current.destination, dict(changes["headers"]))
         self._ensure_within_ceiling(current, changes)
+        if "signing" in changes and changes["signing"].uses_ed25519 and not current.signing_key:
+            changes["signing_key"] = signing.generate_key()  # made once; rotations replace it
         if changes.get("version", current.version) != current.version:
             versions, _ = self.catalog.load(tenant, ())
             versions.pinnable(changes["version"], self.clock())
@@ -213,7 +218,7 @@ class EndpointService:
                 code=rotation.TOO_MANY_SECRETS,
                 secrets=self._secrets_state(endpoint, now.timestamp()),
             )
-        change = rotation.Rotation(endpoint.secret, signing.generate_secret(), kept, now.timestamp(), iso(now))
+        change = rotation.Rotation(endpoint.secret, signing.generate_secret(), kept, now.timestamp(), iso(now), **self._new_key(endpoint, now.timestamp()))
         landed, current = self.repo.rotate_secret(tenant, endpoint_id, change)
         if not landed and current is None:
             raise NotFound(f"endpoint {endpoint_id[:64]} not found")
@@ -223,7 +228,42 @@ class EndpointService:
                 code=rotation.ROTATION_CONFLICT,
                 secrets=self._secrets_state(current, now.timestamp()),
             )
-        return SecretRotated(secret=change.new_secret, previous_secret_valid_until=iso_epoch(kept[0].valid_until))
+        public = signing.public_key(change.new_key) if change.new_key else None
+        return SecretRotated(secret=change.new_secret, previous_secret_valid_until=iso_epoch(kept[0].valid_until), public_key=public)
+
+    def _new_key(self, endpoint: Endpoint, now: float) -> dict[str, Any]:
+        """An Ed25519 endpoint's key rotates with its secret, by the same rule: a new key pair, and the key it replaces
+        signing until now + the overlap, every earlier one until its own end. Nothing for an endpoint without one."""
+        if not (endpoint.signing.uses_ed25519 and endpoint.signing_key):
+            return {}
+        kept = rotation.kept_after_rotation(endpoint.signing_key, endpoint.previous_keys, endpoint.rotated_at, now, self.settings.secret_overlap_seconds)
+        # Keys rotate only with secrets, and the first was made with or after the first secret: never more keys than secrets sign.
+        assert not isinstance(kept, rotation.TooManySecrets)
+        return {"new_key": signing.generate_key(), "previous_keys": kept}
+
+    def jwks(self, tenant: str, customer: str | None, since: str = "") -> Jwks:
+        """The current and still-signing previous Ed25519 public keys of the tenant's endpoints (a portal session's:
+        its customer's only, those made `since` its customer's creation, as `list` shows them), as a JSON Web Key Set.
+        Reads every endpoint of the owner, or of the tenant."""
+        now = self.clock().timestamp()
+        overlap = self.settings.secret_overlap_seconds
+        owner = None if customer is None else require_customer(self.customers, tenant, customer).uid
+        keys = [
+            signing.jwk(signing.public_key(key), endpoint_id=ep.id)
+            for ep in self._every(tenant, owner)
+            if ep.signing.uses_ed25519 and ep.created_at >= since
+            for key in ep.signing_keys(now, overlap)
+        ]
+        return Jwks.model_validate({"keys": keys})
+
+    def _every(self, tenant: str, owner: str | None) -> Iterator[Endpoint]:
+        """Every endpoint of the tenant, or (`owner`) of one customer, a page at a time."""
+        cursor: str | None = None
+        while True:
+            items, cursor = self.repo.page(tenant, 100, cursor) if owner is None else self.repo.page_of_owner(tenant, owner, 100, cursor)
+            yield from items
+            if cursor is None:
+                return
 
     def _secrets_state(self, endpoint: Endpoint, now: float) -> dict[str, Any]:
         """What signs the endpoint's deliveries now, without a secret (a refused rotation's answer)."""
@@ -276,8 +316,7 @@ class EndpointService:
         test_id = ids.new_id(ids.EVENT, int(now.timestamp() * 1000))
         data = {"endpoint_id": endpoint.id, "message": "hookline test event"}
         body = webhook_body(test_id, TEST_EVENT_TYPE, iso(now), data, endpoint.version).encode()
-        secrets = endpoint.signing_secrets(now.timestamp(), self.settings.secret_overlap_seconds)
-        headers = {**dict(endpoint.headers), **webhook_headers(test_id, int(now.timestamp()), body, secrets)}
+        headers = request_headers(endpoint, test_id, now.timestamp(), body, self.settings.secret_overlap_seconds)
         return test_id, Outbound(body, headers, test_id, TEST_EVENT_TYPE, iso(now), endpoint.customer, endpoint.id, "")
 
     def describe(self, tenant: str, endpoint_id: str) -> EndpointWithHealth:

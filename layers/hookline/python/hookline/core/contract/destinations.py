@@ -77,8 +77,8 @@ class HttpDestination(_Given):
 
 
 class SqsDestination(_Given):
-    """One message per delivery, with attributes `webhook-id`, `webhook-timestamp`, `webhook-signature`; a FIFO queue
-    gets the endpoint as message group and the delivery as deduplication id."""
+    """One message per delivery, with attributes `webhook-id`, `webhook-timestamp`, `webhook-signature` (or the headers
+    of the endpoint's `signing`); a FIFO queue gets the endpoint as message group and the delivery as deduplication id."""
 
     type: Literal["sqs"]
     queue_url: str = _address("sqs")

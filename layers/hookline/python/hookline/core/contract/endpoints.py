@@ -9,14 +9,14 @@ policy, from the settings) is the service's check.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, Self
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Self
 
 import pydantic
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainSerializer
 from pydantic.json_schema import SkipJsonSchema
 
-from hookline.core import destinations, models, validation
-from hookline.core.contract import fields
+from hookline.core import destinations, models, schemes, validation
+from hookline.core.contract import fields, signing
 from hookline.core.contract.common import (
     AS_SHOWN,
     Answer,
@@ -49,6 +49,26 @@ Secret = Annotated[
     ),
 ]
 
+
+def _signing(value: Any) -> schemes.Signing:
+    return schemes.parse_signing(value)
+
+
+def _as_given(value: schemes.Signing) -> dict[str, Any]:
+    return value.to_json()
+
+
+# Checked by the server's rule (hookline.core.schemes.parse_signing: its refusals); shown as the union of the forms'
+# models; dumped as JSON gives it. Typed Any for pydantic, so that no schema of hookline.core.schemes' dataclasses is
+# built (the document would hold their definitions, unreferenced); what it holds once read is a schemes.Signing.
+if TYPE_CHECKING:
+    GivenSigning = schemes.Signing
+else:
+    GivenSigning = Annotated[
+        Any,
+        BeforeValidator(_signing, json_schema_input_type=signing.Signing | None),
+        PlainSerializer(_as_given, return_type=dict[str, Any]),
+    ]
 
 # -- requests ----------------------------------------------------------------------------------------------------
 
@@ -140,6 +160,7 @@ class CreateEndpoint(_Placed):
             'the ones behind it until it succeeds or is given up (README, "Ordered endpoints"). Fixed at creation.\n'
         ),
     )
+    signing: GivenSigning = optional(signing.DESCRIPTION, schemes.DEFAULT)
 
     def place(self) -> tuple[str, destinations.Destination | None]:
         return place(self.url, self.destination)
@@ -171,6 +192,7 @@ class UpdateEndpoint(_Placed):
     )
     status: fields.EndpointStatus = optional("`disabled` pauses new deliveries (reason `manual`); `active` resumes them.")
     filter: fields.Filter = optional("Replaces the content filter; null removes it (every event of its types).")
+    signing: GivenSigning = optional("Replaces how its webhooks are signed; null: the default (Standard Webhooks `v1`).", schemes.DEFAULT)
 
     def changes(self) -> dict[str, Any]:
         """The fields given, as the endpoint keeps them (headers as pairs)."""
@@ -222,6 +244,7 @@ ENDPOINT_EXAMPLE: dict[str, Any] = {
     "max_concurrency": 2,
     "headers": {"X-Api-Key": "b1llIng-rcv-7f3a", "X-Environment": "production"},
     "version": "2026-01-01",
+    "signing": {"scheme": "standard-webhooks", "algorithm": "hmac-sha256"},
     "created_at": "2026-03-14T09:26:53.589Z",
     "updated_at": "2026-03-14T09:26:53.589Z",
 }
@@ -248,6 +271,7 @@ class Endpoint(Answer):
     )
     filter: dict[str, Any] | None = optional("Its content filter (an EventBridge event pattern), or null: every event of its types.")
     ordered: bool = optional("Delivered one at a time, in the order the events were accepted.", False)
+    signing: Annotated[signing.ShownSigning, AS_SHOWN, inline(signing.ShownSigning)]
     created_at: Timestamp
     updated_at: Timestamp
     disabled_reason: Annotated[str, Field(examples=["manual"])] | SkipJsonSchema[None] = absent_unless_set(
@@ -423,6 +447,27 @@ class SecretRotated(Answer):
     previous_secret_valid_until: Timestamp = Field(
         description="Until then deliveries are signed with the secret this rotation replaced too; earlier secrets still sign until their own ends."
     )
+    public_key: Annotated[str | None, shown(signing.PUBLIC_KEY_SCHEMA)] = absent_unless_set(
+        "For an endpoint signing with Ed25519: the new key pair's public key (its private key is never shown); the one it replaced signs until `previous_secret_valid_until` too."
+    )
+
+
+class Jwk(Answer):
+    """An Ed25519 public key (RFC 8037), `kid` its RFC 7638 thumbprint."""
+
+    kty: Literal["OKP"]
+    crv: Literal["Ed25519"]
+    x: str = Field(description="The 32-byte public key, base64url without padding (the `whpk_` key's bytes).")
+    kid: str
+    use: Literal["sig"]
+    alg: Literal["EdDSA"]
+    endpoint_id: Annotated[str, shown(ENDPOINT_ID_SCHEMA)] = Field(description="The endpoint whose webhooks it verifies.")
+
+
+class Jwks(Answer):
+    """A JSON Web Key Set: the current and still-signing previous Ed25519 public keys of the caller's endpoints."""
+
+    keys: list[Jwk]
 
 
 class SecretsState(Answer):

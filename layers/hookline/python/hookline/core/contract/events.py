@@ -331,8 +331,9 @@ class AttemptSent(Attempt):
     request_headers: dict[str, str] = Field(
         description=(
             "The headers the attempt was sent with, rebuilt: `webhook-id`, `webhook-timestamp` (its send time: `at`\nless "
-            "`duration_ms`, to the second), `webhook-signature` redacted, `content-type`, `user-agent`, and the\nendpoint's "
-            "custom headers as configured now (a destination gets the signature headers as attributes or\nmetadata)."
+            "`duration_ms`, to the second), the signature headers of the endpoint's `signing` redacted (`webhook-signature`\n"
+            "by default), `content-type`, `user-agent`, and the endpoint's custom headers and signing as configured now (a\n"
+            "destination gets the signature headers as attributes or metadata)."
         )
     )
 

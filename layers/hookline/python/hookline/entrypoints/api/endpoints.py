@@ -22,6 +22,7 @@ from hookline.core.contract.endpoints import (
     EndpointPage,
     EndpointSecret,
     EndpointWithHealth,
+    Jwks,
     RoleTemplate,
     RotationRefused,
     SecretRotated,
@@ -95,6 +96,18 @@ _CREATE_EXAMPLES: dict[str, Any] = {
             "event_types": ["order.paid"],
         },
     },
+    "signed": {
+        "summary": "Signed with Ed25519 (`v1a`), and in GitHub's format too until its receiver has moved",
+        "value": {
+            "url": "https://hooks.example.org/github-style",
+            "signing": {
+                "scheme": "standard-webhooks",
+                "algorithm": "ed25519",
+                "also": [{"scheme": "hmac", "preset": "github"}],
+                "also_until": "2027-03-01T00:00:00Z",
+            },
+        },
+    },
     "pinned": {
         "summary": "Pinned to a named version (`2026-01-01`, which every tenant has), whatever the default is then",
         "value": {"url": "https://ledger.example.com/webhooks", "event_types": ["invoice.paid"], "version": "2026-01-01"},
@@ -104,6 +117,10 @@ _UPDATE_EXAMPLES: dict[str, Any] = {
     "retarget": {"summary": "New URL and event types", "value": {"url": "https://billing.example.com/webhooks/v2", "event_types": ["invoice.paid"]}},
     "disable": {"summary": "Stop delivering for now", "value": {"status": "disabled"}},
     "upgrade": {"summary": "Move to a newer payload version (after a test event at it)", "value": {"version": "2026-10-01"}},
+    "signing": {
+        "summary": "Sign in a custom HMAC format its receiver already verifies",
+        "value": {"signing": {"scheme": "hmac", "header": "X-Signature", "prefix": "sha256=", "algorithm": "sha256", "signed": "{timestamp}.{body}"}},
+    },
 }
 _CRM = {
     **ENDPOINT_EXAMPLE,
@@ -425,6 +442,9 @@ def get_role_template(endpoint_id: EndpointId) -> Response[RoleTemplate]:
         "is refused (409 `too_many_secrets`, naming when the oldest stops signing). Of\n"
         "concurrent rotations one lands; the others answer 409 `rotation_conflict` and\n"
         "made no secret. Either 409 says what signs now, without a secret. No request body.\n"
+        "An endpoint signing with Ed25519 gets a new key pair with the secret (`public_key`); the key it\n"
+        "replaces signs until `previous_secret_valid_until` too. GitHub's, Shopify's and a custom HMAC\n"
+        "format carry one signature, the new secret's, from the rotation on.\n"
     ),
     responses=answers(
         ok(
@@ -449,6 +469,44 @@ def get_role_template(endpoint_id: EndpointId) -> Response[RoleTemplate]:
 @allow(Access.WRITE, "endpoint")
 def rotate_secret(endpoint_id: EndpointId) -> Response[SecretRotated]:
     return respond(200, container.endpoint_service().rotate_secret(caller().tenant, endpoint_id))
+
+
+@router.get(
+    "/v1/jwks",
+    operation_id="getSigningKeys",
+    tags=TAGS,
+    summary="The Ed25519 public keys, as a JSON Web Key Set",
+    description=(
+        "The public keys that verify the `v1a` (Ed25519) signatures of the caller's endpoints (a portal\n"
+        "session's: its customer's only): each endpoint's current key and every key a rotation replaced that\n"
+        "still signs, as RFC 8037 OKP keys, `kid` the RFC 7638 thumbprint and `endpoint_id` the endpoint.\n"
+        "Each endpoint also shows its current key as `signing.public_key` (`whpk_…`). Private keys are never shown.\n"
+    ),
+    responses=answers(
+        ok(
+            200,
+            Jwks,
+            "The key set (empty when no endpoint signs with Ed25519).",
+            example={
+                "keys": [
+                    {
+                        "kty": "OKP",
+                        "crv": "Ed25519",
+                        "x": "11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo",
+                        "kid": "kPrK_qmxVWaYVA9wwBF6Iuo3vVzz7TxHCTwXBygrS4k",
+                        "use": "sig",
+                        "alg": "EdDSA",
+                        "endpoint_id": "ep_01kkntq2cnt8b8hz3pj95wjvcc",
+                    }
+                ]
+            },
+        ),
+    ),
+)
+@allow(Access.READ)
+def get_signing_keys() -> Response[Jwks]:
+    who = caller()
+    return respond(200, container.endpoint_service().jwks(who.tenant, who.customer, since=who.since))
 
 
 @router.post(
