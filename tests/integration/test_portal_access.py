@@ -94,6 +94,7 @@ MATRIX = [
     Row("POST",   "/v1/jobs/{job}/resume",                       None,                                   "202 202 202", "403 403 403", "403 403 403"),
     Row("POST",   "/v1/customers/{cus}/portal-sessions",         {"read_only": True},                    "201 201 -",   "403 403 -",   "403 403 -"),
     Row("GET",    "/v1/endpoints/{pep}/poll",                    None,                                   "200 200 200", "200 404 404", "403 403 403", changes=False),
+    Row("GET",    "/v1/endpoints/{pep}/role-template",           None,                                   "409 409 409", "409 404 404", "409 404 404", changes=False),
     Row("GET",    "/v1/endpoints/{ep}/poll",                     None,                                   "409 409 409", "409 404 404", "403 403 403", changes=False),
     Row("POST",   "/v1/endpoints/{pep}/poll-tokens",             None,                                   "201 201 201", "403 403 403", "403 403 403"),
     Row("DELETE", "/v1/endpoints/{pep}/poll-tokens/{pt}",        None,                                   "204 204 204", "403 403 403", "403 403 403"),

@@ -83,6 +83,10 @@ _CREATE_EXAMPLES: dict[str, Any] = {
         "summary": "One of a customer's endpoints",
         "value": {"url": "https://hooks.customer.example.net/hookline", "customer": "org_4711", "event_types": ["invoice.paid"]},
     },
+    "polling": {
+        "summary": "Polled by its receiver (GET /v1/endpoints/{endpoint_id}/poll): nothing is pushed",
+        "value": {"destination": {"type": "poll"}, "event_types": ["order.paid"], "customer": "org_4711"},
+    },
     "aws_queue": {
         "summary": "Into the customer's own SQS queue, through a role of theirs hookline assumes",
         "value": {
@@ -617,7 +621,19 @@ def poll_endpoint(endpoint_id: EndpointId, cursor: Cursor = None, limit: PollLim
         "within `HOOKLINE_AUTHORIZER_CACHE_SECONDS`.\n"
     ),
     responses=answers(
-        ok(201, PollTokenCreated, "The token."), "NotFound", refusal(409, "Not a polling endpoint.", envelope(polling.NOT_POLLING, "not a polling endpoint"))
+        ok(
+            201,
+            PollTokenCreated,
+            "The token.",
+            example={
+                "id": "pt_01kkntq2cnt8b8hz3pj95wjvcc",
+                "endpoint_id": "ep_01kkntq2cnt8b8hz3pj95wjvcc",
+                "token": "hlpt_01kkntq2cnt8b8hz3pj95wjvcc_Vq3x9XbK2mPz7Lw4Yt8Rn1Hs6Jd0Gf5Ce3Ua2Qo9Ik7",
+                "created_at": "2026-03-14T09:26:53.589Z",
+            },
+        ),
+        "NotFound",
+        refusal(409, "Not a polling endpoint.", envelope(polling.NOT_POLLING, "not a polling endpoint")),
     ),
 )
 @allow(Access.PRODUCER, "endpoint")
