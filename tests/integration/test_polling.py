@@ -13,6 +13,7 @@ import boto3
 from hookline.adapters.dynamo import keys
 from hookline.adapters.dynamo.mailbox import Mailbox
 from hookline.adapters.dynamo.poll_tokens import PollTokenRepository
+from hookline.adapters.dynamo.stats import StatsRepository
 from hookline.core import ids, polling
 from hookline.core.access import Principal
 from hookline.core.clock import iso
@@ -67,7 +68,8 @@ def test_a_poll_is_one_query_and_acknowledges_the_page_it_moves_past(hookline: H
     table = Counting(boto3.resource("dynamodb").Table(hookline.env[topology.TABLE.env]))
     clock = Clock(ACCEPTED)
     mailbox = Mailbox(table, clock, retention_days=30)
-    service = PollService(Endpoints(), mailbox, PollTokenRepository(table), clock)
+    stats = StatsRepository(table.table)
+    service = PollService(Endpoints(), mailbox, PollTokenRepository(table), clock, stats)
     # Given five webhooks put on time, in the order the workers happened to put them (not their acceptance order),
     # each delivery's item written as its recorded attempt writes it
     for n in (2, 0, 1, 4, 3):
@@ -87,6 +89,7 @@ def test_a_poll_is_one_query_and_acknowledges_the_page_it_moves_past(hookline: H
     # And the second poll acknowledged the first page: its deliveries have polled_at, the others not yet
     polled = {m.event_id: _polled_at(table, m) for m in map(_outbound, range(5))}
     assert [bool(polled[f"evt_{n:026d}"]) for n in range(5)] == [True, True, False, False, False]
+    assert stats.window(TENANT, ENDPOINT.id, ACCEPTED, clock.now)["polled"] == 2
     # And a late put (a retry, a replay) lands past every cursor given out: the next poll still reads it
     late = Outbound(b'{"n":9}', {}, "evt_late", "a.b", iso(ACCEPTED), None, ENDPOINT.id, "")
     clock.now += timedelta(seconds=1)
@@ -101,6 +104,24 @@ def test_a_poll_is_one_query_and_acknowledges_the_page_it_moves_past(hookline: H
     again = service.poll(who, ENDPOINT.id, first["cursor"], 2)
     assert [json.loads(w["body"])["n"] for w in again["webhooks"]] == [2, 3]
     assert _polled_at(table, _outbound(0)) == iso(ACCEPTED + timedelta(seconds=polling.SETTLE_SECONDS + 1))  # the first poll's time kept
+    # And the statistics count each of the five deliveries once (the fourth poll moved past the last one), however
+    # often a page is acknowledged again
+    again_past = service.poll(who, ENDPOINT.id, again["cursor"], 2)
+    assert [json.loads(w["body"])["n"] for w in again_past["webhooks"]] == [4, 9]
+    assert stats.window(TENANT, ENDPOINT.id, ACCEPTED, clock.now)["polled"] == 5
+
+
+def test_the_poll_service_is_forgotten_with_every_other_one(hookline: Hookline) -> None:
+    # Given the composition root's poll service, built over this moto (local mode restarts on another)
+    from hookline.wiring import container
+
+    built = container.poll_service()
+    assert container.poll_service() is built
+    # When the root is reset, then every cached service is forgotten, the poll service too
+    container.reset()
+    cached = {name: getter.cache_info().currsize for name, getter in vars(container).items() if hasattr(getter, "cache_info")}
+    assert {name: size for name, size in cached.items() if size} == {}
+    assert container.poll_service() is not built
 
 
 def _polled_at(table: Any, message: Outbound) -> str:

@@ -5,7 +5,7 @@ A poll is one endpoint read (the endpoint must exist, be the caller's and be a p
 the exact body and headers a push would have sent, the cursor past the last of them (the position given, when there
 were none: a receiver stores it as it is) and `done` (nothing more to read now). The same query reads again the page
 the cursor ended (a cursor names it): a poll past it acknowledges it, and each of its deliveries gets `polled_at`
-(one conditional write each: the receiver has it).
+(one conditional write each: the receiver has it), and the endpoint's statistics count them (`polled`, one ADD).
 """
 
 from __future__ import annotations
@@ -21,7 +21,8 @@ from hookline.core.clock import epoch_ms, iso
 from hookline.core.errors import Conflict, NotFound, ValidationFailed
 from hookline.core.models import Endpoint
 from hookline.core.polling import PollToken
-from hookline.services.ports import EndpointReader, MailboxReader, PollTokenStore
+from hookline.core.stats import hour_of
+from hookline.services.ports import EndpointReader, MailboxReader, PollTokenStore, StatsAdder
 
 
 @dataclass(frozen=True)
@@ -30,6 +31,7 @@ class PollService:
     mailbox: MailboxReader
     tokens: PollTokenStore
     clock: Callable[[], datetime]
+    stats: StatsAdder | None = None  # the endpoint's `polled` counter (None: not counted)
 
     def poll(self, who: Principal, endpoint_id: str, cursor: str | None, limit: int) -> dict[str, Any]:
         """The next webhooks of a polling endpoint after `cursor` (422 `invalid_cursor` for another endpoint's)."""
@@ -41,7 +43,9 @@ class PollService:
         start, acknowledging = polling.read_from(given)
         read = self.mailbox.page(who.tenant, endpoint_id, start, polling.watermark(now), acknowledging + limit + 1)
         acknowledged, webhooks, more = polling.split(read, given, limit)
-        self.mailbox.acknowledge(who.tenant, acknowledged, now)
+        delivered = self.mailbox.acknowledge(who.tenant, acknowledged, now)
+        if delivered and self.stats is not None:
+            self.stats.add(who.tenant, endpoint_id, hour_of(now), {"polled": delivered})
         moved = polling.next_cursor(given, webhooks)
         return {
             "webhooks": [w.to_json() for w in webhooks],

@@ -123,8 +123,15 @@ class MailboxReader(Protocol):
 
     def page(self, tenant: str, endpoint_id: str, after: str | None, before: str, limit: int) -> list[Polled]: ...
 
-    def acknowledge(self, tenant: str, polled: list[Polled], now: datetime) -> None:
-        """Each delivery a poll moved past has its receiver now: its `polled_at` (the first poll's)."""
+    def acknowledge(self, tenant: str, polled: list[Polled], now: datetime) -> int:
+        """Each delivery a poll moved past has its receiver now: its `polled_at` (the first poll's). How many had none
+        before (the ones this poll delivered)."""
+        ...
+
+
+class StatsAdder(Protocol):
+    def add(self, tenant: str, endpoint_id: str, hour: str, counts: dict[str, int]) -> None:
+        """ADD the counters to the endpoint's hour."""
         ...
 
 

@@ -138,7 +138,7 @@ def poll_service() -> PollService:
     from hookline.services.polling import PollService
 
     settings = get_settings()
-    return PollService(_repos(settings)[1], _mailbox(settings), PollTokenRepository(aws.dynamodb_table(settings.table_name)), utcnow)
+    return PollService(_repos(settings)[1], _mailbox(settings), PollTokenRepository(aws.dynamodb_table(settings.table_name)), utcnow, _stats(settings))
 
 
 def _notifier(settings: Settings) -> Notifier:
@@ -435,6 +435,7 @@ def reset() -> None:
         sweeper,
         drain_control,
         previous_release_messages,
+        poll_service,
         get_settings,
     ):
         getter.cache_clear()

@@ -74,19 +74,22 @@ class Mailbox:
             for i in self._table.query(**query).get("Items", [])
         ]
 
-    def acknowledge(self, tenant: str, polled: list[Polled], now: datetime) -> None:
-        """`polled_at` on each delivery (the first poll past it keeps its time); a test event has no delivery, and one
-        whose attempt is not recorded yet (its item not written) is left as it is."""
+    def acknowledge(self, tenant: str, polled: list[Polled], now: datetime) -> int:
+        """`polled_at` on each delivery that has none (the first poll past it keeps its time); how many got it. A test
+        event has no delivery, and one whose attempt is not recorded yet (its item not written) is left as it is."""
+        first = 0
         for webhook in polled:
             if not webhook.delivery_id:
                 continue
-            write_if(
+            written = write_if(
                 self._table.update_item,
                 Key=keys.delivery(tenant, webhook.event_id, webhook.delivery_id),
-                UpdateExpression="SET polled_at = if_not_exists(polled_at, :now)",
-                ConditionExpression=f"attribute_exists({keys.PK})",
+                UpdateExpression="SET polled_at = :now",
+                ConditionExpression=f"attribute_exists({keys.PK}) AND attribute_not_exists(polled_at)",
                 ExpressionAttributeValues={":now": iso(now)},
             )
+            first += written is not None
+        return first
 
 
 def _ms(started: float) -> int:
