@@ -101,7 +101,9 @@ class Endpoint:
         return self.subscribes_to(event_type) and (self.filter is None or matches(self.filter, event_type, customer, data))
 
     def where(self) -> str:
-        """Where it delivers, for people: its URL, or the destination's type and address."""
+        """Where it delivers, for people: its URL, the destination's type and address, or its mailbox (polled)."""
+        if self.destination is not None and self.destination.pulled:
+            return f"polling endpoint {self.id}"
         return self.url if self.destination is None else f"{self.destination.type} {self.destination.address}"
 
     def shown_destination(self) -> dict[str, Any]:
