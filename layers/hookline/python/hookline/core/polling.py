@@ -12,6 +12,8 @@ was accepted at least SETTLE_SECONDS ago (its `watermark`), so a put still in fl
 put later than LATE_SECONDS after acceptance (a retried put, a replay, a queue that backed up) takes the put's own
 time as its position instead: past every cursor already given out, never behind one. So every webhook is read once
 by a receiver that keeps its cursor, in order of acceptance except for those late ones, which come when they came.
+The bound this rests on: a put lands within SETTLE_SECONDS - LATE_SECONDS (3 s) of taking its position; one that
+takes longer (a throttled write the SDK retries past that) may land behind a cursor a poll gave out meanwhile.
 
 **Cursors** name a position in one endpoint's mailbox; they hold while the mailbox holds its webhooks (the retention,
 HOOKLINE_RETENTION_DAYS), so a receiver that stores its cursor resumes where it stopped after any restart.
