@@ -35,6 +35,7 @@ from hookline.core import (
     models,
     patterns,
     policy,
+    polling,
     portal,
     ratelimit,
     rotation,
@@ -258,6 +259,10 @@ FACTS = [
     Fact(README, "re-queues the paused deliveries (a page of", f"a page of {bulk.REQUEUE_PAGE} per step", "services.bulk.REQUEUE_PAGE"),
     Fact(README, "counted by the hour they were created in", f"reading at most {thousands(FAILURES_READ_BOUND)}", "core.replay.FAILURES_READ_BOUND"),
     Fact(README, '`{"events": [up to', f"up to {validation.MAX_BATCH_EVENTS} events", "core.validation.MAX_BATCH_EVENTS"),
+    # README.md: polling endpoints
+    Fact(README, "a polling endpoint's next webhooks", f"`limit` 1 to {polling.MAX_LIMIT} ({polling.DEFAULT_LIMIT})", "core.polling.MAX_LIMIT, DEFAULT_LIMIT"),
+    Fact(README, "A webhook is readable", f"readable {polling.SETTLE_SECONDS:g} seconds after", "core.polling.SETTLE_SECONDS"),
+    Fact(README, "A webhook is readable", f"later than {polling.LATE_SECONDS:g} seconds after acceptance", "core.polling.LATE_SECONDS"),
     Fact(README, "One API Gateway request instead of", f"instead of up to {validation.MAX_BATCH_EVENTS}", "core.validation.MAX_BATCH_EVENTS"),
     Fact(README, "the fan-out runs off the request path as a job", f"a page of {broadcast.PAGE} endpoints per step", "services.broadcast.PAGE"),
     Fact(

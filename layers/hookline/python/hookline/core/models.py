@@ -127,13 +127,17 @@ class Endpoint:
         return self.subscribes_to(event_type) and (self.filter is None or matches(self.filter, event_type, customer, data))
 
     def where(self) -> str:
-        """Where it delivers, for people: its URL, or the destination's type and address."""
+        """Where it delivers, for people: its URL, the destination's type and address, or its mailbox (polled)."""
+        if self.destination is not None and self.destination.pulled:
+            return f"polling endpoint {self.id}"
         return self.url if self.destination is None else f"{self.destination.type} {self.destination.address}"
 
     def shown_destination(self) -> dict[str, Any]:
         """Where it delivers, as the API shows it: `{"type": "http", "url": …}`, or the destination with the external id to trust."""
         if self.destination is None:
             return {"type": "http", "url": self.url}
+        if self.destination.pulled:  # no role to assume: no external id to trust
+            return self.destination.to_json()
         return {**self.destination.to_json(), "external_id": self.external_id}
 
     def public(self) -> dict[str, Any]:
@@ -321,6 +325,8 @@ class Delivery:
     planned_only: bool = field(default=False, compare=False)
     # Where it is kept: its event's layout (LAYOUT_EVENT_KEYED for one an earlier release accepted).
     layout: int = field(default=LAYOUT_ENDPOINT_KEYED, compare=False)
+    # A polling endpoint's: when a poll first moved past it, which is when its receiver has it ("": not yet).
+    polled_at: str = ""
 
     @property
     def unsent(self) -> bool:
@@ -342,6 +348,7 @@ class Delivery:
             "created_at": self.created_at,
             "updated_at": self.updated_at,
             "attempts": [a.public() for a in sorted(self.attempts, key=lambda a: a.number)],
+            **({"polled_at": self.polled_at} if self.polled_at else {}),
         }
 
 

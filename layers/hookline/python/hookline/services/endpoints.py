@@ -284,10 +284,11 @@ class EndpointService:
 
     def role_template(self, tenant: str, endpoint_id: str) -> RoleTemplate:
         """The CloudFormation template of the role to create in the customer's account for the endpoint's destination
-        (hookline.core.destinations.role_template): 409 for an HTTP endpoint, which needs none."""
+        (hookline.core.destinations.role_template): 409 for an HTTP or polling endpoint, which needs none."""
         endpoint = self.get(tenant, endpoint_id)
-        if endpoint.destination is None:
-            raise Conflict("an http endpoint needs no role: only a queue, topic, event bus, stream or bucket does", code="not_an_aws_destination")
+        if endpoint.destination is None or endpoint.destination.pulled:
+            kind = "http" if endpoint.destination is None else endpoint.destination.type
+            raise Conflict(f"an {kind} endpoint needs no role: only a queue, topic, event bus, stream or bucket does", code="not_an_aws_destination")
         trusted = tuple(arn for arn in self.settings.delivery_role_arns.split(",") if arn)
         if not trusted:
             raise Unavailable("this stack does not know its delivery roles (HOOKLINE_DELIVERY_ROLE_ARNS is empty)")

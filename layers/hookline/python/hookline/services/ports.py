@@ -24,6 +24,7 @@ from hookline.core.deadletters import DeadLetter
 from hookline.core.jobs import Job, StepResult
 from hookline.core.models import Delivery, DeliveryTask, Endpoint, Event, LineHead
 from hookline.core.notifications import Notify
+from hookline.core.polling import Polled, PollToken
 from hookline.core.portal import PortalSettings
 from hookline.core.ratelimit import Limiter
 from hookline.core.replay import ReplayWindow
@@ -115,6 +116,33 @@ class SessionStore(Protocol):
 
 class EndpointReader(Protocol):
     def get(self, tenant: str, endpoint_id: str) -> Endpoint | None: ...
+
+
+class MailboxReader(Protocol):
+    """A polling endpoint's mailbox, as a poll reads it (hookline.core.polling)."""
+
+    def page(self, tenant: str, endpoint_id: str, after: str | None, before: str, limit: int) -> list[Polled]: ...
+
+    def acknowledge(self, tenant: str, polled: list[Polled], now: datetime) -> int:
+        """Each delivery a poll moved past has its receiver now: its `polled_at` (the first poll's). How many had none
+        before (the ones this poll delivered)."""
+        ...
+
+
+class StatsAdder(Protocol):
+    def add(self, tenant: str, endpoint_id: str, hour: str, counts: dict[str, int]) -> None:
+        """ADD the counters to the endpoint's hour."""
+        ...
+
+
+class PollTokenStore(Protocol):
+    """Poll tokens by id (the token's secret is stored only as a hash)."""
+
+    def add(self, token: PollToken) -> None: ...
+
+    def find(self, token_id: str) -> PollToken | None: ...
+
+    def revoke(self, tenant: str, endpoint_id: str, token_id: str) -> bool: ...
 
 
 class TenantEndpoints(EndpointReader, Protocol):

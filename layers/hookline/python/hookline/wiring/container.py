@@ -21,6 +21,8 @@ from hookline.adapters.dynamo.endpoints import EndpointRepository
 from hookline.adapters.dynamo.events import EventRepository
 from hookline.adapters.dynamo.jobs import JobRepository
 from hookline.adapters.dynamo.lines import LineHeadRepository
+from hookline.adapters.dynamo.mailbox import Mailbox
+from hookline.adapters.dynamo.poll_tokens import PollTokenRepository
 from hookline.adapters.dynamo.portal import PortalRepository
 from hookline.adapters.dynamo.replays import ReplayRepository
 from hookline.adapters.dynamo.state import EndpointStateRepository
@@ -50,6 +52,7 @@ if TYPE_CHECKING:
     from hookline.services.endpoints import EndpointService
     from hookline.services.events import EventService
     from hookline.services.jobs import JobRunner
+    from hookline.services.polling import PollService
     from hookline.services.portal import PortalService, SentEventTypes
     from hookline.services.replay import ReplayService
     from hookline.services.sessions import PortalSessionService
@@ -114,7 +117,8 @@ def max_receive_count(lane: Lane) -> int:
 
 
 def _sender(settings: Settings) -> DestinationSender:
-    """HTTP endpoints through the SSRF-guarded client; queues, topics, buses, streams and buckets through their AWS adapter."""
+    """HTTP endpoints through the SSRF-guarded client; queues, topics, buses, streams and buckets through their AWS adapter;
+    polling endpoints into their mailbox."""
     http = WebhookClient(
         connect_timeout=settings.connect_timeout_seconds,
         request_timeout=settings.request_timeout_seconds,
@@ -122,7 +126,19 @@ def _sender(settings: Settings) -> DestinationSender:
         policy=settings.url_policy,
         keepalive_seconds=settings.keepalive_seconds,
     )
-    return DestinationSender(http, AwsDestinations(aws.region(), settings.own_account_id))
+    return DestinationSender(http, AwsDestinations(aws.region(), settings.own_account_id), _mailbox(settings))
+
+
+def _mailbox(settings: Settings) -> Mailbox:
+    return Mailbox(aws.dynamodb_table(settings.table_name), utcnow, settings.retention_days, topology.TABLE.ttl_attribute)
+
+
+@lru_cache(maxsize=1)
+def poll_service() -> PollService:
+    from hookline.services.polling import PollService
+
+    settings = get_settings()
+    return PollService(_repos(settings)[1], _mailbox(settings), PollTokenRepository(aws.dynamodb_table(settings.table_name)), utcnow, _stats(settings))
 
 
 def _notifier(settings: Settings) -> Notifier:
@@ -419,6 +435,7 @@ def reset() -> None:
         sweeper,
         drain_control,
         previous_release_messages,
+        poll_service,
         get_settings,
     ):
         getter.cache_clear()

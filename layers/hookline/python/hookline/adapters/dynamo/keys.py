@@ -31,6 +31,8 @@ every key the API reads, so no query can reach another tenant's items.
     Retry wait  WAIT#<minute>#<shard>   <tenant>#<evt_id>#<dlv_id>#g<n>#a<n>  retry_wait (wait_partition): a task waiting in Step Functions, by due minute
     Wait sweep  SWEEP                   WAITS                   wait_checkpoint
     Statistics  STAT#<tenant>#<ep_id>   H#<yyyy-mm-ddThh>       stats (stats_partition, stats_sort)
+    Mailbox     POLL#<tenant>#<ep_id>   <position>              mailbox (mailbox_partition): a polling endpoint's webhook (hookline.core.polling)
+    Poll token  PT#<pt_id>              PT                      poll_token: by the token's id; its secret's hash, never the secret
 
 Index `endpoint-deliveries` (INDEX): GSI_PK `gsi1pk` = `EPD#<tenant>#<ep_id>`,
 GSI_SK `gsi1sk` = `<status>#<created_at>#<dlv_id>`, all attributes. It is
@@ -354,6 +356,20 @@ def replay(tenant: str, replay_id: str) -> Key:
 def job(tenant: str, job_id: str) -> Key:
     """A bulk job: its kind, cursor and counters (hookline.core.jobs)."""
     return _key(f"JOB#{tenant}#{job_id}", "JOB")
+
+
+def mailbox_partition(tenant: str, endpoint_id: str) -> str:
+    """A polling endpoint's mailbox: its webhooks, by position (hookline.core.polling.position)."""
+    return f"POLL#{tenant}#{endpoint_id}"
+
+
+def mailbox(tenant: str, endpoint_id: str, position: str) -> Key:
+    return _key(mailbox_partition(tenant, endpoint_id), position)
+
+
+def poll_token(token_id: str) -> Key:
+    """A poll token's item, by its id (which the token carries): its secret is stored only as a hash."""
+    return _key(f"PT#{token_id}", "PT")
 
 
 def api_key(digest: str) -> Key:

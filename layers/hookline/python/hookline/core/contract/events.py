@@ -18,6 +18,7 @@ from hookline.core import ids, models, validation
 from hookline.core.broadcast import Fanout
 from hookline.core.contract import fields
 from hookline.core.contract.common import (
+    TIMESTAMP_SCHEMA,
     Answer,
     CheckedBody,
     DeliveryId,
@@ -30,6 +31,7 @@ from hookline.core.contract.common import (
     absent_unless_set,
     body_rule,
     optional,
+    shown,
 )
 from hookline.core.contract.fields import KeysMatch, Refused, Worded
 from hookline.core.contract.jobs import JobSummary
@@ -313,6 +315,9 @@ class Delivery(Answer):
     created_at: Timestamp
     updated_at: Timestamp
     attempts: list[Attempt]
+    polled_at: Annotated[str | None, shown(TIMESTAMP_SCHEMA)] = absent_unless_set(
+        "A polling endpoint's delivery: when a poll first moved past it (its receiver has it). Until then `succeeded` means it waits in the endpoint's mailbox."
+    )
 
     @classmethod
     def of(cls, delivery: models.Delivery, **more: Any) -> Self:

@@ -8,9 +8,10 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from aws_lambda_powertools.event_handler import Response
-from aws_lambda_powertools.event_handler.openapi.params import Body, Query
+from aws_lambda_powertools.event_handler.openapi.params import Body, Path, Query
 from pydantic import WithJsonSchema
 
+from hookline.core import polling
 from hookline.core.access import Access
 from hookline.core.contract.common import CUSTOMER_UID_SCHEMA, Error, given
 from hookline.core.contract.endpoints import (
@@ -30,6 +31,7 @@ from hookline.core.contract.endpoints import (
     TestEventFailed,
     UpdateEndpoint,
 )
+from hookline.core.contract.polling import PollPage, PollTokenCreated
 from hookline.core.contract.stats import Stats
 from hookline.core.destinations import Destination, role_template
 from hookline.core.errors import envelope
@@ -37,7 +39,7 @@ from hookline.core.models import ENDPOINT_LIMIT_REACHED
 from hookline.core.rotation import MAX_LIVE_SECRETS, ROTATION_CONFLICT
 from hookline.core.settings import DEFAULT_MAX_ENDPOINTS_PER_OWNER
 from hookline.entrypoints.api.answers import answers, ok, refusal
-from hookline.entrypoints.api.params import DEFAULT_LIMIT, Cursor, EndpointId, Limit, Since, Until
+from hookline.entrypoints.api.params import DEFAULT_LIMIT, Cursor, EndpointId, Limit, Since, Until, page_limit
 from hookline.entrypoints.api.routing import Router, allow, caller, container, no_content, respond
 
 router = Router()
@@ -84,6 +86,10 @@ _CREATE_EXAMPLES: dict[str, Any] = {
     "for_customer": {
         "summary": "One of a customer's endpoints",
         "value": {"url": "https://hooks.customer.example.net/hookline", "customer": "org_4711", "event_types": ["invoice.paid"]},
+    },
+    "polling": {
+        "summary": "Polled by its receiver (GET /v1/endpoints/{endpoint_id}/poll): nothing is pushed",
+        "value": {"destination": {"type": "poll"}, "event_types": ["order.paid"], "customer": "org_4711"},
     },
     "aws_queue": {
         "summary": "Into the customer's own SQS queue, through a role of theirs hookline assumes",
@@ -628,3 +634,83 @@ def enable_endpoint(endpoint_id: EndpointId) -> Response[EndpointEnabled]:
 @allow(Access.READ, "endpoint")
 def endpoint_stats(endpoint_id: EndpointId, since: Since = None, until: Until = None, series: Series = None) -> Response[Stats]:
     return respond(200, container.endpoint_service().stats(caller().tenant, endpoint_id, since, until, series))
+
+
+# -- polling endpoints ---------------------------------------------------------------------------------------------
+
+PollLimit = Annotated[
+    int,
+    given("limit", page_limit),
+    shown({"type": "integer", "minimum": 1, "maximum": polling.MAX_LIMIT, "default": polling.DEFAULT_LIMIT}),
+    Query(description=f"The most webhooks to answer (at most {polling.MAX_LIMIT})."),
+]
+TokenId = Annotated[str, Path(description="A poll token's id (`pt_…`).")]
+
+
+@router.get(
+    "/v1/endpoints/<endpoint_id>/poll",
+    operation_id="pollEndpoint",
+    tags=TAGS,
+    summary="Poll a polling endpoint for its next webhooks",
+    description=(
+        'For an endpoint whose destination is `{"type": "poll"}`: the webhooks after `cursor` (from\n'
+        "the first, without one), in order of acceptance, each with the exact body and headers a push\n"
+        "would send, signed as the endpoint signs; the cursor past them; and `done` when nothing more\n"
+        "is there now. A webhook becomes readable a few seconds after its acceptance. Called with the\n"
+        "producer's key, a portal session of the endpoint's customer (not read-only) or a poll token of\n"
+        "this endpoint (`POST /v1/endpoints/{endpoint_id}/poll-tokens`). One DynamoDB query a poll.\n"
+    ),
+    responses=answers(
+        ok(200, PollPage, "The next webhooks.", example={"webhooks": [], "cursor": None, "done": True}),
+        "NotFound",
+        refusal(409, "Not a polling endpoint.", envelope(polling.NOT_POLLING, 'only a polling endpoint (destination {"type": "poll"}) is polled')),
+    ),
+)
+@allow(Access.POLL, "polled_endpoint")
+def poll_endpoint(endpoint_id: EndpointId, cursor: Cursor = None, limit: PollLimit = polling.DEFAULT_LIMIT) -> Response[PollPage]:
+    return respond(200, PollPage.model_validate(container.poll_service().poll(caller(), endpoint_id, cursor, limit)))
+
+
+@router.post(
+    "/v1/endpoints/<endpoint_id>/poll-tokens",
+    operation_id="createPollToken",
+    tags=TAGS,
+    summary="Make a poll token of a polling endpoint",
+    description=(
+        "A token (`hlpt_…`, shown once, stored only as a hash) that polls this endpoint and does\n"
+        "nothing else: give it to the receiver. Revoke it with DELETE; a revoked token stops working\n"
+        "within `HOOKLINE_AUTHORIZER_CACHE_SECONDS`.\n"
+    ),
+    responses=answers(
+        ok(
+            201,
+            PollTokenCreated,
+            "The token.",
+            example={
+                "id": "pt_01kkntq2cnt8b8hz3pj95wjvcc",
+                "endpoint_id": "ep_01kkntq2cnt8b8hz3pj95wjvcc",
+                "token": "hlpt_01kkntq2cnt8b8hz3pj95wjvcc_Vq3x9XbK2mPz7Lw4Yt8Rn1Hs6Jd0Gf5Ce3Ua2Qo9Ik7",
+                "created_at": "2026-03-14T09:26:53.589Z",
+            },
+        ),
+        "NotFound",
+        refusal(409, "Not a polling endpoint.", envelope(polling.NOT_POLLING, "not a polling endpoint")),
+    ),
+)
+@allow(Access.PRODUCER, "endpoint")
+def create_poll_token(endpoint_id: EndpointId) -> Response[PollTokenCreated]:
+    return respond(201, PollTokenCreated.model_validate(container.poll_service().make_token(caller().tenant, endpoint_id)))
+
+
+@router.delete(
+    "/v1/endpoints/<endpoint_id>/poll-tokens/<token_id>",
+    operation_id="revokePollToken",
+    tags=TAGS,
+    summary="Revoke a poll token",
+    description="The token stops working within `HOOKLINE_AUTHORIZER_CACHE_SECONDS`; an unknown id is 404 `poll_token_not_found`.\n",
+    responses=answers(ok(204, None, "Revoked."), "NotFound"),
+)
+@allow(Access.PRODUCER, "endpoint")
+def revoke_poll_token(endpoint_id: EndpointId, token_id: TokenId) -> Response[None]:
+    container.poll_service().revoke_token(caller().tenant, endpoint_id, token_id)
+    return no_content()
