@@ -28,6 +28,7 @@ SAVED_FIELDS = (
     "headers",
     "version",
     "filter",
+    "auth",
 )
 
 

@@ -22,6 +22,7 @@ from hookline.adapters.dynamo import compat, keys
 from hookline.adapters.dynamo.conditions import Attr, Key
 from hookline.adapters.dynamo.ops import Refused, query_all, query_page, transact_write, try_write, write_if
 from hookline.adapters.failures import translate_failures
+from hookline.core.auth import EndpointAuth
 from hookline.core.destinations import Destination, parse_destination
 from hookline.core.errors import DependencyFailed
 from hookline.core.filters import parse_filter
@@ -83,6 +84,8 @@ class EndpointRepository:
             item["external_id"] = ep.external_id
         if ep.ordered:
             item["ordered"] = True
+        if ep.auth is not None:
+            item["auth"] = ep.auth.to_item()  # its secrets sealed (hookline.adapters.sealing): never in the clear
         return item
 
     @staticmethod
@@ -111,6 +114,7 @@ class EndpointRepository:
             destination=_destination(item.get("destination")),
             external_id=item.get("external_id", ""),
             ordered=bool(item.get("ordered", False)),
+            auth=EndpointAuth.from_item(item.get("auth")),
         )
 
     def create(self, ep: Endpoint, most: int) -> bool:
@@ -182,6 +186,7 @@ class EndpointRepository:
             "#f": "filter",
             "#dn": "destination",
             "#x": "external_id",
+            "#au": "auth",
         }
         values = {
             ":u": ep.url,
@@ -200,11 +205,12 @@ class EndpointRepository:
             ":f": ep.filter.source if ep.filter is not None else "",  # "": none
             ":dn": json.dumps(ep.destination.to_json(), separators=(",", ":")) if ep.destination is not None else "",  # "": HTTP to the url
             ":x": ep.external_id,
+            ":au": ep.auth.to_item() if ep.auth is not None else "",  # "": none
         }
         saved = write_if(
             self._table.update_item,
             Key=keys.endpoint(ep.tenant, ep.id),
-            UpdateExpression="SET #u = :u, #t = :t, #d = :d, #s = :s, #r = :r, #at = :at, #rl = :rl, #mc = :mc, #h = :h, #op = if_not_exists(#op, :op), #oi = if_not_exists(#oi, :oi), #v = :v, #vp = :vp, #vi = :oi, #f = :f, #dn = :dn, #x = :x",
+            UpdateExpression="SET #u = :u, #t = :t, #d = :d, #s = :s, #r = :r, #at = :at, #rl = :rl, #mc = :mc, #h = :h, #op = if_not_exists(#op, :op), #oi = if_not_exists(#oi, :oi), #v = :v, #vp = :vp, #vi = :oi, #f = :f, #dn = :dn, #x = :x, #au = :au",
             ConditionExpression=Attr(keys.PK).exists(),
             ExpressionAttributeNames=names,
             ExpressionAttributeValues=values,

@@ -14,6 +14,7 @@ from typing import Annotated, Any, Literal, Self
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from hookline.core import destinations, models, validation
+from hookline.core.contract import auth as given_auth
 from hookline.core.contract import fields
 from hookline.core.contract.common import (
     AS_SHOWN,
@@ -138,6 +139,7 @@ class CreateEndpoint(_Placed):
             'the ones behind it until it succeeds or is given up (README, "Ordered endpoints"). Fixed at creation.\n'
         ),
     )
+    auth: given_auth.GivenAuth | None = optional(given_auth.DESCRIPTION)
 
     def place(self) -> tuple[str, destinations.Destination | None]:
         return place(self.url, self.destination)
@@ -169,6 +171,7 @@ class UpdateEndpoint(_Placed):
     )
     status: fields.EndpointStatus = optional("`disabled` pauses new deliveries (reason `manual`); `active` resumes them.")
     filter: fields.Filter = optional("Replaces the content filter; null removes it (every event of its types).")
+    auth: given_auth.GivenAuth | None = optional("Replaces the endpoint's `auth` as a whole, secrets too; null removes it.")
 
     def changes(self) -> dict[str, Any]:
         """The fields given, as the endpoint keeps them (headers as pairs)."""
@@ -177,6 +180,8 @@ class UpdateEndpoint(_Placed):
             given["url"], given["destination"] = place(given.get("url"), given.get("destination"))
         if "headers" in given:
             given["headers"] = tuple(given["headers"].items())
+        if "auth" in given:  # sealed by the service (EndpointService.update) before it is kept
+            given["auth"] = given_auth.given(given["auth"])
         return given
 
 
@@ -246,6 +251,9 @@ class Endpoint(Answer):
     )
     filter: dict[str, Any] | None = optional("Its content filter (an EventBridge event pattern), or null: every event of its types.")
     ordered: bool = optional("Delivered one at a time, in the order the events were accepted.", False)
+    auth: Annotated[given_auth.Shown | None, inline(given_auth.Shown, or_null=True)] = optional(
+        "How hookline authenticates to the receiver (its type and the fields that are not secret), or null: by the signature alone."
+    )
     created_at: Timestamp
     updated_at: Timestamp
     disabled_reason: Annotated[str | None, shown({"type": "string", "examples": ["manual"]})] = absent_unless_set(
