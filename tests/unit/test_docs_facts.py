@@ -231,8 +231,15 @@ class Fact:
 FACTS = [
     # README.md: local mode's front door
     Fact(README, "a request line over", f"a request line over {thousands(frontdoor.LINE_LIMIT)} bytes with 414", "local.frontdoor.LINE_LIMIT"),
-    Fact(README, "sealed in the table for every other one", f"until {auth.TOKEN_REFRESH_MARGIN_SECONDS:g} seconds before", "core.auth.TOKEN_REFRESH_MARGIN_SECONDS"),
-    Fact(README, "sealed in the table for every other one", f"{auth.TOKEN_DEFAULT_SECONDS:g} seconds when the answer has none", "core.auth.TOKEN_DEFAULT_SECONDS"),
+    Fact(
+        README,
+        "sealed in the table for every other one",
+        f"until {auth.TOKEN_REFRESH_MARGIN_SECONDS:g} seconds before",
+        "core.auth.TOKEN_REFRESH_MARGIN_SECONDS",
+    ),
+    Fact(
+        README, "sealed in the table for every other one", f"{auth.TOKEN_DEFAULT_SECONDS:g} seconds when the answer has none", "core.auth.TOKEN_DEFAULT_SECONDS"
+    ),
     Fact(README, "a request line over", f"more than {frontdoor.HEADER_COUNT_LIMIT} headers with 431", "local.frontdoor.HEADER_COUNT_LIMIT"),
     Fact(README, "It holds a burst of", f"a burst of {frontdoor.LISTEN_BACKLOG} connections", "local.frontdoor.LISTEN_BACKLOG"),
     # README.md: the API
