@@ -10,7 +10,8 @@ import ipaddress
 import json
 import os
 import stat
-from collections.abc import Iterator
+import time
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,7 @@ from hookline.adapters.sealing import KmsSealer, SealFailed
 from hookline.core import auth
 from hookline.core.classify import AUTH_FAILED
 from hookline.core.models import Endpoint
+from hookline.core.responses import HttpResult
 from hookline.core.ssrf import UrlPolicy
 from hookline.core.webhook import Outbound
 from hookline.wiring import topology
@@ -210,3 +212,35 @@ def test_an_mtls_endpoint_presents_its_certificate_and_one_without_fails_as_a_tl
     for path in (made.cert_file, made.key_file):
         assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
     assert stat.S_IMODE(os.stat(os.path.dirname(made.key_file)).st_mode) == 0o700
+
+
+class RecordingPoster:
+    """The HTTP client's place: answers each request from `answers` in turn, recording its URL and deadline."""
+
+    request_timeout = 10.0
+
+    def __init__(self, *answers: HttpResult) -> None:
+        self.answers = list(answers)
+        self.asked: list[tuple[str, float | None]] = []
+
+    def post(self, url: str, body: bytes, headers: Mapping[str, str], client: Any = None, deadline: float | None = None) -> HttpResult:
+        self.asked.append((url, deadline))
+        return self.answers.pop(0)
+
+
+def test_every_request_of_an_attempt_shares_the_one_request_deadline(kit: Kit) -> None:
+    # Given an OAuth2 endpoint whose receiver refuses the first token (so the attempt asks for two tokens and sends twice)
+    token = HttpResult(200, None, 5, body='{"access_token": "t", "expires_in": 3600}')
+    poster = RecordingPoster(token, HttpResult(401, None, 5), token, HttpResult(200, None, 5))
+    ep = endpoint(kit, "https://hooks.example.com/in", {**OAUTH2, "token_url": "https://auth.example.com/token"})
+    # When one attempt is made
+    before = time.monotonic()
+    result = AuthenticatedPoster(poster, kit.sealer).post(ep, b"{}", {})
+    after = time.monotonic()
+    # Then its four requests all end by one deadline: the request timeout from the attempt's start, as a webhook's
+    assert result.status_code == 200
+    assert [url for url, _ in poster.asked] == ["https://auth.example.com/token", "https://hooks.example.com/in"] * 2
+    deadlines = {deadline for _, deadline in poster.asked}
+    assert len(deadlines) == 1
+    (deadline,) = deadlines
+    assert deadline is not None and before + poster.request_timeout <= deadline <= after + poster.request_timeout

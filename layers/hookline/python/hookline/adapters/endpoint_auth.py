@@ -6,12 +6,16 @@ SSRF-guarded client (hookline.adapters.http) as every webhook is.
   key are written once per process and endpoint auth (its sealed text names it) into a private temporary directory
   (0700), each file 0600, and removed when the process ends.
 - oauth2_client_credentials: `Authorization: Bearer <token>`. The token is asked for at the token URL through the same
-  client (the SSRF guard, the connect and request timeouts, the deadline) with the client's id and secret (HTTP Basic,
+  client (the SSRF guard, the connect and request timeouts) with the client's id and secret (HTTP Basic,
   RFC 6749 2.3.1); it is kept in the process and in the table (a TokenStore, sealed) until shortly before it expires
   (hookline.core.auth.refresh_at); one fetch at a time per endpoint in a process, and a process that has none takes
   the table's before it asks. A receiver that answers 401 gets the request once more with a token fetched anew (never
   the one it refused). A token endpoint that fails makes the attempt fail with `auth_failed` (hookline.core.classify:
   retried and counted like any transient failure), its detail saying why without anything it was sent or answered.
+
+Every request of one attempt (a token's, the webhook's, and the ones a 401 makes) shares the one request deadline a
+webhook has (HOOKLINE_REQUEST_TIMEOUT_SECONDS from the attempt's start), so an attempt with auth takes no longer than
+one without: what the delivery function's timeout is planned for (hookline.core.config.hand_on_seconds).
 
 Nothing secret is logged or put in an attempt's detail.
 """
@@ -50,7 +54,10 @@ class Opener(Protocol):
 class Poster(Protocol):
     """What this adapter needs of the HTTP client (hookline.adapters.http.WebhookClient)."""
 
-    def post(self, url: str, body: bytes, headers: Mapping[str, str], client: ClientCertificate | None = None) -> HttpResult: ...
+    @property
+    def request_timeout(self) -> float: ...
+
+    def post(self, url: str, body: bytes, headers: Mapping[str, str], client: ClientCertificate | None = None, deadline: float | None = None) -> HttpResult: ...
 
 
 @dataclass(frozen=True)
@@ -99,38 +106,41 @@ class AuthenticatedPoster:
         if given is None:
             return self._http.post(endpoint.url, body, headers)
         started = time.monotonic()
+        deadline = started + self._http.request_timeout
         try:
             secret = auth.secrets_of(self._opener.open(given.sealed, auth.seal_context(endpoint.tenant, endpoint.id)))
         except Exception as exc:  # a key refused or unreachable: the delivery waits and retries like any other
             return _failed(started, f"the endpoint's auth secrets could not be opened: {type(exc).__name__}")
         shown = dict(given.shown)
         if given.type == auth.BASIC:
-            return self._http.post(endpoint.url, body, _authorized(headers, auth.basic_header(shown["username"], secret["password"])))
+            return self._http.post(endpoint.url, body, _authorized(headers, auth.basic_header(shown["username"], secret["password"])), deadline=deadline)
         if given.type == auth.BEARER:
-            return self._http.post(endpoint.url, body, _authorized(headers, f"Bearer {secret['token']}"))
+            return self._http.post(endpoint.url, body, _authorized(headers, f"Bearer {secret['token']}"), deadline=deadline)
         if given.type == auth.MTLS:
-            return self._http.post(endpoint.url, body, headers, client=self._certificate(given, shown["certificate"], secret["private_key"]))
+            return self._http.post(endpoint.url, body, headers, client=self._certificate(given, shown["certificate"], secret["private_key"]), deadline=deadline)
         if given.type == auth.OAUTH2:
-            return self._oauth2(endpoint, shown, secret, body, headers, started)
+            return self._oauth2(endpoint, shown, secret, body, headers, started, deadline)
         return _failed(started, f"auth of unknown type {given.type[:40]!r}")
 
     # -- OAuth2 client credentials -----------------------------------------------------------------------------------
 
-    def _oauth2(self, endpoint: Endpoint, shown: dict[str, str], secret: dict[str, str], body: bytes, headers: Mapping[str, str], started: float) -> HttpResult:
+    def _oauth2(
+        self, endpoint: Endpoint, shown: dict[str, str], secret: dict[str, str], body: bytes, headers: Mapping[str, str], started: float, deadline: float
+    ) -> HttpResult:
         try:
-            token = self._token(endpoint, shown, secret, refused=None)
+            token = self._token(endpoint, shown, secret, None, deadline)
         except auth.TokenRefused as exc:
             return _failed(started, str(exc))
-        result = self._http.post(endpoint.url, body, _authorized(headers, f"Bearer {token}"))
+        result = self._http.post(endpoint.url, body, _authorized(headers, f"Bearer {token}"), deadline=deadline)
         if result.status_code != 401:
             return result
         try:  # refused: once more with a token fetched anew
-            fresh = self._token(endpoint, shown, secret, refused=token)
+            fresh = self._token(endpoint, shown, secret, token, deadline)
         except auth.TokenRefused as exc:
             return _failed(started, f"the receiver refused the token (401) and no new one came: {exc}")
-        return self._http.post(endpoint.url, body, _authorized(headers, f"Bearer {fresh}"))
+        return self._http.post(endpoint.url, body, _authorized(headers, f"Bearer {fresh}"), deadline=deadline)
 
-    def _token(self, endpoint: Endpoint, shown: dict[str, str], secret: dict[str, str], refused: str | None) -> str:
+    def _token(self, endpoint: Endpoint, shown: dict[str, str], secret: dict[str, str], refused: str | None, deadline: float) -> str:
         """A token to send: the process's, the table's, or one fetched now (one fetch at a time per endpoint)."""
         assert endpoint.auth is not None
         key = (endpoint.tenant, endpoint.id)
@@ -147,7 +157,7 @@ class AuthenticatedPoster:
             if shared is not None and shared.value != refused:
                 self._keep(key, mark, shared)
                 return shared.value
-            token = self._fetch(shown, secret, now)
+            token = self._fetch(shown, secret, now, deadline)
             self._keep(key, mark, token)
             if self._store is not None:
                 try:
@@ -172,12 +182,12 @@ class AuthenticatedPoster:
         with self._lock:
             self._tokens[key] = (mark, token)
 
-    def _fetch(self, shown: dict[str, str], secret: dict[str, str], now: float) -> _Token:
+    def _fetch(self, shown: dict[str, str], secret: dict[str, str], now: float, deadline: float) -> _Token:
         form: dict[str, str] = {"grant_type": "client_credentials", **{k: shown[k] for k in ("scope", "audience") if k in shown}}
         client = auth.basic_header(quote_plus(shown["client_id"]), quote_plus(secret["client_secret"]))  # RFC 6749 2.3.1
         headers = {"Content-Type": "application/x-www-form-urlencoded", "Accept": "application/json", "Authorization": client}
         self.tokens_fetched += 1
-        answer = self._http.post(shown["token_url"], urlencode(form).encode(), headers)
+        answer = self._http.post(shown["token_url"], urlencode(form).encode(), headers, deadline=deadline)
         value, expires_in = auth.token_of(answer.status_code, answer.error, answer.body)
         return _Token(value, auth.refresh_at(now, expires_in))
 

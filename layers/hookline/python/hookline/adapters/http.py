@@ -269,8 +269,14 @@ class WebhookClient:
         self._resolve = resolver
         self.pools = ConnectionPools(keepalive_seconds)
 
-    def post(self, url: str, body: bytes, headers: Mapping[str, str], client: ClientCertificate | None = None) -> HttpResult:
-        """One POST; `client`: the certificate to present when the receiver asks for one (https only)."""
+    @property
+    def request_timeout(self) -> float:
+        return self._request_timeout
+
+    def post(self, url: str, body: bytes, headers: Mapping[str, str], client: ClientCertificate | None = None, deadline: float | None = None) -> HttpResult:
+        """One POST; `client`: the certificate to present when the receiver asks for one (https only); `deadline`: a
+        time.monotonic() it must end by when that comes before its own request deadline (an attempt that makes several
+        requests, an OAuth2 token's and the webhook's, shares one: hookline.adapters.endpoint_auth)."""
         started = time.monotonic()
         target = self._vet(url)
         if isinstance(target, _Refused):
@@ -281,7 +287,7 @@ class WebhookClient:
         except ValueError as exc:
             return _result(started, None, classify.CONNECTION_ERROR, detail=str(exc)[:300])
         key = (parts.scheme, parts.hostname or "", port, ip, client.name if client is not None else "")
-        deadline = started + self._request_timeout
+        deadline = started + self._request_timeout if deadline is None else min(deadline, started + self._request_timeout)
         try:
             connection, answer = self._send(key, request, started, deadline, client)
         except (OSError, AnswerUnreadable, ValueError) as exc:
