@@ -133,7 +133,7 @@ DESCRIPTION = (
 class Shown(Answer):
     """An endpoint's `auth` as the API shows it: its type and the fields that are not secret."""
 
-    type: Literal["oauth2_client_credentials", "mtls", "basic", "bearer"]
+    type: auth.AuthType
     token_url: str | None = absent_unless_set()
     client_id: str | None = absent_unless_set()
     scope: str | None = absent_unless_set()
