@@ -21,7 +21,7 @@ import pytest
 
 from hookline.adapters.destinations import AwsDestinations, DestinationSender
 from hookline.adapters.dynamo.tokens import TokenRepository
-from hookline.adapters.endpoint_auth import AuthenticatedPoster, StoredToken
+from hookline.adapters.endpoint_auth import AuthenticatedPoster, SslCertificates, StoredToken
 from hookline.adapters.http import ConnectionPools, WebhookClient
 from hookline.adapters.sealing import KmsSealer, SealFailed
 from hookline.core import auth
@@ -244,3 +244,14 @@ def test_every_request_of_an_attempt_shares_the_one_request_deadline(kit: Kit) -
     assert len(deadlines) == 1
     (deadline,) = deadlines
     assert deadline is not None and before + poster.request_timeout <= deadline <= after + poster.request_timeout
+
+
+def test_a_certificate_that_could_never_be_presented_is_refused_when_given(tmp_path: Path) -> None:
+    make_certificates(tmp_path, ["client.hookline.test", "other.hookline.test"])
+    certificate, key = (tmp_path / "client.hookline.test.pem").read_text(), (tmp_path / "client.hookline.test.key").read_text()
+    others_key = (tmp_path / "other.hookline.test.key").read_text()
+    check = SslCertificates()
+    assert check.refusal(certificate, key) is None
+    assert check.refusal(certificate, others_key) == "the private key is not the certificate's"
+    unreadable = "the certificate or the private key cannot be read (PEM; the key unencrypted)"
+    assert check.refusal("-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n", key) == unreadable

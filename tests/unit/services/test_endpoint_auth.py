@@ -101,3 +101,21 @@ def test_a_stack_without_a_key_refuses_auth_and_keeps_nothing(world: World) -> N
         service.create("acme", CreateEndpoint.model_validate({"url": "https://example.com/hooks", "auth": AUTHS[3]}))
     assert world.endpoints.items == {}
     assert json.loads(service.create("acme", CreateEndpoint.model_validate({"url": "https://example.com/hooks"})).model_dump_json())["auth"] is None
+
+
+class RefusingCertificates:
+    def __init__(self) -> None:
+        self.checked: list[tuple[str, str]] = []
+
+    def refusal(self, certificate: str, private_key: str) -> str | None:
+        self.checked.append((certificate, private_key))
+        return "the private key is not the certificate's"
+
+
+def test_an_mtls_certificate_that_could_never_be_presented_is_refused_and_nothing_kept(world: World) -> None:
+    check = RefusingCertificates()
+    service = replace(world.endpoint_service(), certificates=check)
+    with pytest.raises(ValidationFailed) as refused:
+        service.create("acme", CreateEndpoint.model_validate({"url": "https://example.com/hooks", "auth": AUTHS[1]}))
+    assert (refused.value.code, refused.value.message) == ("invalid_auth", "'auth': the private key is not the certificate's")
+    assert check.checked == [(CERT, KEY)] and world.endpoints.items == {} and world.sealer.sealed == 0

@@ -27,6 +27,7 @@ import hashlib
 import logging
 import os
 import shutil
+import ssl
 import tempfile
 import threading
 import time
@@ -200,10 +201,8 @@ class AuthenticatedPoster:
             if made is None:
                 directory = self._private_directory()
                 cert_file, key_file = os.path.join(directory, f"{mark}.pem"), os.path.join(directory, f"{mark}.key")
-                for path, text in ((cert_file, certificate), (key_file, private_key)):
-                    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-                    with os.fdopen(descriptor, "w") as f:
-                        f.write(text)
+                _write_private(cert_file, certificate)
+                _write_private(key_file, private_key)
                 made = self._certificates[mark] = ClientCertificate(mark, cert_file, key_file)
         return made
 
@@ -212,6 +211,32 @@ class AuthenticatedPoster:
             self._directory = tempfile.mkdtemp(prefix="hookline-mtls-")  # 0700, this process's alone
             atexit.register(shutil.rmtree, self._directory, True)
         return self._directory
+
+
+class SslCertificates:
+    """ClientCertificates by ssl itself: the certificate and key loaded as a handshake would load them (in a private
+    temporary directory, removed at once), so an endpoint whose certificate could never be presented is refused when
+    it is given, not at every delivery."""
+
+    def refusal(self, certificate: str, private_key: str) -> str | None:
+        with tempfile.TemporaryDirectory(prefix="hookline-mtls-check-") as directory:
+            cert_file, key_file = os.path.join(directory, "cert.pem"), os.path.join(directory, "key.pem")
+            _write_private(cert_file, certificate)
+            _write_private(key_file, private_key)
+            try:
+                ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT).load_cert_chain(cert_file, key_file, password=lambda: b"")
+            except ssl.SSLError as exc:
+                if exc.reason == "KEY_VALUES_MISMATCH":
+                    return "the private key is not the certificate's"
+                return "the certificate or the private key cannot be read (PEM; the key unencrypted)"
+        return None
+
+
+def _write_private(path: str, text: str) -> None:
+    """A file only this process's user may read or write (0600), made so: never readable by others, even for a moment."""
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(descriptor, "w") as f:
+        f.write(text)
 
 
 def _authorized(headers: Mapping[str, str], value: str) -> dict[str, str]:

@@ -47,6 +47,7 @@ from hookline.services.customers import require_customer
 from hookline.services.delivery.endpoint_pool import EndpointPool
 from hookline.services.ports import (
     CatalogReader,
+    ClientCertificates,
     CustomerReader,
     EndpointDeliveries,
     EndpointHealthStore,
@@ -91,6 +92,7 @@ class EndpointService:
     rules: EndpointRules
     stats_reader: StatsReader | None = None
     sealer: Sealer | None = None  # seals an endpoint's `auth` secrets; None: a stack without a key refuses `auth`
+    certificates: ClientCertificates | None = None  # checks an mTLS endpoint's certificate and key; None: not checked
     reads: EndpointPool = field(default_factory=lambda: EndpointPool(4), compare=False)  # an endpoint's reads, side by side
 
     def create(self, tenant: str, data: CreateEndpoint) -> EndpointCreated:
@@ -203,6 +205,10 @@ class EndpointService:
                 validation.validate_url(shown["token_url"], self.settings.url_policy)
             except ValidationFailed as exc:
                 raise token_url_refusal(exc) from None
+        if kind == auth.MTLS and self.certificates is not None:
+            why = self.certificates.refusal(shown["certificate"], secret["private_key"])
+            if why:
+                raise ValidationFailed(f"'auth': {why}", code="invalid_auth")
         if self.sealer is None:
             raise Unavailable("this stack has no key to keep an endpoint's auth secrets (HOOKLINE_SECRETS_KEY_ARN is empty)")
         sealed = self.sealer.seal(auth.secrets_text(secret), auth.seal_context(endpoint.tenant, endpoint.id))

@@ -39,6 +39,7 @@ __all__ = [
     "BroadcastTypeNotes",
     "CatalogReader",
     "CatalogStore",
+    "ClientCertificates",
     "CustomerEndpoints",
     "CustomerReader",
     "CustomerSessions",
@@ -343,6 +344,14 @@ class Sender(Protocol):
     def send(self, endpoint: Endpoint, message: Outbound) -> HttpResult:
         """One delivery to the endpoint's destination (an HTTP POST, or a message, event, record or object in the
         customer's AWS account); every failure is an HttpResult (a status or an error), never an exception."""
+        ...
+
+
+class ClientCertificates(Protocol):
+    """Whether an mTLS endpoint's certificate and key can be presented in a TLS handshake (hookline.adapters.endpoint_auth)."""
+
+    def refusal(self, certificate: str, private_key: str) -> str | None:
+        """Why they cannot (unreadable, an encrypted key, a key that is not the certificate's), or None."""
         ...
 
 

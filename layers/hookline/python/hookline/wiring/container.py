@@ -28,7 +28,7 @@ from hookline.adapters.dynamo.stats import StatsRepository
 from hookline.adapters.dynamo.tokens import TokenRepository
 from hookline.adapters.dynamo.unqueued import UnqueuedNoteRepository
 from hookline.adapters.dynamo.waits import RetryWaitRepository
-from hookline.adapters.endpoint_auth import AuthenticatedPoster
+from hookline.adapters.endpoint_auth import AuthenticatedPoster, SslCertificates
 from hookline.adapters.http import WebhookClient
 from hookline.adapters.notifications import Notifier
 from hookline.adapters.queues import MessageHolds, OrderedScheduler, TaskQueue, TaskScheduler
@@ -165,6 +165,7 @@ def endpoint_service() -> EndpointService:
         endpoint_rules(settings, LEASE_SECONDS),
         _stats(settings),
         sealer=_sealer(settings),
+        certificates=SslCertificates(),
     )
 
 
