@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from hookline.core.auth import EndpointAuth
 from hookline.core.breaker import Breaker
 from hookline.core.broadcast import Fanout
 from hookline.core.conflicts import Lost
@@ -106,6 +107,20 @@ def endpoint_destination_reads_back_and_a_save_moves_it(s: Stores) -> None:
     assert s.endpoints.save(replace(ep, destination=None, url="https://example.com/back"))
     back = s.endpoints.get("acme", "ep_01")
     assert (back.destination, back.url, back.external_id) == (None, "https://example.com/back", "hookline-0123")
+
+
+def endpoint_auth_reads_back_sealed_and_a_save_replaces_or_removes_it(s: Stores) -> None:
+    # Given an endpoint with `auth` (its secrets sealed: the store keeps the text it is given)
+    basic = EndpointAuth("basic", (("username", "hookline"),), "v1.sealed-basic")
+    s.endpoints.create(endpoint(auth=basic), most=100)
+    # Then it reads back as written
+    assert s.endpoints.get("acme", "ep_01") == endpoint(auth=basic)
+    # And a save replaces it, and one without it removes it
+    bearer = EndpointAuth("bearer", (), "v1.sealed-bearer")
+    assert s.endpoints.save(endpoint(auth=bearer))
+    assert s.endpoints.get("acme", "ep_01").auth == bearer
+    assert s.endpoints.save(endpoint())
+    assert s.endpoints.get("acme", "ep_01").auth is None
 
 
 def endpoint_save_keeps_what_others_own(s: Stores) -> None:
@@ -744,6 +759,7 @@ def replay_outcomes_are_counted(s: Stores) -> None:
 CHECKS: list[Callable[[Stores], None]] = [
     endpoint_create_is_once_and_reads_back,
     endpoint_destination_reads_back_and_a_save_moves_it,
+    endpoint_auth_reads_back_sealed_and_a_save_replaces_or_removes_it,
     endpoint_save_keeps_what_others_own,
     endpoint_signing_and_its_keys_round_trip_and_rotate_with_the_secret,
     endpoint_writes_answer_false_when_it_is_gone,

@@ -29,6 +29,7 @@ SAVED_FIELDS = (
     "version",
     "filter",
     "signing",
+    "auth",
 )
 
 

@@ -29,6 +29,7 @@ from hookline.adapters.dynamo import waits as wait_notes
 from hookline.core import (
     adaptive,
     apikeys,
+    auth,
     breaker,
     classify,
     customers,
@@ -231,6 +232,15 @@ class Fact:
 FACTS = [
     # README.md: local mode's front door
     Fact(README, "a request line over", f"a request line over {thousands(frontdoor.LINE_LIMIT)} bytes with 414", "local.frontdoor.LINE_LIMIT"),
+    Fact(
+        README,
+        "sealed in the table for every other one",
+        f"until {auth.TOKEN_REFRESH_MARGIN_SECONDS:g} seconds before",
+        "core.auth.TOKEN_REFRESH_MARGIN_SECONDS",
+    ),
+    Fact(
+        README, "sealed in the table for every other one", f"{auth.TOKEN_DEFAULT_SECONDS:g} seconds when the answer has none", "core.auth.TOKEN_DEFAULT_SECONDS"
+    ),
     Fact(README, "a request line over", f"more than {frontdoor.HEADER_COUNT_LIMIT} headers with 431", "local.frontdoor.HEADER_COUNT_LIMIT"),
     Fact(README, "It holds a burst of", f"a burst of {frontdoor.LISTEN_BACKLOG} connections", "local.frontdoor.LISTEN_BACKLOG"),
     # README.md: the API
@@ -1119,6 +1129,7 @@ def test_the_docs_quote_the_code(fact: Fact) -> None:
 def test_the_quoted_shapes_hold() -> None:
     """What the facts above read off a constant in words: the numbers behind those words."""
     assert ratelimit.batch_share(8) == 4 and ratelimit.batch_share(7) == 7  # "at most half of a limit of 8 or more"
+    assert auth.TOKEN_MOST_SECONDS == 86_400  # README, Endpoint authentication: a token is kept "never more than a day"
     # A repeat's copies wait the delivery function's timeout by default (README, architecture.md)
     assert S.repeat_requeue_delay_seconds == topology.DELIVERY_TIMEOUT_SECONDS
     assert topology.RETRY.sqs_source is not None and topology.RETRY.sqs_source.max_batching_window_seconds == 1  # "at most a second"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import timedelta
 
 import pytest
@@ -35,6 +35,7 @@ from tests.fakes.jobs import FakeJobStore
 from tests.fakes.outside import FakeSender, FakeStats, RecordingNotify
 from tests.fakes.queues import FakeQueue, Sent
 from tests.fakes.replays import FakeReplayStore
+from tests.fakes.sealer import FakeSealer
 from tests.fakes.state import FakeEndpointStateStore
 from tests.fakes.unqueued import SHARDS, FakeUnqueuedNotes
 
@@ -66,6 +67,7 @@ class World:
     job_store: FakeJobStore
     unqueued: FakeUnqueuedNotes
     dead_letters: FakeDeadLetterQueue
+    sealer: FakeSealer = field(default_factory=FakeSealer)
 
     def event_service(self) -> EventService:
         return EventService(
@@ -94,6 +96,7 @@ class World:
             self.catalog,
             endpoint_rules(self.settings, CLAIM_LEASE_SECONDS),
             stats_reader=self.stats,
+            sealer=self.sealer,
         )
 
     def catalog_service(self) -> CatalogService:

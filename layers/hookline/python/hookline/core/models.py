@@ -7,6 +7,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any, Literal
 
+from hookline.core.auth import EndpointAuth
 from hookline.core.broadcast import Fanout
 from hookline.core.broadcast import delivery_id as broadcast_delivery_id
 from hookline.core.clock import epoch_ms, parse_iso
@@ -92,6 +93,8 @@ class Endpoint:
     # replaced, each signing until its own end: rotated with the secret, by the same rule. Never shown, never logged.
     signing_key: str = ""
     previous_keys: tuple[PreviousSecret, ...] = ()
+    # How hookline authenticates to the receiver beyond the signature (hookline.core.auth): its secrets sealed. None: none.
+    auth: EndpointAuth | None = None
 
     def live_previous(self, now: float, overlap_seconds: float) -> tuple[LiveSecret, ...]:
         """The previous secrets still signing at `now`, each with its end, the one signing longest first."""
@@ -141,7 +144,7 @@ class Endpoint:
         return {**self.destination.to_json(), "external_id": self.external_id}
 
     def public(self) -> dict[str, Any]:
-        """What the API shows: everything but the secret."""
+        """What the API shows: everything but the secret and the secrets of its `auth`."""
         out: dict[str, Any] = {
             "id": self.id,
             "customer": self.customer,
@@ -157,6 +160,7 @@ class Endpoint:
             "filter": self.filter.to_json() if self.filter is not None else None,
             "ordered": self.ordered,
             "signing": self.shown_signing(),
+            "auth": self.auth.public() if self.auth is not None else None,
             "created_at": self.created_at,
             "updated_at": self.updated_at,
         }

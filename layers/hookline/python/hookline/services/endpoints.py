@@ -8,10 +8,12 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any
 
-from hookline.core import destinations, ids, notifications, rotation, signing, validation
+from hookline.core import auth, destinations, ids, notifications, rotation, signing, validation
 from hookline.core.adaptive import current
 from hookline.core.breaker import Breaker
 from hookline.core.clock import iso, iso_epoch
+from hookline.core.contract.auth import given as given_auth
+from hookline.core.contract.auth import token_url_refusal
 from hookline.core.contract.endpoints import (
     CreateEndpoint,
     EndpointCreated,
@@ -46,6 +48,7 @@ from hookline.services.customers import require_customer
 from hookline.services.delivery.endpoint_pool import EndpointPool
 from hookline.services.ports import (
     CatalogReader,
+    ClientCertificates,
     CustomerReader,
     EndpointDeliveries,
     EndpointHealthStore,
@@ -53,6 +56,7 @@ from hookline.services.ports import (
     JobStarter,
     LineHeadReader,
     Notify,
+    Sealer,
     Sender,
     StatsReader,
 )
@@ -88,6 +92,8 @@ class EndpointService:
     # The delivery rules, built from the settings (hookline.core.config.endpoint_rules): what health shows is what delivery does.
     rules: EndpointRules
     stats_reader: StatsReader | None = None
+    sealer: Sealer | None = None  # seals an endpoint's `auth` secrets; None: a stack without a key refuses `auth`
+    certificates: ClientCertificates | None = None  # checks an mTLS endpoint's certificate and key; None: not checked
     reads: EndpointPool = field(default_factory=lambda: EndpointPool(4), compare=False)  # an endpoint's reads, side by side
 
     def create(self, tenant: str, data: CreateEndpoint) -> EndpointCreated:
@@ -121,6 +127,7 @@ class EndpointService:
             signing=data.signing,
             signing_key=signing.generate_key() if data.signing.uses_ed25519 else "",
         )
+        ep = replace(ep, auth=self._sealed(ep, given_auth(data.auth)))
         if not self.repo.create(ep, self.settings.max_endpoints_per_owner):
             whose = f"customer {data.customer}" if data.customer else "the tenant's own endpoints"
             raise Conflict(
@@ -166,6 +173,10 @@ class EndpointService:
             versions.pinnable(changes["version"], self.clock())
             tested = replace(current, **{k: v for k, v in changes.items() if k in ("url", "destination", "external_id", "headers", "version")})
             self._require_test(tested, "it stays pinned to " + current.version)
+        if "auth" in changes:
+            changes["auth"] = self._sealed(replace(current, **{k: v for k, v in changes.items() if k in ("url", "destination")}), changes["auth"])
+        elif "url" in changes:
+            self._check_auth(changes["url"], changes["destination"], current.auth.type if current.auth else None)
         if changes.get("status") == "active":
             changes["disabled_reason"] = None
         elif changes.get("status") == "disabled" and current.status != "disabled":
@@ -186,6 +197,36 @@ class EndpointService:
             raise ValidationFailed(why, code="forbidden_destination")
         if headers:
             raise ValidationFailed(f"custom 'headers' are sent to http destinations only, not to {destination.type}", code=destinations.CODE)
+
+    def _sealed(self, endpoint: Endpoint, given: dict[str, Any] | None) -> auth.EndpointAuth | None:
+        """The endpoint's `auth` as kept: its secret fields sealed under its tenant and id. A token URL must be one the
+        stack may send to, judged as the endpoint's URL is; `auth` goes with HTTP endpoints only, mTLS with https."""
+        if given is None:
+            return None
+        kind, shown, secret = auth.split(given)
+        self._check_auth(endpoint.url, endpoint.destination, kind)
+        if "token_url" in shown:
+            try:
+                validation.validate_url(shown["token_url"], self.settings.url_policy)
+            except ValidationFailed as exc:
+                raise token_url_refusal(exc) from None
+        if kind == auth.MTLS and self.certificates is not None:
+            why = self.certificates.refusal(shown["certificate"], secret["private_key"])
+            if why:
+                raise ValidationFailed(f"'auth': {why}", code="invalid_auth")
+        if self.sealer is None:
+            raise Unavailable("this stack has no key to keep an endpoint's auth secrets (HOOKLINE_SECRETS_KEY_ARN is empty)")
+        sealed = self.sealer.seal(auth.secrets_text(secret), auth.seal_context(endpoint.tenant, endpoint.id))
+        return auth.EndpointAuth(kind, tuple(shown.items()), sealed)
+
+    @staticmethod
+    def _check_auth(url: str, destination: Destination | None, kind: str | None) -> None:
+        if kind is None:
+            return
+        if destination is not None:
+            raise ValidationFailed(f"'auth' is sent to http destinations only, not to {destination.type}", code="invalid_auth")
+        if kind == auth.MTLS and not url.lower().startswith("https:"):
+            raise ValidationFailed("'auth' of type mtls needs an https URL: a client certificate is presented in the TLS handshake", code="invalid_auth")
 
     def _ensure_within_ceiling(self, current: Endpoint, changes: dict[str, Any]) -> None:
         """A customer's endpoint may be set no higher than the customer's limits (a 422 naming the ceiling)."""

@@ -40,6 +40,7 @@ __all__ = [
     "BroadcastTypeNotes",
     "CatalogReader",
     "CatalogStore",
+    "ClientCertificates",
     "CustomerEndpoints",
     "CustomerReader",
     "CustomerSessions",
@@ -61,6 +62,7 @@ __all__ = [
     "Notify",
     "ReplayStore",
     "RetryWaitNotes",
+    "Sealer",
     "Sender",
     "SessionStore",
     "StatsReader",
@@ -370,6 +372,27 @@ class Sender(Protocol):
     def send(self, endpoint: Endpoint, message: Outbound) -> HttpResult:
         """One delivery to the endpoint's destination (an HTTP POST, or a message, event, record or object in the
         customer's AWS account); every failure is an HttpResult (a status or an error), never an exception."""
+        ...
+
+
+class ClientCertificates(Protocol):
+    """Whether an mTLS endpoint's certificate and key can be presented in a TLS handshake (hookline.adapters.endpoint_auth)."""
+
+    def refusal(self, certificate: str, private_key: str) -> str | None:
+        """Why they cannot (unreadable, an encrypted key, a key that is not the certificate's), or None."""
+        ...
+
+
+class Sealer(Protocol):
+    """Secrets at rest (an endpoint's `auth`): sealed with the stack's KMS key, under an encryption context (its tenant
+    and endpoint: hookline.core.auth.seal_context) that opening must name again (hookline.adapters.sealing)."""
+
+    def seal(self, plaintext: bytes, context: Mapping[str, str]) -> str:
+        """The sealed text (opaque, safe to store); raises when the key cannot be used."""
+        ...
+
+    def open(self, sealed: str, context: Mapping[str, str]) -> bytes:
+        """The plaintext `seal` was given under the same context; raises for any other context or text."""
         ...
 
 

@@ -22,6 +22,7 @@ from hookline.adapters.dynamo import compat, keys
 from hookline.adapters.dynamo.conditions import Attr, Key
 from hookline.adapters.dynamo.ops import Refused, query_all, query_page, transact_write, try_write, write_if
 from hookline.adapters.failures import translate_failures
+from hookline.core.auth import EndpointAuth
 from hookline.core.destinations import Destination, parse_destination
 from hookline.core.errors import DependencyFailed
 from hookline.core.filters import parse_filter
@@ -87,6 +88,8 @@ class EndpointRepository:
             item["ordered"] = True
         if not ep.signing.is_default:
             item["signing"] = _signing_item(ep.signing)
+        if ep.auth is not None:
+            item["auth"] = ep.auth.to_item()  # its secrets sealed (hookline.adapters.sealing): never in the clear
         return {**item, **_keys_item(ep.signing_key, ep.previous_keys)}
 
     @staticmethod
@@ -118,6 +121,7 @@ class EndpointRepository:
             signing=parse_signing(json.loads(item["signing"])) if item.get("signing") else DEFAULT_SIGNING,
             signing_key=item.get("signing_key", ""),
             previous_keys=tuple(PreviousSecret(str(p["secret"]), float(p["valid_until"])) for p in item.get("previous_keys") or ()),
+            auth=EndpointAuth.from_item(item.get("auth")),
         )
 
     def create(self, ep: Endpoint, most: int) -> bool:
@@ -190,6 +194,7 @@ class EndpointRepository:
             "#dn": "destination",
             "#x": "external_id",
             "#sg": "signing",
+            "#au": "auth",
         }
         values = {
             ":u": ep.url,
@@ -209,6 +214,7 @@ class EndpointRepository:
             ":dn": json.dumps(ep.destination.to_json(), separators=(",", ":")) if ep.destination is not None else "",  # "": HTTP to the url
             ":x": ep.external_id,
             ":sg": _signing_item(ep.signing) if not ep.signing.is_default else "",  # "": the default
+            ":au": ep.auth.to_item() if ep.auth is not None else "",  # "": none
         }
         # The Ed25519 key is written once, by the change that first needed it: a rotation's later key is never overwritten.
         key = ", #sk = if_not_exists(#sk, :sk)" if ep.signing_key else ""
@@ -217,7 +223,7 @@ class EndpointRepository:
         saved = write_if(
             self._table.update_item,
             Key=keys.endpoint(ep.tenant, ep.id),
-            UpdateExpression="SET #u = :u, #t = :t, #d = :d, #s = :s, #r = :r, #at = :at, #rl = :rl, #mc = :mc, #h = :h, #op = if_not_exists(#op, :op), #oi = if_not_exists(#oi, :oi), #v = :v, #vp = :vp, #vi = :oi, #f = :f, #dn = :dn, #x = :x, #sg = :sg"
+            UpdateExpression="SET #u = :u, #t = :t, #d = :d, #s = :s, #r = :r, #at = :at, #rl = :rl, #mc = :mc, #h = :h, #op = if_not_exists(#op, :op), #oi = if_not_exists(#oi, :oi), #v = :v, #vp = :vp, #vi = :oi, #f = :f, #dn = :dn, #x = :x, #sg = :sg, #au = :au"
             + key,
             ConditionExpression=Attr(keys.PK).exists(),
             ExpressionAttributeNames=names,

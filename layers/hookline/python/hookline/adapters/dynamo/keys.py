@@ -23,6 +23,7 @@ every key the API reads, so no query can reach another tenant's items.
     Attempt     E#<tenant>#<evt_id>     DLV#<dlv_id>#A#<nnnn>   attempt
     Breaker     BRK#<tenant>#<ep_id>    BRK                     breaker
     Limiter     LIM#<tenant>#<ep_id>    LIM                     limiter
+    Token       TOK#<tenant>#<ep_id>    TOK                     auth_token: an OAuth2 endpoint's access token, sealed, shared by the fleet
     Replay      RPL#<tenant>#<rpl_id>   RPL                     replay
     Job         JOB#<tenant>#<job_id>   JOB                     job
     Running job RJOB                    <tenant>#<job_id>       running_job (RUNNING_JOBS): a job not yet done or cancelled
@@ -96,6 +97,7 @@ Access patterns (numbered as in docs/architecture.md), by key:
     attempt              12 record the attempt
     event_partition      18 an event with its attempts (Query); a delivery's key as prefix: 40 its attempts (Query);
                          + DELIVERY_PREFIX: 34 a page of the previous release's broadcast's deliveries (Query)
+    auth_token           69 an OAuth2 endpoint's token: read when the process has none (GetItem), kept once fetched (PutItem conditional on a later refresh)
     breaker, limiter     7 load, 8 grant, 9 probe, 14 transition, 15 slow down, 16 release
     stats                20 add a batch's counters; stats_partition + stats_sort: 21 read a window (Query)
     replay               23 a replay's page counted (UpdateItem conditional on its job's step), 24 replay progress
@@ -206,6 +208,11 @@ def breaker(tenant: str, endpoint_id: str) -> Key:
 
 def limiter(tenant: str, endpoint_id: str) -> Key:
     return _key(f"LIM#{tenant}#{endpoint_id}", "LIM")
+
+
+def auth_token(tenant: str, endpoint_id: str) -> Key:
+    """An OAuth2 endpoint's cached access token (hookline.adapters.dynamo.tokens)."""
+    return _key(f"TOK#{tenant}#{endpoint_id}", "TOK")
 
 
 def line_head(tenant: str, endpoint_id: str) -> Key:

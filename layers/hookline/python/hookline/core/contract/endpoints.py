@@ -16,6 +16,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainSeriali
 from pydantic.json_schema import SkipJsonSchema
 
 from hookline.core import destinations, models, schemes, validation
+from hookline.core.contract import auth as given_auth
 from hookline.core.contract import fields, signing
 from hookline.core.contract.common import (
     AS_SHOWN,
@@ -161,6 +162,7 @@ class CreateEndpoint(_Placed):
         ),
     )
     signing: GivenSigning = optional(signing.DESCRIPTION, schemes.DEFAULT)
+    auth: given_auth.GivenAuth | None = optional(given_auth.DESCRIPTION)
 
     def place(self) -> tuple[str, destinations.Destination | None]:
         return place(self.url, self.destination)
@@ -193,6 +195,7 @@ class UpdateEndpoint(_Placed):
     status: fields.EndpointStatus = optional("`disabled` pauses new deliveries (reason `manual`); `active` resumes them.")
     filter: fields.Filter = optional("Replaces the content filter; null removes it (every event of its types).")
     signing: GivenSigning = optional("Replaces how its webhooks are signed; null: the default (Standard Webhooks `v1`).", schemes.DEFAULT)
+    auth: given_auth.GivenAuth | None = optional("Replaces the endpoint's `auth` as a whole, secrets too; null removes it.")
 
     def changes(self) -> dict[str, Any]:
         """The fields given, as the endpoint keeps them (headers as pairs)."""
@@ -201,6 +204,8 @@ class UpdateEndpoint(_Placed):
             given["url"], given["destination"] = place(given.get("url"), given.get("destination"))
         if "headers" in given:
             given["headers"] = tuple(given["headers"].items())
+        if "auth" in given:  # sealed by the service (EndpointService.update) before it is kept
+            given["auth"] = given_auth.given(given["auth"])
         return given
 
 
@@ -272,6 +277,9 @@ class Endpoint(Answer):
     filter: dict[str, Any] | None = optional("Its content filter (an EventBridge event pattern), or null: every event of its types.")
     ordered: bool = optional("Delivered one at a time, in the order the events were accepted.", False)
     signing: Annotated[signing.ShownSigning, AS_SHOWN, inline(signing.ShownSigning)]
+    auth: Annotated[given_auth.Shown | None, inline(given_auth.Shown, or_null=True)] = optional(
+        "How hookline authenticates to the receiver (its type and the fields that are not secret), or null: by the signature alone."
+    )
     created_at: Timestamp
     updated_at: Timestamp
     disabled_reason: Annotated[str, Field(examples=["manual"])] | SkipJsonSchema[None] = absent_unless_set(
@@ -447,7 +455,7 @@ class SecretRotated(Answer):
     previous_secret_valid_until: Timestamp = Field(
         description="Until then deliveries are signed with the secret this rotation replaced too; earlier secrets still sign until their own ends."
     )
-    public_key: Annotated[str | None, shown(signing.PUBLIC_KEY_SCHEMA)] = absent_unless_set(
+    public_key: signing.PublicKey | SkipJsonSchema[None] = absent_unless_set(
         "For an endpoint signing with Ed25519: the new key pair's public key (its private key is never shown); the one it replaced signs until `previous_secret_valid_until` too."
     )
 
@@ -461,7 +469,7 @@ class Jwk(Answer):
     kid: str
     use: Literal["sig"]
     alg: Literal["EdDSA"]
-    endpoint_id: Annotated[str, shown(ENDPOINT_ID_SCHEMA)] = Field(description="The endpoint whose webhooks it verifies.")
+    endpoint_id: EndpointId = Field(description="The endpoint whose webhooks it verifies.")
 
 
 class Jwks(Answer):

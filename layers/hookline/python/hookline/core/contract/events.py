@@ -11,14 +11,13 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal, Self, get_args
 
 from pydantic import MISSING, BeforeValidator, Field, GetJsonSchemaHandler, ValidationError
-from pydantic.json_schema import JsonSchemaValue
+from pydantic.json_schema import JsonSchemaValue, SkipJsonSchema
 from pydantic_core import CoreSchema, PydanticCustomError
 
 from hookline.core import ids, models, validation
 from hookline.core.broadcast import Fanout
 from hookline.core.contract import fields
 from hookline.core.contract.common import (
-    TIMESTAMP_SCHEMA,
     Answer,
     CheckedBody,
     DeliveryId,
@@ -31,7 +30,6 @@ from hookline.core.contract.common import (
     absent_unless_set,
     body_rule,
     optional,
-    shown,
 )
 from hookline.core.contract.fields import KeysMatch, Refused, Worded
 from hookline.core.contract.jobs import JobSummary
@@ -315,7 +313,7 @@ class Delivery(Answer):
     created_at: Timestamp
     updated_at: Timestamp
     attempts: list[Attempt]
-    polled_at: Annotated[str | None, shown(TIMESTAMP_SCHEMA)] = absent_unless_set(
+    polled_at: Timestamp | SkipJsonSchema[None] = absent_unless_set(
         "A polling endpoint's delivery: when a poll first moved past it (its receiver has it). Until then `succeeded` means it waits in the endpoint's mailbox."
     )
 

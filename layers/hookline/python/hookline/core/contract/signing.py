@@ -13,10 +13,11 @@ from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic.json_schema import SkipJsonSchema
 
 from hookline.core import schemes
 from hookline.core.contract import fields
-from hookline.core.contract.common import AS_SHOWN, Answer, absent_unless_set, inline, shown
+from hookline.core.contract.common import AS_SHOWN, Answer, absent_unless_set, inline
 from hookline.core.errors import ValidationFailed
 
 DESCRIPTION = (
@@ -115,12 +116,14 @@ Signing = StandardWebhooksSigning | HmacPresetSigning | HmacTemplateSigning
 
 # -- as an endpoint shows it ----------------------------------------------------------------------------------------
 
-PUBLIC_KEY_SCHEMA: dict[str, Any] = {
-    "type": "string",
-    "pattern": "^whpk_[A-Za-z0-9+/]{43}=$",
-    "description": "The Ed25519 public key that verifies its `v1a` signatures (`whpk_` + base64 of its 32 bytes).",
-    "examples": ["whpk_11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo="],
-}
+PublicKey = Annotated[
+    str,
+    Field(
+        pattern=r"^whpk_[A-Za-z0-9+/]{43}=$",
+        description="The Ed25519 public key that verifies its `v1a` signatures (`whpk_` + base64 of its 32 bytes).",
+        examples=["whpk_11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo="],
+    ),
+]
 
 
 class ShownScheme(Answer):
@@ -140,4 +143,4 @@ class ShownSigning(ShownScheme):
 
     also: list[Annotated[ShownScheme, AS_SHOWN, inline(ShownScheme)]] | None = absent_unless_set("The schemes that also sign every request until `also_until`.")
     also_until: Annotated[str | None, fields.Format("date-time")] = absent_unless_set()
-    public_key: Annotated[str | None, shown(PUBLIC_KEY_SCHEMA)] = absent_unless_set("Present while one of its schemes is Ed25519 (`v1a`).")
+    public_key: PublicKey | SkipJsonSchema[None] = absent_unless_set("Present while one of its schemes is Ed25519 (`v1a`).")

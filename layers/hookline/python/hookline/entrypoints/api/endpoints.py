@@ -641,7 +641,7 @@ def endpoint_stats(endpoint_id: EndpointId, since: Since = None, until: Until = 
 PollLimit = Annotated[
     int,
     given("limit", page_limit),
-    shown({"type": "integer", "minimum": 1, "maximum": polling.MAX_LIMIT, "default": polling.DEFAULT_LIMIT}),
+    WithJsonSchema({"type": "integer", "minimum": 1, "maximum": polling.MAX_LIMIT, "default": polling.DEFAULT_LIMIT}),  # read by its rule (given)
     Query(description=f"The most webhooks to answer (at most {polling.MAX_LIMIT})."),
 ]
 TokenId = Annotated[str, Path(description="A poll token's id (`pt_…`).")]

@@ -1,8 +1,10 @@
 // The endpoint's settings tab: re-enable (following the re-queue job), an AWS destination and its role (destination.js),
+// how hookline authenticates to the receiver (auth.js),
 // payload version (versions.js), configuration with the measured pace, content filter (filter.js), health, signing
 // secret, test event and delete.
 
 import { api, enc } from "./api.js";
+import { authSection } from "./auth.js";
 import { destinationSection } from "./destination.js";
 import { append, busy, button, clear, confirmDialog, errorBox, field, h, metric, mutating, notice, okBox, replaceContent, report, section } from "./dom.js";
 import { filterSection } from "./filter.js";
@@ -21,6 +23,7 @@ export function renderSettings(body, detail, seq) {
   append(body, [
     statusSection(detail),
     destinationSection(detail),
+    authSection(detail),
     versionSection(detail, seq),
     configSection(detail, measured),
     filterSection(detail),
