@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from hookline.adapters import destinations as destination_puts
+from hookline.adapters import sealing
 from hookline.adapters.dynamo import endpoints as endpoint_items
 from hookline.adapters.dynamo import event_items, keys
 from hookline.adapters.dynamo import portal as portal_items
@@ -948,6 +949,12 @@ FACTS = [
         "HOOKLINE_SECRET_OVERLAP_SECONDS",
     ),
     Fact(SECURITY, "keeps signing until its own `valid_until`", f"at most `MAX_LIVE_SECRETS` ({rotation.MAX_LIVE_SECRETS},", "MAX_LIVE_SECRETS"),
+    Fact(
+        SECURITY,
+        "An opened data key is kept in the",
+        f"process for {sealing.DATA_KEY_CACHE_SECONDS / 60:g} minutes (`DATA_KEY_CACHE_SECONDS`)",
+        "adapters.sealing.DATA_KEY_CACHE_SECONDS",
+    ),
     Fact(
         SECURITY,
         "per key for `HOOKLINE_AUTHORIZER_CACHE_SECONDS`",
