@@ -22,6 +22,7 @@ from hookline.wiring.topology import (
     EmailIdentitySpec,
     FunctionSpec,
     Grant,
+    KeySpec,
     QueueSpec,
     StateMachineSpec,
     TableSpec,
@@ -295,6 +296,8 @@ class Functions(Construct):
                 env[resource.env] = self._state_machines.state_machine(resource).state_machine_arn
             elif isinstance(resource, TopicSpec):
                 env[resource.env] = self._topics.topic(resource).topic_arn
+            elif isinstance(resource, KeySpec):
+                env[resource.env] = self._storage.key.key_arn
             elif isinstance(resource, QueueSpec):
                 env[resource.env] = self._queues.queue(resource).queue_url
         env.update(spec.extra_env)
@@ -314,6 +317,8 @@ class Functions(Construct):
         elif isinstance(resource, TopicSpec) and access == "publish":
             # sns:Publish on this topic only, plus kms:GenerateDataKey*/kms:Decrypt on its key (SSE).
             self._topics.topic(resource).grant_publish(fn)
+        elif isinstance(resource, KeySpec) and access == "seal":
+            fn.add_to_role_policy(seal_statement(self._storage.key.key_arn))
         elif isinstance(resource, CustomerDestinationsSpec) and access == "deliver":
             for statement in destination_statements(resource, Stack.of(self)):
                 fn.add_to_role_policy(statement)
@@ -350,6 +355,21 @@ class Functions(Construct):
         # The table is encrypted with the stack's key: reads decrypt with it, writes encrypt (the actions CDK's own
         # table grants give the key).
         self._storage.key.grant(fn, *(KEY_READ_ACTIONS + (KEY_WRITE_ACTIONS if writes else ())))
+
+
+# The encryption context every sealed secret carries (hookline.core.auth.seal_context): an endpoint id.
+SEAL_CONTEXT_CONDITION = {"StringLike": {"kms:EncryptionContext:endpoint": "ep_*"}}
+
+
+def seal_statement(key_arn: str) -> iam.PolicyStatement:
+    """Sealing and opening an endpoint's `auth` secrets (and its OAuth2 token) with the stack's key: a data key made
+    (kms:GenerateDataKey) and one opened (kms:Decrypt), each only under an endpoint's encryption context."""
+    return iam.PolicyStatement(
+        sid="SealEndpointSecrets",
+        actions=["kms:GenerateDataKey", "kms:Decrypt"],
+        resources=[key_arn],
+        conditions=SEAL_CONTEXT_CONDITION,
+    )
 
 
 def destination_statements(spec: CustomerDestinationsSpec, stack: Stack) -> list[iam.PolicyStatement]:

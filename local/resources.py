@@ -1,4 +1,4 @@
-"""Create hookline's tables, queues, state machines and topics from `hookline.wiring.topology` (no hard-coded names).
+"""Create hookline's tables, queues, state machines, topics and keys from `hookline.wiring.topology` (no hard-coded names).
 
 Used by the local runner against the embedded moto server, and by tests. Every
 call goes through boto3, so it works against anything boto3 points at
@@ -60,6 +60,18 @@ def create_table(dynamodb: Any, spec: topology.TableSpec, prefix: str) -> str:
         TimeToLiveSpecification={"Enabled": True, "AttributeName": spec.ttl_attribute},
     )
     return name
+
+
+def create_key(kms: Any, spec: topology.KeySpec, prefix: str) -> str:
+    """A symmetric key under the spec's alias (an existing one, found by its alias, is reused): its ARN."""
+    try:
+        return str(kms.describe_key(KeyId=spec.alias(prefix))["KeyMetadata"]["Arn"])
+    except ClientError as exc:
+        if exc.response.get("Error", {}).get("Code") != "NotFoundException":
+            raise
+    made = kms.create_key(Description=f"hookline {prefix} {spec.key}", KeyUsage="ENCRYPT_DECRYPT", KeySpec="SYMMETRIC_DEFAULT")["KeyMetadata"]
+    kms.create_alias(AliasName=spec.alias(prefix), TargetKeyId=made["KeyId"])
+    return str(made["Arn"])
 
 
 def create_topic(sns: Any, spec: topology.TopicSpec, prefix: str) -> str:
@@ -131,7 +143,7 @@ def provision(
     session: boto3.Session | None = None,
     endpoint_url: str | None = None,
 ) -> dict[str, str]:
-    """Create every table, queue, state machine and topic of the topology; return {env var: name / URL / ARN}.
+    """Create every table, queue, state machine, topic and key of the topology; return {env var: name / URL / ARN}.
 
     Queues are created in `topology.QUEUES` order, which lists dead-letter
     queues first, so each redrive policy can name its target's ARN. State
@@ -163,6 +175,10 @@ def provision(
         sns = session.client("sns", endpoint_url=endpoint_url)
         for topic in topology.TOPICS:
             env[topic.env] = create_topic(sns, topic, prefix)
+    if topology.KEYS:
+        kms = session.client("kms", endpoint_url=endpoint_url)
+        for key in topology.KEYS:
+            env[key.env] = create_key(kms, key, prefix)
     return env
 
 

@@ -2,7 +2,8 @@
 
 What is kept: every moto backend local mode's process has loaded (DynamoDB's tables and items, SQS's queues and
 messages, delayed and in-flight ones included, with their absolute visibility times, SNS, SES and its verified
-identities, S3's buckets and objects, IAM, STS, and whatever a customer's destination used), pickled whole with
+identities, KMS's keys (endpoints' `auth` secrets are sealed with one), S3's buckets and objects, IAM, STS, and
+whatever a customer's destination used), pickled whole with
 fresh locks in place of the live ones; and each Step Functions execution of hookline's state machines that was
 running (a retry's long wait), by its name and input: moto's executions run on live threads, which cannot be
 saved, so the restored start starts each one again with the same name and input. Its Wait reads an absolute
@@ -47,10 +48,26 @@ NOT_PICKLED = frozenset({"stepfunctions", "moto_api"})
 _LOCKS = (type(threading.Lock()), type(threading.RLock()))
 
 
+def _private_key(pem: bytes) -> Any:
+    from cryptography.hazmat.primitives.serialization import load_pem_private_key
+
+    return load_pem_private_key(pem, password=None)
+
+
+def _is_private_key(obj: Any) -> bool:
+    return type(obj).__module__.startswith("cryptography.") and hasattr(obj, "private_bytes") and hasattr(obj, "public_key")
+
+
 class _Pickler(pickle.Pickler):
-    """Locks and conditions become fresh ones; threads (none are live in a stopped local mode's backends) None."""
+    """Locks and conditions become fresh ones; threads (none are live in a stopped local mode's backends) None;
+    cryptography's private keys (moto's KMS keeps one per key, which sealed endpoints' `auth` secrets) their PEM."""
 
     def reducer_override(self, obj: Any) -> Any:
+        if _is_private_key(obj):
+            from cryptography.hazmat.primitives import serialization
+
+            pem = obj.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+            return _private_key, (pem,)
         if isinstance(obj, _LOCKS):
             return type(obj), ()
         if isinstance(obj, threading.Condition):

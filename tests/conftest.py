@@ -22,6 +22,7 @@ from moto import mock_aws
 import local  # noqa: F401  - puts the layer on sys.path, as Lambda's /opt/python
 from hookline.adapters.dynamo import keys
 from hookline.adapters.dynamo.apikeys import ApiKeyRepository
+from hookline.entrypoints import api as _api
 from hookline.wiring import container, topology
 from local.atomic import atomic_dynamodb_writes
 from local.lambda_runtime import load_handler
@@ -46,6 +47,11 @@ settings.load_profile("hookline")
 # lazily, so that scan imported much of the CDK and took seconds of CPU in each test process (4.6 s of a 4.9 s test).
 _NEVER_FROZEN = ["aws_cdk", "jsii", "constructs", "cdk_nag", "cfnlint", "matplotlib", "numpy", "PIL", "playwright", "mypy"]
 freezegun.configure(extend_ignore_list=["aws_lambda_powertools", "pydantic", "pydantic_core", "hookline.adapters.http", *_NEVER_FROZEN])
+# Every router of the API imported now, outside any frozen clock: the API imports a router when a request first names
+# its path (hookline.entrypoints.api.ROUTERS), and one first imported while a test froze the clock would take
+# freezegun's FakeDatetime for its `datetime` parameters. tests/integration/test_api_routers.py tries that lazy path
+# in fresh interpreters.
+_api.include(_api.MODULES)
 
 TEST_ENV = {
     "AWS_DEFAULT_REGION": "us-east-1",

@@ -296,3 +296,42 @@ def test_a_destinations_refusal_reads_as_words(page: Page, producer: Producer, c
     )
     expect(page.get_by_test_id("disabled-panel")).to_contain_text("Fix its access first (see Destination below).")
     expect(page.get_by_test_id("disabled-panel")).to_contain_text("If the destination accepts it, it becomes active again")
+
+
+# -- endpoint authentication ---------------------------------------------------------------------------------------
+
+AUTH_PASSWORD = "pw-Rt5u-never-in-the-page"
+AUTH_TOKEN = "tk-Yw2k-never-in-the-page"
+
+
+def test_an_endpoints_auth_is_shown_without_its_secret_and_replaced_from_the_portal(page: Page, page_log: PageLog, producer: Producer, customer: str) -> None:
+    # Given an endpoint with HTTP Basic auth
+    with WebhookReceiver(port=0) as rx:
+        endpoint = producer.endpoint(customer, rx.url, auth={"type": "basic", "username": "hookline", "password": AUTH_PASSWORD})
+        seen: list[str] = []
+        page.on("response", lambda r: seen.append(r.text()) if "/v1/" in r.url and r.request.method in ("GET", "PATCH") else None)
+        open_portal(page, producer.session(customer)["url"])
+        open_endpoint(page, endpoint["id"])
+
+        # Then its settings show the type and username, and never the password
+        panel = page.get_by_test_id("authentication")
+        expect(panel.get_by_test_id("auth-type")).to_have_text("HTTP Basic")
+        expect(panel.get_by_test_id("auth-username")).to_have_text("hookline")
+        assert AUTH_PASSWORD not in page.content()
+
+        # When the customer replaces it with a bearer token
+        panel.get_by_label("Type", exact=True).select_option("bearer")
+        panel.get_by_label("Token", exact=True).fill(AUTH_TOKEN)
+        panel.get_by_test_id("save-auth").click()
+        # Then the panel says so and shows the new type, without the token, and the endpoint sends it
+        expect(expect_result_focused(page, "auth-saved")).to_have_text("Authentication saved.")
+        expect(page.get_by_test_id("authentication").get_by_test_id("auth-type")).to_have_text("Bearer token")
+        assert producer.get_endpoint(endpoint["id"])["auth"] == {"type": "bearer"}
+        assert AUTH_TOKEN not in page.content() and AUTH_PASSWORD not in page.content()
+        assert seen and not [text for text in seen if AUTH_PASSWORD in text or AUTH_TOKEN in text]
+
+        # When it is removed, Then the endpoint has none
+        page.get_by_test_id("remove-auth").click()
+        expect(expect_result_focused(page, "auth-saved")).to_have_text("Authentication removed.")
+        expect(page.get_by_test_id("auth-type")).to_have_text("None: the signature alone")
+        assert producer.get_endpoint(endpoint["id"])["auth"] is None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import io
 import json
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -10,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from hookline_client import cli
+from hookline_client import HooklineClient, cli
+from hookline_client.listen import listen
 from tests.clients.fake_api import Answer, FakeApi, Request, fake_api
 
 KEY = "hk_cli_key"
@@ -42,6 +44,7 @@ EXPECTED = {
     ("deliveries", "list"),
     ("replay",),
     ("portal-link",),
+    ("listen",),
 }
 
 
@@ -171,3 +174,58 @@ def test_customers_put_sends_the_limits_it_is_given_and_none_it_is_not(api: Fake
     assert with_limits == {"name": "Org", "limits": {"max_rate_per_second": 5.0, "max_concurrency": 2}}
     assert without == {"name": "Org"}
     capsys.readouterr()
+
+
+def test_listen_forwards_each_webhook_keeps_its_cursor_and_stops_cleanly_on_ctrl_c(api: FakeApi, tmp_path: Path) -> None:
+    # Given a polling endpoint with two webhooks, then nothing more, and a local receiver that takes the first and
+    # refuses the second
+    webhooks = [
+        {
+            "id": f"evt_{n}",
+            "event_type": "order.paid",
+            "delivery_id": f"dlv_{n}",
+            "headers": {"webhook-id": f"evt_{n}", "webhook-signature": "v1,x"},
+            "body": f'{{"n": {n}}}',
+        }
+        for n in (1, 2)
+    ]
+    api.answer(Answer(body={"webhooks": webhooks, "cursor": "c2", "done": False}), Answer(body={"webhooks": [], "cursor": "c3", "done": True}))
+    cursor = tmp_path / "listen.cursor"
+    cursor.write_text("c0\n")  # where an earlier run stopped
+    out = io.StringIO()
+    with fake_api() as receiver:
+        receiver.answer(Answer(status=204), Answer(status=400))
+        args = argparse.Namespace(endpoint="ep_1", forward=receiver.url + "/webhook", cursor_file=str(cursor), interval=2.0, limit=20, once=False, out=out)
+
+        def ctrl_c(seconds: float) -> None:
+            assert seconds == 2.0  # caught up: it waits its interval, and is interrupted there
+            raise KeyboardInterrupt
+
+        # When it runs until Ctrl-C
+        with HooklineClient(api.url, KEY) as client:
+            listen(client, args, sleep=ctrl_c)
+        # Then each webhook went to the local URL with its exact body and headers, one status line each
+        assert [(r.method, r.path, r.body, r.headers["webhook-id"]) for r in receiver.requests] == [
+            ("POST", "/webhook", b'{"n": 1}', "evt_1"),
+            ("POST", "/webhook", b'{"n": 2}', "evt_2"),
+        ]
+    printed = out.getvalue()
+    assert "<-- 204 order.paid evt_1" in printed and "<-- 400 order.paid evt_2" in printed
+    assert printed.splitlines()[-1] == f"Stopped; the cursor is kept in {cursor}."
+    # And it polled from the stored cursor, then from each page's, and kept the last in its file
+    assert [r.query.get("cursor") for r in api.requests] == ["c0", "c2"]
+    assert cursor.read_text() == "c3\n"
+
+
+def test_listen_reports_a_local_url_that_does_not_answer(api: FakeApi, tmp_path: Path) -> None:
+    api.answer(
+        Answer(body={"webhooks": [{"id": "evt_1", "event_type": "a.b", "delivery_id": None, "headers": {}, "body": "{}"}], "cursor": "c1", "done": True})
+    )
+    out = io.StringIO()
+    args = argparse.Namespace(
+        endpoint="ep_1", forward="http://127.0.0.1:9/nothing", cursor_file=str(tmp_path / "c"), interval=1.0, limit=20, once=True, out=out
+    )
+    with HooklineClient(api.url, KEY) as client:
+        listen(client, args)
+    assert "--> a.b evt_1: not forwarded (ConnectionError)" in out.getvalue()
+    assert (tmp_path / "c").read_text() == "c1\n"

@@ -51,8 +51,16 @@ VALID: dict[type[BaseModel], dict[str, Any]] = {
         "version": "2026-01-01",
         "filter": {"type": ["invoice.paid"]},
         "ordered": False,
+        "auth": {"type": "oauth2_client_credentials", "token_url": "https://auth.example.com/token", "client_id": "hookline", "client_secret": "s"},
     },
-    UpdateEndpoint: {"description": "Billing", "rate_limit_per_second": 5, "max_concurrency": 2, "status": "active", "filter": {"type": ["x"]}},
+    UpdateEndpoint: {
+        "description": "Billing",
+        "rate_limit_per_second": 5,
+        "max_concurrency": 2,
+        "status": "active",
+        "filter": {"type": ["x"]},
+        "auth": {"type": "basic", "username": "hookline", "password": "p"},
+    },
     PutCustomer: {"name": "Acme", "email": "ops@acme.example", "metadata": {"plan": "pro"}, "limits": {"max_rate_per_second": 10, "max_concurrency": 5}},
     PutEventType: {"description": "Paid", "deprecated": False, "versions": {"2026-01-01": {"schema": {"type": "object"}}}},
     PutVersion: {"sunset_at": "2027-01-01T00:00:00Z", "default": False},
@@ -64,8 +72,8 @@ VALID: dict[type[BaseModel], dict[str, Any]] = {
 
 # The fields whose rule the document states in words, beside the schema's part of it: the server may refuse more.
 IN_WORDS: dict[type[BaseModel], set[str]] = {
-    CreateEndpoint: {"url", "headers", "filter", "destination"},
-    UpdateEndpoint: {"url", "headers", "filter", "destination", "version"},
+    CreateEndpoint: {"url", "headers", "filter", "destination", "auth"},
+    UpdateEndpoint: {"url", "headers", "filter", "destination", "version", "auth"},
     CreateEvent: {"versions"},
     CreateEventBatch: {"events"},
     PutCustomer: {"metadata"},

@@ -17,6 +17,7 @@ from typing import Any
 
 import boto3
 import pytest
+import requests
 from moto.server import ThreadedMotoServer
 
 from local.receiver import WebhookReceiver
@@ -60,6 +61,12 @@ def local_hookline() -> Iterator[LocalHookline]:
     # Retries wait about a second instead of up to a minute.
     with running_local_mode(HOOKLINE_RETRY_BASE_SECONDS="0.5") as hookline:
         yield hookline
+
+
+def local_api(hl: LocalHookline, method: str, path: str, body: Any = None) -> tuple[int, Any]:
+    """One request to local mode's API with its key: the status and the JSON answer (None when empty)."""
+    r = requests.request(method, f"{hl.base_url}{path}", json=body, headers={"authorization": f"Bearer {hl.api_key}"}, timeout=60)
+    return r.status_code, (r.json() if r.content else None)
 
 
 @pytest.fixture(scope="module")

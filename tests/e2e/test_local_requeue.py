@@ -13,22 +13,17 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-import requests
 
 from hookline.core.jobs import REQUEUE_PAUSED, Job, StepResult
 from hookline.services import bulk
 from hookline.wiring import container
 from local.receiver import WebhookReceiver
 from local.run import LocalHookline
+from tests.e2e.conftest import local_api as _api
 from tests.e2e.conftest import running_local_mode
 
 BACKLOG = 50
 PAGE = 20  # the job's page here: three of them, the third the one that dies
-
-
-def _api(hl: LocalHookline, method: str, path: str, body: Any = None) -> tuple[int, Any]:
-    r = requests.request(method, f"{hl.base_url}{path}", json=body, headers={"authorization": f"Bearer {hl.api_key}"}, timeout=60)
-    return r.status_code, (r.json() if r.content else None)
 
 
 def _wait(condition: Any, seconds: float) -> bool:

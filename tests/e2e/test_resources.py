@@ -1,4 +1,4 @@
-"""provision() builds local mode's AWS from the topology: tables with their indexes, queues, state machines, topics.
+"""provision() builds local mode's AWS from the topology: tables with their indexes, queues, state machines, topics, keys.
 
 In-process moto (the `aws` fixture), which is faster than a server; local mode points the same calls at its server.
 """
@@ -21,11 +21,21 @@ def env(aws: None) -> dict[str, str]:
 
 def test_provision_returns_every_resource_env_var(env: dict[str, str]) -> None:
     # Given the topology's resources
-    specs = (*topology.TABLES, *topology.QUEUES, *topology.STATE_MACHINES, *topology.TOPICS)
+    specs = (*topology.TABLES, *topology.QUEUES, *topology.STATE_MACHINES, *topology.TOPICS, *topology.KEYS)
     # When provision() has run
     # Then it names each one under its spec's env var, and nothing else
     assert set(env) == {spec.env for spec in specs}
     assert env["HOOKLINE_NOTIFICATIONS_TOPIC_ARN"] == env[topology.NOTIFICATIONS.env]
+
+
+def test_provision_makes_the_secrets_key_once_and_finds_it_again(env: dict[str, str]) -> None:
+    # Given the key provision() made under its alias
+    kms = boto3.client("kms")
+    made = kms.describe_key(KeyId=topology.SECRETS_KEY.alias(PREFIX))["KeyMetadata"]
+    assert (made["Arn"], made["KeyUsage"], made["KeySpec"]) == (env[topology.SECRETS_KEY.env], "ENCRYPT_DECRYPT", "SYMMETRIC_DEFAULT")
+    # When provision() runs again, Then it names the same key, and makes no other
+    assert provision(PREFIX)[topology.SECRETS_KEY.env] == made["Arn"]
+    assert len(kms.list_keys()["Keys"]) == 1
 
 
 def test_provision_creates_the_tables_global_secondary_indexes(env: dict[str, str]) -> None:

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from hookline.core.auth import EndpointAuth
 from hookline.core.breaker import Breaker
 from hookline.core.broadcast import Fanout
 from hookline.core.conflicts import Lost
@@ -26,6 +27,8 @@ from hookline.core.models import LAYOUT_EVENT_KEYED, Attempt, Delivery, Endpoint
 from hookline.core.ratelimit import Limiter, TokenLease
 from hookline.core.replay import ReplayWindow
 from hookline.core.rotation import LiveSecret, PreviousSecret, Rotation
+from hookline.core.schemes import DEFAULT as DEFAULT_SIGNING
+from hookline.core.schemes import parse_signing
 from hookline.core.stats import Carried
 
 NOW = 1_795_953_600.0  # 2026-11-29T12:00:00Z, as T0
@@ -106,6 +109,20 @@ def endpoint_destination_reads_back_and_a_save_moves_it(s: Stores) -> None:
     assert (back.destination, back.url, back.external_id) == (None, "https://example.com/back", "hookline-0123")
 
 
+def endpoint_auth_reads_back_sealed_and_a_save_replaces_or_removes_it(s: Stores) -> None:
+    # Given an endpoint with `auth` (its secrets sealed: the store keeps the text it is given)
+    basic = EndpointAuth("basic", (("username", "hookline"),), "v1.sealed-basic")
+    s.endpoints.create(endpoint(auth=basic), most=100)
+    # Then it reads back as written
+    assert s.endpoints.get("acme", "ep_01") == endpoint(auth=basic)
+    # And a save replaces it, and one without it removes it
+    bearer = EndpointAuth("bearer", (), "v1.sealed-bearer")
+    assert s.endpoints.save(endpoint(auth=bearer))
+    assert s.endpoints.get("acme", "ep_01").auth == bearer
+    assert s.endpoints.save(endpoint())
+    assert s.endpoints.get("acme", "ep_01").auth is None
+
+
 def endpoint_save_keeps_what_others_own(s: Stores) -> None:
     # Given an endpoint with a rotated secret and a Retry-After pause
     s.endpoints.create(endpoint(), most=100)
@@ -135,6 +152,23 @@ def endpoint_rotation_lands_only_on_the_secret_it_read(s: Stores) -> None:
     # Then a rotation that read an earlier secret changes nothing and is answered with the endpoint as it is now
     assert s.endpoints.rotate_secret("acme", "ep_01", _rotation("whsec_two", "whsec_late", at=NOW + 2)) == (False, after)
     assert s.endpoints.get("acme", "ep_01") == after
+
+
+def endpoint_signing_and_its_keys_round_trip_and_rotate_with_the_secret(s: Stores) -> None:
+    # Given an endpoint signing with Ed25519 and GitHub's format until a date, with its private key
+    migrating = parse_signing({"scheme": "standard-webhooks", "algorithm": "ed25519", "also": [{"scheme": "hmac", "preset": "github"}], "also_until": T0})
+    s.endpoints.create(endpoint(signing=migrating, signing_key="whsk_one"), most=100)
+    assert s.endpoints.get("acme", "ep_01") == endpoint(signing=migrating, signing_key="whsk_one")
+    # When a rotation replaces the secret and the key together
+    rotation = replace(_rotation(SECRET, "whsec_two"), new_key="whsk_two", previous_keys=(LiveSecret("whsk_one", NOW + 86400),))
+    assert s.endpoints.rotate_secret("acme", "ep_01", rotation) == (True, None)
+    got = s.endpoints.get("acme", "ep_01")
+    assert (got.signing_key, got.previous_keys) == ("whsk_two", (PreviousSecret("whsk_one", NOW + 86400),))
+    # Then a save of a copy read before the rotation keeps the rotated key, and a save back to the default signing keeps it too
+    assert s.endpoints.save(endpoint(signing=migrating, signing_key="whsk_one", description="d"))
+    assert s.endpoints.save(endpoint(description="e"))
+    got = s.endpoints.get("acme", "ep_01")
+    assert (got.signing, got.signing_key, got.previous_keys, got.description) == (DEFAULT_SIGNING, "whsk_two", (PreviousSecret("whsk_one", NOW + 86400),), "e")
 
 
 def endpoint_writes_answer_false_when_it_is_gone(s: Stores) -> None:
@@ -725,7 +759,9 @@ def replay_outcomes_are_counted(s: Stores) -> None:
 CHECKS: list[Callable[[Stores], None]] = [
     endpoint_create_is_once_and_reads_back,
     endpoint_destination_reads_back_and_a_save_moves_it,
+    endpoint_auth_reads_back_sealed_and_a_save_replaces_or_removes_it,
     endpoint_save_keeps_what_others_own,
+    endpoint_signing_and_its_keys_round_trip_and_rotate_with_the_secret,
     endpoint_writes_answer_false_when_it_is_gone,
     endpoint_rotation_lands_only_on_the_secret_it_read,
     endpoint_pause_keeps_the_later_one,

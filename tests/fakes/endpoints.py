@@ -28,6 +28,8 @@ SAVED_FIELDS = (
     "headers",
     "version",
     "filter",
+    "signing",
+    "auth",
 )
 
 
@@ -74,7 +76,9 @@ class FakeEndpointStore:
         stored = self.items.get((ep.tenant, ep.id))
         if stored is None:
             return False
-        self.items[(ep.tenant, ep.id)] = replace(stored, **{name: getattr(ep, name) for name in SAVED_FIELDS})
+        saved = replace(stored, **{name: getattr(ep, name) for name in SAVED_FIELDS})
+        # The Ed25519 key is written once, by the change that first needed it (as the table's `if_not_exists`).
+        self.items[(ep.tenant, ep.id)] = replace(saved, signing_key=stored.signing_key or ep.signing_key)
         return True
 
     @atomic
@@ -91,6 +95,9 @@ class FakeEndpointStore:
         if stored.secret != rotation.replaced:
             return False, stored
         previous = tuple(PreviousSecret(p.secret, round(p.valid_until, 3)) for p in rotation.previous)
+        if rotation.new_key:
+            keys = tuple(PreviousSecret(p.secret, round(p.valid_until, 3)) for p in rotation.previous_keys)
+            stored = replace(stored, signing_key=rotation.new_key, previous_keys=keys)
         self.items[(tenant, endpoint_id)] = replace(
             stored, secret=rotation.new_secret, previous_secrets=previous, rotated_at=round(rotation.at, 3), updated_at=rotation.at_iso
         )

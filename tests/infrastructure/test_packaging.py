@@ -17,7 +17,7 @@ from pathlib import Path
 import boto3
 import pytest
 
-from hookline.wiring.topology import FUNCTIONS, FunctionSpec, StateMachineSpec, TableSpec, TopicSpec
+from hookline.wiring.topology import FUNCTIONS, FunctionSpec, KeySpec, StateMachineSpec, TableSpec, TopicSpec
 from infra import DEPS_LAYER_DIR, FUNCTIONS_DIR
 from infra.functions import RUNTIME
 from tests.infrastructure.conftest import Synth
@@ -84,6 +84,9 @@ def _cold_start_env(synth: Synth, spec: FunctionSpec) -> dict[str, str]:
     variables = synth.resources[synth.function_id(spec)]["Properties"]["Environment"]["Variables"]
     env = {name: value for name, value in variables.items() if isinstance(value, str)}
     for resource in spec.env_resources:
+        if isinstance(resource, KeySpec):  # a key's ARN names its id, not a name of the stack's
+            env[resource.env] = "arn:aws:kms:us-east-1:123456789012:key/0b0c0d0e-1f2a-4b3c-8d4e-5f6a7b8c9d0e"
+            continue
         name = resource.physical_name("hookline")
         if isinstance(resource, TableSpec):
             env[resource.env] = name

@@ -535,8 +535,32 @@ def test_publishers_may_publish_only_to_the_notifications_topic(synth: Synth, sp
     assert {a for s in statements for a in _actions(s) if a.startswith("sns:")} == {"sns:Publish"}
     # And it may use the stack's key to encrypt what it publishes (the topic is KMS-encrypted)
     key_arn = {"Fn::GetAtt": [synth.logical_id(synth.stack.storage.key), "Arn"]}
+    unsealing = [s for s in statements if s.get("Sid") != SEAL_SID]  # sealing endpoints' secrets is tested on its own
     for action in ("kms:GenerateDataKey*", "kms:Decrypt"):
-        assert _resources_allowed(statements, action) == [key_arn], action
+        assert _resources_allowed(unsealing, action) == [key_arn], action
+
+
+SEAL_SID = "SealEndpointSecrets"
+SEALERS = [spec for spec in FUNCTIONS if topology.Grant(topology.SECRETS_KEY, "seal") in spec.grants]
+
+
+def test_the_functions_that_seal_endpoint_secrets_may_use_the_key_only_under_an_endpoints_context(synth: Synth) -> None:
+    # Given the api (which seals an endpoint's auth and sends its test events) and every function that delivers
+    assert {s.name for s in SEALERS} == {API.name, DELIVERY.name, RETRY.name, ORDERED.name}
+    key_arn = {"Fn::GetAtt": [synth.logical_id(synth.stack.storage.key), "Arn"]}
+    for spec in FUNCTIONS:
+        statements = [s for s in synth.policy_statements(synth.role_id(spec)) if s.get("Sid") == SEAL_SID]
+        env = synth.resources[synth.function_id(spec)]["Properties"]["Environment"]["Variables"]
+        if spec not in SEALERS:
+            # Then the others have no such statement, nor the key's ARN
+            assert statements == [] and topology.SECRETS_KEY.env not in env, spec.name
+            continue
+        # Then each has one statement: a data key made and one opened, on the stack's key, under an endpoint's encryption context
+        (statement,) = statements
+        assert _sort(_actions(statement)) == ["kms:Decrypt", "kms:GenerateDataKey"]
+        assert statement["Resource"] == key_arn
+        assert statement["Condition"] == {"StringLike": {"kms:EncryptionContext:endpoint": "ep_*"}}
+        assert env[topology.SECRETS_KEY.env] == key_arn
 
 
 def test_authorizer_cannot_publish_notifications(synth: Synth) -> None:
@@ -611,6 +635,8 @@ def test_function_environment_comes_from_topology_and_settings(synth: Synth) -> 
                 assert env[resource.env] == {"Ref": synth.state_machine_id(resource)}  # the ARN
             elif isinstance(resource, topology.TopicSpec):
                 assert env[resource.env] == {"Ref": synth.topic_id(resource)}  # the ARN
+            elif isinstance(resource, topology.KeySpec):
+                assert env[resource.env] == {"Fn::GetAtt": [synth.logical_id(synth.stack.storage.key), "Arn"]}
             else:
                 assert env[resource.env] == {"Ref": _queue_id(synth, resource)}
     # And the api, delivery and retry functions know the notifications topic's ARN

@@ -460,6 +460,26 @@ def test_live_success_responses_match_the_document(hookline: Hookline, monkeypat
         assert (status, template["Outputs"]["RoleArn"]["Value"]) == (200, {"Fn::GetAtt": ["HooklineDeliveryRole", "Arn"]})
         assert api.call("DELETE", "/v1/endpoints/{endpoint_id}", endpoint_id=queue["id"])[0] == 204
 
+        # When an endpoint signs with Ed25519 and GitHub's format (the document's example), its key pair rotates with its secret
+        status, signed = api.call("POST", "/v1/endpoints", {**_example("POST", "/v1/endpoints", "signed"), "url": receiver.url})
+        assert (status, signed["signing"]["also"]) == (201, [{"scheme": "hmac", "preset": "github"}])
+        status, rotated = api.call("POST", "/v1/endpoints/{endpoint_id}/secret/rotate", endpoint_id=signed["id"])
+        assert status == 200 and rotated["public_key"] != signed["signing"]["public_key"]
+        # Then the key set holds both its keys while the replaced one signs
+        status, jwks = api.call("GET", "/v1/jwks")
+        assert (status, [k["endpoint_id"] for k in jwks["keys"]]) == (200, [signed["id"]] * 2)
+        assert api.call("PATCH", "/v1/endpoints/{endpoint_id}", _example("PATCH", "/v1/endpoints/{endpoint_id}", "signing"), endpoint_id=signed["id"])[0] == 200
+        assert api.call("DELETE", "/v1/endpoints/{endpoint_id}", endpoint_id=signed["id"])[0] == 204
+        # When a polling endpoint (the document's example) has a poll token made, is polled with it, and it is revoked
+        status, polled = api.call("POST", "/v1/endpoints", _example("POST", "/v1/endpoints", "polling"))
+        assert (status, polled["url"], polled["destination"]) == (201, None, {"type": "poll"})
+        status, token = api.call("POST", "/v1/endpoints/{endpoint_id}/poll-tokens", endpoint_id=polled["id"])
+        assert (status, token["endpoint_id"]) == (201, polled["id"])
+        status, page = api.call("GET", "/v1/endpoints/{endpoint_id}/poll", query={"limit": "10"}, endpoint_id=polled["id"])
+        assert (status, page) == (200, {"webhooks": [], "cursor": None, "done": True})
+        assert api.call("DELETE", "/v1/endpoints/{endpoint_id}/poll-tokens/{token_id}", endpoint_id=polled["id"], token_id=token["id"]) == (204, None)
+        assert api.call("DELETE", "/v1/endpoints/{endpoint_id}", endpoint_id=polled["id"])[0] == 204
+
         # When the secret is rotated and the endpoints are tested
         assert api.call("POST", "/v1/endpoints/{endpoint_id}/secret/rotate", endpoint_id=billing["id"])[0] == 200
         status, secrets = api.call("GET", "/v1/endpoints/{endpoint_id}/secret", endpoint_id=billing["id"])

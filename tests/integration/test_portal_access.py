@@ -49,6 +49,8 @@ class Row:
         return f"{self.method} {self.path}"
 
 
+ED25519 = {"scheme": "standard-webhooks", "algorithm": "ed25519"}
+
 # fmt: off
 MATRIX = [
     #    method    path                                          body                                   producer       session A      read-only A   (against A  B  own)
@@ -80,6 +82,8 @@ MATRIX = [
     Row("GET",    "/v1/event-types/{type}",                      None,                                   "- - 200",     "- - 404",     "- - 404",     changes=False),
     Row("PUT",    "/v1/event-types/{type}",                      {"description": "changed"},             "- - 200",     "- - 403",     "- - 403"),
     Row("GET",    "/v1/versions",                                None,                                   "- - 200",     "- - 200",     "- - 200",     changes=False),
+    Row("GET",    "/v1/jwks",                                    None,                                   "- - 200",     "- - 200",     "- - 200",     changes=False),
+    Row("PATCH",  "/v1/endpoints/{ep}",                          {"signing": ED25519},                   "200 200 200", "200 404 404", "403 403 403"),
     Row("POST",   "/v1/filters/test",                            {"filter": {"type": ["a.b"]}, "event": {"type": "a.b", "data": {}}}, "- - 200", "- - 200", "- - 200", changes=False),
     Row("PUT",    "/v1/versions/{ver}",                          {"default": True},                      "- - 201",     "- - 403",     "- - 403"),
     Row("PATCH",  "/v1/endpoints/{ep}",                          {"version": "2026-01-01"},              "200 200 200", "200 404 404", "403 403 403"),
@@ -93,6 +97,11 @@ MATRIX = [
     Row("GET",    "/v1/jobs/{job}",                              None,                                   "200 200 200", "200 404 404", "200 404 404", changes=False),
     Row("POST",   "/v1/jobs/{job}/resume",                       None,                                   "202 202 202", "403 403 403", "403 403 403"),
     Row("POST",   "/v1/customers/{cus}/portal-sessions",         {"read_only": True},                    "201 201 -",   "403 403 -",   "403 403 -"),
+    Row("GET",    "/v1/endpoints/{pep}/poll",                    None,                                   "200 200 200", "200 404 404", "403 403 403", changes=False),
+    Row("GET",    "/v1/endpoints/{pep}/role-template",           None,                                   "409 409 409", "409 404 404", "409 404 404", changes=False),
+    Row("GET",    "/v1/endpoints/{ep}/poll",                     None,                                   "409 409 409", "409 404 404", "403 403 403", changes=False),
+    Row("POST",   "/v1/endpoints/{pep}/poll-tokens",             None,                                   "201 201 201", "403 403 403", "403 403 403"),
+    Row("DELETE", "/v1/endpoints/{pep}/poll-tokens/{pt}",        None,                                   "204 204 204", "403 403 403", "403 403 403"),
     Row("DELETE", "/v1/customers/{cus}/portal-sessions",         None,                                   "204 204 -",   "403 403 -",   "403 403 -"),
 ]
 # fmt: on
@@ -138,6 +147,9 @@ class World:
         kind = f"set.{self.sets}"  # this set's endpoint alone subscribes to its event
         ep = self.producer("POST", "/v1/endpoints", {"url": self.receiver.url, "event_types": [kind], **addressed})["id"]
         ids = {"ep": ep, "cus": customer or "", "url": self.receiver.url, "type": "a.b", "ver": "2026-10-01"}
+        if "{pep}" in row.path:  # a polling endpoint of the owner's, and a poll token of it
+            pep = self.producer("POST", "/v1/endpoints", {"destination": {"type": "poll"}, "event_types": [kind], **addressed})["id"]
+            return {**ids, "pep": pep, "pt": self.producer("POST", f"/v1/endpoints/{pep}/poll-tokens")["id"]}
         if "{job}" in row.path:  # the re-queue job that re-enabling the endpoint starts
             return {**ids, "job": self.producer("POST", f"/v1/endpoints/{ep}/enable")["requeue"]["id"]}
         if not any(name in row.path for name in ("{evt}", "{dlv}", "{rpl}")):
@@ -239,6 +251,21 @@ def test_a_session_lists_only_its_customers_endpoints_and_events(world: World) -
         status, event = world.call(key, "GET", f"/v1/events/{mine['evt']}")
         assert status == 200 and [d["endpoint_id"] for d in event["deliveries"]] == [mine["ep"]]
     assert {e["id"] for e in world.producer("GET", "/v1/endpoints")["items"]} == {mine["ep"], theirs["ep"], own["ep"]}
+
+
+def test_a_sessions_key_set_holds_its_customers_ed25519_keys_only(world: World) -> None:
+    # Given an Ed25519 endpoint of A, of B and of the tenant's own
+    keys = {}
+    for owner in OWNERS:
+        addressed = {"customer": c} if (c := CUSTOMER_OF[owner]) else {}
+        made = world.producer("POST", "/v1/endpoints", {"url": world.receiver.url, "signing": ED25519, **addressed})
+        keys[owner] = (made["id"], made["signing"]["public_key"])
+    # When A's sessions read the key set, then it holds A's key alone; the producer's holds all three
+    for key in ("session", "read_only"):
+        status, jwks = world.call(key, "GET", "/v1/jwks")
+        assert status == 200 and [k["endpoint_id"] for k in jwks["keys"]] == [keys["A"][0]]
+        assert world.call(key, "GET", f"/v1/endpoints/{keys['A'][0]}")[1]["signing"]["public_key"] == keys["A"][1]
+    assert {k["endpoint_id"] for k in world.producer("GET", "/v1/jwks")["keys"]} == {ep for ep, _ in keys.values()}
 
 
 def test_a_session_sees_a_broadcast_with_its_own_deliveries_only(world: World) -> None:
@@ -351,7 +378,18 @@ def _v1_routes() -> list[Any]:
     return [r for r in api.served() if r.path.startswith("/v1")]
 
 
-_PARAMS = {"ep": "endpoint_id", "evt": "event_id", "dlv": "delivery_id", "rpl": "replay_id", "cus": "uid", "type": "name", "ver": "version", "job": "job_id"}
+_PARAMS = {
+    "ep": "endpoint_id",
+    "pep": "endpoint_id",
+    "pt": "token_id",
+    "evt": "event_id",
+    "dlv": "delivery_id",
+    "rpl": "replay_id",
+    "cus": "uid",
+    "type": "name",
+    "ver": "version",
+    "job": "job_id",
+}
 
 
 def _route_of(row: Row) -> tuple[str, str]:
@@ -365,6 +403,47 @@ def test_every_v1_route_declares_its_access() -> None:
     # And the matrix tries every one of them
     served = {(r.method, r.path) for r in routes}
     assert served - {_route_of(row) for row in MATRIX} == set(), "routes the access matrix does not try"
+
+
+def test_a_poll_token_polls_its_own_endpoint_and_nothing_else(world: World) -> None:
+    # Given two polling endpoints of A and one of B, and a poll token of A's first
+    row = next(r for r in MATRIX if r.path == "/v1/endpoints/{pep}/poll")
+    mine, other, theirs = world.resources("A", row), world.resources("A", row), world.resources("B", row)
+    made = world.producer("POST", f"/v1/endpoints/{mine['pep']}/poll-tokens")
+    world.tokens["poll"] = made["token"]
+    # Then it polls its endpoint
+    status, page = world.call("poll", "GET", f"/v1/endpoints/{mine['pep']}/poll")
+    assert (status, page["webhooks"], page["done"]) == (200, [], True)
+    # And another endpoint's poll, of its customer's or another's, is 404 as if it did not exist; every other route 403;
+    # none of them changes anything
+    refusals = [
+        ("GET", f"/v1/endpoints/{other['pep']}/poll", 404),
+        ("GET", f"/v1/endpoints/{theirs['pep']}/poll", 404),
+        ("GET", f"/v1/endpoints/{mine['pep']}", 403),
+        ("GET", "/v1/endpoints", 403),
+        ("POST", f"/v1/endpoints/{mine['pep']}/poll-tokens", 403),
+        ("DELETE", f"/v1/endpoints/{mine['pep']}/poll-tokens/{made['id']}", 403),
+        ("POST", f"/v1/endpoints/{mine['pep']}/test", 403),
+        ("GET", "/v1/event-types", 403),
+    ]
+    before = _everything(world.hookline)
+    for method, path, want in refusals:
+        status, answer = world.call("poll", method, path)
+        assert (status, answer["error"]["code"]) == (want, "not_found" if want == 404 else "forbidden"), (method, path)
+    assert world.call("poll", "POST", "/v1/events", {"type": "a.b", "data": {}})[0] == 403
+    assert _everything(world.hookline) == before
+    # And through API Gateway's cache, an answer cached on a refused path still polls (the authorizer does not judge the
+    # path: its answer is kept for every path)
+    gw = _gateway(world)
+    assert _through(gw, made["token"], "GET", f"/v1/endpoints/{mine['pep']}")[0] == 403
+    assert _through(gw, made["token"], "GET", f"/v1/endpoints/{mine['pep']}/poll")[0] == 200
+    # And its id with a secret of the same shape but not its own is refused by the authorizer
+    world.tokens["forged"] = made["token"][:-1] + ("A" if made["token"][-1] != "A" else "B")
+    assert world.call("forged", "GET", f"/v1/endpoints/{mine['pep']}/poll")[0] == 401
+    # And revoked (another endpoint's id for it is 404), the authorizer no longer accepts it
+    assert world.call("producer", "DELETE", f"/v1/endpoints/{other['pep']}/poll-tokens/{made['id']}")[0] == 404
+    assert world.call("producer", "DELETE", f"/v1/endpoints/{mine['pep']}/poll-tokens/{made['id']}")[0] == 204
+    assert world.call("poll", "GET", f"/v1/endpoints/{mine['pep']}/poll")[0] == 401
 
 
 def _portal_rows() -> list[Row]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import socket
+import ssl
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -177,4 +178,48 @@ class KeepAliveReceiver:
 def keep_alive_receiver(**options: Any) -> Iterator[KeepAliveReceiver]:
     r = KeepAliveReceiver(**options)
     with serving(r.server):
+        yield r
+
+
+class _TlsServer(ThreadingHTTPServer):
+    """Each connection's handshake on its own thread. A refused handshake ends as a server's does: its alert sent, what
+    the client sent meanwhile read, then closed (closed at once with the client's request unread, the kernel would
+    answer with a reset that can overtake the alert)."""
+
+    daemon_threads = True
+
+    def __init__(self, handler: Any, context: ssl.SSLContext) -> None:
+        super().__init__(("127.0.0.1", 0), handler)
+        self.context = context
+
+    def finish_request(self, request: Any, client_address: Any) -> None:
+        kept = request.dup()  # wrap_socket takes the socket over, and closes it when the handshake fails
+        try:
+            tls = self.context.wrap_socket(request, server_side=True)
+        except OSError:
+            with kept:
+                kept.settimeout(2)
+                try:
+                    while kept.recv(4096):
+                        pass
+                except OSError:
+                    pass
+            return
+        kept.close()
+        super().finish_request(tls, client_address)
+
+
+@contextmanager
+def running_tls_receiver(cert_file: str, key_file: str, client_ca: str | None = None, answer: Callable[[Received], Answer] | None = None) -> Iterator[Receiver]:
+    """A Receiver over TLS with the certificate; `client_ca`: it requires a client certificate that CA signed (mTLS),
+    and refuses the handshake of a client without one."""
+    r = Receiver(answer)
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.load_cert_chain(cert_file, key_file)
+    if client_ca is not None:
+        context.verify_mode = ssl.CERT_REQUIRED
+        context.load_verify_locations(client_ca)
+    plain, r._server = r._server, _TlsServer(r._server.RequestHandlerClass, context)
+    plain.server_close()
+    with serving(r._server):
         yield r

@@ -19,8 +19,9 @@ from hookline.wiring.topology import API, AUTHORIZER, DELIVERY, JOBS, FunctionSp
 from infra import FUNCTIONS_DIR, HOOKLINE_LAYER_PYTHON
 
 # No function imports the SDK's client machinery before its first AWS call (hookline.adapters.aws), nor X-Ray with
-# tracing off (hookline.core.tracing).
-EVERY_FUNCTION = ("boto3", "botocore.client", "botocore.session", "urllib3", "aws_xray_sdk")
+# tracing off (hookline.core.tracing), nor `cryptography` before it first makes or uses an Ed25519 key (hookline.core.signing) or
+# seals or opens a secret (hookline.adapters.sealing).
+EVERY_FUNCTION = ("boto3", "botocore.client", "botocore.session", "urllib3", "aws_xray_sdk", "cryptography")
 DENIED: dict[str, tuple[str, ...]] = {
     AUTHORIZER.name: (
         *EVERY_FUNCTION,

@@ -20,7 +20,7 @@ from pydantic import TypeAdapter, ValidationError
 from hookline.adapters.destinations import PUTS
 from hookline.core import destinations, patterns
 from hookline.core.contract import destinations as contract
-from hookline.core.destinations import HTTP, KINDS, ROLE_NAME_PREFIX, TYPES, parse_destination
+from hookline.core.destinations import HTTP, KINDS, POLL, ROLE_NAME_PREFIX, TYPES, parse_destination
 from hookline.core.errors import ValidationFailed
 from hookline.entrypoints import portal_kinds
 
@@ -32,15 +32,18 @@ QUEUE = "https://sqs.eu-west-1.amazonaws.com/111122223333/orders"
 
 def test_every_type_is_one_registry_entry_one_model_and_one_put() -> None:
     # Given the registry, the request models and the adapters' puts
-    # Then each type has exactly one of each, in the registry's order (http is posted, not put)
+    # Then each type has exactly one of each, in the registry's order (http is posted, not put; poll is put in its
+    # mailbox, hookline.adapters.dynamo.mailbox, not in the customer's account)
     assert typing.get_args(destinations.DestinationType) == TYPES
     assert tuple(typing.get_args(model.model_fields["type"].annotation)[0] for model in contract.MODELS) == TYPES
-    assert set(PUTS) == set(TYPES) - {HTTP}
-    # And each type but http names its address rule, its one IAM action (the customer's role allows it) and its client
+    assert set(PUTS) == set(TYPES) - {HTTP, POLL}
+    assert [kind for kind, k in KINDS.items() if k.pulled] == [POLL]
+    # And each type in the customer's account names its address rule, its one IAM action (the customer's role allows
+    # it) and its client; the polling one none of them (nothing is sent out)
     for kind, k in KINDS.items():
         if kind != HTTP:
-            assert (bool(k.pattern), bool(k.action), bool(k.service)) == (True, True, True), kind
-    assert {kind: k.action for kind, k in KINDS.items() if kind != HTTP} == destinations.ACTIONS
+            assert (bool(k.pattern), bool(k.action), bool(k.service), bool(k.address_field)) == (not k.pulled,) * 4, kind
+    assert {kind: k.action for kind, k in KINDS.items() if kind not in (HTTP, POLL)} == destinations.ACTIONS
 
 
 def test_the_portals_list_of_types_is_the_registrys() -> None:
@@ -74,7 +77,7 @@ def test_each_models_patterns_in_the_document_are_the_servers_own() -> None:
     for kind, model in zip(TYPES, contract.MODELS, strict=True):
         shown = COMPONENTS[model.__name__]
         assert shown["properties"]["type"]["const"] == kind and shown["additionalProperties"] is False
-        if kind == HTTP:
+        if kind in (HTTP, POLL):
             continue
         # Then its address and its role carry the very expressions the server matches whole
         k = KINDS[kind]
@@ -155,6 +158,9 @@ def _aws(kind: str, address: str, **more: str) -> dict[str, str]:
         (_aws("s3", "ok-bucket", prefix="../up"), False),
         (_aws("kinesis", "arn:aws:kinesis:eu-west-1:111122223333:stream/s", prefix="x"), False),
         ({"type": "ftp", "url": "ftp://x"}, False),
+        ({"type": "poll"}, True),
+        ({"type": "poll", "url": "https://example.com/x"}, False),
+        ({"type": "poll", "role_arn": ROLE}, False),
         ({**_aws("s3", "my-webhook-archive"), "prefix": None}, False),  # schemathesis's find: null is no string
         ({**_aws("eventbridge", "arn:aws:events:eu-west-1:111122223333:event-bus/orders"), "source": None}, False),
     ],

@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from hookline.adapters import destinations as destination_puts
+from hookline.adapters import sealing
 from hookline.adapters.dynamo import endpoints as endpoint_items
 from hookline.adapters.dynamo import event_items, keys
 from hookline.adapters.dynamo import portal as portal_items
@@ -29,12 +30,14 @@ from hookline.adapters.dynamo import waits as wait_notes
 from hookline.core import (
     adaptive,
     apikeys,
+    auth,
     breaker,
     classify,
     customers,
     models,
     patterns,
     policy,
+    polling,
     portal,
     ratelimit,
     rotation,
@@ -230,6 +233,15 @@ class Fact:
 FACTS = [
     # README.md: local mode's front door
     Fact(README, "a request line over", f"a request line over {thousands(frontdoor.LINE_LIMIT)} bytes with 414", "local.frontdoor.LINE_LIMIT"),
+    Fact(
+        README,
+        "sealed in the table for every other one",
+        f"until {auth.TOKEN_REFRESH_MARGIN_SECONDS:g} seconds before",
+        "core.auth.TOKEN_REFRESH_MARGIN_SECONDS",
+    ),
+    Fact(
+        README, "sealed in the table for every other one", f"{auth.TOKEN_DEFAULT_SECONDS:g} seconds when the answer has none", "core.auth.TOKEN_DEFAULT_SECONDS"
+    ),
     Fact(README, "a request line over", f"more than {frontdoor.HEADER_COUNT_LIMIT} headers with 431", "local.frontdoor.HEADER_COUNT_LIMIT"),
     Fact(README, "It holds a burst of", f"a burst of {frontdoor.LISTEN_BACKLOG} connections", "local.frontdoor.LISTEN_BACKLOG"),
     # README.md: the API
@@ -258,6 +270,10 @@ FACTS = [
     Fact(README, "re-queues the paused deliveries (a page of", f"a page of {bulk.REQUEUE_PAGE} per step", "services.bulk.REQUEUE_PAGE"),
     Fact(README, "counted by the hour they were created in", f"reading at most {thousands(FAILURES_READ_BOUND)}", "core.replay.FAILURES_READ_BOUND"),
     Fact(README, '`{"events": [up to', f"up to {validation.MAX_BATCH_EVENTS} events", "core.validation.MAX_BATCH_EVENTS"),
+    # README.md: polling endpoints
+    Fact(README, "a polling endpoint's next webhooks", f"`limit` 1 to {polling.MAX_LIMIT} ({polling.DEFAULT_LIMIT})", "core.polling.MAX_LIMIT, DEFAULT_LIMIT"),
+    Fact(README, "A webhook is readable", f"readable {polling.SETTLE_SECONDS:g} seconds after", "core.polling.SETTLE_SECONDS"),
+    Fact(README, "A webhook is readable", f"later than {polling.LATE_SECONDS:g} seconds after acceptance", "core.polling.LATE_SECONDS"),
     Fact(README, "One API Gateway request instead of", f"instead of up to {validation.MAX_BATCH_EVENTS}", "core.validation.MAX_BATCH_EVENTS"),
     Fact(README, "the fan-out runs off the request path as a job", f"a page of {broadcast.PAGE} endpoints per step", "services.broadcast.PAGE"),
     Fact(
@@ -935,6 +951,12 @@ FACTS = [
     Fact(SECURITY, "keeps signing until its own `valid_until`", f"at most `MAX_LIVE_SECRETS` ({rotation.MAX_LIVE_SECRETS},", "MAX_LIVE_SECRETS"),
     Fact(
         SECURITY,
+        "An opened data key is kept in the",
+        f"process for {sealing.DATA_KEY_CACHE_SECONDS / 60:g} minutes (`DATA_KEY_CACHE_SECONDS`)",
+        "adapters.sealing.DATA_KEY_CACHE_SECONDS",
+    ),
+    Fact(
+        SECURITY,
         "per key for `HOOKLINE_AUTHORIZER_CACHE_SECONDS`",
         f"({MAX_AUTHORIZER_CACHE_SECONDS} s, and settings refuse more)",
         "core.settings.MAX_AUTHORIZER_CACHE_SECONDS",
@@ -1114,6 +1136,7 @@ def test_the_docs_quote_the_code(fact: Fact) -> None:
 def test_the_quoted_shapes_hold() -> None:
     """What the facts above read off a constant in words: the numbers behind those words."""
     assert ratelimit.batch_share(8) == 4 and ratelimit.batch_share(7) == 7  # "at most half of a limit of 8 or more"
+    assert auth.TOKEN_MOST_SECONDS == 86_400  # README, Endpoint authentication: a token is kept "never more than a day"
     # A repeat's copies wait the delivery function's timeout by default (README, architecture.md)
     assert S.repeat_requeue_delay_seconds == topology.DELIVERY_TIMEOUT_SECONDS
     assert topology.RETRY.sqs_source is not None and topology.RETRY.sqs_source.max_batching_window_seconds == 1  # "at most a second"

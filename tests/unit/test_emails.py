@@ -48,3 +48,10 @@ def test_an_aws_destination_refusal_is_told_in_words_with_the_destination() -> N
     assert "refused hookline access" in email.text
     assert "Destination: sqs https://sqs.eu-west-1.amazonaws.com/111122223333/orders" in email.text and "URL:" not in email.text
     assert "2 deliveries are paused" in email.text
+
+
+def test_a_polling_endpoint_is_named_by_its_id_not_a_blank_address() -> None:
+    polled = endpoint(url="", destination=Destination("poll", ""))
+    email = endpoint_email(CUSTOMER, polled, StatusNotice("recovered", "recovered", "t"), Waiting(0), Links())
+    assert email.subject == f"Webhook endpoint recovered: polling endpoint {polled.id}"
+    assert f"Destination: polling endpoint {polled.id}" in email.text

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import timedelta
 
 import pytest
@@ -35,6 +35,7 @@ from tests.fakes.jobs import FakeJobStore
 from tests.fakes.outside import FakeSender, FakeStats, RecordingNotify
 from tests.fakes.queues import FakeQueue, Sent
 from tests.fakes.replays import FakeReplayStore
+from tests.fakes.sealer import FakeSealer
 from tests.fakes.state import FakeEndpointStateStore
 from tests.fakes.unqueued import SHARDS, FakeUnqueuedNotes
 
@@ -66,6 +67,7 @@ class World:
     job_store: FakeJobStore
     unqueued: FakeUnqueuedNotes
     dead_letters: FakeDeadLetterQueue
+    sealer: FakeSealer = field(default_factory=FakeSealer)
 
     def event_service(self) -> EventService:
         return EventService(
@@ -94,6 +96,7 @@ class World:
             self.catalog,
             endpoint_rules(self.settings, CLAIM_LEASE_SECONDS),
             stats_reader=self.stats,
+            sealer=self.sealer,
         )
 
     def catalog_service(self) -> CatalogService:
@@ -153,7 +156,12 @@ class World:
         """An endpoint as if created through the API at the clock's time."""
         stamp = self.clock().strftime("%Y-%m-%dT%H:%M:%S.000Z")
         ms = int(self.clock.timestamp() * 1000)
-        base: dict[str, object] = {"url": "https://example.com/hook", "secret": "whsec_dGVzdHNlY3JldA==", "created_at": stamp, "updated_at": stamp}
+        base: dict[str, object] = {
+            "url": "https://example.com/hook",
+            "secret": "whsec_dGVzdHNlY3JldHRlc3RzZWNyZXR0ZXN0",
+            "created_at": stamp,
+            "updated_at": stamp,
+        }
         return self.endpoints.add(Endpoint(id=ids.new_id(ids.ENDPOINT, ms), tenant=tenant, **(base | fields)))  # type: ignore[arg-type]
 
 

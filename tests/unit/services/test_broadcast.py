@@ -341,11 +341,12 @@ def test_the_job_of_an_event_that_is_gone_or_no_broadcast_is_cancelled_and_does_
     ordinary = world.event_service().accept("acme", CreateEvent(type="plan.changed", data={}))
     before = (world.events.all_deliveries(), world.delivery_queue.tasks())
     # When broadcast jobs are started for an ordinary event and an unknown one (as a previous release's message could)
-    for event_id in (ordinary.id, "evt_nope"):
+    gone = "evt_01kkntq2cne6s1c99tvp6dvkt6"
+    for event_id in (ordinary.id, gone):
         world.broadcast_service().fan_out("acme", event_id)
     world.run_jobs()
     # Then both are cancelled, and nothing was created or queued
-    for event_id, why in ((ordinary.id, "the event is not a broadcast"), ("evt_nope", "the broadcast's event is gone (expired)")):
+    for event_id, why in ((ordinary.id, "the event is not a broadcast"), (gone, "the broadcast's event is gone (expired)")):
         shown = world.job_runner().describe("acme", fanout_job_id("acme", event_id))
         assert (shown.status, shown.note) == ("cancelled", why)
     assert (world.events.all_deliveries(), world.delivery_queue.tasks()) == before

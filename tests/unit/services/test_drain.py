@@ -41,7 +41,7 @@ def test_a_drain_moves_every_dead_letter_back_at_its_pace_page_by_page_and_ends_
     # At the pace: no second holds more than 20 of them (SQS delays are whole seconds), and the seconds run on
     visible = sorted((s.visible_at - started).total_seconds() for s in world.retry_queue.sent if s.visible_at)
     assert max(visible.count(v) for v in set(visible)) <= 20 and all(b - a <= 1 for a, b in pairwise(visible))
-    ended = world.job_runner().describe(OPERATORS, job["id"])
+    ended = world.job_runner().find(OPERATORS, job["id"])  # as stored: the API answers no operators' job
     assert (ended.status, ended.counts) == ("done", {"moved": 250, "skipped": 0, "poison": 0})
 
 
@@ -53,7 +53,7 @@ def test_a_filtered_drain_leaves_others_letters_and_poison_where_they_are(world:
     world.run_jobs_on_clock(30)
     assert sorted(t.delivery_id for t in world.retry_queue.tasks()) == sorted(t.delivery_id for t in mine)
     assert sorted(world.dead_letters.bodies()) == sorted([t.to_message() for t in others] + ["not a task"])
-    ended = world.job_runner().describe(OPERATORS, job["id"])
+    ended = world.job_runner().find(OPERATORS, job["id"])
     assert (ended.status, ended.counts) == ("done", {"moved": 3, "skipped": 2, "poison": 1})
 
 
@@ -62,7 +62,7 @@ def test_a_drain_stops_at_its_maximum(world: World) -> None:
     job = _control(world).start({"kind": "drain_dlq", "max_messages": 12, "rate": 100})["job"]
     world.run_jobs_on_clock(30)
     assert (len(world.retry_queue.sent), len(world.dead_letters.bodies())) == (12, 18)
-    assert world.job_runner().describe(OPERATORS, job["id"]).counts["moved"] == 12
+    assert world.job_runner().find(OPERATORS, job["id"]).counts["moved"] == 12
 
 
 def test_a_step_that_dies_between_send_and_delete_leaves_a_copy_and_the_drain_still_ends(world: World) -> None:
@@ -78,7 +78,7 @@ def test_a_step_that_dies_between_send_and_delete_leaves_a_copy_and_the_drain_st
     runner.step(OPERATORS, job["id"], 0)
     world.run_jobs_on_clock(30)
     assert len(world.retry_queue.sent) == 8 and len({t.delivery_id for t in world.retry_queue.tasks()}) == 4
-    assert world.dead_letters.bodies() == [] and world.job_runner().describe(OPERATORS, job["id"]).status == "done"
+    assert world.dead_letters.bodies() == [] and world.job_runner().find(OPERATORS, job["id"]).status == "done"
 
 
 def test_a_long_filtered_drain_moves_all_its_own_letters_among_many_others_and_ends(world: World) -> None:
@@ -91,7 +91,7 @@ def test_a_long_filtered_drain_moves_all_its_own_letters_among_many_others_and_e
     # Then every one of its own went back, the others stay, and the drain ended
     assert sorted(t.delivery_id for t in world.retry_queue.tasks()) == sorted(t.delivery_id for t in mine)
     assert len(world.dead_letters.bodies()) == 1500
-    ended = world.job_runner().describe(OPERATORS, job["id"])
+    ended = world.job_runner().find(OPERATORS, job["id"])
     assert (ended.status, ended.counts["moved"]) == ("done", 400)
     assert ended.counts["skipped"] >= 1500  # letters looked at and left: some more than once
 
@@ -100,8 +100,8 @@ def test_a_drain_that_finds_none_of_its_own_ends_after_its_idle_steps(world: Wor
     _dead(world, 6000, endpoint_id="ep_b")
     job = _control(world).start({"kind": "drain_dlq", "endpoint_id": "ep_a", "rate": 100})["job"]
     steps = world.run_jobs_on_clock(600)
-    ended = world.job_runner().describe(OPERATORS, job["id"])
-    assert (ended.status, ended.steps, len(steps), ended.counts["moved"]) == ("done", IDLE_STEPS, IDLE_STEPS, 0)
+    ended = world.job_runner().find(OPERATORS, job["id"])
+    assert (ended.status, ended.step, len(steps), ended.counts["moved"]) == ("done", IDLE_STEPS, IDLE_STEPS, 0)
     assert world.retry_queue.sent == []
 
 

@@ -18,6 +18,7 @@ from tests.fakes.events import FakeEventStore
 from tests.fakes.outside import FakeSender, FakeStats, RecordingNotify
 from tests.fakes.queues import FakeQueue
 from tests.fakes.replays import FakeReplayStore
+from tests.fakes.sealer import FakeSealer
 from tests.fakes.state import FakeEndpointStateStore
 from tests.fakes.waits import FakeWaitNotes
 
@@ -56,6 +57,7 @@ PORTS = [
     (ports.RetryWaitNotes, FakeWaitNotes),
     (delivery_ports.Scheduler, FakeScheduler),
     (ports.Notify, RecordingNotify),
+    (ports.Sealer, FakeSealer),
 ]
 
 

@@ -20,6 +20,7 @@ from typing import Any, TextIO
 from ._version import __version__
 from .client import KEY_ENV, URL_ENV, HooklineClient
 from .errors import HooklineError
+from .listen import DEFAULT_INTERVAL_SECONDS, listen
 from .models import Customer
 
 Handler = Callable[[HooklineClient, argparse.Namespace], Any]
@@ -432,6 +433,23 @@ class _Commands:
         link.add_argument("--ttl", type=positive, metavar="SECONDS", help="how long the link works (3600, at most 604800)")
         link.add_argument("--read-only", action="store_true", help="the customer can look but not change anything")
 
+    def listen(self) -> None:
+        lst = self.command(
+            self.commands,
+            "listen",
+            listen,
+            "receive a polling endpoint's webhooks and forward them to a local URL",
+            'Poll a polling endpoint (destination {"type": "poll"}) and POST each webhook, with its exact body and signed headers, '
+            "to a local URL, printing a status line each. The cursor is kept in a file, so a restart resumes where it stopped; Ctrl-C stops. "
+            "--key may be the API key or a poll token of the endpoint.",
+        )
+        lst.add_argument("endpoint", help="the ep_ id of a polling endpoint")
+        lst.add_argument("--forward", required=True, metavar="URL", help="where each webhook is POSTed, e.g. http://localhost:3000/webhook")
+        lst.add_argument("--cursor-file", metavar="PATH", help="where the cursor is kept (default: .hookline-listen-<endpoint>.cursor here)")
+        lst.add_argument("--interval", type=float, default=DEFAULT_INTERVAL_SECONDS, metavar="SECONDS", help="wait between polls once caught up (2)")
+        lst.add_argument("--limit", type=positive, default=20, help="webhooks per poll (20, at most 100)")
+        lst.add_argument("--once", action="store_true", help="stop once caught up, instead of waiting for more")
+
     def customers(self) -> None:
         customers = self.group("customers", "create and read customers")
         put = self.command(
@@ -464,6 +482,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands.deliveries()
     commands.replay()
     commands.portal_link()
+    commands.listen()
     commands.customers()
     return parser
 

@@ -169,8 +169,9 @@ class Endpoints(_Resource):
 
     def create(
         self,
-        url: str,
+        url: str | None = None,
         *,
+        destination: Mapping[str, Any] | None = None,
         event_types: Iterable[str] | None = None,
         description: str | None = None,
         rate_limit_per_second: float | None = None,
@@ -179,11 +180,12 @@ class Endpoints(_Resource):
         customer: str | None = None,
         version: str | None = None,
     ) -> EndpointCreated:
-        """Register an endpoint (`POST /v1/endpoints`) → the endpoint with its signing `secret` (`whsec_…`).
+        """Register an endpoint (`POST /v1/endpoints`) → the endpoint with its signing `secret` (`whsec_…`): at `url`,
+        or at a `destination` instead (`{"type": "poll"}`: a polling endpoint, read with `poll`).
 
         Not idempotent: retried only when the request cannot have reached the API.
         """
-        body: dict[str, Any] = {"url": url}
+        body: dict[str, Any] = {"url": url} if destination is None else {"destination": dict(destination)}
         optional: dict[str, Any] = {
             "event_types": list(event_types) if event_types is not None else None,
             "description": description,
@@ -210,6 +212,19 @@ class Endpoints(_Resource):
             body["status"] = status
         answer = self._t.request("POST", f"/v1/endpoints/{path_segment(endpoint_id)}/replay", retry=Retry.IDEMPOTENT, body=body)
         return cast(ReplayAccepted, answer)
+
+    def poll(self, endpoint_id: str, *, cursor: str | None = None, limit: int | None = None) -> dict[str, Any]:
+        """A polling endpoint's next webhooks after `cursor` (`GET …/poll`): `{"webhooks", "cursor", "done"}`, each
+        webhook with the exact `body` and `headers` a push would send. The key may be the producer's or a poll token."""
+        path = f"/v1/endpoints/{path_segment(endpoint_id)}/poll"
+        return cast(dict[str, Any], self._t.request("GET", path, retry=Retry.IDEMPOTENT, params={"cursor": cursor, "limit": limit}))
+
+    def create_poll_token(self, endpoint_id: str) -> dict[str, Any]:
+        """A token that polls this endpoint and nothing else (`POST …/poll-tokens`): `token` is shown this once."""
+        return cast(dict[str, Any], self._t.request("POST", f"/v1/endpoints/{path_segment(endpoint_id)}/poll-tokens", retry=Retry.UNSAFE))
+
+    def revoke_poll_token(self, endpoint_id: str, token_id: str) -> None:
+        self._t.request("DELETE", f"/v1/endpoints/{path_segment(endpoint_id)}/poll-tokens/{path_segment(token_id)}", retry=Retry.IDEMPOTENT)
 
 
 class Deliveries(_Resource):

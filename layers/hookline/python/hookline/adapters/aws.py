@@ -140,6 +140,10 @@ def sesv2_client() -> Any:
     return _client("sesv2")
 
 
+def kms_client() -> Any:
+    return _client("kms")
+
+
 def reset_clients() -> None:
     """Forget cached clients (tests start a fresh moto per test)."""
     dynamodb_table.cache_clear()

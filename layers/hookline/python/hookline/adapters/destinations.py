@@ -140,22 +140,45 @@ class AwsDestinations:
         return fresh
 
 
+class MailboxPutter(Protocol):
+    """What DestinationSender needs of a polling endpoint's mailbox (hookline.adapters.dynamo.mailbox.Mailbox)."""
+
+    def send(self, endpoint: Endpoint, message: Outbound) -> HttpResult: ...
+
+
 class HttpPoster(Protocol):
     """What DestinationSender needs of the HTTP client (hookline.adapters.http.WebhookClient)."""
 
     def post(self, url: str, body: bytes, headers: dict[str, str]) -> HttpResult: ...
 
 
+class AuthPoster(Protocol):
+    """What DestinationSender needs to POST to an endpoint with `auth` (hookline.adapters.endpoint_auth.AuthenticatedPoster)."""
+
+    def post(self, endpoint: Endpoint, body: bytes, headers: dict[str, str]) -> HttpResult: ...
+
+
 @dataclass(frozen=True)
 class DestinationSender:
-    """The `Sender`: HTTP endpoints through the SSRF-guarded client, the others through their AWS adapter."""
+    """The `Sender`: HTTP endpoints through the SSRF-guarded client (with their `auth`'s credentials, when they have
+    one), polling endpoints into their mailbox, the others through their AWS adapter."""
 
     http: HttpPoster
     aws: AwsDestinations
+    mailbox: MailboxPutter | None = None
+    authenticated: AuthPoster | None = None  # None: a stack without a key to open `auth` secrets with
 
     def send(self, endpoint: Endpoint, message: Outbound) -> HttpResult:
         if endpoint.destination is None:
-            return self.http.post(endpoint.url, message.body, dict(message.headers))
+            if endpoint.auth is None:
+                return self.http.post(endpoint.url, message.body, dict(message.headers))
+            if self.authenticated is None:
+                return HttpResult(None, classify.AUTH_FAILED, 0, detail="this stack has no key to open the endpoint's auth secrets with")
+            return self.authenticated.post(endpoint, message.body, dict(message.headers))
+        if endpoint.destination.pulled:
+            if self.mailbox is None:
+                raise RuntimeError("a polling endpoint's delivery needs the mailbox: wire one (hookline.wiring.container)")
+            return self.mailbox.send(endpoint, message)
         return self.aws.send(endpoint, message)
 
 
@@ -223,7 +246,8 @@ def _put_s3(client: Any, d: Destination, _e: Endpoint, m: Outbound) -> tuple[str
     return _request_id(answer), answer.get("ETag")
 
 
-# The put of each type of hookline.core.destinations.KINDS but http (DestinationSender posts that); a test holds them equal.
+# The put of each type of hookline.core.destinations.KINDS but http (DestinationSender posts that) and poll (its mailbox,
+# hookline.adapters.dynamo.mailbox); a test holds them equal.
 PUTS: dict[str, Callable[[Any, Destination, Endpoint, Outbound], tuple[str | None, str | None]]] = {
     "sqs": _put_sqs,
     "sns": _put_sns,

@@ -72,7 +72,19 @@ RESEND_WITHIN_SECONDS = 1.0  # a kept connection closed under a send fails it at
 POOL_HOSTS = 256  # pinned addresses whose connections are kept at once; the least recently used beyond are closed
 POOL_CONNECTIONS = 10  # connections kept per pinned address (a batch's requests to one endpoint run side by side)
 
-PoolKey = tuple[str, str, int, str]  # scheme, hostname, port, the vetted address connected to
+# scheme, hostname, port, the vetted address connected to, the client certificate presented ("": none)
+PoolKey = tuple[str, str, int, str, str]
+
+
+@dataclass(frozen=True)
+class ClientCertificate:
+    """A client certificate to present in the TLS handshake (an mTLS endpoint's: hookline.adapters.endpoint_auth),
+    as the files ssl's load_cert_chain reads. `name` tells certificates apart: connections that presented one are
+    kept for it alone."""
+
+    name: str
+    cert_file: str
+    key_file: str
 
 
 _CLOSED = (ClosedUnanswered, ConnectionResetError, BrokenPipeError, ConnectionAbortedError)
@@ -82,7 +94,7 @@ class _Connection:
     """One connection to a vetted address (TLS for https, checked against the hostname)."""
 
     def __init__(self, key: PoolKey, connect_timeout: float, tls: Callable[[], ssl.SSLContext]):
-        scheme, hostname, port, ip = key
+        scheme, hostname, port, ip, _client = key
         raw = socket.create_connection((ip, port), timeout=connect_timeout)
         try:
             raw.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
@@ -134,9 +146,10 @@ class ConnectionPools:
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _opened: int = 0
     _tls: ssl.SSLContext | None = None
+    _client_tls: dict[str, ssl.SSLContext] = field(default_factory=dict)
     resent: int = 0  # sends repeated on a new connection because the kept one was closed under them
 
-    def take(self, key: PoolKey, connect_timeout: float) -> tuple[_Connection, bool]:
+    def take(self, key: PoolKey, connect_timeout: float, client: ClientCertificate | None = None) -> tuple[_Connection, bool]:
         """A kept connection to the key's address and True, or a new one and False (OSError if it cannot connect)."""
         stale: list[_Connection] = []
         kept = None
@@ -155,7 +168,7 @@ class ConnectionPools:
         if kept is not None:
             return kept, True
         try:
-            return _Connection(key, connect_timeout, self._tls_context), False
+            return _Connection(key, connect_timeout, self._tls_context if client is None else lambda: self._client_context(client)), False
         except BaseException:
             self._done(key)
             raise
@@ -204,6 +217,20 @@ class ConnectionPools:
             self._tls = ssl.create_default_context(cafile=self.ca_file or get_cert_path(True))
         return self._tls
 
+    def _client_context(self, client: ClientCertificate) -> ssl.SSLContext:
+        """A context that verifies the receiver as _tls_context does and presents the client certificate; one per
+        certificate, made on its first handshake."""
+        with self._lock:
+            made = self._client_tls.get(client.name)
+        if made is None:
+            from botocore.httpsession import get_cert_path
+
+            made = ssl.create_default_context(cafile=self.ca_file or get_cert_path(True))
+            made.load_cert_chain(client.cert_file, client.key_file)
+            with self._lock:
+                self._client_tls[client.name] = made
+        return made
+
     def count_resend(self) -> None:
         with self._lock:
             self.resent += 1
@@ -242,7 +269,14 @@ class WebhookClient:
         self._resolve = resolver
         self.pools = ConnectionPools(keepalive_seconds)
 
-    def post(self, url: str, body: bytes, headers: Mapping[str, str]) -> HttpResult:
+    @property
+    def request_timeout(self) -> float:
+        return self._request_timeout
+
+    def post(self, url: str, body: bytes, headers: Mapping[str, str], client: ClientCertificate | None = None, deadline: float | None = None) -> HttpResult:
+        """One POST; `client`: the certificate to present when the receiver asks for one (https only); `deadline`: a
+        time.monotonic() it must end by when that comes before its own request deadline (an attempt that makes several
+        requests, an OAuth2 token's and the webhook's, shares one: hookline.adapters.endpoint_auth)."""
         started = time.monotonic()
         target = self._vet(url)
         if isinstance(target, _Refused):
@@ -252,10 +286,10 @@ class WebhookClient:
             request = _request(parts, body, headers)
         except ValueError as exc:
             return _result(started, None, classify.CONNECTION_ERROR, detail=str(exc)[:300])
-        key = (parts.scheme, parts.hostname or "", port, ip)
-        deadline = started + self._request_timeout
+        key = (parts.scheme, parts.hostname or "", port, ip, client.name if client is not None else "")
+        deadline = started + self._request_timeout if deadline is None else min(deadline, started + self._request_timeout)
         try:
-            connection, answer = self._send(key, request, started, deadline)
+            connection, answer = self._send(key, request, started, deadline, client)
         except (OSError, AnswerUnreadable, ValueError) as exc:
             return _result(started, None, _error_class(exc), detail=str(exc)[:300] or type(exc).__name__)
         kept: _Connection | None = None
@@ -272,12 +306,12 @@ class WebhookClient:
             self.pools.give_back(key, kept)
         return _result(started, answer.status, None, body=text, headers=answer.headers)
 
-    def _send(self, key: PoolKey, request: bytes, started: float, deadline: float) -> tuple[_Connection, Head]:
+    def _send(self, key: PoolKey, request: bytes, started: float, deadline: float, client: ClientCertificate | None = None) -> tuple[_Connection, Head]:
         """POST once; once more when a kept connection was closed under the request, unanswered, within
         RESEND_WITHIN_SECONDS of the send (see the module's note). Both sends share the request's deadline. The
         connection comes back with the answer's head read; the caller gives it back."""
         for last in (False, True):
-            connection, kept = self.pools.take(key, min(self._connect_timeout, max(deadline - time.monotonic(), 0.001)))
+            connection, kept = self.pools.take(key, min(self._connect_timeout, max(deadline - time.monotonic(), 0.001)), client)
             sent_at = time.monotonic()
             try:
                 connection.socket.settimeout(max(deadline - sent_at, 0.001))

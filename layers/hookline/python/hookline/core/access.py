@@ -6,7 +6,10 @@ replays) and the events addressed to that customer; anything else of the
 tenant answers 404 exactly like an id that does not exist, so a session
 cannot even learn that it exists. Routes that only the producer may use
 (creating events, customers, sessions) answer 403 to a session, and a
-read-only session gets 403 on every route that changes something.
+read-only session gets 403 on every route that changes something. A poll
+token (hookline.core.polling) stands for one endpoint's receiver: it may call
+that endpoint's poll route and nothing else (403 elsewhere, 404 on another
+endpoint's poll).
 
 The event-type catalog is the tenant's, but which types it sends to whom is
 each customer's own: a session sees only the types its customer's endpoints
@@ -30,6 +33,7 @@ class Access(Enum):
     READ = "read"  # any principal, scoped to what it sees
     WRITE = "write"  # the producer, or a session that is not read-only, scoped likewise
     PRODUCER = "producer"  # the producer only
+    POLL = "poll"  # a polling endpoint's poll: the producer, a session that is not read-only, or a poll token of it
 
 
 @dataclass(frozen=True)
@@ -41,10 +45,11 @@ class Principal:
     # A session's customer's creation time (its `customer_created_at`): what the uid named before it, an endpoint
     # made or an event accepted earlier, was an earlier customer's of that uid, deleted since. "": no such bound.
     since: str = ""
+    poll_endpoint: str = ""  # a poll token's: the one endpoint it may poll, and nothing else ("": not a poll token)
 
     @property
     def is_producer(self) -> bool:
-        return self.customer is None
+        return self.customer is None and not self.poll_endpoint
 
     def sees(self, owner: str | None, created_at: str) -> bool:
         """Whether a resource owned by `owner` (a customer's uid, or None for the tenant's own) and created at
@@ -54,11 +59,15 @@ class Principal:
 
     def require(self, access: Access) -> None:
         """Raise Forbidden (403) unless this principal may use a route of that access."""
+        if self.poll_endpoint:
+            if access is not Access.POLL:
+                raise Forbidden("a poll token may only poll its endpoint (GET /v1/endpoints/{endpoint_id}/poll)")
+            return
         if self.is_producer:
             return
         if access is Access.PRODUCER:
             raise Forbidden("a portal session cannot use this route; it needs the producer's API key")
-        if access is Access.WRITE and self.read_only:
+        if access in (Access.WRITE, Access.POLL) and self.read_only:
             raise Forbidden("this portal session is read-only")
 
 

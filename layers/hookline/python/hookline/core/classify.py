@@ -33,8 +33,11 @@ DNS_FAILURE = "dns_failure"
 TLS_ERROR = "tls_error"
 SSRF_BLOCKED = "ssrf_blocked"
 INVALID_URL = "invalid_url"
+# The endpoint's `auth` gave no credentials to send: its OAuth2 token endpoint failed (unreachable, refused, no token)
+# or its sealed secrets could not be opened. Retried and counted like a receiver that is down (hookline.core.auth).
+AUTH_FAILED = "auth_failed"
 
-TRANSIENT_ERRORS = frozenset({TIMEOUT, CONNECTION_REFUSED, CONNECTION_RESET, CONNECTION_ERROR, DNS_FAILURE, TLS_ERROR})
+TRANSIENT_ERRORS = frozenset({TIMEOUT, CONNECTION_REFUSED, CONNECTION_RESET, CONNECTION_ERROR, DNS_FAILURE, TLS_ERROR, AUTH_FAILED})
 
 # Why an answer disables its endpoint (the endpoint's `disabled_reason`).
 GONE = "gone"  # 410

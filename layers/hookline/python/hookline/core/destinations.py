@@ -12,6 +12,7 @@ payload version) with the same Standard Webhooks signature, so one verification 
 | `eventbridge` | an event: `DetailType` the type     | `detail.metadata`, beside `detail.body`      |
 | `kinesis`     | a record: the envelope as JSON      | the envelope's `metadata`, beside `body`     |
 | `s3`          | an object `prefix/yyyy/mm/dd/<event id>.json` | the object's metadata              |
+| `poll`        | a webhook in the endpoint's mailbox, read by its receiver's polls (hookline.core.polling) | the poll's `headers` |
 
 A FIFO queue or topic (a name ending `.fifo`) gets the endpoint as message group and the delivery as
 deduplication id. A Kinesis record's partition key is the event's customer, or its id when it has none.
@@ -20,7 +21,8 @@ Access: through a `role_arn`, always: a role in the customer's account whose nam
 which hookline assumes with the endpoint's external id. There is no other way in: a destination whose resource
 policy granted hookline's delivery role itself could be named by any tenant or customer of the stack (the policy
 cannot tell them apart: a confused deputy), so an endpoint stored without a role by an earlier release is never
-sent to (`refusal`). No destination may be in the stack's own account either: a customer must never be able to
+sent to (`refusal`). A `poll` destination is hookline's own (its mailbox, in the data table): it has no address and no
+role, and nothing is sent to the customer's account. No destination may be in the stack's own account either: a customer must never be able to
 address hookline's own queues.
 """
 
@@ -35,15 +37,16 @@ from typing import Any, Literal
 
 from hookline.core.errors import ValidationFailed
 
-DestinationType = Literal["http", "sqs", "sns", "eventbridge", "kinesis", "s3"]
+DestinationType = Literal["http", "sqs", "sns", "eventbridge", "kinesis", "s3", "poll"]
 HTTP: DestinationType = "http"
+POLL: DestinationType = "poll"
 
 CODE = "invalid_destination"
 # The delivery role may assume only roles whose name starts with this (infra grants sts:AssumeRole on it).
 ROLE_NAME_PREFIX = "hookline-delivery-"
 DEFAULT_EVENT_SOURCE = "hookline"
 # The Standard Webhooks headers a non-HTTP delivery carries (as attributes, metadata or in its envelope).
-SIGNATURE_HEADERS = ("webhook-id", "webhook-timestamp", "webhook-signature")
+REQUEST_ONLY_HEADERS = ("content-type", "user-agent")  # what only an HTTP request needs: not sent as attributes or metadata
 MAX_PREFIX_LENGTH = 512
 MAX_SOURCE_LENGTH = 256
 MIN_BUCKET_LENGTH, MAX_BUCKET_LENGTH = 3, 63
@@ -86,6 +89,7 @@ class Kind:
     action: str = ""  # the one IAM action a delivery calls: the customer's role allows exactly this (http: none)
     service: str = ""  # the boto3 client that calls it
     optional: tuple[str, ...] = ()  # the fields it takes besides its address and `role_arn`
+    pulled: bool = False  # its receiver polls for its webhooks (hookline.core.polling): no address, no role, no action
 
 
 KINDS: dict[DestinationType, Kind] = {
@@ -124,10 +128,11 @@ KINDS: dict[DestinationType, Kind] = {
         "kinesis",
     ),
     "s3": Kind("S3 bucket", "bucket", "my-webhook-archive", BUCKET, "s3:PutObject", "s3", ("prefix",)),
+    "poll": Kind("Polling endpoint", "", "", pulled=True),
 }
 TYPES: tuple[DestinationType, ...] = tuple(KINDS)
 # Where each type's address is given: the field of the `destination` object.
-ADDRESS_FIELD: dict[DestinationType, str] = {kind: k.address_field for kind, k in KINDS.items()}
+ADDRESS_FIELD: dict[DestinationType, str] = {kind: k.address_field for kind, k in KINDS.items() if not k.pulled}
 # The optional fields of each type besides `role_arn` (which every type but http takes).
 OPTIONAL_FIELDS: dict[DestinationType, tuple[str, ...]] = {kind: k.optional for kind, k in KINDS.items() if k.optional}
 # The address patterns whose groups are (region, account, name): the queue's URL and the ARNs.
@@ -145,7 +150,7 @@ class Destination:
     """A non-HTTP destination (an HTTP one is the endpoint's `url`): its type, its address, and how to reach it."""
 
     type: DestinationType
-    address: str  # queue_url | topic_arn | event_bus_arn | stream_arn | bucket
+    address: str  # queue_url | topic_arn | event_bus_arn | stream_arn | bucket ("" for poll)
     role_arn: str = ""  # the role in the customer's account to assume (required; "" only on an earlier release's endpoint)
     source: str = ""  # eventbridge: the events' `Source` ("" means DEFAULT_EVENT_SOURCE)
     prefix: str = ""  # s3: the objects' key prefix, without a trailing slash
@@ -170,7 +175,14 @@ class Destination:
     def fifo(self) -> bool:
         return self.type in ("sqs", "sns") and self.address.endswith(".fifo")
 
+    @property
+    def pulled(self) -> bool:
+        """Its receiver polls for its webhooks: nothing is sent anywhere (hookline.core.polling)."""
+        return KINDS[self.type].pulled
+
     def to_json(self) -> dict[str, Any]:
+        if self.pulled:
+            return {"type": self.type}
         out: dict[str, Any] = {"type": self.type, ADDRESS_FIELD[self.type]: self.address}
         if self.type == "eventbridge":
             out["source"] = self.source or DEFAULT_EVENT_SOURCE
@@ -204,6 +216,12 @@ def _string(body: Mapping[str, Any], name: str, *, required: bool, null: bool = 
     return value
 
 
+def _only(value: Mapping[str, Any], kind: str, allowed: set[str]) -> None:
+    unknown = sorted(set(value) - allowed)
+    if unknown:
+        raise ValidationFailed(f"'destination' of type {kind} does not take {', '.join(repr(u) for u in unknown)}", code=CODE)
+
+
 def parse_destination(value: Any, check_url: Any = None, stored: bool = False) -> Destination | str:
     """The `destination` object of an endpoint: a Destination, or for `{"type": "http", "url": …}` the URL
     (checked by `check_url`, the URL rule, when given). Anything malformed is 422 `invalid_destination`,
@@ -214,11 +232,11 @@ def parse_destination(value: Any, check_url: Any = None, stored: bool = False) -
     kind = value.get("type")
     if kind not in TYPES:
         raise ValidationFailed(f"'destination.type' must be one of {', '.join(TYPES)}", code=CODE)
+    if KINDS[kind].pulled:
+        _only(value, kind, {"type"})
+        return Destination(kind, "")
     address_field = ADDRESS_FIELD[kind]
-    allowed = {"type", address_field, *OPTIONAL_FIELDS.get(kind, ())} | ({"role_arn"} if kind != "http" else set())
-    unknown = sorted(set(value) - allowed)
-    if unknown:
-        raise ValidationFailed(f"'destination' of type {kind} does not take {', '.join(repr(u) for u in unknown)}", code=CODE)
+    _only(value, kind, {"type", address_field, *OPTIONAL_FIELDS.get(kind, ())} | ({"role_arn"} if kind != "http" else set()))
     address = _string(value, address_field, required=True)
     if kind == "http":
         return check_url(address) if check_url is not None else address
@@ -250,7 +268,10 @@ NO_ROLE = "a destination is delivered to only through its role_arn, assumed with
 
 def refusal(destination: Destination, own_account: str) -> str | None:
     """Why the stack may not deliver there, or None: nothing without a role (an earlier release's endpoint: see the
-    module's text) and nothing in the stack's own account (the queues hookline runs on)."""
+    module's text) and nothing in the stack's own account (the queues hookline runs on). A polling endpoint's mailbox
+    is hookline's own: nothing is sent out."""
+    if destination.pulled:
+        return None
     if not destination.role_arn:
         return NO_ROLE
     if not own_account:
@@ -264,8 +285,10 @@ def refusal(destination: Destination, own_account: str) -> str | None:
 
 
 def signature_of(headers: Mapping[str, str]) -> dict[str, str]:
-    """The Standard Webhooks headers of a delivery, for a destination that has no HTTP headers."""
-    return {name: headers[name] for name in SIGNATURE_HEADERS if name in headers}
+    """The headers that name and sign a delivery, for a destination that has no HTTP headers: `webhook-id`,
+    `webhook-timestamp` and the signature headers of the endpoint's signing (hookline.core.schemes; `webhook-signature`
+    by default). A destination takes no custom headers, so nothing else is there but what only HTTP needs."""
+    return {name: value for name, value in headers.items() if name not in REQUEST_ONLY_HEADERS}
 
 
 def envelope(headers: Mapping[str, str], body: bytes) -> dict[str, Any]:

@@ -7,12 +7,16 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any, Literal
 
+from hookline.core.auth import EndpointAuth
 from hookline.core.broadcast import Fanout
 from hookline.core.broadcast import delivery_id as broadcast_delivery_id
 from hookline.core.clock import epoch_ms, parse_iso
 from hookline.core.destinations import Destination
 from hookline.core.filters import EventFilter, matches
 from hookline.core.rotation import LiveSecret, PreviousSecret, live_previous
+from hookline.core.schemes import DEFAULT as DEFAULT_SIGNING
+from hookline.core.schemes import Signing, signature_headers
+from hookline.core.signing import ed25519_header, public_key, signature_header
 from hookline.core.versions import BASE_VERSION, Renderings
 
 EndpointStatus = Literal["active", "disabled"]
@@ -84,6 +88,13 @@ class Endpoint:
     # Delivered one at a time in the order hookline accepted the events, on the ordered lane (a FIFO queue, the endpoint
     # its message group): a delivery that fails holds the ones behind it. Fixed at creation.
     ordered: bool = False
+    signing: Signing = DEFAULT_SIGNING  # how its webhooks are signed (hookline.core.schemes): Standard Webhooks v1 unless set
+    # Its Ed25519 private key (`whsk_`, hookline.core.signing) once a scheme of `signing` needed one, and the keys rotations
+    # replaced, each signing until its own end: rotated with the secret, by the same rule. Never shown, never logged.
+    signing_key: str = ""
+    previous_keys: tuple[PreviousSecret, ...] = ()
+    # How hookline authenticates to the receiver beyond the signature (hookline.core.auth): its secrets sealed. None: none.
+    auth: EndpointAuth | None = None
 
     def live_previous(self, now: float, overlap_seconds: float) -> tuple[LiveSecret, ...]:
         """The previous secrets still signing at `now`, each with its end, the one signing longest first."""
@@ -93,6 +104,24 @@ class Endpoint:
         """The secrets to sign with: the current one, plus every previous one until its own end."""
         return [self.secret, *(p.secret for p in self.live_previous(now, overlap_seconds))]
 
+    def signing_keys(self, now: float, overlap_seconds: float) -> list[str]:
+        """The Ed25519 private keys to sign with: the current one, plus every previous one until its own end."""
+        previous = live_previous(self.previous_keys, self.rotated_at, now, overlap_seconds)
+        return [self.signing_key, *(p.secret for p in previous)] if self.signing_key else []
+
+    def signatures(self, msg_id: str, timestamp: int, body: bytes, now: float, overlap_seconds: float) -> dict[str, str]:
+        """The signature headers of a request sent at `now` (hookline.core.schemes.signature_headers)."""
+        secrets = self.signing_secrets(now, overlap_seconds)
+        keys = self.signing_keys(now, overlap_seconds) if self.signing.uses_ed25519 else []
+        return signature_headers(self.signing, secrets, keys, msg_id, timestamp, body, now, signature_header, ed25519_header)
+
+    def shown_signing(self) -> dict[str, Any]:
+        """Its signing as the API shows it: the schemes, and the `whpk_` public key when one of them is Ed25519."""
+        shown = self.signing.to_json()
+        if self.signing.uses_ed25519 and self.signing_key:
+            shown["public_key"] = public_key(self.signing_key)
+        return shown
+
     def subscribes_to(self, event_type: str) -> bool:
         return not self.event_types or event_type in self.event_types
 
@@ -101,17 +130,21 @@ class Endpoint:
         return self.subscribes_to(event_type) and (self.filter is None or matches(self.filter, event_type, customer, data))
 
     def where(self) -> str:
-        """Where it delivers, for people: its URL, or the destination's type and address."""
+        """Where it delivers, for people: its URL, the destination's type and address, or its mailbox (polled)."""
+        if self.destination is not None and self.destination.pulled:
+            return f"polling endpoint {self.id}"
         return self.url if self.destination is None else f"{self.destination.type} {self.destination.address}"
 
     def shown_destination(self) -> dict[str, Any]:
         """Where it delivers, as the API shows it: `{"type": "http", "url": …}`, or the destination with the external id to trust."""
         if self.destination is None:
             return {"type": "http", "url": self.url}
+        if self.destination.pulled:  # no role to assume: no external id to trust
+            return self.destination.to_json()
         return {**self.destination.to_json(), "external_id": self.external_id}
 
     def public(self) -> dict[str, Any]:
-        """What the API shows: everything but the secret."""
+        """What the API shows: everything but the secret and the secrets of its `auth`."""
         out: dict[str, Any] = {
             "id": self.id,
             "customer": self.customer,
@@ -126,6 +159,8 @@ class Endpoint:
             "version": self.version,
             "filter": self.filter.to_json() if self.filter is not None else None,
             "ordered": self.ordered,
+            "signing": self.shown_signing(),
+            "auth": self.auth.public() if self.auth is not None else None,
             "created_at": self.created_at,
             "updated_at": self.updated_at,
         }
@@ -294,6 +329,8 @@ class Delivery:
     planned_only: bool = field(default=False, compare=False)
     # Where it is kept: its event's layout (LAYOUT_EVENT_KEYED for one an earlier release accepted).
     layout: int = field(default=LAYOUT_ENDPOINT_KEYED, compare=False)
+    # A polling endpoint's: when a poll first moved past it, which is when its receiver has it ("": not yet).
+    polled_at: str = ""
 
     @property
     def unsent(self) -> bool:
@@ -315,6 +352,7 @@ class Delivery:
             "created_at": self.created_at,
             "updated_at": self.updated_at,
             "attempts": [a.public() for a in sorted(self.attempts, key=lambda a: a.number)],
+            **({"polled_at": self.polled_at} if self.polled_at else {}),
         }
 
 

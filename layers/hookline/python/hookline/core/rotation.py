@@ -68,3 +68,6 @@ class Rotation:
     previous: tuple[LiveSecret, ...]
     at: float  # epoch seconds: the new secret's rotated_at
     at_iso: str  # the same instant, ISO-8601 (the endpoint's updated_at)
+    # An Ed25519 endpoint's key rotates with the secret by the same rule: its new private key, and the keys kept ("": none).
+    new_key: str = ""
+    previous_keys: tuple[LiveSecret, ...] = ()

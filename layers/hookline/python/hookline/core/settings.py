@@ -97,6 +97,11 @@ class Settings:
     notifications_topic_arn: str = _setting(
         "HOOKLINE_NOTIFICATIONS_TOPIC_ARN", "", "SNS topic for operational notifications (circuit opened, recovered, endpoint disabled, delivery exhausted)."
     )
+    secrets_key_arn: str = _setting(
+        "HOOKLINE_SECRETS_KEY_ARN",
+        "",
+        "The stack's KMS key, which seals endpoints' `auth` secrets (envelope encryption). Empty: endpoints with `auth` are refused.",
+    )
     notification_sender: str = _setting(
         "HOOKLINE_NOTIFICATION_SENDER",
         "",

@@ -19,7 +19,8 @@ from typing import Any
 
 # Upper bounds of the latency buckets, in ms; the last one is open-ended.
 BUCKETS_MS = (10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000, 30000)
-COUNTERS = ("attempts", "succeeded", "failed", "first_attempts", "first_attempt_succeeded", "ended_succeeded", "ended_failed")
+# `polled`: a polling endpoint's deliveries a poll moved past (its receiver has them), counted by the poll.
+COUNTERS = ("attempts", "succeeded", "failed", "first_attempts", "first_attempt_succeeded", "ended_succeeded", "ended_failed", "polled")
 HOUR_FORMAT = "%Y-%m-%dT%H"
 
 
@@ -100,6 +101,7 @@ def summary(totals: dict[str, int], since: datetime, until: datetime) -> dict[st
         "latency_ms": {"p50": percentile(histogram, 0.50), "p95": percentile(histogram, 0.95), "p99": percentile(histogram, 0.99)},
         "first_attempt_delivery_rate": round(totals.get("first_attempt_succeeded", 0) / first, 4) if first else None,
         "eventual_delivery_success_rate": round(totals.get("ended_succeeded", 0) / ended, 4) if ended else None,
+        **({"polled": totals["polled"]} if totals.get("polled") else {}),
     }
 
 

@@ -2,7 +2,8 @@
 
 HTTP API, payload 2.0, simple responses: `{"isAuthorized", "context"}`. An API
 key's context is `{"tenant"}`; a portal session's is `{"tenant", "customer",
-"read_only", "expires_at", "customer_since"}` (its customer's creation time), which the API scopes every route by. API Gateway
+"read_only", "expires_at", "customer_since"}` (its customer's creation time), which the API scopes every route by; a
+poll token's is `{"tenant", "poll_endpoint"}`: the API serves it that endpoint's poll route and refuses it every other. API Gateway
 caches each answer per Authorization header for HOOKLINE_AUTHORIZER_CACHE_SECONDS
 (at most 60 s), so a revoked key or session stops working within that; the API
 checks a session's expiry and its customer (the one under the uid now must have
@@ -16,6 +17,8 @@ from __future__ import annotations
 from typing import Any
 
 from hookline.adapters.dynamo.apikeys import ApiKeyRepository
+from hookline.adapters.dynamo.poll_tokens import PollTokenRepository
+from hookline.core import polling
 from hookline.core.apikeys import bearer_key
 from hookline.core.sessions import is_session_token
 from hookline.services.authentication import SessionAuthenticator
@@ -24,7 +27,22 @@ from hookline.wiring import authorizer as wiring
 DENY: dict[str, Any] = {"isAuthorized": False}
 
 
-def authorize(event: dict[str, Any], repo: ApiKeyRepository | None = None, sessions: SessionAuthenticator | None = None) -> dict[str, Any]:
+def _poll_token(event: dict[str, Any], token: str, store: PollTokenRepository | None) -> dict[str, Any]:
+    """A poll token: its context names its one endpoint, and the API serves it that endpoint's poll and nothing else
+    (403 elsewhere, hookline.core.access). Not decided here by the request's path: API Gateway caches an answer per
+    Authorization header for every path, so a denial on a wrong path would deny the right one for the cache's time."""
+    parts = polling.token_parts(token)
+    if parts is None:
+        return DENY
+    stored = (store or wiring.poll_tokens()).find(parts[0])
+    if stored is None or not polling.accepts(stored, parts[1]):
+        return DENY
+    return {"isAuthorized": True, "context": {"tenant": stored.tenant, "poll_endpoint": stored.endpoint_id}}
+
+
+def authorize(
+    event: dict[str, Any], repo: ApiKeyRepository | None = None, sessions: SessionAuthenticator | None = None, poll_tokens: PollTokenRepository | None = None
+) -> dict[str, Any]:
     key = bearer_key(event.get("headers"))
     if key is None:
         identity = event.get("identitySource") or []
@@ -44,6 +62,8 @@ def authorize(event: dict[str, Any], repo: ApiKeyRepository | None = None, sessi
             "customer_since": who.since,
         }
         return {"isAuthorized": True, "context": context}
+    if polling.is_poll_token(key):
+        return _poll_token(event, key, poll_tokens)
     repo = repo or wiring.api_keys()
     record = repo.find(key)
     if record is None or record.revoked:

@@ -3,15 +3,17 @@ re-enable after one, and read health and statistics. Every call is tenant-scoped
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any
 
-from hookline.core import destinations, ids, notifications, rotation, signing, validation
+from hookline.core import auth, destinations, ids, notifications, rotation, signing, validation
 from hookline.core.adaptive import current
 from hookline.core.breaker import Breaker
 from hookline.core.clock import iso, iso_epoch
+from hookline.core.contract.auth import given as given_auth
+from hookline.core.contract.auth import token_url_refusal
 from hookline.core.contract.endpoints import (
     CreateEndpoint,
     EndpointCreated,
@@ -19,6 +21,7 @@ from hookline.core.contract.endpoints import (
     EndpointPage,
     EndpointSecret,
     EndpointWithHealth,
+    Jwks,
     PreviousSecretShown,
     RoleTemplate,
     SecretRotated,
@@ -40,11 +43,12 @@ from hookline.core.responses import HttpResult
 from hookline.core.rules import EndpointRules
 from hookline.core.settings import Settings
 from hookline.core.stats import add_up, hour_counts, success_rate, summary
-from hookline.core.webhook import Outbound, webhook_headers
+from hookline.core.webhook import Outbound, request_headers
 from hookline.services.customers import require_customer
 from hookline.services.delivery.endpoint_pool import EndpointPool
 from hookline.services.ports import (
     CatalogReader,
+    ClientCertificates,
     CustomerReader,
     EndpointDeliveries,
     EndpointHealthStore,
@@ -52,6 +56,7 @@ from hookline.services.ports import (
     JobStarter,
     LineHeadReader,
     Notify,
+    Sealer,
     Sender,
     StatsReader,
 )
@@ -87,6 +92,8 @@ class EndpointService:
     # The delivery rules, built from the settings (hookline.core.config.endpoint_rules): what health shows is what delivery does.
     rules: EndpointRules
     stats_reader: StatsReader | None = None
+    sealer: Sealer | None = None  # seals an endpoint's `auth` secrets; None: a stack without a key refuses `auth`
+    certificates: ClientCertificates | None = None  # checks an mTLS endpoint's certificate and key; None: not checked
     reads: EndpointPool = field(default_factory=lambda: EndpointPool(4), compare=False)  # an endpoint's reads, side by side
 
     def create(self, tenant: str, data: CreateEndpoint) -> EndpointCreated:
@@ -117,7 +124,10 @@ class EndpointService:
             version=version,
             filter=data.filter,
             ordered=data.ordered,
+            signing=data.signing,
+            signing_key=signing.generate_key() if data.signing.uses_ed25519 else "",
         )
+        ep = replace(ep, auth=self._sealed(ep, given_auth(data.auth)))
         if not self.repo.create(ep, self.settings.max_endpoints_per_owner):
             whose = f"customer {data.customer}" if data.customer else "the tenant's own endpoints"
             raise Conflict(
@@ -156,11 +166,17 @@ class EndpointService:
         elif "headers" in changes:
             self._check_place(current.url, current.destination, dict(changes["headers"]))
         self._ensure_within_ceiling(current, changes)
+        if "signing" in changes and changes["signing"].uses_ed25519 and not current.signing_key:
+            changes["signing_key"] = signing.generate_key()  # made once; rotations replace it
         if changes.get("version", current.version) != current.version:
             versions, _ = self.catalog.load(tenant, ())
             versions.pinnable(changes["version"], self.clock())
             tested = replace(current, **{k: v for k, v in changes.items() if k in ("url", "destination", "external_id", "headers", "version")})
             self._require_test(tested, "it stays pinned to " + current.version)
+        if "auth" in changes:
+            changes["auth"] = self._sealed(replace(current, **{k: v for k, v in changes.items() if k in ("url", "destination")}), changes["auth"])
+        elif "url" in changes:
+            self._check_auth(changes["url"], changes["destination"], current.auth.type if current.auth else None)
         if changes.get("status") == "active":
             changes["disabled_reason"] = None
         elif changes.get("status") == "disabled" and current.status != "disabled":
@@ -181,6 +197,36 @@ class EndpointService:
             raise ValidationFailed(why, code="forbidden_destination")
         if headers:
             raise ValidationFailed(f"custom 'headers' are sent to http destinations only, not to {destination.type}", code=destinations.CODE)
+
+    def _sealed(self, endpoint: Endpoint, given: dict[str, Any] | None) -> auth.EndpointAuth | None:
+        """The endpoint's `auth` as kept: its secret fields sealed under its tenant and id. A token URL must be one the
+        stack may send to, judged as the endpoint's URL is; `auth` goes with HTTP endpoints only, mTLS with https."""
+        if given is None:
+            return None
+        kind, shown, secret = auth.split(given)
+        self._check_auth(endpoint.url, endpoint.destination, kind)
+        if "token_url" in shown:
+            try:
+                validation.validate_url(shown["token_url"], self.settings.url_policy)
+            except ValidationFailed as exc:
+                raise token_url_refusal(exc) from None
+        if kind == auth.MTLS and self.certificates is not None:
+            why = self.certificates.refusal(shown["certificate"], secret["private_key"])
+            if why:
+                raise ValidationFailed(f"'auth': {why}", code="invalid_auth")
+        if self.sealer is None:
+            raise Unavailable("this stack has no key to keep an endpoint's auth secrets (HOOKLINE_SECRETS_KEY_ARN is empty)")
+        sealed = self.sealer.seal(auth.secrets_text(secret), auth.seal_context(endpoint.tenant, endpoint.id))
+        return auth.EndpointAuth(kind, tuple(shown.items()), sealed)
+
+    @staticmethod
+    def _check_auth(url: str, destination: Destination | None, kind: str | None) -> None:
+        if kind is None:
+            return
+        if destination is not None:
+            raise ValidationFailed(f"'auth' is sent to http destinations only, not to {destination.type}", code="invalid_auth")
+        if kind == auth.MTLS and not url.lower().startswith("https:"):
+            raise ValidationFailed("'auth' of type mtls needs an https URL: a client certificate is presented in the TLS handshake", code="invalid_auth")
 
     def _ensure_within_ceiling(self, current: Endpoint, changes: dict[str, Any]) -> None:
         """A customer's endpoint may be set no higher than the customer's limits (a 422 naming the ceiling)."""
@@ -213,7 +259,7 @@ class EndpointService:
                 code=rotation.TOO_MANY_SECRETS,
                 secrets=self._secrets_state(endpoint, now.timestamp()),
             )
-        change = rotation.Rotation(endpoint.secret, signing.generate_secret(), kept, now.timestamp(), iso(now))
+        change = rotation.Rotation(endpoint.secret, signing.generate_secret(), kept, now.timestamp(), iso(now), **self._new_key(endpoint, now.timestamp()))
         landed, current = self.repo.rotate_secret(tenant, endpoint_id, change)
         if not landed and current is None:
             raise NotFound(f"endpoint {endpoint_id[:64]} not found")
@@ -223,7 +269,42 @@ class EndpointService:
                 code=rotation.ROTATION_CONFLICT,
                 secrets=self._secrets_state(current, now.timestamp()),
             )
-        return SecretRotated(secret=change.new_secret, previous_secret_valid_until=iso_epoch(kept[0].valid_until))
+        public = signing.public_key(change.new_key) if change.new_key else None
+        return SecretRotated(secret=change.new_secret, previous_secret_valid_until=iso_epoch(kept[0].valid_until), public_key=public)
+
+    def _new_key(self, endpoint: Endpoint, now: float) -> dict[str, Any]:
+        """An Ed25519 endpoint's key rotates with its secret, by the same rule: a new key pair, and the key it replaces
+        signing until now + the overlap, every earlier one until its own end. Nothing for an endpoint without one."""
+        if not (endpoint.signing.uses_ed25519 and endpoint.signing_key):
+            return {}
+        kept = rotation.kept_after_rotation(endpoint.signing_key, endpoint.previous_keys, endpoint.rotated_at, now, self.settings.secret_overlap_seconds)
+        # Keys rotate only with secrets, and the first was made with or after the first secret: never more keys than secrets sign.
+        assert not isinstance(kept, rotation.TooManySecrets)
+        return {"new_key": signing.generate_key(), "previous_keys": kept}
+
+    def jwks(self, tenant: str, customer: str | None, since: str = "") -> Jwks:
+        """The current and still-signing previous Ed25519 public keys of the tenant's endpoints (a portal session's:
+        its customer's only, those made `since` its customer's creation, as `list` shows them), as a JSON Web Key Set.
+        Reads every endpoint of the owner, or of the tenant."""
+        now = self.clock().timestamp()
+        overlap = self.settings.secret_overlap_seconds
+        owner = None if customer is None else require_customer(self.customers, tenant, customer).uid
+        keys = [
+            signing.jwk(signing.public_key(key), endpoint_id=ep.id)
+            for ep in self._every(tenant, owner)
+            if ep.signing.uses_ed25519 and ep.created_at >= since
+            for key in ep.signing_keys(now, overlap)
+        ]
+        return Jwks.model_validate({"keys": keys})
+
+    def _every(self, tenant: str, owner: str | None) -> Iterator[Endpoint]:
+        """Every endpoint of the tenant, or (`owner`) of one customer, a page at a time."""
+        cursor: str | None = None
+        while True:
+            items, cursor = self.repo.page(tenant, 100, cursor) if owner is None else self.repo.page_of_owner(tenant, owner, 100, cursor)
+            yield from items
+            if cursor is None:
+                return
 
     def _secrets_state(self, endpoint: Endpoint, now: float) -> dict[str, Any]:
         """What signs the endpoint's deliveries now, without a secret (a refused rotation's answer)."""
@@ -244,10 +325,11 @@ class EndpointService:
 
     def role_template(self, tenant: str, endpoint_id: str) -> RoleTemplate:
         """The CloudFormation template of the role to create in the customer's account for the endpoint's destination
-        (hookline.core.destinations.role_template): 409 for an HTTP endpoint, which needs none."""
+        (hookline.core.destinations.role_template): 409 for an HTTP or polling endpoint, which needs none."""
         endpoint = self.get(tenant, endpoint_id)
-        if endpoint.destination is None:
-            raise Conflict("an http endpoint needs no role: only a queue, topic, event bus, stream or bucket does", code="not_an_aws_destination")
+        if endpoint.destination is None or endpoint.destination.pulled:
+            kind = "http" if endpoint.destination is None else endpoint.destination.type
+            raise Conflict(f"an {kind} endpoint needs no role: only a queue, topic, event bus, stream or bucket does", code="not_an_aws_destination")
         trusted = tuple(arn for arn in self.settings.delivery_role_arns.split(",") if arn)
         if not trusted:
             raise Unavailable("this stack does not know its delivery roles (HOOKLINE_DELIVERY_ROLE_ARNS is empty)")
@@ -276,8 +358,7 @@ class EndpointService:
         test_id = ids.new_id(ids.EVENT, int(now.timestamp() * 1000))
         data = {"endpoint_id": endpoint.id, "message": "hookline test event"}
         body = webhook_body(test_id, TEST_EVENT_TYPE, iso(now), data, endpoint.version).encode()
-        secrets = endpoint.signing_secrets(now.timestamp(), self.settings.secret_overlap_seconds)
-        headers = {**dict(endpoint.headers), **webhook_headers(test_id, int(now.timestamp()), body, secrets)}
+        headers = request_headers(endpoint, test_id, now.timestamp(), body, self.settings.secret_overlap_seconds)
         return test_id, Outbound(body, headers, test_id, TEST_EVENT_TYPE, iso(now), endpoint.customer, endpoint.id, "")
 
     def describe(self, tenant: str, endpoint_id: str) -> EndpointWithHealth:

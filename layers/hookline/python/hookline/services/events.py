@@ -24,6 +24,7 @@ from hookline.core.errors import Conflict, DependencyFailed, HooklineError, NotF
 from hookline.core.idempotency import request_hash
 from hookline.core.models import LAYOUT_EVENT_KEYED, Delivery, DeliveryTask, Endpoint, Event, PlannedDelivery
 from hookline.core.replay import FAILURES_READ_BOUND, failure_histogram
+from hookline.core.schemes import DEFAULT as DEFAULT_SIGNING
 from hookline.core.settings import Settings
 from hookline.core.sqs import MAX_BATCH_ENTRIES
 from hookline.core.versions import EventType, VersionCatalog, check_size, render
@@ -373,8 +374,10 @@ class EventService:
             raise NotFound(f"delivery {delivery_id[:64]} of event {event_id[:64]} not found")
         endpoint = self._endpoints.get(tenant, found.endpoint_id)
         custom = dict(endpoint.headers) if endpoint is not None else {}
+        signing = endpoint.signing if endpoint is not None else DEFAULT_SIGNING
         attempts = [
-            {**a.public(), "request_headers": sent_headers(event.id, parse_iso(a.at).timestamp() - a.duration_ms / 1000, custom)} for a in found.attempts
+            {**a.public(), "request_headers": sent_headers(event.id, parse_iso(a.at).timestamp() - a.duration_ms / 1000, custom, signing)}
+            for a in found.attempts
         ]
         return contract.DeliveryDetail.of(found, event_id=event_id, event_type=event.type, attempts=attempts)
 

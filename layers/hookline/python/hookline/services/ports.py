@@ -24,6 +24,7 @@ from hookline.core.deadletters import DeadLetter
 from hookline.core.jobs import Job, StepResult
 from hookline.core.models import Delivery, DeliveryTask, Endpoint, Event, LineHead
 from hookline.core.notifications import Notify
+from hookline.core.polling import Polled, PollToken
 from hookline.core.portal import PortalSettings
 from hookline.core.ratelimit import Limiter
 from hookline.core.replay import ReplayWindow
@@ -39,6 +40,7 @@ __all__ = [
     "BroadcastTypeNotes",
     "CatalogReader",
     "CatalogStore",
+    "ClientCertificates",
     "CustomerEndpoints",
     "CustomerReader",
     "CustomerSessions",
@@ -60,6 +62,7 @@ __all__ = [
     "Notify",
     "ReplayStore",
     "RetryWaitNotes",
+    "Sealer",
     "Sender",
     "SessionStore",
     "StatsReader",
@@ -115,6 +118,33 @@ class SessionStore(Protocol):
 
 class EndpointReader(Protocol):
     def get(self, tenant: str, endpoint_id: str) -> Endpoint | None: ...
+
+
+class MailboxReader(Protocol):
+    """A polling endpoint's mailbox, as a poll reads it (hookline.core.polling)."""
+
+    def page(self, tenant: str, endpoint_id: str, after: str | None, before: str, limit: int) -> list[Polled]: ...
+
+    def acknowledge(self, tenant: str, polled: list[Polled], now: datetime) -> int:
+        """Each delivery a poll moved past has its receiver now: its `polled_at` (the first poll's). How many had none
+        before (the ones this poll delivered)."""
+        ...
+
+
+class StatsAdder(Protocol):
+    def add(self, tenant: str, endpoint_id: str, hour: str, counts: dict[str, int]) -> None:
+        """ADD the counters to the endpoint's hour."""
+        ...
+
+
+class PollTokenStore(Protocol):
+    """Poll tokens by id (the token's secret is stored only as a hash)."""
+
+    def add(self, token: PollToken) -> None: ...
+
+    def find(self, token_id: str) -> PollToken | None: ...
+
+    def revoke(self, tenant: str, endpoint_id: str, token_id: str) -> bool: ...
 
 
 class TenantEndpoints(EndpointReader, Protocol):
@@ -342,6 +372,27 @@ class Sender(Protocol):
     def send(self, endpoint: Endpoint, message: Outbound) -> HttpResult:
         """One delivery to the endpoint's destination (an HTTP POST, or a message, event, record or object in the
         customer's AWS account); every failure is an HttpResult (a status or an error), never an exception."""
+        ...
+
+
+class ClientCertificates(Protocol):
+    """Whether an mTLS endpoint's certificate and key can be presented in a TLS handshake (hookline.adapters.endpoint_auth)."""
+
+    def refusal(self, certificate: str, private_key: str) -> str | None:
+        """Why they cannot (unreadable, an encrypted key, a key that is not the certificate's), or None."""
+        ...
+
+
+class Sealer(Protocol):
+    """Secrets at rest (an endpoint's `auth`): sealed with the stack's KMS key, under an encryption context (its tenant
+    and endpoint: hookline.core.auth.seal_context) that opening must name again (hookline.adapters.sealing)."""
+
+    def seal(self, plaintext: bytes, context: Mapping[str, str]) -> str:
+        """The sealed text (opaque, safe to store); raises when the key cannot be used."""
+        ...
+
+    def open(self, sealed: str, context: Mapping[str, str]) -> bytes:
+        """The plaintext `seal` was given under the same context; raises for any other context or text."""
         ...
 
 

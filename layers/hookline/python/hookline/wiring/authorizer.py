@@ -15,6 +15,7 @@ from hookline.adapters import aws
 from hookline.adapters.dynamo.apikeys import ApiKeyRepository
 from hookline.adapters.dynamo.customers import CustomerRepository
 from hookline.adapters.dynamo.lookup import ItemLookup
+from hookline.adapters.dynamo.poll_tokens import PollTokenRepository
 from hookline.adapters.dynamo.sessions import SessionRepository
 from hookline.adapters.system import utcnow
 from hookline.core.settings import Settings
@@ -49,7 +50,14 @@ def session_authenticator() -> SessionAuthenticator:
     return SessionAuthenticator(SessionRepository(lookup, topology.TABLE.ttl_attribute), CustomerRepository(lookup), utcnow)
 
 
+@lru_cache(maxsize=1)
+def poll_tokens() -> PollTokenRepository:
+    """The authorizer's poll-token lookup (`find`); it writes nothing."""
+    return PollTokenRepository(_lookup(get_settings()))
+
+
 def reset() -> None:
     """Forget what was built (tests, local runner restarts; `container.reset` calls it)."""
     api_keys.cache_clear()
     session_authenticator.cache_clear()
+    poll_tokens.cache_clear()

@@ -21,15 +21,20 @@ from hookline.adapters.dynamo.endpoints import EndpointRepository
 from hookline.adapters.dynamo.events import EventRepository
 from hookline.adapters.dynamo.jobs import JobRepository
 from hookline.adapters.dynamo.lines import LineHeadRepository
+from hookline.adapters.dynamo.mailbox import Mailbox
+from hookline.adapters.dynamo.poll_tokens import PollTokenRepository
 from hookline.adapters.dynamo.portal import PortalRepository
 from hookline.adapters.dynamo.replays import ReplayRepository
 from hookline.adapters.dynamo.state import EndpointStateRepository
 from hookline.adapters.dynamo.stats import StatsRepository
+from hookline.adapters.dynamo.tokens import TokenRepository
 from hookline.adapters.dynamo.unqueued import UnqueuedNoteRepository
 from hookline.adapters.dynamo.waits import RetryWaitRepository
+from hookline.adapters.endpoint_auth import AuthenticatedPoster, SslCertificates
 from hookline.adapters.http import WebhookClient
 from hookline.adapters.notifications import Notifier
 from hookline.adapters.queues import MessageHolds, OrderedScheduler, TaskQueue, TaskScheduler
+from hookline.adapters.sealing import KmsSealer
 from hookline.adapters.system import utcnow
 from hookline.core.config import endpoint_rules, hand_on_seconds
 from hookline.core.jobs import BROADCAST_JOB, DELETE_CUSTOMER_ENDPOINTS, DRAIN_DLQ, REPLAY_WINDOW, REQUEUE_PAUSED
@@ -50,6 +55,7 @@ if TYPE_CHECKING:
     from hookline.services.endpoints import EndpointService
     from hookline.services.events import EventService
     from hookline.services.jobs import JobRunner
+    from hookline.services.polling import PollService
     from hookline.services.portal import PortalService, SentEventTypes
     from hookline.services.replay import ReplayService
     from hookline.services.sessions import PortalSessionService
@@ -114,7 +120,8 @@ def max_receive_count(lane: Lane) -> int:
 
 
 def _sender(settings: Settings) -> DestinationSender:
-    """HTTP endpoints through the SSRF-guarded client; queues, topics, buses, streams and buckets through their AWS adapter."""
+    """HTTP endpoints through the SSRF-guarded client; queues, topics, buses, streams and buckets through their AWS adapter;
+    polling endpoints into their mailbox."""
     http = WebhookClient(
         connect_timeout=settings.connect_timeout_seconds,
         request_timeout=settings.request_timeout_seconds,
@@ -122,7 +129,28 @@ def _sender(settings: Settings) -> DestinationSender:
         policy=settings.url_policy,
         keepalive_seconds=settings.keepalive_seconds,
     )
-    return DestinationSender(http, AwsDestinations(aws.region(), settings.own_account_id))
+    sealer = _sealer(settings)
+    authenticated = AuthenticatedPoster(http, sealer, TokenRepository(aws.dynamodb_table(settings.table_name))) if sealer is not None else None
+    return DestinationSender(http, AwsDestinations(aws.region(), settings.own_account_id), mailbox=_mailbox(settings), authenticated=authenticated)
+
+
+def _mailbox(settings: Settings) -> Mailbox:
+    return Mailbox(aws.dynamodb_table(settings.table_name), utcnow, settings.retention_days, topology.TABLE.ttl_attribute)
+
+
+@lru_cache(maxsize=1)
+def poll_service() -> PollService:
+    from hookline.services.polling import PollService
+
+    settings = get_settings()
+    return PollService(_repos(settings)[1], _mailbox(settings), PollTokenRepository(aws.dynamodb_table(settings.table_name)), utcnow, _stats(settings))
+
+
+@lru_cache(maxsize=1)
+def _sealer(settings: Settings) -> KmsSealer | None:
+    """Endpoints' `auth` secrets sealed with the stack's key (HOOKLINE_SECRETS_KEY_ARN); one per process, so an opened
+    data key serves every delivery for a while. None: a stack without the key (endpoints with `auth` are refused)."""
+    return KmsSealer(aws.kms_client, settings.secrets_key_arn) if settings.secrets_key_arn else None
 
 
 def _notifier(settings: Settings) -> Notifier:
@@ -144,7 +172,16 @@ def endpoint_service() -> EndpointService:
         lines=_line_heads(settings),
     )
     return EndpointService(
-        endpoints, _customers(settings), settings, utcnow, deps, _catalog(settings), endpoint_rules(settings, LEASE_SECONDS), _stats(settings)
+        endpoints,
+        _customers(settings),
+        settings,
+        utcnow,
+        deps,
+        _catalog(settings),
+        endpoint_rules(settings, LEASE_SECONDS),
+        _stats(settings),
+        sealer=_sealer(settings),
+        certificates=SslCertificates(),
     )
 
 
@@ -415,10 +452,12 @@ def reset() -> None:
         event_types,
         catalog_service,
         _catalog,
+        _sealer,
         job_runner,
         sweeper,
         drain_control,
         previous_release_messages,
+        poll_service,
         get_settings,
     ):
         getter.cache_clear()

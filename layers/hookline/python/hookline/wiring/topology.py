@@ -161,6 +161,18 @@ class TopicSpec:
 
 
 @dataclass(frozen=True)
+class KeySpec:
+    """A KMS key hookline's own code encrypts with: the stack's key (the one its table and topics use), which seals
+    endpoints' `auth` secrets and their OAuth2 tokens (hookline.adapters.sealing). Local mode makes one in moto's KMS."""
+
+    key: str
+    env: str  # environment variable that carries the key's ARN
+
+    def alias(self, prefix: str) -> str:
+        return f"alias/{prefix}-{self.key}"
+
+
+@dataclass(frozen=True)
 class EmailIdentitySpec:
     """A verified SES identity the functions send email from. Not created by the stack: it is verified
     outside it and named by a setting, which reaches the functions with the behaviour settings."""
@@ -180,11 +192,12 @@ class CustomerDestinationsSpec:
     role_name_prefix: str
 
 
-Resource = TableSpec | QueueSpec | StateMachineSpec | TopicSpec | EmailIdentitySpec | CustomerDestinationsSpec
+Resource = TableSpec | QueueSpec | StateMachineSpec | TopicSpec | KeySpec | EmailIdentitySpec | CustomerDestinationsSpec
 # receive: take messages off a queue by hand (ReceiveMessage, DeleteMessage, …), as the DLQ drain does.
 # send_email: ses:SendEmail from that identity alone.
 # deliver: put one delivery into a customer's destination (and assume the customer's role for it).
-Access = Literal["read", "read_write", "send", "consume", "receive", "start", "publish", "send_email", "deliver"]
+# seal: seal and open secrets with a key (kms:GenerateDataKey, kms:Decrypt), under an endpoint's encryption context.
+Access = Literal["read", "read_write", "send", "consume", "receive", "start", "publish", "send_email", "deliver", "seal"]
 
 
 @dataclass(frozen=True)
@@ -277,6 +290,9 @@ TABLE = TableSpec(
 NOTIFICATIONS = TopicSpec(key="notifications", env="HOOKLINE_NOTIFICATIONS_TOPIC_ARN")
 # The customer emails about a disabled or recovered endpoint go out from the delivery and retry functions.
 NOTIFICATION_SENDER = EmailIdentitySpec(key="notification-sender", env="HOOKLINE_NOTIFICATION_SENDER", setting="notification_sender")
+# Seals endpoints' `auth` secrets (the API, creating and changing them, and sending test events) and opens them (every
+# function that delivers), which also seal the OAuth2 tokens they share in the table.
+SECRETS_KEY = KeySpec(key="secrets", env="HOOKLINE_SECRETS_KEY_ARN")
 CUSTOMER_DESTINATIONS = CustomerDestinationsSpec(key="customer-destinations", role_name_prefix=ROLE_NAME_PREFIX)
 
 DELIVERY_TIMEOUT_SECONDS = 60
@@ -363,6 +379,7 @@ API = FunctionSpec(
         Grant(JOBS_QUEUE, "send"),
         Grant(NOTIFICATIONS, "publish"),
         Grant(CUSTOMER_DESTINATIONS, "deliver"),
+        Grant(SECRETS_KEY, "seal"),
     ),
 )
 AUTHORIZER = FunctionSpec(name="authorizer", timeout_seconds=5, memory_mb=256, grants=(Grant(TABLE, "read"),))
@@ -372,6 +389,7 @@ _SENDER_GRANTS = (
     Grant(NOTIFICATIONS, "publish"),
     Grant(NOTIFICATION_SENDER, "send_email"),
     Grant(CUSTOMER_DESTINATIONS, "deliver"),
+    Grant(SECRETS_KEY, "seal"),
 )
 _DELIVERY_GRANTS = (*_SENDER_GRANTS, Grant(RETRY_QUEUE, "send"), Grant(DELIVERY_DLQ, "send"), Grant(RETRY_WAIT, "start"))
 DELIVERY = FunctionSpec(
@@ -445,6 +463,7 @@ QUEUES: tuple[QueueSpec, ...] = (
 )  # dead-letter queues first
 STATE_MACHINES: tuple[StateMachineSpec, ...] = (RETRY_WAIT,)
 TOPICS: tuple[TopicSpec, ...] = (NOTIFICATIONS,)
+KEYS: tuple[KeySpec, ...] = (SECRETS_KEY,)
 # Queues that hookline sends delayed messages to (SQS DelaySeconds, up to 900 s):
 # their oldest message can be that much older without anything being stuck.
 DELAYED_QUEUES: tuple[QueueSpec, ...] = (RETRY_QUEUE, JOBS_QUEUE, PREVIOUS_JOB_QUEUE)

@@ -22,11 +22,14 @@ from hookline.adapters.dynamo import compat, keys
 from hookline.adapters.dynamo.conditions import Attr, Key
 from hookline.adapters.dynamo.ops import Refused, query_all, query_page, transact_write, try_write, write_if
 from hookline.adapters.failures import translate_failures
+from hookline.core.auth import EndpointAuth
 from hookline.core.destinations import Destination, parse_destination
 from hookline.core.errors import DependencyFailed
 from hookline.core.filters import parse_filter
 from hookline.core.models import DEFAULT_MAX_CONCURRENCY, DEFAULT_RATE_LIMIT_PER_SECOND, EmailOutcome, Endpoint
-from hookline.core.rotation import Rotation
+from hookline.core.rotation import LiveSecret, PreviousSecret, Rotation
+from hookline.core.schemes import DEFAULT as DEFAULT_SIGNING
+from hookline.core.schemes import Signing, parse_signing
 from hookline.core.versions import BASE_VERSION
 
 _log = logging.getLogger(__name__)
@@ -83,7 +86,11 @@ class EndpointRepository:
             item["external_id"] = ep.external_id
         if ep.ordered:
             item["ordered"] = True
-        return item
+        if not ep.signing.is_default:
+            item["signing"] = _signing_item(ep.signing)
+        if ep.auth is not None:
+            item["auth"] = ep.auth.to_item()  # its secrets sealed (hookline.adapters.sealing): never in the clear
+        return {**item, **_keys_item(ep.signing_key, ep.previous_keys)}
 
     @staticmethod
     def from_item(item: dict[str, Any]) -> Endpoint:
@@ -111,6 +118,10 @@ class EndpointRepository:
             destination=_destination(item.get("destination")),
             external_id=item.get("external_id", ""),
             ordered=bool(item.get("ordered", False)),
+            signing=parse_signing(json.loads(item["signing"])) if item.get("signing") else DEFAULT_SIGNING,
+            signing_key=item.get("signing_key", ""),
+            previous_keys=tuple(PreviousSecret(str(p["secret"]), float(p["valid_until"])) for p in item.get("previous_keys") or ()),
+            auth=EndpointAuth.from_item(item.get("auth")),
         )
 
     def create(self, ep: Endpoint, most: int) -> bool:
@@ -182,6 +193,8 @@ class EndpointRepository:
             "#f": "filter",
             "#dn": "destination",
             "#x": "external_id",
+            "#sg": "signing",
+            "#au": "auth",
         }
         values = {
             ":u": ep.url,
@@ -200,11 +213,18 @@ class EndpointRepository:
             ":f": ep.filter.source if ep.filter is not None else "",  # "": none
             ":dn": json.dumps(ep.destination.to_json(), separators=(",", ":")) if ep.destination is not None else "",  # "": HTTP to the url
             ":x": ep.external_id,
+            ":sg": _signing_item(ep.signing) if not ep.signing.is_default else "",  # "": the default
+            ":au": ep.auth.to_item() if ep.auth is not None else "",  # "": none
         }
+        # The Ed25519 key is written once, by the change that first needed it: a rotation's later key is never overwritten.
+        key = ", #sk = if_not_exists(#sk, :sk)" if ep.signing_key else ""
+        if key:
+            names["#sk"], values[":sk"] = "signing_key", ep.signing_key
         saved = write_if(
             self._table.update_item,
             Key=keys.endpoint(ep.tenant, ep.id),
-            UpdateExpression="SET #u = :u, #t = :t, #d = :d, #s = :s, #r = :r, #at = :at, #rl = :rl, #mc = :mc, #h = :h, #op = if_not_exists(#op, :op), #oi = if_not_exists(#oi, :oi), #v = :v, #vp = :vp, #vi = :oi, #f = :f, #dn = :dn, #x = :x",
+            UpdateExpression="SET #u = :u, #t = :t, #d = :d, #s = :s, #r = :r, #at = :at, #rl = :rl, #mc = :mc, #h = :h, #op = if_not_exists(#op, :op), #oi = if_not_exists(#oi, :oi), #v = :v, #vp = :vp, #vi = :oi, #f = :f, #dn = :dn, #x = :x, #sg = :sg, #au = :au"
+            + key,
             ConditionExpression=Attr(keys.PK).exists(),
             ExpressionAttributeNames=names,
             ExpressionAttributeValues=values,
@@ -220,19 +240,26 @@ class EndpointRepository:
         `previous_secret` is written too (the secret replaced): the last release reads that one previous secret, so a
         rollback keeps signing with it until rotated_at + the overlap."""
         names = {"#s": "secret", "#ps": "previous_secrets", "#p": "previous_secret", "#r": "rotated_at", "#u": "updated_at"}
+        values = {
+            ":s": rotation.new_secret,
+            ":ps": _previous_item(rotation.previous),
+            ":p": rotation.replaced,
+            ":r": Decimal(str(round(rotation.at, 3))),
+            ":u": rotation.at_iso,
+        }
+        keys_set = ""
+        if rotation.new_key:  # an Ed25519 endpoint's key pair rotates with the secret
+            names |= {"#sk": "signing_key", "#pk": "previous_keys"}
+            stored = _keys_item(rotation.new_key, rotation.previous_keys)
+            values |= {":sk": stored["signing_key"], ":pk": stored["previous_keys"]}
+            keys_set = ", #sk = :sk, #pk = :pk"
         result = try_write(
             self._table.update_item,
             Key=keys.endpoint(tenant, endpoint_id),
-            UpdateExpression="SET #s = :s, #ps = :ps, #p = :p, #r = :r, #u = :u",
+            UpdateExpression="SET #s = :s, #ps = :ps, #p = :p, #r = :r, #u = :u" + keys_set,
             ConditionExpression=f"attribute_exists({keys.PK}) AND #s = :p",
             ExpressionAttributeNames=names,
-            ExpressionAttributeValues={
-                ":s": rotation.new_secret,
-                ":ps": [{"secret": p.secret, "valid_until": Decimal(str(round(p.valid_until, 3)))} for p in rotation.previous],
-                ":p": rotation.replaced,
-                ":r": Decimal(str(round(rotation.at, 3))),
-                ":u": rotation.at_iso,
-            },
+            ExpressionAttributeValues=values,
             ReturnValuesOnConditionCheckFailure="ALL_OLD",
         )
         if isinstance(result, Refused):
@@ -416,6 +443,23 @@ def _destination(stored: str | None) -> Destination | None:
         return None
     parsed = parse_destination({k: v for k, v in json.loads(stored).items() if v is not None}, stored=True)
     return parsed if isinstance(parsed, Destination) else None
+
+
+def _signing_item(signing: Signing) -> str:
+    """A `signing` other than the default, as JSON the API takes (parse_signing reads it back); the default is left out."""
+    return json.dumps(signing.to_json(), separators=(",", ":"))
+
+
+def _previous_item(previous: Iterable[PreviousSecret | LiveSecret]) -> list[dict[str, Any]]:
+    return [{"secret": p.secret, "valid_until": Decimal(str(round(p.valid_until or 0.0, 3)))} for p in previous]
+
+
+def _keys_item(signing_key: str, previous_keys: Iterable[PreviousSecret | LiveSecret]) -> dict[str, Any]:
+    """Where an endpoint's Ed25519 private keys are kept (`signing_key`, `previous_keys`), the one place that writes
+    them: beside the HMAC secrets, as those are kept. Nothing for an endpoint without a key."""
+    if not signing_key:
+        return {}
+    return {"signing_key": signing_key, "previous_keys": _previous_item(previous_keys)}
 
 
 def _email_item(outcome: EmailOutcome) -> dict[str, str]:

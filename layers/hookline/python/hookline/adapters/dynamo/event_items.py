@@ -176,6 +176,7 @@ def delivery_from(item: Item) -> Delivery:
         lease_attempt=_int(item.get("lease_attempt")),
         lease_until=None if item.get("lease_until") is None else float(item["lease_until"]),
         layout=keys.layout_of(item[keys.PK]),
+        polled_at=str(item.get("polled_at", "")),
     )
 
 

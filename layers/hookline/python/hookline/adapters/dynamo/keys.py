@@ -23,6 +23,7 @@ every key the API reads, so no query can reach another tenant's items.
     Attempt     E#<tenant>#<evt_id>     DLV#<dlv_id>#A#<nnnn>   attempt
     Breaker     BRK#<tenant>#<ep_id>    BRK                     breaker
     Limiter     LIM#<tenant>#<ep_id>    LIM                     limiter
+    Token       TOK#<tenant>#<ep_id>    TOK                     auth_token: an OAuth2 endpoint's access token, sealed, shared by the fleet
     Replay      RPL#<tenant>#<rpl_id>   RPL                     replay
     Job         JOB#<tenant>#<job_id>   JOB                     job
     Running job RJOB                    <tenant>#<job_id>       running_job (RUNNING_JOBS): a job not yet done or cancelled
@@ -31,6 +32,8 @@ every key the API reads, so no query can reach another tenant's items.
     Retry wait  WAIT#<minute>#<shard>   <tenant>#<evt_id>#<dlv_id>#g<n>#a<n>  retry_wait (wait_partition): a task waiting in Step Functions, by due minute
     Wait sweep  SWEEP                   WAITS                   wait_checkpoint
     Statistics  STAT#<tenant>#<ep_id>   H#<yyyy-mm-ddThh>       stats (stats_partition, stats_sort)
+    Mailbox     POLL#<tenant>#<ep_id>   <position>              mailbox (mailbox_partition): a polling endpoint's webhook (hookline.core.polling)
+    Poll token  PT#<pt_id>              PT                      poll_token: by the token's id; its secret's hash, never the secret
 
 Index `endpoint-deliveries` (INDEX): GSI_PK `gsi1pk` = `EPD#<tenant>#<ep_id>`,
 GSI_SK `gsi1sk` = `<status>#<created_at>#<dlv_id>`, all attributes. It is
@@ -94,6 +97,7 @@ Access patterns (numbered as in docs/architecture.md), by key:
     attempt              12 record the attempt
     event_partition      18 an event with its attempts (Query); a delivery's key as prefix: 40 its attempts (Query);
                          + DELIVERY_PREFIX: 34 a page of the previous release's broadcast's deliveries (Query)
+    auth_token           69 an OAuth2 endpoint's token: read when the process has none (GetItem), kept once fetched (PutItem conditional on a later refresh)
     breaker, limiter     7 load, 8 grant, 9 probe, 14 transition, 15 slow down, 16 release
     stats                20 add a batch's counters; stats_partition + stats_sort: 21 read a window (Query)
     replay               23 a replay's page counted (UpdateItem conditional on its job's step), 24 replay progress
@@ -204,6 +208,11 @@ def breaker(tenant: str, endpoint_id: str) -> Key:
 
 def limiter(tenant: str, endpoint_id: str) -> Key:
     return _key(f"LIM#{tenant}#{endpoint_id}", "LIM")
+
+
+def auth_token(tenant: str, endpoint_id: str) -> Key:
+    """An OAuth2 endpoint's cached access token (hookline.adapters.dynamo.tokens)."""
+    return _key(f"TOK#{tenant}#{endpoint_id}", "TOK")
 
 
 def line_head(tenant: str, endpoint_id: str) -> Key:
@@ -354,6 +363,20 @@ def replay(tenant: str, replay_id: str) -> Key:
 def job(tenant: str, job_id: str) -> Key:
     """A bulk job: its kind, cursor and counters (hookline.core.jobs)."""
     return _key(f"JOB#{tenant}#{job_id}", "JOB")
+
+
+def mailbox_partition(tenant: str, endpoint_id: str) -> str:
+    """A polling endpoint's mailbox: its webhooks, by position (hookline.core.polling.position)."""
+    return f"POLL#{tenant}#{endpoint_id}"
+
+
+def mailbox(tenant: str, endpoint_id: str, position: str) -> Key:
+    return _key(mailbox_partition(tenant, endpoint_id), position)
+
+
+def poll_token(token_id: str) -> Key:
+    """A poll token's item, by its id (which the token carries): its secret is stored only as a hash."""
+    return _key(f"PT#{token_id}", "PT")
 
 
 def api_key(digest: str) -> Key:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
+import pydantic
 from pydantic import ConfigDict, Field
 from pydantic.json_schema import SkipJsonSchema
 
@@ -19,7 +20,6 @@ from hookline.core import jsonpatch
 from hookline.core import versions as domain
 from hookline.core.contract import fields
 from hookline.core.contract.common import (
-    VERSION_NAME_SCHEMA,
     Answer,
     CheckedBody,
     Count,
@@ -32,14 +32,11 @@ from hookline.core.contract.common import (
     optional,
     rule,
     schema_of,
-    shown,
 )
 
 # -- the values' schemas, as the document shows them ------------------------------------------------------------
 
 JSON_POINTER_SCHEMA = schema_of(fields.JsonPointer)
-
-VersionName = Annotated[str, shown(VERSION_NAME_SCHEMA)]  # an answer's, as the document shows it
 
 
 # -- event types: the request ------------------------------------------------------------------------------------
@@ -133,6 +130,8 @@ _ENTRY_VERSIONS: dict[str, Any] = {
         },
     },
 }
+# An event type's versions as answered: what was registered, kept as JSON.
+EntryVersions = Annotated[dict[str, dict[str, Any]], pydantic.WithJsonSchema(_ENTRY_VERSIONS)]  # a typed entry would be a component: shown inline
 
 
 def _type_fields(event_type: domain.EventType) -> dict[str, Any]:
@@ -151,9 +150,7 @@ class EventTypeEntry(Answer):
     name: EventTypeName
     description: str
     deprecated: bool
-    versions: Annotated[dict[str, dict[str, Any]], shown(_ENTRY_VERSIONS)] = Field(  # an answer's, as the document shows it
-        description="By version name, oldest first, the schema and transform registered (each present only if registered)."
-    )
+    versions: EntryVersions = Field(description="By version name, oldest first, the schema and transform registered (each present only if registered).")
     created_at: Timestamp
     updated_at: Timestamp
 
@@ -168,7 +165,7 @@ class EventTypeSummary(Answer):
     name: EventTypeName
     description: str
     deprecated: bool
-    versions: list[VersionName] = Field(description="The versions it registers a shape for, oldest first.")
+    versions: list[fields.VersionName] = Field(description="The versions it registers a shape for, oldest first.")
     created_at: Timestamp
     updated_at: Timestamp
 
@@ -231,7 +228,7 @@ class VersionUsage(Answer):
 
 class PayloadVersion(Answer):
     # One of the tenant's payload versions; `usage` for the producer only.
-    version: VersionName
+    version: fields.VersionName
     default: bool = Field(description="The tenant's default: what new endpoints are pinned to and what `data` is sent as.")
     deprecated: bool = Field(description="It has a `sunset_at`.")
     sunset_at: Timestamp | None = Field(description="From then on it cannot be pinned; endpoints pinned to it keep receiving it. Null for none.")
@@ -252,5 +249,5 @@ class PayloadVersion(Answer):
 
 class VersionList(Answer):
     # The tenant's payload versions, oldest first, and its default.
-    default: VersionName
+    default: fields.VersionName
     items: list[PayloadVersion] = Field(description="Every version, oldest first; `usage` on each for the producer only.")

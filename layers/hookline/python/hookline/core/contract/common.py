@@ -6,16 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Annotated, Any, ClassVar
 
-from pydantic import (
-    AfterValidator,
-    BaseModel,
-    BeforeValidator,
-    ConfigDict,
-    Field,
-    TypeAdapter,
-    WithJsonSchema,  # for shown and inline only: where a rule, not the Python type, says what a field holds
-    model_validator,
-)
+import pydantic
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, TypeAdapter, model_validator
 from pydantic.json_schema import SkipJsonSchema
 
 from hookline.core import validation
@@ -104,11 +96,6 @@ def nullable(schema: dict[str, Any]) -> dict[str, Any]:
     return {"anyOf": [schema, {"type": "null"}]}
 
 
-# The schema the document shows for a field whose rule (not its Python type) says what it takes: a query parameter
-# read by its rule, an answer's value typed looser than it holds.
-shown = WithJsonSchema  # one name for the override, so that each use is a reasoned call site (see above)
-
-
 def untitled(schema: Any) -> Any:
     """The schema without pydantic's `title`s (the document has none)."""
     if isinstance(schema, dict):
@@ -116,12 +103,12 @@ def untitled(schema: Any) -> Any:
     return [untitled(v) for v in schema] if isinstance(schema, list) else schema
 
 
-def inline(model: type[BaseModel], or_null: bool = False) -> WithJsonSchema:  # an answer's nested model, shown without a component
+def inline(model: type[BaseModel], or_null: bool = False) -> Any:
     """A nested object shown inline, as the document has it (no component of its own): with `AS_SHOWN` on its field,
-    unless it may be null."""
+    unless it may be null. The schema is the model's own, only placed where the field is."""
     schema = untitled(model.model_json_schema(mode="serialization", ref_template="#/components/schemas/{model}"))
     schema.pop("$defs", None)
-    return shown(nullable(schema) if or_null else schema)
+    return pydantic.WithJsonSchema(nullable(schema) if or_null else schema)  # a component of its own is the only way pydantic shows a model
 
 
 # Wraps a nested model's field so that its shown schema replaces the model's (else the model also becomes an unused component).
@@ -151,9 +138,9 @@ _ULID = "[0-9a-hjkmnp-tv-z]{26}"
 
 def id_type(prefix: str, example: str) -> Any:
     """An id the API hands out: its prefix (`ep`, `evt`, …) and 26 characters of lower-case Crockford base32
-    (hookline.core.ids: a ULID, or a hash of the same form). Shown, not checked: an answer shows what the API stored,
-    and a job's parameters name ids as they were given."""
-    return Annotated[str, shown({"type": "string", "pattern": f"^{prefix}_{_ULID}$", "examples": [example]})]
+    (hookline.core.ids: a ULID, or a hash of the same form; every release made them so). An answer's id is checked
+    against it too: the API answers only ids it made."""
+    return Annotated[str, Field(pattern=f"^{prefix}_{_ULID}$", examples=[example])]
 
 
 def schema_of(named: Any) -> dict[str, Any]:
@@ -173,7 +160,6 @@ EVENT_ID_SCHEMA = schema_of(EventId)
 DELIVERY_ID_SCHEMA = schema_of(DeliveryId)
 JOB_ID_SCHEMA = schema_of(JobId)
 REPLAY_ID_SCHEMA = schema_of(ReplayId)
-TIMESTAMP_SCHEMA = schema_of(Timestamp)
 # The named values' schemas are their types' (hookline.core.contract.fields), as the document shows them.
 CUSTOMER_UID_SCHEMA = schema_of(fields.GivenCustomerUid)
 EVENT_TYPE_SCHEMA = schema_of(fields.EventType)
@@ -247,6 +233,6 @@ class GatewayError(Answer):
 
 Count = Annotated[int, Field(ge=0)]
 NextCursor = Annotated[str | None, Field(description="Cursor of the next page; null on the last one.")]
-# An answer's patterns are the document's only: what the API stores is checked when it is taken in.
-CustomerUid = Annotated[str, shown(CUSTOMER_UID_SCHEMA)]
-EventTypeName = Annotated[str, shown(EVENT_TYPE_SCHEMA)]
+# An answer's customer uid and event type: the forms a request's are checked against (what the API stores was).
+CustomerUid = fields.CustomerUid
+EventTypeName = fields.EventTypeName

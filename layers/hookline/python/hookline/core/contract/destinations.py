@@ -77,8 +77,8 @@ class HttpDestination(_Given):
 
 
 class SqsDestination(_Given):
-    """One message per delivery, with attributes `webhook-id`, `webhook-timestamp`, `webhook-signature`; a FIFO queue
-    gets the endpoint as message group and the delivery as deduplication id."""
+    """One message per delivery, with attributes `webhook-id`, `webhook-timestamp`, `webhook-signature` (or the headers
+    of the endpoint's `signing`); a FIFO queue gets the endpoint as message group and the delivery as deduplication id."""
 
     type: Literal["sqs"]
     queue_url: str = _address("sqs")
@@ -136,9 +136,17 @@ class S3Destination(_Given):
     role_arn: RoleArn
 
 
+class PollDestination(_Given):
+    """Nothing is pushed: each webhook waits in the endpoint's mailbox until its receiver polls
+    (`GET /v1/endpoints/{endpoint_id}/poll`, with a portal session or a poll token of the endpoint), and gets the exact
+    body and headers a push would send."""
+
+    type: Literal["poll"]
+
+
 # One model per type of KINDS, in its order (a test holds them to it).
-MODELS: tuple[type[_Given], ...] = (HttpDestination, SqsDestination, SnsDestination, EventBridgeDestination, KinesisDestination, S3Destination)
+MODELS: tuple[type[_Given], ...] = (HttpDestination, SqsDestination, SnsDestination, EventBridgeDestination, KinesisDestination, S3Destination, PollDestination)
 Destination = Annotated[
-    HttpDestination | SqsDestination | SnsDestination | EventBridgeDestination | KinesisDestination | S3Destination,
+    HttpDestination | SqsDestination | SnsDestination | EventBridgeDestination | KinesisDestination | S3Destination | PollDestination,
     Field(discriminator="type", description=DESCRIPTION, examples=[EXAMPLE]),
 ]

@@ -9,20 +9,21 @@ policy, from the settings) is the service's check.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, Self
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Self
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+import pydantic
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainSerializer
+from pydantic.json_schema import SkipJsonSchema
 
-from hookline.core import destinations, models, validation
-from hookline.core.contract import fields
+from hookline.core import destinations, models, schemes, validation
+from hookline.core.contract import auth as given_auth
+from hookline.core.contract import fields, signing
 from hookline.core.contract.common import (
     AS_SHOWN,
-    ENDPOINT_ID_SCHEMA,
-    EVENT_ID_SCHEMA,
-    TIMESTAMP_SCHEMA,
-    VERSION_NAME_SCHEMA,
     Answer,
     CheckedBody,
+    EndpointId,
+    EventId,
     NextCursor,
     Timestamp,
     absent_unless_set,
@@ -30,7 +31,6 @@ from hookline.core.contract.common import (
     inline,
     optional,
     rule,
-    shown,
 )
 from hookline.core.contract.destinations import Destination as GivenDestination
 from hookline.core.contract.jobs import JobSummary
@@ -40,13 +40,36 @@ from hookline.core.versions import version_name
 
 # -- the values' schemas, as the document shows them ------------------------------------------------------------
 
-SECRET_SCHEMA: dict[str, Any] = {
-    "type": "string",
-    "pattern": "^whsec_[A-Za-z0-9+/]{32}$",
-    "description": "A Standard Webhooks signing secret (`whsec_` + base64 of 24 random bytes).",
-    "examples": ["whsec_F6olegGyEf36/vms9m44a0nOwYo8ufdX"],
-}
+# What hookline.core.signing.generate_secret makes (every release has): the answers' secrets are checked against it too.
+Secret = Annotated[
+    str,
+    Field(
+        pattern="^whsec_[A-Za-z0-9+/]{32}$",
+        description="A Standard Webhooks signing secret (`whsec_` + base64 of 24 random bytes).",
+        examples=["whsec_F6olegGyEf36/vms9m44a0nOwYo8ufdX"],
+    ),
+]
 
+
+def _signing(value: Any) -> schemes.Signing:
+    return schemes.parse_signing(value)
+
+
+def _as_given(value: schemes.Signing) -> dict[str, Any]:
+    return value.to_json()
+
+
+# Checked by the server's rule (hookline.core.schemes.parse_signing: its refusals); shown as the union of the forms'
+# models; dumped as JSON gives it. Typed Any for pydantic, so that no schema of hookline.core.schemes' dataclasses is
+# built (the document would hold their definitions, unreferenced); what it holds once read is a schemes.Signing.
+if TYPE_CHECKING:
+    GivenSigning = schemes.Signing
+else:
+    GivenSigning = Annotated[
+        Any,
+        BeforeValidator(_signing, json_schema_input_type=signing.Signing | None),
+        PlainSerializer(_as_given, return_type=dict[str, Any]),
+    ]
 
 # -- requests ----------------------------------------------------------------------------------------------------
 
@@ -138,6 +161,8 @@ class CreateEndpoint(_Placed):
             'the ones behind it until it succeeds or is given up (README, "Ordered endpoints"). Fixed at creation.\n'
         ),
     )
+    signing: GivenSigning = optional(signing.DESCRIPTION, schemes.DEFAULT)
+    auth: given_auth.GivenAuth | None = optional(given_auth.DESCRIPTION)
 
     def place(self) -> tuple[str, destinations.Destination | None]:
         return place(self.url, self.destination)
@@ -169,6 +194,8 @@ class UpdateEndpoint(_Placed):
     )
     status: fields.EndpointStatus = optional("`disabled` pauses new deliveries (reason `manual`); `active` resumes them.")
     filter: fields.Filter = optional("Replaces the content filter; null removes it (every event of its types).")
+    signing: GivenSigning = optional("Replaces how its webhooks are signed; null: the default (Standard Webhooks `v1`).", schemes.DEFAULT)
+    auth: given_auth.GivenAuth | None = optional("Replaces the endpoint's `auth` as a whole, secrets too; null removes it.")
 
     def changes(self) -> dict[str, Any]:
         """The fields given, as the endpoint keeps them (headers as pairs)."""
@@ -177,6 +204,8 @@ class UpdateEndpoint(_Placed):
             given["url"], given["destination"] = place(given.get("url"), given.get("destination"))
         if "headers" in given:
             given["headers"] = tuple(given["headers"].items())
+        if "auth" in given:  # sealed by the service (EndpointService.update) before it is kept
+            given["auth"] = given_auth.given(given["auth"])
         return given
 
 
@@ -220,6 +249,7 @@ ENDPOINT_EXAMPLE: dict[str, Any] = {
     "max_concurrency": 2,
     "headers": {"X-Api-Key": "b1llIng-rcv-7f3a", "X-Environment": "production"},
     "version": "2026-01-01",
+    "signing": {"scheme": "standard-webhooks", "algorithm": "hmac-sha256"},
     "created_at": "2026-03-14T09:26:53.589Z",
     "updated_at": "2026-03-14T09:26:53.589Z",
 }
@@ -228,17 +258,17 @@ ENDPOINT_EXAMPLE: dict[str, Any] = {
 class Endpoint(Answer):
     """An endpoint as the API shows it, never with its secret."""
 
-    id: Annotated[str, shown(ENDPOINT_ID_SCHEMA)]
+    id: EndpointId
     customer: str | None = Field(description="The uid of the customer it belongs to; null for the tenant's own.")
     url: Annotated[str | None, fields.Format("uri")] = Field(description="Where deliveries are POSTed; null for a non-HTTP destination.")
-    destination: Annotated[dict[str, Any], shown(SHOWN_DESTINATION_SCHEMA)]
+    destination: Annotated[dict[str, Any], pydantic.WithJsonSchema(SHOWN_DESTINATION_SCHEMA)]  # a request's fields and its external_id: no request model's
     event_types: list[str] = Field(description="Subscribed event types; empty means every type.")
     description: str
     status: Literal["active", "disabled"] = Field(description="A disabled endpoint's new deliveries are stored `paused` until it is re-enabled.")
     rate_limit_per_second: float
     max_concurrency: int
     headers: dict[str, str] = Field(description="Custom headers sent with every delivery.")
-    version: Annotated[str, shown(VERSION_NAME_SCHEMA)] = Field(
+    version: fields.VersionName = Field(
         description=(
             "The payload version it is pinned to: what shape of `data` its webhooks carry (each body's\n"
             "`version` names it). An endpoint created before versions existed shows `2026-01-01`.\n"
@@ -246,14 +276,18 @@ class Endpoint(Answer):
     )
     filter: dict[str, Any] | None = optional("Its content filter (an EventBridge event pattern), or null: every event of its types.")
     ordered: bool = optional("Delivered one at a time, in the order the events were accepted.", False)
+    signing: Annotated[signing.ShownSigning, AS_SHOWN, inline(signing.ShownSigning)]
+    auth: Annotated[given_auth.Shown | None, inline(given_auth.Shown, or_null=True)] = optional(
+        "How hookline authenticates to the receiver (its type and the fields that are not secret), or null: by the signature alone."
+    )
     created_at: Timestamp
     updated_at: Timestamp
-    disabled_reason: Annotated[str | None, shown({"type": "string", "examples": ["manual"]})] = absent_unless_set(
+    disabled_reason: Annotated[str, Field(examples=["manual"])] | SkipJsonSchema[None] = absent_unless_set(
         "Present while disabled: `manual` (PATCH), `failing` (its circuit stayed open for `HOOKLINE_DISABLE_AFTER_SECONDS`), `gone` (the receiver answered 410), "
         "or, for a non-HTTP destination, `access_denied` (it or its role refused hookline), `destination_missing` (it or its role does not exist) or "
         "`kms_refused` (its KMS key refused). Its deliveries are paused until it is enabled again.",
     )
-    paused_until: Annotated[str | None, shown({"type": "string", "format": "date-time"})] = absent_unless_set(
+    paused_until: Annotated[str, fields.Format("date-time")] | SkipJsonSchema[None] = absent_unless_set(
         "Present while a receiver's `Retry-After` pauses every delivery to the endpoint."
     )
 
@@ -266,7 +300,7 @@ class Endpoint(Answer):
 class EndpointCreated(Endpoint):
     """The new endpoint, with its signing secret (shown here, on rotation and by `GET …/secret`)."""
 
-    secret: Annotated[str, shown(SECRET_SCHEMA)]
+    secret: Secret
 
 
 class Circuit(Answer):
@@ -369,7 +403,7 @@ class TestOutcome(Answer):
 
     __test__ = False  # not a test class (pytest collects names starting with Test)
 
-    webhook_id: Annotated[str, shown(EVENT_ID_SCHEMA)]
+    webhook_id: EventId
     status_code: int | None = Field(description="The receiver's status; null when no response came.")
     error: str | None = Field(description="Why no response came (`timeout`, `connection_refused`, `ssrf_blocked`, …).")
     duration_ms: int = Field(ge=0)
@@ -381,7 +415,7 @@ class TestAttempt(Answer):
 
     __test__ = False
 
-    webhook_id: Annotated[str, shown(EVENT_ID_SCHEMA)] = Field(description="The test webhook's `webhook-id`; no event is stored under it.")
+    webhook_id: EventId = Field(description="The test webhook's `webhook-id`; no event is stored under it.")
     status_code: int | None = Field(description="The receiver's status; null when no response came.")
     error: str | None = Field(description="Why no response came (`timeout`, `connection_refused`, `ssrf_blocked`, …).")
     duration_ms: int = Field(ge=0)
@@ -400,29 +434,48 @@ class EndpointPage(Answer):
 
 
 class PreviousSecretShown(Answer):
-    secret: Annotated[str, shown(SECRET_SCHEMA)]
+    secret: Secret
     valid_until: Timestamp = Field(description="Until then it signs every delivery too, whatever rotations follow.")
 
 
 class EndpointSecret(Answer):
-    secret: Annotated[str, shown(SECRET_SCHEMA)]
+    secret: Secret
     created_at: Timestamp = Field(description="When `secret` became the current one: the endpoint's creation, or the rotation that made it.")
     previous_secrets: list[PreviousSecretShown] = Field(
         description=f"The secrets rotations replaced that still sign every delivery, each until its own `valid_until` (the one signing longest first; at most {MAX_LIVE_SECRETS - 1}); empty when only `secret` signs."
     )
-    previous_secret: Annotated[str | None, shown(SECRET_SCHEMA)] = absent_unless_set(
+    previous_secret: Secret | SkipJsonSchema[None] = absent_unless_set(
         "The first of `previous_secrets` (the one the last rotation replaced), present while it signs: kept for clients that read one."
     )
-    previous_expires_at: Annotated[str | None, shown(TIMESTAMP_SCHEMA)] = absent_unless_set(
-        "When `previous_secret` stops signing; present with `previous_secret` only."
-    )
+    previous_expires_at: Timestamp | SkipJsonSchema[None] = absent_unless_set("When `previous_secret` stops signing; present with `previous_secret` only.")
 
 
 class SecretRotated(Answer):
-    secret: Annotated[str, shown(SECRET_SCHEMA)]
+    secret: Secret
     previous_secret_valid_until: Timestamp = Field(
         description="Until then deliveries are signed with the secret this rotation replaced too; earlier secrets still sign until their own ends."
     )
+    public_key: signing.PublicKey | SkipJsonSchema[None] = absent_unless_set(
+        "For an endpoint signing with Ed25519: the new key pair's public key (its private key is never shown); the one it replaced signs until `previous_secret_valid_until` too."
+    )
+
+
+class Jwk(Answer):
+    """An Ed25519 public key (RFC 8037), `kid` its RFC 7638 thumbprint."""
+
+    kty: Literal["OKP"]
+    crv: Literal["Ed25519"]
+    x: str = Field(description="The 32-byte public key, base64url without padding (the `whpk_` key's bytes).")
+    kid: str
+    use: Literal["sig"]
+    alg: Literal["EdDSA"]
+    endpoint_id: EndpointId = Field(description="The endpoint whose webhooks it verifies.")
+
+
+class Jwks(Answer):
+    """A JSON Web Key Set: the current and still-signing previous Ed25519 public keys of the caller's endpoints."""
+
+    keys: list[Jwk]
 
 
 class SecretsState(Answer):

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal, Self, get_args
 
 from pydantic import MISSING, BeforeValidator, Field, GetJsonSchemaHandler, ValidationError
-from pydantic.json_schema import JsonSchemaValue
+from pydantic.json_schema import JsonSchemaValue, SkipJsonSchema
 from pydantic_core import CoreSchema, PydanticCustomError
 
 from hookline.core import ids, models, validation
@@ -313,6 +313,9 @@ class Delivery(Answer):
     created_at: Timestamp
     updated_at: Timestamp
     attempts: list[Attempt]
+    polled_at: Timestamp | SkipJsonSchema[None] = absent_unless_set(
+        "A polling endpoint's delivery: when a poll first moved past it (its receiver has it). Until then `succeeded` means it waits in the endpoint's mailbox."
+    )
 
     @classmethod
     def of(cls, delivery: models.Delivery, **more: Any) -> Self:
@@ -331,8 +334,9 @@ class AttemptSent(Attempt):
     request_headers: dict[str, str] = Field(
         description=(
             "The headers the attempt was sent with, rebuilt: `webhook-id`, `webhook-timestamp` (its send time: `at`\nless "
-            "`duration_ms`, to the second), `webhook-signature` redacted, `content-type`, `user-agent`, and the\nendpoint's "
-            "custom headers as configured now (a destination gets the signature headers as attributes or\nmetadata)."
+            "`duration_ms`, to the second), the signature headers of the endpoint's `signing` redacted (`webhook-signature`\n"
+            "by default), `content-type`, `user-agent`, and the endpoint's custom headers and signing as configured now (a\n"
+            "destination gets the signature headers as attributes or metadata)."
         )
     )
 

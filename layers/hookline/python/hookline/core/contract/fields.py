@@ -162,18 +162,21 @@ RFC3339_FORM = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{
 EVENT_TYPE_RULE = "letters, digits and _.:/- (up to 128 characters)"
 
 
+# An event type's form, a request's and an answer's (the API stores only types a request gave).
+EventTypeName = Annotated[
+    str,
+    Field(
+        pattern=validation.EVENT_TYPE.pattern,
+        description="Letters, digits and `_.:/-`, up to 128 characters, starting with a letter or digit.",
+        examples=["invoice.paid"],
+    ),
+]
+
+
 def event_type(name: str | None = None, wrong_type: str | None = None) -> Any:
-    """An event type: letters, digits and `_.:/-`, up to 128 characters, starting with a letter or digit; refusals
-    name the field as `name` (`event.type`), a value of another JSON type as `wrong_type` says when given."""
-    return Annotated[
-        str,
-        Field(
-            pattern=validation.EVENT_TYPE.pattern,
-            description="Letters, digits and `_.:/-`, up to 128 characters, starting with a letter or digit.",
-            examples=["invoice.paid"],
-        ),
-        Refused(f"'{{name}}' must be {EVENT_TYPE_RULE}", name=name, wrong_type=wrong_type),
-    ]
+    """An event type (EventTypeName) as a request gives it; refusals name the field as `name` (`event.type`), a value
+    of another JSON type as `wrong_type` says when given."""
+    return Annotated[EventTypeName, Refused(f"'{{name}}' must be {EVENT_TYPE_RULE}", name=name, wrong_type=wrong_type)]
 
 
 EventType = event_type()
@@ -185,13 +188,17 @@ IdempotencyKey = Annotated[
 ]
 
 
+# A customer's uid: 1 to 64 of letters, digits and `._:-` (no `#`, which separates key parts); a request's and an
+# answer's (the API stores only uids a request gave).
+CustomerUid = Annotated[str, Field(pattern=validation.CUSTOMER_UID.pattern, description="A customer's uid, chosen by the tenant.", examples=["org_4711"])]
+
+
 def customer_uid(name: str | None = None, or_null: bool = False) -> Any:
-    """A customer's uid as a body names it: 1 to 64 of letters, digits and `._:-` (no `#`, which separates key parts);
-    `or_null`: null too. Its refusals name the field only as `name` (`'event.customer': …`)."""
-    uid = Annotated[str, Field(pattern=validation.CUSTOMER_UID.pattern, description="A customer's uid, chosen by the tenant.", examples=["org_4711"])]
+    """A customer's uid (CustomerUid) as a body names it; `or_null`: null too. Its refusals name the field only as
+    `name` (`'event.customer': …`)."""
     prefix = f"'{name}': " if name else ""
     return Annotated[
-        uid | None if or_null else uid,
+        CustomerUid | None if or_null else CustomerUid,
         Refused(
             f"{prefix}a customer uid is 1 to 64 characters of letters, digits and ._:-",
             code="invalid_customer_uid",

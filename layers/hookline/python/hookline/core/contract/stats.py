@@ -50,5 +50,6 @@ class Stats(Answer):
     latency_ms: Latency
     first_attempt_delivery_rate: Rate = Field(description="Deliveries that succeeded on their first scheduled attempt, out of all first attempts.")
     eventual_delivery_success_rate: Rate = Field(description="Deliveries that ended succeeded, out of all that ended.")
+    polled: Count | None = absent_unless_set("A polling endpoint's: its deliveries a poll moved past in the window (its receiver has them); absent when none.")
     # Absent, not null, without `series=hour`.
     series: list[StatsHour] | SkipJsonSchema[None] = absent_unless_set("With `series=hour` only, oldest first; hours without any attempt are left out.")

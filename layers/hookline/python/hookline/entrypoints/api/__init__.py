@@ -42,6 +42,7 @@ ROUTERS: dict[str, tuple[str, ...]] = {
     "v1/event-types": ("catalog",),
     "v1/versions": ("catalog",),
     "v1/endpoints": ("endpoints", "events", "jobs"),
+    "v1/jwks": ("endpoints",),
     "v1/filters": ("filters",),
     "v1/events": ("events",),
     "v1/jobs": ("jobs",),

@@ -8,10 +8,12 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from aws_lambda_powertools.event_handler import Response
-from aws_lambda_powertools.event_handler.openapi.params import Body, Query
+from aws_lambda_powertools.event_handler.openapi.params import Body, Path, Query
+from pydantic import WithJsonSchema
 
+from hookline.core import polling
 from hookline.core.access import Access
-from hookline.core.contract.common import CUSTOMER_UID_SCHEMA, Error, given, shown
+from hookline.core.contract.common import CUSTOMER_UID_SCHEMA, Error, given
 from hookline.core.contract.endpoints import (
     ENDPOINT_EXAMPLE,
     CreateEndpoint,
@@ -21,6 +23,7 @@ from hookline.core.contract.endpoints import (
     EndpointPage,
     EndpointSecret,
     EndpointWithHealth,
+    Jwks,
     RoleTemplate,
     RotationRefused,
     SecretRotated,
@@ -28,6 +31,7 @@ from hookline.core.contract.endpoints import (
     TestEventFailed,
     UpdateEndpoint,
 )
+from hookline.core.contract.polling import PollPage, PollTokenCreated
 from hookline.core.contract.stats import Stats
 from hookline.core.destinations import Destination, role_template
 from hookline.core.errors import envelope
@@ -35,7 +39,7 @@ from hookline.core.models import ENDPOINT_LIMIT_REACHED
 from hookline.core.rotation import MAX_LIVE_SECRETS, ROTATION_CONFLICT
 from hookline.core.settings import DEFAULT_MAX_ENDPOINTS_PER_OWNER
 from hookline.entrypoints.api.answers import answers, ok, refusal
-from hookline.entrypoints.api.params import DEFAULT_LIMIT, Cursor, EndpointId, Limit, Since, Until
+from hookline.entrypoints.api.params import DEFAULT_LIMIT, Cursor, EndpointId, Limit, Since, Until, page_limit
 from hookline.entrypoints.api.routing import Router, allow, caller, container, no_content, respond
 
 router = Router()
@@ -53,13 +57,15 @@ ROLE_TEMPLATE_EXAMPLE = role_template(
 CustomerFilter = Annotated[
     str | None,
     given("customer"),
-    shown(CUSTOMER_UID_SCHEMA),
+    WithJsonSchema(CUSTOMER_UID_SCHEMA),
     Query(
         description="Only this customer's endpoints; an unknown customer is 404 `customer_not_found`.",
         openapi_examples={"customer": {"value": "org_4711"}},
     ),
 ]
-Series = Annotated[str | None, given("series"), shown({"type": "string", "enum": ["hour"]}), Query(description="`hour`: add the hour-by-hour counters.")]
+Series = Annotated[
+    str | None, given("series"), WithJsonSchema({"type": "string", "enum": ["hour"]}), Query(description="`hour`: add the hour-by-hour counters.")
+]
 
 # -- examples ----------------------------------------------------------------------------------------------------
 
@@ -81,6 +87,10 @@ _CREATE_EXAMPLES: dict[str, Any] = {
         "summary": "One of a customer's endpoints",
         "value": {"url": "https://hooks.customer.example.net/hookline", "customer": "org_4711", "event_types": ["invoice.paid"]},
     },
+    "polling": {
+        "summary": "Polled by its receiver (GET /v1/endpoints/{endpoint_id}/poll): nothing is pushed",
+        "value": {"destination": {"type": "poll"}, "event_types": ["order.paid"], "customer": "org_4711"},
+    },
     "aws_queue": {
         "summary": "Into the customer's own SQS queue, through a role of theirs hookline assumes",
         "value": {
@@ -92,6 +102,18 @@ _CREATE_EXAMPLES: dict[str, Any] = {
             "event_types": ["order.paid"],
         },
     },
+    "signed": {
+        "summary": "Signed with Ed25519 (`v1a`), and in GitHub's format too until its receiver has moved",
+        "value": {
+            "url": "https://hooks.example.org/github-style",
+            "signing": {
+                "scheme": "standard-webhooks",
+                "algorithm": "ed25519",
+                "also": [{"scheme": "hmac", "preset": "github"}],
+                "also_until": "2027-03-01T00:00:00Z",
+            },
+        },
+    },
     "pinned": {
         "summary": "Pinned to a named version (`2026-01-01`, which every tenant has), whatever the default is then",
         "value": {"url": "https://ledger.example.com/webhooks", "event_types": ["invoice.paid"], "version": "2026-01-01"},
@@ -101,6 +123,10 @@ _UPDATE_EXAMPLES: dict[str, Any] = {
     "retarget": {"summary": "New URL and event types", "value": {"url": "https://billing.example.com/webhooks/v2", "event_types": ["invoice.paid"]}},
     "disable": {"summary": "Stop delivering for now", "value": {"status": "disabled"}},
     "upgrade": {"summary": "Move to a newer payload version (after a test event at it)", "value": {"version": "2026-10-01"}},
+    "signing": {
+        "summary": "Sign in a custom HMAC format its receiver already verifies",
+        "value": {"signing": {"scheme": "hmac", "header": "X-Signature", "prefix": "sha256=", "algorithm": "sha256", "signed": "{timestamp}.{body}"}},
+    },
 }
 _CRM = {
     **ENDPOINT_EXAMPLE,
@@ -422,6 +448,9 @@ def get_role_template(endpoint_id: EndpointId) -> Response[RoleTemplate]:
         "is refused (409 `too_many_secrets`, naming when the oldest stops signing). Of\n"
         "concurrent rotations one lands; the others answer 409 `rotation_conflict` and\n"
         "made no secret. Either 409 says what signs now, without a secret. No request body.\n"
+        "An endpoint signing with Ed25519 gets a new key pair with the secret (`public_key`); the key it\n"
+        "replaces signs until `previous_secret_valid_until` too. GitHub's, Shopify's and a custom HMAC\n"
+        "format carry one signature, the new secret's, from the rotation on.\n"
     ),
     responses=answers(
         ok(
@@ -446,6 +475,44 @@ def get_role_template(endpoint_id: EndpointId) -> Response[RoleTemplate]:
 @allow(Access.WRITE, "endpoint")
 def rotate_secret(endpoint_id: EndpointId) -> Response[SecretRotated]:
     return respond(200, container.endpoint_service().rotate_secret(caller().tenant, endpoint_id))
+
+
+@router.get(
+    "/v1/jwks",
+    operation_id="getSigningKeys",
+    tags=TAGS,
+    summary="The Ed25519 public keys, as a JSON Web Key Set",
+    description=(
+        "The public keys that verify the `v1a` (Ed25519) signatures of the caller's endpoints (a portal\n"
+        "session's: its customer's only): each endpoint's current key and every key a rotation replaced that\n"
+        "still signs, as RFC 8037 OKP keys, `kid` the RFC 7638 thumbprint and `endpoint_id` the endpoint.\n"
+        "Each endpoint also shows its current key as `signing.public_key` (`whpk_…`). Private keys are never shown.\n"
+    ),
+    responses=answers(
+        ok(
+            200,
+            Jwks,
+            "The key set (empty when no endpoint signs with Ed25519).",
+            example={
+                "keys": [
+                    {
+                        "kty": "OKP",
+                        "crv": "Ed25519",
+                        "x": "11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo",
+                        "kid": "kPrK_qmxVWaYVA9wwBF6Iuo3vVzz7TxHCTwXBygrS4k",
+                        "use": "sig",
+                        "alg": "EdDSA",
+                        "endpoint_id": "ep_01kkntq2cnt8b8hz3pj95wjvcc",
+                    }
+                ]
+            },
+        ),
+    ),
+)
+@allow(Access.READ)
+def get_signing_keys() -> Response[Jwks]:
+    who = caller()
+    return respond(200, container.endpoint_service().jwks(who.tenant, who.customer, since=who.since))
 
 
 @router.post(
@@ -567,3 +634,83 @@ def enable_endpoint(endpoint_id: EndpointId) -> Response[EndpointEnabled]:
 @allow(Access.READ, "endpoint")
 def endpoint_stats(endpoint_id: EndpointId, since: Since = None, until: Until = None, series: Series = None) -> Response[Stats]:
     return respond(200, container.endpoint_service().stats(caller().tenant, endpoint_id, since, until, series))
+
+
+# -- polling endpoints ---------------------------------------------------------------------------------------------
+
+PollLimit = Annotated[
+    int,
+    given("limit", page_limit),
+    WithJsonSchema({"type": "integer", "minimum": 1, "maximum": polling.MAX_LIMIT, "default": polling.DEFAULT_LIMIT}),  # read by its rule (given)
+    Query(description=f"The most webhooks to answer (at most {polling.MAX_LIMIT})."),
+]
+TokenId = Annotated[str, Path(description="A poll token's id (`pt_…`).")]
+
+
+@router.get(
+    "/v1/endpoints/<endpoint_id>/poll",
+    operation_id="pollEndpoint",
+    tags=TAGS,
+    summary="Poll a polling endpoint for its next webhooks",
+    description=(
+        'For an endpoint whose destination is `{"type": "poll"}`: the webhooks after `cursor` (from\n'
+        "the first, without one), in order of acceptance, each with the exact body and headers a push\n"
+        "would send, signed as the endpoint signs; the cursor past them; and `done` when nothing more\n"
+        "is there now. A webhook becomes readable a few seconds after its acceptance. Called with the\n"
+        "producer's key, a portal session of the endpoint's customer (not read-only) or a poll token of\n"
+        "this endpoint (`POST /v1/endpoints/{endpoint_id}/poll-tokens`). One DynamoDB query a poll.\n"
+    ),
+    responses=answers(
+        ok(200, PollPage, "The next webhooks.", example={"webhooks": [], "cursor": None, "done": True}),
+        "NotFound",
+        refusal(409, "Not a polling endpoint.", envelope(polling.NOT_POLLING, 'only a polling endpoint (destination {"type": "poll"}) is polled')),
+    ),
+)
+@allow(Access.POLL, "polled_endpoint")
+def poll_endpoint(endpoint_id: EndpointId, cursor: Cursor = None, limit: PollLimit = polling.DEFAULT_LIMIT) -> Response[PollPage]:
+    return respond(200, PollPage.model_validate(container.poll_service().poll(caller(), endpoint_id, cursor, limit)))
+
+
+@router.post(
+    "/v1/endpoints/<endpoint_id>/poll-tokens",
+    operation_id="createPollToken",
+    tags=TAGS,
+    summary="Make a poll token of a polling endpoint",
+    description=(
+        "A token (`hlpt_…`, shown once, stored only as a hash) that polls this endpoint and does\n"
+        "nothing else: give it to the receiver. Revoke it with DELETE; a revoked token stops working\n"
+        "within `HOOKLINE_AUTHORIZER_CACHE_SECONDS`.\n"
+    ),
+    responses=answers(
+        ok(
+            201,
+            PollTokenCreated,
+            "The token.",
+            example={
+                "id": "pt_01kkntq2cnt8b8hz3pj95wjvcc",
+                "endpoint_id": "ep_01kkntq2cnt8b8hz3pj95wjvcc",
+                "token": "hlpt_01kkntq2cnt8b8hz3pj95wjvcc_Vq3x9XbK2mPz7Lw4Yt8Rn1Hs6Jd0Gf5Ce3Ua2Qo9Ik7",
+                "created_at": "2026-03-14T09:26:53.589Z",
+            },
+        ),
+        "NotFound",
+        refusal(409, "Not a polling endpoint.", envelope(polling.NOT_POLLING, "not a polling endpoint")),
+    ),
+)
+@allow(Access.PRODUCER, "endpoint")
+def create_poll_token(endpoint_id: EndpointId) -> Response[PollTokenCreated]:
+    return respond(201, PollTokenCreated.model_validate(container.poll_service().make_token(caller().tenant, endpoint_id)))
+
+
+@router.delete(
+    "/v1/endpoints/<endpoint_id>/poll-tokens/<token_id>",
+    operation_id="revokePollToken",
+    tags=TAGS,
+    summary="Revoke a poll token",
+    description="The token stops working within `HOOKLINE_AUTHORIZER_CACHE_SECONDS`; an unknown id is 404 `poll_token_not_found`.\n",
+    responses=answers(ok(204, None, "Revoked."), "NotFound"),
+)
+@allow(Access.PRODUCER, "endpoint")
+def revoke_poll_token(endpoint_id: EndpointId, token_id: TokenId) -> Response[None]:
+    container.poll_service().revoke_token(caller().tenant, endpoint_id, token_id)
+    return no_content()

@@ -12,6 +12,7 @@ from datetime import datetime
 from typing import Annotated, Any
 
 from aws_lambda_powertools.event_handler.openapi.params import Path, Query
+from pydantic import WithJsonSchema
 
 from hookline.core import validation
 from hookline.core.contract.common import (
@@ -25,7 +26,6 @@ from hookline.core.contract.common import (
     REPLAY_ID_SCHEMA,
     WINDOW_TIME_SCHEMA,
     given,
-    shown,
 )
 from hookline.wiring.settings import get_settings
 
@@ -51,8 +51,8 @@ def _absent_limit() -> int:
 
 # A route declares `limit: Limit = DEFAULT_LIMIT`: its default makes the parameter optional and is what the document
 # shows; for an absent `limit` Powertools calls the parameter's default factory, so a page is never above the maximum.
-Limit = Annotated[int, given("limit", page_limit), shown(LIMIT_SCHEMA), Query(description=LIMIT_DOC, default_factory=_absent_limit)]
-Cursor = Annotated[str | None, given("cursor"), shown(CURSOR_SCHEMA), Query(description=CURSOR_DOC)]
+Limit = Annotated[int, given("limit", page_limit), WithJsonSchema(LIMIT_SCHEMA), Query(description=LIMIT_DOC, default_factory=_absent_limit)]
+Cursor = Annotated[str | None, given("cursor"), WithJsonSchema(CURSOR_SCHEMA), Query(description=CURSOR_DOC)]
 
 # -- the ids a path names --------------------------------------------------------------------------------------------
 
@@ -86,8 +86,8 @@ CustomerUid = Annotated[
 
 SINCE_DOC = "Start of the window, ISO 8601 with a time zone (e.g. `2026-03-14T00:00:00Z`); must be before `until`."
 UNTIL_DOC = "End of the window, ISO 8601 with a time zone; must be after `since` (422 otherwise)."
-_SINCE_SCHEMA = shown({**WINDOW_TIME_SCHEMA, "examples": ["2026-03-14T00:00:00Z"]})
-_UNTIL_SCHEMA = shown({**WINDOW_TIME_SCHEMA, "examples": ["2026-03-15T00:00:00Z"]})
+_SINCE_SCHEMA = WithJsonSchema({**WINDOW_TIME_SCHEMA, "examples": ["2026-03-14T00:00:00Z"]})
+_UNTIL_SCHEMA = WithJsonSchema({**WINDOW_TIME_SCHEMA, "examples": ["2026-03-15T00:00:00Z"]})
 
 
 def _time(name: str) -> Any:

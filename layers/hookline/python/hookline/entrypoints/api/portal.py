@@ -7,10 +7,11 @@ from typing import Annotated, Any
 
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Body, Path, Query
+from pydantic import WithJsonSchema
 from pydantic.json_schema import SkipJsonSchema
 
 from hookline.core.access import Access
-from hookline.core.contract.common import given, shown
+from hookline.core.contract.common import given
 from hookline.core.contract.portal import CreatePortalSession, Health, PortalSession, PortalSettings, PutPortalSettings, SessionInfo
 from hookline.core.portal import ASSET, tenant_param
 from hookline.entrypoints import portal as portal_files
@@ -42,7 +43,7 @@ Tenant = Annotated[
         )
     ),
     given("t"),
-    shown({"type": "string", "minLength": 1}),
+    WithJsonSchema({"type": "string", "minLength": 1}),
 ]
 Asset = Annotated[str, Path(json_schema_extra={"pattern": ASSET.pattern})]
 

@@ -38,7 +38,7 @@ from hookline.adapters.system import utcnow
 from hookline.core import validation
 from hookline.core.access import Access, Principal
 from hookline.core.apikeys import bearer_key
-from hookline.core.errors import BadRequest, HooklineError, Unauthorized, ValidationFailed
+from hookline.core.errors import BadRequest, HooklineError, NotFound, Unauthorized, ValidationFailed
 from hookline.core.settings import Settings
 from hookline.wiring.settings import get_settings
 
@@ -93,6 +93,15 @@ def _endpoint(who: Principal, params: Mapping[str, str]) -> None:
     container.access_guard().endpoint(who, params["endpoint_id"])
 
 
+def _polled(who: Principal, params: Mapping[str, str]) -> None:
+    """A poll token polls its own endpoint only (another's is 404, as if it did not exist); a session, its customer's."""
+    if who.poll_endpoint:
+        if who.poll_endpoint != params["endpoint_id"]:
+            raise NotFound(f"endpoint {params['endpoint_id'][:64]} not found")
+        return
+    _endpoint(who, params)
+
+
 def _event(who: Principal, params: Mapping[str, str]) -> None:
     container.access_guard().event(who, params["event_id"])
 
@@ -116,6 +125,7 @@ def _event_type(who: Principal, params: Mapping[str, str]) -> None:
 # What a portal session must own, by the path parameter that names it.
 OWNED: dict[str, Resource] = {
     "endpoint": _endpoint,
+    "polled_endpoint": _polled,
     "event": _event,
     "delivery": _delivery,
     "replay": _replay,
@@ -157,6 +167,11 @@ def principal_of(raw_event: Mapping[str, Any]) -> Principal:
     tenant = ctx.get("tenant")
     if not isinstance(tenant, str) or not tenant:
         raise Unauthorized("missing or invalid API key")
+    polled = ctx.get("poll_endpoint")
+    if polled is not None:  # a poll token's answer: its one endpoint, never the producer (fail closed)
+        if not isinstance(polled, str) or not polled:
+            raise Unauthorized("invalid poll token")
+        return Principal(tenant, poll_endpoint=polled)
     if "customer" not in ctx:
         return Principal(tenant)
     customer = ctx["customer"]
@@ -245,7 +260,7 @@ class RouteContract(OpenAPIRequestValidationMiddleware):
         if self.declared is None:
             return self.validate(app, next_middleware)
         who = principal_of(event.raw_event)
-        if not who.is_producer:  # a portal session: its customer must still be the one it was made for
+        if who.customer is not None:  # a portal session: its customer must still be the one it was made for
             who = container.session_service().confirm(who, bearer_key(event.raw_event.get("headers")))
         who.require(self.declared.access)
         if self.declared.check is not None:

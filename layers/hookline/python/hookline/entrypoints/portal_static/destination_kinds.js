@@ -6,4 +6,5 @@ export const DESTINATION_KINDS = {
   eventbridge: {"label": "EventBridge bus", "field": "event_bus_arn"},
   kinesis: {"label": "Kinesis stream", "field": "stream_arn"},
   s3: {"label": "S3 bucket", "field": "bucket"},
+  poll: {"label": "Polling endpoint", "field": ""},
 };

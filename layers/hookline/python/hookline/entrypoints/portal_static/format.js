@@ -104,7 +104,8 @@ function text(value) {
 // absent in an answer from before destinations).
 export function awsDestination(endpoint) {
   const d = endpoint && endpoint.destination;
-  return d && typeof d === "object" && text(d.type) && d.type !== "http" ? d : null;
+  // A polling endpoint's destination is hookline's own mailbox: no role, nothing in the customer's account.
+  return d && typeof d === "object" && text(d.type) && d.type !== "http" && d.type !== "poll" ? d : null;
 }
 
 // A destination's address as people read it: the URL, ARN or bucket (an S3 bucket with its key prefix).

@@ -1,8 +1,10 @@
 // The endpoint's settings tab: re-enable (following the re-queue job), an AWS destination and its role (destination.js),
+// how hookline authenticates to the receiver (auth.js),
 // payload version (versions.js), configuration with the measured pace, content filter (filter.js), health, signing
 // secret, test event and delete.
 
 import { api, enc } from "./api.js";
+import { authSection } from "./auth.js";
 import { destinationSection } from "./destination.js";
 import { append, busy, button, clear, confirmDialog, errorBox, field, h, metric, mutating, notice, okBox, replaceContent, report, section } from "./dom.js";
 import { filterSection } from "./filter.js";
@@ -21,6 +23,7 @@ export function renderSettings(body, detail, seq) {
   append(body, [
     statusSection(detail),
     destinationSection(detail),
+    authSection(detail),
     versionSection(detail, seq),
     configSection(detail, measured),
     filterSection(detail),
@@ -242,9 +245,12 @@ function secretSection(detail) {
         h("div", { class: "alert alert-ok", role: "status", "data-testid": "rotate-message" },
           h("p", { class: "strong" }, "New secret (shown once — copy it now):"),
           h("code", { class: "secret", "data-testid": "rotated-secret" }, r.secret),
-          h("p", { "data-testid": "rotate-explanation" },
-            "Until ", timeEl(r.previous_secret_valid_until), " every webhook carries a signature with the old secret too, beside the new one, in its webhook-signature header (and one with each earlier secret until its own end). ",
-            "Switch your receiver to the new secret before then; after that the old one no longer signs."),
+          oneSignature(detail.signing)
+            ? h("p", { "data-testid": "rotate-explanation" },
+              "This endpoint's format carries one signature, so every webhook is signed with the new secret alone from now on: switch your receiver to it now.")
+            : h("p", { "data-testid": "rotate-explanation" },
+              "Until ", timeEl(r.previous_secret_valid_until), " every webhook carries a signature with the old secret too, beside the new one (and one with each earlier secret until its own end). ",
+              "Switch your receiver to the new secret before then; after that the old one no longer signs."),
         ),
       );
     } catch (e) {
@@ -254,11 +260,50 @@ function secretSection(detail) {
   }));
   return section("Signing secret", "secret",
     h("p", { class: "muted" }, awsDestination(detail)
-      ? "Verify each delivery's webhook-signature (a message attribute, or in its metadata, beside the body) with this secret (Standard Webhooks)."
-      : "Verify each webhook's webhook-signature header with this secret (Standard Webhooks)."),
+      ? "Verify each delivery's signature (a message attribute, or in its metadata, beside the body) as below."
+      : "Verify each webhook's signature header as below."),
+    signingList(detail.signing),
     h("div", { class: "actions" }, reveal, rotate),
     shown,
     rotated,
+  );
+}
+
+// What an endpoint's signing sends (hookline.core.schemes): the main format, each `also` format until its date (only
+// while that is ahead), and the Ed25519 public key to verify v1a signatures with. Never a secret.
+const PRESETS = { github: "GitHub (X-Hub-Signature-256)", stripe: "Stripe (Stripe-Signature)", shopify: "Shopify (X-Shopify-Hmac-Sha256)" };
+
+function formatName(scheme) {
+  if (scheme.scheme === "standard-webhooks") {
+    return scheme.algorithm === "ed25519" ? "Standard Webhooks v1a (Ed25519), in webhook-signature" : "Standard Webhooks v1 (HMAC-SHA256 with the secret), in webhook-signature";
+  }
+  if (scheme.preset) return `${PRESETS[scheme.preset] || scheme.preset}, HMAC-SHA256 with the secret`;
+  return `${scheme.header}: ${scheme.prefix || ""}${scheme.encoding} HMAC-${String(scheme.algorithm).toUpperCase()} of ${scheme.signed === "{body}" ? "the body" : scheme.signed}, with the secret`;
+}
+
+// GitHub's, Shopify's and a custom HMAC header carry one signature, the current secret's: a rotation has no overlap
+// when every format sent now is one of those.
+function oneSignature(signing) {
+  return !!signing && sentNow(signing).every((s) => s.scheme === "hmac" && s.preset !== "stripe");
+}
+
+function sentNow(signing) {
+  const also = signing.also && signing.also.length && new Date(signing.also_until) > new Date() ? signing.also : [];
+  return [signing, ...also];
+}
+
+function signingList(signing) {
+  const given = signing || { scheme: "standard-webhooks", algorithm: "hmac-sha256" };
+  const migrating = sentNow(given).slice(1);
+  return h("div", { class: "signing", "data-testid": "signing" },
+    h("p", { class: "secret-label" }, "Each webhook is signed with"),
+    h("ul", { class: "signing-formats" },
+      h("li", { "data-testid": "signing-format" }, formatName(given)),
+      migrating.map((s) => h("li", { "data-testid": "signing-format" }, formatName(s), " — until ", timeEl(given.also_until), ", while receivers move over")),
+    ),
+    given.public_key
+      ? h("p", {}, "Ed25519 public key (verifies v1a; also at GET /v1/jwks): ", h("code", { class: "secret small", "data-testid": "signing-public-key" }, given.public_key))
+      : null,
   );
 }
 

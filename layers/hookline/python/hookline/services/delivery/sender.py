@@ -13,7 +13,7 @@ from datetime import datetime
 from hookline.core.clock import parse_iso
 from hookline.core.models import DeliveryTask
 from hookline.core.responses import HttpResult
-from hookline.core.webhook import Outbound, webhook_headers
+from hookline.core.webhook import Outbound, request_headers
 from hookline.services.delivery.plans import Plan
 from hookline.services.delivery.ports import DeliveryLog, Sender
 
@@ -28,7 +28,8 @@ class WebhookSender:
     clock: Callable[[], datetime]
 
     def send(self, task: DeliveryTask, plan: Plan) -> HttpResult:
-        """One request. During a secret rotation's overlap it carries both signatures; a deleted event or endpoint sends nothing."""
+        """One request, signed by the endpoint's schemes (and, while it migrates, its `also` schemes too). During a secret
+        rotation's overlap it carries both signatures; a deleted event or endpoint sends nothing."""
         endpoint = plan.endpoint
         # Not in the batch read (or not yet visible to it): a strongly consistent read settles it.
         event = plan.event or self.events.get_event(task.tenant, task.event_id, consistent=True)
@@ -44,6 +45,6 @@ class WebhookSender:
                 extra={"tenant": task.tenant, "endpoint_id": task.endpoint_id, "event_id": task.event_id, "version": task.version, "sunset_at": sunset},
             )
         now = moment.timestamp()
-        headers = {**dict(endpoint.headers), **webhook_headers(event.id, int(now), body, endpoint.signing_secrets(now, self.secret_overlap_seconds))}
+        headers = request_headers(endpoint, event.id, now, body, self.secret_overlap_seconds)
         message = Outbound(body, headers, event.id, event.type, event.created_at, event.customer, endpoint.id, task.delivery_id)
         return self.sender.send(endpoint, message)
