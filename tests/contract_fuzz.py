@@ -96,7 +96,8 @@ def main(argv: list[str] | None = None) -> int:
         status = 0
         for own in passes(extra):
             command = schemathesis_command(hookline.base_url, hookline.api_key, args.seed, args.max_examples, own)
-            status = status or subprocess.run(command, cwd=WORKDIR, env=env, check=False).returncode
+            returned = subprocess.run(command, cwd=WORKDIR, env=env, check=False).returncode
+            status = status or returned  # every pass runs; the first failure's status is the run's
     print(f"contract-fuzz: schemathesis exited {status}" + (" (failures found)" if status else ""), flush=True)
     return status
 

@@ -50,6 +50,7 @@ STATE_DEPENDENT: dict[tuple[str, int], frozenset[str]] = {
         for operation in (
             "GET /v1/endpoints",
             "GET /v1/endpoints/{endpoint_id}/deliveries",
+            "GET /v1/endpoints/{endpoint_id}/poll",
             "GET /v1/events/{event_id}",
             "GET /v1/event-types",
             "GET /v1/customers",
@@ -118,6 +119,11 @@ def _window_out_of_order(case: Any, error: dict[str, Any]) -> bool:
     return since is not None and until is not None and since >= until
 
 
+UNREADABLE_PEM = re.compile(
+    r"'auth': (the certificate or the private key cannot be read \(PEM; the key unencrypted\)|the private key is not the certificate's)"
+)
+
+
 def accepted_refusal(operation: str, status: int, error: dict[str, Any], case: Any) -> bool:
     """Whether a schema-valid request's refusal is one the document states in words (see the module's docstring)."""
     code = error.get("code")
@@ -127,6 +133,9 @@ def accepted_refusal(operation: str, status: int, error: dict[str, Any], case: A
         return False
     if operation in WINDOWS and _window_out_of_order(case, error):
         return True
+    if code == "invalid_auth" and operation in ("POST /v1/endpoints", "PATCH /v1/endpoints/{endpoint_id}"):
+        # An mTLS pair must be PEM a TLS handshake can present (the document says so in words; JSON Schema cannot read PEM).
+        return UNREADABLE_PEM.fullmatch(str(error.get("message"))) is not None
     message, limit = error.get("message"), UNMEASURED.get(operation) if code == "validation_failed" else UNSTATED_IN_FILTERS.get(operation)
     return code in ("validation_failed", "invalid_filter") and isinstance(message, str) and limit is not None and limit.fullmatch(message) is not None
 

@@ -19,3 +19,15 @@ def test_every_operation_is_in_one_pass_and_only_the_deep_grammars_skip_the_cove
 def test_a_run_that_names_its_own_operations_or_phases_runs_as_given() -> None:
     assert passes(["--include-path", "/v1/customers"]) == [["--include-path", "/v1/customers"]]
     assert passes(["--phases", "coverage"]) == [["--phases", "coverage"]]
+
+
+def test_an_mtls_pair_no_handshake_could_present_is_the_only_auth_refusal_accepted() -> None:
+    from tests.support.contract_fuzz_hooks import accepted_refusal
+
+    unreadable = "'auth': the certificate or the private key cannot be read (PEM; the key unencrypted)"
+    assert accepted_refusal("POST /v1/endpoints", 422, {"code": "invalid_auth", "message": unreadable}, case=None)
+    assert accepted_refusal(
+        "PATCH /v1/endpoints/{endpoint_id}", 422, {"code": "invalid_auth", "message": "'auth': the private key is not the certificate's"}, case=None
+    )
+    assert not accepted_refusal("POST /v1/endpoints", 422, {"code": "invalid_auth", "message": "'auth.token' is required"}, case=None)
+    assert not accepted_refusal("PUT /v1/customers/{uid}", 422, {"code": "invalid_auth", "message": unreadable}, case=None)

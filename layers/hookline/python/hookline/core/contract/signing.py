@@ -84,7 +84,16 @@ class HmacTemplate(_Scheme):
 Scheme = StandardWebhooks | HmacPreset | HmacTemplate
 
 
+# `also_until` goes with a non-empty `also` and only with it: a rule across two fields, stated as the object's if/thens.
+_ALSO = {"required": ["also"], "properties": {"also": {"type": "array", "minItems": 1}}}
+_ALSO_RULES = [
+    {"if": _ALSO, "then": {"required": ["also_until"], "properties": {"also_until": {"type": "string"}}}},
+    {"if": {"not": _ALSO}, "then": {"properties": {"also_until": {"type": "null"}}}},
+]
+
+
 class _Migrating(BaseModel):
+    model_config = ConfigDict(json_schema_extra={"allOf": _ALSO_RULES})  # also and also_until: a rule across two fields, if/then
     also: Annotated[list[Scheme], Field(max_length=schemes.MAX_ALSO)] | None = Field(
         default=None, description="Schemes that sign every request too, until `also_until`."
     )

@@ -663,6 +663,7 @@ TokenId = Annotated[str, Path(description="A poll token's id (`pt_…`).")]
     responses=answers(
         ok(200, PollPage, "The next webhooks.", example={"webhooks": [], "cursor": None, "done": True}),
         "NotFound",
+        "InvalidQuery",
         refusal(409, "Not a polling endpoint.", envelope(polling.NOT_POLLING, 'only a polling endpoint (destination {"type": "poll"}) is polled')),
     ),
 )
