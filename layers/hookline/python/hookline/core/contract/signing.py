@@ -85,8 +85,8 @@ Scheme = StandardWebhooks | HmacPreset | HmacTemplate
 
 
 # `also_until` goes with a non-empty `also` and only with it: a rule across two fields, stated as the object's if/thens.
-_ALSO = {"required": ["also"], "properties": {"also": {"type": "array", "minItems": 1}}}
-_ALSO_RULES = [
+_ALSO: dict[str, Any] = {"required": ["also"], "properties": {"also": {"type": "array", "minItems": 1}}}
+_ALSO_RULES: list[Any] = [
     {"if": _ALSO, "then": {"required": ["also_until"], "properties": {"also_until": {"type": "string"}}}},
     {"if": {"not": _ALSO}, "then": {"properties": {"also_until": {"type": "null"}}}},
 ]
